@@ -1,0 +1,241 @@
+// Facts: everything the collectors found, typed, each with where it came from.
+// Collectors fill these; checks only read them. "Could not read" is an empty optional, never 0.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "system/system_view.hpp"
+
+namespace gpudoctor {
+
+// A value with its provenance: "file /proc/driver/nvidia/version:1", "cmd nvidia-smi-xml", "env CUDA_HOME".
+template <class T> struct Fact {
+  std::optional<T> value;
+  std::string source;
+
+  Fact() = default;
+  Fact(T v, std::string src) : value(std::move(v)), source(std::move(src)) {}
+  explicit operator bool() const { return value.has_value(); }
+  const T& operator*() const { return *value; }
+  const T* operator->() const { return &*value; }
+};
+
+struct OsFacts {
+  Fact<std::string> id;         // os-release ID: ubuntu, debian, rhel, ...
+  Fact<std::string> version_id; // "24.04", "12"
+  Fact<std::string> codename;   // VERSION_CODENAME: noble, bookworm
+  Fact<std::string> pretty_name;
+  std::vector<std::string> id_like;
+  Fact<std::string> kernel_release;
+  Fact<std::string> kernel_cmdline;
+  Fact<std::string> architecture; // from the kernel: x86_64, aarch64
+  bool in_container = false;
+  std::string container_evidence;
+  bool wsl = false;
+};
+
+enum class Vendor { nvidia, amd, other };
+std::string vendor_name(Vendor v);
+
+// The model as the knowledge tables know it.
+struct GpuModel {
+  std::string name;
+  std::string arch;           // "sm_90", "gfx1100"
+  std::string family;         // "Hopper", "RDNA3"
+  std::optional<long long> gfx_target_version; // AMD: KFD encoding, 110000
+  std::optional<std::uint64_t> vram_bytes;
+  std::string source; // where the row came from (knowledge file and its source key)
+  bool uncertain = false;
+};
+
+struct KfdNode {
+  int node_id = -1;
+  std::optional<long long> gfx_target_version;
+  std::optional<long long> vendor_id, device_id;
+  std::optional<long long> location_id; // PCI bus/device/function packed as (bus << 8) | devfn
+  std::optional<long long> domain;
+  std::optional<int> drm_render_minor;
+  std::optional<long long> simd_count;
+  std::optional<long long> local_mem_size;
+  std::string source;
+};
+
+struct Gpu {
+  std::string bdf; // 0000:01:00.0
+  Vendor vendor = Vendor::other;
+  unsigned vendor_id = 0, device_id = 0;
+  std::optional<unsigned> subsystem_vendor, subsystem_device, revision;
+  unsigned pci_class = 0;
+  Fact<std::string> driver; // bound kernel driver; empty optional: none bound
+  std::optional<int> numa_node;
+  std::optional<std::string> link_speed_current, link_speed_max; // "16.0 GT/s PCIe"
+  std::optional<int> link_width_current, link_width_max;
+  std::optional<std::string> pci_ids_name; // from the system's pci.ids
+  std::optional<GpuModel> model;           // from the knowledge tables
+  std::optional<KfdNode> kfd;              // the KFD topology node of this GPU (AMD)
+  std::optional<std::string> render_node;  // /dev/dri/renderD128
+  std::optional<std::uint64_t> vram_bytes_sysfs; // amdgpu mem_info_vram_total
+  std::string source;                      // the sysfs folder
+  std::string display_name() const;        // best name: model, pci.ids, or ids
+  std::string subject() const;             // "gpu0 (0000:01:00.0)"
+  int index = 0;                           // position among GPUs, in bus order
+};
+
+// A run of a vendor tool, summarised for checks (tool.timeout, tool.failed).
+struct ToolRun {
+  std::string key;
+  std::string program;
+  bool found = false;
+  bool timed_out = false;
+  std::optional<int> exit_code;
+  long duration_ms = 0;
+  long timeout_ms = 0;
+  std::string failure;         // a message that says something, e.g. "ROCk module is NOT loaded"
+  std::vector<std::string> evidence_lines;
+};
+
+struct NvidiaSmiGpu {
+  std::string name, bus_id, uuid;
+  std::optional<long long> memory_total_mib;
+};
+
+struct NvidiaFacts {
+  Fact<std::string> kernel_module_version; // /proc/driver/nvidia/version or /sys/module/nvidia/version
+  bool open_kernel_module = false;
+  Fact<std::string> smi_driver_version;    // nvidia-smi: user-space driver
+  Fact<std::string> smi_cuda_version;      // highest CUDA the driver supports
+  Fact<std::string> nvml_library_version;  // from a "Driver/library version mismatch" failure
+  bool smi_mismatch = false;
+  bool smi_no_driver = false;              // "couldn't communicate with the NVIDIA driver"
+  std::vector<NvidiaSmiGpu> smi_gpus;
+  std::vector<std::string> libnvidia_ml_versions; // versions of libnvidia-ml.so.X found on disk
+};
+
+struct RocmAgent {
+  std::string name;           // gfx1100
+  std::string marketing_name; // AMD Radeon RX 7900 XTX
+  std::string device_type;    // GPU / CPU
+  std::optional<int> node;
+};
+
+struct AmdFacts {
+  bool kfd_device = false;                 // /dev/kfd exists
+  bool kfd_topology = false;               // /sys/class/kfd/kfd/topology/nodes readable
+  std::vector<KfdNode> kfd_nodes;          // every node, CPUs too
+  Fact<std::string> amdgpu_module_version; // /sys/module/amdgpu/version (DKMS builds only)
+  bool rocminfo_ok = false;
+  std::vector<RocmAgent> rocminfo_agents;
+  Fact<std::string> rocminfo_failure;      // ROCk not loaded, permission denied, ...
+  Fact<std::string> rocminfo_runtime_version;
+};
+
+struct KernelModules {
+  std::map<std::string, std::string> loaded; // name -> version ("" when unknown); from /proc/modules
+  std::string source;
+  bool readable = false;
+  bool has(const std::string& name) const { return loaded.count(name) > 0; }
+};
+
+struct CudaInstall {
+  std::string path;    // /usr/local/cuda-13.0
+  Fact<std::string> version; // 13.0.88
+};
+
+struct RocmInstall {
+  std::string path; // /opt/rocm-6.2.0, or "dpkg:hipcc" for a distribution package
+  Fact<std::string> version;
+  bool distribution_package = false;
+};
+
+struct ToolkitFacts {
+  std::vector<CudaInstall> cuda;
+  Fact<std::string> cuda_default_link; // where /usr/local/cuda points
+  Fact<std::string> nvcc_path;         // nvcc first on PATH
+  Fact<std::string> nvcc_version;      // "13.0" from nvcc --version
+  std::vector<RocmInstall> rocm;
+  Fact<std::string> rocm_default_link; // where /opt/rocm points
+  Fact<std::string> hipcc_path;
+  Fact<std::string> cudnn_version;
+  Fact<std::string> nccl_version;
+  Fact<std::string> rccl_version;
+};
+
+struct EnvFacts {
+  std::map<std::string, std::string> gpu_vars; // GPU-related variables that are set
+  std::vector<std::string> path_entries;
+  std::vector<std::string> ld_library_path_entries;
+  std::map<std::string, std::string> all; // the whole environment (redacted in bundles)
+};
+
+struct DeviceNode {
+  std::string path;
+  std::optional<FileStat> stat; // empty: missing
+  bool accessible = false;      // the user can open it read-write (from mode, owner, group, identity)
+  std::string why_not;
+};
+
+struct PermissionFacts {
+  Identity identity;
+  std::optional<DeviceNode> kfd;
+  std::vector<DeviceNode> render_nodes;
+  std::vector<DeviceNode> nvidia_nodes; // /dev/nvidiactl, /dev/nvidia-uvm, /dev/nvidiaN
+};
+
+struct TorchBuild {
+  std::string version;               // 2.6.0+cu124
+  std::optional<std::string> cuda;   // "12.4"; empty on CPU and ROCm builds
+  std::optional<std::string> hip;    // "6.2.41133"
+  std::string location;              // .../site-packages/torch
+  std::string source;                // the version.py read
+  bool cpu_only() const { return !cuda && !hip; }
+};
+
+struct PythonEnv {
+  std::string role;        // "PATH", "system", "VIRTUAL_ENV", "CONDA_PREFIX", "--python"
+  std::string executable;  // as found
+  Fact<std::string> version;
+  std::vector<std::string> sys_path;
+  std::string error;       // could not run it
+  std::optional<TorchBuild> torch;
+};
+
+struct PythonFacts {
+  std::vector<PythonEnv> envs; // the first is the one in use
+};
+
+// Installed distribution packages (dpkg status, or `rpm -qa`).
+struct PackageFacts {
+  bool readable = false;
+  std::string manager; // "dpkg" or "rpm"
+  std::string source;
+  std::map<std::string, std::string> installed; // name -> version
+  std::optional<std::string> version_of(const std::string& name) const {
+    auto it = installed.find(name);
+    if (it == installed.end()) return std::nullopt;
+    return it->second;
+  }
+};
+
+struct Facts {
+  OsFacts os;
+  PackageFacts packages;
+  std::vector<Gpu> gpus;
+  KernelModules modules;
+  NvidiaFacts nvidia;
+  AmdFacts amd;
+  ToolkitFacts toolkits;
+  EnvFacts env;
+  PermissionFacts permissions;
+  PythonFacts python;
+  std::vector<ToolRun> tools;
+  std::string hostname;
+  std::vector<std::string> collector_errors; // a collector that failed; the run goes on
+
+  std::size_t count(Vendor v) const;
+};
+
+} // namespace gpudoctor

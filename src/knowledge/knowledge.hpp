@@ -1,0 +1,78 @@
+// Knowledge: facts about GPUs, drivers and toolkits from public sources, loaded from checks/knowledge/*.yaml.
+// Every row keeps its source key; rows marked uncertain make checks warn rather than error.
+#pragma once
+
+#include <expected>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "facts/facts.hpp"
+
+namespace gpudoctor {
+
+struct GpuRow {
+  unsigned vendor_id = 0, device_id = 0;
+  std::optional<unsigned> revision;   // decides the model for some AMD boards
+  std::optional<unsigned> subsystem_device;
+  GpuModel model;
+};
+
+struct CudaDriverRow {
+  std::string cuda;       // toolkit version "12.4" or "12.4.1"
+  std::string min_driver; // minimum Linux x86_64 driver "550.54.14"
+  std::string source;
+  bool uncertain = false;
+};
+
+// Minor-version compatibility: a CUDA major family runs on drivers >= min_driver_branch (and < below_branch).
+struct CudaFamilyRow {
+  int major = 0;
+  std::string min_driver; // "525.60.13"
+  std::optional<int> below_branch; // 580 for 12.x; none for the newest
+  std::string source;
+};
+
+struct DriverBranchRow {
+  int branch = 0;        // 550
+  std::string max_cuda;  // 12.4
+  std::string source;
+  bool uncertain = false;
+};
+
+struct GfxRow {
+  long long gfx_target_version = 0; // KFD encoding 110000
+  std::string target;               // gfx1100
+  std::string family;               // GFX11 (RDNA3)
+  std::string source;
+};
+
+struct Knowledge {
+  std::vector<GpuRow> gpus;
+  std::vector<CudaDriverRow> cuda_drivers;
+  std::vector<CudaFamilyRow> cuda_families;
+  std::vector<DriverBranchRow> driver_branches;
+  std::vector<GfxRow> gfx_targets;
+  std::vector<std::string> gpu_env_prefixes; // environment variables worth collecting
+  std::vector<std::string> gpu_env_names;
+  std::map<std::string, std::string> sources; // source key -> citation
+
+  // The model of a PCI device; the most specific row wins (revision or subsystem match over device only).
+  std::optional<GpuModel> find_gpu(unsigned vendor_id, unsigned device_id, std::optional<unsigned> revision,
+                                   std::optional<unsigned> subsystem_device) const;
+  // Minimum driver for a toolkit version ("13.0.88" matches the row "13.0"; the most specific row wins).
+  std::optional<CudaDriverRow> min_driver_for_cuda(const std::string& cuda_version) const;
+  // Whether `driver` runs toolkit `cuda_version` (directly or through minor-version compatibility).
+  // Empty when the toolkit's major family is unknown.
+  std::optional<bool> driver_runs_cuda(const std::string& driver, const std::string& cuda_version) const;
+  std::optional<GfxRow> find_gfx(long long gfx_target_version) const;
+  std::optional<GfxRow> find_gfx_target(const std::string& target) const;
+  bool is_gpu_env_var(const std::string& name) const;
+};
+
+// Loads every knowledge file (checks/knowledge/*.yaml). `dir` empty: the copy built into the binary
+// (util/embedded.hpp); else every *.yaml in `dir`. An error names the file and line.
+std::expected<Knowledge, std::string> load_knowledge(const std::string& dir = {});
+
+} // namespace gpudoctor

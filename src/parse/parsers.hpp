@@ -1,0 +1,97 @@
+// Parsers: pure functions from the text of one file or command output to facts. They never throw, never
+// do I/O, and survive any input (each is fuzzed); what they cannot read is left empty.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "facts/facts.hpp"
+
+namespace gpudoctor::parse {
+
+// /etc/os-release (or /usr/lib/os-release).
+struct OsRelease {
+  std::string id, version_id, codename, pretty_name, name;
+  std::vector<std::string> id_like;
+};
+OsRelease os_release(std::string_view text);
+
+// /proc/modules: loaded module names (value: empty; versions come from /sys/module/X/version).
+std::map<std::string, std::string> proc_modules(std::string_view text);
+
+// /proc/driver/nvidia/version: proprietary "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.90.07  <date>"
+// or open "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  525.60.11  Release Build  (...)".
+struct NvidiaProcVersion {
+  std::string version; // 550.90.07 (Jetson: the L4T version, e.g. 35.3.1)
+  bool open = false;
+  std::string arch; // x86_64, aarch64
+  std::string gcc;  // the GCC line, when present
+};
+std::optional<NvidiaProcVersion> nvidia_proc_version(std::string_view text);
+
+// nvidia-smi failures that say something: no driver, Driver/library version mismatch (with the NVML version).
+struct NvidiaSmiFailure {
+  enum class Kind { none, no_driver, version_mismatch, no_devices, other } kind = Kind::none;
+  std::string nvml_library_version; // "550.144" from "NVML library version: 550.144"
+  std::string message;              // the line that says it
+};
+NvidiaSmiFailure nvidia_smi_failure(std::string_view output);
+
+// nvidia-smi -q -x (DTD v10..v13 and the old format without DOCTYPE).
+struct NvidiaSmiReport {
+  std::string driver_version; // <driver_version>
+  std::string cuda_version;   // <cuda_version>
+  std::vector<NvidiaSmiGpu> gpus;
+};
+std::optional<NvidiaSmiReport> nvidia_smi_xml(std::string_view xml);
+// The default nvidia-smi table: banner versions ("Driver Version: 550.144.03  CUDA Version: 12.4"; also the
+// 610 "CUDA UMD Version" label) and the GPU names.
+std::optional<NvidiaSmiReport> nvidia_smi_table(std::string_view text);
+
+// rocminfo: agents on success; the failure line on failure ("ROCk module is NOT loaded", permission denied).
+struct Rocminfo {
+  bool ok = false; // printed agents
+  std::string runtime_version;
+  std::optional<bool> rock_module_loaded;
+  std::string rock_module_version; // "ROCk module version 6.16.6 is loaded"
+  std::vector<RocmAgent> agents;
+  std::string failure;           // the most telling failure line
+  std::vector<std::string> failure_lines;
+};
+Rocminfo rocminfo(std::string_view text);
+
+// /sys/class/kfd/kfd/topology/nodes/N/properties ("name value" lines).
+KfdNode kfd_node_properties(std::string_view text, int node_id);
+
+// /var/lib/dpkg/status: installed packages (Status: install ok installed) -> version.
+std::map<std::string, std::string> dpkg_status(std::string_view text);
+
+// CUDA toolkit version from version.json ("cuda": {"version": ...}), version.txt ("CUDA Version 10.2.89"),
+// or `nvcc --version` ("release 12.1, V12.1.105" -> "12.1.105").
+std::optional<std::string> cuda_version_json(std::string_view text);
+std::optional<std::string> cuda_version_txt(std::string_view text);
+std::optional<std::string> nvcc_version(std::string_view text);
+
+// ROCm .info/version ("7.0.1" or "6.2.0-115") -> "7.0.1" / "6.2.0".
+std::optional<std::string> rocm_info_version(std::string_view text);
+
+// torch/version.py: __version__, cuda, hip (None -> empty).
+struct TorchVersionPy {
+  std::string version;
+  std::optional<std::string> cuda, hip;
+};
+std::optional<TorchVersionPy> torch_version_py(std::string_view text);
+
+// pci.ids: the device name for vendor:device (and subsystem, when listed). Empty when not listed.
+std::optional<std::string> pci_ids_name(std::string_view pci_ids, unsigned vendor, unsigned device,
+                                        std::optional<unsigned> subsystem_vendor = {},
+                                        std::optional<unsigned> subsystem_device = {});
+
+// C header version macros: cudnn_version.h (CUDNN_MAJOR/MINOR/PATCHLEVEL), nccl.h / rccl.h (NCCL_MAJOR/...).
+std::optional<std::string> cudnn_header_version(std::string_view text);
+std::optional<std::string> nccl_header_version(std::string_view text);
+
+} // namespace gpudoctor::parse

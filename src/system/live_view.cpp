@@ -1,0 +1,146 @@
+#include "system/live_view.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+
+#include "util/process.hpp"
+
+extern char** environ;
+
+namespace gpudoctor {
+
+namespace {
+
+// sysfs and procfs report sizes that are wrong (4096 or 0), so read until EOF, with a cap.
+constexpr std::size_t k_max_file_bytes = 64 * 1024 * 1024;
+
+FileStat to_file_stat(const struct stat& st) {
+  FileStat fs;
+  if (S_ISREG(st.st_mode)) fs.type = FileType::file;
+  else if (S_ISDIR(st.st_mode)) fs.type = FileType::dir;
+  else if (S_ISLNK(st.st_mode)) fs.type = FileType::link;
+  else if (S_ISCHR(st.st_mode)) fs.type = FileType::chr;
+  else if (S_ISBLK(st.st_mode)) fs.type = FileType::block;
+  else if (S_ISFIFO(st.st_mode)) fs.type = FileType::fifo;
+  else if (S_ISSOCK(st.st_mode)) fs.type = FileType::socket;
+  fs.mode = st.st_mode & 07777;
+  fs.uid = st.st_uid;
+  fs.gid = st.st_gid;
+  if (struct group* g = ::getgrgid(st.st_gid)) fs.group = g->gr_name;
+  return fs;
+}
+
+} // namespace
+
+LiveView::LiveView(std::string root) : m_root(std::move(root)) {
+  if (m_root.size() > 1 && m_root.back() == '/') m_root.pop_back();
+  for (char** e = environ; e && *e; ++e) {
+    std::string entry(*e);
+    auto pos = entry.find('=');
+    if (pos != std::string::npos) m_env[entry.substr(0, pos)] = entry.substr(pos + 1);
+  }
+}
+
+std::string LiveView::real_path(const std::string& path) const {
+  if (m_root == "/" || m_root.empty()) return path;
+  return m_root + path;
+}
+
+std::optional<std::string> LiveView::read_file(const std::string& path) {
+  // O_NONBLOCK: a FIFO or a device node must never block the doctor.
+  int fd = ::open(real_path(path).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return std::nullopt;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return std::nullopt;
+  }
+  std::string content;
+  char buf[65536];
+  while (content.size() < k_max_file_bytes) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      ::close(fd);
+      // Some sysfs attributes exist but refuse reads (EIO, EINVAL): treat as unreadable.
+      return content.empty() ? std::nullopt : std::optional<std::string>(content);
+    }
+    if (n == 0) break;
+    content.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return content;
+}
+
+std::optional<std::vector<std::string>> LiveView::list_dir(const std::string& path) {
+  DIR* dir = ::opendir(real_path(path).c_str());
+  if (!dir) return std::nullopt;
+  std::vector<std::string> names;
+  while (struct dirent* entry = ::readdir(dir)) {
+    std::string name = entry->d_name;
+    if (name != "." && name != "..") names.push_back(std::move(name));
+  }
+  ::closedir(dir);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::optional<std::string> LiveView::read_link(const std::string& path) {
+  char buf[PATH_MAX];
+  ssize_t n = ::readlink(real_path(path).c_str(), buf, sizeof buf - 1);
+  if (n < 0) return std::nullopt;
+  return std::string(buf, static_cast<std::size_t>(n));
+}
+
+std::optional<FileStat> LiveView::stat(const std::string& path) {
+  struct stat st {};
+  if (::stat(real_path(path).c_str(), &st) != 0) return std::nullopt;
+  return to_file_stat(st);
+}
+
+std::optional<FileStat> LiveView::lstat(const std::string& path) {
+  struct stat st {};
+  if (::lstat(real_path(path).c_str(), &st) != 0) return std::nullopt;
+  return to_file_stat(st);
+}
+
+CommandResult LiveView::run(const CommandSpec& spec) {
+  auto env = m_env;
+  // Vendor tools localise numbers and messages; parsers expect the C locale.
+  env["LC_ALL"] = "C";
+  return run_process(spec, env);
+}
+
+std::map<std::string, std::string> LiveView::environment() { return m_env; }
+
+Identity LiveView::identity() {
+  Identity id;
+  id.uid = ::getuid();
+  id.gid = ::getgid();
+  if (struct passwd* pw = ::getpwuid(id.uid)) {
+    id.user = pw->pw_name;
+    id.home = pw->pw_dir;
+  }
+  int count = ::getgroups(0, nullptr);
+  std::vector<gid_t> gids(count > 0 ? static_cast<std::size_t>(count) : 0);
+  if (count > 0) count = ::getgroups(count, gids.data());
+  gids.resize(count > 0 ? static_cast<std::size_t>(count) : 0);
+  if (std::find(gids.begin(), gids.end(), id.gid) == gids.end()) gids.insert(gids.begin(), id.gid);
+  for (gid_t g : gids) {
+    id.gids.push_back(g);
+    if (struct group* gr = ::getgrgid(g)) id.groups.emplace_back(gr->gr_name);
+    else id.groups.push_back(std::to_string(g));
+  }
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) == 0) id.hostname = host;
+  return id;
+}
+
+} // namespace gpudoctor

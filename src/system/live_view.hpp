@@ -1,0 +1,33 @@
+// The live machine: real files, real commands, the real environment.
+#pragma once
+
+#include <mutex>
+
+#include "system/system_view.hpp"
+
+namespace gpudoctor {
+
+class LiveView : public SystemView {
+public:
+  // `root` re-roots file reads (tests point it at a fake tree); "/" for the real machine.
+  explicit LiveView(std::string root = "/");
+
+  std::optional<std::string> read_file(const std::string& path) override;
+  std::optional<std::vector<std::string>> list_dir(const std::string& path) override;
+  std::optional<std::string> read_link(const std::string& path) override;
+  std::optional<FileStat> stat(const std::string& path) override;
+  CommandResult run(const CommandSpec& spec) override;
+  std::map<std::string, std::string> environment() override;
+  Identity identity() override;
+  std::string kind() const override { return "live"; }
+
+  // Same as `stat` but does not follow a final symlink.
+  std::optional<FileStat> lstat(const std::string& path);
+
+private:
+  std::string real_path(const std::string& path) const;
+  std::string m_root;
+  std::map<std::string, std::string> m_env;
+};
+
+} // namespace gpudoctor

@@ -1,0 +1,159 @@
+#include "system/recording_view.hpp"
+
+#include <deque>
+#include <fstream>
+
+#include "util/text.hpp"
+
+namespace gpudoctor {
+
+namespace fs = std::filesystem;
+
+RecordingView::RecordingView(LiveView& live, fs::path out_dir, std::string tool)
+    : m_live(live), m_dir(std::move(out_dir)), m_tool(std::move(tool)) {
+  fs::create_directories(m_dir / "fs");
+}
+
+void RecordingView::write_file(const fs::path& where, const std::string& content) {
+  std::error_code ec;
+  fs::create_directories(where.parent_path(), ec);
+  std::ofstream out(where, std::ios::binary | std::ios::trunc);
+  out << content;
+}
+
+std::optional<fs::path> RecordingView::mirror_path(const std::string& path, bool follow_final) {
+  std::deque<std::string> pending;
+  for (auto& part : text::split(path, '/')) pending.push_back(part);
+  std::vector<std::string> resolved;
+  int hops = 0;
+  auto live_path = [&] { return "/" + text::join(resolved, "/"); };
+  auto fs_path = [&] {
+    fs::path p = m_dir / "fs";
+    for (const auto& part : resolved) p /= part;
+    return p;
+  };
+  while (!pending.empty()) {
+    std::string part = pending.front();
+    pending.pop_front();
+    if (part.empty() || part == ".") continue;
+    if (part == "..") {
+      if (!resolved.empty()) resolved.pop_back();
+      continue;
+    }
+    resolved.push_back(part);
+    auto st = m_live.lstat(live_path());
+    if (!st) return std::nullopt;
+    if (st->type != FileType::link) continue;
+    auto target = m_live.read_link(live_path());
+    if (!target) return std::nullopt;
+    fs::path link_at = fs_path();
+    std::error_code ec;
+    fs::create_directories(link_at.parent_path(), ec);
+    if (!fs::is_symlink(fs::symlink_status(link_at, ec))) {
+      fs::remove(link_at, ec); // an empty placeholder from a listing
+      fs::create_symlink(*target, link_at, ec);
+    }
+    if (pending.empty() && !follow_final) break;
+    if (++hops > 40) return std::nullopt;
+    resolved.pop_back();
+    if (!target->empty() && (*target)[0] == '/') resolved.clear();
+    auto target_parts = text::split(*target, '/');
+    pending.insert(pending.begin(), target_parts.begin(), target_parts.end());
+  }
+  return fs_path();
+}
+
+std::optional<std::string> RecordingView::read_file(const std::string& path) {
+  auto content = m_live.read_file(path);
+  if (!content) return content;
+  std::lock_guard lock(m_mutex);
+  if (auto where = mirror_path(path, true)) write_file(*where, *content);
+  return content;
+}
+
+void RecordingView::record_child(const std::string& dir_path, const fs::path& mirrored_dir, const std::string& name) {
+  std::string child = dir_path == "/" ? "/" + name : dir_path + "/" + name;
+  auto st = m_live.lstat(child);
+  if (!st) return;
+  fs::path at = mirrored_dir / name;
+  std::error_code ec;
+  if (fs::exists(fs::symlink_status(at, ec))) return; // already recorded with content
+  switch (st->type) {
+  case FileType::link:
+    if (auto target = m_live.read_link(child)) fs::create_symlink(*target, at, ec);
+    break;
+  case FileType::dir: fs::create_directories(at, ec); break;
+  case FileType::file: write_file(at, ""); break;
+  default: m_stats[child] = snapshot::stat_to_json(*st); break; // device nodes live only in stat.json
+  }
+}
+
+std::optional<std::vector<std::string>> RecordingView::list_dir(const std::string& path) {
+  auto names = m_live.list_dir(path);
+  if (!names) return names;
+  std::lock_guard lock(m_mutex);
+  if (auto where = mirror_path(path, true)) {
+    std::error_code ec;
+    fs::create_directories(*where, ec);
+    for (const auto& name : *names) record_child(path, *where, name);
+  }
+  return names;
+}
+
+std::optional<std::string> RecordingView::read_link(const std::string& path) {
+  auto target = m_live.read_link(path);
+  if (!target) return target;
+  std::lock_guard lock(m_mutex);
+  mirror_path(path, false);
+  return target;
+}
+
+std::optional<FileStat> RecordingView::stat(const std::string& path) {
+  auto st = m_live.stat(path);
+  if (!st) return st;
+  std::lock_guard lock(m_mutex);
+  m_stats[path] = snapshot::stat_to_json(*st);
+  return st;
+}
+
+CommandResult RecordingView::run(const CommandSpec& spec) {
+  CommandResult r = m_live.run(spec);
+  std::lock_guard lock(m_mutex);
+  std::string stem = snapshot::command_file_stem(m_commands.size(), spec.key);
+  std::string out_file, err_file;
+  if (!r.out.empty()) {
+    out_file = "cmd/" + stem + ".out";
+    write_file(m_dir / out_file, r.out);
+  }
+  if (!r.err.empty()) {
+    err_file = "cmd/" + stem + ".err";
+    write_file(m_dir / err_file, r.err);
+  }
+  m_commands.push_back(snapshot::command_to_json(r, out_file, err_file));
+  return r;
+}
+
+std::map<std::string, std::string> RecordingView::environment() {
+  auto env = m_live.environment();
+  std::lock_guard lock(m_mutex);
+  Json j = Json::object();
+  for (const auto& [name, value] : env) j[name] = value;
+  write_file(m_dir / "env.json", dump_json(j));
+  return env;
+}
+
+Identity RecordingView::identity() {
+  auto id = m_live.identity();
+  std::lock_guard lock(m_mutex);
+  write_file(m_dir / "identity.json", dump_json(snapshot::identity_to_json(id)));
+  return id;
+}
+
+void RecordingView::finish(const snapshot::Manifest& manifest) {
+  std::lock_guard lock(m_mutex);
+  write_file(m_dir / "manifest.json", dump_json(snapshot::manifest_to_json(manifest)));
+  write_file(m_dir / "stat.json", dump_json(m_stats));
+  write_file(m_dir / "commands.json", dump_json(m_commands));
+}
+
+} // namespace gpudoctor

@@ -1,0 +1,46 @@
+// The live machine, written down as it is read: every file read, folder listed, link, stat and command goes
+// into a snapshot folder (format 1) as it happens. `gpudoctor bundle` is this plus a report and redaction.
+#pragma once
+
+#include <filesystem>
+#include <mutex>
+
+#include "system/live_view.hpp"
+#include "system/snapshot.hpp"
+#include "util/json.hpp"
+
+namespace gpudoctor {
+
+class RecordingView : public SystemView {
+public:
+  RecordingView(LiveView& live, std::filesystem::path out_dir, std::string tool);
+
+  std::optional<std::string> read_file(const std::string& path) override;
+  std::optional<std::vector<std::string>> list_dir(const std::string& path) override;
+  std::optional<std::string> read_link(const std::string& path) override;
+  std::optional<FileStat> stat(const std::string& path) override;
+  CommandResult run(const CommandSpec& spec) override;
+  std::map<std::string, std::string> environment() override;
+  Identity identity() override;
+  std::string kind() const override { return "live"; }
+
+  // Writes manifest.json, stat.json and commands.json. Call once, after collection.
+  void finish(const snapshot::Manifest& manifest);
+  const std::filesystem::path& dir() const { return m_dir; }
+
+private:
+  // Mirrors `path` into fs/, creating every symlink met on the way as the machine has it; returns the
+  // location the content belongs at (inside fs/), or nothing when the path is absent.
+  std::optional<std::filesystem::path> mirror_path(const std::string& path, bool follow_final);
+  void write_file(const std::filesystem::path& where, const std::string& content);
+  void record_child(const std::string& dir_path, const std::filesystem::path& mirrored_dir, const std::string& name);
+
+  LiveView& m_live;
+  std::filesystem::path m_dir;
+  std::string m_tool;
+  std::mutex m_mutex;
+  Json m_stats = Json::object();
+  Json m_commands = Json::array();
+};
+
+} // namespace gpudoctor

@@ -1,0 +1,39 @@
+// A recorded machine: answers every read from a snapshot folder and never touches the host.
+#pragma once
+
+#include <expected>
+#include <filesystem>
+#include <memory>
+
+#include "system/snapshot.hpp"
+#include "system/system_view.hpp"
+
+namespace gpudoctor {
+
+class ReplayView : public SystemView {
+public:
+  // Loads and validates manifest.json, env.json, identity.json, stat.json and commands.json of `root`.
+  static std::expected<std::unique_ptr<ReplayView>, std::string> open(const std::filesystem::path& root);
+
+  std::optional<std::string> read_file(const std::string& path) override;
+  std::optional<std::vector<std::string>> list_dir(const std::string& path) override;
+  std::optional<std::string> read_link(const std::string& path) override;
+  std::optional<FileStat> stat(const std::string& path) override;
+  CommandResult run(const CommandSpec& spec) override;
+  std::map<std::string, std::string> environment() override { return m_env; }
+  Identity identity() override { return m_identity; }
+  std::string kind() const override { return "replay"; }
+
+  const snapshot::Manifest& manifest() const { return m_manifest; }
+
+private:
+  ReplayView() = default;
+  std::filesystem::path m_root;
+  snapshot::Manifest m_manifest;
+  std::map<std::string, std::string> m_env;
+  Identity m_identity;
+  std::map<std::string, FileStat> m_stats;
+  std::map<std::string, CommandResult> m_commands;
+};
+
+} // namespace gpudoctor

@@ -1,0 +1,92 @@
+// SystemView: the one seam between gpudoctor and the machine it inspects.
+// Every file read, folder listing, link, stat, command and environment lookup of a collector goes through it,
+// so a live run, a recording run (bundle) and a replay of a snapshot are the same code path.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpudoctor {
+
+enum class FileType { file, dir, link, chr, block, fifo, socket, other };
+
+std::string file_type_name(FileType type);
+std::optional<FileType> file_type_from_name(const std::string& name);
+
+// Metadata of a path, as `lstat` would give it (device nodes, permissions).
+struct FileStat {
+  FileType type = FileType::other;
+  unsigned mode = 0; // permission bits, e.g. 0660
+  unsigned uid = 0;
+  unsigned gid = 0;
+  std::string group; // name of gid, empty when unknown
+};
+
+// Who runs gpudoctor: decides device-node access.
+struct Identity {
+  std::string user;
+  unsigned uid = 0;
+  unsigned gid = 0;
+  std::vector<std::string> groups; // names of all groups the process has
+  std::vector<unsigned> gids;
+  std::string home;
+  std::string hostname;
+};
+
+// What to run. `key` names the command in snapshots (spec: snapshot-v1 "Keys of format 1");
+// replay looks commands up by key, never by argv.
+struct CommandSpec {
+  std::string key;
+  std::vector<std::string> argv;
+  std::chrono::milliseconds timeout{5000};
+  std::map<std::string, std::string> extra_env; // added to the inherited environment
+};
+
+struct CommandResult {
+  std::string key;
+  std::vector<std::string> argv;
+  bool found = false;            // false: program not on PATH (replayed as exit 127)
+  std::optional<int> exit_code;  // empty when killed by a signal or timed out
+  bool timed_out = false;
+  long duration_ms = 0;
+  std::string out;
+  std::string err;
+  bool truncated = false; // output was longer than the cap
+  std::string error;      // failure to start, other than "not found"
+
+  bool ok() const { return found && !timed_out && exit_code && *exit_code == 0; }
+};
+
+class SystemView {
+public:
+  virtual ~SystemView() = default;
+
+  // Content of a file, or nullopt when it does not exist or cannot be read.
+  virtual std::optional<std::string> read_file(const std::string& path) = 0;
+  // Names of the children of a folder (sorted), or nullopt when it is not a readable folder.
+  virtual std::optional<std::vector<std::string>> list_dir(const std::string& path) = 0;
+  // Target of a symbolic link as stored, or nullopt when `path` is not a link.
+  virtual std::optional<std::string> read_link(const std::string& path) = 0;
+  // Metadata of `path` following links, or nullopt when it does not exist.
+  virtual std::optional<FileStat> stat(const std::string& path) = 0;
+  // Runs a command (never through a shell) with a time limit; thread-safe.
+  virtual CommandResult run(const CommandSpec& spec) = 0;
+  virtual std::map<std::string, std::string> environment() = 0;
+  virtual Identity identity() = 0;
+  // "live", "replay"; for the report's `source`.
+  virtual std::string kind() const = 0;
+
+  std::optional<std::string> env(const std::string& name) {
+    auto all = environment();
+    auto it = all.find(name);
+    if (it == all.end()) return std::nullopt;
+    return it->second;
+  }
+  bool exists(const std::string& path) { return stat(path).has_value(); }
+};
+
+} // namespace gpudoctor

@@ -1,0 +1,36 @@
+// Small string helpers shared by parsers. All are pure and never throw.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpudoctor::text {
+
+std::string trim(std::string_view s);
+std::vector<std::string> split(std::string_view s, char sep, bool keep_empty = false);
+std::vector<std::string> lines(std::string_view s);
+bool starts_with(std::string_view s, std::string_view prefix);
+bool ends_with(std::string_view s, std::string_view suffix);
+bool contains(std::string_view s, std::string_view part);
+std::string lower(std::string_view s);
+std::string join(const std::vector<std::string>& parts, std::string_view sep);
+
+// Integers: decimal, or hex with a 0x prefix when `base` is 0. Empty on garbage or overflow.
+std::optional<long long> to_int(std::string_view s, int base = 10);
+std::optional<double> to_double(std::string_view s);
+
+// "KEY=VALUE" lines (os-release style, quotes removed); later keys win.
+std::vector<std::pair<std::string, std::string>> key_values(std::string_view s, char sep = '=');
+
+// Compares dotted versions numerically component by component ("570.124.06" > "570.26"); a missing
+// component counts as 0 and a non-numeric tail is ignored. Returns <0, 0 or >0.
+int compare_versions(std::string_view a, std::string_view b);
+// The first `n` numeric components of a version, joined by '.', e.g. major_minor("12.4.131", 2) = "12.4".
+std::string version_prefix(std::string_view v, int n);
+
+// Levenshtein distance, for "did you mean".
+std::size_t edit_distance(std::string_view a, std::string_view b);
+
+} // namespace gpudoctor::text
