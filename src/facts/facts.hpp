@@ -77,10 +77,13 @@ struct Gpu {
   std::optional<std::string> pci_ids_name; // from the system's pci.ids
   std::optional<GpuModel> model;           // from the knowledge tables
   std::optional<KfdNode> kfd;              // the KFD topology node of this GPU (AMD)
+  std::optional<std::string> kfd_target;   // gfx target named by the KFD node's gfx_target_version
   std::optional<std::string> render_node;  // /dev/dri/renderD128
   std::optional<std::uint64_t> vram_bytes_sysfs; // amdgpu mem_info_vram_total
   std::string source;                      // the sysfs folder
   std::string display_name() const;        // best name: model, pci.ids, or ids
+  std::string arch() const;                // gfx/sm target: the KFD's, else the model's; "" when unknown
+  std::optional<long long> gfx_target_version() const; // the KFD's, else the model's
   std::string subject() const;             // "gpu0 (0000:01:00.0)"
   int index = 0;                           // position among GPUs, in bus order
 };
@@ -197,6 +200,7 @@ struct TorchBuild {
 struct PythonEnv {
   std::string role;        // "PATH", "system", "VIRTUAL_ENV", "CONDA_PREFIX", "--python"
   std::string executable;  // as found
+  std::string command_key; // the snapshot key of the command that asked it for sys.path
   Fact<std::string> version;
   std::vector<std::string> sys_path;
   std::string error;       // could not run it

@@ -17,6 +17,7 @@ struct GpuRow {
   std::optional<unsigned> revision;   // decides the model for some AMD boards
   std::optional<unsigned> subsystem_device;
   GpuModel model;
+  bool vram_uncertain = false; // the VRAM figure is "?" in the sources (model.uncertain: the row's identity)
 };
 
 struct CudaDriverRow {
@@ -32,6 +33,7 @@ struct CudaFamilyRow {
   std::string min_driver; // "525.60.13"
   std::optional<int> below_branch; // 580 for 12.x; none for the newest
   std::string source;
+  bool uncertain = false;
 };
 
 struct DriverBranchRow {
@@ -44,8 +46,11 @@ struct DriverBranchRow {
 struct GfxRow {
   long long gfx_target_version = 0; // KFD encoding 110000
   std::string target;               // gfx1100
-  std::string family;               // GFX11 (RDNA3)
+  std::string family;               // GFX11 (RDNA3); equal strings = same ISA family
   std::string source;
+  std::string gc_ip;                // GC IP version(s) the kernel maps to it: "11.0.3" for gfx1101
+  std::string products;             // typical products, for messages
+  bool uncertain = false;
 };
 
 struct Knowledge {
@@ -61,12 +66,21 @@ struct Knowledge {
   // The model of a PCI device; the most specific row wins (revision or subsystem match over device only).
   std::optional<GpuModel> find_gpu(unsigned vendor_id, unsigned device_id, std::optional<unsigned> revision,
                                    std::optional<unsigned> subsystem_device) const;
+  // The same match, with the row's ids and vram_uncertain.
+  std::optional<GpuRow> find_gpu_row(unsigned vendor_id, unsigned device_id, std::optional<unsigned> revision,
+                                     std::optional<unsigned> subsystem_device) const;
   // Minimum driver for a toolkit version ("13.0.88" matches the row "13.0"; the most specific row wins).
   std::optional<CudaDriverRow> min_driver_for_cuda(const std::string& cuda_version) const;
   // Whether `driver` runs toolkit `cuda_version` (directly or through minor-version compatibility).
-  // Empty when the toolkit's major family is unknown.
+  // Empty when the toolkit's major family is unknown (and so is the release), or `driver` is not a version;
+  // a known release without a compatibility family (10.x) is false below its own minimum.
   std::optional<bool> driver_runs_cuda(const std::string& driver, const std::string& cuda_version) const;
+  // The minor-version compatibility row of a CUDA major (12 -> ">= 525").
+  std::optional<CudaFamilyRow> cuda_family(int major) const;
+  // The branch row of a driver version ("535.104.05" -> R535, CUDA 12.2); exact branch only.
+  std::optional<DriverBranchRow> driver_branch(const std::string& driver) const;
   std::optional<GfxRow> find_gfx(long long gfx_target_version) const;
+  // `target` as rocminfo prints it: case and a ":sramecc+:xnack-" feature suffix are ignored.
   std::optional<GfxRow> find_gfx_target(const std::string& target) const;
   bool is_gpu_env_var(const std::string& name) const;
 };

@@ -50,6 +50,10 @@ std::optional<NvidiaSmiReport> nvidia_smi_xml(std::string_view xml);
 // The default nvidia-smi table: banner versions ("Driver Version: 550.144.03  CUDA Version: 12.4"; also the
 // 610 "CUDA UMD Version" label) and the GPU names.
 std::optional<NvidiaSmiReport> nvidia_smi_table(std::string_view text);
+// `nvidia-smi -q` (text): the same facts; with driver 610 also the "KMD Version" / "CUDA UMD Version" keys.
+std::optional<NvidiaSmiReport> nvidia_smi_query(std::string_view text);
+// nvidia-smi's bus id "00000000:81:00.0" as a sysfs BDF "0000:81:00.0" (lower case); empty if not a bus id.
+std::string bdf_from_nvidia_bus_id(std::string_view bus_id);
 
 // rocminfo: agents on success; the failure line on failure ("ROCk module is NOT loaded", permission denied).
 struct Rocminfo {

@@ -30,6 +30,9 @@ int compare_versions(std::string_view a, std::string_view b);
 // The first `n` numeric components of a version, joined by '.', e.g. major_minor("12.4.131", 2) = "12.4".
 std::string version_prefix(std::string_view v, int n);
 
+// Removes terminal escape sequences (rocminfo colours its errors even into a pipe).
+std::string strip_ansi(std::string_view s);
+
 // Levenshtein distance, for "did you mean".
 std::size_t edit_distance(std::string_view a, std::string_view b);
 

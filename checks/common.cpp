@@ -1,0 +1,79 @@
+#include "checks/common.hpp"
+
+#include <cstdio>
+
+#include "util/text.hpp"
+
+namespace gpudoctor::checks {
+
+bool nvidia_driver_loaded(const Facts& f) {
+  return f.nvidia.kernel_module_version.value.has_value() || f.modules.has("nvidia");
+}
+
+std::optional<Fact<std::string>> nvidia_driver_version(const Facts& f) {
+  if (f.nvidia.kernel_module_version) return f.nvidia.kernel_module_version;
+  if (auto it = f.modules.loaded.find("nvidia"); it != f.modules.loaded.end() && !it->second.empty())
+    return Fact<std::string>{it->second, "/sys/module/nvidia/version"};
+  if (f.nvidia.smi_driver_version) return f.nvidia.smi_driver_version;
+  return std::nullopt;
+}
+
+bool cuda_toolkit_installed(const Facts& f) { return !f.toolkits.cuda.empty() || f.toolkits.nvcc_path; }
+bool rocm_installed(const Facts& f) { return !f.toolkits.rocm.empty(); }
+
+bool has_compute_driver(const Gpu& gpu) {
+  if (!gpu.driver) return false;
+  return gpu.vendor == Vendor::nvidia ? *gpu.driver == "nvidia" : *gpu.driver == "amdgpu";
+}
+
+std::size_t usable_gpus(const Facts& f, Vendor v) {
+  std::size_t n = 0;
+  for (const auto& gpu : f.gpus)
+    if (gpu.vendor == v && has_compute_driver(gpu)) ++n;
+  return n;
+}
+
+std::string gpu_evidence(const Gpu& gpu) {
+  char ids[48];
+  std::snprintf(ids, sizeof ids, "%04x:%04x", gpu.vendor_id, gpu.device_id);
+  std::string s = "gpu" + std::to_string(gpu.index) + " " + gpu.bdf + " " + ids;
+  if (gpu.revision) {
+    char rev[16];
+    std::snprintf(rev, sizeof rev, " rev %02x", *gpu.revision);
+    s += rev;
+  }
+  return s + " (" + gpu.display_name() + ")";
+}
+
+std::string env_evidence(const std::string& name, const std::string& value) { return "env " + name + "=" + value; }
+
+std::optional<std::array<int, 3>> parse_hsa_override(const std::string& value) {
+  auto parts = text::split(value, '.', true);
+  if (parts.size() != 3) return std::nullopt;
+  std::array<int, 3> out{};
+  const int limits[3] = {63, 255, 255};
+  for (int i = 0; i < 3; ++i) {
+    if (parts[i].empty() || parts[i].size() > 3) return std::nullopt;
+    for (char c : parts[i])
+      if (c < '0' || c > '9') return std::nullopt;
+    auto n = text::to_int(parts[i]);
+    if (!n || *n > limits[i]) return std::nullopt;
+    out[i] = static_cast<int>(*n);
+  }
+  return out;
+}
+
+std::string gfx_family(const Knowledge& kb, long long gfx_target_version) {
+  if (auto row = kb.find_gfx(gfx_target_version)) return row->family;
+  return "GFX" + std::to_string(gfx_target_version / 10000);
+}
+
+std::string gfx_name(const Knowledge& kb, long long v) {
+  if (auto row = kb.find_gfx(v)) return row->target;
+  // The LLVM name prints the stepping in hex: 9.0.10 is gfx90a.
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "gfx%lld%lld%llx", v / 10000, (v / 100) % 100, v % 100);
+  return buf;
+}
+
+} // namespace gpudoctor::checks

@@ -1,0 +1,31 @@
+// Small questions several checks ask of the facts.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+
+#include "check/check.hpp"
+
+namespace gpudoctor::checks {
+
+bool nvidia_driver_loaded(const Facts& f);
+// The loaded NVIDIA driver's version: kernel module first, then nvidia-smi.
+std::optional<Fact<std::string>> nvidia_driver_version(const Facts& f);
+bool cuda_toolkit_installed(const Facts& f);
+bool rocm_installed(const Facts& f);
+// A GPU that compute can use: bound to its vendor's compute driver.
+bool has_compute_driver(const Gpu& gpu);
+std::size_t usable_gpus(const Facts& f, Vendor v);
+// Evidence line for a GPU: "gpu0 0000:03:00.0 1002:744c rev c8 (Radeon RX 7900 XTX)".
+std::string gpu_evidence(const Gpu& gpu);
+std::string env_evidence(const std::string& name, const std::string& value);
+
+// HSA_OVERRIDE_GFX_VERSION: exactly three decimal numbers, major <= 63, minor and stepping <= 255
+// (libhsakmt topology.c parses it with "%u.%u.%u%c"). Returns major, minor, stepping.
+std::optional<std::array<int, 3>> parse_hsa_override(const std::string& value);
+// ISA family for a gfx_target_version: the knowledge table's, else "GFX<major>".
+std::string gfx_family(const Knowledge& kb, long long gfx_target_version);
+std::string gfx_name(const Knowledge& kb, long long gfx_target_version);
+
+} // namespace gpudoctor::checks

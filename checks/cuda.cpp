@@ -1,0 +1,82 @@
+// cuda.no-driver, cuda.driver-too-old
+#include "checks/common.hpp"
+#include "checks/registry.hpp"
+
+namespace gpudoctor::checks {
+
+namespace {
+
+struct ToolkitSeen {
+  std::string version;
+  std::string evidence;
+};
+
+// Every CUDA toolkit version the machine has: installs under /usr/local and the nvcc on PATH.
+std::vector<ToolkitSeen> toolkits(const Facts& f) {
+  std::vector<ToolkitSeen> out;
+  for (const auto& install : f.toolkits.cuda)
+    if (install.version) out.push_back({*install.version, install.version.source + ": CUDA " + *install.version});
+  if (f.toolkits.nvcc_version) {
+    bool known = false;
+    for (const auto& t : out) known = known || t.version.rfind(*f.toolkits.nvcc_version, 0) == 0;
+    if (!known)
+      out.push_back({*f.toolkits.nvcc_version, "cmd nvcc-version: release " + *f.toolkits.nvcc_version});
+  }
+  return out;
+}
+
+} // namespace
+
+void cuda_no_driver(const CheckContext& ctx, Results& out) {
+  const Facts& f = ctx.facts;
+  if (!cuda_toolkit_installed(f)) return out.skip("", "no CUDA toolkit installed");
+  auto seen = toolkits(f);
+  std::string which = seen.empty() ? "A CUDA toolkit" : "The CUDA " + seen.front().version + " toolkit";
+  std::vector<std::string> evidence;
+  for (const auto& t : seen) evidence.push_back(t.evidence);
+  if (nvidia_driver_loaded(f)) {
+    auto v = nvidia_driver_version(f);
+    return out.pass("", "NVIDIA driver " + (v ? **v : std::string("(version unknown)")) + " is loaded", evidence);
+  }
+  evidence.push_back(f.modules.readable ? "/proc/driver/nvidia/version: missing; no nvidia module in /proc/modules"
+                                        : "/proc/driver/nvidia/version: missing");
+  if (f.count(Vendor::nvidia) == 0) {
+    out.add(Status::info, "",
+            which + " is installed but there is no NVIDIA driver (and no NVIDIA GPU): it can compile CUDA code "
+            "but not run it here.",
+            evidence);
+    return;
+  }
+  out.add(Status::error, "", which + " is installed and an NVIDIA GPU is present, but no NVIDIA driver is loaded.",
+          evidence, {"install-nvidia"});
+}
+
+void cuda_driver_too_old(const CheckContext& ctx, Results& out) {
+  const Facts& f = ctx.facts;
+  auto driver = nvidia_driver_version(f);
+  if (!driver) return out.skip("", "no NVIDIA driver loaded");
+  auto seen = toolkits(f);
+  if (seen.empty()) return out.skip("", "no CUDA toolkit installed");
+  for (const auto& t : seen) {
+    std::string subject = "CUDA " + t.version;
+    auto runs = ctx.kb.driver_runs_cuda(**driver, t.version);
+    auto row = ctx.kb.min_driver_for_cuda(t.version);
+    std::vector<std::string> evidence = {t.evidence, driver->source + ": driver " + **driver};
+    if (!runs) {
+      out.skip(subject, "CUDA " + t.version + " is not in the knowledge tables");
+      continue;
+    }
+    if (*runs) {
+      out.pass(subject, "driver " + **driver + " runs CUDA " + t.version, evidence);
+      continue;
+    }
+    std::string need = row ? " needs driver " + row->min_driver + " or newer" : " needs a newer driver";
+    if (row) evidence.push_back("knowledge cuda.yaml: CUDA " + row->cuda + " >= " + row->min_driver + " (" + row->source + ")");
+    out.add(row && row->uncertain ? Status::warn : Status::error, subject,
+            "CUDA " + t.version + need + "; the loaded driver is " + **driver +
+                ". Programs built with it fail with \"CUDA driver version is insufficient\". Upgrade the driver.",
+            evidence, {"install-nvidia"});
+  }
+}
+
+} // namespace gpudoctor::checks

@@ -1,0 +1,90 @@
+// env.hsa-override-invalid, env.hsa-override-mismatch
+#include "checks/common.hpp"
+#include "checks/registry.hpp"
+#include "util/text.hpp"
+
+namespace gpudoctor::checks {
+
+namespace {
+
+constexpr const char* k_override = "HSA_OVERRIDE_GFX_VERSION";
+
+// HSA_OVERRIDE_GFX_VERSION and its per-node forms HSA_OVERRIDE_GFX_VERSION_<node>.
+std::vector<std::pair<std::string, std::string>> overrides(const Facts& f) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [name, value] : f.env.all)
+    if (name == k_override || text::starts_with(name, std::string(k_override) + "_")) out.emplace_back(name, value);
+  return out;
+}
+
+long long encode(const std::array<int, 3>& v) { return v[0] * 10000LL + v[1] * 100LL + v[2]; }
+
+} // namespace
+
+void env_hsa_override_invalid(const CheckContext& ctx, Results& out) {
+  auto vars = overrides(ctx.facts);
+  if (vars.empty()) return out.pass("", k_override + std::string(" is not set"));
+  for (const auto& [name, value] : vars) {
+    if (parse_hsa_override(value)) {
+      out.pass(name, name + "=" + value + " is well formed", {env_evidence(name, value)});
+      continue;
+    }
+    out.add(Status::error, name,
+            name + "=\"" + value + "\" is not three decimal numbers major.minor.stepping (like 10.3.0 or "
+            "11.0.0): ROCm refuses to start (\"HSA_OVERRIDE_GFX_VERSION " + value + " is invalid\"). Unset it, or "
+            "write it as major.minor.stepping.",
+            {env_evidence(name, value)}, {"env-unset-hsa-override"});
+  }
+}
+
+void env_hsa_override_mismatch(const CheckContext& ctx, Results& out) {
+  const Facts& f = ctx.facts;
+  auto vars = overrides(f);
+  if (vars.empty()) return out.pass("", k_override + std::string(" is not set"));
+  bool any_amd = false;
+  for (const auto& gpu : f.gpus) {
+    if (gpu.vendor != Vendor::amd) continue;
+    any_amd = true;
+    // The per-node variable wins over the global one (libhsakmt checks it first); node = KFD node id.
+    std::string name = k_override;
+    if (gpu.kfd) {
+      std::string per_node = name + "_" + std::to_string(gpu.kfd->node_id);
+      if (f.env.all.count(per_node)) name = per_node;
+    }
+    auto it = f.env.all.find(name);
+    if (it == f.env.all.end()) {
+      out.pass(gpu.subject(), "no override applies to this GPU");
+      continue;
+    }
+    auto parsed = parse_hsa_override(it->second);
+    auto real = gpu.gfx_target_version();
+    if (!parsed) {
+      out.skip(gpu.subject(), name + " is malformed (see env.hsa-override-invalid)");
+      continue;
+    }
+    if (!real) {
+      out.skip(gpu.subject(), "this GPU's own gfx target is not known");
+      continue;
+    }
+    long long wanted = encode(*parsed);
+    std::string real_name = gfx_name(ctx.kb, *real), wanted_name = gfx_name(ctx.kb, wanted);
+    std::string real_family = gfx_family(ctx.kb, *real), wanted_family = gfx_family(ctx.kb, wanted);
+    std::vector<std::string> evidence = {env_evidence(name, it->second), gpu_evidence(gpu)};
+    if (gpu.kfd) evidence.push_back(gpu.kfd->source + ": gfx_target_version " + std::to_string(*real));
+    if (real_family == wanted_family) {
+      out.pass(gpu.subject(), name + "=" + it->second + " makes ROCm load " + wanted_name + " code on this " +
+                                  real_name + " GPU, of the same family (" + real_family + ")",
+               evidence);
+      continue;
+    }
+    out.add(Status::error, gpu.subject(),
+            name + "=" + it->second + " makes ROCm load " + wanted_name + " code, but GPU " +
+                std::to_string(gpu.index) + " (" + gpu.display_name() + ") is " + real_name + ", of another ISA "
+                "family (" + wanted_family + " vs " + real_family + "): expect GPU faults, hangs or wrong results. "
+                "Unset it.",
+            evidence, {"env-unset-hsa-override"});
+  }
+  if (!any_amd) out.skip("", "no AMD GPU for the override to apply to");
+}
+
+} // namespace gpudoctor::checks

@@ -1,0 +1,49 @@
+// stack.both-vendors
+#include "checks/common.hpp"
+#include "checks/registry.hpp"
+#include "util/text.hpp"
+
+namespace gpudoctor::checks {
+
+namespace {
+
+std::string describe_cuda(const Facts& f) {
+  for (const auto& c : f.toolkits.cuda)
+    if (c.version) return "CUDA " + *c.version + " (" + c.path + ")";
+  if (f.toolkits.nvcc_version) return "CUDA " + *f.toolkits.nvcc_version + " (" + *f.toolkits.nvcc_path + ")";
+  return "a CUDA toolkit";
+}
+
+std::string describe_rocm(const Facts& f) {
+  for (const auto& r : f.toolkits.rocm)
+    if (r.version) return "ROCm " + *r.version + " (" + r.path + ")";
+  return "ROCm";
+}
+
+} // namespace
+
+void stack_both_vendors(const CheckContext& ctx, Results& out) {
+  const Facts& f = ctx.facts;
+  bool cuda = cuda_toolkit_installed(f) || !f.nvidia.libnvidia_ml_versions.empty();
+  bool rocm = rocm_installed(f);
+  if (!(cuda && rocm)) return out.pass("", cuda ? "only the NVIDIA stack is installed" : rocm ? "only ROCm is installed" : "no GPU stack installed");
+  std::vector<std::string> evidence = {describe_cuda(f), describe_rocm(f)};
+  std::size_t nvidia = f.count(Vendor::nvidia), amd = f.count(Vendor::amd);
+  if (nvidia > 0 && amd > 0)
+    return out.pass("", "both stacks installed for GPUs of both vendors", evidence);
+  if (nvidia == 0 && amd == 0) {
+    out.add(Status::info, "",
+            "Both " + describe_cuda(f) + " and " + describe_rocm(f) + " are installed; there is no GPU here to say "
+            "which one is needed.",
+            evidence);
+    return;
+  }
+  bool keep_nvidia = nvidia > 0;
+  out.add(Status::warn, "",
+          std::string("Only ") + (keep_nvidia ? "NVIDIA" : "AMD") + " GPUs are present, but " +
+              (keep_nvidia ? describe_rocm(f) : describe_cuda(f)) +
+              " is installed too: its libraries and paths can shadow the ones you need. Remove it.",
+          evidence, {keep_nvidia ? "purge-rocm" : "purge-nvidia"});
+}
+
+} // namespace gpudoctor::checks

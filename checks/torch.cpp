@@ -1,0 +1,92 @@
+// torch.missing, torch.cpu-build, torch.vendor-mismatch: one result per python3 gpudoctor found.
+#include "checks/common.hpp"
+#include "checks/registry.hpp"
+
+namespace gpudoctor::checks {
+
+namespace {
+
+std::string subject_of(const PythonEnv& env) { return "python3 (" + env.role + ": " + env.executable + ")"; }
+
+std::string build_name(const TorchBuild& t) {
+  if (t.hip) return "ROCm (HIP " + *t.hip + ")";
+  if (t.cuda) return "CUDA " + *t.cuda;
+  return "CPU-only";
+}
+
+std::string torch_evidence(const TorchBuild& t) {
+  return t.source + ": __version__ " + t.version + ", cuda " + (t.cuda ? *t.cuda : "None") + ", hip " +
+         (t.hip ? *t.hip : "None");
+}
+
+} // namespace
+
+void torch_missing(const CheckContext& ctx, Results& out) {
+  const auto& envs = ctx.facts.python.envs;
+  if (envs.empty()) return out.skip("", "no python3 found");
+  for (const auto& env : envs) {
+    if (!env.error.empty()) {
+      out.skip(subject_of(env), "could not ask this python3 for its sys.path: " + env.error);
+      continue;
+    }
+    std::string py = env.version ? "Python " + *env.version : "python3";
+    if (env.torch) {
+      out.pass(subject_of(env), py + " imports PyTorch " + env.torch->version + " (" + build_name(*env.torch) + ")",
+               {torch_evidence(*env.torch)});
+      continue;
+    }
+    out.add(Status::info, subject_of(env), py + " has no PyTorch on its sys.path.",
+            {"cmd " + env.command_key + ": no torch/version.py in any of its " + std::to_string(env.sys_path.size()) + " sys.path entries"});
+  }
+}
+
+void torch_cpu_build(const CheckContext& ctx, Results& out) {
+  const Facts& f = ctx.facts;
+  std::size_t usable = usable_gpus(f, Vendor::nvidia) + usable_gpus(f, Vendor::amd);
+  bool any = false;
+  for (const auto& env : f.python.envs) {
+    if (!env.torch) continue;
+    any = true;
+    const TorchBuild& t = *env.torch;
+    if (!t.cpu_only()) {
+      out.pass(subject_of(env), "PyTorch " + t.version + " is a " + build_name(t) + " build", {torch_evidence(t)});
+    } else if (usable == 0) {
+      out.pass(subject_of(env), "PyTorch " + t.version + " is CPU-only, and there is no usable GPU here",
+               {torch_evidence(t)});
+    } else {
+      bool nvidia = usable_gpus(f, Vendor::nvidia) > 0;
+      out.add(Status::error, subject_of(env),
+              "PyTorch " + t.version + " is a CPU-only build, but this machine has a usable " +
+                  (nvidia ? "NVIDIA" : "AMD") + " GPU: torch.cuda.is_available() will be False. Reinstall PyTorch "
+                  "from the " + (nvidia ? "CUDA" : "ROCm") + " wheel index.",
+              {torch_evidence(t)}, {"torch-reinstall"});
+    }
+  }
+  if (!any) out.skip("", "no PyTorch found");
+}
+
+void torch_vendor_mismatch(const CheckContext& ctx, Results& out) {
+  const Facts& f = ctx.facts;
+  std::size_t nvidia = f.count(Vendor::nvidia), amd = f.count(Vendor::amd);
+  bool any = false;
+  for (const auto& env : f.python.envs) {
+    if (!env.torch || env.torch->cpu_only()) continue;
+    any = true;
+    const TorchBuild& t = *env.torch;
+    bool cuda_build = t.cuda.has_value() && !t.hip;
+    bool wrong = (cuda_build && amd > 0 && nvidia == 0) || (!cuda_build && nvidia > 0 && amd == 0);
+    if (!wrong) {
+      out.pass(subject_of(env), "PyTorch " + t.version + " (" + build_name(t) + ") matches the GPUs here",
+               {torch_evidence(t)});
+      continue;
+    }
+    out.add(Status::error, subject_of(env),
+            "PyTorch " + t.version + " is a " + build_name(t) + " build but this machine has only " +
+                (cuda_build ? "AMD" : "NVIDIA") + " GPUs: it will not see them. Reinstall PyTorch from the " +
+                (cuda_build ? "ROCm" : "CUDA") + " wheel index.",
+            {torch_evidence(t)}, {"torch-reinstall"});
+  }
+  if (!any) out.skip("", "no GPU build of PyTorch found");
+}
+
+} // namespace gpudoctor::checks

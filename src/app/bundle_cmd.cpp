@@ -1,0 +1,107 @@
+// gpudoctor bundle: record a live run into a snapshot, redact it, re-judge the redacted snapshot (so the
+// report inside is exactly what `check --from` will say), add the reports, and pack it as .tar.gz.
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "app/commands.hpp"
+#include "app/pipeline.hpp"
+#include "bundle/redact.hpp"
+#include "system/live_view.hpp"
+#include "system/recording_view.hpp"
+#include "system/replay_view.hpp"
+#include "util/archive.hpp"
+
+namespace gpudoctor {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void write_text(const fs::path& p, const std::string& s) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out << s;
+}
+
+std::string default_name(const std::string& host) {
+  std::string stamp = snapshot::utc_now();
+  for (char& c : stamp)
+    if (c == ':') c = '-';
+  return "gpudoctor-bundle-" + (host.empty() ? std::string("host") : host) + "-" + stamp + ".tar.gz";
+}
+
+bool same_conclusions(const std::vector<Result>& a, const std::vector<Result>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i].id != b[i].id || a[i].status != b[i].status) return false;
+  return true;
+}
+
+} // namespace
+
+int cmd_bundle(const BundleOptions& opt) {
+  auto data = load_data(opt.check);
+  if (!data) {
+    std::fprintf(stderr, "gpudoctor: %s\n", data.error().c_str());
+    return 3;
+  }
+  std::error_code ec;
+  std::string tmpl = (fs::temp_directory_path(ec) / "gpudoctor-bundle-XXXXXX").string();
+  if (!::mkdtemp(tmpl.data())) {
+    std::fprintf(stderr, "gpudoctor: cannot create a temporary folder\n");
+    return 3;
+  }
+  fs::path work = tmpl;
+  fs::path snap_dir = work / "snapshot";
+  struct Cleanup {
+    fs::path dir;
+    ~Cleanup() {
+      std::error_code ignored;
+      fs::remove_all(dir, ignored);
+    }
+  } cleanup{work};
+
+  LiveView live;
+  RecordingView recorder(live, snap_dir, "gpudoctor " GPUDOCTOR_VERSION);
+  Report live_report = run_pipeline(recorder, *data, opt.check);
+  snapshot::Manifest manifest;
+  manifest.created = snapshot::utc_now();
+  manifest.tool = "gpudoctor " GPUDOCTOR_VERSION;
+  manifest.origin = "live";
+  recorder.finish(manifest);
+
+  RedactionLog log = redact_snapshot(snap_dir, opt.obfuscate);
+  manifest.redacted = log.redacted;
+  manifest.note = opt.obfuscate ? "redacted and obfuscated" : "redacted";
+  write_text(snap_dir / "manifest.json", dump_json(snapshot::manifest_to_json(manifest)));
+
+  auto replay = ReplayView::open(snap_dir);
+  if (!replay) {
+    std::fprintf(stderr, "gpudoctor: the recorded snapshot does not read back: %s\n", replay.error().c_str());
+    return 3;
+  }
+  Report report = run_pipeline(**replay, *data, opt.check);
+  if (!same_conclusions(live_report.results, report.results))
+    std::fprintf(stderr, "gpudoctor: warning: the redacted snapshot judges differently from the live run\n");
+  report.source_kind = "live";
+  write_text(snap_dir / "report.json", dump_json(report_to_json(report)) + "\n");
+  TextOptions topt;
+  topt.verbose = true;
+  write_text(snap_dir / "report.txt", render_text(report, data->cat, topt));
+
+  std::string output = opt.output.empty() ? default_name(live_report.facts.hostname) : opt.output;
+  auto packed = pack_tar_gz(snap_dir, output);
+  if (!packed) {
+    std::fprintf(stderr, "gpudoctor: %s\n", packed.error().c_str());
+    return 2;
+  }
+  Summary s = summarize(report.results);
+  std::fprintf(stderr, "gpudoctor: wrote %s (%d errors, %d warnings; %zu values redacted)\n", output.c_str(), s.error,
+               s.warn, log.redacted.size());
+  std::printf("%s\n", output.c_str());
+  return 0;
+}
+
+} // namespace gpudoctor

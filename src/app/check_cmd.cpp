@@ -1,0 +1,78 @@
+#include <algorithm>
+#include <cstdio>
+
+#include "app/commands.hpp"
+#include "app/pipeline.hpp"
+#include "app/snapshot_source.hpp"
+#include "system/live_view.hpp"
+
+namespace gpudoctor {
+
+int cmd_check(const CheckOptions& opt) {
+  auto data = load_data(opt);
+  if (!data) {
+    std::fprintf(stderr, "gpudoctor: %s\n", data.error().c_str());
+    return 3;
+  }
+  for (const auto& id : opt.only)
+    if (!data->cat.find(id)) {
+      std::fprintf(stderr, "gpudoctor: unknown check id \"%s\" (gpudoctor check --list shows them)\n", id.c_str());
+      return 2;
+    }
+  Report report;
+  if (opt.from) {
+    auto snap = OpenedSnapshot::open(*opt.from);
+    if (!snap) {
+      std::fprintf(stderr, "gpudoctor: cannot read snapshot %s\n", snap.error().c_str());
+      return 2;
+    }
+    report = run_pipeline((*snap)->view(), *data, opt);
+    report.source_kind = "snapshot";
+    report.source_path = *opt.from;
+  } else {
+    LiveView live;
+    report = run_pipeline(live, *data, opt);
+  }
+  print_report(report, *data, opt);
+  return exit_status(report.results, opt.strict);
+}
+
+int cmd_list_checks() {
+  auto cat = load_catalogue();
+  if (!cat) {
+    std::fprintf(stderr, "gpudoctor: %s\n", cat.error().c_str());
+    return 3;
+  }
+  std::size_t width = 0;
+  for (const auto& e : cat->checks) width = std::max(width, e.id.size());
+  for (const auto& e : cat->checks) std::printf("%-*s  %s\n", static_cast<int>(width), e.id.c_str(), e.title.c_str());
+  return 0;
+}
+
+int cmd_explain(const std::string& id) {
+  auto cat = load_catalogue();
+  if (!cat) {
+    std::fprintf(stderr, "gpudoctor: %s\n", cat.error().c_str());
+    return 3;
+  }
+  const CatalogueEntry* e = cat->find(id);
+  if (!e) {
+    if (const FixEntry* f = cat->find_fix(id)) {
+      std::printf("%s: %s\n\n%s\n", f->id.c_str(), f->title.c_str(), f->description.c_str());
+      return 0;
+    }
+    std::fprintf(stderr, "gpudoctor: no check or fix \"%s\" (gpudoctor check --list shows the checks)\n", id.c_str());
+    return 2;
+  }
+  std::printf("%s: %s\n", e->id.c_str(), e->title.c_str());
+  std::printf("Reports %s when the problem is present. Area: %s.\n\n", e->fires_status.c_str(), e->area.c_str());
+  std::printf("What it checks\n  %s\n\nWhy it matters\n  %s\n\nHow to fix it\n  %s\n", e->what.c_str(), e->why.c_str(),
+              e->fix.c_str());
+  for (const auto& fix : e->fixes) {
+    const FixEntry* f = cat->find_fix(fix);
+    std::printf("  gpudoctor fix %s%s\n", fix.c_str(), f ? (" (" + f->title + ")").c_str() : "");
+  }
+  return 0;
+}
+
+} // namespace gpudoctor

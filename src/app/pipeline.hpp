@@ -1,0 +1,28 @@
+// Collect, then judge: the run shared by `check` and `bundle`.
+#pragma once
+
+#include <expected>
+#include <string>
+
+#include "app/commands.hpp"
+#include "check/catalogue.hpp"
+#include "knowledge/knowledge.hpp"
+#include "report/report.hpp"
+#include "system/system_view.hpp"
+
+namespace gpudoctor {
+
+struct Loaded {
+  Knowledge kb;
+  Catalogue cat;
+};
+
+// Loads the knowledge tables and catalogues; the error names the file and line.
+std::expected<Loaded, std::string> load_data(const CheckOptions& opt);
+
+Report run_pipeline(SystemView& view, const Loaded& data, const CheckOptions& opt);
+
+// Prints the report in the requested format to stdout.
+void print_report(const Report& report, const Loaded& data, const CheckOptions& opt);
+
+} // namespace gpudoctor

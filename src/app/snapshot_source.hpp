@@ -1,0 +1,28 @@
+// Opens a snapshot given on the command line: a folder, or a .tar.gz bundle unpacked safely into a
+// temporary folder that lives as long as the returned object.
+#pragma once
+
+#include <expected>
+#include <filesystem>
+#include <memory>
+
+#include "system/replay_view.hpp"
+
+namespace gpudoctor {
+
+class OpenedSnapshot {
+public:
+  ~OpenedSnapshot();
+  OpenedSnapshot(const OpenedSnapshot&) = delete;
+  OpenedSnapshot& operator=(const OpenedSnapshot&) = delete;
+  ReplayView& view() { return *m_view; }
+
+  static std::expected<std::unique_ptr<OpenedSnapshot>, std::string> open(const std::filesystem::path& path);
+
+private:
+  OpenedSnapshot() = default;
+  std::unique_ptr<ReplayView> m_view;
+  std::filesystem::path m_temp_dir; // removed on destruction; empty for a folder
+};
+
+} // namespace gpudoctor

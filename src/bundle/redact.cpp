@@ -1,0 +1,114 @@
+#include "bundle/redact.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include "system/snapshot.hpp"
+#include "util/json.hpp"
+#include "util/text.hpp"
+
+namespace gpudoctor {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* k_redacted = "<redacted>";
+
+std::string read_all(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void write_all(const fs::path& p, const std::string& s) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out << s;
+}
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  if (from.empty()) return s;
+  std::size_t pos = 0;
+  while ((pos = s.find(from, pos)) != std::string::npos) {
+    s.replace(pos, from.size(), to);
+    pos += to.size();
+  }
+  return s;
+}
+
+} // namespace
+
+bool is_secret_name(const std::string& name) {
+  std::string n = text::lower(name);
+  for (const char* part : {"token", "secret", "password", "passwd", "api_key", "apikey", "credential", "private_key"})
+    if (text::contains(n, part)) return true;
+  return text::ends_with(n, "_key") || n == "key";
+}
+
+std::string redact_url_credentials(const std::string& value) {
+  std::string out;
+  std::size_t pos = 0;
+  while (pos < value.size()) {
+    auto scheme = value.find("://", pos);
+    if (scheme == std::string::npos) break;
+    std::size_t start = scheme + 3;
+    std::size_t end = value.find_first_of("/ ,;\"'", start);
+    if (end == std::string::npos) end = value.size();
+    std::size_t at = value.rfind('@', end == 0 ? 0 : end - 1);
+    out += value.substr(pos, start - pos);
+    if (at != std::string::npos && at >= start && at < end) {
+      out += k_redacted;
+      pos = at; // keep "@host..."
+    } else {
+      pos = start;
+    }
+  }
+  out += value.substr(pos);
+  return out;
+}
+
+RedactionLog redact_snapshot(const fs::path& dir, bool obfuscate) {
+  RedactionLog log;
+  Identity id;
+  if (auto j = parse_json(read_all(dir / "identity.json")); j && j->is_object()) id = snapshot::identity_from_json(*j);
+  std::map<std::string, std::string> stand_ins;
+  if (obfuscate) {
+    if (!id.hostname.empty()) stand_ins[id.hostname] = "host-1";
+    if (!id.user.empty() && id.user != "root") stand_ins[id.user] = "user-1";
+  }
+  auto scrub = [&](std::string s) {
+    for (const auto& [from, to] : stand_ins) s = replace_all(s, from, to);
+    return s;
+  };
+  if (auto j = parse_json(read_all(dir / "env.json")); j && j->is_object()) {
+    Json out = Json::object();
+    for (const auto& [name, value] : j->items()) {
+      std::string v = value.is_string() ? value.get<std::string>() : "";
+      if (is_secret_name(name)) {
+        log.redacted.push_back("env:" + name);
+        out[name] = k_redacted;
+        continue;
+      }
+      std::string without_credentials = redact_url_credentials(v);
+      if (without_credentials != v) log.redacted.push_back("env:" + name);
+      out[name] = scrub(without_credentials);
+    }
+    write_all(dir / "env.json", dump_json(out));
+  }
+  if (obfuscate) {
+    if (stand_ins.count(id.hostname)) {
+      id.hostname = stand_ins[id.hostname];
+      log.redacted.push_back("hostname");
+    }
+    if (stand_ins.count(id.user)) {
+      id.user = stand_ins[id.user];
+      id.home = scrub(id.home);
+      log.redacted.push_back("user");
+    }
+    write_all(dir / "identity.json", dump_json(snapshot::identity_to_json(id)));
+  }
+  return log;
+}
+
+} // namespace gpudoctor

@@ -1,0 +1,23 @@
+// Redaction of a recorded snapshot before it leaves the machine (snapshot-v1 "Redaction").
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gpudoctor {
+
+// Names that look like secrets: *TOKEN*, *SECRET*, *PASSWORD*, *PASSWD*, *_KEY, *API_KEY*, *CREDENTIAL*.
+bool is_secret_name(const std::string& name);
+// "https://user:pass@host/x" -> "https://<redacted>@host/x"; other text unchanged.
+std::string redact_url_credentials(const std::string& value);
+
+struct RedactionLog {
+  std::vector<std::string> redacted; // manifest "redacted": "env:NAME", "hostname", "user"
+};
+
+// Rewrites env.json (secrets; with `obfuscate` also the hostname and user names) and identity.json in place.
+RedactionLog redact_snapshot(const std::filesystem::path& dir, bool obfuscate);
+
+} // namespace gpudoctor

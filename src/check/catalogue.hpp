@@ -1,0 +1,40 @@
+// The check catalogue (checks/catalogue.yaml): id, title, area and the text `gpudoctor explain` prints.
+#pragma once
+
+#include <expected>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpudoctor {
+
+struct CatalogueEntry {
+  std::string id;
+  std::string title;
+  std::string area; // hardware, drivers, toolkits, environment, permissions, python, tools
+  std::string fires_status; // the status when the problem is present
+  std::string what, why, fix;
+  std::vector<std::string> fixes;
+};
+
+struct FixEntry {
+  std::string id;
+  std::string title;
+  std::string description;
+};
+
+struct Catalogue {
+  std::vector<CatalogueEntry> checks;
+  std::vector<FixEntry> fixes;
+  const CatalogueEntry* find(const std::string& id) const;
+  const FixEntry* find_fix(const std::string& id) const;
+};
+
+// Loads checks/catalogue.yaml and fixes/catalogue.yaml (built in, or from `source_dir` when given).
+std::expected<Catalogue, std::string> load_catalogue(const std::string& source_dir = {});
+
+// Human name of an area, in report order.
+std::string area_title(const std::string& area);
+const std::vector<std::string>& area_order();
+
+} // namespace gpudoctor

@@ -1,0 +1,28 @@
+// A check: a pure function of facts and knowledge to results. No I/O, no exceptions expected.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "check/result.hpp"
+#include "facts/facts.hpp"
+#include "knowledge/knowledge.hpp"
+
+namespace gpudoctor {
+
+struct CheckContext {
+  const Facts& facts;
+  const Knowledge& kb;
+};
+
+using CheckFn = void (*)(const CheckContext&, Results&);
+
+struct CheckEntry {
+  const char* id;
+  CheckFn run;
+};
+
+// Every check, in the order they run; defined in checks/registry.cpp.
+const std::vector<CheckEntry>& check_registry();
+
+} // namespace gpudoctor

@@ -1,0 +1,30 @@
+#include "check/runner.hpp"
+
+#include <algorithm>
+
+namespace gpudoctor {
+
+std::vector<Result> run_checks(const CheckContext& ctx, const Catalogue& cat, const std::vector<std::string>& only) {
+  std::vector<Result> all;
+  for (const auto& entry : check_registry()) {
+    if (!only.empty() && std::find(only.begin(), only.end(), entry.id) == only.end()) continue;
+    Results results;
+    try {
+      entry.run(ctx, results);
+    } catch (const std::exception& e) {
+      // A bug in one check must not hide the others' conclusions.
+      results = Results{};
+      results.skip("", std::string("this check failed inside gpudoctor: ") + e.what());
+    }
+    if (results.items().empty()) results.pass("", "no problem found");
+    const CatalogueEntry* info = cat.find(entry.id);
+    for (auto& r : results.items()) {
+      r.id = entry.id;
+      r.title = info ? info->title : entry.id;
+      all.push_back(std::move(r));
+    }
+  }
+  return all;
+}
+
+} // namespace gpudoctor

@@ -1,0 +1,91 @@
+// AMD: /dev/kfd, the KFD topology (Documentation: drivers/gpu/drm/amd/amdkfd, libhsakmt topology.c), rocminfo.
+#include <algorithm>
+
+#include "collect/collectors.hpp"
+#include "parse/parsers.hpp"
+#include "util/text.hpp"
+
+namespace gpudoctor {
+
+namespace {
+
+void collect_kfd_topology(SystemView& view, AmdFacts& amd) {
+  const std::string base = "/sys/class/kfd/kfd/topology/nodes";
+  auto nodes = view.list_dir(base);
+  if (!nodes) return;
+  amd.kfd_topology = true;
+  for (const auto& name : *nodes) {
+    auto id = text::to_int(name);
+    if (!id || *id < 0 || *id > 4096) continue;
+    std::string path = base + "/" + name + "/properties";
+    auto text = view.read_file(path);
+    if (!text) continue;
+    KfdNode node = parse::kfd_node_properties(*text, static_cast<int>(*id));
+    node.source = path;
+    amd.kfd_nodes.push_back(std::move(node));
+  }
+  std::sort(amd.kfd_nodes.begin(), amd.kfd_nodes.end(),
+            [](const KfdNode& a, const KfdNode& b) { return a.node_id < b.node_id; });
+}
+
+void collect_rocminfo(SystemView& view, const CollectOptions& opt, AmdFacts& amd, std::vector<ToolRun>& tools) {
+  CommandSpec spec{"rocminfo", {"rocminfo"}, opt.tool_timeout};
+  auto r = view.run(spec);
+  if (!r.found) return;
+  ToolRun run = tool_run_of(r, spec);
+  if (!r.timed_out) {
+    auto info = parse::rocminfo(text::strip_ansi(r.out + "\n" + r.err));
+    amd.rocminfo_ok = info.ok && r.ok();
+    amd.rocminfo_agents = info.agents;
+    if (!info.runtime_version.empty()) amd.rocminfo_runtime_version = {info.runtime_version, "cmd rocminfo"};
+    if (!amd.rocminfo_ok) {
+      std::string failure = info.failure;
+      if (failure.empty()) failure = text::trim(text::strip_ansi(r.err.empty() ? r.out : r.err)).substr(0, 300);
+      if (failure.empty()) failure = "exit status " + (r.exit_code ? std::to_string(*r.exit_code) : "unknown");
+      amd.rocminfo_failure = {failure, "cmd rocminfo"};
+      run.failure = failure;
+      run.evidence_lines = info.failure_lines;
+    }
+  }
+  tools.push_back(std::move(run));
+}
+
+} // namespace
+
+void collect_amd(SystemView& view, const CollectOptions& opt, AmdFacts& amd, std::vector<ToolRun>& tools) {
+  auto kfd = view.stat("/dev/kfd");
+  amd.kfd_device = kfd && kfd->type == FileType::chr;
+  collect_kfd_topology(view, amd);
+  if (auto version = view.read_file("/sys/module/amdgpu/version"))
+    if (!text::trim(*version).empty()) amd.amdgpu_module_version = {text::trim(*version), "/sys/module/amdgpu/version"};
+  collect_rocminfo(view, opt, amd, tools);
+}
+
+void link_amd_nodes(AmdFacts& amd, std::vector<Gpu>& gpus, const Knowledge& kb) {
+  for (auto& gpu : gpus) {
+    if (gpu.vendor != Vendor::amd) continue;
+    // KFD location_id packs bus/device/function as (bus << 8) | (device << 3) | function.
+    auto parts = text::split(gpu.bdf, ':');
+    if (parts.size() != 3) continue;
+    auto domain = text::to_int(parts[0], 16);
+    auto bus = text::to_int(parts[1], 16);
+    auto devfn = text::split(parts[2], '.');
+    if (!domain || !bus || devfn.size() != 2) continue;
+    auto dev = text::to_int(devfn[0], 16), fn = text::to_int(devfn[1], 16);
+    if (!dev || !fn) continue;
+    long long location = (*bus << 8) | (*dev << 3) | *fn;
+    for (const auto& node : amd.kfd_nodes) {
+      if (!node.location_id || *node.location_id != location) continue;
+      if (node.domain && *node.domain != *domain) continue;
+      gpu.kfd = node;
+      if (node.drm_render_minor && *node.drm_render_minor > 0)
+        gpu.render_node = "/dev/dri/renderD" + std::to_string(*node.drm_render_minor);
+      break;
+    }
+    // The KFD's gfx_target_version is what the runtime sees; it names the ISA even for unknown boards.
+    if (gpu.kfd && gpu.kfd->gfx_target_version && *gpu.kfd->gfx_target_version > 0)
+      if (auto gfx = kb.find_gfx(*gpu.kfd->gfx_target_version)) gpu.kfd_target = gfx->target;
+  }
+}
+
+} // namespace gpudoctor

@@ -1,0 +1,34 @@
+#include "collect/collectors.hpp"
+#include "util/text.hpp"
+
+namespace gpudoctor {
+
+std::optional<std::string> find_on_path(SystemView& view, const std::string& name) {
+  auto path = view.env("PATH");
+  if (!path) return std::nullopt;
+  for (const auto& dir : text::split(*path, ':')) {
+    if (dir.empty() || dir[0] != '/') continue; // relative PATH entries depend on the cwd; skip them
+    std::string candidate = dir + "/" + name;
+    auto st = view.stat(candidate);
+    if (st && st->type == FileType::file) return candidate;
+  }
+  return std::nullopt;
+}
+
+ToolRun tool_run_of(const CommandResult& r, const CommandSpec& spec) {
+  ToolRun t;
+  t.key = spec.key;
+  t.program = spec.argv.empty() ? spec.key : spec.argv[0];
+  t.found = r.found;
+  t.timed_out = r.timed_out;
+  t.exit_code = r.exit_code;
+  t.duration_ms = r.duration_ms;
+  t.timeout_ms = static_cast<long>(spec.timeout.count());
+  return t;
+}
+
+std::string file_source(const std::string& path, int line) {
+  return line > 0 ? path + ":" + std::to_string(line) : path;
+}
+
+} // namespace gpudoctor

@@ -1,0 +1,20 @@
+#include "collect/collectors.hpp"
+#include "parse/parsers.hpp"
+#include "util/text.hpp"
+
+namespace gpudoctor {
+
+void collect_modules(SystemView& view, KernelModules& modules) {
+  auto text = view.read_file("/proc/modules");
+  if (!text) return;
+  modules.readable = true;
+  modules.source = "/proc/modules";
+  modules.loaded = parse::proc_modules(*text);
+  // Out-of-tree modules carry MODULE_VERSION; in-tree amdgpu and nouveau usually have none.
+  for (const char* name : {"nvidia", "amdgpu"})
+    if (modules.has(name))
+      if (auto version = view.read_file(std::string("/sys/module/") + name + "/version"))
+        modules.loaded[name] = text::trim(*version);
+}
+
+} // namespace gpudoctor

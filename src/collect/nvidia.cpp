@@ -1,0 +1,83 @@
+// The NVIDIA kernel module and user-space driver: /proc/driver/nvidia/version, nvidia-smi, packages.
+#include <algorithm>
+
+#include "collect/collectors.hpp"
+#include "parse/parsers.hpp"
+#include "util/text.hpp"
+
+namespace gpudoctor {
+
+namespace {
+
+// "550.90.07-0ubuntu1" / "1:550.90.07-1" -> "550.90.07": the upstream part of a package version.
+std::string upstream_version(const std::string& v) {
+  std::string s = v;
+  if (auto colon = s.find(':'); colon != std::string::npos) s = s.substr(colon + 1);
+  if (auto dash = s.find('-'); dash != std::string::npos) s = s.substr(0, dash);
+  return s;
+}
+
+void collect_userspace_packages(const PackageFacts& packages, NvidiaFacts& nvidia) {
+  // Ubuntu: libnvidia-compute-<branch>; Debian: libnvidia-ml1 / libcuda1; NVIDIA's repo: same names.
+  for (const auto& [name, version] : packages.installed) {
+    bool relevant = text::starts_with(name, "libnvidia-compute-") || name == "libnvidia-ml1" ||
+                    name == "libcuda1" || text::starts_with(name, "nvidia-driver-libs");
+    if (!relevant) continue;
+    std::string v = upstream_version(version);
+    if (!v.empty() && std::find(nvidia.libnvidia_ml_versions.begin(), nvidia.libnvidia_ml_versions.end(), v) ==
+                          nvidia.libnvidia_ml_versions.end())
+      nvidia.libnvidia_ml_versions.push_back(v);
+  }
+}
+
+void apply_smi_report(const parse::NvidiaSmiReport& report, const std::string& source, NvidiaFacts& nvidia) {
+  if (!report.driver_version.empty()) nvidia.smi_driver_version = {report.driver_version, source};
+  if (!report.cuda_version.empty()) nvidia.smi_cuda_version = {report.cuda_version, source};
+  nvidia.smi_gpus = report.gpus;
+}
+
+// Runs nvidia-smi (XML first; the table only when a snapshot has nothing else) and records what it says.
+void collect_smi(SystemView& view, const CollectOptions& opt, NvidiaFacts& nvidia, std::vector<ToolRun>& tools) {
+  CommandSpec spec{"nvidia-smi-xml", {"nvidia-smi", "-q", "-x"}, opt.tool_timeout};
+  auto r = view.run(spec);
+  if (!r.found) {
+    spec = CommandSpec{"nvidia-smi", {"nvidia-smi"}, opt.tool_timeout};
+    r = view.run(spec);
+    if (!r.found) return;
+  }
+  ToolRun run = tool_run_of(r, spec);
+  std::string source = "cmd " + spec.key;
+  if (r.ok()) {
+    auto report = spec.key == "nvidia-smi-xml" ? parse::nvidia_smi_xml(r.out) : parse::nvidia_smi_table(r.out);
+    if (report) apply_smi_report(*report, source, nvidia);
+  } else if (!r.timed_out) {
+    auto failure = parse::nvidia_smi_failure(text::strip_ansi(r.out + "\n" + r.err));
+    using Kind = parse::NvidiaSmiFailure::Kind;
+    nvidia.smi_no_driver = failure.kind == Kind::no_driver;
+    nvidia.smi_mismatch = failure.kind == Kind::version_mismatch;
+    if (!failure.nvml_library_version.empty())
+      nvidia.nvml_library_version = {failure.nvml_library_version, source};
+    run.failure = failure.message.empty() ? text::trim(r.err.empty() ? r.out : r.err) : failure.message;
+    if (run.failure.size() > 300) run.failure = run.failure.substr(0, 300) + "...";
+  }
+  tools.push_back(std::move(run));
+}
+
+} // namespace
+
+void collect_nvidia(SystemView& view, const CollectOptions& opt, const PackageFacts& packages, NvidiaFacts& nvidia,
+                    std::vector<ToolRun>& tools) {
+  if (auto text = view.read_file("/proc/driver/nvidia/version")) {
+    if (auto v = parse::nvidia_proc_version(*text)) {
+      nvidia.kernel_module_version = {v->version, "/proc/driver/nvidia/version:1"};
+      nvidia.open_kernel_module = v->open;
+    }
+  }
+  if (!nvidia.kernel_module_version)
+    if (auto text = view.read_file("/sys/module/nvidia/version"))
+      if (!text::trim(*text).empty()) nvidia.kernel_module_version = {text::trim(*text), "/sys/module/nvidia/version"};
+  collect_userspace_packages(packages, nvidia);
+  collect_smi(view, opt, nvidia, tools);
+}
+
+} // namespace gpudoctor

@@ -1,0 +1,43 @@
+#include "collect/collectors.hpp"
+#include "parse/parsers.hpp"
+#include "util/text.hpp"
+
+namespace gpudoctor {
+
+void collect_os(SystemView& view, OsFacts& os) {
+  for (const char* path : {"/etc/os-release", "/usr/lib/os-release"}) {
+    auto text = view.read_file(path);
+    if (!text) continue;
+    auto rel = parse::os_release(*text);
+    std::string src = file_source(path);
+    if (!rel.id.empty()) os.id = {rel.id, src};
+    if (!rel.version_id.empty()) os.version_id = {rel.version_id, src};
+    if (!rel.codename.empty()) os.codename = {rel.codename, src};
+    if (!rel.pretty_name.empty()) os.pretty_name = {rel.pretty_name, src};
+    os.id_like = rel.id_like;
+    break;
+  }
+  // The kernel's own files; `uname -r` would give the same and cost a process.
+  if (auto release = view.read_file("/proc/sys/kernel/osrelease"))
+    os.kernel_release = {text::trim(*release), "/proc/sys/kernel/osrelease"};
+  if (auto cmdline = view.read_file("/proc/cmdline")) os.kernel_cmdline = {text::trim(*cmdline), "/proc/cmdline"};
+  if (auto arch = view.read_file("/proc/sys/kernel/arch")) os.architecture = {text::trim(*arch), "/proc/sys/kernel/arch"};
+  if (os.kernel_release && text::contains(text::lower(*os.kernel_release), "microsoft")) os.wsl = true;
+
+  if (view.exists("/.dockerenv")) {
+    os.in_container = true;
+    os.container_evidence = "/.dockerenv exists";
+  } else if (view.exists("/run/.containerenv")) {
+    os.in_container = true;
+    os.container_evidence = "/run/.containerenv exists";
+  } else if (auto cgroup = view.read_file("/proc/1/cgroup")) {
+    for (const char* marker : {"docker", "kubepods", "containerd", "lxc", "libpod"})
+      if (text::contains(*cgroup, marker)) {
+        os.in_container = true;
+        os.container_evidence = std::string("/proc/1/cgroup mentions ") + marker;
+        break;
+      }
+  }
+}
+
+} // namespace gpudoctor

@@ -1,0 +1,93 @@
+// GPUs from PCI sysfs, without any vendor tool (Documentation/ABI/testing/sysfs-bus-pci).
+#include <algorithm>
+
+#include "collect/collectors.hpp"
+#include "parse/parsers.hpp"
+#include "util/text.hpp"
+
+namespace gpudoctor {
+
+namespace {
+
+constexpr unsigned k_vendor_nvidia = 0x10de;
+constexpr unsigned k_vendor_amd = 0x1002;
+
+std::optional<unsigned> read_hex(SystemView& view, const std::string& path) {
+  auto text = view.read_file(path);
+  if (!text) return std::nullopt;
+  auto v = text::to_int(*text, 16);
+  if (!v || *v < 0 || *v > 0xffffffffLL) return std::nullopt;
+  return static_cast<unsigned>(*v);
+}
+
+std::optional<std::string> read_trimmed(SystemView& view, const std::string& path) {
+  auto text = view.read_file(path);
+  if (!text) return std::nullopt;
+  std::string t = text::trim(*text);
+  if (t.empty() || t == "Unknown") return std::nullopt; // "Unknown" speed: link down or not PCIe
+  return t;
+}
+
+// Display controllers (class 0x03xx) and processing accelerators (0x1200, Instinct) are GPUs here.
+bool is_gpu_class(unsigned pci_class) { return (pci_class >> 16) == 0x03 || (pci_class >> 8) == 0x1200; }
+
+std::optional<std::string> pci_ids_text(SystemView& view) {
+  for (const char* path : {"/usr/share/misc/pci.ids", "/usr/share/hwdata/pci.ids", "/usr/share/pci.ids"})
+    if (auto text = view.read_file(path)) return text;
+  return std::nullopt;
+}
+
+} // namespace
+
+void collect_pci_gpus(SystemView& view, const Knowledge& kb, std::vector<Gpu>& gpus) {
+  const std::string base = "/sys/bus/pci/devices";
+  auto devices = view.list_dir(base);
+  if (!devices) return;
+  for (const auto& bdf : *devices) {
+    std::string dir = base + "/" + bdf;
+    auto pci_class = read_hex(view, dir + "/class");
+    if (!pci_class || !is_gpu_class(*pci_class)) continue;
+    auto vendor = read_hex(view, dir + "/vendor");
+    if (!vendor || (*vendor != k_vendor_nvidia && *vendor != k_vendor_amd)) continue;
+    Gpu gpu;
+    gpu.bdf = bdf;
+    gpu.source = dir;
+    gpu.pci_class = *pci_class;
+    gpu.vendor_id = *vendor;
+    gpu.vendor = *vendor == k_vendor_nvidia ? Vendor::nvidia : Vendor::amd;
+    gpu.device_id = read_hex(view, dir + "/device").value_or(0);
+    gpu.subsystem_vendor = read_hex(view, dir + "/subsystem_vendor");
+    gpu.subsystem_device = read_hex(view, dir + "/subsystem_device");
+    gpu.revision = read_hex(view, dir + "/revision");
+    if (auto link = view.read_link(dir + "/driver")) {
+      std::string name = link->substr(link->find_last_of('/') + 1);
+      gpu.driver = {name, dir + "/driver -> " + *link};
+    }
+    if (auto numa = view.read_file(dir + "/numa_node"))
+      if (auto n = text::to_int(*numa); n && *n >= 0) gpu.numa_node = static_cast<int>(*n);
+    gpu.link_speed_current = read_trimmed(view, dir + "/current_link_speed");
+    gpu.link_speed_max = read_trimmed(view, dir + "/max_link_speed");
+    for (auto [file, sink] : {std::pair{"/current_link_width", &gpu.link_width_current},
+                              std::pair{"/max_link_width", &gpu.link_width_max}})
+      if (auto w = read_trimmed(view, dir + file))
+        if (auto n = text::to_int(*w); n && *n > 0 && *n <= 64) *sink = static_cast<int>(*n);
+    if (gpu.vendor == Vendor::amd)
+      if (auto vram = view.read_file(dir + "/mem_info_vram_total"))
+        if (auto n = text::to_int(*vram); n && *n > 0) gpu.vram_bytes_sysfs = static_cast<std::uint64_t>(*n);
+    if (auto drm = view.list_dir(dir + "/drm"))
+      for (const auto& name : *drm)
+        if (text::starts_with(name, "renderD")) gpu.render_node = "/dev/dri/" + name;
+    gpu.model = kb.find_gpu(gpu.vendor_id, gpu.device_id, gpu.revision, gpu.subsystem_device);
+    gpus.push_back(std::move(gpu));
+  }
+  std::sort(gpus.begin(), gpus.end(), [](const Gpu& a, const Gpu& b) { return a.bdf < b.bdf; });
+  for (std::size_t i = 0; i < gpus.size(); ++i) gpus[i].index = static_cast<int>(i);
+  if (gpus.empty()) return;
+  // pci.ids is large: read it only when there is a GPU to name.
+  if (auto ids = pci_ids_text(view))
+    for (auto& gpu : gpus)
+      gpu.pci_ids_name =
+          parse::pci_ids_name(*ids, gpu.vendor_id, gpu.device_id, gpu.subsystem_vendor, gpu.subsystem_device);
+}
+
+} // namespace gpudoctor

@@ -1,0 +1,45 @@
+#include "facts/facts.hpp"
+
+#include <cstdio>
+
+namespace gpudoctor {
+
+std::string vendor_name(Vendor v) {
+  switch (v) {
+  case Vendor::nvidia: return "NVIDIA";
+  case Vendor::amd: return "AMD";
+  case Vendor::other: break;
+  }
+  return "other";
+}
+
+std::string Gpu::display_name() const {
+  if (model && !model->name.empty()) return model->name;
+  if (pci_ids_name) return *pci_ids_name;
+  char ids[32];
+  std::snprintf(ids, sizeof ids, "%04x:%04x", vendor_id, device_id);
+  return vendor_name(vendor) + " GPU " + ids;
+}
+
+std::string Gpu::subject() const { return "gpu" + std::to_string(index) + " (" + bdf + ")"; }
+
+std::string Gpu::arch() const {
+  if (kfd_target) return *kfd_target;
+  if (model) return model->arch;
+  return {};
+}
+
+std::optional<long long> Gpu::gfx_target_version() const {
+  if (kfd && kfd->gfx_target_version && *kfd->gfx_target_version > 0) return kfd->gfx_target_version;
+  if (model) return model->gfx_target_version;
+  return std::nullopt;
+}
+
+std::size_t Facts::count(Vendor v) const {
+  std::size_t n = 0;
+  for (const auto& gpu : gpus)
+    if (gpu.vendor == v) ++n;
+  return n;
+}
+
+} // namespace gpudoctor

@@ -1,0 +1,294 @@
+// Reads the knowledge files (checks/knowledge/*.yaml) into Knowledge. Row schemas: docs/knowledge.md.
+// yaml-cpp throws, and so does this file internally (Failure); load_knowledge turns both into an error.
+#include "knowledge/knowledge.hpp"
+#include "util/embedded.hpp"
+#include "util/text.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+namespace gpudoctor {
+namespace {
+
+struct Failure {
+  YAML::Mark mark;
+  std::string message;
+};
+
+[[noreturn]] void fail(const YAML::Node& at, std::string message) {
+  throw Failure{at.IsDefined() ? at.Mark() : YAML::Mark::null_mark(), std::move(message)};
+}
+
+std::string where(const std::string& file, const YAML::Mark& mark) {
+  return mark.is_null() ? file : file + ":" + std::to_string(mark.line + 1);
+}
+
+// Digits separated by dots, min_parts..max_parts of them: "550.54.14", "12.4".
+bool dotted_number(const std::string& s, std::size_t min_parts, std::size_t max_parts) {
+  auto parts = text::split(s, '.', true);
+  if (parts.size() < min_parts || parts.size() > max_parts) return false;
+  return std::ranges::all_of(parts, [](const std::string& p) {
+    return !p.empty() && std::ranges::all_of(p, [](char c) { return c >= '0' && c <= '9'; });
+  });
+}
+
+// One row of a table: its fields are read by name and every field must be known.
+class Row {
+public:
+  Row(const YAML::Node& node, std::initializer_list<const char*> allowed) : node_(node) {
+    if (!node.IsMap()) fail(node, "a row must be a mapping of field: value");
+    for (const auto& kv : node) {
+      std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "";
+      if (std::ranges::none_of(allowed, [&](const char* a) { return key == a; }))
+        fail(kv.first, "unknown field '" + key + "'");
+    }
+  }
+  const YAML::Node& node() const { return node_; }
+  bool has(const char* key) const { return node_[key].IsDefined() && !node_[key].IsNull(); }
+
+  [[noreturn]] void bad(const char* key, const std::string& what) const {
+    fail(node_[key], "field '" + std::string(key) + "' " + what);
+  }
+  std::string str(const char* key) const {
+    YAML::Node v = node_[key];
+    if (!v.IsDefined() || v.IsNull()) fail(node_, "missing required field '" + std::string(key) + "'");
+    if (!v.IsScalar() || text::trim(v.Scalar()).empty()) bad(key, "must be a non-empty text");
+    return v.Scalar();
+  }
+  std::string version(const char* key, std::size_t min_parts, std::size_t max_parts) const {
+    std::string s = str(key);
+    if (!dotted_number(s, min_parts, max_parts)) bad(key, "is not a dotted version: '" + s + "'");
+    return s;
+  }
+  long long integer(const char* key) const {
+    auto v = text::to_int(str(key), 10);
+    if (!v || *v <= 0) bad(key, "must be a positive decimal integer");
+    return *v;
+  }
+  unsigned hex(const char* key, unsigned max) const {
+    std::string s = str(key);
+    auto v = text::starts_with(text::lower(s), "0x") ? text::to_int(s, 16) : std::nullopt;
+    if (!v || *v < 0 || *v > max) bad(key, "must be a 0x hex id, got '" + s + "'");
+    return static_cast<unsigned>(*v);
+  }
+  double number(const char* key) const {
+    auto v = text::to_double(str(key));
+    if (!v || !(*v > 0) || *v > 1e6) bad(key, "must be a positive number");
+    return *v;
+  }
+  bool flag(const char* key) const {
+    if (!has(key)) return false;
+    std::string s = str(key);
+    if (s != "true" && s != "false") bad(key, "must be true or false");
+    return s == "true";
+  }
+
+private:
+  YAML::Node node_;
+};
+
+class Loader {
+public:
+  Knowledge kb;
+
+  void load(const std::string& label, const std::string& content) {
+    file_ = label;
+    name_ = std::filesystem::path(label).filename().string();
+    file_sources_.clear();
+    const YAML::Node doc = YAML::Load(content);
+    if (!doc.IsMap()) fail(doc, "expected a mapping of tables (sources:, gpus:, ...) at the top");
+    if (doc["sources"].IsDefined()) read_sources(doc["sources"]);
+    for (const auto& kv : doc) {
+      std::string table = kv.first.IsScalar() ? kv.first.Scalar() : "";
+      if (table == "sources") continue;
+      const YAML::Node& rows = kv.second;
+      if (!rows.IsSequence()) fail(rows.IsNull() ? kv.first : rows, "'" + table + "' must be a list of rows");
+      for (const auto& row : rows)
+        read_row(table, kv.first, row);
+    }
+  }
+
+private:
+  std::string file_, name_;
+  std::set<std::string> file_sources_;
+  std::map<std::string, std::string> source_origin_; // key -> file that defined it
+  std::map<std::string, std::string> seen_;          // table + row key -> "file:line"
+
+  void read_sources(const YAML::Node& node) {
+    if (!node.IsMap()) fail(node, "'sources' must be a mapping of key: citation");
+    for (const auto& kv : node) {
+      if (!kv.first.IsScalar() || !kv.second.IsScalar() || text::trim(kv.second.Scalar()).empty())
+        fail(kv.first, "a source must be 'KEY: citation'");
+      const std::string& key = kv.first.Scalar();
+      auto [it, added] = kb.sources.emplace(key, kv.second.Scalar());
+      if (!added && it->second != kv.second.Scalar())
+        fail(kv.first, "source '" + key + "' differs from its definition in " + source_origin_[key]);
+      source_origin_.emplace(key, file_);
+      file_sources_.insert(key);
+    }
+  }
+
+  // A row's `source`: one key or a list of keys, each defined in this file's sources map.
+  std::string read_source(const Row& row) const {
+    YAML::Node v = row.node()["source"];
+    if (!v.IsDefined() || v.IsNull()) fail(row.node(), "missing required field 'source'");
+    std::vector<std::string> keys;
+    if (v.IsScalar())
+      keys.push_back(v.Scalar());
+    else if (v.IsSequence())
+      for (const auto& k : v)
+        keys.push_back(k.IsScalar() ? k.Scalar() : "");
+    if (keys.empty()) fail(v, "field 'source' must be a key or a list of keys");
+    for (const auto& k : keys)
+      if (!file_sources_.count(k)) fail(v, "source key '" + k + "' is not in this file's sources map");
+    return text::join(keys, ", ");
+  }
+
+  void unique(const YAML::Node& at, const std::string& key, const std::string& what) {
+    auto [it, added] = seen_.emplace(key, where(file_, at.Mark()));
+    if (!added) fail(at, "duplicate " + what + " (first at " + it->second + ")");
+  }
+
+  void read_row(const std::string& table, const YAML::Node& key_node, const YAML::Node& node) {
+    if (table == "gpus") {
+      Row r(node, {"vendor", "device", "revision", "subsystem_device", "name", "arch", "family",
+                   "gfx_target_version", "vram_gib", "vram_uncertain", "source", "uncertain"});
+      GpuRow g;
+      g.vendor_id = r.hex("vendor", 0xffff);
+      if (g.vendor_id != 0x10de && g.vendor_id != 0x1002)
+        fail(node["vendor"], "unknown vendor '" + r.str("vendor") + "' (expected 0x10de or 0x1002)");
+      g.device_id = r.hex("device", 0xffff);
+      if (r.has("revision")) g.revision = r.hex("revision", 0xff);
+      if (r.has("subsystem_device")) g.subsystem_device = r.hex("subsystem_device", 0xffff);
+      g.model.name = r.str("name");
+      g.model.arch = r.str("arch");
+      if (!text::starts_with(g.model.arch, g.vendor_id == 0x10de ? "sm_" : "gfx"))
+        fail(node["arch"], "arch '" + g.model.arch + "' must be sm_XX for NVIDIA and gfxNNNN for AMD");
+      g.model.family = r.str("family");
+      if (r.has("gfx_target_version")) g.model.gfx_target_version = r.integer("gfx_target_version");
+      if (r.has("vram_gib"))
+        g.model.vram_bytes = static_cast<std::uint64_t>(std::llround(r.number("vram_gib") * 1073741824.0));
+      g.vram_uncertain = r.flag("vram_uncertain");
+      g.model.source = "knowledge " + name_ + ": " + read_source(r);
+      g.model.uncertain = r.flag("uncertain");
+      std::ostringstream id;
+      id << std::hex << g.vendor_id << ':' << g.device_id << " rev " << g.revision.value_or(0x100)
+         << " subsys " << g.subsystem_device.value_or(0x10000);
+      unique(node, "gpu " + id.str(), "GPU row");
+      kb.gpus.push_back(std::move(g));
+    } else if (table == "toolkit_min_driver") {
+      Row r(node, {"cuda", "min_driver", "source", "uncertain"});
+      CudaDriverRow c{r.version("cuda", 2, 3), r.version("min_driver", 1, 4), read_source(r),
+                      r.flag("uncertain")};
+      unique(node, "cuda " + c.cuda, "row for CUDA " + c.cuda);
+      kb.cuda_drivers.push_back(std::move(c));
+    } else if (table == "minor_compat") {
+      Row r(node, {"major", "min_driver", "below_branch", "source", "uncertain"});
+      CudaFamilyRow f;
+      f.major = static_cast<int>(r.integer("major"));
+      f.min_driver = r.version("min_driver", 1, 4);
+      if (r.has("below_branch")) f.below_branch = static_cast<int>(r.integer("below_branch"));
+      f.source = read_source(r);
+      f.uncertain = r.flag("uncertain");
+      unique(node, "family " + std::to_string(f.major), "row for CUDA " + std::to_string(f.major) + ".x");
+      kb.cuda_families.push_back(std::move(f));
+    } else if (table == "driver_branches") {
+      Row r(node, {"branch", "max_cuda", "source", "uncertain"});
+      DriverBranchRow b{static_cast<int>(r.integer("branch")), r.version("max_cuda", 2, 3), read_source(r),
+                        r.flag("uncertain")};
+      unique(node, "branch " + std::to_string(b.branch), "row for branch " + std::to_string(b.branch));
+      kb.driver_branches.push_back(std::move(b));
+    } else if (table == "gfx_targets") {
+      Row r(node, {"gfx_target_version", "target", "family", "gc_ip", "products", "source", "uncertain"});
+      GfxRow x;
+      x.gfx_target_version = r.integer("gfx_target_version");
+      x.target = r.str("target");
+      if (!text::starts_with(x.target, "gfx")) fail(node["target"], "target must be an LLVM gfx name");
+      x.family = r.str("family");
+      x.source = read_source(r);
+      if (r.has("gc_ip")) x.gc_ip = r.str("gc_ip");
+      if (r.has("products")) x.products = r.str("products");
+      x.uncertain = r.flag("uncertain");
+      unique(node, "gfx " + std::to_string(x.gfx_target_version),
+             "row for " + std::to_string(x.gfx_target_version));
+      unique(node, "target " + x.target, "row for " + x.target);
+      kb.gfx_targets.push_back(std::move(x));
+    } else if (table == "gpu_env_prefixes" || table == "gpu_env_names") {
+      bool prefix = table == "gpu_env_prefixes";
+      Row r(node, {prefix ? "prefix" : "name", "source", "uncertain"});
+      std::string v = r.str(prefix ? "prefix" : "name");
+      if (v.find_first_of(" =\t") != std::string::npos) fail(node, "'" + v + "' is not a variable name");
+      read_source(r);
+      r.flag("uncertain");
+      unique(node, table + " " + v, "variable " + v);
+      (prefix ? kb.gpu_env_prefixes : kb.gpu_env_names).push_back(v);
+    } else {
+      fail(key_node, "unknown table '" + table + "'");
+    }
+  }
+};
+
+std::expected<std::vector<std::pair<std::string, std::string>>, std::string>
+read_dir(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::vector<fs::path> paths;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code type_ec; // a dangling link is skipped, not an error for the whole folder
+    if (it->path().extension() == ".yaml" && it->is_regular_file(type_ec)) paths.push_back(it->path());
+  }
+  if (ec) return std::unexpected("cannot read knowledge folder " + dir + ": " + ec.message());
+  std::ranges::sort(paths);
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const auto& p : paths) {
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream content;
+    content << in.rdbuf();
+    if (!in) return std::unexpected("cannot read " + p.string());
+    files.emplace_back(p.string(), content.str());
+  }
+  return files;
+}
+
+} // namespace
+
+std::expected<Knowledge, std::string> load_knowledge(const std::string& dir) {
+  std::string current;
+  try {
+    std::vector<std::pair<std::string, std::string>> files;
+    if (dir.empty()) {
+      for (const auto& [path, content] : embedded_data_files())
+        if (text::starts_with(path, "checks/knowledge/") && text::ends_with(path, ".yaml") &&
+            path.find('/', 17) == std::string::npos)
+          files.emplace_back(path, content);
+    } else {
+      auto read = read_dir(dir);
+      if (!read) return std::unexpected(read.error());
+      files = std::move(*read);
+    }
+    if (files.empty())
+      return std::unexpected("no knowledge files (*.yaml) in " + (dir.empty() ? "the binary" : dir));
+    Loader loader;
+    for (const auto& [label, content] : files) {
+      current = label;
+      loader.load(label, content);
+    }
+    return std::move(loader.kb);
+  } catch (const Failure& f) {
+    return std::unexpected(where(current, f.mark) + ": " + f.message);
+  } catch (const YAML::Exception& e) {
+    return std::unexpected(where(current, e.mark) + ": " + e.msg);
+  } catch (const std::exception& e) {
+    return std::unexpected((current.empty() ? "knowledge" : current) + ": " + e.what());
+  } catch (...) {
+    return std::unexpected((current.empty() ? "knowledge" : current) + ": unexpected error");
+  }
+}
+
+} // namespace gpudoctor

@@ -1,0 +1,100 @@
+// Lookups over the loaded knowledge tables. Pure functions of the tables; none throws.
+#include "knowledge/knowledge.hpp"
+#include "util/text.hpp"
+
+namespace gpudoctor {
+
+std::optional<GpuRow> Knowledge::find_gpu_row(unsigned vendor_id, unsigned device_id,
+                                              std::optional<unsigned> revision,
+                                              std::optional<unsigned> subsystem_device) const {
+  const GpuRow* best = nullptr;
+  int best_score = -1;
+  for (const auto& row : gpus) {
+    if (row.vendor_id != vendor_id || row.device_id != device_id) continue;
+    int score = 0; // one point per board-specific id that matches; a row naming an id that differs is out
+    if (row.revision) {
+      if (revision != row.revision) continue;
+      ++score;
+    }
+    if (row.subsystem_device) {
+      if (subsystem_device != row.subsystem_device) continue;
+      ++score;
+    }
+    if (score > best_score) {
+      best = &row;
+      best_score = score;
+    }
+  }
+  if (!best) return std::nullopt;
+  return *best;
+}
+
+std::optional<GpuModel> Knowledge::find_gpu(unsigned vendor_id, unsigned device_id,
+                                            std::optional<unsigned> revision,
+                                            std::optional<unsigned> subsystem_device) const {
+  auto row = find_gpu_row(vendor_id, device_id, revision, subsystem_device);
+  if (!row) return std::nullopt;
+  return row->model;
+}
+
+std::optional<CudaDriverRow> Knowledge::min_driver_for_cuda(const std::string& cuda_version) const {
+  // "12.4.1" is Update 1 of 12.4; "13.0.88" (a component's version) and "12.4.0" fall back to the GA row.
+  std::string three = text::version_prefix(cuda_version, 3), two = text::version_prefix(cuda_version, 2);
+  if (two.find('.') == std::string::npos) return std::nullopt;
+  for (const auto& want : {three, two})
+    for (const auto& row : cuda_drivers)
+      if (row.cuda == want) return row;
+  return std::nullopt;
+}
+
+std::optional<CudaFamilyRow> Knowledge::cuda_family(int major) const {
+  for (const auto& row : cuda_families)
+    if (row.major == major) return row;
+  return std::nullopt;
+}
+
+std::optional<bool> Knowledge::driver_runs_cuda(const std::string& driver,
+                                                const std::string& cuda_version) const {
+  if (text::version_prefix(driver, 1).empty()) return std::nullopt;
+  auto release = min_driver_for_cuda(cuda_version);
+  // A driver at or above the release's own minimum runs it (newer drivers always run older toolkits).
+  if (release && text::compare_versions(driver, release->min_driver) >= 0) return true;
+  // Minor-version compatibility: any driver from the family's minimum on runs every minor release of that
+  // major (drivers from below_branch on are newer than the family and run it by backward compatibility).
+  auto major = text::to_int(text::version_prefix(cuda_version, 1));
+  auto family = major ? cuda_family(static_cast<int>(*major)) : std::nullopt;
+  if (family) return text::compare_versions(driver, family->min_driver) >= 0;
+  if (release) return false; // below the release's minimum and no compatibility range for its major
+  return std::nullopt;
+}
+
+std::optional<DriverBranchRow> Knowledge::driver_branch(const std::string& driver) const {
+  auto branch = text::to_int(text::version_prefix(driver, 1));
+  if (!branch) return std::nullopt;
+  for (const auto& row : driver_branches)
+    if (row.branch == *branch) return row;
+  return std::nullopt;
+}
+
+std::optional<GfxRow> Knowledge::find_gfx(long long gfx_target_version) const {
+  for (const auto& row : gfx_targets)
+    if (row.gfx_target_version == gfx_target_version) return row;
+  return std::nullopt;
+}
+
+std::optional<GfxRow> Knowledge::find_gfx_target(const std::string& target) const {
+  std::string name = text::lower(text::trim(target.substr(0, target.find(':'))));
+  for (const auto& row : gfx_targets)
+    if (row.target == name) return row;
+  return std::nullopt;
+}
+
+bool Knowledge::is_gpu_env_var(const std::string& name) const {
+  for (const auto& n : gpu_env_names)
+    if (n == name) return true;
+  for (const auto& p : gpu_env_prefixes)
+    if (text::starts_with(name, p)) return true;
+  return false;
+}
+
+} // namespace gpudoctor

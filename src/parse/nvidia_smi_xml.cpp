@@ -1,0 +1,196 @@
+// nvidia-smi -q -x without an XML library: a tolerant tag scanner that tracks the element path and keeps
+// the few leaf values gpudoctor needs. Unbalanced, truncated or garbage input yields what was read.
+#include "parse/parsers.hpp"
+#include "parse/scan.hpp"
+#include "util/text.hpp"
+
+#include <initializer_list>
+
+namespace gpudoctor::parse {
+
+namespace {
+
+constexpr std::size_t k_max_depth = 128;
+
+bool name_start(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+bool name_char(char c) {
+  return name_start(c) || detail::is_digit(c) || c == '-' || c == '.' || c == ':';
+}
+
+struct Element {
+  std::string_view name;
+  std::size_t content_start = 0;
+};
+
+std::string decode_entities(std::string_view s) {
+  static constexpr std::pair<std::string_view, char> k_entities[] = {
+      {"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}};
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    bool replaced = false;
+    if (s[i] == '&')
+      for (const auto& [ent, c] : k_entities)
+        if (s.substr(i, ent.size()) == ent) {
+          out += c;
+          i += ent.size() - 1;
+          replaced = true;
+          break;
+        }
+    if (!replaced) out += s[i];
+  }
+  return out;
+}
+
+// The value of attribute `key` in `<gpu id="00000000:01:00.0">`.
+std::string attribute(std::string_view attrs, std::string_view key) {
+  for (std::size_t at = attrs.find(key); at != std::string_view::npos; at = attrs.find(key, at + 1)) {
+    if (at > 0 && name_char(attrs[at - 1])) continue;
+    std::size_t p = at + key.size();
+    while (p < attrs.size() && detail::is_space(attrs[p]))
+      ++p;
+    if (p >= attrs.size() || attrs[p] != '=') continue;
+    ++p;
+    while (p < attrs.size() && detail::is_space(attrs[p]))
+      ++p;
+    if (p >= attrs.size() || (attrs[p] != '"' && attrs[p] != '\'')) continue;
+    std::size_t end = attrs.find(attrs[p], p + 1);
+    if (end == std::string_view::npos) return {};
+    return decode_entities(attrs.substr(p + 1, end - p - 1));
+  }
+  return {};
+}
+
+class Reader {
+public:
+  explicit Reader(std::string_view xml) : xml_(xml) {}
+  bool run();
+  NvidiaSmiReport report;
+
+private:
+  std::string_view xml_;
+  std::size_t pos_ = 0;
+  std::vector<Element> stack_;
+  std::optional<std::size_t> gpu_depth_; // index in stack_ of the open <gpu>
+
+  bool skip_past(std::string_view terminator);
+  bool tag();
+  void open(std::string_view name, std::string_view attrs, bool self_closing, std::size_t content_start);
+  void close(std::string_view name, std::size_t close_start);
+  void leaf(std::string_view value);
+  bool rel_path_is(std::initializer_list<std::string_view> names) const;
+};
+
+bool Reader::skip_past(std::string_view terminator) {
+  std::size_t end = xml_.find(terminator, pos_);
+  if (end == std::string_view::npos) return false;
+  pos_ = end + terminator.size();
+  return true;
+}
+
+bool Reader::run() {
+  while (pos_ < xml_.size()) {
+    std::size_t lt = xml_.find('<', pos_);
+    if (lt == std::string_view::npos) break;
+    pos_ = lt;
+    if (!tag()) break;
+  }
+  return !report.driver_version.empty() || !report.cuda_version.empty() || !report.gpus.empty();
+}
+
+// At a '<': comments, declarations (<?xml ?>, <!DOCTYPE ...>), end tags and start tags. False: stop.
+bool Reader::tag() {
+  std::string_view rest = xml_.substr(pos_);
+  if (rest.starts_with("<!--")) return skip_past("-->");
+  if (rest.starts_with("<?")) return skip_past("?>");
+  if (rest.starts_with("<!")) return skip_past(">");
+  std::size_t gt = xml_.find('>', pos_);
+  if (gt == std::string_view::npos) return false;
+  bool closing = rest.size() > 1 && rest[1] == '/';
+  std::size_t n = pos_ + (closing ? 2 : 1);
+  std::size_t name_end = n;
+  if (name_end >= xml_.size() || !name_start(xml_[name_end])) { // a stray '<' in text
+    ++pos_;
+    return true;
+  }
+  while (name_end < gt && name_char(xml_[name_end]))
+    ++name_end;
+  std::string_view name = xml_.substr(n, name_end - n);
+  std::string_view attrs = xml_.substr(name_end, gt - name_end);
+  std::size_t tag_start = pos_;
+  pos_ = gt + 1;
+  if (closing)
+    close(name, tag_start);
+  else
+    open(name, attrs, !attrs.empty() && attrs.back() == '/', pos_);
+  return stack_.size() < k_max_depth;
+}
+
+void Reader::open(std::string_view name, std::string_view attrs, bool self_closing,
+                  std::size_t content_start) {
+  if (self_closing) return; // <processes />
+  if (name == "gpu" && !gpu_depth_) {
+    gpu_depth_ = stack_.size();
+    report.gpus.emplace_back();
+    report.gpus.back().bus_id = attribute(attrs, "id");
+  }
+  stack_.push_back({name, content_start});
+}
+
+void Reader::close(std::string_view name, std::size_t close_start) {
+  std::size_t i = stack_.size();
+  while (i > 0 && stack_[i - 1].name != name)
+    --i;
+  if (i == 0) return; // an end tag that matches nothing open
+  if (i == stack_.size()) {
+    std::string_view content =
+        xml_.substr(stack_.back().content_start, close_start - stack_.back().content_start);
+    if (content.find('<') == std::string_view::npos) leaf(detail::trim_view(content));
+  }
+  stack_.resize(i - 1); // also drops children left unclosed
+  if (gpu_depth_ && stack_.size() <= *gpu_depth_) gpu_depth_.reset();
+}
+
+// The open path below <gpu> is exactly `names`.
+bool Reader::rel_path_is(std::initializer_list<std::string_view> names) const {
+  if (!gpu_depth_ || stack_.size() != *gpu_depth_ + 1 + names.size()) return false;
+  std::size_t i = *gpu_depth_ + 1;
+  for (auto n : names)
+    if (stack_[i++].name != n) return false;
+  return true;
+}
+
+void Reader::leaf(std::string_view value) {
+  std::string_view name = stack_.back().name;
+  if (!gpu_depth_) {
+    if (name == "driver_version" && report.driver_version.empty())
+      report.driver_version = decode_entities(value);
+    if (name == "cuda_version" && report.cuda_version.empty()) report.cuda_version = decode_entities(value);
+    return;
+  }
+  NvidiaSmiGpu& gpu = report.gpus.back();
+  if (rel_path_is({"product_name"}))
+    gpu.name = decode_entities(value);
+  else if (rel_path_is({"uuid"}))
+    gpu.uuid = decode_entities(value);
+  else if (rel_path_is({"pci", "pci_bus_id"}) && !value.empty())
+    gpu.bus_id = decode_entities(value);
+  else if (rel_path_is({"fb_memory_usage", "total"})) {
+    // "81920 MiB"; "N/A" stays empty. The <mig_devices> entries carry their own, deeper fb_memory_usage.
+    std::size_t p = 0;
+    std::string_view number = detail::next_token(value, p);
+    if (detail::next_token(value, p) == "MiB") gpu.memory_total_mib = text::to_int(number);
+  }
+}
+
+} // namespace
+
+std::optional<NvidiaSmiReport> nvidia_smi_xml(std::string_view xml) {
+  Reader reader(xml);
+  if (!reader.run()) return std::nullopt;
+  return std::move(reader.report);
+}
+
+} // namespace gpudoctor::parse

@@ -1,0 +1,82 @@
+// Internal to src/parse: allocation-free line and token scanning over string_views.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+namespace gpudoctor::parse::detail {
+
+inline bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
+}
+inline bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+inline std::string_view trim_view(std::string_view s) {
+  while (!s.empty() && is_space(s.front()))
+    s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back()))
+    s.remove_suffix(1);
+  return s;
+}
+
+// Calls fn(line) for each line, without its '\n' or a trailing '\r'. fn may return false to stop early.
+template <class F> void for_each_line(std::string_view text, F&& fn) {
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if constexpr (std::is_same_v<decltype(fn(line)), bool>) {
+      if (!fn(line)) return;
+    } else {
+      fn(line);
+    }
+    start = end + 1;
+  }
+}
+
+// Leading spaces (a tab counts as one).
+inline std::size_t indent_of(std::string_view line) {
+  std::size_t i = 0;
+  while (i < line.size() && (line[i] == ' ' || line[i] == '\t'))
+    ++i;
+  return i;
+}
+
+// The whitespace-separated token that starts at or after `pos`; `pos` moves past it.
+inline std::string_view next_token(std::string_view s, std::size_t& pos) {
+  while (pos < s.size() && is_space(s[pos]))
+    ++pos;
+  std::size_t start = pos;
+  while (pos < s.size() && !is_space(s[pos]))
+    ++pos;
+  return s.substr(start, pos - start);
+}
+
+// "550.90.07", "12.4", "35.3.1": digits and dots, starting with a digit, with at least one dot.
+inline bool looks_like_version(std::string_view s) {
+  if (s.empty() || !is_digit(s.front()) || s.size() > 64) return false;
+  bool dot = false;
+  for (char c : s) {
+    if (c == '.')
+      dot = true;
+    else if (!is_digit(c))
+      return false;
+  }
+  return dot && s.back() != '.';
+}
+
+// "Key: value" (or any separator): the trimmed value when the trimmed key matches exactly.
+inline std::optional<std::string_view> value_after(std::string_view line, std::string_view key,
+                                                   char sep = ':') {
+  std::size_t pos = line.find(sep);
+  if (pos == std::string_view::npos || trim_view(line.substr(0, pos)) != key) return std::nullopt;
+  return trim_view(line.substr(pos + 1));
+}
+
+} // namespace gpudoctor::parse::detail

@@ -1,0 +1,37 @@
+// The report of one run: facts and results, rendered as JSON (shared/spec/report-v1.md) or text.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "check/catalogue.hpp"
+#include "check/result.hpp"
+#include "facts/facts.hpp"
+#include "util/json.hpp"
+
+namespace gpudoctor {
+
+struct Report {
+  std::string source_kind = "live"; // live | snapshot
+  std::string source_path;          // the snapshot's path, for replays
+  Facts facts;
+  std::vector<Result> results;
+};
+
+struct Summary {
+  int pass = 0, info = 0, warn = 0, error = 0, skip = 0;
+};
+Summary summarize(const std::vector<Result>& results);
+
+Json report_to_json(const Report& report);
+
+struct TextOptions {
+  bool verbose = false; // also list what passed and was skipped
+  bool color = false;
+};
+std::string render_text(const Report& report, const Catalogue& cat, const TextOptions& opt);
+
+// Exit status of `gpudoctor check` (report-v1): 1 on any error result (with `strict`, on warn too).
+int exit_status(const std::vector<Result>& results, bool strict);
+
+} // namespace gpudoctor

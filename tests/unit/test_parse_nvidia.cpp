@@ -1,0 +1,258 @@
+#include "parse/parsers.hpp"
+#include "unit/test_parse_util.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace gpudoctor;
+using gpudoctor::test::realdata;
+using Kind = parse::NvidiaSmiFailure::Kind;
+
+TEST_CASE("parse: /proc/driver/nvidia/version, proprietary, open and Jetson layouts") {
+  auto p = parse::nvidia_proc_version(realdata("proc-driver-nvidia-version-proprietary-1.txt"));
+  REQUIRE(p);
+  CHECK(p->version == "384.98");
+  CHECK_FALSE(p->open);
+  CHECK(p->arch == "x86_64");
+  CHECK(p->gcc == "gcc version 7.2.0 (Ubuntu 7.2.0-8ubuntu3)");
+
+  auto o = parse::nvidia_proc_version(realdata("proc-driver-nvidia-version-open-kmod-1.txt"));
+  REQUIRE(o);
+  CHECK(o->version == "525.60.11");
+  CHECK(o->open);
+  CHECK(o->arch == "x86_64");
+  CHECK(o->gcc == "gcc version 12.2.0 (GCC)");
+
+  // Jetson prints the L4T release where a desktop driver prints its version.
+  auto j = parse::nvidia_proc_version(realdata("proc-driver-nvidia-version-jetson-aarch64-1.txt"));
+  REQUIRE(j);
+  CHECK(j->version == "35.3.1");
+  CHECK(j->open);
+  CHECK(j->arch == "aarch64");
+  CHECK(j->gcc == "gcc version 9.3.0 (Buildroot 2020.08)");
+
+  auto w = parse::nvidia_proc_version(
+      "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.90.07  Fri May 31 09:35:42 UTC 2024\r\n");
+  REQUIRE(w);
+  CHECK(w->version == "550.90.07");
+  CHECK(w->gcc.empty());
+
+  CHECK_FALSE(parse::nvidia_proc_version(""));
+  CHECK_FALSE(parse::nvidia_proc_version("GCC version:  gcc version 12.2.0 (GCC)\n"));
+  CHECK_FALSE(parse::nvidia_proc_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module"));
+}
+
+TEST_CASE("parse: nvidia-smi failures are classified") {
+  auto d = parse::nvidia_smi_failure(realdata("nvidia-smi-fail-no-driver-comm-1.txt"));
+  CHECK(d.kind == Kind::no_driver);
+  CHECK(
+      d.message.starts_with("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver."));
+  CHECK(d.nvml_library_version.empty());
+
+  auto m = parse::nvidia_smi_failure(realdata("nvidia-smi-fail-nvml-mismatch-2.txt"));
+  CHECK(m.kind == Kind::version_mismatch);
+  CHECK(m.nvml_library_version == "550.144");
+  CHECK(m.message == "Failed to initialize NVML: Driver/library version mismatch");
+
+  auto n = parse::nvidia_smi_failure("No devices were found\n");
+  CHECK(n.kind == Kind::no_devices);
+  CHECK(n.message == "No devices were found");
+
+  auto u = parse::nvidia_smi_failure("Failed to initialize NVML: Unknown Error\n");
+  CHECK(u.kind == Kind::other);
+  CHECK(u.message == "Failed to initialize NVML: Unknown Error");
+
+  // Successful outputs say nothing, "No running processes found" included.
+  for (const char* ok : {"nvidia-smi-default-a100-sxm4-40gb-1.txt", "nvidia-smi-default-h200-8gpu-1.txt",
+                         "nvidia-smi-q-h100-sxm-560-1.txt", "nvidia-smi-q-x-rtx3090-1.xml"}) {
+    CAPTURE(ok);
+    auto f = parse::nvidia_smi_failure(realdata(ok));
+    CHECK(f.kind == Kind::none);
+    CHECK(f.message.empty());
+  }
+  CHECK(parse::nvidia_smi_failure("").kind == Kind::none);
+}
+
+TEST_CASE("parse: nvidia-smi -q -x, every realdata sample") {
+  struct Row {
+    const char* file;
+    const char *driver, *cuda, *name, *bus_id, *uuid;
+    long long mib;
+  };
+  const Row rows[] = {
+      // MIG: four <mig_device> blocks carry their own 19968 MiB fb_memory_usage before the GPU's.
+      {"nvidia-smi-q-x-a100-sxm4-80gb-mig-1.xml", "535.54.03", "12.2", "NVIDIA A100-SXM4-80GB",
+       "00000000:01:00.0", "GPU-513536b6-7d19-9063-b049-1e69664bb298", 81920},
+      {"nvidia-smi-q-x-a10g-1.xml", "515.105.01", "11.7", "NVIDIA A10G", "00000000:00:1E.0",
+       "GPU-9a9a6c50-2a47-2f51-a902-b82c3b127e94", 23028},
+      // No DOCTYPE; a driver too old to know the GTX 1660 Ti's name.
+      {"nvidia-smi-q-x-gtx1660ti-old-driver-1.xml", "418.43", "10.1", "Graphics Device", "00000000:43:00.0",
+       "GPU-304a277d-3545-63b8-3a36-dfde3c992989", 5912},
+      {"nvidia-smi-q-x-rtx3080-schema-v13-1.xml", "595.58.03", "13.2", "NVIDIA GeForce RTX 3080",
+       "00000000:0C:00.0", "GPU-19d6d965-2acc-f646-00f8-4c76979aabb4", 10240},
+      {"nvidia-smi-q-x-rtx3080-windows-wddm-1.xml", "536.40", "12.2", "NVIDIA GeForce RTX 3080",
+       "00000000:04:00.0", "GPU-19d6d965-2acc-f646-00f8-4c76979aabb4", 10240},
+      {"nvidia-smi-q-x-rtx3090-1.xml", "525.147.05", "12.0", "NVIDIA GeForce RTX 3090", "00000000:00:10.0",
+       "GPU-12345678-aaaa-bbbb-cccc-0123456789ab", 24576},
+  };
+  for (const auto& r : rows) {
+    CAPTURE(r.file);
+    auto x = parse::nvidia_smi_xml(realdata(r.file));
+    REQUIRE(x);
+    CHECK(x->driver_version == r.driver);
+    CHECK(x->cuda_version == r.cuda);
+    REQUIRE(x->gpus.size() == 1); // the A100 file says attached_gpus 4 but holds one <gpu>
+    CHECK(x->gpus[0].name == r.name);
+    CHECK(x->gpus[0].bus_id == r.bus_id);
+    CHECK(x->gpus[0].uuid == r.uuid);
+    CHECK(x->gpus[0].memory_total_mib == r.mib);
+  }
+}
+
+TEST_CASE("parse: nvidia-smi -q -x, hand-made edge cases") {
+  const char* two = R"(<?xml version="1.0" ?>
+<!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v12.dtd">
+<!-- a comment with <gpu id="bogus"> inside -->
+<nvidia_smi_log><driver_version>550.54.15</driver_version><cuda_version>12.4</cuda_version>
+<gpu id="00000000:17:00.0"><product_name>Tesla &amp; Co &lt;X&gt;</product_name><uuid>GPU-a</uuid>
+<pci><pci_bus_id>00000000:17:00.0</pci_bus_id></pci><fb_memory_usage><total>N/A</total></fb_memory_usage>
+<processes /></gpu>
+<gpu id='00000000:65:00.0'><product_name>Second</product_name><fb_memory_usage><total>1024 MiB</total>
+</fb_memory_usage></gpu></nvidia_smi_log>)";
+  auto x = parse::nvidia_smi_xml(two);
+  REQUIRE(x);
+  CHECK(x->driver_version == "550.54.15");
+  REQUIRE(x->gpus.size() == 2);
+  CHECK(x->gpus[0].name == "Tesla & Co <X>");
+  CHECK(x->gpus[0].bus_id == "00000000:17:00.0");
+  CHECK_FALSE(x->gpus[0].memory_total_mib);
+  CHECK(x->gpus[1].name == "Second");
+  CHECK(x->gpus[1].bus_id == "00000000:65:00.0"); // no <pci>: the id attribute
+  CHECK(x->gpus[1].memory_total_mib == 1024);
+
+  // Truncated inside the first GPU: what was read is kept.
+  std::string cut = realdata("nvidia-smi-q-x-a10g-1.xml").substr(0, 700);
+  auto t = parse::nvidia_smi_xml(cut);
+  REQUIRE(t);
+  CHECK(t->driver_version == "515.105.01");
+  REQUIRE(t->gpus.size() == 1);
+  CHECK(t->gpus[0].name == "NVIDIA A10G");
+  CHECK(t->gpus[0].bus_id == "00000000:00:1E.0");
+
+  CHECK_FALSE(parse::nvidia_smi_xml(""));
+  CHECK_FALSE(parse::nvidia_smi_xml("<html><body>not nvidia</body></html>"));
+  CHECK_FALSE(parse::nvidia_smi_xml(realdata("nvidia-smi-fail-no-driver-comm-1.txt")));
+}
+
+TEST_CASE("parse: nvidia-smi default table, 535, 550/570 and 590 layouts") {
+  auto a = parse::nvidia_smi_table(realdata("nvidia-smi-default-a100-sxm4-40gb-1.txt"));
+  REQUIRE(a);
+  CHECK(a->driver_version == "550.144.03");
+  CHECK(a->cuda_version == "12.4");
+  REQUIRE(a->gpus.size() == 1);
+  CHECK(a->gpus[0].name == "NVIDIA A100-SXM4-40GB");
+  CHECK(a->gpus[0].bus_id == "00000000:81:00.0");
+  CHECK(a->gpus[0].memory_total_mib == 40960);
+
+  // 590: "+---+" under the banner and an empty line before Processes; domains 0009..0039 (Grace Hopper).
+  auto g = parse::nvidia_smi_table(realdata("nvidia-smi-default-gh200-4gpu-590-1.txt"));
+  REQUIRE(g);
+  CHECK(g->driver_version == "590.48.01");
+  CHECK(g->cuda_version == "13.1");
+  REQUIRE(g->gpus.size() == 4);
+  const char* gh_bus[] = {"00000009:01:00.0", "00000019:01:00.0", "00000029:01:00.0", "00000039:01:00.0"};
+  for (std::size_t i = 0; i < 4; ++i) {
+    CHECK(g->gpus[i].name == "NVIDIA GH200 120GB");
+    CHECK(g->gpus[i].bus_id == gh_bus[i]);
+    CHECK(g->gpus[i].memory_total_mib == 97871);
+  }
+
+  auto h = parse::nvidia_smi_table(realdata("nvidia-smi-default-h200-8gpu-1.txt"));
+  REQUIRE(h);
+  CHECK(h->driver_version == "570.133.20");
+  CHECK(h->cuda_version == "12.8");
+  REQUIRE(h->gpus.size() == 8);
+  CHECK(h->gpus[0].bus_id == "00000000:8D:00.0");
+  CHECK(h->gpus[7].bus_id == "00000000:B7:00.0");
+  for (const auto& gpu : h->gpus) {
+    CHECK(gpu.name == "NVIDIA H200");
+    CHECK(gpu.memory_total_mib == 143771);
+    CHECK(gpu.uuid.empty());
+  }
+
+  // 535: narrower Bus-Id column, a spacer line of spaces, an empty process table.
+  auto r = parse::nvidia_smi_table(realdata("nvidia-smi-default-rtx3090-535-1.txt"));
+  REQUIRE(r);
+  CHECK(r->driver_version == "535.161.07");
+  CHECK(r->cuda_version == "12.2");
+  REQUIRE(r->gpus.size() == 1);
+  CHECK(r->gpus[0].name == "NVIDIA GeForce RTX 3090");
+  CHECK(r->gpus[0].bus_id == "00000000:C1:00.0");
+  CHECK(r->gpus[0].memory_total_mib == 24576);
+}
+
+TEST_CASE("parse: nvidia-smi table, hand-made 610 banner, Windows row and failures") {
+  // Hand-written: the 610 table banner with the renamed CUDA label, and a WDDM row.
+  const char* t610 =
+      "| NVIDIA-SMI 610.88                 Driver Version: 610.88         CUDA UMD Version: 13.3     |\n"
+      "|   0  NVIDIA GeForce RTX 3060 ...  WDDM  |   00000000:01:00.0 Off |                  N/A |\n"
+      "| N/A   44C    P8             10W /   80W |     116MiB /   6144MiB |      0%      Default |\n";
+  auto t = parse::nvidia_smi_table(t610);
+  REQUIRE(t);
+  CHECK(t->driver_version == "610.88");
+  CHECK(t->cuda_version == "13.3");
+  REQUIRE(t->gpus.size() == 1);
+  CHECK(t->gpus[0].name == "NVIDIA GeForce RTX 3060 ...");
+  CHECK(t->gpus[0].memory_total_mib == 6144);
+
+  CHECK_FALSE(parse::nvidia_smi_table(""));
+  CHECK_FALSE(parse::nvidia_smi_table(realdata("nvidia-smi-fail-no-driver-comm-1.txt")));
+  CHECK_FALSE(parse::nvidia_smi_table(realdata("nvidia-smi-fail-nvml-mismatch-2.txt")));
+}
+
+TEST_CASE("parse: nvidia-smi -q text, 560 and 610 layouts and a poster's excerpt") {
+  auto h = parse::nvidia_smi_query(realdata("nvidia-smi-q-h100-sxm-560-1.txt"));
+  REQUIRE(h);
+  CHECK(h->driver_version == "560.35.03");
+  CHECK(h->cuda_version == "12.6");
+  REQUIRE(h->gpus.size() == 1);
+  CHECK(h->gpus[0].name == "NVIDIA H100 80GB HBM3");
+  CHECK(h->gpus[0].bus_id == "00000000:DB:00.0");
+  CHECK(h->gpus[0].uuid == "GPU-f7b02328-d6fe-5b1f-9683-15041689bb03");
+  CHECK(h->gpus[0].memory_total_mib == 81559);
+
+  // 610: "Driver Version : 610.88 [Deprecated; ...]" next to the new KMD / CUDA UMD keys.
+  auto w = parse::nvidia_smi_query(realdata("nvidia-smi-q-rtx3060-laptop-windows-610-1.txt"));
+  REQUIRE(w);
+  CHECK(w->driver_version == "610.88");
+  CHECK(w->cuda_version == "13.3");
+  REQUIRE(w->gpus.size() == 1);
+  CHECK(w->gpus[0].name == "NVIDIA GeForce RTX 3060 Laptop GPU");
+  CHECK(w->gpus[0].bus_id == "00000000:01:00.0");
+  CHECK(w->gpus[0].uuid == "GPU-20606811-3bb2-e6b5-ec74-b477d9c1d1d8");
+  CHECK(w->gpus[0].memory_total_mib == 6144);
+
+  auto e = parse::nvidia_smi_query(realdata("nvidia-smi-q-excerpt-a100-ecc-row-remap-pending-1.txt"));
+  REQUIRE(e);
+  CHECK(e->driver_version == "510.73.08");
+  CHECK(e->cuda_version == "11.6");
+  REQUIRE(e->gpus.size() == 1); // "Attached GPUs : 8", the rest elided with "[...]"
+  CHECK(e->gpus[0].name == "NVIDIA A100-SXM4-80GB");
+  CHECK_FALSE(e->gpus[0].memory_total_mib);
+
+  // Only the KMD / CUDA UMD keys (after the deprecated ones are removed).
+  auto k = parse::nvidia_smi_query("KMD Version  : 620.1\nCUDA UMD Version : 14.0\n");
+  REQUIRE(k);
+  CHECK(k->driver_version == "620.1");
+  CHECK(k->cuda_version == "14.0");
+
+  CHECK_FALSE(parse::nvidia_smi_query(realdata("nvidia-smi-fail-nvml-mismatch-2.txt")));
+}
+
+TEST_CASE("parse: nvidia-smi bus id to sysfs BDF") {
+  CHECK(parse::bdf_from_nvidia_bus_id("00000000:8D:00.0") == "0000:8d:00.0");
+  CHECK(parse::bdf_from_nvidia_bus_id("00000009:01:00.0") == "0009:01:00.0");
+  CHECK(parse::bdf_from_nvidia_bus_id("0000:c1:00.0") == "0000:c1:00.0");
+  CHECK(parse::bdf_from_nvidia_bus_id("GPU-0000:00:00.0").empty());
+  CHECK(parse::bdf_from_nvidia_bus_id("00000000:8D:00:0").empty());
+  CHECK(parse::bdf_from_nvidia_bus_id("").empty());
+}
