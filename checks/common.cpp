@@ -64,8 +64,9 @@ std::optional<std::array<int, 3>> parse_hsa_override(const std::string& value) {
 }
 
 std::string gfx_family(const Knowledge& kb, long long gfx_target_version) {
-  if (auto row = kb.find_gfx(gfx_target_version)) return row->family;
-  return "GFX" + std::to_string(gfx_target_version / 10000);
+  if (auto family = kb.isa_family(gfx_target_version)) return *family;
+  return "GFX" + std::to_string(gfx_target_version / 10000) + "." + std::to_string((gfx_target_version / 100) % 100) +
+         " (unknown)";
 }
 
 std::string gfx_name(const Knowledge& kb, long long v) {

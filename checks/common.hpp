@@ -24,7 +24,7 @@ std::string env_evidence(const std::string& name, const std::string& value);
 // HSA_OVERRIDE_GFX_VERSION: exactly three decimal numbers, major <= 63, minor and stepping <= 255
 // (libhsakmt topology.c parses it with "%u.%u.%u%c"). Returns major, minor, stepping.
 std::optional<std::array<int, 3>> parse_hsa_override(const std::string& value);
-// ISA family for a gfx_target_version: the knowledge table's, else "GFX<major>".
+// ISA family for a gfx_target_version (knowledge isa_family); an unknown one is its own family.
 std::string gfx_family(const Knowledge& kb, long long gfx_target_version);
 std::string gfx_name(const Knowledge& kb, long long gfx_target_version);
 

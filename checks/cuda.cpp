@@ -1,6 +1,7 @@
 // cuda.no-driver, cuda.driver-too-old
 #include "checks/common.hpp"
 #include "checks/registry.hpp"
+#include "util/text.hpp"
 
 namespace gpudoctor::checks {
 
@@ -72,7 +73,15 @@ void cuda_driver_too_old(const CheckContext& ctx, Results& out) {
     }
     std::string need = row ? " needs driver " + row->min_driver + " or newer" : " needs a newer driver";
     if (row) evidence.push_back("knowledge cuda.yaml: CUDA " + row->cuda + " >= " + row->min_driver + " (" + row->source + ")");
-    out.add(row && row->uncertain ? Status::warn : Status::error, subject,
+    // An uncertain release row only softens the verdict when no (certain) minor-version compatibility row of
+    // the toolkit's major decided it: below that family's minimum nothing of that major runs.
+    auto major = text::to_int(text::version_prefix(t.version, 1));
+    auto family = major ? ctx.kb.cuda_family(static_cast<int>(*major)) : std::nullopt;
+    bool family_decides = family && !family->uncertain;
+    if (family)
+      evidence.push_back("knowledge cuda.yaml: CUDA " + std::to_string(family->major) + ".x (minor-version compatibility) >= " +
+                         family->min_driver + " (" + family->source + ")");
+    out.add(row && row->uncertain && !family_decides ? Status::warn : Status::error, subject,
             "CUDA " + t.version + need + "; the loaded driver is " + **driver +
                 ". Programs built with it fail with \"CUDA driver version is insufficient\". Upgrade the driver.",
             evidence, {"install-nvidia"});

@@ -71,10 +71,23 @@ void env_hsa_override_mismatch(const CheckContext& ctx, Results& out) {
     std::string real_family = gfx_family(ctx.kb, *real), wanted_family = gfx_family(ctx.kb, wanted);
     std::vector<std::string> evidence = {env_evidence(name, it->second), gpu_evidence(gpu)};
     if (gpu.kfd) evidence.push_back(gpu.kfd->source + ": gfx_target_version " + std::to_string(*real));
-    if (real_family == wanted_family) {
+    // Families come from the knowledge table; a target it lacks only has its major ("GFX10"), which cannot
+    // tell GFX10.1 from GFX10.3: then a different major is still certain, the same major is not.
+    bool known = ctx.kb.find_gfx(*real) && ctx.kb.find_gfx(wanted);
+    bool same_major = *real / 10000 == wanted / 10000;
+    if (wanted == *real || (known && real_family == wanted_family)) {
       out.pass(gpu.subject(), name + "=" + it->second + " makes ROCm load " + wanted_name + " code on this " +
                                   real_name + " GPU, of the same family (" + real_family + ")",
                evidence);
+      continue;
+    }
+    if (!known && same_major) {
+      out.add(Status::warn, gpu.subject(),
+              name + "=" + it->second + " makes ROCm load " + wanted_name + " code on GPU " +
+                  std::to_string(gpu.index) + " (" + gpu.display_name() + "), which is " + real_name +
+                  "; gpudoctor's knowledge tables do not know both targets, so whether they share an ISA family "
+                  "is not known. Unset it unless you know the GPU needs it.",
+              evidence, {"env-unset-hsa-override"});
       continue;
     }
     out.add(Status::error, gpu.subject(),

@@ -13,36 +13,49 @@ struct Verdict {
 };
 
 // Reads a device list the way the runtimes do: indices or UUIDs (GPU-..., MIG-...), comma separated;
-// CUDA stops at the first entry it cannot use, so everything after a bad entry is hidden too.
+// CUDA stops at the first entry it cannot use, so only the entries before a bad one are visible.
+// `uuids`: the GPU UUIDs this variable can name (nvidia-smi's); empty when unknown.
 Verdict judge(const std::string& name, const std::string& value, std::size_t count,
               const std::vector<std::string>& uuids) {
   std::string v = text::trim(value);
   if (v.empty()) return {true, name + " is set but empty: no GPU is visible"};
   if (v == "-1" || v == "NoDevFiles") return {true, name + "=" + v + " hides every GPU"};
   std::size_t usable = 0;
-  for (const auto& raw : text::split(v, ',', true)) {
-    std::string entry = text::trim(raw);
+  auto entries = text::split(v, ',', true);
+  // What a bad entry leaves visible, and what it hides after it.
+  auto consequence = [&](std::size_t position) {
+    std::string s = usable == 0 ? "no GPU is visible"
+                                : "only the " + std::to_string(usable) + " device" + (usable == 1 ? "" : "s") +
+                                      " before it " + (usable == 1 ? "is" : "are") + " visible";
+    if (position + 1 < entries.size()) s += ", and the entries after it are ignored";
+    return s;
+  };
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    std::string entry = text::trim(entries[i]);
     if (auto index = text::to_int(entry)) {
       if (*index < 0 || static_cast<std::size_t>(*index) >= count)
         return {true, name + "=" + v + " names device " + entry + ", but there " + (count == 1 ? "is " : "are ") +
                           std::to_string(count) + " GPU" + (count == 1 ? "" : "s") + " (indices 0.." +
-                          std::to_string(count - 1) + ")" + (usable ? "; devices after it are hidden too" : "")};
+                          std::to_string(count - 1) + "): " + consequence(i)};
       ++usable;
       continue;
     }
-    bool uuid_like = text::starts_with(entry, "GPU-") || text::starts_with(entry, "MIG-");
-    if (uuid_like && !uuids.empty()) {
+    // MIG devices have UUIDs of their own that nvidia-smi's GPU list does not hold: never judged unknown.
+    bool gpu_uuid = text::starts_with(entry, "GPU-");
+    bool uuid_like = gpu_uuid || text::starts_with(entry, "MIG-");
+    if (gpu_uuid && !uuids.empty()) {
       bool known = false;
       for (const auto& u : uuids) known = known || text::starts_with(u, entry);
-      if (!known) return {true, name + " names " + entry + ", which matches no GPU's UUID"};
+      if (!known)
+        return {true, name + " names " + entry + ", which matches no GPU's UUID: " + consequence(i)};
       ++usable;
       continue;
     }
     if (uuid_like) {
-      ++usable; // UUIDs unknown here (no nvidia-smi): give it the benefit of the doubt
+      ++usable; // UUIDs unknown here (no nvidia-smi, MIG, AMD): give it the benefit of the doubt
       continue;
     }
-    return {true, name + "=" + v + " has \"" + entry + "\", which is neither an index nor a UUID"};
+    return {true, name + "=" + v + " has \"" + entry + "\", which is neither an index nor a UUID: " + consequence(i)};
   }
   if (usable == 0) return {true, name + "=" + v + " leaves no GPU visible"};
   return {false, name + "=" + v + " selects " + std::to_string(usable) + " of " + std::to_string(count) + " GPUs"};
@@ -54,18 +67,37 @@ void env_visible_devices_empty(const CheckContext& ctx, Results& out) {
   const Facts& f = ctx.facts;
   std::size_t nvidia = f.count(Vendor::nvidia), amd = f.count(Vendor::amd);
   std::vector<std::string> uuids;
-  for (const auto& g : f.nvidia.smi_gpus) uuids.push_back(g.uuid);
+  for (const auto& g : f.nvidia.smi_gpus)
+    if (!g.uuid.empty()) uuids.push_back(g.uuid);
   bool any = false;
   // CUDA_VISIBLE_DEVICES applies to NVIDIA GPUs, and to HIP on an AMD-only machine (ROCm honours it).
   const std::pair<const char*, std::size_t> vars[] = {{"CUDA_VISIBLE_DEVICES", nvidia ? nvidia : amd},
                                                       {"HIP_VISIBLE_DEVICES", amd},
                                                       {"ROCR_VISIBLE_DEVICES", amd},
                                                       {"GPU_DEVICE_ORDINAL", amd}};
+  auto hip_list = f.env.all.find("HIP_VISIBLE_DEVICES");
+  bool hip_list_set = hip_list != f.env.all.end() && !hip_list->second.empty();
   for (const auto& [name, count] : vars) {
     auto it = f.env.all.find(name);
     if (it == f.env.all.end() || count == 0) continue;
     any = true;
-    Verdict verdict = judge(name, it->second, count, nvidia ? uuids : std::vector<std::string>{});
+    // HIP (ROCclr) reads HIP_VISIBLE_DEVICES when it is not empty, else CUDA_VISIBLE_DEVICES, and filters only
+    // on a non-empty list; OpenCL reads GPU_DEVICE_ORDINAL the same way. Only ROCr filters on an empty
+    // ROCR_VISIBLE_DEVICES. So on AMD GPUs an empty value, or CUDA_VISIBLE_DEVICES beside a HIP list, hides nothing.
+    std::string var = name;
+    bool amd_side = var != "CUDA_VISIBLE_DEVICES" || nvidia == 0;
+    std::string ignored;
+    if (amd_side && var != "ROCR_VISIBLE_DEVICES" && it->second.empty())
+      ignored = var + " is set but empty, which the HIP and OpenCL runtimes treat as unset";
+    else if (var == "CUDA_VISIBLE_DEVICES" && nvidia == 0 && hip_list_set)
+      ignored = "HIP uses HIP_VISIBLE_DEVICES, which is set, instead of CUDA_VISIBLE_DEVICES=" + it->second;
+    if (!ignored.empty()) {
+      out.pass(name, ignored, {env_evidence(name, it->second)});
+      continue;
+    }
+    // nvidia-smi's UUIDs are NVIDIA ones: only CUDA_VISIBLE_DEVICES on a machine with NVIDIA GPUs names them.
+    bool names_nvidia = !amd_side;
+    Verdict verdict = judge(name, it->second, count, names_nvidia ? uuids : std::vector<std::string>{});
     if (verdict.problem)
       out.add(Status::error, name, verdict.message + ".", {env_evidence(name, it->second)}, {"env-visible-devices"});
     else

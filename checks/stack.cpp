@@ -10,8 +10,14 @@ namespace {
 std::string describe_cuda(const Facts& f) {
   for (const auto& c : f.toolkits.cuda)
     if (c.version) return "CUDA " + *c.version + " (" + c.path + ")";
-  if (f.toolkits.nvcc_version) return "CUDA " + *f.toolkits.nvcc_version + " (" + *f.toolkits.nvcc_path + ")";
-  return "a CUDA toolkit";
+  if (f.toolkits.nvcc_version && f.toolkits.nvcc_path)
+    return "CUDA " + *f.toolkits.nvcc_version + " (" + *f.toolkits.nvcc_path + ")";
+  if (cuda_toolkit_installed(f)) return "a CUDA toolkit";
+  // No toolkit, only the driver's user-space libraries (libnvidia-compute-*, libcuda1) from packages.
+  if (!f.nvidia.libnvidia_ml_versions.empty())
+    return "the NVIDIA user-space driver " + f.nvidia.libnvidia_ml_versions.front() + " (" +
+           (f.packages.source.empty() ? std::string("packages") : f.packages.source) + ")";
+  return "the NVIDIA stack";
 }
 
 std::string describe_rocm(const Facts& f) {

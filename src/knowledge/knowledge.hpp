@@ -80,6 +80,9 @@ struct Knowledge {
   // The branch row of a driver version ("535.104.05" -> R535, CUDA 12.2); exact branch only.
   std::optional<DriverBranchRow> driver_branch(const std::string& driver) const;
   std::optional<GfxRow> find_gfx(long long gfx_target_version) const;
+  // The ISA family of a gfx_target_version, also for one the table lacks: the family of the rows with the
+  // same major.minor, else of the same major when those all agree (110005 -> GFX11; 100200 -> none).
+  std::optional<std::string> isa_family(long long gfx_target_version) const;
   // `target` as rocminfo prints it: case and a ":sramecc+:xnack-" feature suffix are ignored.
   std::optional<GfxRow> find_gfx_target(const std::string& target) const;
   bool is_gpu_env_var(const std::string& name) const;

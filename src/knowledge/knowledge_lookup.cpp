@@ -82,6 +82,23 @@ std::optional<GfxRow> Knowledge::find_gfx(long long gfx_target_version) const {
   return std::nullopt;
 }
 
+std::optional<std::string> Knowledge::isa_family(long long gfx_target_version) const {
+  if (gfx_target_version <= 0) return std::nullopt;
+  if (auto row = find_gfx(gfx_target_version)) return row->family;
+  // The family every row within `divisor` of the version shares, if they agree.
+  auto shared = [&](long long divisor) -> std::optional<std::string> {
+    std::optional<std::string> family;
+    for (const auto& row : gfx_targets) {
+      if (row.gfx_target_version / divisor != gfx_target_version / divisor) continue;
+      if (family && *family != row.family) return std::nullopt;
+      family = row.family;
+    }
+    return family;
+  };
+  if (auto family = shared(100)) return family;
+  return shared(10000);
+}
+
 std::optional<GfxRow> Knowledge::find_gfx_target(const std::string& target) const {
   std::string name = text::lower(text::trim(target.substr(0, target.find(':'))));
   for (const auto& row : gfx_targets)

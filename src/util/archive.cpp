@@ -44,7 +44,7 @@ std::expected<void, std::string> pack_tar_gz(const fs::path& dir, const fs::path
   for (; it != end; it.increment(ec)) {
     if (ec) return std::unexpected("cannot read " + dir.string() + ": " + ec.message());
     const fs::path& p = it->path();
-    std::string rel = fs::relative(p, dir, ec).generic_string();
+    std::string rel = p.lexically_relative(dir).generic_string(); // never through links
     struct stat st {};
     if (::lstat(p.c_str(), &st) != 0) continue;
     EntryPtr entry(archive_entry_new(), &archive_entry_free);
@@ -91,8 +91,13 @@ std::expected<void, std::string> extract_archive(const fs::path& archive_path, c
   if (archive_read_open_filename(in.get(), archive_path.c_str(), 65536) != ARCHIVE_OK)
     return std::unexpected("not a readable archive: " + error_of(in.get()));
   WritePtr disk(archive_write_disk_new(), &archive_write_free);
+  // Member names are checked below and joined to `root`; libarchive then refuses ".." and writing through
+  // any symlink on the way (a member may not redirect a later one outside).
   archive_write_disk_set_options(disk.get(), ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SECURE_NODOTDOT |
-                                                 ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS | ARCHIVE_EXTRACT_NO_OVERWRITE);
+                                                 ARCHIVE_EXTRACT_NO_OVERWRITE);
+  std::error_code ec;
+  fs::path root = fs::canonical(dest, ec); // no symlink in the prefix, or SECURE_SYMLINKS would refuse it
+  if (ec) return std::unexpected("cannot use " + dest.string() + ": " + ec.message());
   std::uint64_t total = 0, entries = 0;
   archive_entry* entry = nullptr;
   for (;;) {
@@ -115,7 +120,7 @@ std::expected<void, std::string> extract_archive(const fs::path& archive_path, c
       return std::unexpected("member \"" + name + "\" is too large");
     total += static_cast<std::uint64_t>(size);
     if (total > limits.max_total_bytes) return std::unexpected("unpacks to more than the size limit: refused");
-    archive_entry_set_pathname(entry, (dest / name).c_str());
+    archive_entry_set_pathname(entry, (root / name).c_str());
     archive_entry_set_perm(entry, type == AE_IFDIR ? 0755 : 0644);
     if (archive_write_header(disk.get(), entry) != ARCHIVE_OK)
       return std::unexpected("cannot unpack \"" + name + "\": " + error_of(disk.get()));

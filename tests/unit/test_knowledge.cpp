@@ -259,6 +259,13 @@ TEST_CASE("knowledge: gfx targets and families") {
   CHECK(kb.find_gfx(100301)->family == kb.find_gfx(100300)->family);
   CHECK(kb.find_gfx(100100)->family != kb.find_gfx(100300)->family); // RDNA1 is not RDNA2
   CHECK_FALSE(kb.find_gfx(0));                                       // CPU nodes
+  CHECK(kb.isa_family(110000) == kb.find_gfx(110000)->family);
+  CHECK(kb.isa_family(110005) == kb.find_gfx(110000)->family); // a stepping the table lacks
+  CHECK(kb.isa_family(100309) == kb.find_gfx(100300)->family);
+  CHECK(kb.isa_family(90409) == kb.find_gfx(90010)->family);
+  CHECK_FALSE(kb.isa_family(100200)); // GFX10 holds two families (10.1, 10.3): 10.2 is neither
+  CHECK_FALSE(kb.isa_family(130000));
+  CHECK_FALSE(kb.isa_family(0));
   CHECK(kb.find_gfx_target("gfx942:sramecc+:xnack-")->gfx_target_version == 90402);
   CHECK(kb.find_gfx_target("GFX1100")->gfx_target_version == 110000);
   CHECK_FALSE(kb.find_gfx_target("gfx9999"));

@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# Builds and installs gpudoctor from this checkout, or builds it with its tests and runs them.
+#
+#   ./install.sh                 install the build dependencies (apt), build Release, install, run `gpudoctor check`
+#   ./install.sh --test          install the build and test dependencies, build with tests, run the whole suite
+#
+# Options: --prefix DIR (default /usr/local), --no-deps (skip the package install), --sanitize (with --test:
+# AddressSanitizer and UndefinedBehaviorSanitizer build), --build-dir DIR, --jobs N.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+prefix=/usr/local
+mode=install
+deps=1
+sanitize=0
+build_dir=
+jobs=$(nproc 2>/dev/null || echo 2)
+
+usage() { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; }
+while (($#)); do
+  case $1 in
+    --test) mode="test" ;;
+    --prefix) prefix=${2:?--prefix needs a folder}; shift ;;
+    --prefix=*) prefix=${1#*=} ;;
+    --no-deps) deps=0 ;;
+    --sanitize) sanitize=1 ;;
+    --build-dir) build_dir=${2:?--build-dir needs a folder}; shift ;;
+    --jobs) jobs=${2:?--jobs needs a number}; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "install.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
+  esac
+  shift
+done
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+die() { printf 'install.sh: %s\n' "$*" >&2; exit 1; }
+
+build_packages=(build-essential cmake ninja-build pkg-config ccache libboost-dev libboost-filesystem-dev
+  libyaml-cpp-dev libcli11-dev libcurl4-openssl-dev nlohmann-json3-dev libfmt-dev libarchive-dev)
+# Tests also meet real tools: Debian's ROCm 5.2 (hipcc, rocminfo, rocm-smi) and a CPU PyTorch.
+test_packages=(doctest-dev python3 shellcheck)
+test_optional_packages=(hipcc rocminfo rocm-smi python3-torch)
+
+os_id=unknown os_like="" os_version=""
+if [[ -r /etc/os-release ]]; then
+  # shellcheck disable=SC1091
+  . /etc/os-release
+  os_id=${ID:-unknown} os_like=${ID_LIKE:-} os_version=${VERSION_ID:-}
+fi
+
+sudo_cmd=()
+if (($(id -u) != 0)); then
+  command -v sudo >/dev/null || die "not root and sudo is missing: run as root or install sudo"
+  sudo_cmd=(sudo)
+fi
+
+cxx_packages=()
+export CXX=${CXX:-}
+# C++23 std::expected needs libstdc++ 12: Ubuntu 22.04's default g++ 11 lacks it.
+if [[ $os_id == ubuntu && $os_version == 22.04 && -z $CXX ]]; then
+  cxx_packages=(g++-12)
+  CXX=g++-12
+fi
+
+install_deps() {
+  case " $os_id $os_like " in
+    *" debian "*|*" ubuntu "*) ;;
+    *)
+      echo "install.sh: $os_id is not Debian or Ubuntu; install these (or your distribution's equivalents) by hand," >&2
+      echo "then run ./install.sh --no-deps:" >&2
+      echo "  a C++23 compiler (g++ >= 12), CMake >= 3.22, Ninja, pkg-config, Boost >= 1.74 (filesystem, process)," >&2
+      echo "  yaml-cpp, CLI11, libcurl, nlohmann-json >= 3.10, fmt, libarchive; for --test also doctest and python3." >&2
+      exit 1 ;;
+  esac
+  local wanted=("${build_packages[@]}" "${cxx_packages[@]}")
+  [[ $mode == test ]] && wanted+=("${test_packages[@]}")
+  say "Installing build dependencies with apt-get: ${wanted[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${wanted[@]}"
+  if [[ $mode == test ]]; then
+    local available=()
+    for pkg in "${test_optional_packages[@]}"; do
+      if apt-cache show "$pkg" >/dev/null 2>&1; then available+=("$pkg"); else echo "  ($pkg is not packaged here: its tests will skip)"; fi
+    done
+    if ((${#available[@]})); then
+      say "Installing the real tools the end-to-end tests meet: ${available[*]}"
+      "${sudo_cmd[@]}" apt-get install -y -qq "${available[@]}"
+    fi
+  fi
+}
+
+((deps)) && install_deps
+
+cmake_args=(-G Ninja)
+[[ -n $CXX ]] && cmake_args+=(-DCMAKE_CXX_COMPILER="$CXX")
+
+if [[ $mode == install ]]; then
+  build_dir=${build_dir:-$here/build-release}
+  say "Building gpudoctor (Release) in $build_dir"
+  cmake -S "$here" -B "$build_dir" "${cmake_args[@]}" -DCMAKE_BUILD_TYPE=Release -DGPUDOCTOR_BUILD_TESTS=OFF >/dev/null
+  cmake --build "$build_dir" -j "$jobs"
+  say "Installing to $prefix"
+  if [[ -w $prefix || ! -e $prefix && -w $(dirname "$prefix") ]]; then
+    cmake --install "$build_dir" --prefix "$prefix"
+  else
+    "${sudo_cmd[@]}" cmake --install "$build_dir" --prefix "$prefix"
+  fi
+  say "Running $prefix/bin/gpudoctor check"
+  status=0
+  "$prefix/bin/gpudoctor" check || status=$?
+  case $status in
+    0) ;;
+    1) echo "(gpudoctor found problems on this machine: see above; exit status 1)" ;;
+    *) die "gpudoctor check failed with exit status $status" ;;
+  esac
+  exit 0
+fi
+
+# --test
+if ((sanitize)); then
+  build_dir=${build_dir:-$here/build-asan}
+  cmake_args+=(-DCMAKE_BUILD_TYPE=Debug -DENABLE_SANITIZERS=ON)
+else
+  build_dir=${build_dir:-$here/build-test}
+  cmake_args+=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
+fi
+werror=OFF
+[[ -n ${CI:-} || -d $here/.git ]] && werror=ON
+say "Building gpudoctor with its tests in $build_dir (warnings as errors: $werror)"
+cmake -S "$here" -B "$build_dir" "${cmake_args[@]}" -DGPUDOCTOR_BUILD_TESTS=ON -DGPUDOCTOR_WARNINGS_AS_ERRORS=$werror >/dev/null
+cmake --build "$build_dir" -j "$jobs"
+say "Running the test suite"
+cd "$build_dir"
+ctest --output-on-failure -j "$jobs"

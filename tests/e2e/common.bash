@@ -1,0 +1,28 @@
+# Shared by the end-to-end tests: each gets the gpudoctor binary as $1 and the source folder as $2.
+# shellcheck shell=bash
+set -euo pipefail
+# shellcheck disable=SC2034 # used by the tests that source this file
+gpudoctor=${1:?usage: test.sh path/to/gpudoctor source-dir}
+# shellcheck disable=SC2034
+source_dir=${2:?usage: test.sh path/to/gpudoctor source-dir}
+work=$(mktemp -d "${TMPDIR:-/tmp}/gpudoctor-e2e.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*"; exit 125; }
+pass() { echo "PASS: $*"; }
+
+# The interpreter for the assertions: any python3 with json (the system one is always there on Debian).
+py=$(command -v /usr/bin/python3 || command -v python3 || true)
+[[ -n $py ]] || skip "no python3 to read JSON with"
+
+# Evaluates a Python expression over the JSON report in $1 (as `r`), prints the result.
+jq_py() { "$py" -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
+# Asserts a Python expression over the report is true.
+expect() {
+  local file=$1 expr=$2 what=$3
+  [[ $(jq_py "$file" "$expr") == True ]] || fail "$what (expression: $expr)"
+  pass "$what"
+}
+# Status of the results of check $2 (all subjects, space separated).
+statuses() { jq_py "$1" "' '.join(x['status'] for x in r['results'] if x['id']=='$2')"; }

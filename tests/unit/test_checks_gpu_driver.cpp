@@ -1,0 +1,226 @@
+// gpu.none, gpu.unknown-model, driver.not-bound, driver.nouveau, driver.nvidia-mismatch, driver.kfd-missing
+#include "check_fixtures.hpp"
+
+using namespace gpudoctor;
+using namespace gpudoctor::test;
+
+TEST_CASE("check: gpu.none is info without a GPU and passes with one") {
+  SUBCASE("no GPU on the bus") {
+    Facts f;
+    auto r = single(run_check("gpu.none", f));
+    expect_fired(r, Status::info, "", {"No NVIDIA or AMD GPU"}, {});
+    CHECK(contains(r.evidence.front(), "0x10de"));
+  }
+  SUBCASE("two GPUs") {
+    Facts f = nvidia_machine(2);
+    auto r = single(run_check("gpu.none", f));
+    expect_quiet(r, Status::pass);
+    CHECK(contains(r.message, "2 GPUs"));
+    CHECK(r.evidence.size() == 2);
+  }
+  SUBCASE("one GPU of each vendor counts both") {
+    Facts f = amd_machine();
+    f.gpus.push_back(make_nvidia_gpu(1));
+    auto r = single(run_check("gpu.none", f));
+    expect_quiet(r, Status::pass);
+    CHECK(contains(r.message, "2 GPUs"));
+  }
+}
+
+TEST_CASE("check: gpu.unknown-model names the PCI id and the pci.ids name") {
+  SUBCASE("unknown NVIDIA device id") {
+    Facts f = nvidia_machine(1);
+    f.gpus[0].device_id = 0x2999;
+    f.gpus[0].model.reset();
+    f.gpus[0].pci_ids_name = "GB999 [Future GPU]";
+    auto r = single(run_check("gpu.unknown-model", f));
+    expect_fired(r, Status::info, f.gpus[0].subject(), {"GB999 [Future GPU]", "knowledge tables"}, {});
+    CHECK(contains(r.evidence.front(), "10de:2999"));
+  }
+  SUBCASE("unknown without a pci.ids name still says which GPU") {
+    Facts f = amd_machine({100301}); // RX 6700 XT: not in the tables
+    f.gpus[0].pci_ids_name.reset();
+    auto r = single(run_check("gpu.unknown-model", f));
+    expect_fired(r, Status::info, f.gpus[0].subject(), {"knowledge tables"}, {});
+    CHECK(contains(r.evidence.front(), "1002:73df"));
+    CHECK(contains(r.evidence.front(), "rev c1"));
+  }
+  SUBCASE("known models pass, one result per GPU") {
+    Facts f = amd_machine({110000, 120001});
+    auto results = run_check("gpu.unknown-model", f);
+    REQUIRE(results.size() == 2);
+    expect_quiet(results[0], Status::pass, f.gpus[0].subject());
+    CHECK(contains(results[0].message, "Radeon RX 7900 XTX"));
+    CHECK(contains(results[0].message, "gfx1100"));
+    expect_quiet(results[1], Status::pass, f.gpus[1].subject());
+    CHECK(contains(results[1].message, "gfx1201"));
+  }
+  SUBCASE("no GPU: skip") {
+    expect_quiet(single(run_check("gpu.unknown-model", Facts{})), Status::skip);
+  }
+}
+
+TEST_CASE("check: driver.not-bound fires per unbound GPU with the vendor's install fix") {
+  SUBCASE("NVIDIA GPU without a driver") {
+    Facts f;
+    f.gpus.push_back(make_nvidia_gpu(0, 0x2684, ""));
+    auto r = single(run_check("driver.not-bound", f));
+    expect_fired(r, Status::error, f.gpus[0].subject(),
+                 {"GeForce RTX 4090", "no kernel driver", "NVIDIA driver"}, {"install-nvidia"});
+    CHECK(contains(r.evidence.back(), f.gpus[0].bdf + "/driver: missing"));
+  }
+  SUBCASE("AMD GPU without a driver") {
+    Facts f = amd_machine();
+    f.gpus[0].driver = {};
+    auto r = single(run_check("driver.not-bound", f));
+    expect_fired(r, Status::error, f.gpus[0].subject(), {"Radeon RX 7900 XTX", "amdgpu"}, {"install-rocm"});
+  }
+  SUBCASE("one bound, one not: one error, one pass") {
+    Facts f = nvidia_machine(2);
+    f.gpus[1].driver = {};
+    auto results = run_check("driver.not-bound", f);
+    REQUIRE(results.size() == 2);
+    expect_quiet(results[0], Status::pass, f.gpus[0].subject());
+    CHECK(contains(results[0].message, "nvidia"));
+    CHECK(results[1].status == Status::error);
+    CHECK(results[1].subject == f.gpus[1].subject());
+  }
+  SUBCASE("vfio-pci counts as bound (passthrough is deliberate)") {
+    Facts f = amd_machine();
+    f.gpus[0].driver = {"vfio-pci", f.gpus[0].source + "/driver"};
+    expect_quiet(single(run_check("driver.not-bound", f)), Status::pass, f.gpus[0].subject());
+  }
+  SUBCASE("no GPU: skip") {
+    expect_quiet(single(run_check("driver.not-bound", Facts{})), Status::skip);
+  }
+}
+
+TEST_CASE("check: driver.nouveau fires when nouveau holds or will hold the GPU") {
+  SUBCASE("nouveau bound to the GPU") {
+    Facts f = nvidia_machine(1, "");
+    f.gpus[0].driver = {"nouveau", f.gpus[0].source + "/driver"};
+    f.modules.loaded["nouveau"] = "";
+    auto r = single(run_check("driver.nouveau", f));
+    expect_fired(r, Status::error, f.gpus[0].subject(), {"nouveau", "NVIDIA driver"}, {"blacklist-nouveau"});
+    CHECK(contains(r.evidence.back(), "/driver"));
+  }
+  SUBCASE("nouveau loaded, GPU unbound, no NVIDIA module") {
+    Facts f = nvidia_machine(1, "");
+    f.gpus[0].driver = {};
+    f.modules.loaded["nouveau"] = "";
+    auto r = single(run_check("driver.nouveau", f));
+    expect_fired(r, Status::error, "", {"nouveau"}, {"blacklist-nouveau"});
+    CHECK(r.evidence.front() == "/proc/modules: nouveau");
+  }
+  SUBCASE("nouveau loaded beside a working NVIDIA driver: pass") {
+    Facts f = nvidia_machine(1);
+    f.modules.loaded["nouveau"] = "";
+    auto r = single(run_check("driver.nouveau", f));
+    expect_quiet(r, Status::pass);
+    CHECK(contains(r.message, "owns no NVIDIA GPU"));
+  }
+  SUBCASE("no nouveau: pass") {
+    expect_quiet(single(run_check("driver.nouveau", nvidia_machine(1))), Status::pass);
+  }
+  SUBCASE("AMD only: skip") {
+    expect_quiet(single(run_check("driver.nouveau", amd_machine())), Status::skip);
+  }
+}
+
+TEST_CASE("check: driver.nvidia-mismatch from nvidia-smi's failure") {
+  Facts f = nvidia_machine(1, "550.90.07");
+  f.nvidia.smi_driver_version = {};
+  f.nvidia.smi_mismatch = true;
+  SUBCASE("module and NVML versions known") {
+    f.nvidia.nvml_library_version = {"550.120", "cmd nvidia-smi-xml"};
+    auto r = single(run_check("driver.nvidia-mismatch", f));
+    expect_fired(r, Status::error, "", {"550.90.07", "550.120", "Reboot"}, {"reboot"});
+    CHECK(contains(r.evidence.front(), "Driver/library version mismatch"));
+    CHECK(r.evidence.size() == 3);
+  }
+  SUBCASE("module unknown: the NVML version alone") {
+    f.nvidia.kernel_module_version = {};
+    f.modules.loaded.clear();
+    f.nvidia.nvml_library_version = {"570.86.15", "cmd nvidia-smi-xml"};
+    auto r = single(run_check("driver.nvidia-mismatch", f));
+    expect_fired(r, Status::error, "", {"NVML library 570.86.15"}, {"reboot"});
+  }
+  SUBCASE("no versions at all: still an error on the message alone") {
+    f.nvidia.kernel_module_version = {};
+    auto r = single(run_check("driver.nvidia-mismatch", f));
+    expect_fired(r, Status::error, "", {"different versions"}, {"reboot"});
+  }
+}
+
+TEST_CASE("check: driver.nvidia-mismatch from versions that differ") {
+  SUBCASE("nvidia-smi's driver differs from the module") {
+    Facts f = nvidia_machine(1, "535.183.01");
+    f.nvidia.smi_driver_version = {"535.216.01", "cmd nvidia-smi-xml"};
+    auto r = single(run_check("driver.nvidia-mismatch", f));
+    expect_fired(r, Status::error, "", {"535.216.01", "535.183.01"}, {"reboot"});
+    CHECK(r.evidence.size() == 2);
+    CHECK(contains(r.evidence[0], "/proc/driver/nvidia/version"));
+    CHECK(contains(r.evidence[1], "nvidia-smi"));
+  }
+  SUBCASE("the installed library packages are newer than the module") {
+    Facts f = nvidia_machine(1, "550.90.07");
+    f.nvidia.smi_driver_version = {};
+    f.packages.readable = true;
+    f.packages.source = "/var/lib/dpkg/status";
+    f.nvidia.libnvidia_ml_versions = {"550.127.05"};
+    auto r = single(run_check("driver.nvidia-mismatch", f));
+    expect_fired(r, Status::error, "", {"550.127.05", "550.90.07", "version mismatch"}, {"reboot"});
+    CHECK(contains(r.evidence.back(), "/var/lib/dpkg/status"));
+  }
+  SUBCASE("module, nvidia-smi and packages agree: pass") {
+    Facts f = nvidia_machine(1, "550.90.07");
+    f.nvidia.libnvidia_ml_versions = {"550.90.07"};
+    auto r = single(run_check("driver.nvidia-mismatch", f));
+    expect_quiet(r, Status::pass);
+    CHECK(contains(r.message, "550.90.07"));
+  }
+  SUBCASE("no NVIDIA module: skip") {
+    expect_quiet(single(run_check("driver.nvidia-mismatch", amd_machine())), Status::skip);
+  }
+}
+
+TEST_CASE("check: driver.kfd-missing per AMD GPU bound to amdgpu") {
+  SUBCASE("KFD present and the GPU has its node: pass") {
+    Facts f = amd_machine({110000, 100300});
+    auto results = run_check("driver.kfd-missing", f);
+    REQUIRE(results.size() == 2);
+    expect_quiet(results[0], Status::pass, f.gpus[0].subject());
+    CHECK(contains(results[0].message, "KFD node 1"));
+    expect_quiet(results[1], Status::pass, f.gpus[1].subject());
+    CHECK(contains(results[1].message, "KFD node 2"));
+  }
+  SUBCASE("no /dev/kfd") {
+    Facts f = amd_machine();
+    f.amd.kfd_device = false;
+    auto r = single(run_check("driver.kfd-missing", f));
+    expect_fired(r, Status::error, f.gpus[0].subject(), {"/dev/kfd does not exist"}, {"install-rocm"});
+    CHECK(r.evidence.back() == "/dev/kfd: missing");
+  }
+  SUBCASE("no topology") {
+    Facts f = amd_machine();
+    f.amd.kfd_topology = false;
+    auto r = single(run_check("driver.kfd-missing", f));
+    expect_fired(r, Status::error, f.gpus[0].subject(), {"KFD topology is missing"}, {"install-rocm"});
+  }
+  SUBCASE("the KFD skipped this GPU (no PCIe atomics)") {
+    Facts f = amd_machine({110000, 110000});
+    f.gpus[1].kfd.reset();
+    auto results = run_check("driver.kfd-missing", f);
+    REQUIRE(results.size() == 2);
+    CHECK(results[0].status == Status::pass);
+    expect_fired(results[1], Status::error, f.gpus[1].subject(), {"no KFD topology node", "atomics"},
+                 {"install-rocm"});
+    CHECK(contains(results[1].evidence.back(), f.gpus[1].bdf));
+  }
+  SUBCASE("AMD GPU on vfio-pci and NVIDIA only: skip") {
+    Facts f = amd_machine();
+    f.gpus[0].driver = {"vfio-pci", "x"};
+    expect_quiet(single(run_check("driver.kfd-missing", f)), Status::skip);
+    expect_quiet(single(run_check("driver.kfd-missing", nvidia_machine())), Status::skip);
+  }
+}

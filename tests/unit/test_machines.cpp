@@ -1,0 +1,91 @@
+// Whole machines: every snapshot under tests/machines/<name>/snapshot must give exactly the results in
+// tests/machines/<name>/expected.json, from its folder and from a .tar.gz of it, run after run.
+// GPUDOCTOR_UPDATE_GOLDEN=1 rewrites expected.json from what gpudoctor says now (review the diff!).
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <doctest/doctest.h>
+
+#include "app/pipeline.hpp"
+#include "app/snapshot_source.hpp"
+#include "util/archive.hpp"
+
+namespace fs = std::filesystem;
+using namespace gpudoctor;
+
+namespace {
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Json conclusions(const std::vector<Result>& results) {
+  Json out = Json::array();
+  for (const auto& r : results)
+    out.push_back({{"id", r.id}, {"subject", r.subject}, {"status", status_name(r.status)}});
+  return out;
+}
+
+std::vector<Result> judge(const fs::path& snapshot, const Loaded& data) {
+  auto opened = OpenedSnapshot::open(snapshot);
+  REQUIRE_MESSAGE(opened.has_value(), (opened ? std::string() : opened.error()));
+  return run_pipeline((*opened)->view(), data, CheckOptions{}).results;
+}
+
+std::vector<fs::path> machines() {
+  std::vector<fs::path> out;
+  for (const auto& entry : fs::directory_iterator(GPUDOCTOR_TEST_MACHINES))
+    if (fs::exists(entry.path() / "snapshot" / "manifest.json")) out.push_back(entry.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("machines: every snapshot gives its expected results") {
+  auto data = load_data(CheckOptions{});
+  REQUIRE(data.has_value());
+  bool update = std::getenv("GPUDOCTOR_UPDATE_GOLDEN") != nullptr;
+  auto list = machines();
+  CHECK(list.size() >= 6);
+  for (const auto& dir : list) {
+    CAPTURE(dir.filename().string());
+    auto results = judge(dir / "snapshot", *data);
+    Json got = conclusions(results);
+    fs::path expected_file = dir / "expected.json";
+    if (update) {
+      Json doc = {{"machine", dir.filename().string()}, {"results", got}};
+      std::ofstream(expected_file) << dump_json(doc) << "\n";
+      continue;
+    }
+    REQUIRE_MESSAGE(fs::exists(expected_file), "no expected.json: run with GPUDOCTOR_UPDATE_GOLDEN=1 and review it");
+    auto expected = parse_json(slurp(expected_file));
+    REQUIRE(expected.has_value());
+    Json want = (*expected)["results"];
+    CHECK_MESSAGE(got == want, "got:\n" << dump_json(got));
+
+    // Optional assertions on messages: {"id": ..., "subject": ..., "message_contains": ...}.
+    if (auto it = expected->find("messages"); it != expected->end())
+      for (const auto& m : *it) {
+        bool found = false;
+        for (const auto& r : results)
+          if (r.id == m.value("id", "") && r.subject == m.value("subject", "") &&
+              r.message.find(m.value("message_contains", "")) != std::string::npos)
+            found = true;
+        CHECK_MESSAGE(found, "no result " << m.dump() << " found");
+      }
+
+    // The same snapshot packed as .tar.gz judges the same, and a second run changes nothing.
+    fs::path tmp = fs::temp_directory_path() / ("gpudoctor-test-" + dir.filename().string() + ".tar.gz");
+    REQUIRE(pack_tar_gz(dir / "snapshot", tmp).has_value());
+    CHECK(conclusions(judge(tmp, *data)) == got);
+    CHECK(conclusions(judge(dir / "snapshot", *data)) == got);
+    fs::remove(tmp);
+  }
+}
