@@ -79,8 +79,9 @@ void cuda_driver_too_old(const CheckContext& ctx, Results& out) {
     auto family = major ? ctx.kb.cuda_family(static_cast<int>(*major)) : std::nullopt;
     bool family_decides = family && !family->uncertain;
     if (family)
-      evidence.push_back("knowledge cuda.yaml: CUDA " + std::to_string(family->major) + ".x (minor-version compatibility) >= " +
-                         family->min_driver + " (" + family->source + ")");
+      evidence.push_back("knowledge cuda.yaml: CUDA " + std::to_string(family->major) +
+                         ".x (minor-version compatibility) >= " + family->min_driver + " (" + family->source +
+                         ")");
     out.add(row && row->uncertain && !family_decides ? Status::warn : Status::error, subject,
             "CUDA " + t.version + need + "; the loaded driver is " + **driver +
                 ". Programs built with it fail with \"CUDA driver version is insufficient\". Upgrade the driver.",

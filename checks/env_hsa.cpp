@@ -24,15 +24,17 @@ long long encode(const std::array<int, 3>& v) { return v[0] * 10000LL + v[1] * 1
 void env_hsa_override_invalid(const CheckContext& ctx, Results& out) {
   auto vars = overrides(ctx.facts);
   if (vars.empty()) return out.pass("", k_override + std::string(" is not set"));
+  // Without an AMD GPU nothing reads it now: a leftover worth removing, not a broken stack.
+  bool amd = ctx.facts.count(Vendor::amd) > 0;
   for (const auto& [name, value] : vars) {
     if (parse_hsa_override(value)) {
       out.pass(name, name + "=" + value + " is well formed", {env_evidence(name, value)});
       continue;
     }
-    out.add(Status::error, name,
+    out.add(amd ? Status::error : Status::warn, name,
             name + "=\"" + value + "\" is not three decimal numbers major.minor.stepping (like 10.3.0 or "
-            "11.0.0): ROCm refuses to start (\"HSA_OVERRIDE_GFX_VERSION " + value + " is invalid\"). Unset it, or "
-            "write it as major.minor.stepping.",
+            "11.0.0): ROCm refuses to start (\"HSA_OVERRIDE_GFX_VERSION " + value + " is invalid\")" +
+                (amd ? "" : " if it ever runs here") + ". Unset it, or write it as major.minor.stepping.",
             {env_evidence(name, value)}, {"env-unset-hsa-override"});
   }
 }
@@ -71,9 +73,10 @@ void env_hsa_override_mismatch(const CheckContext& ctx, Results& out) {
     std::string real_family = gfx_family(ctx.kb, *real), wanted_family = gfx_family(ctx.kb, wanted);
     std::vector<std::string> evidence = {env_evidence(name, it->second), gpu_evidence(gpu)};
     if (gpu.kfd) evidence.push_back(gpu.kfd->source + ": gfx_target_version " + std::to_string(*real));
-    // Families come from the knowledge table; a target it lacks only has its major ("GFX10"), which cannot
-    // tell GFX10.1 from GFX10.3: then a different major is still certain, the same major is not.
-    bool known = ctx.kb.find_gfx(*real) && ctx.kb.find_gfx(wanted);
+    // Families come from the knowledge table (Knowledge::isa_family also places targets it lacks when their
+    // neighbours agree). Where it cannot place one, a different major still means another family; the same
+    // major (GFX10 holds both RDNA1 and RDNA2) does not tell.
+    bool known = ctx.kb.isa_family(*real).has_value() && ctx.kb.isa_family(wanted).has_value();
     bool same_major = *real / 10000 == wanted / 10000;
     if (wanted == *real || (known && real_family == wanted_family)) {
       out.pass(gpu.subject(), name + "=" + it->second + " makes ROCm load " + wanted_name + " code on this " +
@@ -85,8 +88,8 @@ void env_hsa_override_mismatch(const CheckContext& ctx, Results& out) {
       out.add(Status::warn, gpu.subject(),
               name + "=" + it->second + " makes ROCm load " + wanted_name + " code on GPU " +
                   std::to_string(gpu.index) + " (" + gpu.display_name() + "), which is " + real_name +
-                  "; gpudoctor's knowledge tables do not know both targets, so whether they share an ISA family "
-                  "is not known. Unset it unless you know the GPU needs it.",
+                  "; gpudoctor's knowledge tables cannot place both targets, so whether they share an ISA "
+                  "family is not known. Unset it unless you know the GPU needs it.",
               evidence, {"env-unset-hsa-override"});
       continue;
     }

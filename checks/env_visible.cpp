@@ -24,9 +24,10 @@ Verdict judge(const std::string& name, const std::string& value, std::size_t cou
   auto entries = text::split(v, ',', true);
   // What a bad entry leaves visible, and what it hides after it.
   auto consequence = [&](std::size_t position) {
-    std::string s = usable == 0 ? "no GPU is visible"
-                                : "only the " + std::to_string(usable) + " device" + (usable == 1 ? "" : "s") +
-                                      " before it " + (usable == 1 ? "is" : "are") + " visible";
+    std::string s = "no GPU is visible";
+    if (usable > 0)
+      s = "only the " + std::to_string(usable) + " device" + (usable == 1 ? "" : "s") + " before it " +
+          (usable == 1 ? "is" : "are") + " visible";
     if (position + 1 < entries.size()) s += ", and the entries after it are ignored";
     return s;
   };
@@ -55,7 +56,8 @@ Verdict judge(const std::string& name, const std::string& value, std::size_t cou
       ++usable; // UUIDs unknown here (no nvidia-smi, MIG, AMD): give it the benefit of the doubt
       continue;
     }
-    return {true, name + "=" + v + " has \"" + entry + "\", which is neither an index nor a UUID: " + consequence(i)};
+    return {true, name + "=" + v + " has \"" + entry + "\", which is neither an index nor a UUID: " +
+                      consequence(i)};
   }
   if (usable == 0) return {true, name + "=" + v + " leaves no GPU visible"};
   return {false, name + "=" + v + " selects " + std::to_string(usable) + " of " + std::to_string(count) + " GPUs"};
@@ -81,9 +83,10 @@ void env_visible_devices_empty(const CheckContext& ctx, Results& out) {
     auto it = f.env.all.find(name);
     if (it == f.env.all.end() || count == 0) continue;
     any = true;
-    // HIP (ROCclr) reads HIP_VISIBLE_DEVICES when it is not empty, else CUDA_VISIBLE_DEVICES, and filters only
-    // on a non-empty list; OpenCL reads GPU_DEVICE_ORDINAL the same way. Only ROCr filters on an empty
-    // ROCR_VISIBLE_DEVICES. So on AMD GPUs an empty value, or CUDA_VISIBLE_DEVICES beside a HIP list, hides nothing.
+    // HIP (ROCclr) reads HIP_VISIBLE_DEVICES when it is not empty, else CUDA_VISIBLE_DEVICES, and filters
+    // only on a non-empty list; OpenCL reads GPU_DEVICE_ORDINAL the same way. Only ROCr filters on an empty
+    // ROCR_VISIBLE_DEVICES. So on AMD GPUs an empty value, or CUDA_VISIBLE_DEVICES beside a HIP list, hides
+    // nothing.
     std::string var = name;
     bool amd_side = var != "CUDA_VISIBLE_DEVICES" || nvidia == 0;
     std::string ignored;

@@ -76,8 +76,8 @@ void torch_vendor_mismatch(const CheckContext& ctx, Results& out) {
     bool cuda_build = t.cuda.has_value() && !t.hip;
     bool wrong = (cuda_build && amd > 0 && nvidia == 0) || (!cuda_build && nvidia > 0 && amd == 0);
     if (!wrong) {
-      out.pass(subject_of(env), "PyTorch " + t.version + " (" + build_name(t) + ") matches the GPUs here",
-               {torch_evidence(t)});
+      std::string why = nvidia + amd == 0 ? ": there is no GPU here to use it with" : " matches the GPUs here";
+      out.pass(subject_of(env), "PyTorch " + t.version + " (" + build_name(t) + ")" + why, {torch_evidence(t)});
       continue;
     }
     out.add(Status::error, subject_of(env),

@@ -4,6 +4,7 @@
 #include <future>
 
 #include "collect/collectors.hpp"
+#include "collect/pyenv_shim.hpp"
 #include "parse/parsers.hpp"
 #include "util/json.hpp"
 #include "util/text.hpp"
@@ -20,6 +21,7 @@ constexpr const char* k_sys_path_script =
 struct Candidate {
   std::string role;
   std::string program; // a path, or "python3" to resolve on PATH
+  std::string via;     // how a shim was resolved, for the report
 };
 
 std::optional<TorchBuild> find_torch(SystemView& view, const std::vector<std::string>& sys_path) {
@@ -45,6 +47,7 @@ PythonEnv inspect(SystemView& view, const CollectOptions& opt, const Candidate& 
   PythonEnv env;
   env.role = c.role;
   env.executable = c.program;
+  env.via = c.via;
   CommandSpec spec{"python-env@" + c.program, {c.program, "-c", k_sys_path_script}, opt.python_timeout};
   env.command_key = spec.key;
   auto r = view.run(spec);
@@ -72,12 +75,17 @@ PythonEnv inspect(SystemView& view, const CollectOptions& opt, const Candidate& 
 
 std::vector<Candidate> candidates(SystemView& view, const CollectOptions& opt) {
   std::vector<Candidate> out;
-  for (const auto& p : opt.extra_pythons) out.push_back({"--python", p});
-  if (find_on_path(view, "python3")) out.push_back({"PATH", "python3"});
+  for (const auto& p : opt.extra_pythons) out.push_back({"--python", p, ""});
+  if (auto on_path = find_on_path(view, "python3")) {
+    if (auto shim = resolve_pyenv_shim(view, *on_path, "python3"))
+      out.push_back({"PATH", shim->interpreter, *on_path + " is a pyenv shim for " + shim->version + " (" + shim->how + ")"});
+    else
+      out.push_back({"PATH", "python3", ""});
+  }
   for (const char* var : {"VIRTUAL_ENV", "CONDA_PREFIX"})
     if (auto prefix = view.env(var); prefix && !prefix->empty())
-      if (view.exists(*prefix + "/bin/python3")) out.push_back({var, *prefix + "/bin/python3"});
-  if (view.exists("/usr/bin/python3")) out.push_back({"system", "/usr/bin/python3"});
+      if (view.exists(*prefix + "/bin/python3")) out.push_back({var, *prefix + "/bin/python3", ""});
+  if (view.exists("/usr/bin/python3")) out.push_back({"system", "/usr/bin/python3", ""});
   return out;
 }
 

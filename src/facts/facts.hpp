@@ -201,6 +201,7 @@ struct PythonEnv {
   std::string role;        // "PATH", "system", "VIRTUAL_ENV", "CONDA_PREFIX", "--python"
   std::string executable;  // as found
   std::string command_key; // the snapshot key of the command that asked it for sys.path
+  std::string via;         // how it was found when not directly, e.g. through a pyenv shim
   Fact<std::string> version;
   std::vector<std::string> sys_path;
   std::string error;       // could not run it

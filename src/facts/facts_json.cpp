@@ -157,7 +157,8 @@ Json python_json(const PythonFacts& py) {
     if (e.torch)
       torch = {{"version", e.torch->version}, {"cuda", opt(e.torch->cuda)}, {"hip", opt(e.torch->hip)},
                {"location", e.torch->location}, {"source", e.torch->source}};
-    envs.push_back({{"role", e.role}, {"executable", e.executable}, {"version", fact(e.version)},
+    envs.push_back({{"role", e.role}, {"executable", e.executable}, {"via", e.via.empty() ? Json(nullptr) : Json(e.via)},
+                    {"version", fact(e.version)},
                     {"error", e.error.empty() ? Json(nullptr) : Json(e.error)}, {"torch", torch}});
   }
   return {{"interpreters", envs}};

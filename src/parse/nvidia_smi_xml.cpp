@@ -4,6 +4,7 @@
 #include "parse/scan.hpp"
 #include "util/text.hpp"
 
+#include <algorithm>
 #include <initializer_list>
 
 namespace gpudoctor::parse {
@@ -22,39 +23,37 @@ bool name_char(char c) {
 struct Element {
   std::string_view name;
   std::size_t content_start = 0;
+  bool has_child = false;
 };
 
+// The five predefined entities; nvidia-smi writes no others.
 std::string decode_entities(std::string_view s) {
   static constexpr std::pair<std::string_view, char> k_entities[] = {
       {"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}};
   std::string out;
   out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    bool replaced = false;
-    if (s[i] == '&')
-      for (const auto& [ent, c] : k_entities)
-        if (s.substr(i, ent.size()) == ent) {
-          out += c;
-          i += ent.size() - 1;
-          replaced = true;
-          break;
-        }
-    if (!replaced) out += s[i];
+  while (!s.empty()) {
+    auto it = std::find_if(std::begin(k_entities), std::end(k_entities),
+                           [&](const auto& e) { return s.starts_with(e.first); });
+    out += it == std::end(k_entities) ? s.front() : it->second;
+    s.remove_prefix(it == std::end(k_entities) ? 1 : it->first.size());
   }
   return out;
+}
+
+std::size_t skip_spaces(std::string_view s, std::size_t p) {
+  while (p < s.size() && detail::is_space(s[p]))
+    ++p;
+  return p;
 }
 
 // The value of attribute `key` in `<gpu id="00000000:01:00.0">`.
 std::string attribute(std::string_view attrs, std::string_view key) {
   for (std::size_t at = attrs.find(key); at != std::string_view::npos; at = attrs.find(key, at + 1)) {
     if (at > 0 && name_char(attrs[at - 1])) continue;
-    std::size_t p = at + key.size();
-    while (p < attrs.size() && detail::is_space(attrs[p]))
-      ++p;
+    std::size_t p = skip_spaces(attrs, at + key.size());
     if (p >= attrs.size() || attrs[p] != '=') continue;
-    ++p;
-    while (p < attrs.size() && detail::is_space(attrs[p]))
-      ++p;
+    p = skip_spaces(attrs, p + 1);
     if (p >= attrs.size() || (attrs[p] != '"' && attrs[p] != '\'')) continue;
     std::size_t end = attrs.find(attrs[p], p + 1);
     if (end == std::string_view::npos) return {};
@@ -106,8 +105,6 @@ bool Reader::tag() {
   if (rest.starts_with("<!--")) return skip_past("-->");
   if (rest.starts_with("<?")) return skip_past("?>");
   if (rest.starts_with("<!")) return skip_past(">");
-  std::size_t gt = xml_.find('>', pos_);
-  if (gt == std::string_view::npos) return false;
   bool closing = rest.size() > 1 && rest[1] == '/';
   std::size_t n = pos_ + (closing ? 2 : 1);
   std::size_t name_end = n;
@@ -115,6 +112,8 @@ bool Reader::tag() {
     ++pos_;
     return true;
   }
+  std::size_t gt = xml_.find('>', pos_);
+  if (gt == std::string_view::npos) return false;
   while (name_end < gt && name_char(xml_[name_end]))
     ++name_end;
   std::string_view name = xml_.substr(n, name_end - n);
@@ -130,6 +129,7 @@ bool Reader::tag() {
 
 void Reader::open(std::string_view name, std::string_view attrs, bool self_closing,
                   std::size_t content_start) {
+  if (!stack_.empty()) stack_.back().has_child = true;
   if (self_closing) return; // <processes />
   if (name == "gpu" && !gpu_depth_) {
     gpu_depth_ = stack_.size();
@@ -144,10 +144,10 @@ void Reader::close(std::string_view name, std::size_t close_start) {
   while (i > 0 && stack_[i - 1].name != name)
     --i;
   if (i == 0) return; // an end tag that matches nothing open
-  if (i == stack_.size()) {
+  if (i == stack_.size() && !stack_.back().has_child) {
     std::string_view content =
         xml_.substr(stack_.back().content_start, close_start - stack_.back().content_start);
-    if (content.find('<') == std::string_view::npos) leaf(detail::trim_view(content));
+    if (content.find('<') == std::string_view::npos) leaf(detail::trim_view(content)); // no comments
   }
   stack_.resize(i - 1); // also drops children left unclosed
   if (gpu_depth_ && stack_.size() <= *gpu_depth_) gpu_depth_.reset();

@@ -107,7 +107,8 @@ TEST_CASE("check: every registered check has a complete catalogue entry") {
   for (const auto& e : check_registry()) {
     CAPTURE(e.id);
     CHECK_MESSAGE(seen.insert(e.id).second, "registered twice");
-    CHECK(e.run != nullptr);
+    bool has_function = e.run != nullptr;
+    CHECK(has_function);
     const CatalogueEntry* entry = catalogue().find(e.id);
     REQUIRE_MESSAGE(entry != nullptr, "no entry in checks/catalogue.yaml");
     CHECK_FALSE(entry->title.empty());
@@ -121,10 +122,12 @@ TEST_CASE("check: every registered check has a complete catalogue entry") {
     std::string first = entry->fires_status.substr(0, entry->fires_status.find(' '));
     CHECK_MESSAGE(known_status(first), "status \"" << entry->fires_status << "\"");
     // Ids are "area.name": lower case, digits and dashes.
-    auto dot = std::string(e.id).find('.');
-    CHECK(dot != std::string::npos);
-    for (char c : std::string(e.id))
-      CHECK((std::islower(static_cast<unsigned char>(c)) || c == '.' || c == '-'));
+    std::string id = e.id;
+    bool well_formed = id.find('.') != std::string::npos && id.front() != '.' && id.back() != '.';
+    for (char c : id)
+      well_formed = well_formed && (std::islower(static_cast<unsigned char>(c)) ||
+                                    std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == '-');
+    CHECK(well_formed);
   }
 }
 

@@ -163,12 +163,21 @@ TEST_CASE("check: env.hsa-override-mismatch when it cannot judge") {
     set_env(f, "HSA_OVERRIDE_GFX_VERSION", "10.3.0");
     expect_quiet(single(run_check("env.hsa-override-mismatch", f)), Status::skip, f.gpus[0].subject());
   }
-  SUBCASE("a target the tables lack, same major: warn, not error") {
-    Facts f = amd_machine({120001});
-    set_env(f, "HSA_OVERRIDE_GFX_VERSION", "12.0.7");
+  SUBCASE("a target the tables cannot place, same major: warn, not error") {
+    // GFX10 holds two families (10.1 RDNA1, 10.3 RDNA2): 10.2.0 is in neither.
+    Facts f = amd_machine({100300});
+    set_env(f, "HSA_OVERRIDE_GFX_VERSION", "10.2.0");
     auto r = single(run_check("env.hsa-override-mismatch", f));
-    expect_fired(r, Status::warn, f.gpus[0].subject(), {"gfx1207", "gfx1201", "not known"},
+    expect_fired(r, Status::warn, f.gpus[0].subject(), {"gfx1020", "gfx1030", "not known"},
                  {"env-unset-hsa-override"});
+  }
+  SUBCASE("a target the tables lack but can place by its neighbours: judged by family") {
+    Facts f = amd_machine({100100});
+    set_env(f, "HSA_OVERRIDE_GFX_VERSION", "10.1.2"); // gfx1012, RDNA1 like the gfx1010
+    expect_quiet(single(run_check("env.hsa-override-mismatch", f)), Status::pass, f.gpus[0].subject());
+    set_env(f, "HSA_OVERRIDE_GFX_VERSION", "10.3.7"); // RDNA2 numbering: another family
+    auto r = single(run_check("env.hsa-override-mismatch", f));
+    expect_fired(r, Status::error, f.gpus[0].subject(), {"gfx1037", "gfx1010"}, {"env-unset-hsa-override"});
   }
   SUBCASE("a target the tables lack, another major: still an error") {
     Facts f = amd_machine({120001});

@@ -13,13 +13,13 @@ TEST_CASE("check: perm.kfd") {
     auto r = single(run_check("perm.kfd", f));
     expect_fired(r, Status::error, "", {"alice", "/dev/kfd", "not in group render"}, {"groups-render-video"});
     REQUIRE(r.evidence.size() == 2);
-    CHECK(r.evidence[0] == "/dev/kfd: chr 0660 uid 0 group render");
+    CHECK(r.evidence[0] == "/dev/kfd: char 0660 uid 0 group render");
     CHECK(r.evidence[1] == "user alice (uid 1000) groups: alice,sudo");
   }
   SUBCASE("a group shown by gid when its name is unknown") {
     f.permissions.kfd = make_node("/dev/kfd", false, 0660, "", 992);
     auto r = single(run_check("perm.kfd", f));
-    CHECK(r.evidence[0] == "/dev/kfd: chr 0660 uid 0 group 992");
+    CHECK(r.evidence[0] == "/dev/kfd: char 0660 uid 0 group 992");
   }
   SUBCASE("accessible: pass") {
     f.permissions.kfd = make_node("/dev/kfd", true, 0666);

@@ -104,6 +104,10 @@ std::vector<std::pair<std::string, std::string>> garbage() {
   for (int i = 0; i < 20000; ++i)
     closes += "</gpu>";
   lts = std::string(50000, '<');
+  std::string stray; // a '<' that starts no tag, far from any '>': must stay linear
+  for (int i = 0; i < 100000; ++i)
+    stray += "< ";
+  stray += '>';
   for (int i = 0; i < 20000; ++i)
     names += "  Name: gfx1100\n  Node: 99999999999999999999\n";
   for (int i = 0; i < 20000; ++i)
@@ -115,6 +119,7 @@ std::vector<std::pair<std::string, std::string>> garbage() {
   out.emplace_back("deep nesting", deep);
   out.emplace_back("unmatched end tags", closes);
   out.emplace_back("lone <", lts);
+  out.emplace_back("stray < before a far >", stray);
   out.emplace_back("agent names", names);
   out.emplace_back("table rows", bars);
   out.emplace_back("defines", defines);
