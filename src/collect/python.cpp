@@ -6,17 +6,57 @@
 #include "collect/collectors.hpp"
 #include "collect/pyenv_shim.hpp"
 #include "parse/parsers.hpp"
-#include "util/json.hpp"
 #include "util/text.hpp"
 
 namespace gpudoctor {
 
 namespace {
 
-// Prints what sys.path the interpreter imports from; the user's environment (PYTHONPATH, site) applies.
+// Asks the interpreter for its search path without running `site` (-S): .pth files may import arbitrary
+// code (some import torch itself, or hang on a broken driver), so gpudoctor reads them instead (read_pth).
+// site.venv() applies pyvenv.cfg as site would. Output, one item per line: executable, version, the site
+// folders in site's order (user site first), a separator, then sys.path as the interpreter set it up.
 constexpr const char* k_sys_path_script =
-    "import sys, json; print(json.dumps({'executable': sys.executable, 'version': '%d.%d.%d' % "
-    "sys.version_info[:3], 'prefix': sys.prefix, 'path': sys.path}))";
+    "import sys, site\n"
+    "site.venv(set())\n"
+    "user = site.check_enableusersite() if site.ENABLE_USER_SITE is None else site.ENABLE_USER_SITE\n"
+    "dirs = [site.getusersitepackages()] if user else []\n"
+    "print(sys.executable); print('%d.%d.%d' % sys.version_info[:3])\n"
+    "print('\\n'.join(dirs + site.getsitepackages())); print('--'); print('\\n'.join(sys.path))\n";
+
+// The path lines of a .pth file: not comments, not `import` lines (site executes those), relative to `dir`.
+std::vector<std::string> read_pth(const std::string& dir, const std::string& content) {
+  std::vector<std::string> out;
+  for (const auto& raw : text::lines(content)) {
+    std::string line = text::trim(raw);
+    if (line.empty() || line[0] == '#' || text::starts_with(line, "import ") || text::starts_with(line, "import\t"))
+      continue;
+    out.push_back(line[0] == '/' ? line : dir + "/" + line);
+  }
+  return out;
+}
+
+// sys.path as site would have built it: the interpreter's own entries, then each existing site folder
+// followed by the folders its .pth files add (in file name order).
+std::vector<std::string> full_sys_path(SystemView& view, const std::vector<std::string>& base,
+                                       const std::vector<std::string>& site_dirs) {
+  std::vector<std::string> path = base;
+  auto add = [&](const std::string& p) {
+    if (std::find(path.begin(), path.end(), p) == path.end()) path.push_back(p);
+  };
+  for (const auto& dir : site_dirs) {
+    auto names = view.list_dir(dir);
+    if (!names) continue;
+    add(dir);
+    for (const auto& name : *names) {
+      if (!text::ends_with(name, ".pth")) continue;
+      if (auto content = view.read_file(dir + "/" + name))
+        for (const auto& p : read_pth(dir, *content))
+          if (view.exists(p)) add(p);
+    }
+  }
+  return path;
+}
 
 struct Candidate {
   std::string role;
@@ -48,7 +88,7 @@ PythonEnv inspect(SystemView& view, const CollectOptions& opt, const Candidate& 
   env.role = c.role;
   env.executable = c.program;
   env.via = c.via;
-  CommandSpec spec{"python-env@" + c.program, {c.program, "-c", k_sys_path_script}, opt.python_timeout};
+  CommandSpec spec{"python-env@" + c.program, {c.program, "-S", "-c", k_sys_path_script}, opt.python_timeout};
   env.command_key = spec.key;
   auto r = view.run(spec);
   run = tool_run_of(r, spec);
@@ -59,16 +99,17 @@ PythonEnv inspect(SystemView& view, const CollectOptions& opt, const Candidate& 
     run.failure = env.error;
     return env;
   }
-  auto j = parse_json(text::trim(r.out));
-  if (!j || !j->is_object()) {
+  auto lines = text::lines(r.out);
+  auto separator = std::find(lines.begin(), lines.end(), "--");
+  if (lines.size() < 3 || separator == lines.end() || separator - lines.begin() < 2) {
     env.error = "printed no sys.path";
     return env;
   }
-  if (auto exe = json_string(*j, "executable"); exe && !exe->empty()) env.executable = *exe;
-  if (auto v = json_string(*j, "version")) env.version = {*v, "cmd " + spec.key};
-  if (auto it = j->find("path"); it != j->end() && it->is_array())
-    for (const auto& p : *it)
-      if (p.is_string()) env.sys_path.push_back(p.get<std::string>());
+  if (!lines[0].empty()) env.executable = lines[0];
+  env.version = {lines[1], "cmd " + spec.key};
+  std::vector<std::string> site_dirs(lines.begin() + 2, separator), base(separator + 1, lines.end());
+  std::erase(base, std::string());
+  env.sys_path = full_sys_path(view, base, site_dirs);
   env.torch = find_torch(view, env.sys_path);
   return env;
 }

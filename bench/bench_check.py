@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Times `gpudoctor check --format json` against `python3 -m torch.utils.collect_env`, the report people paste
+into bug reports today, on this machine: median wall time and median peak memory over N runs each, and the
+ratios (goals: gpudoctor at least 20 times faster, under a tenth of the peak memory).
+
+    bench/bench_check.py [path/to/gpudoctor] [--runs N]
+
+collect_env runs under the first python3 that imports torch: the one on PATH, else /usr/bin/python3.
+Wall time is measured around each run; peak memory is the largest resident set of the run's processes
+(wait4's ru_maxrss, children included).
+"""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+
+def measure(argv):
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, _, usage = os.wait4(proc.pid, 0)
+    return time.perf_counter() - start, usage.ru_maxrss / 1024.0  # ru_maxrss is in KiB on Linux
+
+
+def series(argv, runs):
+    measure(argv)  # warm the page cache
+    samples = [measure(argv) for _ in range(runs)]
+    return statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples)
+
+
+def torch_python():
+    for candidate in (shutil.which("python3"), "/usr/bin/python3"):
+        if candidate and subprocess.run([candidate, "-c", "import torch"], capture_output=True).returncode == 0:
+            return candidate
+    return None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("gpudoctor", nargs="?", default=shutil.which("gpudoctor"))
+    parser.add_argument("--runs", type=int, default=11)
+    args = parser.parse_args()
+    if not args.gpudoctor or not os.access(args.gpudoctor, os.X_OK):
+        sys.exit("usage: bench_check.py path/to/gpudoctor [--runs N]")
+    python = torch_python()
+    if not python:
+        sys.exit("no python3 imports torch here: collect_env cannot run")
+
+    g_wall, g_mem = series([args.gpudoctor, "check", "--format", "json"], args.runs)
+    c_wall, c_mem = series([python, "-m", "torch.utils.collect_env"], args.runs)
+    print(f"machine: kernel {os.uname().release}, {os.cpu_count()} cores; {args.runs} runs each; "
+          f"collect_env via {python}")
+    print(f"{'command':<40} {'wall (ms)':>10} {'peak (MiB)':>11}")
+    print(f"{'gpudoctor check --format json':<40} {g_wall * 1000:>10.1f} {g_mem:>11.1f}")
+    print(f"{'python3 -m torch.utils.collect_env':<40} {c_wall * 1000:>10.1f} {c_mem:>11.1f}")
+    print(f"gpudoctor is {c_wall / g_wall:.0f}x faster and uses {100 * g_mem / c_mem:.1f}% of the peak memory "
+          f"(goals: >= 20x, < 10%)")
+
+
+if __name__ == "__main__":
+    main()
