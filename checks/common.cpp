@@ -1,3 +1,4 @@
+#include "system/machine_paths.hpp"
 #include "checks/common.hpp"
 
 #include <cstdio>
@@ -13,7 +14,7 @@ bool nvidia_driver_loaded(const Facts& f) {
 std::optional<Fact<std::string>> nvidia_driver_version(const Facts& f) {
   if (f.nvidia.kernel_module_version) return f.nvidia.kernel_module_version;
   if (auto it = f.modules.loaded.find("nvidia"); it != f.modules.loaded.end() && !it->second.empty())
-    return Fact<std::string>{it->second, "/sys/module/nvidia/version"};
+    return Fact<std::string>{it->second, paths::module_version("nvidia")};
   if (f.nvidia.smi_driver_version) return f.nvidia.smi_driver_version;
   return std::nullopt;
 }

@@ -1,4 +1,5 @@
 // cuda.no-driver, cuda.driver-too-old
+#include "system/machine_paths.hpp"
 #include "checks/common.hpp"
 #include "checks/registry.hpp"
 #include "util/text.hpp"
@@ -39,8 +40,8 @@ void cuda_no_driver(const CheckContext& ctx, Results& out) {
     auto v = nvidia_driver_version(f);
     return out.pass("", "NVIDIA driver " + (v ? **v : std::string("(version unknown)")) + " is loaded", evidence);
   }
-  evidence.push_back(f.modules.readable ? "/proc/driver/nvidia/version: missing; no nvidia module in /proc/modules"
-                                        : "/proc/driver/nvidia/version: missing");
+  evidence.push_back(std::string(paths::nvidia_driver_version) + ": missing" +
+                     (f.modules.readable ? std::string("; no nvidia module in ") + paths::modules : std::string()));
   if (f.count(Vendor::nvidia) == 0) {
     out.add(Status::info, "",
             which + " is installed but there is no NVIDIA driver (and no NVIDIA GPU): it can compile CUDA code "

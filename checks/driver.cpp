@@ -1,4 +1,5 @@
 // driver.not-bound, driver.nouveau, driver.nvidia-mismatch, driver.kfd-missing
+#include "system/machine_paths.hpp"
 #include "checks/common.hpp"
 #include "checks/registry.hpp"
 
@@ -98,14 +99,14 @@ void driver_kfd_missing(const CheckContext& ctx, Results& out) {
     std::vector<std::string> evidence = {gpu_evidence(gpu)};
     std::string what;
     if (!amd.kfd_device) {
-      what = "/dev/kfd does not exist";
-      evidence.push_back("/dev/kfd: missing");
+      what = std::string(paths::kfd) + " does not exist";
+      evidence.push_back(std::string(paths::kfd) + ": missing");
     } else if (!amd.kfd_topology) {
       what = "the KFD topology is missing";
-      evidence.push_back("/sys/class/kfd/kfd/topology/nodes: missing");
+      evidence.push_back(std::string(paths::kfd_topology_nodes) + ": missing");
     } else {
       what = "no KFD topology node matches this GPU (KFD skipped it, e.g. because PCIe atomics are unavailable)";
-      evidence.push_back("/sys/class/kfd/kfd/topology/nodes: no node at " + gpu.bdf);
+      evidence.push_back(std::string(paths::kfd_topology_nodes) + ": no node at " + gpu.bdf);
     }
     out.add(Status::error, gpu.subject(),
             "amdgpu drives this GPU but " + what + ", so ROCm cannot see it.", evidence, {"install-rocm"});

@@ -1,4 +1,5 @@
 // gpu.none, gpu.unknown-model
+#include "system/machine_paths.hpp"
 #include "checks/common.hpp"
 #include "checks/registry.hpp"
 
@@ -8,7 +9,8 @@ void gpu_none(const CheckContext& ctx, Results& out) {
   const auto& gpus = ctx.facts.gpus;
   if (gpus.empty()) {
     out.add(Status::info, "", "No NVIDIA or AMD GPU on the PCI bus.",
-            {"/sys/bus/pci/devices: no display, 3D or processing-accelerator function of vendor 0x10de or 0x1002"});
+            {std::string(paths::pci_devices) +
+             ": no display, 3D or processing-accelerator function of vendor 0x10de or 0x1002"});
     return;
   }
   std::vector<std::string> evidence;

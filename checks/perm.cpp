@@ -1,4 +1,5 @@
 // perm.kfd, perm.render-node, perm.nvidia-dev
+#include "system/machine_paths.hpp"
 #include "checks/common.hpp"
 #include "checks/registry.hpp"
 #include "util/text.hpp"
@@ -24,8 +25,8 @@ std::string groups_evidence(const Identity& id) {
 void perm_kfd(const CheckContext& ctx, Results& out) {
   const auto& perms = ctx.facts.permissions;
   if (ctx.facts.count(Vendor::amd) == 0) return out.skip("", "no AMD GPU");
-  if (!perms.kfd) return out.skip("", "/dev/kfd does not exist (see driver.kfd-missing)");
-  if (perms.kfd->accessible) return out.pass("", "/dev/kfd is readable and writable", {node_evidence(*perms.kfd)});
+  if (!perms.kfd) return out.skip("", std::string(paths::kfd) + " does not exist (see driver.kfd-missing)");
+  if (perms.kfd->accessible) return out.pass("", std::string(paths::kfd) + " is readable and writable", {node_evidence(*perms.kfd)});
   out.add(Status::error, "",
           "User " + perms.identity.user + " cannot open /dev/kfd read-write, so ROCm sees no GPU: " +
               perms.kfd->why_not + ". Add the user to the render and video groups, then log in again.",
@@ -66,7 +67,7 @@ void perm_nvidia_dev(const CheckContext& ctx, Results& out) {
   for (const auto& node : f.permissions.nvidia_nodes) {
     if (!node.stat) {
       // nvidia-uvm's node is made on first CUDA use by the setuid nvidia-modprobe: missing is only suspicious.
-      bool uvm = node.path == "/dev/nvidia-uvm";
+      bool uvm = node.path == paths::nvidia_uvm;
       out.add(uvm ? Status::warn : Status::error, node.path,
               node.path + " does not exist" +
                   (uvm ? ": CUDA creates it through nvidia-modprobe; if that is missing, CUDA fails to initialise"

@@ -1,6 +1,7 @@
 // AMD: /dev/kfd, the KFD topology (Documentation: drivers/gpu/drm/amd/amdkfd, libhsakmt topology.c), rocminfo.
 #include <algorithm>
 
+#include "system/machine_paths.hpp"
 #include "collect/collectors.hpp"
 #include "parse/parsers.hpp"
 #include "util/text.hpp"
@@ -10,7 +11,7 @@ namespace gpudoctor {
 namespace {
 
 void collect_kfd_topology(SystemView& view, AmdFacts& amd) {
-  const std::string base = "/sys/class/kfd/kfd/topology/nodes";
+  const std::string base = paths::kfd_topology_nodes;
   auto nodes = view.list_dir(base);
   if (!nodes) return;
   amd.kfd_topology = true;
@@ -53,11 +54,11 @@ void collect_rocminfo(SystemView& view, const CollectOptions& opt, AmdFacts& amd
 } // namespace
 
 void collect_amd(SystemView& view, const CollectOptions& opt, AmdFacts& amd, std::vector<ToolRun>& tools) {
-  auto kfd = view.stat("/dev/kfd");
+  auto kfd = view.stat(paths::kfd);
   amd.kfd_device = kfd && kfd->type == FileType::chr;
   collect_kfd_topology(view, amd);
-  if (auto version = view.read_file("/sys/module/amdgpu/version"))
-    if (!text::trim(*version).empty()) amd.amdgpu_module_version = {text::trim(*version), "/sys/module/amdgpu/version"};
+  if (auto version = view.read_file(paths::module_version("amdgpu")))
+    if (!text::trim(*version).empty()) amd.amdgpu_module_version = {text::trim(*version), paths::module_version("amdgpu")};
   collect_rocminfo(view, opt, amd, tools);
 }
 
@@ -79,7 +80,7 @@ void link_amd_nodes(AmdFacts& amd, std::vector<Gpu>& gpus, const Knowledge& kb) 
       if (node.domain && *node.domain != *domain) continue;
       gpu.kfd = node;
       if (node.drm_render_minor && *node.drm_render_minor > 0)
-        gpu.render_node = "/dev/dri/renderD" + std::to_string(*node.drm_render_minor);
+        gpu.render_node = paths::render_node(*node.drm_render_minor);
       break;
     }
     // The KFD's gfx_target_version is what the runtime sees; it names the ISA even for unknown boards.

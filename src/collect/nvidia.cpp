@@ -1,6 +1,7 @@
 // The NVIDIA kernel module and user-space driver: /proc/driver/nvidia/version, nvidia-smi, packages.
 #include <algorithm>
 
+#include "system/machine_paths.hpp"
 #include "collect/collectors.hpp"
 #include "parse/parsers.hpp"
 #include "util/text.hpp"
@@ -67,15 +68,15 @@ void collect_smi(SystemView& view, const CollectOptions& opt, NvidiaFacts& nvidi
 
 void collect_nvidia(SystemView& view, const CollectOptions& opt, const PackageFacts& packages, NvidiaFacts& nvidia,
                     std::vector<ToolRun>& tools) {
-  if (auto text = view.read_file("/proc/driver/nvidia/version")) {
+  if (auto text = view.read_file(paths::nvidia_driver_version)) {
     if (auto v = parse::nvidia_proc_version(*text)) {
-      nvidia.kernel_module_version = {v->version, "/proc/driver/nvidia/version:1"};
+      nvidia.kernel_module_version = {v->version, std::string(paths::nvidia_driver_version) + ":1"};
       nvidia.open_kernel_module = v->open;
     }
   }
   if (!nvidia.kernel_module_version)
-    if (auto text = view.read_file("/sys/module/nvidia/version"))
-      if (!text::trim(*text).empty()) nvidia.kernel_module_version = {text::trim(*text), "/sys/module/nvidia/version"};
+    if (auto text = view.read_file(paths::module_version("nvidia")))
+      if (!text::trim(*text).empty()) nvidia.kernel_module_version = {text::trim(*text), paths::module_version("nvidia")};
   collect_userspace_packages(packages, nvidia);
   collect_smi(view, opt, nvidia, tools);
 }

@@ -1,3 +1,4 @@
+#include "system/machine_paths.hpp"
 #include "collect/collectors.hpp"
 #include "parse/parsers.hpp"
 #include "util/text.hpp"
@@ -18,10 +19,10 @@ void collect_os(SystemView& view, OsFacts& os) {
     break;
   }
   // The kernel's own files; `uname -r` would give the same and cost a process.
-  if (auto release = view.read_file("/proc/sys/kernel/osrelease"))
-    os.kernel_release = {text::trim(*release), "/proc/sys/kernel/osrelease"};
-  if (auto cmdline = view.read_file("/proc/cmdline")) os.kernel_cmdline = {text::trim(*cmdline), "/proc/cmdline"};
-  if (auto arch = view.read_file("/proc/sys/kernel/arch")) os.architecture = {text::trim(*arch), "/proc/sys/kernel/arch"};
+  if (auto release = view.read_file(paths::kernel_release))
+    os.kernel_release = {text::trim(*release), paths::kernel_release};
+  if (auto cmdline = view.read_file(paths::kernel_cmdline)) os.kernel_cmdline = {text::trim(*cmdline), paths::kernel_cmdline};
+  if (auto arch = view.read_file(paths::kernel_arch)) os.architecture = {text::trim(*arch), paths::kernel_arch};
   if (os.kernel_release && text::contains(text::lower(*os.kernel_release), "microsoft")) os.wsl = true;
 
   if (view.exists("/.dockerenv")) {
@@ -30,11 +31,11 @@ void collect_os(SystemView& view, OsFacts& os) {
   } else if (view.exists("/run/.containerenv")) {
     os.in_container = true;
     os.container_evidence = "/run/.containerenv exists";
-  } else if (auto cgroup = view.read_file("/proc/1/cgroup")) {
+  } else if (auto cgroup = view.read_file(paths::init_cgroup)) {
     for (const char* marker : {"docker", "kubepods", "containerd", "lxc", "libpod"})
       if (text::contains(*cgroup, marker)) {
         os.in_container = true;
-        os.container_evidence = std::string("/proc/1/cgroup mentions ") + marker;
+        os.container_evidence = std::string(paths::init_cgroup) + " mentions " + marker;
         break;
       }
   }

@@ -1,6 +1,7 @@
 // GPUs from PCI sysfs, without any vendor tool (Documentation/ABI/testing/sysfs-bus-pci).
 #include <algorithm>
 
+#include "system/machine_paths.hpp"
 #include "collect/collectors.hpp"
 #include "parse/parsers.hpp"
 #include "util/text.hpp"
@@ -40,7 +41,7 @@ std::optional<std::string> pci_ids_text(SystemView& view) {
 } // namespace
 
 void collect_pci_gpus(SystemView& view, const Knowledge& kb, std::vector<Gpu>& gpus) {
-  const std::string base = "/sys/bus/pci/devices";
+  const std::string base = paths::pci_devices;
   auto devices = view.list_dir(base);
   if (!devices) return;
   for (const auto& bdf : *devices) {
@@ -76,7 +77,7 @@ void collect_pci_gpus(SystemView& view, const Knowledge& kb, std::vector<Gpu>& g
         if (auto n = text::to_int(*vram); n && *n > 0) gpu.vram_bytes_sysfs = static_cast<std::uint64_t>(*n);
     if (auto drm = view.list_dir(dir + "/drm"))
       for (const auto& name : *drm)
-        if (text::starts_with(name, "renderD")) gpu.render_node = "/dev/dri/" + name;
+        if (text::starts_with(name, "renderD")) gpu.render_node = paths::dri_node(name);
     gpu.model = kb.find_gpu(gpu.vendor_id, gpu.device_id, gpu.revision, gpu.subsystem_device);
     gpus.push_back(std::move(gpu));
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "system/machine_paths.hpp"
 #include "collect/collectors.hpp"
 #include "util/text.hpp"
 
@@ -45,16 +46,16 @@ DeviceNode inspect_node(SystemView& view, const Identity& id, const std::string&
 void collect_permissions(SystemView& view, const std::vector<Gpu>& gpus, PermissionFacts& perms) {
   perms.identity = view.identity();
   const Identity& id = perms.identity;
-  if (view.exists("/dev/kfd")) perms.kfd = inspect_node(view, id, "/dev/kfd");
-  if (auto names = view.list_dir("/dev/dri"))
+  if (view.exists(paths::kfd)) perms.kfd = inspect_node(view, id, paths::kfd);
+  if (auto names = view.list_dir(paths::dri))
     for (const auto& name : *names)
-      if (text::starts_with(name, "renderD")) perms.render_nodes.push_back(inspect_node(view, id, "/dev/dri/" + name));
+      if (text::starts_with(name, "renderD")) perms.render_nodes.push_back(inspect_node(view, id, paths::dri_node(name)));
   // Not a listing of /dev: only the nodes the NVIDIA driver makes.
   int nvidia_gpus = 0;
   for (const auto& gpu : gpus)
     if (gpu.vendor == Vendor::nvidia) ++nvidia_gpus;
-  std::vector<std::string> nvidia_paths = {"/dev/nvidiactl", "/dev/nvidia-uvm"};
-  for (int i = 0; i < std::max(nvidia_gpus, 1); ++i) nvidia_paths.push_back("/dev/nvidia" + std::to_string(i));
+  std::vector<std::string> nvidia_paths = {paths::nvidia_ctl, paths::nvidia_uvm};
+  for (int i = 0; i < std::max(nvidia_gpus, 1); ++i) nvidia_paths.push_back(paths::nvidia_gpu_node(i));
   for (const auto& path : nvidia_paths) {
     DeviceNode node = inspect_node(view, id, path);
     if (node.stat || nvidia_gpus > 0) perms.nvidia_nodes.push_back(std::move(node));

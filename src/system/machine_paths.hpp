@@ -1,0 +1,32 @@
+// Every path of the kernel's pseudo file systems (/sys, /proc) and device nodes (/dev) gpudoctor reads.
+// Only src/system/ spells them: collectors and checks name them through these constants, so one list says
+// what gpudoctor touches on a machine (docs/snapshot.md mirrors it).
+#pragma once
+
+#include <string>
+
+namespace gpudoctor::paths {
+
+// procfs (Documentation/filesystems/proc.rst)
+inline constexpr const char* kernel_release = "/proc/sys/kernel/osrelease";
+inline constexpr const char* kernel_arch = "/proc/sys/kernel/arch";
+inline constexpr const char* kernel_cmdline = "/proc/cmdline";
+inline constexpr const char* init_cgroup = "/proc/1/cgroup";
+inline constexpr const char* modules = "/proc/modules";
+inline constexpr const char* nvidia_driver_version = "/proc/driver/nvidia/version";
+
+// sysfs (Documentation/ABI/testing/sysfs-bus-pci, sysfs-module; amdkfd topology)
+inline constexpr const char* pci_devices = "/sys/bus/pci/devices";
+inline constexpr const char* kfd_topology_nodes = "/sys/class/kfd/kfd/topology/nodes";
+inline std::string module_version(const std::string& module) { return "/sys/module/" + module + "/version"; }
+
+// device nodes
+inline constexpr const char* kfd = "/dev/kfd";
+inline constexpr const char* dri = "/dev/dri";
+inline constexpr const char* nvidia_ctl = "/dev/nvidiactl";
+inline constexpr const char* nvidia_uvm = "/dev/nvidia-uvm";
+inline std::string dri_node(const std::string& name) { return std::string(dri) + "/" + name; }
+inline std::string render_node(int minor) { return dri_node("renderD" + std::to_string(minor)); }
+inline std::string nvidia_gpu_node(int index) { return "/dev/nvidia" + std::to_string(index); }
+
+} // namespace gpudoctor::paths
