@@ -47,9 +47,11 @@ void driver_nouveau(const CheckContext& ctx, Results& out) {
 
 void driver_nvidia_mismatch(const CheckContext& ctx, Results& out) {
   const auto& nv = ctx.facts.nvidia;
-  auto kernel = nvidia_driver_version(ctx.facts);
   if (nv.smi_mismatch) {
-    std::vector<std::string> evidence = {"cmd nvidia-smi: Failed to initialize NVML: Driver/library version mismatch"};
+    std::string key = "nvidia-smi";
+    for (const auto& t : ctx.facts.tools)
+      if (t.key.rfind("nvidia-smi", 0) == 0) key = t.key;
+    std::vector<std::string> evidence = {"cmd " + key + ": Failed to initialize NVML: Driver/library version mismatch"};
     std::string msg = "The NVIDIA user-space libraries and the loaded kernel module are different versions";
     if (nv.kernel_module_version) {
       msg += " (kernel module " + *nv.kernel_module_version;

@@ -1,4 +1,5 @@
 // env.visible-devices-empty
+#include <algorithm>
 #include "checks/common.hpp"
 #include "checks/registry.hpp"
 #include "util/text.hpp"
@@ -95,6 +96,17 @@ void env_visible_devices_empty(const CheckContext& ctx, Results& out) {
     else if (var == "CUDA_VISIBLE_DEVICES" && nvidia == 0 && hip_list_set)
       ignored = "HIP uses HIP_VISIBLE_DEVICES, which is set, instead of CUDA_VISIBLE_DEVICES=" + it->second;
     if (!ignored.empty()) {
+      // ROCm PyTorch parses the variables itself: an empty HIP/CUDA list gives device_count() == 0.
+      bool rocm_torch = std::any_of(f.python.envs.begin(), f.python.envs.end(),
+                                    [](const PythonEnv& e) { return e.torch && e.torch->hip; });
+      bool torch_reads = var == "HIP_VISIBLE_DEVICES" || var == "CUDA_VISIBLE_DEVICES";
+      if (rocm_torch && torch_reads && it->second.empty()) {
+        out.add(Status::warn, name,
+                ignored + ", but ROCm PyTorch reads it itself and then sees no GPU (torch.cuda.device_count() is 0). "
+                "Unset it.",
+                {env_evidence(name, it->second)}, {"env-visible-devices"});
+        continue;
+      }
       out.pass(name, ignored, {env_evidence(name, it->second)});
       continue;
     }

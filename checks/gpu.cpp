@@ -26,10 +26,12 @@ void gpu_unknown_model(const CheckContext& ctx, Results& out) {
       continue;
     }
     std::string name = gpu.pci_ids_name ? " pci.ids calls it \"" + *gpu.pci_ids_name + "\"." : "";
+    // The KFD still names the ISA of an unknown AMD board; only model-specific figures are missing then.
+    std::string missing = gpu.kfd_target ? "its memory size and bandwidth are not known to the checks (the KFD says it "
+                                           "is " + *gpu.kfd_target + ")."
+                                         : "its architecture and memory are not known to the checks.";
     out.add(Status::info, gpu.subject(),
-            "This GPU's PCI id is not in gpudoctor's knowledge tables, so its architecture and memory are not "
-            "known to the checks." + name,
-            {gpu_evidence(gpu)});
+            "This GPU's PCI id is not in gpudoctor's knowledge tables, so " + missing + name, {gpu_evidence(gpu)});
   }
 }
 

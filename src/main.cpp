@@ -17,10 +17,32 @@ void add_check_options(CLI::App& cmd, CheckOptions& opt, std::string& color) {
       ->check(CLI::Range(100, 600000));
   cmd.add_option("--knowledge", opt.knowledge_dir, "Read knowledge tables from this folder instead of the built-in ones");
   cmd.add_option("--color", color, "Colour: auto, always or never")->check(CLI::IsMember({"auto", "always", "never"}));
+  cmd.add_option("--probe-timeout", opt.probe_timeout_ms, "Time limit for each GPU probe, in milliseconds")
+      ->check(CLI::Range(1000, 600000));
 }
 
 ColorMode color_mode(const std::string& s) {
   return s == "always" ? ColorMode::always : s == "never" ? ColorMode::never : ColorMode::automatic;
+}
+
+// Options `fix` and `migrate` share (docs/fixes.md).
+void add_fix_options(CLI::App& cmd, FixOptions& opt, std::string& from, std::string& color) {
+  cmd.add_option("--from", from, "Plan for a snapshot (folder or bundle); the script refuses other machines");
+  cmd.add_option("--emit", opt.emit, "Write the script to this file instead of printing it");
+  cmd.add_flag("--apply", opt.apply, "Run the script step by step (sudo per step when not root)");
+  cmd.add_flag("-y,--yes", opt.yes, "With --apply: do not ask first");
+  cmd.add_option("--mirror", opt.mirror,
+                 "Point repositories at this mirror (replaces each URL's scheme://host)");
+  cmd.add_option("--driver", opt.driver, "NVIDIA driver branch to install instead of the chosen one (570)");
+  cmd.add_option("--cuda", opt.cuda, "CUDA release to install instead of the chosen one (12.8)");
+  cmd.add_option("--rocm", opt.rocm, "ROCm release to install instead of the chosen one (7.2)");
+  cmd.add_option("--torch", opt.torch, "PyTorch version to install (default: the newest on the index)");
+  cmd.add_flag("--any-host", opt.any_host,
+               "Do not make the script check the host name (the OS release still)");
+  cmd.add_flag("--render-all", opt.render_all, "For tests: render every step, even those with nothing to do");
+  cmd.add_option("--root", opt.root,
+                 "For tests: the machine is the files below DIR; --apply runs in chroot DIR");
+  add_check_options(cmd, opt.check, color);
 }
 
 } // namespace
@@ -42,6 +64,9 @@ int main(int argc, char** argv) {
   check_cmd->add_flag("--strict", check.strict, "Exit 1 on warnings too");
   check_cmd->add_option("--only", check.only, "Run only these check ids")->delimiter(',');
   check_cmd->add_flag("--list", list, "List every check id with its title");
+  check_cmd->add_flag("--probes", check.probes, "Also build and run the GPU probes (docs/probes.md)");
+  check_cmd->add_flag("--online", check.online,
+                      "Also fetch each configured GPU vendor repository and wheel index (proxy, DNS, TLS)");
   add_check_options(*check_cmd, check, check_color);
 
   BundleOptions bundle;
@@ -49,11 +74,43 @@ int main(int argc, char** argv) {
   auto* bundle_cmd = app.add_subcommand("bundle", "Record everything the checks read into one redacted archive");
   bundle_cmd->add_option("-o,--output", bundle.output, "The .tar.gz to write");
   bundle_cmd->add_flag("--obfuscate", bundle.obfuscate, "Also replace the hostname and user name");
+  bundle_cmd->add_flag("--probes", bundle.check.probes, "Also run the GPU probes and record their outputs");
   add_check_options(*bundle_cmd, bundle.check, bundle_color);
+
+  CheckOptions probe;
+  std::string probe_color = "auto", probe_from;
+  auto* probe_cmd = app.add_subcommand("probe", "Build and run the GPU probes and judge what they measure");
+  probe_cmd->add_option("--from", probe_from, "Re-judge the probe outputs a snapshot recorded");
+  probe_cmd->add_option("--format", probe.format, "Output format: text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  probe_cmd->add_flag("-v,--verbose", probe.verbose, "Also list what passed and what was skipped");
+  probe_cmd->add_flag("--strict", probe.strict, "Exit 1 on warnings too");
+  add_check_options(*probe_cmd, probe, probe_color);
 
   std::string explain_id;
   auto* explain_cmd = app.add_subcommand("explain", "Say what a check looks at, why it matters and how to fix it");
   explain_cmd->add_option("id", explain_id, "A check id (gpudoctor check --list) or fix id")->required();
+
+  FixOptions fix;
+  std::string fix_from, fix_color = "auto";
+  auto* fix_cmd =
+      app.add_subcommand("fix", "List the fixes for this machine, or print (or apply) one's script");
+  fix_cmd->add_option("id", fix.id, "The fix (gpudoctor fix without an id lists them)");
+  add_fix_options(*fix_cmd, fix, fix_from, fix_color);
+
+  MigrateOptions migrate;
+  std::string migrate_from, migrate_color = "auto";
+  auto* migrate_cmd =
+      app.add_subcommand("migrate", "One staged plan to move this machine to the other vendor");
+  migrate_cmd->add_option("--to", migrate.to, "nvidia or amd")->check(CLI::IsMember({"nvidia", "amd"}));
+  migrate_cmd->add_flag("--resume", migrate.resume, "Continue the applied migration after its reboot");
+  add_fix_options(*migrate_cmd, migrate.fix, migrate_from, migrate_color);
+
+  UndoOptions undo;
+  auto* undo_cmd = app.add_subcommand(
+      "undo", "Restore the files the last --apply edited; say how to reinstall what it removed");
+  undo_cmd->add_flag("-y,--yes", undo.yes, "Do not ask first");
+  undo_cmd->add_option("--root", undo.root, "For tests: the root the apply ran in (fix --root)");
 
   try {
     app.parse(argc, argv);
@@ -69,7 +126,25 @@ int main(int argc, char** argv) {
       return cmd_check(check);
     }
     if (*bundle_cmd) return cmd_bundle(bundle);
+    if (*probe_cmd) {
+      if (!probe_from.empty()) probe.from = probe_from;
+      probe.color = color_mode(probe_color);
+      return cmd_probe(probe);
+    }
     if (*explain_cmd) return cmd_explain(explain_id);
+    if (*fix_cmd) {
+      if (!fix_from.empty()) fix.from = fix_from;
+      return cmd_fix(fix);
+    }
+    if (*migrate_cmd) {
+      if (!migrate_from.empty()) migrate.fix.from = migrate_from;
+      if (migrate.to.empty() && !migrate.resume) {
+        std::fprintf(stderr, "gpudoctor: migrate needs --to nvidia|amd (or --resume)\n");
+        return 2;
+      }
+      return cmd_migrate(migrate);
+    }
+    if (*undo_cmd) return cmd_undo(undo);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpudoctor: internal error: %s\n", e.what());
     return 3;

@@ -20,6 +20,9 @@ struct CheckOptions {
   int timeout_ms = 5000;            // per vendor tool
   ColorMode color = ColorMode::automatic;
   std::string knowledge_dir; // empty: built in
+  bool probes = false;         // --probes: build/run the GPU probes (docs/probes.md)
+  bool online = false;         // --online: fetch the configured GPU vendor repositories and wheel indexes
+  int probe_timeout_ms = 30000; // per probe process
 };
 
 struct BundleOptions {
@@ -32,5 +35,37 @@ int cmd_check(const CheckOptions& opt);
 int cmd_list_checks();
 int cmd_explain(const std::string& id);
 int cmd_bundle(const BundleOptions& opt);
+// gpudoctor probe: check --probes, reporting only the checks that judge probe results.
+int cmd_probe(const CheckOptions& opt);
+
+// gpudoctor fix and migrate (docs/fixes.md).
+struct FixOptions {
+  std::string id;                  // empty: list the fixes the checks point to
+  std::optional<std::string> from; // plan for a snapshot (the script refuses to run elsewhere)
+  std::string emit;                // write the script here instead of printing it
+  bool apply = false;              // run it, step by step
+  bool yes = false;                // without asking first
+  std::string mirror;              // repository setup points at this mirror (scheme://host replaced)
+  std::string driver, cuda, rocm, torch; // version overrides
+  bool any_host = false;           // the script does not check the host name
+  bool render_all = false;         // tests: every step, even those with nothing to do here
+  std::string root;                // tests: facts from the files below ROOT, --apply runs in chroot ROOT
+  CheckOptions check;
+};
+
+struct MigrateOptions {
+  std::string to; // nvidia | amd
+  bool resume = false;
+  FixOptions fix;
+};
+
+struct UndoOptions {
+  std::string root; // tests, as for fix
+  bool yes = false;
+};
+
+int cmd_fix(const FixOptions& opt);
+int cmd_migrate(const MigrateOptions& opt);
+int cmd_undo(const UndoOptions& opt);
 
 } // namespace gpudoctor

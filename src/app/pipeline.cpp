@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "app/probe_run.hpp"
 #include "check/runner.hpp"
 #include "collect/collectors.hpp"
 
@@ -23,8 +24,10 @@ Report run_pipeline(SystemView& view, const Loaded& data, const CheckOptions& op
   copt.tool_timeout = std::chrono::milliseconds(opt.timeout_ms);
   copt.python_timeout = std::chrono::milliseconds(opt.timeout_ms);
   copt.extra_pythons = opt.pythons;
+  copt.online = opt.online;
   Report report;
   report.facts = collect_all(view, data.kb, copt);
+  run_probes(view, opt, report.facts);
   CheckContext ctx{report.facts, data.kb};
   report.results = run_checks(ctx, data.cat, opt.only);
   return report;

@@ -96,6 +96,7 @@ RedactionLog redact_snapshot(const fs::path& dir, bool obfuscate) {
     }
     write_all(dir / "env.json", dump_json(out));
   }
+  redact_config_files(dir, log);
   if (obfuscate) {
     if (stand_ins.count(id.hostname)) {
       id.hostname = stand_ins[id.hostname];

@@ -19,5 +19,8 @@ struct RedactionLog {
 
 // Rewrites env.json (secrets; with `obfuscate` also the hostname and user names) and identity.json in place.
 RedactionLog redact_snapshot(const std::filesystem::path& dir, bool obfuscate);
+// In the recorded configuration files (shell profiles, /etc/environment, pip.conf, apt/dnf sources,
+// daemon.json): values of secret-looking names and URL credentials. Logs "file:/PATH" for each file changed.
+void redact_config_files(const std::filesystem::path& dir, RedactionLog& log);
 
 } // namespace gpudoctor

@@ -12,27 +12,45 @@ Facts collect_all(SystemView& view, const Knowledge& kb, const CollectOptions& o
   collect_packages(view, facts.packages);
   collect_env(view, kb, facts.env);
 
-  std::vector<ToolRun> nvidia_tools, amd_tools, toolkit_tools, python_tools;
+  std::vector<ToolRun> nvidia_tools, amd_tools, toolkit_tools, python_tools, boot_tools, container_tools;
   auto nvidia = std::async(std::launch::async, [&] {
     collect_nvidia(view, opt, facts.packages, facts.nvidia, nvidia_tools);
   });
-  auto amd = std::async(std::launch::async, [&] { collect_amd(view, opt, facts.amd, amd_tools); });
-  auto python = std::async(std::launch::async, [&] { collect_python(view, opt, facts.python, python_tools); });
+  auto amd = std::async(std::launch::async, [&] {
+    collect_amd(view, opt, facts.amd, amd_tools);
+    collect_kfd_links(view, facts.amd);
+  });
+  auto python = std::async(std::launch::async, [&] {
+    collect_python(view, opt, facts.python, python_tools);
+    collect_python_distributions(view, facts.python);
+  });
   auto toolkits = std::async(std::launch::async, [&] {
     collect_toolkits(view, opt, facts.packages, facts.toolkits, toolkit_tools);
   });
+  auto boot = std::async(std::launch::async, [&] { collect_boot(view, opt, facts.boot, boot_tools); });
+  auto containers = std::async(std::launch::async, [&] {
+    collect_containers(view, opt, facts.packages, facts.containers, container_tools);
+  });
+  collect_repos(view, kb, facts.repos);
 
   collect_pci_gpus(view, kb, facts.gpus);
   collect_modules(view, facts.modules);
   collect_permissions(view, facts.gpus, facts.permissions);
   facts.hostname = facts.permissions.identity.hostname;
+  collect_nccl_conf(view, facts.env.all, facts.permissions.identity.home, facts.env);
+  collect_network(view, facts.network);
 
   nvidia.get();
   amd.get();
   python.get();
   toolkits.get();
+  boot.get();
+  containers.get();
   link_amd_nodes(facts.amd, facts.gpus, kb);
-  for (auto* list : {&nvidia_tools, &amd_tools, &toolkit_tools, &python_tools})
+  collect_stack_paths(view, facts.env, facts.toolkits, facts.stack_paths);
+  // The network of this machine says nothing about a replayed one.
+  if (opt.online && view.kind() != "replay") probe_repos(opt, facts.os, facts.repos);
+  for (auto* list : {&nvidia_tools, &amd_tools, &toolkit_tools, &python_tools, &boot_tools, &container_tools})
     facts.tools.insert(facts.tools.end(), list->begin(), list->end());
   return facts;
 }

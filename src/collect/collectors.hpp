@@ -16,6 +16,8 @@ struct CollectOptions {
   std::chrono::milliseconds tool_timeout{5000};   // vendor tools (nvidia-smi, rocminfo, nvcc)
   std::chrono::milliseconds python_timeout{5000}; // a python3 printing its sys.path
   std::vector<std::string> extra_pythons;         // --python
+  bool online = false;                            // --online: fetch the configured vendor repositories
+  std::chrono::milliseconds http_timeout{5000};   // each fetch of --online
 };
 
 void collect_os(SystemView& view, OsFacts& os);
@@ -28,8 +30,30 @@ void collect_amd(SystemView& view, const CollectOptions& opt, AmdFacts& amd, std
 void collect_toolkits(SystemView& view, const CollectOptions& opt, const PackageFacts& packages,
                       ToolkitFacts& toolkits, std::vector<ToolRun>& tools);
 void collect_env(SystemView& view, const Knowledge& kb, EnvFacts& env);
+// NCCL's configuration files ($NCCL_CONF_FILE or <home>/.nccl.conf, then /etc/nccl.conf) into env.nccl_conf.
+void collect_nccl_conf(SystemView& view, const std::map<std::string, std::string>& environment,
+                       const std::string& home, EnvFacts& env);
+// Names of the network interfaces and of the InfiniBand/RoCE devices.
+void collect_network(SystemView& view, NetworkFacts& net);
+// The io_links of every KFD node (run after collect_amd, before link_amd_nodes copies the nodes).
+void collect_kfd_links(SystemView& view, AmdFacts& amd);
 void collect_permissions(SystemView& view, const std::vector<Gpu>& gpus, PermissionFacts& perms);
 void collect_python(SystemView& view, const CollectOptions& opt, PythonFacts& python, std::vector<ToolRun>& tools);
+
+// GPU vendor repositories: apt sources (one-line and deb822), dnf .repo files, pip index settings.
+void collect_repos(SystemView& view, const Knowledge& kb, RepoFacts& repos);
+// `dkms status` and `mokutil --sb-state`.
+void collect_boot(SystemView& view, const CollectOptions& opt, BootFacts& boot, std::vector<ToolRun>& tools);
+// GPU-stack folders named by PATH, LD_LIBRARY_PATH, ld.so.conf(.d) and shell profiles; what nvcc, CUDA_HOME,
+// /usr/local/cuda, /opt/rocm and ROCM_PATH point at. Needs the environment and toolkit facts.
+void collect_stack_paths(SystemView& view, const EnvFacts& env, const ToolkitFacts& toolkits, PathFacts& out);
+// Docker (`docker info`, daemon.json) and the NVIDIA Container Toolkit's configuration.
+void collect_containers(SystemView& view, const CollectOptions& opt, const PackageFacts& packages,
+                        ContainerFacts& out, std::vector<ToolRun>& tools);
+// The *.dist-info / *.egg-info names of each interpreter's site folders.
+void collect_python_distributions(SystemView& view, PythonFacts& python);
+// --online on a live machine: fetches each configured vendor repository and wheel index (util/http).
+void probe_repos(const CollectOptions& opt, const OsFacts& os, RepoFacts& repos);
 
 // Ties facts of different collectors together: KFD nodes and render nodes to PCI GPUs.
 void link_amd_nodes(AmdFacts& amd, std::vector<Gpu>& gpus, const Knowledge& kb);
@@ -43,5 +67,12 @@ std::optional<std::string> find_on_path(SystemView& view, const std::string& nam
 // A ToolRun from a command result, with `failure` left for the caller.
 ToolRun tool_run_of(const CommandResult& r, const CommandSpec& spec);
 std::string file_source(const std::string& path, int line = 0);
+// Where a chain of links ends (update-alternatives: /usr/local/cuda -> /etc/alternatives/cuda -> ...);
+// empty when `path` is no link.
+std::optional<std::string> final_link_target(SystemView& view, const std::string& path);
+// The CUDA toolkit version of a folder (version.json, version.txt, NVIDIA wheels, its cuda-X.Y name).
+Fact<std::string> cuda_version_at(SystemView& view, const std::string& dir);
+// The ROCm version of a folder (.info/version, TheRock's core/.info/version).
+Fact<std::string> rocm_version_at(SystemView& view, const std::string& dir);
 
 } // namespace gpudoctor

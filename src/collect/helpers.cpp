@@ -23,7 +23,8 @@ ToolRun tool_run_of(const CommandResult& r, const CommandSpec& spec) {
   t.timed_out = r.timed_out;
   t.exit_code = r.exit_code;
   t.duration_ms = r.duration_ms;
-  t.timeout_ms = static_cast<long>(spec.timeout.count());
+  // A replayed run keeps the limit it had on its machine.
+  t.timeout_ms = r.timeout_ms > 0 ? r.timeout_ms : static_cast<long>(spec.timeout.count());
   return t;
 }
 

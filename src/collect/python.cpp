@@ -6,6 +6,7 @@
 #include "collect/collectors.hpp"
 #include "collect/pyenv_shim.hpp"
 #include "parse/parsers.hpp"
+#include "util/json.hpp"
 #include "util/text.hpp"
 
 namespace gpudoctor {
@@ -14,10 +15,13 @@ namespace {
 
 // Asks the interpreter for its search path without running `site` (-S): .pth files may import arbitrary
 // code (some import torch itself, or hang on a broken driver), so gpudoctor reads them instead (read_pth).
-// site.venv() applies pyvenv.cfg as site would. Output, one item per line: executable, version, the site
-// folders in site's order (user site first), a separator, then sys.path as the interpreter set it up.
+// site.venv() applies pyvenv.cfg as site would; it also calls addsitepackages(), which would execute the
+// venv's .pth files, so that is replaced by a no-op first (the venv's site-packages is still reported by
+// getsitepackages()). Output, one item per line: executable, version, the site folders in site's order
+// (user site first), a separator, then sys.path as the interpreter set it up.
 constexpr const char* k_sys_path_script =
     "import sys, site\n"
+    "site.addsitepackages = lambda known_paths, *args, **kwargs: known_paths\n"
     "site.venv(set())\n"
     "user = site.check_enableusersite() if site.ENABLE_USER_SITE is None else site.ENABLE_USER_SITE\n"
     "dirs = [site.getusersitepackages()] if user else []\n"
@@ -97,6 +101,21 @@ PythonEnv inspect(SystemView& view, const CollectOptions& opt, const Candidate& 
     env.error = r.timed_out ? "timed out after " + std::to_string(spec.timeout.count()) + " ms"
                             : "failed: " + text::trim(r.err).substr(0, 200);
     run.failure = env.error;
+    return env;
+  }
+  if (text::starts_with(text::trim(r.out), "{")) {
+    // The first form of this command printed one JSON object; snapshots that hold it are still read.
+    auto j = parse_json(text::trim(r.out));
+    if (!j || !j->is_object()) {
+      env.error = "printed no sys.path";
+      return env;
+    }
+    if (auto exe = json_string(*j, "executable"); exe && !exe->empty()) env.executable = *exe;
+    if (auto v = json_string(*j, "version")) env.version = {*v, "cmd " + spec.key};
+    if (auto it = j->find("path"); it != j->end() && it->is_array())
+      for (const auto& p : *it)
+        if (p.is_string() && !p.get<std::string>().empty()) env.sys_path.push_back(p.get<std::string>());
+    env.torch = find_torch(view, env.sys_path);
     return env;
   }
   auto lines = text::lines(r.out);

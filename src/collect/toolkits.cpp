@@ -8,8 +8,6 @@
 
 namespace gpudoctor {
 
-namespace {
-
 Fact<std::string> cuda_version_at(SystemView& view, const std::string& dir) {
   if (auto json = view.read_file(dir + "/version.json"))
     if (auto v = parse::cuda_version_json(*json)) return {*v, dir + "/version.json"};
@@ -44,6 +42,8 @@ std::optional<std::string> final_link_target(SystemView& view, const std::string
   return target;
 }
 
+namespace {
+
 void collect_cuda(SystemView& view, const CollectOptions& opt, ToolkitFacts& tk, std::vector<ToolRun>& tools) {
   if (auto entries = view.list_dir("/usr/local")) {
     for (const auto& name : *entries) {
@@ -75,6 +75,8 @@ void collect_cuda(SystemView& view, const CollectOptions& opt, ToolkitFacts& tk,
   }
 }
 
+} // namespace
+
 Fact<std::string> rocm_version_at(SystemView& view, const std::string& dir) {
   // Classic layout: .info/version; TheRock (7.9+): core/.info/version.
   for (const char* file : {"/.info/version", "/core/.info/version"})
@@ -82,6 +84,8 @@ Fact<std::string> rocm_version_at(SystemView& view, const std::string& dir) {
       if (auto v = parse::rocm_info_version(*text)) return {*v, dir + file};
   return {};
 }
+
+namespace {
 
 // Debian and Ubuntu ship HIP as distribution packages (hipcc, libamdhip64-5) without /opt/rocm.
 void collect_distribution_rocm(const PackageFacts& packages, ToolkitFacts& tk) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "facts/probe_facts.hpp"
 #include "system/system_view.hpp"
 
 namespace gpudoctor {
@@ -48,8 +49,17 @@ struct GpuModel {
   std::string family;         // "Hopper", "RDNA3"
   std::optional<long long> gfx_target_version; // AMD: KFD encoding, 110000
   std::optional<std::uint64_t> vram_bytes;
+  std::optional<double> memory_bandwidth_floor_gbps; // a healthy card's copy bandwidth is above this
+  std::optional<double> host_bandwidth_floor_gbps;   // host link floor where PCIe sysfs does not tell it
   std::string source; // where the row came from (knowledge file and its source key)
   bool uncertain = false;
+};
+
+// A link of a KFD topology node (nodes/N/io_links/M/properties).
+struct KfdLink {
+  std::optional<long long> type; // 2 = PCIe, 11 = XGMI
+  std::optional<long long> node_from, node_to;
+  std::string source;
 };
 
 struct KfdNode {
@@ -62,6 +72,8 @@ struct KfdNode {
   std::optional<long long> simd_count;
   std::optional<long long> local_mem_size;
   std::string source;
+  std::vector<KfdLink> io_links;
+  bool io_links_read = false; // the io_links folder was listed
 };
 
 struct Gpu {
@@ -104,6 +116,8 @@ struct ToolRun {
 struct NvidiaSmiGpu {
   std::string name, bus_id, uuid;
   std::optional<long long> memory_total_mib;
+  std::string performance_state;       // "P0" (busy) .. "P8" (idle); empty when not reported
+  std::optional<int> gpu_utilization; // percent
 };
 
 struct NvidiaFacts {
@@ -167,11 +181,33 @@ struct ToolkitFacts {
   Fact<std::string> rccl_version;
 };
 
+// A NAME=value line of an NCCL configuration file.
+struct ConfSetting {
+  std::string name, value; // as NCCL reads them: the name is everything before the first '=', untrimmed
+  int line = 0;
+};
+
+// An NCCL configuration file, in the order NCCL reads them: $NCCL_CONF_FILE (2.23+) or ~/.nccl.conf, then
+// /etc/nccl.conf. NCCL never overwrites a variable that is set, so the environment wins, then earlier files.
+struct NcclConfFile {
+  std::string path;
+  std::string role; // "NCCL_CONF_FILE", "user", "system"
+  std::vector<ConfSetting> settings;
+};
+
 struct EnvFacts {
   std::map<std::string, std::string> gpu_vars; // GPU-related variables that are set
   std::vector<std::string> path_entries;
   std::vector<std::string> ld_library_path_entries;
   std::map<std::string, std::string> all; // the whole environment (redacted in bundles)
+  std::vector<NcclConfFile> nccl_conf;     // the NCCL configuration files that exist
+};
+
+// Network interfaces and RDMA devices, by name.
+struct NetworkFacts {
+  std::optional<std::vector<std::string>> interfaces; // /sys/class/net; empty optional: not readable
+  std::vector<std::string> ib_devices;                 // /sys/class/infiniband (IB and RoCE HCAs)
+  std::string interfaces_source, ib_source;
 };
 
 struct DeviceNode {
@@ -197,6 +233,13 @@ struct TorchBuild {
   bool cpu_only() const { return !cuda && !hip; }
 };
 
+// An installed Python distribution: one *.dist-info / *.egg-info folder of a site folder.
+struct PythonDist {
+  std::string name;    // normalised: lower case, '_' and '.' as '-' ("nvidia-cublas-cu12")
+  std::string version; // "12.6.4.1", "2.8.0.dev20250529+rocm6.4"
+  std::string folder;  // the site folder it is in
+};
+
 struct PythonEnv {
   std::string role;        // "PATH", "system", "VIRTUAL_ENV", "CONDA_PREFIX", "--python"
   std::string executable;  // as found
@@ -206,6 +249,7 @@ struct PythonEnv {
   std::vector<std::string> sys_path;
   std::string error;       // could not run it
   std::optional<TorchBuild> torch;
+  std::vector<PythonDist> distributions; // of the site folders on sys_path (site-packages, dist-packages)
 };
 
 struct PythonFacts {
@@ -225,6 +269,87 @@ struct PackageFacts {
   }
 };
 
+// A package source of a GPU vendor, or a PyTorch wheel index, configured on the machine.
+struct RepoSource {
+  std::string vendor;   // "amd", "nvidia", "pytorch" (knowledge vendor_repos)
+  std::string kind;     // "apt", "dnf", "pip"
+  std::string uri;      // apt URI, dnf baseurl, pip index URL, as written
+  std::string suite;    // apt suite ("jammy", or an exact path ending in '/'); empty otherwise
+  std::string origin;   // "/etc/apt/sources.list.d/rocm.list:1", "env PIP_EXTRA_INDEX_URL"
+  bool enabled = true;
+  bool release_specific = true; // the repository publishes per OS release (knowledge vendor_repos)
+};
+
+// What fetching one repository URL gave (`check --online`).
+struct RepoProbe {
+  std::string url;
+  std::string origin; // the RepoSource's origin
+  bool reached = false;  // an HTTP answer below 400
+  std::optional<long> http_status;
+  std::string error;     // transport error: DNS, proxy, TLS, refused, time limit
+  long duration_ms = 0;
+};
+
+struct RepoFacts {
+  std::vector<RepoSource> sources;
+  std::vector<std::string> files;   // source files read (apt, dnf, pip)
+  Fact<std::string> ubuntu_codename; // os-release UBUNTU_CODENAME (Mint, Pop!_OS name their Ubuntu base)
+  bool online = false;               // the probes ran (check --online on a live machine)
+  std::vector<RepoProbe> probes;
+};
+
+struct DkmsModule {
+  std::string module, version, kernel, arch;
+  std::string state;  // "added", "built", "installed", ...
+  std::string detail; // "(Original modules exist)"
+};
+
+struct BootFacts {
+  bool dkms_ran = false;              // `dkms status` was found and answered
+  std::vector<DkmsModule> dkms;
+  std::vector<std::string> dkms_messages; // "Error! ..." lines
+  Fact<std::string> secure_boot;      // "enabled", "disabled", "unsupported", "no-efi" (mokutil --sb-state)
+  std::string secure_boot_line;       // the line that said it
+  bool shim_validation_disabled = false;
+};
+
+// A folder a setting adds to a search path, when it belongs to a GPU stack (CUDA, ROCm, ...).
+struct PathSetting {
+  std::string variable;              // "PATH", "LD_LIBRARY_PATH", "ld.so.conf", "CUDA_HOME", ...
+  std::string entry;                 // as written: "$HOME/rocm/bin", "/opt/rocm-5.7.0/lib"
+  std::string resolved;              // absolute, $HOME and earlier assignments expanded; empty if unknown
+  std::optional<bool> exists;        // a folder is there; empty when not resolved
+  Vendor stack = Vendor::other;      // whose stack the path names
+  std::string origin;                // "env PATH", "/home/ada/.bashrc:12", "/etc/ld.so.conf.d/rocm.conf:1"
+};
+
+// Something that names the CUDA or ROCm in use: nvcc on PATH, CUDA_HOME, /usr/local/cuda, ROCM_PATH, ...
+struct StackPointer {
+  std::string what;            // "nvcc on PATH", "CUDA_HOME", "/usr/local/cuda", "ROCM_PATH", ...
+  std::string path;            // as named
+  std::string resolved;        // links followed
+  bool exists = false;
+  Fact<std::string> version;   // of the toolkit there
+};
+
+struct PathFacts {
+  std::vector<PathSetting> settings; // GPU-stack entries of env, ld.so.conf(.d) and shell profiles
+  std::vector<std::string> files;    // profiles and ld.so.conf files read
+  std::vector<StackPointer> cuda, rocm;
+};
+
+struct ContainerFacts {
+  bool docker_installed = false;     // docker on PATH, or a docker package
+  std::string docker_evidence;
+  bool docker_info_ok = false;       // `docker info` answered (the daemon runs and we may ask it)
+  std::string docker_info_error;     // why not: "permission denied while trying to connect ..."
+  std::vector<std::string> runtimes; // docker info Runtimes
+  std::string default_runtime;
+  std::vector<std::string> daemon_json_runtimes; // "runtimes" of /etc/docker/daemon.json (rootless too)
+  std::string daemon_json_source;
+  bool nvidia_toolkit_config = false; // /etc/nvidia-container-runtime/config.toml exists
+};
+
 struct Facts {
   OsFacts os;
   PackageFacts packages;
@@ -234,9 +359,15 @@ struct Facts {
   AmdFacts amd;
   ToolkitFacts toolkits;
   EnvFacts env;
+  NetworkFacts network;
   PermissionFacts permissions;
   PythonFacts python;
+  RepoFacts repos;
+  BootFacts boot;
+  PathFacts stack_paths; // not `paths`: that is the namespace of machine paths
+  ContainerFacts containers;
   std::vector<ToolRun> tools;
+  ProbeFacts probes; // only with --probes, or replayed from a snapshot that holds probe outputs
   std::string hostname;
   std::vector<std::string> collector_errors; // a collector that failed; the run goes on
 

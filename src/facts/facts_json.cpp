@@ -1,4 +1,6 @@
 #include "facts/facts_json.hpp"
+#include "facts/probe_facts_json.hpp"
+#include "facts/config_facts_json.hpp"
 
 #include <cstdio>
 
@@ -22,12 +24,21 @@ std::string hex4(unsigned v) {
   return buf;
 }
 
+Json io_links_json(const KfdNode& n) {
+  if (!n.io_links_read) return nullptr;
+  Json links = Json::array();
+  for (const auto& l : n.io_links)
+    links.push_back({{"type", opt(l.type)}, {"node_from", opt(l.node_from)}, {"node_to", opt(l.node_to)},
+                     {"source", l.source}});
+  return links;
+}
+
 Json kfd_json(const KfdNode& n) {
   return {{"node_id", n.node_id},           {"gfx_target_version", opt(n.gfx_target_version)},
           {"vendor_id", opt(n.vendor_id)},   {"device_id", opt(n.device_id)},
           {"location_id", opt(n.location_id)}, {"domain", opt(n.domain)},
           {"drm_render_minor", opt(n.drm_render_minor)}, {"simd_count", opt(n.simd_count)},
-          {"local_mem_size", opt(n.local_mem_size)}, {"source", n.source}};
+          {"local_mem_size", opt(n.local_mem_size)}, {"source", n.source}, {"io_links", io_links_json(n)}};
 }
 
 Json gpu_json(const Gpu& g) {
@@ -87,7 +98,9 @@ Json drivers_json(const Facts& f) {
   Json smi_gpus = Json::array();
   for (const auto& g : f.nvidia.smi_gpus)
     smi_gpus.push_back({{"name", g.name}, {"bus_id", g.bus_id}, {"uuid", g.uuid},
-                        {"memory_total_mib", opt(g.memory_total_mib)}});
+                        {"memory_total_mib", opt(g.memory_total_mib)},
+                        {"performance_state", g.performance_state},
+                        {"gpu_utilization", opt(g.gpu_utilization)}});
   nvidia["smi_gpus"] = smi_gpus;
   Json nodes = Json::array();
   for (const auto& n : f.amd.kfd_nodes) nodes.push_back(kfd_json(n));
@@ -160,6 +173,9 @@ Json python_json(const PythonFacts& py) {
     envs.push_back({{"role", e.role}, {"executable", e.executable}, {"via", e.via.empty() ? Json(nullptr) : Json(e.via)},
                     {"version", fact(e.version)},
                     {"error", e.error.empty() ? Json(nullptr) : Json(e.error)}, {"torch", torch}});
+    Json dists = Json::array();
+    for (const auto& d : e.distributions) dists.push_back(d.name + "==" + d.version);
+    envs.back()["distributions"] = dists;
   }
   return {{"interpreters", envs}};
 }
@@ -177,6 +193,17 @@ Json tools_json(const std::vector<ToolRun>& tools) {
   return out;
 }
 
+Json nccl_conf_json(const EnvFacts& env) {
+  Json files = Json::array();
+  for (const auto& file : env.nccl_conf) {
+    Json settings = Json::array();
+    for (const auto& x : file.settings)
+      settings.push_back({{"name", x.name}, {"value", x.value}, {"line", x.line}});
+    files.push_back({{"path", file.path}, {"role", file.role}, {"settings", settings}});
+  }
+  return files;
+}
+
 } // namespace
 
 Json facts_to_json(const Facts& f) {
@@ -191,11 +218,17 @@ Json facts_to_json(const Facts& f) {
           {"gpus", gpus},
           {"drivers", drivers_json(f)},
           {"toolkits", toolkits_json(f.toolkits)},
-          {"environment", {{"gpu_variables", env}}},
+          {"environment", {{"gpu_variables", env}, {"nccl_conf_files", nccl_conf_json(f.env)}}},
+          {"network", {{"interfaces", opt(f.network.interfaces)}, {"ib_devices", f.network.ib_devices}}},
           {"permissions", permissions_json(f.permissions)},
           {"python", python_json(f.python)},
+          {"repositories", repos_to_json(f.repos)},
+          {"boot", boot_to_json(f.boot)},
+          {"stack_paths", stack_paths_to_json(f.stack_paths)},
+          {"containers", containers_to_json(f.containers)},
           {"packages", packages},
           {"tools", tools_json(f.tools)},
+          {"probes", probe_facts_to_json(f.probes)},
           {"collector_errors", f.collector_errors}};
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "facts/facts.hpp"
+#include "knowledge/knowledge_env.hpp"
 
 namespace gpudoctor {
 
@@ -53,6 +54,29 @@ struct GfxRow {
   bool uncertain = false;
 };
 
+// A ROCm release (or release line): its official Linux GPU targets and OS releases (knowledge rocm.yaml).
+struct RocmReleaseRow {
+  std::string rocm;                     // "6.2" (every 6.2.x), "6.4.0" (that point release only)
+  std::vector<std::string> gfx_targets; // "gfx90a", "gfx1100"
+  std::vector<std::string> os;          // "<os-release ID> <VERSION_ID prefix>": "ubuntu 22.04", "rhel 9.4"
+  std::string source;
+  bool uncertain = false;
+};
+
+// An OS release and its codename (knowledge repos.yaml): ubuntu 24.04 = noble.
+struct DistroReleaseRow {
+  std::string id, version, codename, source;
+  bool uncertain = false;
+};
+
+// A package repository host of a GPU vendor, or a PyTorch wheel index (knowledge repos.yaml).
+struct VendorRepoRow {
+  std::string host;               // "repo.radeon.com"; subdomains match too
+  std::string vendor;             // "amd", "nvidia", "pytorch"
+  bool release_specific = true;   // publishes per OS release, so the release it names must be this OS's
+  std::string source;
+};
+
 struct Knowledge {
   std::vector<GpuRow> gpus;
   std::vector<CudaDriverRow> cuda_drivers;
@@ -61,6 +85,10 @@ struct Knowledge {
   std::vector<GfxRow> gfx_targets;
   std::vector<std::string> gpu_env_prefixes; // environment variables worth collecting
   std::vector<std::string> gpu_env_names;
+  std::vector<RocmReleaseRow> rocm_releases;
+  std::vector<DistroReleaseRow> distro_releases;
+  std::vector<VendorRepoRow> vendor_repos;
+  EnvKnowledge env; // NCCL/RCCL variables, allocator options, device selection (knowledge_env.hpp)
   std::map<std::string, std::string> sources; // source key -> citation
 
   // The model of a PCI device; the most specific row wins (revision or subsystem match over device only).
@@ -86,6 +114,17 @@ struct Knowledge {
   // `target` as rocminfo prints it: case and a ":sramecc+:xnack-" feature suffix are ignored.
   std::optional<GfxRow> find_gfx_target(const std::string& target) const;
   bool is_gpu_env_var(const std::string& name) const;
+  // The row of a ROCm version: the most specific row whose components start it ("6.4.1" -> "6.4", "6.4.0" ->
+  // "6.4.0" over "6.4"). Empty when no row matches (5.2, TheRock 7.9+).
+  std::optional<RocmReleaseRow> rocm_release(const std::string& version) const;
+  // Whether an OS (os-release ID and VERSION_ID) is in a row's list: "rhel 9.4" matches 9.4, "debian 12" 12.
+  static bool rocm_supports_os(const RocmReleaseRow& row, const std::string& id,
+                               const std::string& version_id);
+  std::optional<DistroReleaseRow> distro_by_codename(const std::string& id,
+                                                     const std::string& codename) const;
+  std::optional<DistroReleaseRow> distro_by_version(const std::string& id, const std::string& version) const;
+  // The vendor repository a URL points into (by host; "http(s)://" and a port are ignored).
+  std::optional<VendorRepoRow> vendor_repo(const std::string& url) const;
 };
 
 // Loads every knowledge file (checks/knowledge/*.yaml). `dir` empty: the copy built into the binary

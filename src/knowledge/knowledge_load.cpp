@@ -93,6 +93,19 @@ private:
   YAML::Node node_;
 };
 
+// A field that is a list of non-empty texts: [a, b].
+std::vector<std::string> list(const Row& r, const char* key) {
+  YAML::Node v = r.node()[key];
+  if (!v.IsDefined() || v.IsNull()) fail(r.node(), "missing required field '" + std::string(key) + "'");
+  if (!v.IsSequence() || v.size() == 0) r.bad(key, "must be a non-empty list");
+  std::vector<std::string> out;
+  for (const auto& item : v) {
+    if (!item.IsScalar() || text::trim(item.Scalar()).empty()) r.bad(key, "must list non-empty texts");
+    out.push_back(item.Scalar());
+  }
+  return out;
+}
+
 class Loader {
 public:
   Knowledge kb;
@@ -155,10 +168,140 @@ private:
     if (!added) fail(at, "duplicate " + what + " (first at " + it->second + ")");
   }
 
+  // The environment-variable tables (knowledge_env.hpp): nccl.yaml, pytorch_env.yaml, env.yaml's
+  // device_selection. False when `table` is none of them.
+  bool read_env_row(const std::string& table, const YAML::Node& node) {
+    auto whole = [&](const Row& r, const char* key) -> std::optional<long long> {
+      if (!r.has(key)) return std::nullopt;
+      auto v = text::to_int(r.str(key), 10);
+      if (!v) r.bad(key, "must be a decimal integer");
+      return v;
+    };
+    auto texts = [&](const Row& r, const char* key) {
+      return r.has(key) ? list(r, key) : std::vector<std::string>{};
+    };
+    auto text_or = [&](const Row& r, const char* key) { return r.has(key) ? r.str(key) : std::string(); };
+    auto variable = [&](const Row& r, const char* key) {
+      std::string v = r.str(key);
+      if (v.find_first_of(" =\t") != std::string::npos) fail(node[key], "'" + v + "' is not a variable name");
+      return v;
+    };
+    EnvKnowledge& env = kb.env;
+    if (table == "nccl_vars") {
+      Row r(node, {"name", "kind", "values", "functions", "case_sensitive", "min", "max", "since",
+                   "deprecated", "removed", "replaced_by", "rccl_only", "documented", "note", "source",
+                   "uncertain"});
+      NcclVarRow v;
+      v.name = variable(r, "name");
+      if (!text::starts_with(v.name, "NCCL_") && !text::starts_with(v.name, "RCCL_"))
+        fail(node["name"], "'" + v.name + "' is not an NCCL_ or RCCL_ name");
+      v.kind = r.str("kind");
+      static const std::set<std::string> kinds = {"int",  "bool",    "enum", "level",
+                                                  "list", "ifnames", "hcas", "text"};
+      if (!kinds.count(v.kind))
+        r.bad("kind", "must be one of int, bool, enum, level, list, ifnames, hcas, text");
+      v.values = texts(r, "values");
+      if ((v.kind == "enum" || v.kind == "level" || v.kind == "list") && v.values.empty())
+        fail(node, "kind " + v.kind + " needs 'values'");
+      if (v.kind == "int")
+        for (const auto& x : v.values)
+          if (!text::to_int(x, 10)) fail(node["values"], "'" + x + "' is not a number");
+      v.functions = texts(r, "functions");
+      v.case_sensitive = r.flag("case_sensitive");
+      v.min = whole(r, "min");
+      v.max = whole(r, "max");
+      v.since = text_or(r, "since");
+      v.deprecated = text_or(r, "deprecated");
+      v.removed = text_or(r, "removed");
+      v.replaced_by = text_or(r, "replaced_by");
+      v.rccl_only = r.flag("rccl_only");
+      v.documented = !r.has("documented") || r.flag("documented");
+      v.note = text_or(r, "note");
+      v.source = read_source(r);
+      v.uncertain = r.flag("uncertain");
+      unique(node, "nccl var " + v.name, "variable " + v.name);
+      env.nccl_vars.push_back(std::move(v));
+    } else if (table == "nccl_prefixes") {
+      Row r(node, {"prefix", "rccl_only", "documented", "source", "uncertain"});
+      NcclPrefixRow p{variable(r, "prefix"), r.flag("rccl_only"),
+                      !r.has("documented") || r.flag("documented"), read_source(r), r.flag("uncertain")};
+      unique(node, "nccl prefix " + p.prefix, "prefix " + p.prefix);
+      env.nccl_prefixes.push_back(std::move(p));
+    } else if (table == "nccl_foreign_names") {
+      Row r(node, {"name", "reader", "replaced_by", "source", "uncertain"});
+      NcclForeignRow f{variable(r, "name"), r.str("reader"), text_or(r, "replaced_by"), read_source(r),
+                       r.flag("uncertain")};
+      unique(node, "nccl var " + f.name, "variable " + f.name);
+      env.nccl_foreign.push_back(std::move(f));
+    } else if (table == "nccl_risky") {
+      Row r(node, {"name", "equals", "below", "above", "any", "requires", "vendor", "why", "better", "source",
+                   "uncertain"});
+      NcclRiskyRow x;
+      x.name = variable(r, "name");
+      x.equals = texts(r, "equals");
+      x.below = whole(r, "below");
+      x.above = whole(r, "above");
+      x.any = r.flag("any");
+      int conditions = !x.equals.empty() + x.below.has_value() + x.above.has_value() + x.any;
+      if (conditions != 1) fail(node, "a risky row needs exactly one of equals, below, above, any");
+      x.requirement = text_or(r, "requires");
+      if (!x.requirement.empty() && x.requirement != "ib_device" && x.requirement != "multi_gpu")
+        r.bad("requires", "must be ib_device or multi_gpu");
+      x.vendor = text_or(r, "vendor");
+      if (!x.vendor.empty() && x.vendor != "nvidia" && x.vendor != "amd")
+        r.bad("vendor", "must be nvidia or amd");
+      x.why = r.str("why");
+      x.better = r.str("better");
+      x.source = read_source(r);
+      x.uncertain = r.flag("uncertain");
+      unique(node, "nccl risky " + x.name + " " + text::join(x.equals, ",") + " " +
+                       std::to_string(x.below.value_or(-1)) + " " + std::to_string(x.above.value_or(-1)),
+             "risky row for " + x.name);
+      env.nccl_risky.push_back(std::move(x));
+    } else if (table == "alloc_conf_options") {
+      Row r(node, {"option", "kind", "values", "min", "max", "rocm_only", "note", "source", "uncertain"});
+      AllocOptionRow o;
+      o.option = r.str("option");
+      o.kind = r.str("kind");
+      static const std::set<std::string> kinds = {"size_mb", "fraction",     "divisions",   "enum",
+                                                  "bool",    "power_of_two", "positive_int"};
+      if (!kinds.count(o.kind)) r.bad("kind", "is not an allocator option kind (docs/knowledge.md)");
+      o.values = texts(r, "values");
+      if (o.kind == "enum" && o.values.empty()) fail(node, "kind enum needs 'values'");
+      o.min = whole(r, "min");
+      o.max = whole(r, "max");
+      o.rocm_only = r.flag("rocm_only");
+      o.note = text_or(r, "note");
+      o.source = read_source(r);
+      o.uncertain = r.flag("uncertain");
+      unique(node, "alloc option " + o.option, "option " + o.option);
+      env.alloc_options.push_back(std::move(o));
+    } else if (table == "device_selection") {
+      Row r(node, {"name", "vendor", "layer", "note", "source", "uncertain"});
+      DeviceSelectionRow d{variable(r, "name"), r.str("vendor"), r.str("layer"), text_or(r, "note"),
+                           read_source(r), r.flag("uncertain")};
+      if (d.vendor != "nvidia" && d.vendor != "amd") r.bad("vendor", "must be nvidia or amd");
+      unique(node, "device selection " + d.name, "variable " + d.name);
+      env.device_selection.push_back(std::move(d));
+    } else if (table == "torch_rocm_arches") {
+      Row r(node, {"torch", "rocm", "arches", "source", "uncertain"});
+      TorchRocmArchRow t{r.version("torch", 2, 3), r.version("rocm", 2, 3), list(r, "arches"), read_source(r),
+                         r.flag("uncertain")};
+      for (const auto& a : t.arches)
+        if (!text::starts_with(a, "gfx")) fail(node["arches"], "'" + a + "' is not an LLVM gfx name");
+      unique(node, "torch arches " + t.torch + " " + t.rocm, "row for torch " + t.torch + " ROCm " + t.rocm);
+      env.torch_rocm_arches.push_back(std::move(t));
+    } else {
+      return false;
+    }
+    return true;
+  }
+
   void read_row(const std::string& table, const YAML::Node& key_node, const YAML::Node& node) {
     if (table == "gpus") {
       Row r(node, {"vendor", "device", "revision", "subsystem_device", "name", "arch", "family",
-                   "gfx_target_version", "vram_gib", "vram_uncertain", "source", "uncertain"});
+                   "gfx_target_version", "vram_gib", "vram_uncertain", "memory_bandwidth_floor_gbps",
+                   "host_bandwidth_floor_gbps", "source", "uncertain"});
       GpuRow g;
       g.vendor_id = r.hex("vendor", 0xffff);
       if (g.vendor_id != 0x10de && g.vendor_id != 0x1002)
@@ -175,6 +318,9 @@ private:
       if (r.has("vram_gib"))
         g.model.vram_bytes = static_cast<std::uint64_t>(std::llround(r.number("vram_gib") * 1073741824.0));
       g.vram_uncertain = r.flag("vram_uncertain");
+      if (r.has("memory_bandwidth_floor_gbps"))
+        g.model.memory_bandwidth_floor_gbps = r.number("memory_bandwidth_floor_gbps");
+      if (r.has("host_bandwidth_floor_gbps")) g.model.host_bandwidth_floor_gbps = r.number("host_bandwidth_floor_gbps");
       g.model.source = "knowledge " + name_ + ": " + read_source(r);
       g.model.uncertain = r.flag("uncertain");
       std::ostringstream id;
@@ -228,6 +374,43 @@ private:
       r.flag("uncertain");
       unique(node, table + " " + v, "variable " + v);
       (prefix ? kb.gpu_env_prefixes : kb.gpu_env_names).push_back(v);
+    } else if (table == "rocm_releases") {
+      Row r(node, {"rocm", "gfx_targets", "os", "source", "uncertain"});
+      RocmReleaseRow x;
+      x.rocm = r.version("rocm", 2, 3);
+      x.gfx_targets = list(r, "gfx_targets");
+      for (const auto& t : x.gfx_targets)
+        if (!text::starts_with(t, "gfx")) fail(node["gfx_targets"], "'" + t + "' is not an LLVM gfx name");
+      x.os = list(r, "os");
+      for (const auto& o : x.os)
+        if (text::split(o, ' ').size() != 2 || !dotted_number(text::split(o, ' ')[1], 1, 3))
+          fail(node["os"], "'" + o + "' is not '<os-release ID> <version>'");
+      x.source = read_source(r);
+      x.uncertain = r.flag("uncertain");
+      unique(node, "rocm " + x.rocm, "row for ROCm " + x.rocm);
+      kb.rocm_releases.push_back(std::move(x));
+    } else if (table == "distro_releases") {
+      Row r(node, {"id", "version", "codename", "source", "uncertain"});
+      DistroReleaseRow d{r.str("id"), r.version("version", 1, 2), r.str("codename"), read_source(r),
+                         r.flag("uncertain")};
+      unique(node, "distro " + d.id + " " + d.version, "row for " + d.id + " " + d.version);
+      unique(node, "codename " + d.id + " " + d.codename, "row for " + d.id + " " + d.codename);
+      kb.distro_releases.push_back(std::move(d));
+    } else if (table == "vendor_repos") {
+      Row r(node, {"host", "vendor", "release_specific", "source", "uncertain"});
+      VendorRepoRow v;
+      v.host = text::lower(r.str("host"));
+      v.vendor = r.str("vendor");
+      if (v.vendor != "amd" && v.vendor != "nvidia" && v.vendor != "pytorch")
+        fail(node["vendor"], "vendor must be amd, nvidia or pytorch");
+      if (!r.has("release_specific")) fail(node, "missing required field 'release_specific'");
+      v.release_specific = r.flag("release_specific");
+      v.source = read_source(r);
+      r.flag("uncertain");
+      unique(node, "repo host " + v.host, "row for " + v.host);
+      kb.vendor_repos.push_back(std::move(v));
+    } else if (read_env_row(table, node)) {
+      // done
     } else {
       fail(key_node, "unknown table '" + table + "'");
     }

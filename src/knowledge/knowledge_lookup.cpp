@@ -114,4 +114,64 @@ bool Knowledge::is_gpu_env_var(const std::string& name) const {
   return false;
 }
 
+namespace {
+
+// Whether the dotted components of `prefix` are the first components of `version` ("9" starts "9.4").
+bool version_starts_with(const std::string& version, const std::string& prefix) {
+  auto v = text::split(version, '.', true), p = text::split(prefix, '.', true);
+  if (p.empty() || p.size() > v.size()) return false;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    auto a = text::to_int(v[i]), b = text::to_int(p[i]);
+    if (!a || !b || *a != *b) return false;
+  }
+  return true;
+}
+
+} // namespace
+
+std::optional<RocmReleaseRow> Knowledge::rocm_release(const std::string& version) const {
+  const RocmReleaseRow* best = nullptr;
+  for (const auto& row : rocm_releases)
+    if (version_starts_with(version, row.rocm) && (!best || row.rocm.size() > best->rocm.size())) best = &row;
+  if (!best) return std::nullopt;
+  return *best;
+}
+
+bool Knowledge::rocm_supports_os(const RocmReleaseRow& row, const std::string& id,
+                                 const std::string& version_id) {
+  for (const auto& entry : row.os) {
+    auto parts = text::split(entry, ' ');
+    if (parts.size() == 2 && parts[0] == text::lower(id) && version_starts_with(version_id, parts[1]))
+      return true;
+  }
+  return false;
+}
+
+std::optional<DistroReleaseRow> Knowledge::distro_by_codename(const std::string& id,
+                                                              const std::string& codename) const {
+  for (const auto& row : distro_releases)
+    if (row.id == id && row.codename == text::lower(codename)) return row;
+  return std::nullopt;
+}
+
+std::optional<DistroReleaseRow> Knowledge::distro_by_version(const std::string& id,
+                                                             const std::string& version) const {
+  for (const auto& row : distro_releases)
+    if (row.id == id && version_starts_with(version, row.version) &&
+        version_starts_with(row.version, version))
+      return row;
+  return std::nullopt;
+}
+
+std::optional<VendorRepoRow> Knowledge::vendor_repo(const std::string& url) const {
+  std::string host = text::lower(url);
+  if (auto scheme = host.find("://"); scheme != std::string::npos) host = host.substr(scheme + 3);
+  host = host.substr(0, host.find_first_of("/?#"));
+  if (auto at = host.rfind('@'); at != std::string::npos) host = host.substr(at + 1);
+  host = host.substr(0, host.find(':'));
+  for (const auto& row : vendor_repos)
+    if (host == row.host || text::ends_with(host, "." + row.host)) return row;
+  return std::nullopt;
+}
+
 } // namespace gpudoctor

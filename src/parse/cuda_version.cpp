@@ -1,6 +1,6 @@
+#include "parse/json_doc.hpp"
 #include "parse/parsers.hpp"
 #include "parse/scan.hpp"
-#include "util/json.hpp"
 
 namespace gpudoctor::parse {
 
@@ -17,13 +17,13 @@ std::optional<std::string> version_or_empty(std::string_view v) {
 
 // version.json (CUDA 11.1+): {"cuda": {"name": "CUDA SDK", "version": "13.0.2"}, "cuda_cccl": {...}, ...}.
 std::optional<std::string> cuda_version_json(std::string_view text) {
-  auto j = parse_json(text);
+  auto j = detail::json_document(text);
   if (!j || !j->is_object()) return std::nullopt;
   auto it = j->find("cuda");
-  if (it == j->end()) return std::nullopt;
-  auto v = json_string(*it, "version");
-  if (!v) return std::nullopt;
-  return version_or_empty(*v);
+  if (it == j->end() || !it->is_object()) return std::nullopt;
+  auto v = it->find("version");
+  if (v == it->end() || !v->is_string()) return std::nullopt;
+  return version_or_empty(v->get<std::string>());
 }
 
 // version.txt (CUDA <= 11.0): "CUDA Version 10.2.89".

@@ -177,6 +177,14 @@ void Reader::leaf(std::string_view value) {
     gpu.uuid = decode_entities(value);
   else if (rel_path_is({"pci", "pci_bus_id"}) && !value.empty())
     gpu.bus_id = decode_entities(value);
+  else if (rel_path_is({"performance_state"}) && value.starts_with("P"))
+    gpu.performance_state = std::string(value);
+  else if (rel_path_is({"utilization", "gpu_util"})) {
+    // "37 %"; "N/A" stays empty.
+    std::size_t p = 0;
+    if (auto n = text::to_int(detail::next_token(value, p)); n && *n >= 0 && *n <= 100)
+      gpu.gpu_utilization = static_cast<int>(*n);
+  }
   else if (rel_path_is({"fb_memory_usage", "total"})) {
     // "81920 MiB"; "N/A" stays empty. The <mig_devices> entries carry their own, deeper fb_memory_usage.
     std::size_t p = 0;

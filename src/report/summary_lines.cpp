@@ -1,5 +1,6 @@
 #include "report/summary_lines.hpp"
 
+#include "report/probe_summary.hpp"
 #include "util/text.hpp"
 
 namespace gpudoctor {
@@ -11,7 +12,7 @@ std::vector<std::string> gpu_lines(const Facts& f) {
   std::vector<std::string> out;
   for (const auto& g : f.gpus) {
     std::string line = "gpu" + std::to_string(g.index) + " " + g.bdf + " " + g.display_name();
-    if (!g.arch().empty()) line += " (" + g.arch() + ")";
+    if (!g.arch().empty()) line += ", " + g.arch();
     line += g.driver ? ", driver " + *g.driver : ", no driver bound";
     out.push_back(line);
   }
@@ -94,6 +95,7 @@ std::vector<std::pair<std::string, std::vector<std::string>>> machine_summary(co
   out.push_back({"CUDA", cuda_lines(f)});
   out.push_back({"ROCm", rocm_lines(f)});
   out.push_back({"Python", python_lines(f)});
+  if (f.probes.requested) out.push_back({"Probes", probe_summary_lines(f.probes)});
   if (f.os.in_container) out.push_back({"Container", {f.os.container_evidence}});
   return out;
 }

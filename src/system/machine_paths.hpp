@@ -19,6 +19,13 @@ inline constexpr const char* nvidia_driver_version = "/proc/driver/nvidia/versio
 inline constexpr const char* pci_devices = "/sys/bus/pci/devices";
 inline constexpr const char* kfd_topology_nodes = "/sys/class/kfd/kfd/topology/nodes";
 inline std::string module_version(const std::string& module) { return "/sys/module/" + module + "/version"; }
+inline std::string kfd_io_links(int node) {
+  return std::string(kfd_topology_nodes) + "/" + std::to_string(node) + "/io_links";
+}
+// Network interfaces and RDMA (InfiniBand / RoCE) devices (Documentation/ABI/testing/sysfs-class-net,
+// sysfs-class-infiniband): one entry per device, named as the kernel names it.
+inline constexpr const char* net_class = "/sys/class/net";
+inline constexpr const char* infiniband_class = "/sys/class/infiniband";
 
 // device nodes
 inline constexpr const char* kfd = "/dev/kfd";

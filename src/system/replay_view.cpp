@@ -112,6 +112,8 @@ std::expected<std::unique_ptr<ReplayView>, std::string> ReplayView::open(const f
       r.timed_out = json_bool(entry, "timed_out").value_or(false);
       if (auto code = json_int(entry, "exit")) r.exit_code = static_cast<int>(*code);
       r.duration_ms = json_int(entry, "duration_ms").value_or(0);
+      r.timeout_ms = json_int(entry, "timeout_ms").value_or(0);
+      if (auto sig = json_int(entry, "signal")) r.signal = static_cast<int>(*sig);
       r.truncated = json_bool(entry, "truncated").value_or(false);
       r.error = json_string(entry, "error").value_or("");
       if (!r.found) r.exit_code = 127;

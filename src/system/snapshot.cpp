@@ -120,6 +120,8 @@ Json command_to_json(const CommandResult& r, const std::string& out_file, const 
   j["exit"] = r.exit_code ? Json(*r.exit_code) : Json(nullptr);
   j["timed_out"] = r.timed_out;
   j["duration_ms"] = r.duration_ms;
+  if (r.timeout_ms > 0) j["timeout_ms"] = r.timeout_ms;
+  if (r.signal) j["signal"] = *r.signal;
   if (!out_file.empty()) j["stdout"] = out_file;
   if (!err_file.empty()) j["stderr"] = err_file;
   if (r.truncated) j["truncated"] = true;

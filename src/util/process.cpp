@@ -1,21 +1,22 @@
+// Processes are started with posix_spawn, not Boost.Process: Boost 1.74's environment code reads past the end
+// of its entries (AddressSanitizer reports it on every run with a custom environment), and posix_spawn gives
+// exactly what is needed: an explicit environment, a new process group, and no fork of a threaded process.
 #include "util/process.hpp"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
+#include <cerrno>
 #include <chrono>
-#include <thread>
-#include <utility> // before Boost 1.74 asio, which forgets it under C++20+
-
-#include <boost/asio.hpp>
-#include <boost/process.hpp>
+#include <cstring>
 
 namespace gpudoctor {
 
-namespace bp = boost::process;
-namespace asio = boost::asio;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -25,29 +26,48 @@ bool is_executable_file(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
 }
 
-// Reads one pipe to EOF, keeping at most `cap` bytes.
-class CappedReader {
-public:
-  CappedReader(bp::async_pipe& pipe, std::string& sink, std::size_t cap, bool& truncated)
-      : m_pipe(pipe), m_sink(sink), m_cap(cap), m_truncated(truncated) {}
-  void start() {
-    m_pipe.async_read_some(asio::buffer(m_chunk), [this](const boost::system::error_code& ec, std::size_t n) {
-      if (n > 0) {
-        std::size_t room = m_sink.size() < m_cap ? m_cap - m_sink.size() : 0;
-        if (n > room) m_truncated = true;
-        m_sink.append(m_chunk.data(), std::min(n, room));
-      }
-      if (!ec) start();
-    });
+// Owns the file descriptors and spawn attributes of one launch, whatever path leaves run_process.
+struct Pipe {
+  int fd[2] = {-1, -1};
+  ~Pipe() {
+    for (int f : fd)
+      if (f >= 0) ::close(f);
   }
-
-private:
-  bp::async_pipe& m_pipe;
-  std::string& m_sink;
-  std::size_t m_cap;
-  bool& m_truncated;
-  std::array<char, 16384> m_chunk{};
+  bool open() { return ::pipe2(fd, O_CLOEXEC) == 0; }
+  void close_end(int i) {
+    if (fd[i] >= 0) ::close(fd[i]);
+    fd[i] = -1;
+  }
 };
+
+struct SpawnSetup {
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attr;
+  SpawnSetup() {
+    posix_spawn_file_actions_init(&actions);
+    posix_spawnattr_init(&attr);
+  }
+  ~SpawnSetup() {
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+  }
+};
+
+// Appends what is readable on `fd` to `sink`, keeping at most `cap` bytes; false at EOF or error.
+bool drain(int fd, std::string& sink, std::size_t cap, bool& truncated) {
+  char buf[16384];
+  ssize_t n = ::read(fd, buf, sizeof buf);
+  if (n < 0) return errno == EINTR || errno == EAGAIN;
+  if (n == 0) return false;
+  std::size_t room = sink.size() < cap ? cap - sink.size() : 0;
+  if (static_cast<std::size_t>(n) > room) truncated = true;
+  sink.append(buf, std::min(static_cast<std::size_t>(n), room));
+  return true;
+}
+
+long ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(b - a).count();
+}
 
 } // namespace
 
@@ -72,6 +92,7 @@ CommandResult run_process(const CommandSpec& spec, const std::map<std::string, s
   CommandResult result;
   result.key = spec.key;
   result.argv = spec.argv;
+  result.timeout_ms = static_cast<long>(spec.timeout.count());
   if (spec.argv.empty()) {
     result.error = "empty command";
     return result;
@@ -79,50 +100,95 @@ CommandResult run_process(const CommandSpec& spec, const std::map<std::string, s
   auto path_it = env.find("PATH");
   std::string exe = find_program(spec.argv[0], path_it == env.end() ? "" : path_it->second);
   if (exe.empty()) {
-    result.found = false;
     result.exit_code = 127;
-    return result;
+    return result; // found = false
   }
   result.found = true;
 
-  bp::environment child_env;
-  for (const auto& [name, value] : env) child_env[name] = value;
-  for (const auto& [name, value] : spec.extra_env) child_env[name] = value;
+  std::vector<std::string> env_strings;
+  auto unset = [&](const std::string& name) {
+    for (const auto& u : spec.unset_env)
+      if (u == name || (!u.empty() && u.back() == '*' && name.compare(0, u.size() - 1, u, 0, u.size() - 1) == 0))
+        return true;
+    return false;
+  };
+  for (const auto& [name, value] : env)
+    if (!spec.extra_env.count(name) && !unset(name)) env_strings.push_back(name + "=" + value);
+  for (const auto& [name, value] : spec.extra_env) env_strings.push_back(name + "=" + value);
+  std::vector<char*> envp, argv;
+  for (auto& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> args = spec.argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  Pipe out, err;
+  SpawnSetup setup;
+  if (!out.open() || !err.open()) {
+    result.error = std::string("pipe: ") + std::strerror(errno);
+    return result;
+  }
+  posix_spawn_file_actions_addopen(&setup.actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&setup.actions, out.fd[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&setup.actions, err.fd[1], STDERR_FILENO);
+  // Its own process group, so a time limit kills the tool's children too; default signal handling.
+  posix_spawnattr_setpgroup(&setup.attr, 0);
+  sigset_t none, all;
+  sigemptyset(&none);
+  sigfillset(&all);
+  posix_spawnattr_setsigmask(&setup.attr, &none);
+  posix_spawnattr_setsigdefault(&setup.attr, &all);
+  posix_spawnattr_setflags(&setup.attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 
   auto started = Clock::now();
   auto deadline = started + spec.timeout;
-  try {
-    asio::io_context io;
-    bp::async_pipe out_pipe(io), err_pipe(io);
-    bp::group group;
-    std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
-    bp::child child(exe, bp::args(args), bp::std_in < bp::null, bp::std_out > out_pipe, bp::std_err > err_pipe,
-                    bp::env(child_env), group, io);
-    CappedReader out_reader(out_pipe, result.out, limits.max_output_bytes, result.truncated);
-    CappedReader err_reader(err_pipe, result.err, limits.max_output_bytes, result.truncated);
-    out_reader.start();
-    err_reader.start();
-    // Returns early once both pipes reach EOF; the child may still be running after that.
-    io.run_until(deadline);
-    bool pipes_open = !io.stopped();
-    while (!pipes_open && child.running() && Clock::now() < deadline)
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    if (child.running() || pipes_open) {
-      std::error_code ignored;
-      group.terminate(ignored); // SIGKILL to the whole process group: grandchildren too
-      if (child.running(ignored)) child.wait(ignored);
-      io.restart();
-      io.poll(); // collect what was buffered before the kill
-      result.timed_out = true;
-    } else {
-      int status = child.native_exit_code();
-      if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-    }
-  } catch (const std::exception& e) {
-    result.error = e.what();
+  pid_t pid = 0;
+  int rc = ::posix_spawn(&pid, exe.c_str(), &setup.actions, &setup.attr, argv.data(), envp.data());
+  if (rc != 0) {
+    result.error = "cannot start " + exe + ": " + std::strerror(rc);
+    return result;
   }
-  result.duration_ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
+  out.close_end(1);
+  err.close_end(1);
+
+  bool out_open = true, err_open = true, exited = false;
+  int status = 0;
+  while (true) {
+    if (!exited) {
+      pid_t w = ::waitpid(pid, &status, WNOHANG);
+      exited = w == pid;
+    }
+    // Done when the tool has exited and closed its output, or its children gave the output back.
+    if (exited && !out_open && !err_open) break;
+    auto now = Clock::now();
+    if (now >= deadline) break;
+    int wait_ms = static_cast<int>(std::min<long>(ms_between(now, deadline), exited ? 50 : 20));
+    pollfd fds[2];
+    int n = 0;
+    if (out_open) fds[n++] = {out.fd[0], POLLIN, 0};
+    if (err_open) fds[n++] = {err.fd[0], POLLIN, 0};
+    if (n == 0) {
+      ::usleep(2000);
+      continue;
+    }
+    if (::poll(fds, static_cast<nfds_t>(n), std::max(wait_ms, 1)) <= 0) continue;
+    for (int i = 0; i < n; ++i) {
+      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      bool is_out = fds[i].fd == out.fd[0];
+      bool open = drain(fds[i].fd, is_out ? result.out : result.err, limits.max_output_bytes, result.truncated);
+      (is_out ? out_open : err_open) = open;
+    }
+  }
+  if (!exited || out_open || err_open) {
+    ::kill(-pid, SIGKILL); // the whole group: grandchildren holding the pipes too
+    if (!exited) ::waitpid(pid, &status, 0);
+    result.timed_out = true;
+  } else if (WIFEXITED(status)) {
+    result.exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    result.signal = WTERMSIG(status);
+  }
+  result.duration_ms = ms_between(started, Clock::now());
   return result;
 }
 

@@ -38,6 +38,8 @@ std::vector<Facts> broken_machines() {
     r.version = {"6.2.0", "/opt/rocm-6.2.0/.info/version"};
     f.toolkits.rocm.push_back(r);
     set_env(f, "CUDA_VISIBLE_DEVICES", "-1");
+    set_env(f, "HIP_VISIBLE_DEVICES", "0");   // env.visible-devices-foreign: env-cleanup
+    set_env(f, "NCCL_P2P_DISABLE", "1");      // env.nccl-p2p-disabled: env-nccl-defaults
     f.python.envs.push_back(make_python("PATH", "/usr/bin/python3", make_torch("2.6.0+cpu")));
     f.python.envs.push_back(make_python("CONDA_PREFIX", "/opt/conda/bin/python3",
                                         make_torch("2.6.0+rocm6.2.4", std::nullopt, "6.2.41134")));
@@ -88,6 +90,50 @@ std::vector<Facts> broken_machines() {
     f.nvidia.smi_driver_version = {};
     f.nvidia.smi_mismatch = true;
     out.push_back(f);
+  }
+  { // Configuration: DKMS and Secure Boot, repositories, paths, Docker, PyTorch's CUDA, multi-GPU IOMMU.
+    Facts f = nvidia_machine(1, "");
+    f.os.kernel_release = {"6.8.0-51-generic", "/proc/sys/kernel/osrelease"};
+    f.os.id = {"ubuntu", "/etc/os-release"};
+    f.os.version_id = {"24.04", "/etc/os-release"};
+    f.os.codename = {"noble", "/etc/os-release"};
+    f.boot.dkms_ran = true;
+    f.boot.dkms = {{"nvidia", "550.120", "6.8.0-45-generic", "x86_64", "installed", ""}};
+    f.boot.secure_boot = {"enabled", "cmd mokutil-sb-state"};
+    RepoSource repo;
+    repo.vendor = "amd";
+    repo.kind = "apt";
+    repo.uri = "https://repo.radeon.com/rocm/apt/6.1.3";
+    repo.suite = "jammy";
+    repo.origin = "/etc/apt/sources.list.d/rocm.list:1";
+    f.repos.sources.push_back(repo);
+    StackPointer a, b;
+    a.what = "nvcc on PATH";
+    a.path = a.resolved = "/usr/local/cuda-12.1";
+    a.exists = true;
+    a.version = {"12.1", "cmd nvcc-version"};
+    b = a;
+    b.what = "CUDA_HOME";
+    b.path = b.resolved = "/usr/local/cuda-11.8";
+    b.version = {"11.8", "/usr/local/cuda-11.8/version.json"};
+    f.stack_paths.cuda = {a, b};
+    PathSetting leftover;
+    leftover.variable = "PATH";
+    leftover.entry = leftover.resolved = "/opt/rocm/bin";
+    leftover.exists = false;
+    leftover.stack = Vendor::amd;
+    leftover.origin = "/home/alice/.bashrc:12";
+    f.stack_paths.settings.push_back(leftover);
+    f.containers.docker_installed = true;
+    f.containers.docker_info_ok = true;
+    f.containers.runtimes = {"runc"};
+    out.push_back(f);
+    Facts g = nvidia_machine(1, "470.256.02");
+    g.python.envs.push_back(make_python("PATH", "/usr/bin/python3", make_torch("2.5.1+cu124", "12.4")));
+    out.push_back(g);
+    Facts h = amd_machine({90010, 90010});
+    h.os.kernel_cmdline = {"ro quiet", "/proc/cmdline"};
+    out.push_back(h);
   }
   out.push_back(Facts{});
   return out;

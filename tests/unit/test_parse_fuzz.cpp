@@ -1,5 +1,6 @@
 // Every parser over every sample, its truncations and mutations, and garbage: no crash, no exception.
 #include "parse/parsers.hpp"
+#include "parse/parsers_system.hpp"
 #include "unit/test_parse_util.hpp"
 
 #include <algorithm>
@@ -47,6 +48,35 @@ const std::vector<Parser>& parsers() {
        }},
       {"cudnn_header_version", [](std::string_view s) { (void)parse::cudnn_header_version(s); }},
       {"nccl_header_version", [](std::string_view s) { (void)parse::nccl_header_version(s); }},
+      {"nvidia_smi_topo", [](std::string_view s) { (void)parse::nvidia_smi_topo(s); }},
+      {"cpu_list", [](std::string_view s) { (void)parse::cpu_list(s); }},
+      {"rocm_smi_json", [](std::string_view s) { (void)parse::rocm_smi_json(s); }},
+      {"rocm_smi_csv", [](std::string_view s) { (void)parse::rocm_smi_csv(s); }},
+      {"rocm_smi_table", [](std::string_view s) { (void)parse::rocm_smi_table(s); }},
+      {"rocm_smi_gfx_target",
+       [](std::string_view s) {
+         (void)parse::rocm_smi_gfx_target(s);
+         (void)parse::gfx_target_version_of(s);
+       }},
+      {"amd_smi_gpus", [](std::string_view s) { (void)parse::amd_smi_gpus(s); }},
+      {"amd_smi_version", [](std::string_view s) { (void)parse::amd_smi_version(s); }},
+      {"kfd_io_link_properties", [](std::string_view s) { (void)parse::kfd_io_link_properties(s); }},
+      {"rpm_qa", [](std::string_view s) { (void)parse::rpm_qa_versions(s); }},
+      {"apt_sources",
+       [](std::string_view s) {
+         (void)parse::apt_sources_list(s, "x.list");
+         (void)parse::apt_sources_deb822(s, "x.sources");
+       }},
+      {"yum_repos", [](std::string_view s) { (void)parse::yum_repos(s, "x.repo"); }},
+      {"dkms_status", [](std::string_view s) { (void)parse::dkms_status(s); }},
+      {"mokutil_sb_state", [](std::string_view s) { (void)parse::mokutil_sb_state(s); }},
+      {"kernel_cmdline", [](std::string_view s) { (void)parse::kernel_cmdline(s).blacklisted_modules(); }},
+      {"shell_profile",
+       [](std::string_view s) {
+         (void)parse::shell_profile(s, "x");
+         (void)parse::etc_environment(s, "x");
+       }},
+      {"ld_so_conf", [](std::string_view s) { (void)parse::ld_so_conf(s, "x"); }},
   };
   return all;
 }

@@ -1,0 +1,96 @@
+// container.nvidia-runtime, container.rocm-devices
+#include "checks/common.hpp"
+#include "checks/registry.hpp"
+#include "system/machine_paths.hpp"
+#include "util/text.hpp"
+
+#include <algorithm>
+
+namespace gpudoctor::checks {
+
+namespace {
+
+bool has(const std::vector<std::string>& list, const std::string& name) {
+  return std::find(list.begin(), list.end(), name) != list.end();
+}
+
+} // namespace
+
+void container_nvidia_runtime(const CheckContext& ctx, Results& out) {
+  const Facts& f = ctx.facts;
+  const auto& c = f.containers;
+  if (f.os.in_container) return out.skip("", "inside a container: the host's Docker decides");
+  if (f.count(Vendor::nvidia) == 0) return out.skip("", "no NVIDIA GPU");
+  if (!c.docker_installed) return out.skip("", "Docker is not installed");
+  std::vector<std::string> evidence = {c.docker_evidence};
+  if (c.docker_info_ok)
+    evidence.push_back("cmd docker-info-json: Runtimes " +
+                       (c.runtimes.empty() ? std::string("(none)") : text::join(c.runtimes, ", ")) +
+                       (c.default_runtime.empty() ? "" : "; DefaultRuntime " + c.default_runtime));
+  else
+    evidence.push_back("cmd docker-info-json: " +
+                       (c.docker_info_error.empty() ? std::string("not run") : c.docker_info_error));
+  if (!c.daemon_json_source.empty())
+    evidence.push_back(
+        c.daemon_json_source + ": runtimes " +
+        (c.daemon_json_runtimes.empty() ? std::string("(none)") : text::join(c.daemon_json_runtimes, ", ")));
+  else
+    evidence.push_back("/etc/docker/daemon.json: missing");
+  bool configured = has(c.runtimes, "nvidia") || has(c.daemon_json_runtimes, "nvidia");
+  if (configured) return out.pass("", "Docker has the nvidia runtime", evidence);
+  evidence.push_back(c.nvidia_toolkit_config
+                         ? "NVIDIA Container Toolkit: installed (/etc/nvidia-container-runtime "
+                           "or nvidia-ctk)"
+                         : "NVIDIA Container Toolkit: not found");
+  std::string what =
+      c.nvidia_toolkit_config
+          ? "The NVIDIA Container Toolkit is installed but not registered with Docker: run sudo "
+            "nvidia-ctk runtime configure --runtime=docker and restart Docker."
+          : "Install the NVIDIA Container Toolkit (nvidia-container-toolkit), then run sudo nvidia-ctk "
+            "runtime configure --runtime=docker and restart Docker.";
+  out.add(
+      Status::warn, "",
+      "Docker is installed and this machine has NVIDIA GPUs, but Docker has no nvidia runtime: containers "
+      "started with --gpus or --runtime=nvidia fail (\"could not select device driver\") or see no GPU. " +
+          what,
+      evidence, {"install-nvidia-container-toolkit"});
+}
+
+void container_rocm_devices(const CheckContext& ctx, Results& out) {
+  const Facts& f = ctx.facts;
+  if (!f.os.in_container) return out.skip("", "not inside a container");
+  std::vector<std::string> evidence = {"container: " + f.os.container_evidence};
+  if (f.modules.has("amdgpu")) evidence.push_back(f.modules.source + ": amdgpu (the host's kernel)");
+  if (f.amd.kfd_topology) evidence.push_back(std::string(paths::kfd_topology_nodes) + ": readable");
+  for (const auto& gpu : f.gpus)
+    if (gpu.vendor == Vendor::amd) evidence.push_back(gpu_evidence(gpu));
+  if (evidence.size() == 1)
+    return out.skip("", "no sign of an AMD GPU on the host (amdgpu, KFD topology, PCI)");
+  // A container without ROCm (a CPU-only image) does not need the devices.
+  bool torch_rocm = std::any_of(f.python.envs.begin(), f.python.envs.end(),
+                                [](const PythonEnv& e) { return e.torch && e.torch->hip; });
+  bool rocm_env = std::any_of(f.env.gpu_vars.begin(), f.env.gpu_vars.end(), [](const auto& kv) {
+    return text::starts_with(kv.first, "HSA_") || text::starts_with(kv.first, "HIP_") ||
+           text::starts_with(kv.first, "ROCR_");
+  });
+  if (!rocm_installed(f) && !torch_rocm && !rocm_env)
+    return out.pass("", "no ROCm in this container: it needs no GPU device", evidence);
+  bool kfd = f.amd.kfd_device || (f.permissions.kfd && f.permissions.kfd->stat);
+  bool render = std::any_of(f.permissions.render_nodes.begin(), f.permissions.render_nodes.end(),
+                            [](const DeviceNode& n) { return n.stat.has_value(); });
+  evidence.push_back(std::string(paths::kfd) + (kfd ? ": present" : ": missing"));
+  evidence.push_back(std::string(paths::dri) + (render ? ": render nodes present" : ": no render node"));
+  if (kfd && render) return out.pass("", "the KFD and the render nodes were passed in", evidence);
+  std::string missing = !kfd && !render ? std::string(paths::kfd) + " and the " + paths::dri + " render nodes"
+                        : !kfd          ? std::string(paths::kfd)
+                                        : std::string("the ") + paths::dri + " render nodes";
+  out.add(
+      Status::error, "",
+      "This container runs on a host with AMD GPUs, but " + missing +
+          " were not passed in, so ROCm sees no "
+          "GPU (rocminfo: \"Unable to open /dev/kfd\"). Start it with --device=/dev/kfd --device=/dev/dri "
+          "--group-add video (Kubernetes: the AMD GPU device plugin).",
+      evidence);
+}
+
+} // namespace gpudoctor::checks

@@ -1,0 +1,190 @@
+// env.nccl-p2p-disabled, env.nccl-ifname-missing, env.nccl-risky: NCCL settings judged against this machine
+// (its GPUs, network interfaces and RDMA devices) and knowledge.md §6.2.
+#include "checks/common.hpp"
+#include "checks/nccl_common.hpp"
+#include "checks/registry.hpp"
+#include "util/text.hpp"
+
+#include <algorithm>
+
+namespace gpudoctor::checks {
+
+namespace {
+
+std::string gpus_text(const Facts& f) {
+  std::size_t n = gpu_count(f);
+  return std::to_string(n) + " GPU" + (n == 1 ? "" : "s");
+}
+
+// The peer links NCCL would use between this machine's GPUs.
+std::string peer_links(const Facts& f) {
+  bool nvidia = f.count(Vendor::nvidia) > 0, amd = f.count(Vendor::amd) > 0;
+  if (nvidia && !amd) return "NVLink/PCIe peer-to-peer";
+  if (amd && !nvidia) return "XGMI/PCIe peer-to-peer";
+  return "peer-to-peer (NVLink, XGMI, PCIe)";
+}
+
+struct IfList {
+  bool exclude = false, exact = false;
+  std::vector<std::string> names; // the name part of each entry ("eth0" of "eth0:1234")
+};
+
+// NCCL's findInterfaces / parseStringList: '^' then '=' apply to the whole list; empty entries are skipped.
+IfList parse_iflist(std::string v) {
+  IfList l;
+  if (!v.empty() && v[0] == '^') l.exclude = true, v = v.substr(1);
+  if (!v.empty() && v[0] == '=') l.exact = true, v = v.substr(1);
+  for (const auto& entry : text::split(v, ',')) {
+    std::string name = entry.substr(0, entry.find(':'));
+    if (!name.empty()) l.names.push_back(name);
+  }
+  return l;
+}
+
+bool matches(const IfList& l, const std::string& interface) {
+  bool hit = std::ranges::any_of(l.names, [&](const std::string& n) {
+    return l.exact ? interface == n : text::starts_with(interface, n);
+  });
+  return hit != l.exclude;
+}
+
+bool risky_value(const NcclRiskyRow& row, const std::string& value) {
+  std::string v = text::trim(value);
+  if (row.any) return !v.empty();
+  NcclNumber n = nccl_number(v);
+  if (row.below) return n.complete && n.value < *row.below;
+  if (row.above) return n.complete && n.value > *row.above;
+  for (const auto& e : row.equals) {
+    NcclNumber m = nccl_number(e);
+    if (m.complete && n.complete ? m.value == n.value : text::lower(e) == text::lower(v)) return true;
+  }
+  return false;
+}
+
+} // namespace
+
+void env_nccl_p2p_disabled(const CheckContext& ctx, Results& out) {
+  const Facts& f = ctx.facts;
+  auto disable = nccl_setting(f, "NCCL_P2P_DISABLE");
+  auto level = nccl_setting(f, "NCCL_P2P_LEVEL");
+  // paths.cc ncclGetLevel: NCCL_P2P_DISABLE counts when strtol reads exactly 1; then NCCL_P2P_LEVEL is not
+  // read. LOC, or the legacy number 0, allows no peer path.
+  std::optional<NcclSetting> culprit;
+  if (disable && nccl_number(disable->value).digits && nccl_number(disable->value).value == 1)
+    culprit = disable;
+  else if (level && (level->value == "LOC" ||
+                     (nccl_number(level->value).complete && nccl_number(level->value).value == 0)))
+    culprit = level;
+  if (!culprit) {
+    std::string what = disable || level ? "NCCL_P2P_DISABLE / NCCL_P2P_LEVEL leave peer-to-peer on"
+                                        : "neither NCCL_P2P_DISABLE nor NCCL_P2P_LEVEL is set";
+    return out.pass("", what);
+  }
+  std::vector<std::string> evidence = {culprit->evidence()};
+  if (gpu_count(f) < 2)
+    return out.pass(culprit->name,
+                    culprit->name + "=" + culprit->value + " turns off peer-to-peer, but this machine has " +
+                        gpus_text(f) + ", so no GPU talks to another here",
+                    evidence);
+  for (const auto& gpu : f.gpus)
+    if (gpu.vendor != Vendor::other) evidence.push_back(gpu_evidence(gpu));
+  out.add(
+      Status::warn, culprit->name,
+      culprit->name + "=" + culprit->value + " (" + culprit->where() + ") turns off " + peer_links(f) +
+          " between this machine's " + gpus_text(f) +
+          ": NCCL/RCCL moves their traffic through host memory or the network instead, at a fraction of the "
+          "bandwidth. It is usually set to work around hangs whose cause is PCIe ACS or the IOMMU; fix that "
+          "instead (disable ACS on the PCIe bridges, iommu=pt) and unset it.",
+      evidence, {"env-nccl-defaults"});
+}
+
+void env_nccl_ifname_missing(const CheckContext& ctx, Results& out) {
+  const Facts& f = ctx.facts;
+  auto s = nccl_setting(f, "NCCL_SOCKET_IFNAME");
+  if (!s) return out.pass("", "NCCL_SOCKET_IFNAME is not set: NCCL picks an interface itself");
+  if (!f.network.interfaces)
+    return out.skip(s->name, "the network interfaces (/sys/class/net) were not read");
+  const auto& interfaces = *f.network.interfaces;
+  IfList list = parse_iflist(s->value);
+  std::vector<std::string> selected;
+  for (const auto& i : interfaces)
+    if (matches(list, i)) selected.push_back(i);
+  std::vector<std::string> evidence = {s->evidence(),
+                                       f.network.interfaces_source + ": " + text::join(interfaces, " ")};
+  if (list.names.empty()) return out.skip(s->name, s->name + " names no interface (see env.nccl-invalid)");
+  if (selected.empty()) {
+    std::string hint;
+    if (!list.exclude) {
+      std::string best;
+      std::size_t best_d = 3;
+      for (const auto& n : list.names)
+        for (const auto& i : interfaces)
+          if (auto d = text::edit_distance(n, i); d < best_d) best_d = d, best = i;
+      if (!best.empty()) hint = " Did you mean " + best + "?";
+    }
+    std::string how =
+        list.exclude ? "excludes every network interface here" : "matches no network interface here";
+    return out.add(Status::error, s->name,
+                   s->name + "=" + s->value + " (" + s->where() + ") " + how + " (" +
+                       text::join(interfaces, ", ") +
+                       "): NCCL fails to bootstrap (\"no socket interface found\") on this machine." + hint,
+                   evidence);
+  }
+  bool only_loopback = std::ranges::all_of(selected, [](const std::string& i) { return i == "lo"; });
+  if (only_loopback && list.exclude)
+    return out.add(Status::warn, s->name,
+                   s->name + "=" + s->value + " (" + s->where() +
+                       ") leaves only the loopback interface lo: jobs across machines cannot connect.",
+                   evidence);
+  out.pass(s->name,
+           s->name + "=" + s->value + " selects " + text::join(selected, ", ") +
+               " (NCCL also needs the interface up with an IP address, which gpudoctor does not check)",
+           evidence);
+}
+
+void env_nccl_risky(const CheckContext& ctx, Results& out) {
+  const Facts& f = ctx.facts;
+  bool any = false;
+  for (const auto& s : nccl_settings(f)) {
+    // A value NCCL cannot use is env.nccl-invalid's to report.
+    if (const NcclVarRow* var = ctx.kb.env.nccl_var(s.name);
+        var && !nccl_value_problem(*var, s.value).empty())
+      continue;
+    for (const auto& row : ctx.kb.env.nccl_risky) {
+      if (row.name != s.name || !risky_value(row, s.value)) continue;
+      any = true;
+      std::vector<std::string> evidence = {s.evidence(),
+                                           "knowledge nccl_risky " + row.name + ": " + row.source};
+      std::string setting = s.name + "=" + printable(s.value);
+      if (!row.vendor.empty()) {
+        Vendor v = row.vendor == "nvidia" ? Vendor::nvidia : Vendor::amd;
+        if (f.count(v) == 0) {
+          out.pass(s.name,
+                   setting + " matters on " + vendor_name(v) + " GPUs only, and this machine has none",
+                   evidence);
+          continue;
+        }
+      }
+      if (row.requirement == "ib_device") {
+        if (f.network.ib_devices.empty()) {
+          out.pass(s.name,
+                   setting + " matters only with InfiniBand/RoCE devices, and " + f.network.ib_source +
+                       " lists none",
+                   evidence);
+          continue;
+        }
+        evidence.push_back(f.network.ib_source + ": " + text::join(f.network.ib_devices, " "));
+      }
+      if (row.requirement == "multi_gpu" && gpu_count(f) < 2) {
+        out.pass(s.name, setting + " matters only between GPUs, and this machine has " + gpus_text(f),
+                 evidence);
+        continue;
+      }
+      out.add(Status::warn, s.name,
+              setting + " (" + s.where() + "): " + row.why + ". Better: " + row.better + ".", evidence);
+    }
+  }
+  if (!any) out.pass("", "no NCCL setting known to cost bandwidth or correctness is set");
+}
+
+} // namespace gpudoctor::checks

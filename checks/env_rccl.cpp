@@ -1,0 +1,89 @@
+// env.rccl-fine-grain: AMD GPUs that reach each other over PCIe only need HSA_FORCE_FINE_GRAIN_PCIE=1 for
+// RCCL's peer-to-peer (knowledge.md §6.3; RCCL warns at init when it is not set).
+#include "checks/common.hpp"
+#include "checks/registry.hpp"
+#include "system/machine_paths.hpp"
+#include "util/text.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace gpudoctor::checks {
+
+namespace {
+
+constexpr long long k_xgmi = 11; // HSA_IOLINKTYPE_XGMI
+
+std::set<int> xgmi_peers(const KfdNode& node) {
+  std::set<int> peers;
+  for (const auto& link : node.io_links)
+    if (link.type == k_xgmi && link.node_to) peers.insert(static_cast<int>(*link.node_to));
+  return peers;
+}
+
+std::string link_name(std::optional<long long> type) {
+  if (type == 2) return "PCIe";
+  if (type == k_xgmi) return "XGMI";
+  return "link type " + (type ? std::to_string(*type) : std::string("unknown"));
+}
+
+} // namespace
+
+void env_rccl_fine_grain(const CheckContext& ctx, Results& out) {
+  const Facts& f = ctx.facts;
+  std::vector<const Gpu*> amd;
+  for (const auto& gpu : f.gpus)
+    if (gpu.vendor == Vendor::amd) amd.push_back(&gpu);
+  if (amd.size() < 2) return out.skip("", "fewer than two AMD GPUs: no peer-to-peer between them");
+  for (const Gpu* gpu : amd)
+    if (!gpu->kfd || !gpu->kfd->io_links_read)
+      return out.skip("", "how the AMD GPUs connect is not known: " + gpu->subject() +
+                              " has no KFD node with io_links");
+  // Pairs with no XGMI link either way go over PCIe.
+  std::vector<std::pair<const Gpu*, const Gpu*>> pcie;
+  for (std::size_t i = 0; i < amd.size(); ++i)
+    for (std::size_t j = i + 1; j < amd.size(); ++j) {
+      bool xgmi = xgmi_peers(*amd[i]->kfd).count(amd[j]->kfd->node_id) > 0 ||
+                  xgmi_peers(*amd[j]->kfd).count(amd[i]->kfd->node_id) > 0;
+      if (!xgmi) pcie.emplace_back(amd[i], amd[j]);
+    }
+  if (pcie.empty()) return out.pass("", "every pair of AMD GPUs has an XGMI link");
+  auto it = f.env.all.find("HSA_FORCE_FINE_GRAIN_PCIE");
+  std::string setting = it == f.env.all.end() ? "HSA_FORCE_FINE_GRAIN_PCIE is not set"
+                                              : "HSA_FORCE_FINE_GRAIN_PCIE=" + it->second;
+  std::vector<std::string> evidence;
+  if (it != f.env.all.end()) evidence.push_back(env_evidence(it->first, it->second));
+  std::set<const Gpu*> involved;
+  std::vector<std::string> pairs;
+  for (const auto& [a, b] : pcie) {
+    involved.insert(a);
+    involved.insert(b);
+    pairs.push_back(std::to_string(a->index) + "-" + std::to_string(b->index));
+  }
+  for (const Gpu* gpu : amd) {
+    if (!involved.count(gpu)) continue;
+    evidence.push_back(gpu_evidence(*gpu));
+    if (gpu->kfd->io_links.empty()) evidence.push_back(paths::kfd_io_links(gpu->kfd->node_id) + ": no links");
+    for (const auto& link : gpu->kfd->io_links)
+      evidence.push_back(link.source + ": " + link_name(link.type) + " from node " +
+                         std::to_string(link.node_from.value_or(gpu->kfd->node_id)) + " to node " +
+                         std::to_string(link.node_to.value_or(-1)));
+  }
+  // ROCr takes the fine-grain flag only from the exact value 1.
+  if (it != f.env.all.end() && it->second == "1")
+    return out.pass("",
+                    "HSA_FORCE_FINE_GRAIN_PCIE=1 is set for the AMD GPUs that talk over PCIe (" +
+                        text::join(pairs, ", ") + ")",
+                    evidence);
+  out.add(
+      Status::warn, "",
+      std::to_string(involved.size()) +
+          " AMD GPUs reach each other over PCIe only (no XGMI link between GPUs " + text::join(pairs, ", ") +
+          " in the KFD topology) and " + setting +
+          ": RCCL warns at start that this \"can lead to low RCCL performance, system instability or hang\". "
+          "Set HSA_FORCE_FINE_GRAIN_PCIE=1 for multi-GPU jobs (the GPUs also need peer-to-peer support and "
+          "large BAR).",
+      evidence);
+}
+
+} // namespace gpudoctor::checks

@@ -1,0 +1,105 @@
+// env.visible-devices-foreign: a device-selection variable of the vendor whose GPUs are not here
+// (knowledge.md §5.2; the variables and their layers: checks/knowledge/env.yaml device_selection).
+#include "checks/common.hpp"
+#include "checks/registry.hpp"
+#include "util/text.hpp"
+
+#include <algorithm>
+
+namespace gpudoctor::checks {
+
+namespace {
+
+// Whether a CUDA_VISIBLE_DEVICES value, as HIP reads it, leaves no GPU: -1, or an entry that is neither an
+// index nor a UUID before any usable one (HIP stops at the first bad entry, like CUDA).
+bool hides_all(const std::string& value, std::size_t count) {
+  std::string v = text::trim(value);
+  auto entries = text::split(v, ',', true);
+  if (entries.empty()) return false;
+  auto first = text::to_int(text::trim(entries.front()));
+  if (first) return *first < 0 || static_cast<std::size_t>(*first) >= count;
+  return !text::starts_with(text::trim(entries.front()), "GPU-");
+}
+
+} // namespace
+
+void env_visible_devices_foreign(const CheckContext& ctx, Results& out) {
+  const Facts& f = ctx.facts;
+  std::size_t nvidia = f.count(Vendor::nvidia), amd = f.count(Vendor::amd);
+  if (nvidia == 0 && amd == 0) return out.skip("", "no NVIDIA or AMD GPU: no vendor to compare with");
+  bool any = false;
+  for (const auto& row : ctx.kb.env.device_selection) {
+    auto it = f.env.all.find(row.name);
+    if (it == f.env.all.end()) continue;
+    any = true;
+    const std::string& value = it->second;
+    std::vector<std::string> evidence = {env_evidence(row.name, value),
+                                         "knowledge device_selection " + row.name + ": " + row.source};
+    Vendor mine = row.vendor == "nvidia" ? Vendor::nvidia : Vendor::amd;
+    if (f.count(mine) > 0) {
+      out.pass(row.name, row.name + " belongs to the " + vendor_name(mine) + " GPUs here (" + row.layer + ")",
+               evidence);
+      continue;
+    }
+    for (const auto& gpu : f.gpus)
+      if (gpu.vendor != Vendor::other) {
+        evidence.push_back(gpu_evidence(gpu));
+        break;
+      }
+    if (mine == Vendor::amd) {
+      out.add(Status::warn, row.name,
+              row.name + "=" + value + " is read by AMD's " + row.layer + " only, and this machine has " +
+                  std::to_string(nvidia) + " NVIDIA GPU" + (nvidia == 1 ? "" : "s") +
+                  " and no AMD GPU: it does nothing here (CUDA reads CUDA_VISIBLE_DEVICES). Likely a "
+                  "leftover of a "
+                  "ROCm setup; remove it from the environment and your shell profile.",
+              evidence, {"env-cleanup"});
+      continue;
+    }
+    // CUDA_VISIBLE_DEVICES on an AMD-only machine: HIP honours it unless HIP_VISIBLE_DEVICES is set.
+    auto hip = f.env.all.find("HIP_VISIBLE_DEVICES");
+    bool hip_list = hip != f.env.all.end() && !hip->second.empty();
+    std::string gpus = std::to_string(amd) + " AMD GPU" + (amd == 1 ? "" : "s");
+    if (hip_list) {
+      evidence.push_back(env_evidence(hip->first, hip->second));
+      out.add(
+          Status::warn, row.name,
+          row.name + "=" + value + " is NVIDIA's variable and this machine has " + gpus +
+              " and no NVIDIA GPU; HIP uses HIP_VISIBLE_DEVICES instead, so it does nothing here. Likely a "
+              "leftover; remove it.",
+          evidence, {"env-cleanup"});
+    } else if (text::trim(value).empty()) {
+      // ROCm PyTorch parses the list itself (see env.visible-devices-empty): empty there means no GPU.
+      bool rocm_torch =
+          std::ranges::any_of(f.python.envs, [](const PythonEnv& e) { return e.torch && e.torch->hip; });
+      std::string effect =
+          rocm_torch ? ", but ROCm PyTorch reads it itself and then counts no GPU" : ", so it does nothing";
+      out.add(Status::warn, row.name,
+              row.name + " is set but empty on a machine with " + gpus +
+                  " and no NVIDIA GPU: HIP treats an empty value as unset" + effect +
+                  ". Likely a leftover; remove it.",
+              evidence, {"env-cleanup"});
+    } else if (hides_all(value, amd)) {
+      out.add(Status::warn, row.name,
+              row.name + "=" + value +
+                  " is NVIDIA's variable, but HIP honours it when HIP_VISIBLE_DEVICES is "
+                  "not set: it hides every one of the " +
+                  gpus +
+                  " from HIP programs (PyTorch sees no GPU), "
+                  "while rocminfo and other ROCr tools still list them. Unset it; select AMD GPUs with "
+                  "ROCR_VISIBLE_DEVICES (or HIP_VISIBLE_DEVICES).",
+              evidence, {"env-cleanup"});
+    } else {
+      out.add(Status::info, row.name,
+              row.name + "=" + value +
+                  " is NVIDIA's variable; HIP honours it on this AMD machine (when "
+                  "HIP_VISIBLE_DEVICES is not set), but ROCr and OpenCL programs do not, so tools may "
+                  "disagree about "
+                  "the GPUs. AMD recommends ROCR_VISIBLE_DEVICES on Linux.",
+              evidence);
+    }
+  }
+  if (!any) out.pass("", "no device-selection variable is set");
+}
+
+} // namespace gpudoctor::checks

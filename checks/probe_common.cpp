@@ -1,0 +1,128 @@
+#include "checks/probe_common.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "checks/common.hpp"
+#include "probe/probe_parse.hpp"
+#include "util/text.hpp"
+
+namespace gpudoctor::checks {
+
+bool skip_without_probes(const Facts& f, Results& out) {
+  if (f.probes.requested) return true;
+  out.skip("", "the GPU probes were not run (gpudoctor check --probes or gpudoctor probe runs them)");
+  return false;
+}
+
+Vendor vendor_of(const BackendProbes& b) { return b.backend == "cuda" ? Vendor::nvidia : Vendor::amd; }
+
+const Gpu* pci_gpu_of(const Facts& f, const std::string& pci_bus_id) {
+  std::string bdf = probe::normalise_bus_id(pci_bus_id);
+  if (bdf.empty()) return nullptr;
+  for (const auto& gpu : f.gpus)
+    if (probe::normalise_bus_id(gpu.bdf) == bdf) return &gpu;
+  return nullptr;
+}
+
+std::string device_subject(const Facts& f, const BackendProbes& b, int index) {
+  if (const ProbeDevice* d = b.device(index))
+    if (const Gpu* gpu = pci_gpu_of(f, d->pci_bus_id)) return gpu->subject();
+  return b.title() + " device " + std::to_string(index);
+}
+
+std::string runtime_subject(const BackendProbes& b) { return b.title() + " runtime"; }
+
+std::string error_text(const ProbeError& e) {
+  if (e.message.empty() || e.message == e.name) return e.name;
+  return e.name + " (" + e.message + ")";
+}
+
+std::string error_evidence(const ProbeRun& run, const ProbeError& e) {
+  std::string s = "cmd " + run.key + ": " + e.call;
+  if (e.device) s += (e.call.empty() ? "device " : " on device ") + std::to_string(*e.device);
+  s += (s.back() == ' ' ? "" : ": ") + e.name;
+  if (!e.message.empty() && e.message != e.name) s += ": " + e.message;
+  return s;
+}
+
+std::string run_evidence(const ProbeRun& run) {
+  std::string s = "cmd " + run.key + ": ";
+  if (!run.run) return s + "not run (" + run.not_run + ")";
+  if (!run.found) return s + "program not found";
+  if (run.timed_out) return s + "killed at its time limit of " + std::to_string(run.timeout_ms) + " ms";
+  s += run.exit_code ? "exit " + std::to_string(*run.exit_code) : std::string("killed by a signal");
+  return s + " after " + std::to_string(run.duration_ms) + " ms";
+}
+
+std::optional<std::string> run_trouble(const ProbeRun& run) {
+  if (!run.run || run.timed_out || run.completed()) return std::nullopt;
+  std::string what;
+  if (!run.found) what = "could not be started: its program is missing";
+  else if (!run.exit_code) what = "crashed (killed by a signal)";
+  else if (*run.exit_code != 0) what = "failed with exit status " + std::to_string(*run.exit_code);
+  else what = "stopped without finishing its report";
+  if (!run.stderr_tail.empty()) what += "; it said: " + run.stderr_tail;
+  return what;
+}
+
+std::vector<const ProbeError*> errors_for(const ProbeRun& run, int device) {
+  std::vector<const ProbeError*> out;
+  for (const auto& e : run.errors)
+    if (e.device.value_or(-1) == device) out.push_back(&e);
+  return out;
+}
+
+std::optional<double> pcie_gbps(const std::optional<std::string>& speed, std::optional<int> width) {
+  if (!speed || !width || *width <= 0) return std::nullopt;
+  auto gts = text::to_double(text::split(*speed, ' ').empty() ? "" : text::split(*speed, ' ')[0]);
+  if (!gts || *gts <= 0) return std::nullopt;
+  double coding = *gts <= 5.0 ? 8.0 / 10.0 : 128.0 / 130.0;
+  return *gts * coding / 8.0 * *width;
+}
+
+std::string link_text(const std::optional<std::string>& speed, std::optional<int> width) {
+  std::string s = speed ? text::trim(*speed) : std::string("unknown speed");
+  if (width) s += " x" + std::to_string(*width);
+  return s;
+}
+
+std::string gbps(double value) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, value >= 100 ? "%.0f GB/s" : "%.1f GB/s", value);
+  return buf;
+}
+
+void for_each_run(const Facts& f, Results& out, const std::string& name, Status trouble,
+                  const std::function<void(const BackendProbes&, const ProbeRun&)>& fn) {
+  std::size_t before = out.items().size();
+  std::vector<std::string> quiet;
+  for (const auto& b : f.probes.backends) {
+    const bool vendor_gpus = f.count(vendor_of(b)) > 0;
+    const ProbeRun* run = b.run(name);
+    if (!b.unavailable.empty() || !run) {
+      if (vendor_gpus) out.skip(runtime_subject(b), "no " + b.title() + " probes: " + b.unavailable);
+      else quiet.push_back(b.title() + ": no probes");
+      continue;
+    }
+    if (!run->run) {
+      // Without a GPU of the runtime's vendor there is nothing it should have probed.
+      if (!vendor_gpus) quiet.push_back(b.title() + ": " + run->not_run);
+      else out.skip(runtime_subject(b), "the " + name + " probe was not run: " + run->not_run);
+      continue;
+    }
+    if (run->timed_out) {
+      out.skip(runtime_subject(b), "the " + name + " probe timed out (see probe.timeout)");
+      continue;
+    }
+    if (auto what = run_trouble(*run)) {
+      out.add(trouble, runtime_subject(b), "The " + b.title() + " " + name + " probe " + *what, {run_evidence(*run)});
+      continue;
+    }
+    fn(b, *run);
+  }
+  if (out.items().size() == before)
+    out.skip("", quiet.empty() ? "nothing to judge" : "no GPU to probe (" + text::join(quiet, "; ") + ")");
+}
+
+} // namespace gpudoctor::checks

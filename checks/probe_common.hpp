@@ -1,0 +1,50 @@
+// What the probe checks share: which PCI GPU a runtime device is, subjects and evidence, what went wrong with
+// a probe process, and what a PCIe link carries.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "check/check.hpp"
+
+namespace gpudoctor::checks {
+
+// Adds the skip every probe check gives when probes did not run; true when it did.
+bool skip_without_probes(const Facts& f, Results& out);
+
+Vendor vendor_of(const BackendProbes& b);
+// The PCI GPU with the runtime device's bus id; nullptr when it has none or no GPU matches.
+const Gpu* pci_gpu_of(const Facts& f, const std::string& pci_bus_id);
+// "gpu0 (0000:19:00.0)" for a runtime device found on the PCI bus, else "CUDA device 0".
+std::string device_subject(const Facts& f, const BackendProbes& b, int index);
+// "CUDA runtime", "HIP runtime".
+std::string runtime_subject(const BackendProbes& b);
+
+// "cudaErrorNoDevice (no CUDA-capable device is detected)".
+std::string error_text(const ProbeError& e);
+// "cmd probe-devices@cuda: cudaGetDeviceCount: cudaErrorNoDevice: no CUDA-capable device is detected".
+std::string error_evidence(const ProbeRun& run, const ProbeError& e);
+// "cmd probe-kernel@cuda: exit 0 after 812 ms" (or timed out, killed by a signal, not found).
+std::string run_evidence(const ProbeRun& run);
+// What went wrong with the process itself (not found, crashed, exit status, no end line), with stderr's
+// last words; nullopt when it ran to its end. Timeouts are probe.timeout's.
+std::optional<std::string> run_trouble(const ProbeRun& run);
+// The errors the probe reported about one device (device -1: about none in particular).
+std::vector<const ProbeError*> errors_for(const ProbeRun& run, int device);
+
+// What a PCIe link carries per direction, in GB/s, before protocol overhead: the sysfs speed ("16.0 GT/s
+// PCIe") times the width, with 8b/10b coding up to 5 GT/s and 128b/130b above. Empty when unknown.
+std::optional<double> pcie_gbps(const std::optional<std::string>& speed, std::optional<int> width);
+// "PCIe 16.0 GT/s x16".
+std::string link_text(const std::optional<std::string>& speed, std::optional<int> width);
+std::string gbps(double value); // "25.3 GB/s"
+
+// Calls `fn` for each runtime whose probe `name` ran to its end. The others are reported here: a skip when it
+// was not run or timed out (probe.timeout reports that), `trouble` when the process broke; a runtime that sees
+// no device and has no GPU of its vendor on the PCI bus is left out. A skip when nothing was said at all.
+void for_each_run(const Facts& f, Results& out, const std::string& name, Status trouble,
+                  const std::function<void(const BackendProbes&, const ProbeRun&)>& fn);
+
+} // namespace gpudoctor::checks

@@ -1,0 +1,73 @@
+// probe.kernel: a trivial kernel launched on every device must run and write the right values. A missing
+// image is named with the runtime's own words (no kernel image / invalid device function /
+// hipErrorNoBinaryForGpu), with the targets the probe carries and the device's arch.
+#include "checks/probe_common.hpp"
+#include "checks/registry.hpp"
+#include "util/text.hpp"
+
+namespace gpudoctor::checks {
+
+namespace {
+
+bool no_image(const std::string& error_name) {
+  for (const char* name : {"cudaErrorNoKernelImageForDevice", "cudaErrorInvalidDeviceFunction",
+                           "hipErrorNoBinaryForGpu", "hipErrorInvalidDeviceFunction", "hipErrorInvalidImage",
+                           "cudaErrorInvalidKernelImage"})
+    if (error_name == name) return true;
+  return false;
+}
+
+std::string targets_of(const BackendProbes& b) { return b.targets.empty() ? "(not recorded)" : b.targets; }
+
+void judge(const Facts& f, const BackendProbes& b, const ProbeRun& run, Results& out) {
+  std::vector<bool> judged(static_cast<std::size_t>(std::max(0, b.device_count.value_or(0))), false);
+  for (const auto& k : b.kernels) {
+    const std::string subject = device_subject(f, b, k.device);
+    const ProbeDevice* d = b.device(k.device);
+    const std::string arch = d ? d->arch : "unknown arch";
+    if (k.device >= 0 && static_cast<std::size_t>(k.device) < judged.size()) judged[k.device] = true;
+    std::vector<std::string> evidence = {run_evidence(run)};
+    if (k.ok) {
+      out.pass(subject, "A kernel ran on " + (d ? d->name + " (" + arch + ")" : subject) + " and wrote every value right",
+               evidence);
+      continue;
+    }
+    if (k.error) evidence.push_back(error_evidence(run, *k.error));
+    if (k.error && no_image(k.error->name)) {
+      out.add(Status::error, subject,
+              k.error->name + ": the runtime found no code for this GPU (" + arch + ") in the probe, built for " +
+                  targets_of(b) + ". Programs built without this target fail the same way: rebuild them for it, "
+                  "or check HSA_OVERRIDE_GFX_VERSION on AMD.",
+              evidence);
+    } else if (k.error) {
+      out.add(Status::error, subject,
+              "A kernel failed at its " + k.stage + " stage: " + error_text(*k.error) +
+                  ". The GPU cannot run compute work; look at dmesg for driver errors (NVRM Xid, amdgpu).",
+              evidence);
+    } else {
+      evidence.push_back("cmd " + run.key + ": " + std::to_string(k.mismatches) + " wrong values");
+      out.add(Status::error, subject,
+              "A kernel ran but wrote " + std::to_string(k.mismatches) + " wrong values: the GPU computes wrong "
+              "results (memory or hardware fault). Check ECC errors and dmesg, and have the card tested.",
+              evidence);
+    }
+  }
+  // A device the probe said nothing about: report its errors.
+  for (std::size_t i = 0; i < judged.size(); ++i) {
+    if (judged[i]) continue;
+    std::vector<std::string> evidence = {run_evidence(run)};
+    for (const ProbeError* e : errors_for(run, static_cast<int>(i))) evidence.push_back(error_evidence(run, *e));
+    out.add(Status::error, device_subject(f, b, static_cast<int>(i)),
+            "The kernel probe could not test this device", evidence);
+  }
+}
+
+} // namespace
+
+void probe_kernel(const CheckContext& ctx, Results& out) {
+  if (!skip_without_probes(ctx.facts, out)) return;
+  for_each_run(ctx.facts, out, "kernel", Status::error,
+               [&](const BackendProbes& b, const ProbeRun& run) { judge(ctx.facts, b, run, out); });
+}
+
+} // namespace gpudoctor::checks

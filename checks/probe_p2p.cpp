@@ -1,0 +1,81 @@
+// probe.p2p: with several GPUs of one runtime, every pair should reach each other peer-to-peer, at least at
+// half of what the slower of their PCIe links carries (NVLink and xGMI pairs are far above that).
+#include "checks/probe_common.hpp"
+#include "checks/registry.hpp"
+#include "util/text.hpp"
+
+namespace gpudoctor::checks {
+
+namespace {
+
+constexpr double k_p2p_link_fraction = 0.5;
+
+std::optional<double> pair_floor(const Facts& f, const BackendProbes& b, int from, int to) {
+  const ProbeDevice* a = b.device(from);
+  const ProbeDevice* c = b.device(to);
+  const Gpu* ga = a ? pci_gpu_of(f, a->pci_bus_id) : nullptr;
+  const Gpu* gc = c ? pci_gpu_of(f, c->pci_bus_id) : nullptr;
+  if (!ga || !gc) return std::nullopt;
+  auto ra = pcie_gbps(ga->link_speed_max, ga->link_width_max), rc = pcie_gbps(gc->link_speed_max, gc->link_width_max);
+  if (!ra || !rc) return std::nullopt;
+  return std::min(*ra, *rc) * k_p2p_link_fraction;
+}
+
+std::string peer_name(const Facts& f, const BackendProbes& b, int index) {
+  std::string s = device_subject(f, b, index);
+  return s.substr(0, s.find(' '));
+}
+
+void judge(const Facts& f, const BackendProbes& b, const ProbeRun& run, Results& out) {
+  const int count = b.device_count.value_or(0);
+  for (int from = 0; from < count; ++from) {
+    std::vector<std::string> unreachable, slow, wrong, fine, evidence = {run_evidence(run)};
+    for (const auto& p : b.peers) {
+      if (p.from != from) continue;
+      evidence.push_back("cmd " + run.key + ": can_access " + std::to_string(p.from) + " -> " +
+                         std::to_string(p.to) + ": " + (p.can_access ? "yes" : "no"));
+      if (!p.can_access) unreachable.push_back(peer_name(f, b, p.to));
+    }
+    for (const auto& x : b.p2p) {
+      if (x.device != from) continue;
+      std::string rate = x.best_gbps ? gbps(*x.best_gbps) : std::string("-");
+      evidence.push_back("cmd " + run.key + ": copy " + std::to_string(x.device) + " -> " + std::to_string(x.peer) +
+                         " best " + rate + (x.verified ? ", verified" : ", NOT verified"));
+      std::string peer = peer_name(f, b, x.peer) + " at " + rate;
+      auto floor = pair_floor(f, b, from, x.peer);
+      if (!x.verified) wrong.push_back(peer_name(f, b, x.peer));
+      else if (floor && (!x.best_gbps || *x.best_gbps < *floor)) slow.push_back(peer + " (floor " + gbps(*floor) + ")");
+      else fine.push_back(peer);
+    }
+    for (const ProbeError* e : errors_for(run, from)) evidence.push_back(error_evidence(run, *e));
+    const std::string subject = device_subject(f, b, from);
+    if (!wrong.empty()) {
+      out.add(Status::error, subject,
+              "Peer copies to " + text::join(wrong, ", ") + " came back wrong: check dmesg and the NVLink/xGMI "
+              "or PCIe error counters.",
+              evidence);
+    } else if (!unreachable.empty() || !slow.empty()) {
+      std::string msg;
+      if (!unreachable.empty())
+        msg = "Cannot reach " + text::join(unreachable, ", ") + " peer-to-peer: NCCL/RCCL then copy through host "
+              "memory. Usual causes: PCIe ACS or the IOMMU in translated mode (iommu=pt), a virtual machine, "
+              "GPUs under different CPU sockets, or consumer cards whose driver disables P2P. ";
+      if (!slow.empty()) msg += "Peer copies are slow to " + text::join(slow, ", ") + ".";
+      out.add(Status::warn, subject, text::trim(msg), evidence);
+    } else if (fine.empty()) {
+      out.add(Status::warn, subject, "No peer copy from this device could be measured", evidence);
+    } else {
+      out.pass(subject, "Reaches every peer directly: " + text::join(fine, ", "), evidence);
+    }
+  }
+}
+
+} // namespace
+
+void probe_p2p(const CheckContext& ctx, Results& out) {
+  if (!skip_without_probes(ctx.facts, out)) return;
+  for_each_run(ctx.facts, out, "p2p", Status::warn,
+               [&](const BackendProbes& b, const ProbeRun& run) { judge(ctx.facts, b, run, out); });
+}
+
+} // namespace gpudoctor::checks

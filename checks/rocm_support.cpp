@@ -1,0 +1,147 @@
+// rocm.gpu-unsupported, rocm.os-unsupported: the installed ROCm release against AMD's support matrix
+// (knowledge rocm.yaml).
+#include "checks/common.hpp"
+#include "checks/registry.hpp"
+#include "util/text.hpp"
+
+#include <algorithm>
+
+namespace gpudoctor::checks {
+
+namespace {
+
+struct RocmInUse {
+  std::string version;
+  std::string evidence;
+  bool distribution = false; // the OS's own packages (Debian/Ubuntu hipcc, libamdhip64)
+};
+
+// The ROCm a program gets: what /opt/rocm points at, else ROCM_PATH, else the only (or newest) install.
+std::optional<RocmInUse> rocm_in_use(const Facts& f) {
+  for (const char* what : {"/opt/rocm", "ROCM_PATH"})
+    for (const auto& p : f.stack_paths.rocm)
+      if (p.what == what && p.exists && p.version)
+        return RocmInUse{
+            *p.version, p.what + " -> " + p.resolved + ": ROCm " + *p.version + " (" + p.version.source + ")",
+            false};
+  const RocmInstall* best = nullptr;
+  for (const auto& r : f.toolkits.rocm)
+    if (r.version && (!best || text::compare_versions(*r.version, *best->version) > 0)) best = &r;
+  if (!best) return std::nullopt;
+  return RocmInUse{*best->version,
+                   best->path + ": ROCm " + *best->version + " (" + best->version.source + ")",
+                   best->distribution_package};
+}
+
+std::string os_name(const OsFacts& os) {
+  if (os.pretty_name) return *os.pretty_name;
+  return (os.id ? *os.id : std::string("this OS")) + (os.version_id ? " " + *os.version_id : "");
+}
+
+std::string row_evidence(const RocmReleaseRow& row, const std::string& what) {
+  return "knowledge rocm.yaml: ROCm " + row.rocm + " " + what + " (" + row.source + ")" +
+         (row.uncertain ? " [uncertain]" : "");
+}
+
+// gfx1150/gfx1151 (Ryzen AI APUs) are covered by AMD's separate Radeon/Ryzen documentation, not the matrix.
+bool apu_target(const std::string& gfx) {
+  return gfx == "gfx1150" || gfx == "gfx1151" || gfx == "gfx1152";
+}
+
+} // namespace
+
+void rocm_gpu_unsupported(const CheckContext& ctx, Results& out) {
+  const Facts& f = ctx.facts;
+  if (f.count(Vendor::amd) == 0) return out.skip("", "no AMD GPU");
+  auto rocm = rocm_in_use(f);
+  if (!rocm) return out.skip("", "no ROCm installed (or its version is unknown)");
+  auto row = ctx.kb.rocm_release(rocm->version);
+  if (!row)
+    return out.skip("", "ROCm " + rocm->version +
+                            (rocm->distribution ? " (the distribution's own packages)" : "") +
+                            " is not in the knowledge tables (AMD's matrix from 5.7 to 7.2)");
+  std::string targets = text::join(row->gfx_targets, ", ");
+  for (const auto& gpu : f.gpus) {
+    if (gpu.vendor != Vendor::amd) continue;
+    std::string gfx = text::lower(gpu.arch());
+    gfx = gfx.substr(0, gfx.find(':'));
+    if (gfx.empty()) {
+      out.skip(gpu.subject(), "the GPU's gfx target is unknown");
+      continue;
+    }
+    std::vector<std::string> evidence = {gpu_evidence(gpu) + ": " + gfx, rocm->evidence,
+                                         row_evidence(*row, "targets: " + targets)};
+    if (std::find(row->gfx_targets.begin(), row->gfx_targets.end(), gfx) != row->gfx_targets.end()) {
+      out.pass(gpu.subject(), gfx + " is an official target of ROCm " + rocm->version, evidence);
+      continue;
+    }
+    std::string msg = gpu.display_name() + " (" + gfx + ") is not among the GPU targets ROCm " +
+                      rocm->version + " supports on Linux (" + targets + ")";
+    if (apu_target(gfx)) {
+      out.add(Status::info, gpu.subject(),
+              msg +
+                  "; AMD covers Ryzen APUs in its separate \"ROCm on Radeon and Ryzen\" documentation, which "
+                  "gpudoctor's tables do not hold.",
+              evidence);
+      continue;
+    }
+    msg +=
+        ": ROCm's libraries carry no code built for it, so programs fail with \"invalid device function\" or "
+        "see no GPU.";
+    auto override_it = f.env.all.find("HSA_OVERRIDE_GFX_VERSION");
+    if (override_it != f.env.all.end()) {
+      msg +=
+          " HSA_OVERRIDE_GFX_VERSION=" + override_it->second +
+          " makes ROCm treat it as another target: that often works within one ISA family, without support.";
+      evidence.push_back(env_evidence("HSA_OVERRIDE_GFX_VERSION", override_it->second));
+    } else {
+      msg += " A newer ROCm may support it; check AMD's compatibility matrix.";
+    }
+    out.add(Status::warn, gpu.subject(), msg, evidence);
+  }
+}
+
+void rocm_os_unsupported(const CheckContext& ctx, Results& out) {
+  const Facts& f = ctx.facts;
+  auto rocm = rocm_in_use(f);
+  if (!rocm) return out.skip("", "no ROCm installed (or its version is unknown)");
+  if (rocm->distribution)
+    return out.pass("", "ROCm " + rocm->version + " comes from the distribution's own packages, built for it",
+                    {rocm->evidence});
+  auto row = ctx.kb.rocm_release(rocm->version);
+  if (!row)
+    return out.skip("", "ROCm " + rocm->version +
+                            " is not in the knowledge tables (AMD's matrix from 5.7 to 7.2)");
+  if (!f.os.id || !f.os.version_id) return out.skip("", "the OS release is unknown (no os-release)");
+  std::string id = *f.os.id, version = *f.os.version_id;
+  std::vector<std::string> evidence = {f.os.id.source + ": ID=" + id + " VERSION_ID=" + version,
+                                       rocm->evidence,
+                                       row_evidence(*row, "OS: " + text::join(row->os, ", "))};
+  if (Knowledge::rocm_supports_os(*row, id, version))
+    return out.pass("", "ROCm " + rocm->version + " supports " + os_name(f.os), evidence);
+  // A derivative is not listed by name; its base may be (Linux Mint 21 = Ubuntu 22.04, AlmaLinux = RHEL).
+  auto like = [&](const char* base) {
+    return std::find(f.os.id_like.begin(), f.os.id_like.end(), base) != f.os.id_like.end();
+  };
+  std::optional<std::string> base;
+  if (like("ubuntu") && f.repos.ubuntu_codename)
+    if (auto d = ctx.kb.distro_by_codename("ubuntu", *f.repos.ubuntu_codename))
+      if (Knowledge::rocm_supports_os(*row, "ubuntu", d->version)) base = "Ubuntu " + d->version;
+  if (!base && like("rhel") && Knowledge::rocm_supports_os(*row, "rhel", version)) base = "RHEL " + version;
+  if (base) {
+    out.add(Status::info, "",
+            os_name(f.os) + " is not on ROCm " + rocm->version + "'s list, but its base " + *base +
+                " is: it usually works, without AMD's support.",
+            evidence);
+    return;
+  }
+  out.add(
+      Status::warn, "",
+      "ROCm " + rocm->version + " does not support " + os_name(f.os) + " (it supports " +
+          text::join(row->os, ", ") +
+          "): its kernel driver may not build for this kernel and its packages may "
+          "need libraries of another release. Install a ROCm release that lists this OS, or an OS it lists.",
+      evidence);
+}
+
+} // namespace gpudoctor::checks

@@ -1,0 +1,178 @@
+// cuda.path-mismatch, rocm.multiple, stack.leftover-paths: what the machine's settings point at.
+#include "checks/common.hpp"
+#include "checks/registry.hpp"
+#include "util/text.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace gpudoctor::checks {
+
+namespace {
+
+std::string pointer_evidence(const StackPointer& p, const char* stack) {
+  std::string s = p.what + ": " + p.path;
+  if (!p.resolved.empty() && p.resolved != p.path) s += " -> " + p.resolved;
+  if (!p.exists) return s + " (missing)";
+  if (p.version) return s + " (" + stack + " " + *p.version + ", " + p.version.source + ")";
+  return s + " (version unknown)";
+}
+
+std::string stack_name(Vendor v) {
+  return v == Vendor::nvidia ? "NVIDIA (CUDA)" : "AMD (ROCm)";
+}
+
+// "environment" for the process's own variables; the file for a profile or ld.so.conf line.
+std::string origin_subject(const std::string& origin) {
+  if (text::starts_with(origin, "env ")) return "environment";
+  auto colon = origin.rfind(':');
+  return colon == std::string::npos ? origin : origin.substr(0, colon);
+}
+
+} // namespace
+
+void cuda_path_mismatch(const CheckContext& ctx, Results& out) {
+  const auto& ptrs = ctx.facts.stack_paths.cuda;
+  if (ptrs.empty()) return out.skip("", "no nvcc on PATH, CUDA_HOME, CUDA_PATH or /usr/local/cuda");
+  std::vector<std::string> evidence;
+  std::map<std::string, std::vector<std::string>> by_version; // "12.1" -> {"nvcc on PATH", ...}
+  std::vector<std::string> missing;
+  for (const auto& p : ptrs) {
+    evidence.push_back(pointer_evidence(p, "CUDA"));
+    if (!p.exists)
+      missing.push_back(p.what + " (" + (p.resolved.empty() ? p.path : p.resolved) + ")");
+    else if (p.version)
+      by_version[text::version_prefix(*p.version, 2)].push_back(p.what);
+  }
+  if (by_version.size() >= 2) {
+    std::vector<std::string> parts;
+    for (const auto& [version, whats] : by_version)
+      parts.push_back(text::join(whats, " and ") + " CUDA " + version);
+    out.add(
+        Status::warn, "",
+        "The CUDA paths disagree: " + text::join(parts, ", ") +
+            ". Builds (PyTorch extensions, CMake, pip packages compiled from source) then mix the compiler "
+            "of one release with the headers and libraries of another. Point them at one toolkit.",
+        evidence, {"env-cuda-paths"});
+    return;
+  }
+  if (!missing.empty()) {
+    out.add(
+        Status::warn, "",
+        "A CUDA path names a folder that does not exist: " + text::join(missing, ", ") +
+            ". Tools that read it (PyTorch's cpp_extension, CMake's FindCUDAToolkit) fail or fall back to "
+            "another toolkit. Point it at an installed toolkit or remove it.",
+        evidence, {"env-cuda-paths"});
+    return;
+  }
+  if (by_version.empty())
+    return out.pass("", "the CUDA paths name no toolkit whose version is known", evidence);
+  out.pass("", "everything points at CUDA " + by_version.begin()->first, evidence);
+}
+
+void rocm_multiple(const CheckContext& ctx, Results& out) {
+  const Facts& f = ctx.facts;
+  if (f.toolkits.rocm.empty()) return out.skip("", "no ROCm installed");
+  std::vector<std::string> installed;
+  for (const auto& r : f.toolkits.rocm)
+    installed.push_back((r.version ? "ROCm " + *r.version : std::string("ROCm (version unknown)")) + " in " +
+                        r.path);
+  std::vector<std::string> evidence = installed;
+  // Where the pointers that exist end up; a missing one is stack.leftover-paths' business.
+  std::map<std::string, std::vector<std::string>> targets; // resolved folder -> pointers
+  for (const auto& p : f.stack_paths.rocm) {
+    evidence.push_back(pointer_evidence(p, "ROCm"));
+    if (p.exists) targets[p.resolved].push_back(p.what);
+  }
+  if (f.toolkits.rocm.size() < 2) return out.pass("", "one ROCm install: " + installed.front(), evidence);
+  if (targets.size() < 2) {
+    std::string where =
+        targets.empty() ? "nothing points at one of them" : "everything points at " + targets.begin()->first;
+    return out.pass("", std::to_string(installed.size()) + " ROCm installs; " + where, evidence);
+  }
+  std::vector<std::string> parts;
+  for (const auto& [dir, whats] : targets) {
+    std::string version;
+    for (const auto& p : f.stack_paths.rocm)
+      if (p.resolved == dir && p.version) version = " (ROCm " + *p.version + ")";
+    parts.push_back(text::join(whats, " and ") + " -> " + dir + version);
+  }
+  out.add(
+      Status::warn, "",
+      std::to_string(installed.size()) +
+          " ROCm versions are installed and the settings point at different "
+          "ones: " +
+          text::join(parts, "; ") +
+          ". Programs then load the libraries of one release with the "
+          "runtime or compiler of another (ImportError on libhipblas.so.N, hipErrorNoBinaryForGpu). Pick one "
+          "(update-alternatives --config rocm), point ROCM_PATH, PATH and LD_LIBRARY_PATH at it, or remove "
+          "the "
+          "other.",
+      evidence);
+}
+
+void stack_leftover_paths(const CheckContext& ctx, Results& out) {
+  const Facts& f = ctx.facts;
+  const auto& settings = f.stack_paths.settings;
+  if (settings.empty())
+    return out.pass("", "no GPU-stack folder in PATH, LD_LIBRARY_PATH, ld.so.conf or the shell profiles");
+  std::size_t nvidia = f.count(Vendor::nvidia), amd = f.count(Vendor::amd);
+  auto foreign = [&](Vendor stack) {
+    return nvidia + amd > 0 && (stack == Vendor::nvidia ? nvidia == 0
+                                : stack == Vendor::amd  ? amd == 0
+                                                        : false);
+  };
+  // One result per place that names them: the environment, or one file.
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<std::string>> found;
+  std::map<std::string, std::set<std::string>> reasons;
+  for (const auto& s : settings) {
+    bool missing = s.exists && !*s.exists;
+    bool other_vendor = foreign(s.stack);
+    if (!missing && !other_vendor) continue;
+    std::string subject = origin_subject(s.origin);
+    if (!found.count(subject)) order.push_back(subject);
+    std::string what = s.entry + (s.resolved.empty() || s.resolved == s.entry ? "" : " (" + s.resolved + ")");
+    std::string why;
+    if (missing) why = "does not exist";
+    if (other_vendor) {
+      why += why.empty() ? "" : ", and ";
+      why += "belongs to the " + stack_name(s.stack) + " stack, but this machine has only " +
+             (nvidia > 0 ? "NVIDIA" : "AMD") + " GPUs";
+      reasons[subject].insert("absent vendor");
+    }
+    if (missing) reasons[subject].insert("missing");
+    found[subject].push_back(s.origin + ": " + s.variable + " " + what + " " + why);
+  }
+  if (order.empty()) {
+    std::vector<std::string> evidence;
+    for (const auto& s : settings)
+      evidence.push_back(s.origin + ": " + s.variable + " " + s.entry);
+    bool one = settings.size() == 1;
+    std::string whose = nvidia + amd == 0 ? " (no GPU here says whose stack would be stray)"
+                        : one             ? " and belongs to the GPUs here"
+                                          : " and belong to the GPUs here";
+    return out.pass("",
+                    std::to_string(settings.size()) + " GPU-stack path entr" +
+                        (one ? "y exists" : "ies exist") + whose,
+                    evidence);
+  }
+  for (const auto& subject : order) {
+    const auto& lines = found[subject];
+    bool absent = reasons[subject].count("absent vendor") > 0;
+    std::string where = subject == "environment" ? "The environment" : subject;
+    std::string msg =
+        where + " names " + std::to_string(lines.size()) + " GPU-stack folder" +
+        (lines.size() == 1 ? "" : "s") + " that " + (lines.size() == 1 ? "is" : "are") + " " +
+        (absent ? (reasons[subject].count("missing") ? "missing or of the absent vendor"
+                                                     : "of the absent vendor's stack")
+                : "missing") +
+        ": leftovers of an uninstalled or replaced stack. They slow every command lookup at best, "
+        "and load the wrong libraries at worst. Remove them" +
+        (subject == "environment" ? " from wherever they are set" : "") + ".";
+    out.add(Status::warn, subject, msg, lines, {"env-cleanup"});
+  }
+}
+
+} // namespace gpudoctor::checks

@@ -1,0 +1,186 @@
+// torch.arch-missing, torch.no-device: what PyTorch itself said when the python3 in use imported it (the
+// framework probe, run by --probes).
+#include "checks/common.hpp"
+#include "checks/probe_common.hpp"
+#include "checks/registry.hpp"
+#include "util/text.hpp"
+
+namespace gpudoctor::checks {
+
+namespace {
+
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+std::string subject_of(const FrameworkProbe& fw) { return "python3 (" + fw.python + ")"; }
+
+// The framework probe's result when it can be judged; else a skip (or, for a crash, an error) is added.
+const FrameworkProbe* judgeable(const Facts& f, Results& out) {
+  if (!skip_without_probes(f, out)) return nullptr;
+  const auto& fw = f.probes.framework;
+  if (!fw) {
+    out.skip("", "the framework probe did not run: the python3 in use has no PyTorch (or its output was not recorded)");
+    return nullptr;
+  }
+  if (fw->run.timed_out) {
+    out.skip(subject_of(*fw), "importing PyTorch timed out (see probe.timeout)");
+    return nullptr;
+  }
+  if (auto trouble = run_trouble(fw->run)) {
+    out.add(Status::error, subject_of(*fw), "Importing PyTorch " + *trouble, {run_evidence(fw->run)});
+    return nullptr;
+  }
+  if (!fw->imported) {
+    out.skip(subject_of(*fw), "PyTorch does not import: " + fw->import_error);
+    return nullptr;
+  }
+  if (fw->backend != "cuda" && fw->backend != "hip") {
+    out.skip(subject_of(*fw), "PyTorch " + fw->version + " is a CPU-only build (see torch.cpu-build)");
+    return nullptr;
+  }
+  return &*fw;
+}
+
+Vendor build_vendor(const FrameworkProbe& fw) { return fw.backend == "hip" ? Vendor::amd : Vendor::nvidia; }
+std::string build_name(const FrameworkProbe& fw) {
+  return fw.backend == "hip" ? "ROCm (HIP " + fw.hip.value_or("?") + ")" : "CUDA " + fw.cuda.value_or("?");
+}
+
+// sm_XY as (X, Y): the last digit is the minor version ("sm_120" is 12.0, "sm_86" 8.6).
+std::optional<std::pair<int, int>> compute_capability(const std::string& digits) {
+  if (digits.size() < 2) return std::nullopt;
+  auto major = text::to_int(digits.substr(0, digits.size() - 1)), minor = text::to_int(digits.substr(digits.size() - 1));
+  if (!major || !minor) return std::nullopt;
+  return std::pair<int, int>{static_cast<int>(*major), static_cast<int>(*minor)};
+}
+
+// Whether an arch list entry runs on an NVIDIA GPU of `arch` ("sm_86"): machine code of the same major and a
+// lower or equal minor ("sm_80" runs on 8.6), or PTX of a lower or equal capability ("compute_80"), which the
+// driver compiles. Arch-specific code ("sm_90a") runs only on its own GPU.
+bool covers_nvidia(const std::string& entry, const std::string& arch) {
+  auto gpu = compute_capability(arch.substr(3));
+  if (!gpu) return false;
+  bool ptx = text::starts_with(entry, "compute_");
+  std::string digits = entry.substr(ptx ? 8 : text::starts_with(entry, "sm_") ? 3 : entry.size());
+  bool specific = !digits.empty() && (digits.back() == 'a');
+  bool family = !digits.empty() && (digits.back() == 'f');
+  if (specific || family) digits.pop_back();
+  auto cc = compute_capability(digits);
+  if (!cc) return false;
+  if (specific) return *cc == *gpu;
+  if (ptx) return *cc <= *gpu;
+  return cc->first == gpu->first && cc->second <= gpu->second;
+}
+
+std::string strip_features(const std::string& target) { return text::lower(target.substr(0, target.find(':'))); }
+
+// The gfx target ROCm uses for `gpu`: HSA_OVERRIDE_GFX_VERSION's when it is valid, else its own.
+std::string effective_gfx(const CheckContext& ctx, const Gpu& gpu, std::vector<std::string>& evidence) {
+  const auto& vars = ctx.facts.env.gpu_vars;
+  if (auto it = vars.find("HSA_OVERRIDE_GFX_VERSION"); it != vars.end())
+    if (auto v = parse_hsa_override(it->second)) {
+      evidence.push_back(env_evidence(it->first, it->second));
+      return gfx_name(ctx.kb, (*v)[0] * 10000LL + (*v)[1] * 100LL + (*v)[2]);
+    }
+  return strip_features(gpu.arch());
+}
+
+bool no_kernel_image(const std::string& error) {
+  std::string e = text::lower(error);
+  return text::contains(e, "no kernel image") || text::contains(e, "invalid device function") ||
+         text::contains(e, "nobinaryforgpu") || text::contains(e, "no binary for gpu");
+}
+
+} // namespace
+
+void torch_arch_missing(const CheckContext& ctx, Results& out) {
+  const Facts& f = ctx.facts;
+  const FrameworkProbe* fw = judgeable(f, out);
+  if (!fw) return;
+  const Vendor vendor = build_vendor(*fw);
+  const std::string list_text = "[" + text::join(fw->arch_list, ", ") + "]";
+  bool any = false;
+  for (const auto& gpu : f.gpus) {
+    if (gpu.vendor != vendor || gpu.arch().empty()) continue;
+    any = true;
+    std::vector<std::string> evidence = {gpu_evidence(gpu), "cmd python-gpu: PyTorch " + fw->version + " (" +
+                                                                build_name(*fw) + ") arch list " + list_text};
+    std::string arch = vendor == Vendor::nvidia ? gpu.arch() : effective_gfx(ctx, gpu, evidence);
+    bool covered = false;
+    for (const auto& entry : fw->arch_list)
+      covered = covered || (vendor == Vendor::nvidia ? covers_nvidia(entry, arch) : strip_features(entry) == arch);
+    // A device op that failed for want of code says the same, whatever the list claims.
+    bool op_failed = false;
+    for (const auto& d : fw->devices)
+      if (!d.op_ok && no_kernel_image(d.error) && (d.pci_bus_id.empty() || pci_gpu_of(f, d.pci_bus_id) == &gpu)) {
+        evidence.push_back("cmd python-gpu: device " + std::to_string(d.index) + ": " + first_line(d.error));
+        op_failed = true;
+      }
+    if (fw->arch_list.empty() && !op_failed) {
+      out.skip(gpu.subject(), "PyTorch " + fw->version + " reported no arch list");
+      continue;
+    }
+    if (covered && !op_failed)
+      out.pass(gpu.subject(), "PyTorch " + fw->version + " carries code for " + arch, evidence);
+    else if (covered)
+      out.add(Status::error, gpu.subject(),
+              "PyTorch " + fw->version + " lists " + arch + ", yet a tensor op fails for want of code on this "
+                  "GPU: the runtime was told another ISA than the GPU has (HSA_OVERRIDE_GFX_VERSION), or the build "
+                  "is broken. Unset the override, or reinstall PyTorch.",
+              evidence, {"torch-reinstall"});
+    else
+      out.add(Status::error, gpu.subject(),
+              "PyTorch " + fw->version + " (" + build_name(*fw) + ") has no code for this GPU's " + arch +
+                  " (its arch list: " + list_text + "): kernels fail with \"no kernel image is available\". "
+                  "Install a build that lists " + arch + ".",
+              evidence, {"torch-reinstall"});
+  }
+  if (!any) out.skip(subject_of(*fw), "no " + vendor_name(vendor) + " GPU with a known arch for this build");
+}
+
+void torch_no_device(const CheckContext& ctx, Results& out) {
+  const Facts& f = ctx.facts;
+  const FrameworkProbe* fw = judgeable(f, out);
+  if (!fw) return;
+  const Vendor vendor = build_vendor(*fw);
+  const std::size_t usable = usable_gpus(f, vendor);
+  const std::string subject = subject_of(*fw);
+  if (usable == 0)
+    return out.skip(subject, "no usable " + vendor_name(vendor) + " GPU for this " + build_name(*fw) + " build");
+  std::vector<std::string> evidence = {run_evidence(fw->run)};
+  evidence.push_back("cmd python-gpu: torch.cuda.is_available() = " +
+                     std::string(fw->available.value_or(false) ? "True" : "False") + ", device_count() = " +
+                     std::to_string(fw->device_count.value_or(0)));
+  for (const auto& w : fw->warnings) evidence.push_back("cmd python-gpu: warning: " + w);
+  if (!fw->init_error.empty()) evidence.push_back("cmd python-gpu: " + fw->init_error);
+  const int seen = fw->device_count.value_or(0);
+  if (seen == 0) {
+    std::string said = !fw->warnings.empty() ? " It warned: " + fw->warnings.front()
+                       : !fw->init_error.empty() ? " It said: " + fw->init_error
+                                                 : std::string();
+    return out.add(Status::error, subject,
+                   "PyTorch " + fw->version + " (" + build_name(*fw) + ") sees no GPU, though " +
+                       std::to_string(usable) + " usable " + vendor_name(vendor) + " GPU" + (usable == 1 ? " is" : "s are") +
+                       " on the PCI bus." + said,
+                   evidence);
+  }
+  std::vector<std::string> broken;
+  for (const auto& d : fw->devices) {
+    evidence.push_back("cmd python-gpu: device " + std::to_string(d.index) + " " + d.name + " " + d.arch + ": " +
+                       (d.op_ok ? "tensor op ok" : first_line(d.error)));
+    if (!d.op_ok && !no_kernel_image(d.error))
+      broken.push_back("device " + std::to_string(d.index) + ": " + first_line(d.error));
+  }
+  if (!broken.empty())
+    return out.add(Status::error, subject,
+                   "PyTorch sees " + std::to_string(seen) + " device(s) but a tensor op fails on " +
+                       text::join(broken, "; "),
+                   evidence);
+  bool no_code = false;
+  for (const auto& d : fw->devices) no_code = no_code || (!d.op_ok && no_kernel_image(d.error));
+  out.pass(subject,
+           "PyTorch " + fw->version + " sees " + std::to_string(seen) + " device" + (seen == 1 ? "" : "s") +
+               (no_code ? " (tensor ops fail for want of code: see torch.arch-missing)" : " and computes on each"),
+           evidence);
+}
+
+} // namespace gpudoctor::checks

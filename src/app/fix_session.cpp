@@ -1,0 +1,98 @@
+#include "app/fix_session.hpp"
+
+#include "app/rooted_view.hpp"
+#include "fix/apply.hpp"
+#include "fix/render.hpp"
+#include "system/live_view.hpp"
+#include "util/atomic_file.hpp"
+
+#include <cstdio>
+
+namespace gpudoctor {
+
+fix::PlanContext FixSession::context(const FixOptions& opt) const {
+  fix::PlanOptions po;
+  po.versions = {opt.driver, opt.cuda, opt.rocm, opt.torch};
+  po.mirror = opt.mirror;
+  po.render_all = opt.render_all;
+  po.check_host = check_host && !opt.any_host;
+  po.source = source;
+  return fix::PlanContext{report.facts, data.kb, stacks, book, inventory, report.results, po};
+}
+
+std::unique_ptr<FixSession> open_fix_session(const FixOptions& opt, int& status) {
+  auto s = std::make_unique<FixSession>();
+  status = 3;
+  auto data = load_data(opt.check);
+  if (!data) {
+    std::fprintf(stderr, "gpudoctor: %s\n", data.error().c_str());
+    return nullptr;
+  }
+  s->data = std::move(*data);
+  auto book = fix::load_recipes();
+  if (!book) {
+    std::fprintf(stderr, "gpudoctor: recipes: %s\n", book.error().c_str());
+    return nullptr;
+  }
+  s->book = std::move(*book);
+  auto stacks = fix::load_stacks();
+  if (!stacks) {
+    std::fprintf(stderr, "gpudoctor: %s\n", stacks.error().c_str());
+    return nullptr;
+  }
+  s->stacks = std::move(*stacks);
+  SystemView* view = nullptr;
+  if (opt.from) {
+    auto snap = OpenedSnapshot::open(*opt.from);
+    if (!snap) {
+      std::fprintf(stderr, "gpudoctor: cannot read snapshot %s\n", snap.error().c_str());
+      status = 2;
+      return nullptr;
+    }
+    s->snapshot = std::move(*snap);
+    view = &s->snapshot->view();
+    s->source = "snapshot " + *opt.from;
+    const auto& redacted = s->snapshot->view().manifest().redacted;
+    if (std::find(redacted.begin(), redacted.end(), "hostname") != redacted.end()) s->check_host = false;
+  } else if (!opt.root.empty()) {
+    s->live = std::make_unique<RootedView>(opt.root);
+    view = s->live.get();
+    s->source = "the files below " + opt.root + " (--root, for tests)";
+  } else {
+    s->live = std::make_unique<LiveView>();
+    view = s->live.get();
+  }
+  s->report = run_pipeline(*view, s->data, opt.check);
+  s->inventory = fix::take_inventory(*view, s->report.facts, s->data.kb, s->stacks);
+  status = 0;
+  return s;
+}
+
+int deliver_plan(const fix::Plan& plan, const FixSession& session, const FixOptions& opt, bool migration) {
+  if (plan.steps.empty()) {
+    std::fprintf(stderr, "gpudoctor: %s has nothing to do on %s.\n", plan.id.c_str(), session.source.c_str());
+    return 0;
+  }
+  fix::Script script = fix::render_script(plan, session.book.library, GPUDOCTOR_VERSION);
+  if (opt.apply) {
+    if (opt.from) {
+      std::fprintf(
+          stderr, "gpudoctor: --apply runs on this machine; a plan made --from a snapshot is only printed\n");
+      return 2;
+    }
+    return fix::apply_plan(plan, script, {opt.yes, opt.root, opt.any_host}, migration);
+  }
+  if (!opt.emit.empty()) {
+    if (auto w = atomic_write(opt.emit, script.text, 0755); !w) {
+      std::fprintf(stderr, "gpudoctor: %s\n", w.error().c_str());
+      return 3;
+    }
+    std::fprintf(stderr, "gpudoctor: wrote %s (%s, %zu steps). Try it with --dry-run first.\n",
+                 opt.emit.c_str(), script.id.c_str(), plan.steps.size());
+    return 0;
+  }
+  std::fwrite(script.text.data(), 1, script.text.size(), stdout);
+  return 0;
+}
+
+} // namespace gpudoctor

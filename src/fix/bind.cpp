@@ -1,0 +1,234 @@
+// Binding a recipe's parameters from the facts, the inventory and the version choice.
+#include "fix/params.hpp"
+#include "fix/plan.hpp"
+#include "util/text.hpp"
+
+#include <algorithm>
+
+namespace gpudoctor::fix {
+
+std::string mirror_url(const std::string& url, const std::string& mirror) {
+  if (mirror.empty()) return url;
+  auto scheme = url.find("://");
+  if (scheme == std::string::npos) return url;
+  auto path = url.find('/', scheme + 3);
+  std::string base = mirror;
+  while (!base.empty() && base.back() == '/')
+    base.pop_back();
+  return base + (path == std::string::npos ? "/" : url.substr(path));
+}
+
+namespace {
+
+std::string run_user(const Facts& facts) {
+  const auto& id = facts.permissions.identity;
+  if (id.uid == 0)
+    if (auto it = facts.env.all.find("SUDO_USER");
+        it != facts.env.all.end() && !it->second.empty() && it->second != "root")
+      return it->second;
+  return id.user;
+}
+
+void bind_stack(Params& p, const StackInventory& inv, const VendorStack& stack) {
+  p.set("stack.packages", inv.packages);
+  p.set("stack.config_packages", inv.config_packages);
+  p.set("stack.dkms", inv.dkms);
+  p.set("stack.trees", inv.trees);
+  p.set("stack.alternatives", inv.alternatives);
+  p.set("stack.sources", inv.sources);
+  p.set("stack.source_edits", inv.source_edits);
+  p.set("stack.hosts", inv.hosts);
+  p.set("stack.keyrings", inv.keyrings);
+  p.set("stack.pins", inv.pins);
+  p.set("stack.ld_conf", inv.ld_conf);
+  p.set("stack.modprobe", inv.modprobe);
+  p.set("stack.icd", inv.icd);
+  p.set("stack.vars_re", stack.profile_vars);
+  p.set("stack.paths_re", stack.profile_paths);
+}
+
+std::expected<void, std::string> bind_nvidia_install(Params& p, const OsKey& os, const PlanContext& ctx,
+                                                     std::vector<std::string>& notes) {
+  auto c = choose_nvidia(ctx.facts, ctx.kb, ctx.stacks, ctx.options.versions);
+  if (!c) return std::unexpected(c.error());
+  auto dir = Stacks::for_os(ctx.stacks.nvidia_repo_dirs, os.base_id, os.base_version);
+  if (!dir) return std::unexpected("NVIDIA has no CUDA repository gpudoctor knows for " + os.name);
+  auto key = ctx.stacks.key("nvidia", family_name(os.family));
+  if (!key)
+    return std::unexpected("fixes/stacks.yaml has no NVIDIA signing key for " + family_name(os.family));
+  std::string repo = "https://developer.download.nvidia.com/compute/cuda/repos/" + dir->value + "/x86_64/";
+  std::string key_url = key->url;
+  if (auto at = key_url.find("{dir}"); at != std::string::npos) key_url.replace(at, 5, dir->value);
+  std::string branch = std::to_string(c->branch);
+  std::string meta = c->open_modules ? "nvidia-open" : "cuda-drivers";
+  std::vector<std::string> driver;
+  std::string stream;
+  if (os.family == Family::rhel) {
+    driver = {meta};
+    if (!text::starts_with(os.base_version, "10")) stream = branch + (c->open_modules ? "-open" : "-dkms");
+  } else if (c->branch >= 590) {
+    driver = {"nvidia-driver-pinning-" + branch, meta};
+  } else {
+    driver = {meta + "-" + branch};
+  }
+  std::string suffix = c->cuda;
+  std::replace(suffix.begin(), suffix.end(), '.', '-');
+  p.set("install.cuda", c->cuda);
+  p.set("install.cuda_home", "/usr/local/cuda-" + c->cuda);
+  p.set("install.driver_branch", branch);
+  p.set("install.driver_flavour", c->open_modules ? "open" : "proprietary");
+  p.set("install.driver_packages", driver);
+  p.set("install.driver_stream", stream);
+  p.set("install.toolkit_packages", std::vector<std::string>{"cuda-toolkit-" + suffix});
+  p.set("install.repo_url", mirror_url(repo, ctx.options.mirror));
+  p.set("install.key_url", mirror_url(key_url, ctx.options.mirror));
+  if (dir->uncertain) c->notes.push_back("NVIDIA's repository folder " + dir->value + " is not confirmed");
+  if (key->uncertain) c->notes.push_back("the signing key URL " + key_url + " is not confirmed");
+  notes.insert(notes.end(), c->notes.begin(), c->notes.end());
+  return {};
+}
+
+std::expected<void, std::string> bind_amd_install(Params& p, const OsKey& os, const PlanContext& ctx,
+                                                  std::vector<std::string>& notes) {
+  auto c = choose_amd(ctx.facts, ctx.kb, ctx.stacks, os, ctx.options.versions);
+  if (!c) return std::unexpected(c.error());
+  auto key = ctx.stacks.key("amd", family_name(os.family));
+  if (!key) return std::unexpected("fixes/stacks.yaml has no AMD signing key for " + family_name(os.family));
+  const RocmInstall& r = c->install;
+  std::string amdgpu, rocm, graphics, codename;
+  if (os.family == Family::debian) {
+    codename = os.ubuntu ? os.codename : "";
+    if (!os.ubuntu)
+      if (auto row = Stacks::for_os(ctx.stacks.amd_apt_codenames, os.base_id, os.base_version))
+        codename = row->value;
+    if (codename.empty())
+      return std::unexpected("gpudoctor does not know which AMD apt suite serves " + os.name);
+    amdgpu = "https://repo.radeon.com/amdgpu/" + r.amdgpu_dir + "/ubuntu";
+    rocm = "https://repo.radeon.com/rocm/apt/" + r.apt_dir;
+    if (!r.graphics_dir.empty()) graphics = "https://repo.radeon.com/graphics/" + r.graphics_dir + "/ubuntu";
+  } else {
+    std::string major = text::version_prefix(os.base_version, 1);
+    amdgpu = "https://repo.radeon.com/amdgpu/" + r.amdgpu_dir + "/el/" + os.base_version + "/main/x86_64/";
+    rocm = "https://repo.radeon.com/rocm/el" + major + "/" + r.apt_dir + "/main";
+  }
+  p.set("install.rocm", r.rocm);
+  p.set("install.amdgpu_dir", r.amdgpu_dir);
+  p.set("install.amdgpu_url", mirror_url(amdgpu, ctx.options.mirror));
+  p.set("install.rocm_url", mirror_url(rocm, ctx.options.mirror));
+  p.set("install.graphics_url", graphics.empty() ? "" : mirror_url(graphics, ctx.options.mirror));
+  p.set("install.codename", codename);
+  p.set("install.key_url", mirror_url(key->url, ctx.options.mirror));
+  notes.insert(notes.end(), c->notes.begin(), c->notes.end());
+  return {};
+}
+
+// The Python environment in use, when it is one gpudoctor may change (a venv or conda env, not the system's).
+std::string python_in_use(const Facts& facts) {
+  if (facts.python.envs.empty()) return {};
+  const auto& env = facts.python.envs.front();
+  const std::string& exe = env.executable;
+  if (exe.empty() || env.role == "system" || text::starts_with(exe, "/usr/") ||
+      text::starts_with(exe, "/bin/"))
+    return {};
+  return exe;
+}
+
+std::expected<void, std::string> bind_torch(Params& p, const std::string& vendor, const PlanContext& ctx,
+                                            bool migrating, std::vector<std::string>& notes) {
+  std::string index;
+  if (migrating || !ctx.options.versions.cuda.empty() || !ctx.options.versions.rocm.empty()) {
+    OsKey os = *os_key(ctx.facts, ctx.kb);
+    if (vendor == "nvidia") {
+      auto c = choose_nvidia(ctx.facts, ctx.kb, ctx.stacks, ctx.options.versions);
+      if (!c) return std::unexpected(c.error());
+      index = c->torch_index;
+    } else {
+      auto c = choose_amd(ctx.facts, ctx.kb, ctx.stacks, os, ctx.options.versions);
+      if (!c) return std::unexpected(c.error());
+      index = c->torch_index;
+    }
+  } else {
+    auto t =
+        choose_torch_here(ctx.facts, ctx.kb, ctx.stacks, vendor == "nvidia" ? Vendor::nvidia : Vendor::amd);
+    if (!t) return std::unexpected(t.error());
+    index = t->index;
+    notes.push_back("PyTorch index " + index + ": " + t->why);
+  }
+  std::string python = python_in_use(ctx.facts);
+  if (index.empty() || python.empty()) {
+    if (python.empty())
+      notes.push_back(
+          "no virtual or conda environment is in use: PyTorch is not reinstalled (gpudoctor never "
+          "pip-installs into the system Python)");
+    return {};
+  }
+  p.set("torch.python", python);
+  p.set("torch.user", run_user(ctx.facts));
+  p.set("torch.index_url", mirror_url("https://download.pytorch.org/whl/" + index, ctx.options.mirror));
+  p.set("torch.tag", index);
+  p.set("torch.spec", ctx.options.versions.torch.empty() ? "torch" : "torch==" + ctx.options.versions.torch);
+  return {};
+}
+
+// Vendor sources that name another release than this OS: file, old word, new word.
+std::vector<std::string> codename_edits(const OsKey& os, const PlanContext& ctx) {
+  std::vector<std::string> edits;
+  auto nv_dir = Stacks::for_os(ctx.stacks.nvidia_repo_dirs, os.base_id, os.base_version);
+  for (const auto& s : ctx.facts.repos.sources) {
+    if (s.kind != "apt" || !s.release_specific || (s.vendor != "amd" && s.vendor != "nvidia")) continue;
+    std::string file = s.origin.substr(0, s.origin.rfind(':'));
+    std::string old_word, new_word;
+    if (auto at = s.uri.find("/repos/"); s.vendor == "nvidia" && at != std::string::npos && nv_dir) {
+      std::string dir = s.uri.substr(at + 7, s.uri.find('/', at + 7) - at - 7);
+      if (dir != nv_dir->value) old_word = dir, new_word = nv_dir->value;
+    } else if (!s.suite.empty() && s.suite.back() != '/' && os.ubuntu && s.suite != os.codename) {
+      old_word = s.suite, new_word = os.codename;
+    }
+    if (old_word.empty()) continue;
+    std::vector<std::string> edit = {file, old_word, new_word};
+    if (std::search(edits.begin(), edits.end(), edit.begin(), edit.end()) == edits.end())
+      edits.insert(edits.end(), edit.begin(), edit.end());
+  }
+  return edits;
+}
+
+// The CUDA toolkit env-cuda-paths names: the newest installed one the loaded driver runs.
+std::string cuda_target(const PlanContext& ctx) {
+  std::string driver = ctx.facts.nvidia.kernel_module_version ? *ctx.facts.nvidia.kernel_module_version : "";
+  std::string best, best_version;
+  for (const auto& c : ctx.facts.toolkits.cuda) {
+    if (!c.version || c.path == "/usr/local/cuda") continue;
+    if (!driver.empty())
+      if (auto runs = ctx.kb.driver_runs_cuda(driver, *c.version); runs && !*runs) continue;
+    if (best.empty() || text::compare_versions(*c.version, best_version) > 0)
+      best = c.path, best_version = *c.version;
+  }
+  return best;
+}
+
+} // namespace
+
+std::expected<Params, std::string> bind_params(const Recipe& recipe, const std::string& vendor,
+                                               const OsKey& os, const PlanContext& ctx, bool migrating,
+                                               std::vector<std::string>& notes) {
+  Params p;
+  p.set("family", family_name(os.family));
+  p.set("os.ubuntu", os.ubuntu ? "yes" : "");
+  p.set("user", run_user(ctx.facts));
+  p.set("homes", ctx.inventory.homes);
+  if (vendor == "amd" || vendor == "nvidia")
+    if (const auto* stack = ctx.stacks.vendor(vendor)) bind_stack(p, ctx.inventory.of(vendor), *stack);
+  if (recipe.id == "install-nvidia")
+    if (auto r = bind_nvidia_install(p, os, ctx, notes); !r) return std::unexpected(r.error());
+  if (recipe.id == "install-rocm")
+    if (auto r = bind_amd_install(p, os, ctx, notes); !r) return std::unexpected(r.error());
+  if (recipe.id == "torch-reinstall")
+    if (auto r = bind_torch(p, vendor, ctx, migrating, notes); !r) return std::unexpected(r.error());
+  if (recipe.id == "repo-fix-codename") p.set("repo.codename_edits", codename_edits(os, ctx));
+  if (recipe.id == "env-cuda-paths") p.set("cuda.target", cuda_target(ctx));
+  p.set("ctk.repo_url", mirror_url("https://nvidia.github.io/libnvidia-container", ctx.options.mirror));
+  p.set("ctk.key_url", mirror_url("https://nvidia.github.io/libnvidia-container/gpgkey", ctx.options.mirror));
+  return p;
+}
+
+} // namespace gpudoctor::fix

@@ -1,0 +1,324 @@
+#include "fix/choose.hpp"
+
+#include "util/text.hpp"
+
+#include <algorithm>
+
+namespace gpudoctor::fix {
+
+namespace {
+
+bool has(const std::vector<std::string>& list, const std::string& v) {
+  return std::find(list.begin(), list.end(), v) != list.end();
+}
+
+std::string sm_name(int sm) {
+  return "sm_" + std::to_string(sm);
+}
+
+// Compute capabilities of the NVIDIA GPUs whose model the tables know.
+std::vector<int> nvidia_sms(const Facts& facts) {
+  std::vector<int> out;
+  for (const auto& gpu : facts.gpus)
+    if (gpu.vendor == Vendor::nvidia)
+      if (auto sm = sm_number(gpu.arch())) out.push_back(*sm);
+  return out;
+}
+
+// The first CUDA release that builds for `sm` (the row of the nearest known capability at or below it).
+std::optional<std::string> first_cuda_for(const Stacks& stacks, int sm) {
+  std::optional<ArchFirst> best;
+  for (const auto& r : stacks.cuda_arch_first)
+    if (r.sm <= sm && (!best || r.sm > best->sm)) best = r;
+  if (!best) return std::nullopt;
+  return best->first_cuda;
+}
+
+// Why CUDA `cuda` cannot build for `sm`, or "" when it can.
+std::string cuda_arch_problem(const Stacks& stacks, const std::string& cuda, int sm) {
+  if (auto first = first_cuda_for(stacks, sm); first && text::compare_versions(cuda, *first) < 0)
+    return "CUDA " + cuda + " cannot build for " + sm_name(sm) + ": that needs CUDA " + *first + " or newer";
+  auto major = text::to_int(text::version_prefix(cuda, 1));
+  for (const auto& r : stacks.cuda_major_min_arch)
+    if (major && r.cuda_major == *major && sm < r.min_sm)
+      return "CUDA " + std::to_string(r.cuda_major) + " no longer builds for compute capability below " +
+             sm_name(r.min_sm) + ", and this GPU is " + sm_name(sm) + " (use CUDA 12)";
+  return {};
+}
+
+std::string gpu_names(const Facts& facts, Vendor v) {
+  std::vector<std::string> names;
+  for (const auto& gpu : facts.gpus)
+    if (gpu.vendor == v)
+      names.push_back(gpu.display_name() + (gpu.arch().empty() ? "" : " (" + gpu.arch() + ")"));
+  return text::join(names, ", ");
+}
+
+// The newest PyTorch CUDA index a driver for `max_cuda` runs and whose wheels build for every GPU.
+std::optional<TorchCudaIndex> torch_index_for(const Stacks& stacks, const std::string& max_cuda,
+                                              const std::vector<int>& sms, const std::string& preferred) {
+  std::vector<TorchCudaIndex> ok;
+  for (const auto& t : stacks.torch_cuda_indexes) {
+    if (text::compare_versions(t.cuda, max_cuda) > 0) continue;
+    if (std::any_of(sms.begin(), sms.end(), [&](int sm) { return sm < t.min_sm || sm > t.max_sm; })) continue;
+    if (t.index == preferred) return t;
+    ok.push_back(t);
+  }
+  std::sort(ok.begin(), ok.end(),
+            [](const auto& a, const auto& b) { return text::compare_versions(a.cuda, b.cuda) > 0; });
+  if (ok.empty()) return std::nullopt;
+  return ok.front();
+}
+
+int branch_of(const std::string& driver) {
+  auto v = text::to_int(text::version_prefix(driver, 1));
+  return v ? static_cast<int>(*v) : 0;
+}
+
+} // namespace
+
+std::expected<OsKey, std::string> os_key(const Facts& facts, const Knowledge& kb) {
+  OsKey os;
+  os.id = facts.os.id ? *facts.os.id : "";
+  os.version = facts.os.version_id ? *facts.os.version_id : "";
+  os.name = facts.os.pretty_name ? *facts.os.pretty_name : os.id + " " + os.version;
+  os.codename = facts.os.codename ? *facts.os.codename : "";
+  auto like = [&](const char* what) { return os.id == what || has(facts.os.id_like, what); };
+  if (os.id.empty()) return std::unexpected("the OS is unknown (no /etc/os-release was read)");
+  if (like("ubuntu")) {
+    os.family = Family::debian;
+    os.ubuntu = true;
+    os.base_id = "ubuntu";
+    os.base_version = os.version;
+    if (os.id != "ubuntu") {
+      if (facts.repos.ubuntu_codename) os.codename = *facts.repos.ubuntu_codename;
+      auto row = kb.distro_by_codename("ubuntu", os.codename);
+      if (!row)
+        return std::unexpected(os.name + " names no Ubuntu release gpudoctor knows (UBUNTU_CODENAME)");
+      os.base_version = row->version;
+    }
+  } else if (like("debian")) {
+    os.family = Family::debian;
+    os.base_id = "debian";
+    os.base_version = text::version_prefix(os.version, 1);
+  } else if (like("rhel") || like("fedora") || like("centos")) {
+    os.family = Family::rhel;
+    os.base_id = "rhel";
+    os.base_version = os.version;
+  } else {
+    return std::unexpected("gpudoctor's recipes are for the Debian and RHEL families; this is " + os.name);
+  }
+  return os;
+}
+
+std::expected<NvidiaChoice, std::string> choose_nvidia(const Facts& facts, const Knowledge& kb,
+                                                       const Stacks& stacks, const VersionRequest& req) {
+  NvidiaChoice c;
+  std::vector<int> sms = nvidia_sms(facts);
+  std::string gpus = gpu_names(facts, Vendor::nvidia);
+  if (facts.count(Vendor::nvidia) == 0)
+    c.notes.push_back("no NVIDIA GPU is on the PCI bus: the versions are not checked against a GPU");
+  else if (sms.empty())
+    c.notes.push_back("the tables do not know the compute capability of " + gpus +
+                      ": versions not checked against it");
+  auto problem_for = [&](const std::string& cuda) {
+    for (int sm : sms)
+      if (auto p = cuda_arch_problem(stacks, cuda, sm); !p.empty()) return p;
+    return std::string{};
+  };
+
+  if (!req.cuda.empty()) {
+    if (!kb.min_driver_for_cuda(req.cuda))
+      return std::unexpected("CUDA " + req.cuda + " is not in the knowledge tables");
+    if (auto p = problem_for(req.cuda); !p.empty()) return std::unexpected(p + " (" + gpus + ")");
+    c.cuda = text::version_prefix(req.cuda, 2);
+  } else {
+    std::vector<CudaInstall> rows = stacks.cuda_installs;
+    std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+      return a.recommended != b.recommended ? a.recommended : text::compare_versions(a.cuda, b.cuda) > 0;
+    });
+    for (const auto& r : rows)
+      if (problem_for(r.cuda).empty()) {
+        c.cuda = r.cuda;
+        break;
+      }
+    if (c.cuda.empty()) return std::unexpected("no CUDA release gpudoctor installs builds for " + gpus);
+  }
+
+  auto min = kb.min_driver_for_cuda(c.cuda);
+  if (!min) return std::unexpected("the knowledge tables have no minimum driver for CUDA " + c.cuda);
+  c.branch = branch_of(min->min_driver);
+  if (!req.driver.empty()) {
+    int branch = branch_of(req.driver);
+    if (branch <= 0) return std::unexpected("--driver " + req.driver + " is not a driver branch or version");
+    std::string probe = text::contains(req.driver, ".") ? req.driver : req.driver + ".9999";
+    if (auto runs = kb.driver_runs_cuda(probe, c.cuda); runs && !*runs)
+      return std::unexpected(
+          "driver " + req.driver + " cannot run CUDA " + c.cuda + ": it needs " + min->min_driver +
+          " or newer (or a driver of the same CUDA major under minor-version compatibility)");
+    if (auto row = kb.driver_branch(std::to_string(branch) + ".0"))
+      for (int sm : sms)
+        if (auto first = first_cuda_for(stacks, sm);
+            first && text::compare_versions(row->max_cuda, *first) < 0)
+          return std::unexpected("driver " + req.driver + " supports CUDA up to " + row->max_cuda + ", and " +
+                                 sm_name(sm) + " (" + gpus + ") needs CUDA " + *first + " or newer");
+    if (branch < c.branch)
+      c.notes.push_back("driver " + std::to_string(branch) + " runs CUDA " + c.cuda +
+                        " through minor-version compatibility only (features that need a newer driver fail)");
+    c.branch = branch;
+  }
+  c.notes.insert(c.notes.begin(),
+                 "CUDA " + c.cuda +
+                     (req.cuda.empty() ? " (the newest gpudoctor installs that builds for " +
+                                             (gpus.empty() ? std::string("any GPU") : gpus) + ")"
+                                       : " (--cuda)") +
+                     " with driver branch " + std::to_string(c.branch) +
+                     (req.driver.empty() ? " (CUDA " + c.cuda + " needs " + min->min_driver + " or newer)"
+                                         : " (--driver)"));
+  c.open_modules = sms.empty() || *std::min_element(sms.begin(), sms.end()) >= 75;
+  c.notes.push_back(std::string(c.open_modules ? "open" : "proprietary") + " kernel modules: " +
+                    (c.open_modules ? "NVIDIA's default since R560, for Turing (sm_75) and later"
+                                    : "the open modules do not support GPUs before Turing (sm_75)"));
+
+  std::string preferred;
+  for (const auto& r : stacks.cuda_installs)
+    if (r.cuda == c.cuda) preferred = r.torch_index;
+  std::string runs_up_to = c.cuda;
+  if (auto row = kb.driver_branch(std::to_string(c.branch) + ".0")) runs_up_to = row->max_cuda;
+  if (auto t = torch_index_for(stacks, runs_up_to, sms, preferred)) {
+    c.torch_index = t->index;
+    c.notes.push_back("PyTorch from the " + t->index + " wheel index: the newest whose CUDA driver branch " +
+                      std::to_string(c.branch) + " runs and whose wheels build for these GPUs");
+    if (t->uncertain)
+      c.notes.push_back("the arch list of PyTorch's " + t->index + " wheels is not confirmed");
+  } else {
+    c.notes.push_back("no PyTorch CUDA wheel index in the tables builds for " + gpus +
+                      ": PyTorch is not reinstalled");
+  }
+  return c;
+}
+
+std::expected<AmdChoice, std::string> choose_amd(const Facts& facts, const Knowledge& kb,
+                                                 const Stacks& stacks, const OsKey& os,
+                                                 const VersionRequest& req) {
+  std::vector<std::pair<std::string, std::string>> gpus; // gfx, name
+  for (const auto& gpu : facts.gpus)
+    if (gpu.vendor == Vendor::amd && !gpu.arch().empty()) gpus.emplace_back(gpu.arch(), gpu.display_name());
+  auto supports_os = [&](const RocmReleaseRow& row) {
+    return Knowledge::rocm_supports_os(row, os.id, os.version) ||
+           Knowledge::rocm_supports_os(row, os.base_id, os.base_version);
+  };
+  // Why `row` cannot serve these GPUs ("" when at least one is supported); unsupported ones go to notes.
+  auto gpu_problem = [&](const RocmInstall& r, std::vector<std::string>* notes) -> std::string {
+    auto rel = kb.rocm_release(r.rocm);
+    if (!rel) return "ROCm " + r.rocm + " is not in the knowledge tables";
+    if (gpus.empty()) return {};
+    int supported = 0;
+    for (const auto& [gfx, name] : gpus) {
+      if (has(rel->gfx_targets, gfx)) {
+        ++supported;
+      } else if (notes) {
+        notes->push_back(name + " (" + gfx + ") is not supported by ROCm " + r.rocm +
+                         ": ROCm will not use it (hide it with ROCR_VISIBLE_DEVICES if it gets in the way)");
+      }
+    }
+    if (supported > 0) return {};
+    return "ROCm " + r.rocm + " supports none of this machine's GPUs (" + gpus.front().first +
+           "; it supports " + text::join(rel->gfx_targets, ", ") + ")";
+  };
+
+  AmdChoice c;
+  if (!req.rocm.empty()) {
+    const RocmInstall* row = nullptr;
+    for (const auto& r : stacks.rocm_installs)
+      if (req.rocm == r.rocm || req.rocm == r.apt_dir || text::starts_with(req.rocm, r.rocm + ".")) row = &r;
+    if (!row) {
+      std::vector<std::string> known;
+      for (const auto& r : stacks.rocm_installs)
+        known.push_back(r.rocm);
+      return std::unexpected("gpudoctor has no repositories for ROCm " + req.rocm + " (it installs " +
+                             text::join(known, ", ") + ")");
+    }
+    if (auto p = gpu_problem(*row, &c.notes); !p.empty()) return std::unexpected(p);
+    if (auto rel = kb.rocm_release(row->rocm); rel && !supports_os(*rel))
+      c.notes.push_back(os.name + " is not on ROCm " + row->rocm +
+                        "'s list of supported releases: it may not work");
+    c.install = *row;
+  } else {
+    std::vector<RocmInstall> rows = stacks.rocm_installs;
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const auto& a, const auto& b) { return a.recommended > b.recommended; });
+    std::vector<std::string> why;
+    for (const auto& r : rows) {
+      auto rel = kb.rocm_release(r.rocm);
+      std::string p = gpu_problem(r, nullptr);
+      if (p.empty() && rel && !supports_os(*rel)) p = "ROCm " + r.rocm + " does not support " + os.name;
+      if (!p.empty()) {
+        why.push_back(p);
+        continue;
+      }
+      gpu_problem(r, &c.notes);
+      c.install = r;
+      break;
+    }
+    if (c.install.rocm.empty()) {
+      std::vector<std::string> releases;
+      for (const auto& r : rows)
+        releases.push_back(r.rocm);
+      return std::unexpected("no ROCm release gpudoctor installs (" + text::join(releases, ", ") +
+                             ") fits this machine; the newest: " + why.front());
+    }
+  }
+  std::vector<std::string> targets;
+  for (const auto& g : gpus)
+    targets.push_back(g.first);
+  c.notes.insert(c.notes.begin(),
+                 "ROCm " + c.install.rocm + " (amdgpu " + c.install.amdgpu_dir + ", PyTorch " +
+                     c.install.torch_index + ")" +
+                     (req.rocm.empty() ? ": the newest release gpudoctor installs that supports " +
+                                             (targets.empty() ? std::string("this OS")
+                                                              : text::join(targets, ", ") + " on " + os.name)
+                                       : " (--rocm)"));
+  if (gpus.empty())
+    c.notes.push_back("no AMD GPU with a known gfx target: the release is not checked against a GPU");
+  if (c.install.uncertain)
+    c.notes.push_back("the repository layout of ROCm " + c.install.rocm + " is not confirmed");
+  c.torch_index = c.install.torch_index;
+  return c;
+}
+
+std::expected<TorchChoice, std::string> choose_torch_here(const Facts& facts, const Knowledge& kb,
+                                                          const Stacks& stacks, Vendor vendor) {
+  if (vendor == Vendor::nvidia) {
+    std::string driver = facts.nvidia.kernel_module_version ? *facts.nvidia.kernel_module_version
+                         : facts.nvidia.smi_driver_version  ? *facts.nvidia.smi_driver_version
+                                                            : "";
+    if (driver.empty())
+      return std::unexpected("no NVIDIA driver is loaded: install one first (fix install-nvidia)");
+    auto row = kb.driver_branch(driver);
+    if (!row) return std::unexpected("the tables do not know what CUDA driver " + driver + " runs");
+    auto t = torch_index_for(stacks, row->max_cuda, nvidia_sms(facts), "");
+    if (!t)
+      return std::unexpected("no PyTorch CUDA wheel index in the tables fits driver " + driver +
+                             " and these GPUs");
+    return TorchChoice{t->index, "driver " + driver + " runs CUDA up to " + row->max_cuda};
+  }
+  std::string installed;
+  for (const auto& r : facts.toolkits.rocm)
+    if (r.version && (installed.empty() || text::compare_versions(*r.version, installed) > 0))
+      installed = *r.version;
+  for (const auto& r : stacks.rocm_installs)
+    if (!installed.empty() && (text::starts_with(installed, r.rocm + ".") || installed == r.rocm ||
+                               text::version_prefix(installed, 2) == text::version_prefix(r.rocm, 2)))
+      return TorchChoice{r.torch_index, "ROCm " + installed + " is installed"};
+  for (const auto& r : stacks.rocm_installs) {
+    auto rel = kb.rocm_release(r.rocm);
+    for (const auto& gpu : facts.gpus)
+      if (rel && gpu.vendor == Vendor::amd && has(rel->gfx_targets, gpu.arch()))
+        return TorchChoice{r.torch_index, "the newest ROCm build for " + gpu.arch() +
+                                              " (a ROCm wheel brings its own ROCm libraries)"};
+  }
+  return std::unexpected("no ROCm release in the tables supports this machine's AMD GPUs");
+}
+
+} // namespace gpudoctor::fix

@@ -1,0 +1,248 @@
+// Reads what each vendor's stack left where: packages (dpkg or rpm), DKMS, folders, update-alternatives,
+// package sources, keys and pins, ld.so.conf.d, modprobe.d, ICD files, and the users' homes.
+#include "fix/inventory.hpp"
+
+#include "util/text.hpp"
+
+#include <algorithm>
+#include <fnmatch.h>
+#include <regex>
+#include <set>
+
+namespace gpudoctor::fix {
+
+namespace {
+
+bool glob_match(const std::string& pattern, const std::string& name) {
+  return ::fnmatch(pattern.c_str(), name.c_str(), 0) == 0;
+}
+
+bool any_glob(const std::vector<std::string>& globs, const std::string& name) {
+  return std::any_of(globs.begin(), globs.end(), [&](const std::string& g) { return glob_match(g, name); });
+}
+
+bool is_comment_or_blank(const std::string& line) {
+  std::string t = text::trim(line);
+  return t.empty() || t[0] == '#';
+}
+
+void add_unique(std::vector<std::string>& list, const std::string& item) {
+  if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
+}
+
+std::vector<std::string> children(SystemView& view, const std::string& dir) {
+  auto names = view.list_dir(dir);
+  return names ? *names : std::vector<std::string>{};
+}
+
+// Packages whose configuration files are all that is left (dpkg status "deinstall ok config-files").
+std::vector<std::string> dpkg_config_only(SystemView& view) {
+  std::vector<std::string> out;
+  auto status = view.read_file("/var/lib/dpkg/status");
+  if (!status) return out;
+  std::string name;
+  for (const auto& line : text::lines(*status)) {
+    if (text::starts_with(line, "Package: ")) name = text::trim(line.substr(9));
+    if (text::starts_with(line, "Status: ") && text::ends_with(text::trim(line), " config-files") &&
+        !name.empty())
+      out.push_back(name);
+  }
+  return out;
+}
+
+std::vector<std::string> vendor_hosts(const Knowledge& kb, const std::string& vendor) {
+  std::vector<std::string> hosts;
+  for (const auto& r : kb.vendor_repos)
+    if (r.vendor == vendor) hosts.push_back(r.host);
+  return hosts;
+}
+
+bool names_host(const std::string& line, const std::vector<std::string>& hosts) {
+  return std::any_of(hosts.begin(), hosts.end(),
+                     [&](const std::string& h) { return text::contains(line, h); });
+}
+
+// Package sources: whole files of the vendor, files with some of its lines, and the keys they name.
+void read_sources(SystemView& view, const std::string& vendor, StackInventory& inv) {
+  std::vector<std::string> files = {"/etc/apt/sources.list"};
+  for (const auto& n : children(view, "/etc/apt/sources.list.d"))
+    if (text::ends_with(n, ".list") || text::ends_with(n, ".sources"))
+      files.push_back("/etc/apt/sources.list.d/" + n);
+  for (const auto& n : children(view, "/etc/yum.repos.d"))
+    if (text::ends_with(n, ".repo")) files.push_back("/etc/yum.repos.d/" + n);
+  static const std::regex signed_by(R"(signed-by=([^\] ]+))");
+  static const std::regex signed_by_822(R"(^\s*Signed-By:\s*(/\S+))", std::regex::icase);
+  for (const auto& file : files) {
+    auto content = view.read_file(file);
+    if (!content) continue;
+    bool marked = text::contains(*content, "gpudoctor-vendor: " + vendor);
+    int ours = 0, others = 0;
+    for (const auto& line : text::lines(*content)) {
+      if (is_comment_or_blank(line)) continue;
+      bool mine = marked || names_host(line, inv.hosts);
+      if (text::ends_with(file, ".list") || file == "/etc/apt/sources.list" ||
+          text::ends_with(file, ".sources")) {
+        bool entry =
+            text::starts_with(text::trim(line), "deb") || text::starts_with(text::trim(line), "URIs:");
+        if (entry) (mine ? ours : others)++;
+      } else if (mine) {
+        ours++;
+      }
+      std::smatch m;
+      if (mine && (std::regex_search(line, m, signed_by) || std::regex_search(line, m, signed_by_822)))
+        if (view.exists(m[1].str())) add_unique(inv.keyrings, m[1].str());
+    }
+    if (ours == 0) continue;
+    bool whole = others == 0 && file != "/etc/apt/sources.list";
+    add_unique(whole ? inv.sources : inv.source_edits, file);
+  }
+}
+
+void read_dkms(SystemView& view, const Facts& facts, const VendorStack& stack, StackInventory& inv) {
+  auto ours = [&](const std::string& module) {
+    return std::any_of(stack.dkms.begin(), stack.dkms.end(), [&](const std::string& m) {
+      return module == m || text::starts_with(module, m + "-");
+    });
+  };
+  for (const auto& d : facts.boot.dkms)
+    if (ours(d.module) && !d.version.empty()) add_unique(inv.dkms, d.module + "/" + d.version);
+  for (const auto& module : children(view, "/var/lib/dkms")) {
+    if (!ours(module)) continue;
+    for (const auto& version : children(view, "/var/lib/dkms/" + module)) {
+      if (version == "source" || version == "kernel") continue;
+      add_unique(inv.dkms, module + "/" + version);
+      add_unique(inv.trees, "/var/lib/dkms/" + module + "/" + version);
+    }
+  }
+  for (const auto& name : children(view, "/usr/src"))
+    for (const auto& m : stack.dkms)
+      if (text::starts_with(name, m + "-") && name.size() > m.size() + 1 && std::isdigit(name[m.size() + 1]))
+        add_unique(inv.trees, "/usr/src/" + name);
+}
+
+void read_trees(SystemView& view, const Facts& facts, const std::string& vendor, StackInventory& inv) {
+  std::string top = vendor == "amd" ? "/opt/rocm" : "/usr/local/cuda";
+  if (vendor == "amd") {
+    for (const auto& r : facts.toolkits.rocm)
+      if (!r.distribution_package && text::starts_with(r.path, top)) add_unique(inv.trees, r.path);
+  } else {
+    for (const auto& c : facts.toolkits.cuda)
+      if (text::starts_with(c.path, top)) add_unique(inv.trees, c.path);
+  }
+  if (view.read_link(top) || view.exists(top)) add_unique(inv.trees, top);
+}
+
+void read_config_dirs(SystemView& view, const VendorStack& stack, StackInventory& inv) {
+  for (const auto& name : children(view, "/etc/alternatives"))
+    if (any_glob(stack.alternatives, name)) inv.alternatives.push_back(name);
+  for (const auto& name : children(view, "/etc/apt/preferences.d")) {
+    auto content = view.read_file("/etc/apt/preferences.d/" + name);
+    if (content && names_host(*content, inv.hosts)) inv.pins.push_back("/etc/apt/preferences.d/" + name);
+  }
+  std::regex folder("^\\s*(" + stack.profile_paths + ")(/\\S*)?\\s*$");
+  for (const auto& name : children(view, "/etc/ld.so.conf.d")) {
+    if (!text::ends_with(name, ".conf")) continue;
+    auto content = view.read_file("/etc/ld.so.conf.d/" + name);
+    if (!content) continue;
+    for (const auto& line : text::lines(*content))
+      if (!is_comment_or_blank(line) && std::regex_match(line, folder)) {
+        inv.ld_conf.push_back("/etc/ld.so.conf.d/" + name);
+        break;
+      }
+  }
+  for (const auto& name : children(view, "/etc/modprobe.d")) {
+    if (!text::ends_with(name, ".conf")) continue;
+    auto content = view.read_file("/etc/modprobe.d/" + name);
+    if (!content) continue;
+    int ours = 0, others = 0;
+    for (const auto& line : text::lines(*content)) {
+      if (is_comment_or_blank(line)) continue;
+      auto words = text::split(text::trim(line), ' ');
+      bool mine = words.size() >= 2 && std::find(stack.modprobe_modules.begin(), stack.modprobe_modules.end(),
+                                                 words[1]) != stack.modprobe_modules.end();
+      (mine ? ours : others)++;
+    }
+    if (ours > 0 && others == 0) inv.modprobe.push_back("/etc/modprobe.d/" + name);
+  }
+  for (const auto& glob : stack.icd) {
+    auto slash = glob.find_last_of('/');
+    std::string dir = glob.substr(0, slash), pattern = glob.substr(slash + 1);
+    for (const auto& name : children(view, dir))
+      if (glob_match(pattern, name)) inv.icd.push_back(dir + "/" + name);
+  }
+  for (const auto& k : stack.keyrings)
+    if (view.exists(k)) add_unique(inv.keyrings, k);
+}
+
+StackInventory read_stack(SystemView& view, const Facts& facts, const Knowledge& kb, const Stacks& stacks,
+                          const VendorStack& stack, const std::vector<std::string>& config_only) {
+  StackInventory inv;
+  inv.hosts = vendor_hosts(kb, stack.vendor);
+  for (const auto& [name, version] : facts.packages.installed)
+    if (vendor_package(stacks, stack, name)) inv.packages.push_back(name);
+  for (const auto& name : config_only)
+    if (vendor_package(stacks, stack, name)) inv.config_packages.push_back(name);
+  read_dkms(view, facts, stack, inv);
+  read_trees(view, facts, stack.vendor, inv);
+  read_sources(view, stack.vendor, inv);
+  read_config_dirs(view, stack, inv);
+  return inv;
+}
+
+std::vector<std::string> login_homes(SystemView& view, const Facts& facts) {
+  std::set<std::string> homes;
+  if (auto passwd = view.read_file("/etc/passwd")) {
+    for (const auto& line : text::lines(*passwd)) {
+      auto f = text::split(line, ':', true);
+      if (f.size() < 7) continue;
+      auto uid = text::to_int(f[2]);
+      bool login = uid && (*uid == 0 || (*uid >= 1000 && *uid < 65534));
+      bool shell = !text::ends_with(f[6], "nologin") && !text::ends_with(f[6], "/false");
+      if (!login || !shell || f[5].empty() || f[5][0] != '/') continue;
+      if (auto st = view.stat(f[5]); st && st->type == FileType::dir) homes.insert(f[5]);
+    }
+  }
+  if (homes.empty() && !facts.permissions.identity.home.empty())
+    homes.insert(facts.permissions.identity.home);
+  return {homes.begin(), homes.end()};
+}
+
+std::vector<ProfileAssignment> system_assignments(SystemView& view) {
+  std::vector<std::string> files = {"/etc/environment", "/etc/profile", "/etc/bash.bashrc", "/etc/nccl.conf"};
+  for (const auto& n : children(view, "/etc/profile.d"))
+    if (text::ends_with(n, ".sh")) files.push_back("/etc/profile.d/" + n);
+  static const std::regex assignment(R"(^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=)");
+  std::vector<ProfileAssignment> out;
+  for (const auto& file : files) {
+    auto content = view.read_file(file);
+    if (!content) continue;
+    for (const auto& line : text::lines(*content)) {
+      std::smatch m;
+      if (std::regex_search(line, m, assignment)) out.push_back({file, m[1].str()});
+    }
+  }
+  return out;
+}
+
+} // namespace
+
+bool vendor_package(const Stacks& stacks, const VendorStack& stack, const std::string& name) {
+  if (!any_glob(stack.packages, name)) return false;
+  return std::none_of(stacks.vendors.begin(), stacks.vendors.end(),
+                      [&](const VendorStack& v) { return any_glob(v.keep, name); });
+}
+
+Inventory take_inventory(SystemView& view, const Facts& facts, const Knowledge& kb, const Stacks& stacks) {
+  Inventory inv;
+  std::vector<std::string> config_only;
+  if (facts.packages.manager == "dpkg") config_only = dpkg_config_only(view);
+  if (const auto* amd = stacks.vendor("amd"))
+    inv.amd = read_stack(view, facts, kb, stacks, *amd, config_only);
+  if (const auto* nv = stacks.vendor("nvidia"))
+    inv.nvidia = read_stack(view, facts, kb, stacks, *nv, config_only);
+  inv.homes = login_homes(view, facts);
+  inv.system_assignments = system_assignments(view);
+  return inv;
+}
+
+} // namespace gpudoctor::fix

@@ -1,0 +1,46 @@
+// The inventory: what of each vendor's stack is on the machine, file by file and package by package, read
+// through the SystemView (so a snapshot gives the same lists as the live machine did). Recipes act on these
+// explicit lists; the scripts check every item again before they touch it.
+#pragma once
+
+#include "facts/facts.hpp"
+#include "fix/stacks.hpp"
+#include "knowledge/knowledge.hpp"
+#include "system/system_view.hpp"
+
+#include <string>
+#include <vector>
+
+namespace gpudoctor::fix {
+
+struct StackInventory {
+  std::vector<std::string> packages;        // installed, the vendor's (stacks.yaml globs)
+  std::vector<std::string> config_packages; // removed, configuration files left (dpkg "rc")
+  std::vector<std::string> dkms;            // module/version
+  std::vector<std::string> trees;           // /opt/rocm-6.2.4, /opt/rocm, /var/lib/dkms/amdgpu/6.8.5-...
+  std::vector<std::string> alternatives;    // update-alternatives groups
+  std::vector<std::string> sources;         // source files of this vendor only
+  std::vector<std::string> source_edits;    // source files with some lines of this vendor
+  std::vector<std::string> hosts;           // the vendor's repository hosts
+  std::vector<std::string> keyrings, pins, ld_conf, modprobe, icd;
+};
+
+// A variable a system-wide profile (/etc/environment, /etc/profile.d/*.sh, ...) sets.
+struct ProfileAssignment {
+  std::string file, name;
+};
+
+struct Inventory {
+  StackInventory amd, nvidia;
+  std::vector<std::string> homes; // login users' home folders (or the user's own)
+  std::vector<ProfileAssignment> system_assignments;
+
+  const StackInventory& of(const std::string& vendor) const { return vendor == "amd" ? amd : nvidia; }
+};
+
+// Whether a package belongs to `stack`: it matches one of its globs and no `keep` glob of any vendor.
+bool vendor_package(const Stacks& stacks, const VendorStack& stack, const std::string& name);
+
+Inventory take_inventory(SystemView& view, const Facts& facts, const Knowledge& kb, const Stacks& stacks);
+
+} // namespace gpudoctor::fix

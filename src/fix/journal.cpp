@@ -1,0 +1,54 @@
+#include "fix/journal.hpp"
+
+#include "util/text.hpp"
+
+#include <algorithm>
+
+namespace gpudoctor::fix {
+
+std::vector<JournalEntry> parse_journal(const std::string& text) {
+  std::vector<JournalEntry> out;
+  for (const auto& line : text::lines(text)) {
+    auto f = text::split(line, '\t', true);
+    if (f.size() < 4) continue;
+    JournalEntry e{f[0], f[1], f[2], f[3], {f.begin() + 4, f.end()}};
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+RunEffects run_effects(const std::vector<JournalEntry>& journal, const std::string& run) {
+  RunEffects fx;
+  auto arg = [](const JournalEntry& e, std::size_t i) {
+    return i < e.args.size() ? e.args[i] : std::string{};
+  };
+  for (const auto& e : journal) {
+    if (e.run != run) continue;
+    fx.found = true;
+    if ((e.event == "backup" || e.event == "removed-file") && e.args.size() >= 2) {
+      bool known = std::any_of(fx.backups.begin(), fx.backups.end(),
+                               [&](const auto& b) { return b.first == e.args[0]; });
+      bool created = std::find(fx.created.begin(), fx.created.end(), e.args[0]) != fx.created.end();
+      if (!known && !created) fx.backups.emplace_back(e.args[0], e.args[1]);
+    } else if (e.event == "created") {
+      bool known = std::any_of(fx.backups.begin(), fx.backups.end(),
+                               [&](const auto& b) { return b.first == arg(e, 0); });
+      if (!known) fx.created.push_back(arg(e, 0));
+    } else if (e.event == "purge-package") {
+      fx.purged.emplace_back(arg(e, 0), arg(e, 1));
+    } else if (e.event == "installed-package") {
+      fx.installed.push_back(arg(e, 0));
+    } else if (e.event == "removed-tree" || e.event == "removed-link") {
+      fx.trees.push_back(arg(e, 0));
+    } else if (e.event == "added-group") {
+      fx.groups.emplace_back(arg(e, 0), arg(e, 1));
+    } else if (e.event == "pip-install" || e.event == "pip-uninstall") {
+      fx.pip.push_back(arg(e, 0) + ": " + e.event.substr(4) + " " + arg(e, 1));
+    } else if (e.event == "undone") {
+      fx.undone = true;
+    }
+  }
+  return fx;
+}
+
+} // namespace gpudoctor::fix

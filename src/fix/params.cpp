@@ -1,0 +1,142 @@
+#include "fix/params.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace gpudoctor::fix {
+
+const std::vector<ParamInfo>& param_catalogue() {
+  static const std::vector<ParamInfo> params = {
+      {"family", "distribution family: debian or rhel"},
+      {"os.ubuntu", "\"yes\" on Ubuntu and its derivatives, else empty"},
+      {"user", "the user the fix is for (who ran gpudoctor; SUDO_USER under sudo)"},
+      {"homes", "home folders whose shell profiles are cleaned: every login user's, or the user's", true},
+      {"stack.packages", "the recipe vendor's packages that are installed (explicit names, never globs)",
+       true},
+      {"stack.config_packages", "its removed packages whose configuration files are left (dpkg state rc)",
+       true},
+      {"stack.dkms", "its DKMS modules, as module/version", true},
+      {"stack.trees", "its folders: /opt/rocm-X, /usr/local/cuda-X, the /opt/rocm link, DKMS trees", true},
+      {"stack.alternatives", "its update-alternatives groups (rocm, cuda, ...)", true},
+      {"stack.sources", "package-source files holding only its repositories", true},
+      {"stack.source_edits", "package-source files with lines for its repositories among others", true},
+      {"stack.hosts", "its repository hosts (repo.radeon.com, developer.download.nvidia.com, ...)", true},
+      {"stack.keyrings", "its repository signing keys", true},
+      {"stack.pins", "apt preference files pinning its repositories", true},
+      {"stack.ld_conf", "ld.so.conf.d files naming its folders", true},
+      {"stack.modprobe", "modprobe.d files about its kernel modules only", true},
+      {"stack.icd", "its OpenCL and Vulkan loader files", true},
+      {"stack.vars_re", "ERE of the variable names its shell-profile settings use"},
+      {"stack.paths_re", "ERE of its folders as profiles name them"},
+      {"install.cuda", "the CUDA release to install (13.0)"},
+      {"install.cuda_home", "its folder (/usr/local/cuda-13.0)"},
+      {"install.driver_branch", "the NVIDIA driver branch to install (580)"},
+      {"install.driver_flavour", "open or proprietary kernel modules"},
+      {"install.driver_packages", "the driver packages (nvidia-open-580, cuda-drivers-535, ...)", true},
+      {"install.driver_stream", "RHEL family: the nvidia-driver module stream (580-open), else empty"},
+      {"install.toolkit_packages", "the toolkit packages (cuda-toolkit-13-0)", true},
+      {"install.repo_url", "NVIDIA's repository folder for this OS (or the mirror's)"},
+      {"install.key_url", "the vendor repository's signing key URL (or the mirror's)"},
+      {"install.rocm", "the ROCm release to install (7.2)"},
+      {"install.amdgpu_dir", "its amdgpu driver repository folder (30.30)"},
+      {"install.amdgpu_url", "AMD's amdgpu repository URL for it (or the mirror's)"},
+      {"install.rocm_url", "AMD's ROCm repository URL (or the mirror's)"},
+      {"install.graphics_url", "AMD's graphics repository URL (ROCm 7), else empty"},
+      {"install.codename", "the release name AMD's apt repositories are used with here (jammy, noble)"},
+      {"torch.python", "the Python environment in use (a venv or conda python), else empty"},
+      {"torch.user", "the user owning that environment"},
+      {"torch.index_url",
+       "the PyTorch wheel index (https://download.pytorch.org/whl/cu130, or the mirror's)"},
+      {"torch.tag", "the local version tag of its wheels (cu130, rocm7.2)"},
+      {"torch.spec", "what to install: torch, or torch==VERSION with --torch"},
+      {"repo.codename_edits", "vendor source files naming another release: file, old, new (repeated)", true},
+      {"ctk.repo_url", "NVIDIA's container-toolkit repository (or the mirror's)"},
+      {"ctk.key_url", "its signing key URL"},
+      {"cuda.target", "the CUDA toolkit folder env-cuda-paths names everywhere"},
+      {"post.checks", "the check ids that must pass after a migration, comma-separated"},
+  };
+  return params;
+}
+
+bool is_known_param(const std::string& name) {
+  const auto& all = param_catalogue();
+  return std::any_of(all.begin(), all.end(), [&](const ParamInfo& p) { return name == p.name; });
+}
+
+bool is_list_param(const std::string& name) {
+  const auto& all = param_catalogue();
+  return std::any_of(all.begin(), all.end(), [&](const ParamInfo& p) { return name == p.name && p.list; });
+}
+
+const std::vector<std::string>& Params::get(const std::string& name) const {
+  static const std::vector<std::string> none;
+  auto it = m_values.find(name);
+  return it == m_values.end() ? none : it->second;
+}
+
+namespace {
+
+bool bare_ok(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         std::string_view("._-+:/=@%,").find(c) != std::string_view::npos;
+}
+
+} // namespace
+
+std::string shell_quote(const std::string& word) {
+  if (!word.empty() && std::all_of(word.begin(), word.end(), bare_ok) && word[0] != '=') return word;
+  std::string out = "'";
+  for (char c : word)
+    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string unsafe_for_raw(const std::string& word) {
+  for (char c : word)
+    if (!bare_ok(c) && c != '~') return std::string(1, c);
+  return {};
+}
+
+std::vector<std::string> placeholders(const std::string& text) {
+  std::vector<std::string> out;
+  for (std::size_t at = text.find("{{"); at != std::string::npos; at = text.find("{{", at + 2)) {
+    auto end = text.find("}}", at + 2);
+    if (end == std::string::npos) break;
+    std::string name = text.substr(at + 2, end - at - 2);
+    if (!name.empty() && name[0] == '!') name.erase(0, 1);
+    out.push_back(name);
+  }
+  return out;
+}
+
+std::string expand(const std::string& text, const Params& params, bool raw_everywhere) {
+  std::string out;
+  std::size_t pos = 0;
+  while (true) {
+    auto at = text.find("{{", pos);
+    auto end = at == std::string::npos ? std::string::npos : text.find("}}", at + 2);
+    if (end == std::string::npos) {
+      out += text.substr(pos);
+      return out;
+    }
+    out += text.substr(pos, at - pos);
+    std::string name = text.substr(at + 2, end - at - 2);
+    bool raw = !name.empty() && name[0] == '!';
+    if (raw) name.erase(0, 1);
+    const auto& words = params.get(name);
+    std::string value;
+    for (const auto& w : words) {
+      if (!value.empty()) value += ' ';
+      if (raw && !raw_everywhere)
+        if (auto bad = unsafe_for_raw(w); !bad.empty())
+          throw std::invalid_argument("the value of " + name + " (\"" + w + "\") has a '" + bad +
+                                      "', which a script may not hold unquoted");
+      value += raw || raw_everywhere ? w : shell_quote(w);
+    }
+    if (words.empty() && !raw && !raw_everywhere && !is_list_param(name)) value = "''";
+    out += value;
+    pos = end + 2;
+  }
+}
+
+} // namespace gpudoctor::fix

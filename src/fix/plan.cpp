@@ -1,0 +1,202 @@
+// The planner: which steps, with which parameters, for one fix or one migration.
+#include "fix/plan.hpp"
+
+#include "util/text.hpp"
+
+#include <algorithm>
+#include <regex>
+#include <stdexcept>
+
+namespace gpudoctor::fix {
+
+bool Plan::needs_root() const {
+  return std::any_of(steps.begin(), steps.end(), [](const PlannedStep& s) { return s.root; });
+}
+
+bool Plan::needs_reboot() const {
+  return std::any_of(steps.begin(), steps.end(), [](const PlannedStep& s) { return s.reboot; });
+}
+
+std::vector<Applicable> applicable_fixes(const RecipeBook& book, const std::vector<Result>& results) {
+  std::vector<Applicable> out;
+  for (const auto& r : results) {
+    if (r.status != Status::warn && r.status != Status::error) continue;
+    for (const auto& id : r.fixes) {
+      auto it = std::find_if(out.begin(), out.end(), [&](const Applicable& a) { return a.fix == id; });
+      if (it == out.end()) it = out.insert(out.end(), Applicable{id, book.find(id), {}});
+      it->results.push_back(&r);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+bool has_vendor(const Facts& facts, Vendor v) {
+  return facts.count(v) > 0;
+}
+
+// The vendor a recipe acts on here ("" when the recipe is vendor-neutral).
+std::expected<std::string, std::string> resolve_vendor(const Recipe& r, const Facts& facts,
+                                                       const std::string& target) {
+  if (r.vendor == "amd" || r.vendor == "nvidia" || r.vendor.empty()) return r.vendor;
+  if (!target.empty()) return r.vendor == "present" ? target : (target == "amd" ? "nvidia" : "amd");
+  bool amd = has_vendor(facts, Vendor::amd), nvidia = has_vendor(facts, Vendor::nvidia);
+  if (amd == nvidia)
+    return std::unexpected(
+        std::string(amd ? "this machine has GPUs of both vendors" : "this machine has no GPU") +
+        ": gpudoctor cannot tell which stack " + r.id +
+        " is for (use purge-rocm or purge-nvidia, "
+        "or migrate --to)");
+  if (r.vendor == "present") return std::string(amd ? "amd" : "nvidia");
+  return std::string(amd ? "nvidia" : "amd");
+}
+
+bool system_sets(const Inventory& inv, const std::string& pattern) {
+  std::regex re("^(" + pattern + ")$");
+  return std::any_of(inv.system_assignments.begin(), inv.system_assignments.end(),
+                     [&](const ProfileAssignment& a) { return std::regex_match(a.name, re); });
+}
+
+bool include_step(const Step& s, const Params& p, const PlanContext& ctx) {
+  if (ctx.options.render_all) return true;
+  if (!s.when.empty() &&
+      std::none_of(s.when.begin(), s.when.end(), [&](const auto& n) { return p.nonempty(n); }))
+    return false;
+  if (!s.when_system_sets.empty()) {
+    std::string pattern = is_known_param(s.when_system_sets)
+                              ? (p.get(s.when_system_sets).empty() ? "" : p.get(s.when_system_sets).front())
+                              : s.when_system_sets;
+    if (pattern.empty() || !system_sets(ctx.inventory, pattern)) return false;
+  }
+  return true;
+}
+
+std::string describe_gpu(const Gpu& gpu) {
+  std::string arch = gpu.arch().empty() ? "" : " (" + gpu.arch() + ")";
+  std::string driver = gpu.driver ? ", driver " + *gpu.driver : ", no driver bound";
+  return gpu.subject() + ": " + gpu.display_name() + arch + driver;
+}
+
+class Builder {
+public:
+  Builder(const PlanContext& ctx, OsKey os) : m_ctx(ctx), m_os(std::move(os)) {}
+
+  // Adds a recipe's steps (and those of the recipes it includes) to the plan.
+  std::expected<void, std::string> add(const Recipe& r, const std::string& target, Plan& plan) {
+    if (!r.has_steps_for(m_os.family))
+      return std::unexpected(r.id + " has no steps for the " + family_name(m_os.family) + " family (" +
+                             m_os.name + ")");
+    auto vendor = resolve_vendor(r, m_ctx.facts, target);
+    if (!vendor) return std::unexpected(vendor.error());
+    auto params = bind_params(r, *vendor, m_os, m_ctx, !target.empty(), plan.notes);
+    if (!params) return std::unexpected(params.error());
+    try {
+      std::string what = text::trim(expand(r.description, *params, true));
+      plan.description.push_back(target.empty() && plan.description.empty() ? what
+                                                                            : "(" + r.id + ") " + what);
+      for (const auto& s : r.steps) {
+        if (s.body(m_os.family).empty() || !include_step(s, *params, m_ctx)) continue;
+        PlannedStep ps;
+        ps.id = r.id + "." + s.id;
+        ps.title = text::trim(expand(s.title, *params, true));
+        ps.body = expand(s.body(m_os.family), *params);
+        ps.verify = expand(s.verify_for(m_os.family), *params);
+        ps.where = s.where;
+        ps.root = s.root;
+        ps.destructive = s.destructive;
+        ps.reboot = s.reboot;
+        plan.steps.push_back(std::move(ps));
+      }
+    } catch (const std::invalid_argument& e) {
+      return std::unexpected(r.id + ": " + e.what());
+    }
+    for (const auto& inc : r.include)
+      if (const Recipe* other = m_ctx.book.find(inc))
+        if (auto added = add(*other, target, plan); !added) return added;
+    return {};
+  }
+
+  Plan start(const std::string& kind, const std::string& id, const std::string& title) const {
+    Plan plan;
+    plan.kind = kind;
+    plan.id = id;
+    plan.title = title;
+    plan.os = m_os;
+    plan.source = m_ctx.options.source;
+    if (m_ctx.options.check_host) plan.host = m_ctx.facts.hostname;
+    if (m_ctx.facts.os.kernel_release) plan.kernel = *m_ctx.facts.os.kernel_release;
+    for (const auto& gpu : m_ctx.facts.gpus)
+      if (gpu.vendor != Vendor::other) plan.gpus.push_back(describe_gpu(gpu));
+    return plan;
+  }
+
+  // The warnings and errors of this machine that the recipes remedy.
+  void add_why(Plan& plan, const std::vector<const Recipe*>& recipes) const {
+    for (const auto& res : m_ctx.results) {
+      if (res.status != Status::warn && res.status != Status::error) continue;
+      bool ours = std::any_of(recipes.begin(), recipes.end(), [&](const Recipe* r) {
+        return std::find(r->remedies.begin(), r->remedies.end(), res.id) != r->remedies.end() ||
+               std::find(res.fixes.begin(), res.fixes.end(), r->id) != res.fixes.end();
+      });
+      if (ours)
+        plan.why.push_back(res.id + " (" + status_name(res.status) +
+                           (res.subject.empty() ? "" : ", " + res.subject) + "): " + res.message);
+    }
+  }
+
+private:
+  const PlanContext& m_ctx;
+  OsKey m_os;
+};
+
+void dedupe(std::vector<std::string>& list) {
+  std::vector<std::string> out;
+  for (auto& s : list)
+    if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(std::move(s));
+  list = std::move(out);
+}
+
+} // namespace
+
+std::expected<Plan, std::string> plan_fix(const std::string& id, const PlanContext& ctx) {
+  const Recipe* r = ctx.book.find(id);
+  if (!r) return std::unexpected("no recipe for fix " + id);
+  auto os = os_key(ctx.facts, ctx.kb);
+  if (!os) return std::unexpected(os.error());
+  Builder b(ctx, *os);
+  Plan plan = b.start("fix", id, r->title);
+  if (auto added = b.add(*r, "", plan); !added) return std::unexpected(added.error());
+  b.add_why(plan, {r});
+  dedupe(plan.notes);
+  return plan;
+}
+
+std::expected<Plan, std::string> plan_migration(const std::string& to, const PlanContext& ctx) {
+  const Migration* m = ctx.book.migration(to);
+  if (!m) return std::unexpected("gpudoctor migrates --to nvidia or --to amd, not " + to);
+  auto os = os_key(ctx.facts, ctx.kb);
+  if (!os) return std::unexpected(os.error());
+  Builder b(ctx, *os);
+  Plan plan =
+      b.start("migrate", "migrate-to-" + to,
+              std::string("Move this machine to ") + (to == "nvidia" ? "NVIDIA (CUDA)" : "AMD (ROCm)"));
+  std::vector<const Recipe*> recipes;
+  for (const auto& id : m->recipes) {
+    const Recipe* r = ctx.book.find(id);
+    if (!r) return std::unexpected("fixes/migrate.yaml names no recipe " + id);
+    recipes.push_back(r);
+    if (auto added = b.add(*r, to, plan); !added) return std::unexpected(added.error());
+  }
+  plan.must_pass = m->must_pass;
+  Params post;
+  post.set("post.checks", text::join(m->must_pass, ","));
+  const Step& s = ctx.book.check_step;
+  plan.steps.push_back({"migrate." + s.id, s.title, expand(s.run, post), expand(s.verify, post), s.where,
+                        s.root, s.destructive, s.reboot});
+  b.add_why(plan, recipes);
+  dedupe(plan.notes);
+  return plan;
+}
+
+} // namespace gpudoctor::fix

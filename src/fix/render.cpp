@@ -1,0 +1,165 @@
+#include "fix/render.hpp"
+
+#include "fix/params.hpp"
+#include "util/text.hpp"
+
+#include <cstdint>
+#include <cstdio>
+
+namespace gpudoctor::fix {
+
+namespace {
+
+std::string flags_of(const PlannedStep& s, const char* sep = " ") {
+  std::vector<std::string> f;
+  if (s.root) f.push_back("root");
+  if (s.destructive) f.push_back("destructive");
+  if (s.reboot) f.push_back("reboot");
+  return text::join(f, sep);
+}
+
+// Words of `text` wrapped at `width` columns, each line starting with `prefix`.
+std::string wrap(const std::string& text, const std::string& first, const std::string& prefix,
+                 std::size_t width = 110) {
+  std::string out, line = first;
+  bool empty = true;
+  for (const auto& word : text::split(text, ' ')) {
+    if (!empty && line.size() + 1 + word.size() > width) {
+      out += line + "\n";
+      line = prefix;
+      empty = true;
+    }
+    line += (empty ? "" : " ") + word;
+    empty = false;
+  }
+  return out + line + "\n";
+}
+
+std::string indent_body(const std::string& body) {
+  // A here-document's lines must stay as written (its terminator at column 0).
+  bool heredoc = text::contains(body, "<<");
+  std::string out;
+  for (auto line : text::split(text::trim(body), '\n', true)) {
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\t'))
+      line.pop_back();
+    out += (heredoc || line.empty() ? "" : "  ") + line + "\n";
+  }
+  return out;
+}
+
+std::uint64_t fnv1a(const std::string& s) {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+// A bash array, one element per line.
+std::string quoted_array(const std::vector<std::string>& words) {
+  std::string out = "(\n";
+  for (const auto& w : words)
+    out += "  " + shell_quote(w) + "\n";
+  return out + ")";
+}
+
+std::string header(const Plan& plan, const std::string& version) {
+  std::string h = "#!/usr/bin/env bash\n";
+  h += "# gpudoctor " + (plan.kind == "fix" ? "fix " + plan.id : std::string("migrate")) + ": " + plan.title +
+       "\n#\n";
+  for (std::size_t i = 0; i < plan.description.size(); ++i)
+    h += wrap(plan.description[i], i == 0 ? "# What: " : "#       ", "#       ");
+  if (plan.why.empty()) {
+    h += "# Why:  asked for by name; no check of this machine points to it.\n";
+  } else {
+    for (std::size_t i = 0; i < plan.why.size(); ++i)
+      h += wrap(plan.why[i], i == 0 ? "# Why:  " : "#       ", "#         ");
+  }
+  h += "# For:  " + (plan.host.empty() ? std::string("any host") : "host " + plan.host) + ", " +
+       plan.os.name + " (" + plan.os.id + " " + plan.os.version + ", " + family_name(plan.os.family) +
+       " family)" + (plan.kernel.empty() ? "" : ", kernel " + plan.kernel) + "\n";
+  for (const auto& g : plan.gpus)
+    h += "#       " + g + "\n";
+  if (plan.gpus.empty()) h += "#       no NVIDIA or AMD GPU on the PCI bus\n";
+  h += "# From: " + plan.source + ", by gpudoctor " + version + ".\n";
+  if (!plan.notes.empty()) {
+    h += "#\n# Notes:\n";
+    for (const auto& n : plan.notes)
+      h += wrap(n, "#   - ", "#     ");
+  }
+  h += "#\n# Run it with --dry-run first: it prints every command and every change and changes nothing.\n";
+  h += "# It refuses another OS release or host than the one above, writes a journal of every step to\n";
+  h += "# /var/log/gpudoctor/<id>.journal, backs up every file it edits or removes under\n";
+  h += "# /var/backups/gpudoctor/<id>/<run>/ (gpudoctor undo restores them), and a second run changes "
+       "nothing.\n";
+  h += "#\n# Steps (R: needs root, D: destructive, B: needs a reboot):\n";
+  for (std::size_t i = 0; i < plan.steps.size(); ++i) {
+    const auto& s = plan.steps[i];
+    char line[256];
+    std::snprintf(line, sizeof line, "#  %2zu. %-38s %c%c%c  ", i + 1, s.id.c_str(), s.root ? 'R' : '-',
+                  s.destructive ? 'D' : '-', s.reboot ? 'B' : '-');
+    h += wrap(s.title, line, "#" + std::string(50, ' '));
+  }
+  if (!plan.must_pass.empty())
+    h += wrap(text::join(plan.must_pass, " "), "# Afterwards these checks must pass: ", "#   ");
+  return h;
+}
+
+} // namespace
+
+Script render_script(const Plan& plan, const std::string& library, const std::string& version) {
+  std::vector<std::string> ids, titles, flags;
+  for (const auto& s : plan.steps) {
+    ids.push_back(s.id);
+    titles.push_back(s.title);
+    flags.push_back(flags_of(s));
+  }
+  std::string vars;
+  vars += "GD_FAMILY=" + family_name(plan.os.family) + "\n";
+  vars += "GD_FOR_OS_ID=" + shell_quote(plan.os.id) + "\n";
+  vars += "GD_FOR_OS_VERSION=" + shell_quote(plan.os.version) + "\n";
+  vars += "GD_FOR_HOST=" + shell_quote(plan.host) + "\n";
+  vars += "GD_KERNEL=" + shell_quote(plan.kernel) + "\n";
+  vars += "GD_STEP_IDS=" + quoted_array(ids) + "\n";
+  vars += "GD_STEP_TITLES=" + quoted_array(titles) + "\n";
+  vars += "GD_STEP_FLAGS=" + quoted_array(flags) + "\n";
+
+  std::string steps =
+      "\n# ---- the steps ------------------------------------------------------------------------\n";
+  for (std::size_t i = 0; i < plan.steps.size(); ++i) {
+    const auto& s = plan.steps[i];
+    std::string n = std::to_string(i + 1);
+    std::string f = flags_of(s, ", ");
+    steps += "\n# " + n + ". " + s.title + (f.empty() ? "" : " [" + f + "]") + " (" + s.where + ")\n";
+    steps += "gd_step_" + n + "() {\n" + indent_body(s.body) + "}\n";
+    steps += "gd_verify_" + n + "() {\n" + indent_body(s.verify) + "}\n";
+  }
+  std::string body = vars + "\n" + library + steps + "\ngd_main \"$@\"\n";
+  char hash[17];
+  std::snprintf(hash, sizeof hash, "%08llx",
+                static_cast<unsigned long long>(fnv1a(header(plan, version) + body) & 0xffffffffULL));
+  Script script;
+  script.id = plan.id + "-" + hash;
+  script.text = header(plan, version) + "\nset -euo pipefail\n\nGD_SCRIPT_ID=" + script.id + "\n" + body;
+  return script;
+}
+
+std::string render_plan_summary(const Plan& plan) {
+  std::string out = plan.title + " (" + plan.os.name + ", " + family_name(plan.os.family) + " family)\n";
+  for (const auto& w : plan.why)
+    out += "  because " + w + "\n";
+  for (const auto& n : plan.notes)
+    out += "  note: " + n + "\n";
+  out += "Steps (R: needs root, D: destructive, B: needs a reboot):\n";
+  for (std::size_t i = 0; i < plan.steps.size(); ++i) {
+    const auto& s = plan.steps[i];
+    char line[256];
+    std::snprintf(line, sizeof line, "  %2zu. %c%c%c %s\n", i + 1, s.root ? 'R' : '-',
+                  s.destructive ? 'D' : '-', s.reboot ? 'B' : '-', s.title.c_str());
+    out += line;
+  }
+  return out;
+}
+
+} // namespace gpudoctor::fix

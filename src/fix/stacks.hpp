@@ -1,0 +1,82 @@
+// Stack tables (fixes/stacks.yaml): what belongs to each vendor's software stack, and which releases
+// gpudoctor installs from which repositories. Schema: docs/fixes.md, "Stack tables".
+#pragma once
+
+#include <expected>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpudoctor::fix {
+
+struct VendorStack {
+  std::string vendor;                      // "amd", "nvidia"
+  std::vector<std::string> packages, keep; // shell globs over package names
+  std::string profile_vars, profile_paths; // EREs
+  std::vector<std::string> dkms, keyrings, modprobe_modules, icd, alternatives, groups;
+};
+
+struct CudaInstall {
+  std::string cuda;        // "13.0"
+  std::string torch_index; // "cu130"
+  bool recommended = false;
+};
+
+struct ArchFirst {
+  int sm = 0; // 86 for sm_86
+  std::string first_cuda;
+};
+
+struct MajorMinArch {
+  int cuda_major = 0;
+  int min_sm = 0;
+};
+
+struct TorchCudaIndex {
+  std::string index, cuda;
+  int min_sm = 0, max_sm = 0;
+  bool uncertain = false;
+};
+
+struct OsValue {
+  std::string os;    // "ubuntu 22.04", "rhel 9"
+  std::string value; // "ubuntu2204", "jammy"
+  bool uncertain = false;
+};
+
+struct RocmInstall {
+  std::string rocm, apt_dir, amdgpu_dir, graphics_dir, torch_index;
+  bool recommended = false, uncertain = false;
+};
+
+struct RepoKey {
+  std::string vendor, family, url;
+  bool uncertain = false;
+};
+
+struct Stacks {
+  std::vector<VendorStack> vendors;
+  std::vector<CudaInstall> cuda_installs;
+  std::vector<ArchFirst> cuda_arch_first;
+  std::vector<MajorMinArch> cuda_major_min_arch;
+  std::vector<TorchCudaIndex> torch_cuda_indexes;
+  std::vector<OsValue> nvidia_repo_dirs, amd_apt_codenames;
+  std::vector<RocmInstall> rocm_installs;
+  std::vector<RepoKey> repo_keys;
+
+  const VendorStack* vendor(const std::string& name) const;
+  // The value of the most specific row whose os ("<ID> <version prefix>") matches.
+  static std::optional<OsValue> for_os(const std::vector<OsValue>& rows, const std::string& id,
+                                       const std::string& version);
+  std::optional<RepoKey> key(const std::string& vendor, const std::string& family) const;
+};
+
+// "sm_86" -> 86; empty for anything else.
+std::optional<int> sm_number(const std::string& arch);
+// Whether "<ID> <version prefix>" names this OS: "rhel 9" matches 9.4, "ubuntu 22.04" matches 22.04.
+bool os_matches(const std::string& pattern, const std::string& id, const std::string& version);
+
+// Loads fixes/stacks.yaml (built in, or below `source_dir`); errors name the file and line.
+std::expected<Stacks, std::string> load_stacks(const std::string& source_dir = {});
+
+} // namespace gpudoctor::fix

@@ -1,0 +1,121 @@
+// Knowledge about environment variables the env.* checks judge: NCCL/RCCL variables and their value domains
+// (checks/knowledge/nccl.yaml), PyTorch allocator options and ROCm wheel targets (pytorch_env.yaml), and
+// device-selection variables (env.yaml). Part of Knowledge (knowledge.hpp) as `Knowledge::env`.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpudoctor {
+
+// An NCCL/RCCL variable and how NCCL reads its value.
+struct NcclVarRow {
+  std::string name;
+  // int (strtoll base 0), bool (an int tested for 0/1), enum, level (strcmp or a legacy number), list
+  // (comma list, ^ excludes; with `functions` also "<function>:<list>;..."), ifnames, hcas, text.
+  std::string kind;
+  std::vector<std::string> values;    // enum, level, list; int: the only numbers that make sense
+  std::vector<std::string> functions; // list: collective names usable as "<function>:" prefixes
+  bool case_sensitive = false;
+  std::optional<long long> min, max; // int
+  std::string since;                 // first NCCL version, when known
+  std::string deprecated;            // NCCL version ("yes" when unknown); still read
+  std::string removed;               // NCCL version; no effect any more
+  std::string replaced_by;
+  bool rccl_only = false;
+  bool documented = true; // false: read by the code, not in NCCL's documentation
+  std::string note;
+  std::string source;
+  bool uncertain = false;
+};
+
+// A family of names the code reads ("NCCL_GIN_").
+struct NcclPrefixRow {
+  std::string prefix;
+  bool rccl_only = false;
+  bool documented = true;
+  std::string source;
+  bool uncertain = false;
+};
+
+// An NCCL_* name that belongs to another program (NCCL_VERSION of NVIDIA's CUDA images).
+struct NcclForeignRow {
+  std::string name;
+  std::string reader;
+  std::string replaced_by;
+  std::string source;
+  bool uncertain = false;
+};
+
+// A setting that costs bandwidth or correctness (knowledge.md §6.2).
+struct NcclRiskyRow {
+  std::string name;
+  std::vector<std::string> equals; // risky values (case-insensitive; numbers compare as numbers)
+  std::optional<long long> below, above;
+  bool any = false;        // any value
+  std::string requirement; // YAML `requires`: "", "ib_device" or "multi_gpu"
+  std::string vendor;      // "", "nvidia", "amd": only on machines with GPUs of that vendor
+  std::string why, better;
+  std::string source;
+  bool uncertain = false;
+};
+
+// An option of PYTORCH_ALLOC_CONF / PYTORCH_CUDA_ALLOC_CONF / PYTORCH_HIP_ALLOC_CONF.
+struct AllocOptionRow {
+  std::string option;
+  // size_mb (integer MB, >= min), fraction (0 < x < 1), divisions (a power of two, or [size:div,...,>:div]),
+  // enum (`values`), bool (True / False), power_of_two (<= max), positive_int.
+  std::string kind;
+  std::vector<std::string> values;
+  std::optional<long long> min, max;
+  bool rocm_only = false; // accepted by ROCm builds only (hipMallocAsync, *_hip* spellings)
+  std::string note;
+  std::string source;
+  bool uncertain = false;
+};
+
+// A device-selection variable and the runtime layer that reads it (knowledge.md §5.2).
+struct DeviceSelectionRow {
+  std::string name;
+  std::string vendor; // "nvidia" or "amd": whose runtimes it is meant for
+  std::string layer;  // "CUDA runtime", "ROCr", "HIP", "ROCclr (HIP, OpenCL)"
+  std::string note;
+  std::string source;
+  bool uncertain = false;
+};
+
+// The gfx targets an official PyTorch ROCm wheel ships code for (knowledge.md §4.3).
+struct TorchRocmArchRow {
+  std::string torch; // "2.13" (every 2.13.x)
+  std::string rocm;  // the wheel index: "7.2"
+  std::vector<std::string> arches;
+  std::string source;
+  bool uncertain = false;
+};
+
+struct EnvKnowledge {
+  std::vector<NcclVarRow> nccl_vars;
+  std::vector<NcclPrefixRow> nccl_prefixes;
+  std::vector<NcclForeignRow> nccl_foreign;
+  std::vector<NcclRiskyRow> nccl_risky;
+  std::vector<AllocOptionRow> alloc_options;
+  std::vector<DeviceSelectionRow> device_selection;
+  std::vector<TorchRocmArchRow> torch_rocm_arches;
+
+  const NcclVarRow* nccl_var(std::string_view name) const;
+  const NcclPrefixRow* nccl_prefix(std::string_view name) const; // the family a name belongs to
+  const NcclForeignRow* nccl_foreign_name(std::string_view name) const;
+  // The known NCCL/RCCL names (not removed ones) nearest to `name`, at most `max_distance` edits away,
+  // nearest first.
+  std::vector<std::string> nccl_closest(std::string_view name, std::size_t max_distance) const;
+  const AllocOptionRow* alloc_option(std::string_view option) const;
+  std::vector<std::string> alloc_closest(std::string_view option, std::size_t max_distance) const;
+  const DeviceSelectionRow* device_selection_var(std::string_view name) const;
+  // The wheel row of a torch version ("2.13.0+rocm7.2" or "2.13.0") built for ROCm `rocm` ("7.2").
+  std::optional<TorchRocmArchRow> torch_arches(const std::string& torch_version,
+                                               const std::string& rocm) const;
+};
+
+} // namespace gpudoctor

@@ -1,0 +1,216 @@
+#include "probe/probe_compile.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "collect/collectors.hpp"
+#include "util/text.hpp"
+
+namespace gpudoctor::probe {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::chrono::milliseconds k_compile_timeout{600000};
+
+std::optional<std::string> slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// FNV-1a, 64 bits: a cache key, not a security boundary (the cache is the user's own folder).
+struct Hash {
+  std::uint64_t h = 1469598103934665603ull;
+  void add(std::string_view s) {
+    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+    h = (h ^ 0xff) * 1099511628211ull; // field separator
+  }
+  std::string hex() const {
+    char buf[20];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+    return buf;
+  }
+};
+
+std::optional<std::string> find_compiler(SystemView& view, const std::string& backend) {
+  const bool cuda = backend == "cuda";
+  const std::string name = cuda ? "nvcc" : "hipcc";
+  if (auto on_path = find_on_path(view, name)) return on_path;
+  std::vector<std::string> candidates;
+  for (const char* var : cuda ? std::vector<const char*>{"CUDA_HOME", "CUDA_PATH"} : std::vector<const char*>{"ROCM_PATH"})
+    if (auto dir = view.env(var); dir && !dir->empty() && (*dir)[0] == '/') candidates.push_back(*dir + "/bin/" + name);
+  candidates.push_back(cuda ? "/usr/local/cuda/bin/nvcc" : "/opt/rocm/bin/hipcc");
+  for (const auto& c : candidates)
+    if (auto st = view.stat(c); st && st->type == FileType::file) return c;
+  return std::nullopt;
+}
+
+fs::path cache_root(SystemView& view) {
+  if (auto xdg = view.env("XDG_CACHE_HOME"); xdg && !xdg->empty() && (*xdg)[0] == '/') return fs::path(*xdg) / "gpudoctor";
+  if (auto home = view.env("HOME"); home && !home->empty() && (*home)[0] == '/')
+    return fs::path(*home) / ".cache" / "gpudoctor";
+  std::error_code ec;
+  return fs::temp_directory_path(ec) / ("gpudoctor-cache-" + std::to_string(::getuid()));
+}
+
+std::string tail_of(const std::string& s, std::size_t lines) {
+  auto all = text::lines(text::trim(s));
+  std::size_t from = all.size() > lines ? all.size() - lines : 0;
+  std::vector<std::string> kept(all.begin() + static_cast<std::ptrdiff_t>(from), all.end());
+  return text::join(kept, " | ");
+}
+
+std::string program_name(const std::string& backend, const std::string& program) {
+  return "gpudoctor-probe-" + backend + (program == "kernels" ? "-kernels" : "");
+}
+
+// Runs the compiler for one program; the result lands at `out` only when it succeeded.
+std::expected<void, std::string> build(SystemView& view, const std::string& compiler, const std::string& backend,
+                                       const std::string& program, const std::vector<std::string>& target_flags,
+                                       const fs::path& sources, const std::vector<std::string>& files,
+                                       const fs::path& dir) {
+  fs::path out = dir / program_name(backend, program);
+  fs::path tmp = out.string() + ".tmp" + std::to_string(::getpid());
+  std::vector<std::string> argv = {compiler, "-O3", "-std=c++17"};
+  if (backend == "hip") argv.push_back("-D__HIP_PLATFORM_AMD__");
+  argv.insert(argv.end(), target_flags.begin(), target_flags.end());
+  for (const auto& inc : {dir, sources}) argv.insert(argv.end(), {"-I", inc.string()});
+  argv.insert(argv.end(), {"-o", tmp.string()});
+  // hipcc compiles .cpp as HIP for every target; the host files need no device code, so they go as C++.
+  if (backend == "hip") argv.insert(argv.end(), {"-x", "c++"});
+  for (const auto& f : files)
+    if (backend != "hip" || !text::ends_with(f, ".cu")) argv.push_back((sources / f).string());
+  if (backend == "hip") {
+    bool kernels = false;
+    for (const auto& f : files)
+      if (text::ends_with(f, ".cu")) {
+        if (!kernels) argv.insert(argv.end(), {"-x", "hip"});
+        kernels = true;
+        argv.push_back((sources / f).string());
+      }
+  }
+  std::string key = "probe-build@" + backend + (program == "kernels" ? "-kernels" : "");
+  auto r = view.run({key, argv, k_compile_timeout, {}});
+  std::error_code ec;
+  if (!r.ok()) {
+    fs::remove(tmp, ec);
+    std::string why = r.timed_out ? "timed out" : r.exit_code ? "exit " + std::to_string(*r.exit_code) : "killed";
+    return std::unexpected(why + ": " + tail_of(r.err + "\n" + r.out, 4));
+  }
+  fs::rename(tmp, out, ec);
+  if (ec) return std::unexpected("cannot place " + out.string() + ": " + ec.message());
+  return {};
+}
+
+} // namespace
+
+std::expected<std::vector<std::string>, std::string> source_list(const fs::path& sources, const std::string& program) {
+  auto text = slurp(sources / "sources.txt");
+  if (!text) return std::unexpected("no sources.txt in " + sources.string());
+  for (const auto& line : text::lines(*text)) {
+    std::string t = text::trim(line);
+    if (t.empty() || t[0] == '#' || !text::starts_with(t, program + ":")) continue;
+    auto files = text::split(t.substr(program.size() + 1), ' ');
+    if (!files.empty()) return files;
+  }
+  return std::unexpected("sources.txt in " + sources.string() + " lists no files for " + program);
+}
+
+Targets probe_targets(const std::string& backend, const Facts& facts) {
+  const Vendor vendor = backend == "cuda" ? Vendor::nvidia : Vendor::amd;
+  std::set<std::string> archs;
+  bool unknown = false;
+  for (const auto& gpu : facts.gpus) {
+    if (gpu.vendor != vendor) continue;
+    std::string arch = gpu.arch();
+    arch = arch.substr(0, arch.find(':'));
+    bool usable = vendor == Vendor::nvidia ? text::starts_with(arch, "sm_") && arch.size() > 3
+                                           : text::starts_with(arch, "gfx") && arch.size() > 3;
+    if (usable) archs.insert(arch);
+    else unknown = true;
+  }
+  Targets t;
+  if (archs.empty() || unknown) {
+    t.names = backend == "cuda" ? "nvcc's default arch, with PTX" : "the GPUs hipcc detects";
+    return t;
+  }
+  for (const auto& arch : archs) {
+    if (vendor == Vendor::nvidia) {
+      std::string n = arch.substr(3);
+      t.flags.push_back("-gencode=arch=compute_" + n + ",code=[sm_" + n + ",compute_" + n + "]");
+    } else {
+      t.flags.push_back("--offload-arch=" + arch);
+    }
+  }
+  t.names = text::join(std::vector<std::string>(archs.begin(), archs.end()), " ");
+  return t;
+}
+
+std::expected<ProbePrograms, std::string> compile_probes(const std::string& backend, SystemView& view,
+                                                         const Facts& facts, const fs::path& sources,
+                                                         const ProbeSay& say) {
+  const std::string title = backend == "cuda" ? "CUDA" : "HIP";
+  auto compiler = find_compiler(view, backend);
+  if (!compiler)
+    return std::unexpected("no prebuilt " + title + " probes beside gpudoctor, and no " +
+                           (backend == "cuda" ? "nvcc (PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)"
+                                              : "hipcc (PATH, $ROCM_PATH/bin, /opt/rocm/bin)") +
+                           " to compile them");
+  auto version = view.run({"probe-compiler@" + backend, {*compiler, "--version"}, std::chrono::seconds(30), {}});
+  if (!version.ok()) return std::unexpected(*compiler + " --version failed: " + tail_of(version.err, 2));
+  Targets targets = probe_targets(backend, facts);
+
+  Hash hash;
+  for (const auto& part : {backend, *compiler, version.out}) hash.add(part);
+  for (const auto& f : targets.flags) hash.add(f);
+  std::vector<std::string> programs = {"host", "kernels"};
+  std::map<std::string, std::vector<std::string>> files;
+  for (const auto& program : programs) {
+    auto list = source_list(sources, program);
+    if (!list) return std::unexpected(list.error());
+    files[program] = *list;
+  }
+  for (const auto& name : {std::string("sources.txt"), std::string("gpu_compat.h"), std::string("probe_common.h"),
+                           std::string("probes.h"), std::string("kernels.h")})
+    hash.add(name + "\n" + slurp(sources / name).value_or(""));
+  for (const auto& [program, list] : files)
+    for (const auto& f : list) hash.add(f + "\n" + slurp(sources / f).value_or(""));
+
+  fs::path dir = cache_root(view) / "probes" / (backend + "-" + hash.hex());
+  ProbePrograms out{(dir / program_name(backend, "host")).string(), (dir / program_name(backend, "kernels")).string(),
+                    ""};
+  std::error_code ec;
+  if (fs::exists(out.host, ec) && fs::exists(out.kernels, ec)) {
+    out.how = "cached in " + dir.string() + " (compiled earlier with " + *compiler + " for " + targets.names + ")";
+    return out;
+  }
+  fs::create_directories(dir, ec);
+  if (ec) return std::unexpected("cannot create the probe cache " + dir.string() + ": " + ec.message());
+  std::ofstream(dir / "gpudoctor_probe_targets.h")
+      << "#define GPUDOCTOR_PROBE_TARGETS \"" << targets.names << "\"\n";
+  if (say) say("compiling the " + title + " probes with " + *compiler + " for " + targets.names + " (once; cached in " +
+               dir.string() + ")");
+  for (const auto& program : programs) {
+    auto built = build(view, *compiler, backend, program, targets.flags, sources, files[program], dir);
+    if (!built && !targets.flags.empty()) {
+      // A GPU newer than the toolkit: its default target (PTX for NVIDIA) may still run there.
+      if (say) say("the " + title + " compiler refused " + targets.names + "; trying its default target");
+      targets = Targets{{}, backend == "cuda" ? "nvcc's default arch, with PTX" : "hipcc's default target"};
+      built = build(view, *compiler, backend, program, targets.flags, sources, files[program], dir);
+    }
+    if (!built)
+      return std::unexpected("compiling the " + title + " probes with " + *compiler + " failed (" + built.error() + ")");
+  }
+  out.how = "compiled now with " + *compiler + " for " + targets.names + ", cached in " + dir.string();
+  return out;
+}
+
+} // namespace gpudoctor::probe

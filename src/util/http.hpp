@@ -1,0 +1,40 @@
+// The one adapter over libcurl: a single HTTP(S) request with a time limit, TLS verification on, and the
+// proxy settings of the environment (http_proxy, https_proxy, no_proxy, as libcurl reads them). Used by
+// `check --online` (is a repository reachable?) and for uploading bundles. Never throws.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace gpudoctor {
+
+struct HttpRequest {
+  std::string url;                         // http:// or https:// only
+  std::string method = "HEAD";             // HEAD, GET, POST, PUT
+  std::string body;                        // for POST and PUT
+  std::vector<std::string> headers;        // "Content-Type: application/gzip"
+  std::chrono::milliseconds timeout{5000}; // the whole request, connection included
+  std::size_t max_body_bytes = 64 * 1024;  // of the answer; the rest ends the transfer (body_truncated)
+  std::string ca_file;                     // trust this CA bundle instead of the system's (tests)
+  bool follow_redirects = true;            // up to 5
+};
+
+struct HttpResponse {
+  bool completed = false; // an HTTP answer came back (whatever its status)
+  long status = 0;        // HTTP status of the last answer
+  std::string error; // why not: libcurl's words ("Could not resolve host: ...", "SSL certificate problem...")
+  std::string error_kind; // "dns", "proxy", "tls", "connect", "timeout", "other"; empty when completed
+  std::string body;
+  bool body_truncated = false;
+  std::string effective_url; // after redirects
+  long duration_ms = 0;
+};
+
+HttpResponse http_request(const HttpRequest& request);
+
+// "https://user:token@host/simple" -> "https://<redacted>@host/simple": for reports and messages.
+std::string url_without_credentials(const std::string& url);
+
+} // namespace gpudoctor

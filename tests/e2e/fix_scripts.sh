@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Every script gpudoctor writes passes shellcheck: every recipe and both migrations, for a Debian-family and
+# a RHEL-family machine, with every step rendered (--render-all), and the golden scripts. The scripts refuse
+# to run on another machine; `fix` lists what the checks point to; impossible versions are refused.
+# shellcheck source=tests/e2e/common.bash
+source "$(dirname "$0")/common.bash"
+command -v shellcheck >/dev/null || skip "shellcheck is not installed"
+
+debian=$source_dir/tests/machines/amd-to-nvidia-leftovers/snapshot
+declare -A snapshots=([debian]=$debian [rhel]=$source_dir/tests/fixes/machines/rocky9-mi210-rocm/snapshot)
+recipes=()
+for f in "$source_dir"/fixes/*.yaml; do
+  name=$(basename "$f" .yaml)
+  case $name in catalogue | stacks | migrate) ;; *) recipes+=("$name") ;; esac
+done
+((${#recipes[@]} >= 17)) || fail "found only ${#recipes[@]} recipes"
+
+count=0
+for family in debian rhel; do
+  snap=${snapshots[$family]}
+  for id in "${recipes[@]}"; do
+    out=$work/$family-$id.sh
+    if ! "$gpudoctor" fix "$id" --from "$snap" --render-all --emit "$out" 2>"$work/err"; then
+      if [[ $family == rhel && $id == repo-fix-codename ]] && grep -q 'no steps for the rhel family' "$work/err"; then
+        continue
+      fi
+      fail "fix $id for $family: $(cat "$work/err")"
+    fi
+    shellcheck "$out" || fail "the $family script of $id does not pass shellcheck"
+    count=$((count + 1))
+  done
+  for to in nvidia amd; do
+    out=$work/$family-migrate-$to.sh
+    "$gpudoctor" migrate --to "$to" --from "$snap" --render-all --emit "$out" 2>"$work/err" ||
+      fail "migrate --to $to for $family: $(cat "$work/err")"
+    shellcheck "$out" || fail "the $family migration to $to does not pass shellcheck"
+    count=$((count + 1))
+  done
+done
+pass "$count scripts (${#recipes[@]} recipes and 2 migrations, Debian and RHEL families, every step) pass shellcheck"
+
+golden=("$source_dir"/tests/fixes/golden/*.sh)
+((${#golden[@]} >= 10)) || fail "only ${#golden[@]} golden scripts"
+shellcheck "${golden[@]}" || fail "a golden script does not pass shellcheck"
+shellcheck "$source_dir/fixes/lib.bash" || fail "fixes/lib.bash does not pass shellcheck"
+pass "the ${#golden[@]} golden scripts and the library pass shellcheck"
+
+"$gpudoctor" fix purge-rocm --from "$debian" --emit "$work/purge.sh" 2>/dev/null || fail "fix purge-rocm failed"
+bash "$work/purge.sh" --list >"$work/list.out" || fail "--list failed"
+grep -q 'purge-rocm.packages' "$work/list.out" || fail "--list does not list the steps"
+status=0
+bash "$work/purge.sh" --dry-run >"$work/dry.out" 2>&1 || status=$?
+if [[ $status != 1 ]] || ! grep -q 'gpudoctor script: made for' "$work/dry.out"; then
+  fail "a script made for another machine did not refuse to run here (status $status): $(cat "$work/dry.out")"
+fi
+pass "a script made for another machine refuses to run here, even with --dry-run"
+
+"$gpudoctor" fix --from "$debian" >"$work/fixes.out" || fail "fix (the list) failed"
+for id in purge-rocm torch-reinstall; do
+  grep -q "^  $id " "$work/fixes.out" || fail "fix does not list $id: $(cat "$work/fixes.out")"
+done
+pass "fix lists the fixes the checks point to"
+
+volta=$source_dir/tests/fixes/machines/rhel9-v100-cuda/snapshot
+status=0
+"$gpudoctor" migrate --to nvidia --cuda 13.0 --from "$volta" >"$work/refused.out" 2>&1 || status=$?
+if [[ $status != 2 ]] || ! grep -q 'CUDA 13 no longer builds for compute capability below sm_75' "$work/refused.out"; then
+  fail "CUDA 13 for a Volta GPU was not refused with the reason (status $status): $(cat "$work/refused.out")"
+fi
+status=0
+"$gpudoctor" fix enroll-mok --from "$volta" >"$work/manual.out" 2>&1 || status=$?
+if [[ $status != 2 ]] || ! grep -q 'done by hand' "$work/manual.out"; then fail "a manual fix did not say so"; fi
+pass "impossible versions are refused with the reason; a manual fix says it has no script"

@@ -1,0 +1,64 @@
+// Shared by the fix tests: the built-in recipes and stack tables, and a machine snapshot turned into the
+// plan context the planner takes (the same path `gpudoctor fix --from` goes).
+#pragma once
+
+#include "app/pipeline.hpp"
+#include "app/snapshot_source.hpp"
+#include "fix/inventory.hpp"
+#include "fix/plan.hpp"
+#include "fix/recipe.hpp"
+#include "fix/stacks.hpp"
+
+#include <memory>
+#include <string>
+
+#include <doctest/doctest.h>
+
+namespace gpudoctor::test {
+
+inline const fix::RecipeBook& recipes() {
+  static const fix::RecipeBook book = [] {
+    auto loaded = fix::load_recipes();
+    if (!loaded) FAIL("built-in recipes do not load: " << loaded.error());
+    return *loaded;
+  }();
+  return book;
+}
+
+inline const fix::Stacks& stacks() {
+  static const fix::Stacks s = [] {
+    auto loaded = fix::load_stacks();
+    if (!loaded) FAIL("built-in stack tables do not load: " << loaded.error());
+    return *loaded;
+  }();
+  return s;
+}
+
+// A snapshot looked at as `gpudoctor fix --from` does: facts, results, inventory.
+struct SnapshotMachine {
+  Loaded data;
+  Report report;
+  fix::Inventory inventory;
+  std::string label;
+
+  fix::PlanContext context(fix::PlanOptions opt = {}) const {
+    opt.source = label;
+    return fix::PlanContext{report.facts, data.kb, stacks(), recipes(), inventory, report.results, opt};
+  }
+};
+
+// `rel`: the snapshot folder relative to the source folder (tests/machines/x/snapshot).
+inline std::unique_ptr<SnapshotMachine> open_machine(const std::string& rel) {
+  auto m = std::make_unique<SnapshotMachine>();
+  auto data = load_data(CheckOptions{});
+  REQUIRE_MESSAGE(data.has_value(), (data ? std::string() : data.error()));
+  m->data = std::move(*data);
+  auto snap = OpenedSnapshot::open(std::string(GPUDOCTOR_SOURCE_DIR) + "/" + rel);
+  REQUIRE_MESSAGE(snap.has_value(), (snap ? std::string() : snap.error()));
+  m->report = run_pipeline((*snap)->view(), m->data, CheckOptions{});
+  m->inventory = fix::take_inventory((*snap)->view(), m->report.facts, m->data.kb, stacks());
+  m->label = "snapshot " + rel;
+  return m;
+}
+
+} // namespace gpudoctor::test

@@ -1,0 +1,326 @@
+// The configuration collectors (repositories, DKMS and Secure Boot, GPU-stack paths, Docker, site packages)
+// over an in-memory machine.
+#include "check_fixtures.hpp"
+#include "collect/collectors.hpp"
+#include "util/text.hpp"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+using namespace gpudoctor;
+using namespace gpudoctor::test;
+
+namespace {
+
+std::string realdata(const std::string& name) {
+  std::ifstream in(std::string(GPUDOCTOR_TEST_DATA) + "/realdata/" + name);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Files, folders (implied by the files below them, or declared), links and command outputs.
+class MemView : public SystemView {
+public:
+  std::map<std::string, std::string> files, links;
+  std::set<std::string> dirs;
+  std::map<std::string, CommandResult> commands;
+  std::map<std::string, std::string> env;
+  Identity who;
+
+  std::optional<std::string> read_file(const std::string& path) override {
+    auto it = files.find(path);
+    if (it == files.end()) return std::nullopt;
+    return it->second;
+  }
+  std::optional<std::vector<std::string>> list_dir(const std::string& path) override {
+    std::set<std::string> names;
+    bool found = dirs.count(path) > 0;
+    std::string prefix = path + "/";
+    auto collect = [&](const std::string& p) {
+      if (!text_starts(p, prefix)) return;
+      found = true;
+      std::string rest = p.substr(prefix.size());
+      names.insert(rest.substr(0, rest.find('/')));
+    };
+    for (const auto& [p, content] : files)
+      collect(p);
+    for (const auto& p : dirs)
+      collect(p);
+    for (const auto& [p, target] : links)
+      collect(p);
+    if (!found) return std::nullopt;
+    return std::vector<std::string>(names.begin(), names.end());
+  }
+  std::optional<std::string> read_link(const std::string& path) override {
+    auto it = links.find(path);
+    if (it == links.end()) return std::nullopt;
+    return it->second;
+  }
+  std::optional<FileStat> stat(const std::string& path) override {
+    std::string p = resolve(path);
+    FileStat st;
+    if (files.count(p)) {
+      st.type = FileType::file;
+      return st;
+    }
+    if (dirs.count(p) || list_dir(p)) {
+      st.type = FileType::dir;
+      return st;
+    }
+    return std::nullopt;
+  }
+  CommandResult run(const CommandSpec& spec) override {
+    auto it = commands.find(spec.key);
+    if (it != commands.end()) return it->second;
+    CommandResult r;
+    r.key = spec.key;
+    r.found = false;
+    r.exit_code = 127;
+    return r;
+  }
+  std::map<std::string, std::string> environment() override { return env; }
+  Identity identity() override { return who; }
+  std::string kind() const override { return "replay"; }
+
+  void command(const std::string& key, const std::string& out, int exit_code = 0,
+               const std::string& err = "") {
+    CommandResult r;
+    r.key = key;
+    r.found = true;
+    r.exit_code = exit_code;
+    r.out = out;
+    r.err = err;
+    commands[key] = r;
+  }
+
+private:
+  // Links followed in every component, as the kernel does.
+  std::string resolve(std::string path) const {
+    for (int hop = 0; hop < 16; ++hop) {
+      std::string prefix;
+      bool changed = false;
+      for (const auto& part : text::split(path, '/')) {
+        prefix += "/" + part;
+        if (auto it = links.find(prefix); it != links.end()) {
+          path = it->second + path.substr(prefix.size());
+          changed = true;
+          break;
+        }
+      }
+      if (!changed) break;
+    }
+    return path;
+  }
+  static bool text_starts(const std::string& s, const std::string& p) {
+    return s.compare(0, p.size(), p) == 0;
+  }
+};
+
+} // namespace
+
+TEST_CASE("collect: vendor repositories from apt (one-line, deb822), dnf and pip") {
+  MemView v;
+  v.who.home = "/home/ada";
+  v.files["/etc/os-release"] =
+      "ID=linuxmint\nVERSION_ID=\"21\"\nVERSION_CODENAME=vanessa\nUBUNTU_CODENAME=jammy\n";
+  v.files["/etc/apt/sources.list"] = "deb http://archive.ubuntu.com/ubuntu jammy main\n";
+  v.files["/etc/apt/sources.list.d/rocm.list"] = "deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] "
+                                                 "https://repo.radeon.com/rocm/apt/6.1.3 jammy main\n"
+                                                 "# deb https://repo.radeon.com/rocm/apt/5.7 jammy main\n";
+  v.files["/etc/apt/sources.list.d/cuda.sources"] =
+      "Types: deb\nURIs: https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64/\n"
+      "Suites: /\nSigned-By: /usr/share/keyrings/cuda-archive-keyring.gpg\n";
+  v.files["/etc/apt/sources.list.d/google-chrome.list.save"] = "deb https://repo.radeon.com/x jammy main\n";
+  v.files["/etc/yum.repos.d/cuda-rhel9.repo"] =
+      "[cuda-rhel9-x86_64]\nname=cuda\nbaseurl=https://developer.download.nvidia.com/compute/cuda/repos/"
+      "rhel9/x86_64\n"
+      "enabled=1\n";
+  v.files["/home/ada/.config/pip/pip.conf"] =
+      "[global]\nextra-index-url =\n    https://download.pytorch.org/whl/rocm6.1\n    "
+      "https://pypi.org/simple\n";
+  v.env["PIP_INDEX_URL"] = "https://download.pytorch.org/whl/cu121";
+  RepoFacts repos;
+  collect_repos(v, kb(), repos);
+  CHECK(repos.ubuntu_codename.value == std::optional<std::string>("jammy"));
+  REQUIRE(repos.sources.size() == 6);
+  CHECK(repos.sources[0].origin == "/etc/apt/sources.list.d/cuda.sources:1");
+  CHECK(repos.sources[0].vendor == "nvidia");
+  CHECK(repos.sources[0].suite == "/");
+  CHECK(repos.sources[1].origin == "/etc/apt/sources.list.d/rocm.list:1");
+  CHECK(repos.sources[1].suite == "jammy");
+  CHECK(repos.sources[1].enabled);
+  CHECK_FALSE(repos.sources[2].enabled); // the commented-out line
+  CHECK(repos.sources[3].kind == "dnf");
+  CHECK(repos.sources[3].origin == "/etc/yum.repos.d/cuda-rhel9.repo:1");
+  CHECK(repos.sources[4].kind == "pip");
+  CHECK(repos.sources[4].origin == "env PIP_INDEX_URL");
+  CHECK(repos.sources[5].uri == "https://download.pytorch.org/whl/rocm6.1");
+  CHECK(repos.sources[5].origin == "/home/ada/.config/pip/pip.conf:2");
+  CHECK_FALSE(repos.sources[5].release_specific);
+}
+
+TEST_CASE("collect: dkms status and mokutil") {
+  MemView v;
+  v.command("dkms-status", realdata("dkms-status-amdgpu-1.txt"));
+  v.command("mokutil-sb-state", "SecureBoot enabled\n");
+  BootFacts boot;
+  std::vector<ToolRun> tools;
+  collect_boot(v, CollectOptions{}, boot, tools);
+  CHECK(boot.dkms_ran);
+  REQUIRE(boot.dkms.size() == 2);
+  CHECK(boot.dkms[0].module == "amdgpu");
+  CHECK(boot.dkms[0].version == "6.16.6-2255209.24.04");
+  CHECK(boot.dkms[1].kernel == "6.17.0-8-generic");
+  CHECK(boot.dkms[1].state == "installed");
+  CHECK(boot.secure_boot.value == std::optional<std::string>("enabled"));
+  REQUIRE(tools.size() == 2);
+  CHECK(tools[0].program == "dkms");
+  CHECK(tools[0].failure.empty());
+
+  MemView none;
+  none.command("mokutil-sb-state", "", 1, "EFI variables are not supported on this system\n");
+  BootFacts b2;
+  std::vector<ToolRun> t2;
+  collect_boot(none, CollectOptions{}, b2, t2);
+  CHECK_FALSE(b2.dkms_ran);
+  CHECK(b2.secure_boot.value == std::optional<std::string>("no-efi"));
+}
+
+TEST_CASE(
+    "collect: GPU-stack paths from the environment, profiles and ld.so.conf.d; CUDA and ROCm pointers") {
+  MemView v;
+  v.who.home = "/home/ada";
+  v.env["PATH"] = "/home/ada/.local/bin:/usr/local/cuda/bin:/usr/bin:/opt/rocm-6.2.0/bin";
+  v.env["CUDA_HOME"] = "/usr/local/cuda-11.8";
+  v.env["ROCM_PATH"] = "/opt/rocm-6.2.0";
+  v.files["/home/ada/.bashrc"] = "# ~/.bashrc\n"
+                                 "export CUDA_HOME=/usr/local/cuda-11.8\n"
+                                 "export PATH=$CUDA_HOME/bin:$PATH\n"
+                                 "export LD_LIBRARY_PATH=/opt/rocm-5.7.1/lib:${LD_LIBRARY_PATH}\n"
+                                 "export PATH=\"$HOME/.cargo/bin:$PATH\"\n";
+  v.files["/etc/ld.so.conf.d/rocm.conf"] = "/opt/rocm/lib\n/opt/rocm/lib64\n";
+  v.files["/etc/ld.so.conf.d/x86_64-linux-gnu.conf"] = "/usr/local/lib/x86_64-linux-gnu\n";
+  v.links["/usr/local/cuda"] = "/etc/alternatives/cuda";
+  v.links["/etc/alternatives/cuda"] = "/usr/local/cuda-12.4";
+  v.files["/usr/local/cuda-12.4/version.json"] = R"({"cuda": {"name": "CUDA SDK", "version": "12.4.131"}})";
+  v.dirs.insert("/usr/local/cuda-12.4/bin");
+  v.links["/opt/rocm"] = "/opt/rocm-6.2.0";
+  v.files["/opt/rocm-6.2.0/.info/version"] = "6.2.0-66\n";
+  v.dirs.insert("/opt/rocm-6.2.0/bin");
+  v.dirs.insert("/opt/rocm-6.2.0/lib");
+  EnvFacts env;
+  env.all = v.env;
+  env.path_entries = text::split(v.env["PATH"], ':');
+  ToolkitFacts tk;
+  tk.cuda_default_link = {"/usr/local/cuda-12.4", "/usr/local/cuda -> /usr/local/cuda-12.4"};
+  tk.cuda.push_back({"/usr/local/cuda-12.4", {"12.4.131", "/usr/local/cuda-12.4/version.json"}});
+  tk.nvcc_path = {"/usr/local/cuda/bin/nvcc", "PATH"};
+  tk.rocm_default_link = {"/opt/rocm-6.2.0", "/opt/rocm -> /opt/rocm-6.2.0"};
+  tk.rocm.push_back({"/opt/rocm-6.2.0", {"6.2.0", "/opt/rocm-6.2.0/.info/version"}, false});
+  PathFacts out;
+  collect_stack_paths(v, env, tk, out);
+
+  auto find = [&](const std::string& origin, const std::string& entry) -> const PathSetting* {
+    for (const auto& s : out.settings)
+      if (s.origin == origin && s.entry == entry) return &s;
+    return nullptr;
+  };
+  const PathSetting* cuda_bin = find("env PATH", "/usr/local/cuda/bin");
+  REQUIRE(cuda_bin);
+  CHECK(cuda_bin->stack == Vendor::nvidia);
+  CHECK(cuda_bin->exists == std::optional<bool>(true));
+  CHECK(find("env PATH", "/home/ada/.local/bin") == nullptr); // not a GPU stack: never looked at
+  const PathSetting* home = find("env CUDA_HOME", "/usr/local/cuda-11.8");
+  REQUIRE(home);
+  CHECK(home->exists == std::optional<bool>(false));
+  const PathSetting* expanded = find("/home/ada/.bashrc:3", "$CUDA_HOME/bin");
+  REQUIRE(expanded);
+  CHECK(expanded->resolved == "/usr/local/cuda-11.8/bin");
+  CHECK(expanded->exists == std::optional<bool>(false));
+  const PathSetting* old_rocm = find("/home/ada/.bashrc:4", "/opt/rocm-5.7.1/lib");
+  REQUIRE(old_rocm);
+  CHECK(old_rocm->stack == Vendor::amd);
+  CHECK(old_rocm->variable == "LD_LIBRARY_PATH");
+  CHECK(find("/home/ada/.bashrc:5", "$HOME/.cargo/bin") == nullptr);
+  const PathSetting* ld = find("/etc/ld.so.conf.d/rocm.conf:1", "/opt/rocm/lib");
+  REQUIRE(ld);
+  CHECK(ld->variable == "ld.so.conf");
+  CHECK(ld->exists == std::optional<bool>(true));
+  CHECK(std::find(out.files.begin(), out.files.end(), "/home/ada/.bashrc") != out.files.end());
+
+  REQUIRE(out.cuda.size() == 3);
+  CHECK(out.cuda[0].what == "nvcc on PATH");
+  CHECK(out.cuda[0].resolved == "/usr/local/cuda-12.4");
+  CHECK(out.cuda[0].version.value == std::optional<std::string>("12.4.131"));
+  CHECK(out.cuda[1].what == "CUDA_HOME");
+  CHECK_FALSE(out.cuda[1].exists);
+  CHECK(out.cuda[2].what == "/usr/local/cuda");
+  CHECK(out.cuda[2].resolved == "/usr/local/cuda-12.4");
+
+  REQUIRE(out.rocm.size() == 3);
+  CHECK(out.rocm[0].what == "/opt/rocm");
+  CHECK(out.rocm[0].version.value == std::optional<std::string>("6.2.0"));
+  CHECK(out.rocm[1].what == "ROCM_PATH");
+  CHECK(out.rocm[2].what == "PATH entry");
+  CHECK(out.rocm[2].path == "/opt/rocm-6.2.0");
+}
+
+TEST_CASE("collect: docker info runtimes, daemon.json and the container toolkit") {
+  MemView v;
+  v.env["PATH"] = "/usr/bin";
+  v.files["/usr/bin/docker"] = "";
+  v.files["/etc/nvidia-container-runtime/config.toml"] = "";
+  v.files["/etc/docker/daemon.json"] = R"({"runtimes": {"nvidia": {"path": "nvidia-container-runtime"}}})";
+  v.command("docker-info-json",
+            R"({"ServerVersion": "27.3.1", "DefaultRuntime": "runc",)"
+            R"( "Runtimes": {"io.containerd.runc.v2": {"path": "runc"}, "runc": {"path": "runc"}}})");
+  ContainerFacts c;
+  std::vector<ToolRun> tools;
+  collect_containers(v, CollectOptions{}, PackageFacts{}, c, tools);
+  CHECK(c.docker_installed);
+  CHECK(c.docker_info_ok);
+  CHECK(c.runtimes == std::vector<std::string>{"io.containerd.runc.v2", "runc"});
+  CHECK(c.default_runtime == "runc");
+  CHECK(c.daemon_json_runtimes == std::vector<std::string>{"nvidia"});
+  CHECK(c.nvidia_toolkit_config);
+
+  MemView denied;
+  denied.env["PATH"] = "/usr/bin";
+  denied.files["/usr/bin/docker"] = "";
+  denied.command(
+      "docker-info-json",
+      R"({"ServerErrors":["permission denied while trying to connect to the Docker daemon socket at )"
+      R"(unix:///var/run/docker.sock"]})",
+      1);
+  ContainerFacts d;
+  collect_containers(denied, CollectOptions{}, PackageFacts{}, d, tools);
+  CHECK(d.docker_installed);
+  CHECK_FALSE(d.docker_info_ok);
+  CHECK(contains(d.docker_info_error, "permission denied"));
+}
+
+TEST_CASE("collect: distributions of the site folders, from dist-info and egg-info names") {
+  MemView v;
+  const std::string site = "/home/ada/.local/lib/python3.12/site-packages";
+  for (const char* name :
+       {"nvidia_cublas_cu12-12.6.4.1.dist-info", "pytorch_triton_rocm-3.3.1+gitc8757738.dist-info",
+        "flash_attn-2.6.3-py3.12.egg-info", "torch", "Markdown-3.7.dist-info"})
+    v.dirs.insert(site + "/" + name);
+  v.dirs.insert("/usr/lib/python3.12");
+  PythonFacts py;
+  PythonEnv env = make_python("PATH", "/usr/bin/python3");
+  env.sys_path = {"/usr/lib/python3.12", site, site + "/"};
+  py.envs.push_back(env);
+  collect_python_distributions(v, py);
+  const auto& d = py.envs[0].distributions;
+  REQUIRE(d.size() == 4);
+  CHECK(d[0].name == "markdown");
+  CHECK(d[1].name == "flash-attn");
+  CHECK(d[1].version == "2.6.3");
+  CHECK(d[2].name == "nvidia-cublas-cu12");
+  CHECK(d[2].version == "12.6.4.1");
+  CHECK(d[3].name == "pytorch-triton-rocm");
+  CHECK(d[3].folder == site);
+}

@@ -1,0 +1,126 @@
+// Version choice for install and migrate: the knowledge tables decide, overrides are checked, impossible
+// combinations are refused with the reason.
+#include "check_fixtures.hpp"
+#include "fix/choose.hpp"
+#include "fix_fixtures.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace gpudoctor;
+using namespace gpudoctor::fix;
+using namespace gpudoctor::test;
+
+namespace {
+
+Facts with_os(Facts f, const std::string& id, const std::string& version, const std::string& codename) {
+  f.os.id = {id, "/etc/os-release"};
+  f.os.version_id = {version, "/etc/os-release"};
+  if (!codename.empty()) f.os.codename = {codename, "/etc/os-release"};
+  f.os.pretty_name = {id + " " + version, "/etc/os-release"};
+  return f;
+}
+
+Facts nvidia_box(unsigned device) {
+  Facts f = with_os(Facts{}, "ubuntu", "22.04", "jammy");
+  f.gpus.push_back(make_nvidia_gpu(0, device));
+  return f;
+}
+
+std::string refusal(const Facts& f, VersionRequest req) {
+  auto c = choose_nvidia(f, kb(), stacks(), req);
+  return c ? "(chosen " + c->cuda + ")" : c.error();
+}
+
+} // namespace
+
+TEST_CASE("fix choose: NVIDIA versions follow the GPU's compute capability") {
+  auto ampere = choose_nvidia(nvidia_box(0x2204), kb(), stacks(), {}); // RTX 3090, sm_86
+  REQUIRE(ampere.has_value());
+  CHECK(ampere->cuda == "13.0");
+  CHECK(ampere->branch == 580);
+  CHECK(ampere->open_modules);
+  CHECK(ampere->torch_index == "cu130");
+
+  auto volta = choose_nvidia(nvidia_box(0x1db4), kb(), stacks(), {}); // V100, sm_70
+  REQUIRE(volta.has_value());
+  CHECK(volta->cuda == "12.6");
+  CHECK(volta->branch == 560);
+  CHECK(!volta->open_modules); // the open modules need Turing or later
+  CHECK(volta->torch_index == "cu126");
+
+  auto blackwell = choose_nvidia(nvidia_box(0x2b85), kb(), stacks(), {}); // RTX 5090, sm_120
+  REQUIRE(blackwell.has_value());
+  CHECK(blackwell->cuda == "13.0");
+  CHECK(blackwell->torch_index == "cu130");
+
+  auto pinned = choose_nvidia(nvidia_box(0x2204), kb(), stacks(), {.driver = "570", .cuda = "12.8"});
+  REQUIRE(pinned.has_value());
+  CHECK(pinned->branch == 570);
+  CHECK(pinned->torch_index == "cu128");
+}
+
+TEST_CASE("fix choose: impossible NVIDIA combinations are refused with the reason") {
+  CHECK(test::contains(refusal(nvidia_box(0x1db4), {.cuda = "13.0"}),
+                       "CUDA 13 no longer builds for compute capability below sm_75"));
+  CHECK(test::contains(refusal(nvidia_box(0x2b85), {.cuda = "12.4"}),
+                       "CUDA 12.4 cannot build for sm_120: that needs CUDA 12.8"));
+  CHECK(test::contains(refusal(nvidia_box(0x2204), {.cuda = "11.0"}), "needs CUDA 11.1 or newer"));
+  CHECK(test::contains(refusal(nvidia_box(0x2204), {.driver = "470", .cuda = "12.4"}),
+                       "driver 470 cannot run CUDA 12.4"));
+  CHECK(test::contains(refusal(nvidia_box(0x2b85), {.driver = "550", .cuda = "12.8"}),
+                       "driver 550 supports CUDA up to 12.4, and sm_120"));
+  CHECK(test::contains(refusal(nvidia_box(0x2204), {.cuda = "99.1"}), "not in the knowledge tables"));
+  // A driver of the same CUDA major runs it under minor-version compatibility: allowed, with a note.
+  auto compat = choose_nvidia(nvidia_box(0x2204), kb(), stacks(), {.driver = "535", .cuda = "12.4"});
+  REQUIRE(compat.has_value());
+  CHECK(test::contains(compat->notes.back() + compat->notes.front(), "CUDA 12.4"));
+}
+
+TEST_CASE("fix choose: the ROCm release supports the GPU and the OS") {
+  Facts rdna3 = with_os(amd_machine({110000}), "ubuntu", "22.04", "jammy");
+  auto os = os_key(rdna3, kb());
+  REQUIRE(os.has_value());
+  auto c = choose_amd(rdna3, kb(), stacks(), *os, {});
+  REQUIRE(c.has_value());
+  CHECK(c->install.rocm == "7.2");
+  CHECK(c->torch_index == "rocm7.2");
+
+  auto old = choose_amd(rdna3, kb(), stacks(), *os, {.rocm = "6.2"});
+  REQUIRE(old.has_value());
+  CHECK(old->install.apt_dir == "6.2.4");
+
+  Facts rdna4 = with_os(amd_machine({120001}), "ubuntu", "24.04", "noble");
+  auto os4 = os_key(rdna4, kb());
+  auto refused = choose_amd(rdna4, kb(), stacks(), *os4, {.rocm = "6.2"});
+  REQUIRE(!refused.has_value());
+  CHECK(test::contains(refused.error(), "ROCm 6.2 supports none of this machine's GPUs (gfx1201"));
+  CHECK(!choose_amd(rdna3, kb(), stacks(), *os, {.rocm = "5.7"}).has_value()); // no repositories for it
+
+  Facts debian = with_os(amd_machine({90010}), "debian", "12", "bookworm");
+  auto osd = os_key(debian, kb());
+  REQUIRE(osd.has_value());
+  CHECK(osd->base_id == "debian");
+  auto cd = choose_amd(debian, kb(), stacks(), *osd, {});
+  REQUIRE(cd.has_value());
+  CHECK(cd->install.rocm == "7.2");
+}
+
+TEST_CASE("fix choose: the OS key maps derivatives onto their base") {
+  Facts mint = with_os(Facts{}, "linuxmint", "21", "vanessa");
+  mint.os.id_like = {"ubuntu", "debian"};
+  mint.repos.ubuntu_codename = {"jammy", "/etc/os-release"};
+  auto os = os_key(mint, kb());
+  REQUIRE(os.has_value());
+  CHECK(os->ubuntu);
+  CHECK(os->base_version == "22.04");
+  CHECK(os->codename == "jammy");
+
+  Facts rocky = with_os(Facts{}, "rocky", "9.4", "");
+  rocky.os.id_like = {"rhel", "centos", "fedora"};
+  auto r = os_key(rocky, kb());
+  REQUIRE(r.has_value());
+  CHECK(r->family == Family::rhel);
+  CHECK(r->base_id == "rhel");
+
+  CHECK(!os_key(with_os(Facts{}, "arch", "rolling", ""), kb()).has_value());
+}

@@ -1,0 +1,156 @@
+// The fix data: recipes, migrations, stack tables and the script library load; they agree with the check
+// catalogue; a broken recipe is refused with its file and line.
+#include "check_fixtures.hpp"
+#include "fix_fixtures.hpp"
+#include "util/text.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <unistd.h>
+
+#include <doctest/doctest.h>
+
+using namespace gpudoctor;
+using namespace gpudoctor::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A scratch source folder with fixes/ holding the given files (and the real migrate.yaml and lib.bash).
+struct ScratchFixes {
+  fs::path root;
+  explicit ScratchFixes(const std::map<std::string, std::string>& files) {
+    static int counter = 0;
+    root = fs::temp_directory_path() /
+           ("gpudoctor-fix-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    fs::remove_all(root);
+    fs::create_directories(root / "fixes");
+    for (const char* keep : {"migrate.yaml", "lib.bash", "purge-rocm.yaml", "purge-nvidia.yaml",
+                             "install-nvidia.yaml", "install-rocm.yaml", "torch-reinstall.yaml",
+                             "reboot.yaml", "blacklist-nouveau.yaml", "groups-render-video.yaml"})
+      fs::copy_file(fs::path(GPUDOCTOR_SOURCE_DIR) / "fixes" / keep, root / "fixes" / keep);
+    for (const auto& [name, content] : files)
+      std::ofstream(root / "fixes" / name) << content;
+  }
+  ~ScratchFixes() {
+    std::error_code ec;
+    fs::remove_all(root, ec);
+  }
+  std::string error() const {
+    auto r = fix::load_recipes(root.string());
+    return r ? std::string("(loaded)") : r.error();
+  }
+};
+
+const char* kGood = R"(id: demo
+title: Demo
+description: A demo.
+steps:
+  - id: one
+    title: One
+    root: false
+    run: gd_say {{user}}
+    verify: "true"
+)";
+
+} // namespace
+
+TEST_CASE("fix data: the built-in recipes, migrations, stack tables and library load") {
+  const auto& book = recipes();
+  CHECK(book.recipes.size() >= 17);
+  CHECK(book.migrations.size() == 2);
+  CHECK(text::contains(book.library, "gd_main()"));
+  CHECK(stacks().vendor("amd") != nullptr);
+  CHECK(stacks().vendor("nvidia") != nullptr);
+  auto from_source = fix::load_recipes(GPUDOCTOR_SOURCE_DIR);
+  REQUIRE(from_source.has_value());
+  CHECK(from_source->recipes.size() == book.recipes.size());
+}
+
+TEST_CASE("fix data: recipes remedy known checks, are fix ids, and cover both families where they can") {
+  const auto& cat = catalogue();
+  std::set<std::string> debian_only = {"repo-fix-codename"};
+  for (const auto& r : recipes().recipes) {
+    CAPTURE(r.id);
+    CHECK_MESSAGE(cat.find_fix(r.id) != nullptr, "fixes/catalogue.yaml has no entry for " << r.id);
+    for (const auto& id : r.remedies)
+      CHECK_MESSAGE(cat.find(id) != nullptr, id << " is not a check id");
+    CHECK(r.has_steps_for(fix::Family::debian));
+    if (!debian_only.count(r.id)) CHECK(r.has_steps_for(fix::Family::rhel));
+  }
+  for (const auto& m : recipes().migrations)
+    for (const auto& id : m.must_pass)
+      CHECK_MESSAGE(cat.find(id) != nullptr, id << " is not a check id");
+  // Every fix a check points to has a recipe, except the ones done by hand.
+  std::set<std::string> manual = {"enroll-mok"};
+  for (const auto& f : cat.fixes)
+    if (!manual.count(f.id)) CHECK_MESSAGE(recipes().find(f.id) != nullptr, "no recipe for fix " << f.id);
+}
+
+TEST_CASE("fix data: a broken recipe is refused with its file and line") {
+  CHECK(ScratchFixes({{"demo.yaml", kGood}}).error() == "(loaded)");
+  std::string bad_field = kGood;
+  bad_field.replace(bad_field.find("    root: false"), 15, "    root: false\n    sudo: yes");
+  CHECK(text::contains(ScratchFixes({{"demo.yaml", bad_field}}).error(),
+                       "fixes/demo.yaml:8: unknown field \"sudo\""));
+  std::string no_root = kGood;
+  no_root.erase(no_root.find("    root: false\n"), 16);
+  CHECK(text::contains(ScratchFixes({{"demo.yaml", no_root}}).error(),
+                       "fixes/demo.yaml:5: step one: say whether"));
+  std::string no_verify = kGood;
+  no_verify.erase(no_verify.find("    verify: \"true\"\n"));
+  CHECK(text::contains(ScratchFixes({{"demo.yaml", no_verify}}).error(), "has no verify for debian"));
+  std::string bad_param = kGood;
+  bad_param.replace(bad_param.find("{{user}}"), 8, "{{usr}}");
+  CHECK(text::contains(ScratchFixes({{"demo.yaml", bad_param}}).error(),
+                       "fixes/demo.yaml:8: {{usr}} is not a parameter"));
+  CHECK(text::contains(ScratchFixes({{"demo.yaml", std::string(kGood) + "  - id: [\n"}}).error(),
+                       "fixes/demo.yaml:"));
+  CHECK(text::contains(ScratchFixes({{"other.yaml", kGood}}).error(),
+                       "recipe demo must be in fixes/demo.yaml"));
+}
+
+TEST_CASE("fix data: a purge takes the vendor's packages only, never Mesa's or the other vendor's") {
+  const auto& s = stacks();
+  const auto& amd = *s.vendor("amd");
+  const auto& nv = *s.vendor("nvidia");
+  for (const char* p :
+       {"rocm-core", "rocm-hip-sdk", "hip-runtime-amd", "amdgpu-dkms", "amdgpu-dkms-firmware",
+        "amdgpu-install", "rocminfo", "hsa-rocr", "miopen-hip", "rccl", "libamdhip64-5", "hipcc"})
+    CHECK_MESSAGE(fix::vendor_package(s, amd, p), p);
+  for (const char* p : {"cuda-toolkit-12-4", "nvidia-driver-550", "nvidia-open-580", "libnvidia-compute-550",
+                        "cuda-keyring", "libcudnn9-cuda-12", "linux-modules-nvidia-550-generic",
+                        "kmod-nvidia-latest-dkms", "nvidia-container-toolkit"})
+    CHECK_MESSAGE(fix::vendor_package(s, nv, p), p);
+  for (const char* p : {"libdrm-amdgpu1", "libdrm2", "mesa-vulkan-drivers", "libgl1-mesa-dri", "libglx-mesa0",
+                        "xserver-xorg-video-amdgpu", "firmware-amd-graphics", "linux-firmware", "dkms",
+                        "linux-headers-6.8.0-45-generic", "xserver-xorg-video-nouveau", "libdrm-amdgpu",
+                        "mesa-dri-drivers"}) {
+    CHECK_MESSAGE(!fix::vendor_package(s, amd, p), p);
+    CHECK_MESSAGE(!fix::vendor_package(s, nv, p), p);
+  }
+  for (const char* p : {"cuda-toolkit-12-4", "nvidia-driver-550", "libnvidia-compute-550"})
+    CHECK_MESSAGE(!fix::vendor_package(s, amd, p), p);
+  for (const char* p : {"rocm-core", "hip-runtime-amd", "amdgpu-dkms"})
+    CHECK_MESSAGE(!fix::vendor_package(s, nv, p), p);
+}
+
+TEST_CASE("fix data: the inventory of a snapshot lists exactly what is there") {
+  auto m = open_machine("tests/fixes/machines/rocky9-mi210-rocm/snapshot");
+  const auto& amd = m->inventory.amd;
+  CHECK(amd.packages == std::vector<std::string>{"amdgpu-dkms", "amdgpu-dkms-firmware", "hip-runtime-amd",
+                                                 "hsa-rocr", "rccl", "rocm-core", "rocm-hip-runtime",
+                                                 "rocm-smi-lib", "rocminfo"});
+  CHECK(amd.sources ==
+        std::vector<std::string>{"/etc/yum.repos.d/amdgpu.repo", "/etc/yum.repos.d/rocm.repo"});
+  CHECK(std::find(amd.trees.begin(), amd.trees.end(), "/opt/rocm-6.0.2") != amd.trees.end());
+  CHECK(m->inventory.nvidia.packages.empty());
+  CHECK(m->inventory.homes == std::vector<std::string>{"/home/ravi"});
+
+  auto leftovers = open_machine("tests/machines/amd-to-nvidia-leftovers/snapshot");
+  CHECK(leftovers->inventory.amd.packages ==
+        std::vector<std::string>{"hip-runtime-amd", "rocm-core", "rocminfo"});
+  CHECK(leftovers->inventory.amd.config_packages == std::vector<std::string>{"amdgpu-dkms"});
+  CHECK(leftovers->inventory.amd.alternatives == std::vector<std::string>{"rocm"});
+}

@@ -1,0 +1,153 @@
+// Golden scripts: what `gpudoctor fix` and `migrate` write for representative machines, byte for byte
+// (tests/fixes/golden/<machine>--<what>.sh). GPUDOCTOR_UPDATE_GOLDEN=1 rewrites them: review the diff.
+// tests/e2e/fix_scripts.sh runs shellcheck over them.
+#include "fix/render.hpp"
+#include "fix_fixtures.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <doctest/doctest.h>
+
+using namespace gpudoctor;
+using namespace gpudoctor::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Golden {
+  const char* snapshot; // relative to the source folder
+  const char* kind;     // "fix" or "migrate"
+  const char* what;     // fix id, or the vendor to migrate to
+  fix::VersionRequest versions = {};
+};
+
+const Golden kGolden[] = {
+    {"tests/machines/amd-to-nvidia-leftovers/snapshot", "fix", "purge-rocm"},
+    {"tests/machines/amd-to-nvidia-leftovers/snapshot", "fix", "env-cleanup"},
+    {"tests/machines/amd-to-nvidia-leftovers/snapshot", "fix", "torch-reinstall"},
+    {"tests/machines/amd-to-nvidia-leftovers/snapshot", "migrate", "nvidia"},
+    {"tests/machines/amd-rx7900xtx-hsa-override-942/snapshot", "fix", "env-unset-hsa-override"},
+    {"tests/machines/amd-rx7900xtx-hsa-override-942/snapshot", "migrate", "nvidia"},
+    {"tests/machines/nvidia-nouveau/snapshot", "fix", "blacklist-nouveau"},
+    {"tests/machines/nvidia-nouveau/snapshot", "fix", "install-nvidia"},
+    {"tests/machines/amd-user-not-in-render/snapshot", "fix", "groups-render-video"},
+    {"tests/machines/nvidia-rtx3090-healthy/snapshot", "migrate", "amd"},
+    {"tests/fixes/machines/rhel9-v100-cuda/snapshot", "fix", "purge-nvidia"},
+    {"tests/fixes/machines/rhel9-v100-cuda/snapshot", "fix", "env-cuda-paths"},
+    {"tests/fixes/machines/rhel9-v100-cuda/snapshot", "migrate", "nvidia"},
+    {"tests/fixes/machines/rocky9-mi210-rocm/snapshot", "fix", "purge-rocm"},
+    {"tests/fixes/machines/rocky9-mi210-rocm/snapshot", "migrate", "nvidia"},
+    {"tests/fixes/machines/rocky9-mi210-rocm/snapshot", "fix", "install-rocm", {.rocm = "6.2"}},
+};
+
+std::string machine_name(const std::string& snapshot) {
+  return fs::path(snapshot).parent_path().filename().string();
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+} // namespace
+
+TEST_CASE("fix golden: the scripts for representative machines are what they were") {
+  bool update = std::getenv("GPUDOCTOR_UPDATE_GOLDEN") != nullptr;
+  fs::path dir = fs::path(GPUDOCTOR_SOURCE_DIR) / "tests/fixes/golden";
+  for (const auto& g : kGolden) {
+    std::string name =
+        machine_name(g.snapshot) + "--" + (std::string(g.kind) == "fix" ? "" : "migrate-to-") + g.what;
+    CAPTURE(name);
+    auto m = open_machine(g.snapshot);
+    fix::PlanOptions opt;
+    opt.versions = g.versions;
+    auto ctx = m->context(opt);
+    auto plan = std::string(g.kind) == "fix" ? fix::plan_fix(g.what, ctx) : fix::plan_migration(g.what, ctx);
+    REQUIRE_MESSAGE(plan.has_value(), (plan ? std::string() : plan.error()));
+    CHECK(!plan->steps.empty());
+    std::string script = fix::render_script(*plan, recipes().library, "(test)").text;
+    fs::path file = dir / (name + ".sh");
+    if (update) {
+      fs::create_directories(dir);
+      std::ofstream(file, std::ios::binary) << script;
+      continue;
+    }
+    REQUIRE_MESSAGE(fs::exists(file), "no golden file: run with GPUDOCTOR_UPDATE_GOLDEN=1 and review it");
+    CHECK_MESSAGE(slurp(file) == script, "the script differs from "
+                                             << file.filename().string()
+                                             << " (GPUDOCTOR_UPDATE_GOLDEN=1 rewrites it)");
+  }
+}
+
+TEST_CASE("fix golden: a plan is the same from a snapshot folder, run after run") {
+  auto a = open_machine("tests/machines/amd-to-nvidia-leftovers/snapshot");
+  auto b = open_machine("tests/machines/amd-to-nvidia-leftovers/snapshot");
+  auto pa = fix::plan_migration("nvidia", a->context());
+  auto pb = fix::plan_migration("nvidia", b->context());
+  REQUIRE(pa.has_value());
+  REQUIRE(pb.has_value());
+  CHECK(fix::render_script(*pa, recipes().library, "x").text ==
+        fix::render_script(*pb, recipes().library, "x").text);
+}
+
+TEST_CASE("fix plans: the steps carry their flags and the purge names exactly the installed packages") {
+  auto m = open_machine("tests/machines/amd-to-nvidia-leftovers/snapshot");
+  auto plan = fix::plan_migration("nvidia", m->context());
+  REQUIRE(plan.has_value());
+  CHECK(plan->needs_root());
+  CHECK(plan->needs_reboot());
+  REQUIRE(!plan->steps.empty());
+  CHECK(plan->steps.front().id == "purge-rocm.packages");
+  CHECK(plan->steps.front().destructive);
+  CHECK(plan->steps.front().body == "gd_purge_packages hip-runtime-amd rocm-core rocminfo");
+  CHECK(plan->steps.back().id == "migrate.check");
+  bool torch = false;
+  for (const auto& s : plan->steps) {
+    if (s.id == "torch-reinstall.reinstall") {
+      torch = true;
+      CHECK(!s.root);
+      CHECK(s.body.find("/home/sam/venvs/sd-rocm/bin/python3 https://download.pytorch.org/whl/cu130 cu130") !=
+            std::string::npos);
+    }
+    CHECK(s.body.find("*") == std::string::npos); // never a glob handed to a command
+  }
+  CHECK(torch);
+  // The mirror replaces the vendors' hosts, and only them.
+  fix::PlanOptions opt;
+  opt.mirror = "file:///srv/mirror/";
+  auto mirrored = fix::plan_migration("nvidia", m->context(opt));
+  REQUIRE(mirrored.has_value());
+  std::string all;
+  for (const auto& s : mirrored->steps)
+    all += s.body + "\n";
+  CHECK(all.find("file:///srv/mirror/compute/cuda/repos/ubuntu2204/x86_64/ /") != std::string::npos);
+  CHECK(all.find("file:///srv/mirror/whl/cu130") != std::string::npos);
+  CHECK(all.find("developer.download.nvidia.com") == std::string::npos);
+  CHECK(fix::mirror_url("https://repo.radeon.com/rocm/apt/7.2", "http://m.lan/x/") ==
+        "http://m.lan/x/rocm/apt/7.2");
+  CHECK(fix::mirror_url("https://repo.radeon.com/rocm/apt/7.2", "") ==
+        "https://repo.radeon.com/rocm/apt/7.2");
+}
+
+TEST_CASE("fix plans: fixes the results point to, and refusals") {
+  auto m = open_machine("tests/machines/amd-to-nvidia-leftovers/snapshot");
+  auto fixes = fix::applicable_fixes(recipes(), m->report.results);
+  std::vector<std::string> ids;
+  for (const auto& f : fixes)
+    ids.push_back(f.fix);
+  CHECK(std::find(ids.begin(), ids.end(), "purge-rocm") != ids.end());
+  CHECK(std::find(ids.begin(), ids.end(), "torch-reinstall") != ids.end());
+  auto volta = open_machine("tests/fixes/machines/rhel9-v100-cuda/snapshot");
+  fix::PlanOptions opt;
+  opt.versions.cuda = "13.0";
+  auto refused = fix::plan_migration("nvidia", volta->context(opt));
+  REQUIRE(!refused.has_value());
+  CHECK(refused.error().find("sm_70") != std::string::npos);
+  CHECK(!fix::plan_fix("repo-fix-codename", volta->context()).has_value()); // apt only: no RHEL steps
+  CHECK(!fix::plan_fix("no-such-fix", volta->context()).has_value());
+}
