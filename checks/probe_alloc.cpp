@@ -25,16 +25,21 @@ void judge(const Facts& f, const BackendProbes& b, const ProbeRun& run, Results&
       if (x.device == d.index) a = &x;
     if (!a) {
       std::vector<std::string> evidence = {run_evidence(run)};
-      for (const auto& note : run.notes) evidence.push_back("cmd " + run.key + ": " + note);
-      for (const ProbeError* e : errors_for(run, d.index)) evidence.push_back(error_evidence(run, *e));
-      if (d.integrated) out.skip(subject, "An integrated GPU: its memory is host memory, not probed");
-      else out.add(Status::warn, subject, "Allocations on this device could not be tested", evidence);
+      for (const auto& note : run.notes)
+        evidence.push_back("cmd " + run.key + ": " + note);
+      for (const ProbeError* e : errors_for(run, d.index))
+        evidence.push_back(error_evidence(run, *e));
+      if (d.integrated)
+        out.skip(subject, "An integrated GPU: its memory is host memory, not probed");
+      else
+        out.add(Status::warn, subject, "Allocations on this device could not be tested", evidence);
       continue;
     }
     std::vector<std::string> evidence = {
-        "cmd " + run.key + ": free " + gib(a->free_bytes) + " of " + gib(a->total_bytes) + "; largest single " +
-        gib(a->largest_single_bytes) + " (tried " + gib(a->tried_single_bytes) + (a->single_error.empty() ? "" : ": " + a->single_error) +
-        "); in " + gib(a->chunk_bytes) + " chunks " + gib(a->chunked_bytes) +
+        "cmd " + run.key + ": free " + gib(a->free_bytes) + " of " + gib(a->total_bytes) +
+        "; largest single " + gib(a->largest_single_bytes) + " (tried " + gib(a->tried_single_bytes) +
+        (a->single_error.empty() ? "" : ": " + a->single_error) + "); in " + gib(a->chunk_bytes) +
+        " chunks " + gib(a->chunked_bytes) +
         (a->chunk_error.empty() ? "" : " (then " + a->chunk_error + ")")};
     const double free_bytes = double(a->free_bytes);
     std::vector<std::string> problems;
@@ -43,17 +48,20 @@ void judge(const Facts& f, const BackendProbes& b, const ProbeRun& run, Results&
     if (double(a->chunked_bytes) < free_bytes * k_chunked_fraction)
       problems.push_back("chunks add up to only " + gib(a->chunked_bytes));
     if (problems.empty()) {
-      out.pass(subject, "Allocated " + gib(a->largest_single_bytes) + " in one piece of the " + gib(a->free_bytes) +
-                            " reported free",
+      out.pass(subject,
+               "Allocated " + gib(a->largest_single_bytes) + " in one piece of the " + gib(a->free_bytes) +
+                   " reported free",
                evidence);
       continue;
     }
     std::string msg = "The device reports " + gib(a->free_bytes) + " free, but ";
-    for (std::size_t i = 0; i < problems.size(); ++i) msg += (i ? " and " : "") + problems[i];
-    out.add(Status::warn, subject,
-            msg + ". Large models fail with out-of-memory below the free figure: look for other processes on the "
-                  "GPU (nvidia-smi, amd-smi process), MIG or vGPU limits, or on AMD the GTT/VRAM split.",
-            evidence);
+    for (std::size_t i = 0; i < problems.size(); ++i)
+      msg += (i ? " and " : "") + problems[i];
+    out.add(
+        Status::warn, subject,
+        msg + ". Large models fail with out-of-memory below the free figure: look for other processes on the "
+              "GPU (nvidia-smi, amd-smi process), MIG or vGPU limits, or on AMD the GTT/VRAM split.",
+        evidence);
   }
 }
 

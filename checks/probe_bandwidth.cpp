@@ -1,11 +1,11 @@
 // probe.memory-bandwidth: device memory bandwidth (best of copy, triad and the runtime's copy) against the
 // model's floor in the knowledge tables. probe.host-bandwidth: pinned host <-> device copies against what the
 // GPU's PCIe link carries (sysfs max speed x width), or the model's host floor where the tables give one.
-#include <algorithm>
-
 #include "checks/probe_common.hpp"
 #include "checks/registry.hpp"
 #include "util/text.hpp"
+
+#include <algorithm>
 
 namespace gpudoctor::checks {
 
@@ -42,12 +42,13 @@ std::vector<std::string> evidence_of(const ProbeRun& run, const std::vector<cons
 }
 
 // Adds an error and returns true when a transfer's data came back wrong.
-bool wrong_data(const std::string& subject, const ProbeRun& run, const std::vector<const ProbeBandwidth*>& tests,
-                Results& out) {
+bool wrong_data(const std::string& subject, const ProbeRun& run,
+                const std::vector<const ProbeBandwidth*>& tests, Results& out) {
   std::vector<std::string> bad;
   for (const auto* t : tests)
-    if (!t->verified) bad.push_back(t->test + (t->mismatches ? " (" + std::to_string(t->mismatches) + " wrong values)"
-                                                             : std::string()));
+    if (!t->verified)
+      bad.push_back(t->test + (t->mismatches ? " (" + std::to_string(t->mismatches) + " wrong values)"
+                                             : std::string()));
   if (bad.empty()) return false;
   out.add(Status::error, subject,
           "Data copied by the probe came back wrong: " + text::join(bad, ", ") +
@@ -69,7 +70,8 @@ void judge_memory(const Facts& f, const BackendProbes& b, const ProbeRun& run, R
     auto tests = for_device(b.memory, d.index);
     if (tests.empty()) {
       std::vector<std::string> evidence = {run_evidence(run)};
-      for (const ProbeError* e : errors_for(run, d.index)) evidence.push_back(error_evidence(run, *e));
+      for (const ProbeError* e : errors_for(run, d.index))
+        evidence.push_back(error_evidence(run, *e));
       out.add(Status::warn, subject, "The memory bandwidth of this device could not be measured", evidence);
       continue;
     }
@@ -77,9 +79,9 @@ void judge_memory(const Facts& f, const BackendProbes& b, const ProbeRun& run, R
     auto best = best_of(tests);
     auto evidence = evidence_of(run, tests);
     const Gpu* gpu = pci_gpu_of(f, d.pci_bus_id);
-    std::string peak = d.peak_gbps() ? "; the runtime's memory clock and bus width give a peak of " +
-                                           gbps(*d.peak_gbps())
-                                     : std::string();
+    std::string peak =
+        d.peak_gbps() ? "; the runtime's memory clock and bus width give a peak of " + gbps(*d.peak_gbps())
+                      : std::string();
     if (!gpu || !gpu->model || !gpu->model->memory_bandwidth_floor_gbps) {
       out.skip(subject, "Measured " + measured(tests) + peak + "; the knowledge tables give no floor for " +
                             (gpu ? gpu->display_name() : d.name) + " to judge it against");
@@ -89,8 +91,8 @@ void judge_memory(const Facts& f, const BackendProbes& b, const ProbeRun& run, R
     evidence.push_back(gpu->model->source + ": memory_bandwidth_floor_gbps " + gbps(floor));
     if (!best || *best < floor)
       out.add(Status::warn, subject,
-              "Device memory moves " + (best ? gbps(*best) : std::string("nothing measurable")) + ", below the " +
-                  gbps(floor) + " a healthy " + gpu->display_name() + " reaches" + peak +
+              "Device memory moves " + (best ? gbps(*best) : std::string("nothing measurable")) +
+                  ", below the " + gbps(floor) + " a healthy " + gpu->display_name() + " reaches" + peak +
                   ". Look for throttling (clocks, power, temperature: nvidia-smi -q -d PERFORMANCE / amd-smi "
                   "metric), other work on the GPU, or degraded memory (ECC).",
               evidence);
@@ -105,7 +107,8 @@ void judge_host(const Facts& f, const BackendProbes& b, const ProbeRun& run, Res
     auto tests = for_device(b.host, d.index);
     if (tests.empty()) {
       std::vector<std::string> evidence = {run_evidence(run)};
-      for (const ProbeError* e : errors_for(run, d.index)) evidence.push_back(error_evidence(run, *e));
+      for (const ProbeError* e : errors_for(run, d.index))
+        evidence.push_back(error_evidence(run, *e));
       out.add(Status::warn, subject, "Host to device bandwidth could not be measured", evidence);
       continue;
     }
@@ -126,21 +129,25 @@ void judge_host(const Facts& f, const BackendProbes& b, const ProbeRun& run, Res
         floor = *raw * k_host_link_fraction;
         basis = gbps(*floor) + ", 60 % of the " + gbps(*raw) + " its PCIe link (" +
                 link_text(gpu->link_speed_max, gpu->link_width_max) + ") carries";
-        evidence.push_back(gpu->source + ": max_link_speed " + link_text(gpu->link_speed_max, gpu->link_width_max) +
-                           "; current " + link_text(gpu->link_speed_current, gpu->link_width_current));
+        evidence.push_back(gpu->source + ": max_link_speed " +
+                           link_text(gpu->link_speed_max, gpu->link_width_max) + "; current " +
+                           link_text(gpu->link_speed_current, gpu->link_width_current));
       }
     }
     if (!floor) {
-      out.skip(subject, "Measured " + measured(tests) + "; sysfs gives no PCIe link for this GPU to judge it against");
+      out.skip(subject,
+               "Measured " + measured(tests) + "; sysfs gives no PCIe link for this GPU to judge it against");
       continue;
     }
     if (!slowest || *slowest < *floor)
-      out.add(Status::warn, subject,
-              "Pinned host copies reach " + measured(tests) + ", below " + basis +
-                  ". Check the link under load (lspci -vv: LnkSta), the slot, risers, and BIOS PCIe settings.",
-              evidence);
+      out.add(
+          Status::warn, subject,
+          "Pinned host copies reach " + measured(tests) + ", below " + basis +
+              ". Check the link under load (lspci -vv: LnkSta), the slot, risers, and BIOS PCIe settings.",
+          evidence);
     else
-      out.pass(subject, "Pinned host copies reach " + measured(tests) + " (at least " + basis + ")", evidence);
+      out.pass(subject, "Pinned host copies reach " + measured(tests) + " (at least " + basis + ")",
+               evidence);
   }
 }
 

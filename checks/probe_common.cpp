@@ -1,11 +1,11 @@
 #include "checks/probe_common.hpp"
 
-#include <cmath>
-#include <cstdio>
-
 #include "checks/common.hpp"
 #include "probe/probe_parse.hpp"
 #include "util/text.hpp"
+
+#include <cmath>
+#include <cstdio>
 
 namespace gpudoctor::checks {
 
@@ -15,7 +15,9 @@ bool skip_without_probes(const Facts& f, Results& out) {
   return false;
 }
 
-Vendor vendor_of(const BackendProbes& b) { return b.backend == "cuda" ? Vendor::nvidia : Vendor::amd; }
+Vendor vendor_of(const BackendProbes& b) {
+  return b.backend == "cuda" ? Vendor::nvidia : Vendor::amd;
+}
 
 const Gpu* pci_gpu_of(const Facts& f, const std::string& pci_bus_id) {
   std::string bdf = probe::normalise_bus_id(pci_bus_id);
@@ -31,7 +33,9 @@ std::string device_subject(const Facts& f, const BackendProbes& b, int index) {
   return b.title() + " device " + std::to_string(index);
 }
 
-std::string runtime_subject(const BackendProbes& b) { return b.title() + " runtime"; }
+std::string runtime_subject(const BackendProbes& b) {
+  return b.title() + " runtime";
+}
 
 std::string error_text(const ProbeError& e) {
   if (e.message.empty() || e.message == e.name) return e.name;
@@ -58,10 +62,14 @@ std::string run_evidence(const ProbeRun& run) {
 std::optional<std::string> run_trouble(const ProbeRun& run) {
   if (!run.run || run.timed_out || run.completed()) return std::nullopt;
   std::string what;
-  if (!run.found) what = "could not be started: its program is missing";
-  else if (!run.exit_code) what = "crashed (killed by a signal)";
-  else if (*run.exit_code != 0) what = "failed with exit status " + std::to_string(*run.exit_code);
-  else what = "stopped without finishing its report";
+  if (!run.found)
+    what = "could not be started: its program is missing";
+  else if (!run.exit_code)
+    what = "crashed (killed by a signal)";
+  else if (*run.exit_code != 0)
+    what = "failed with exit status " + std::to_string(*run.exit_code);
+  else
+    what = "stopped without finishing its report";
   if (!run.stderr_tail.empty()) what += "; it said: " + run.stderr_tail;
   return what;
 }
@@ -101,14 +109,18 @@ void for_each_run(const Facts& f, Results& out, const std::string& name, Status 
     const bool vendor_gpus = f.count(vendor_of(b)) > 0;
     const ProbeRun* run = b.run(name);
     if (!b.unavailable.empty() || !run) {
-      if (vendor_gpus) out.skip(runtime_subject(b), "no " + b.title() + " probes: " + b.unavailable);
-      else quiet.push_back(b.title() + ": no probes");
+      if (vendor_gpus)
+        out.skip(runtime_subject(b), "no " + b.title() + " probes: " + b.unavailable);
+      else
+        quiet.push_back(b.title() + ": no probes");
       continue;
     }
     if (!run->run) {
       // Without a GPU of the runtime's vendor there is nothing it should have probed.
-      if (!vendor_gpus) quiet.push_back(b.title() + ": " + run->not_run);
-      else out.skip(runtime_subject(b), "the " + name + " probe was not run: " + run->not_run);
+      if (!vendor_gpus)
+        quiet.push_back(b.title() + ": " + run->not_run);
+      else
+        out.skip(runtime_subject(b), "the " + name + " probe was not run: " + run->not_run);
       continue;
     }
     if (run->timed_out) {
@@ -116,7 +128,8 @@ void for_each_run(const Facts& f, Results& out, const std::string& name, Status 
       continue;
     }
     if (auto what = run_trouble(*run)) {
-      out.add(trouble, runtime_subject(b), "The " + b.title() + " " + name + " probe " + *what, {run_evidence(*run)});
+      out.add(trouble, runtime_subject(b), "The " + b.title() + " " + name + " probe " + *what,
+              {run_evidence(*run)});
       continue;
     }
     fn(b, *run);

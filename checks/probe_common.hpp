@@ -2,12 +2,12 @@
 // a probe process, and what a PCIe link carries.
 #pragma once
 
+#include "check/check.hpp"
+
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "check/check.hpp"
 
 namespace gpudoctor::checks {
 
@@ -42,8 +42,9 @@ std::string link_text(const std::optional<std::string>& speed, std::optional<int
 std::string gbps(double value); // "25.3 GB/s"
 
 // Calls `fn` for each runtime whose probe `name` ran to its end. The others are reported here: a skip when it
-// was not run or timed out (probe.timeout reports that), `trouble` when the process broke; a runtime that sees
-// no device and has no GPU of its vendor on the PCI bus is left out. A skip when nothing was said at all.
+// was not run or timed out (probe.timeout reports that), `trouble` when the process broke; a runtime that
+// sees no device and has no GPU of its vendor on the PCI bus is left out. A skip when nothing was said at
+// all.
 void for_each_run(const Facts& f, Results& out, const std::string& name, Status trouble,
                   const std::function<void(const BackendProbes&, const ProbeRun&)>& fn);
 

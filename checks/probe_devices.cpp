@@ -1,11 +1,11 @@
 // probe.runtime-devices: the devices the CUDA and HIP runtimes see, against the GPUs of their vendor on the
 // PCI bus (bound to the compute driver), by PCI bus id.
-#include <algorithm>
-
 #include "checks/common.hpp"
 #include "checks/probe_common.hpp"
 #include "checks/registry.hpp"
 #include "util/text.hpp"
+
+#include <algorithm>
 
 namespace gpudoctor::checks {
 
@@ -14,20 +14,23 @@ namespace {
 // The device-selection variables the runtime honours that are set: "CUDA_VISIBLE_DEVICES=1".
 std::vector<std::string> visibility_vars(const Facts& f, Vendor v) {
   std::vector<const char*> names = {"CUDA_VISIBLE_DEVICES"};
-  if (v == Vendor::amd) names = {"HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES",
-                                 "GPU_DEVICE_ORDINAL"};
+  if (v == Vendor::amd)
+    names = {"HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL"};
   std::vector<std::string> out;
   for (const char* name : names) {
     std::optional<std::string> value;
-    if (auto it = f.env.all.find(name); it != f.env.all.end()) value = it->second;
-    else if (auto g = f.env.gpu_vars.find(name); g != f.env.gpu_vars.end()) value = g->second;
+    if (auto it = f.env.all.find(name); it != f.env.all.end())
+      value = it->second;
+    else if (auto g = f.env.gpu_vars.find(name); g != f.env.gpu_vars.end())
+      value = g->second;
     if (value) out.push_back(env_evidence(name, *value));
   }
   return out;
 }
 
 std::string device_line(const Facts& f, const BackendProbes& b, const ProbeDevice& d) {
-  std::string s = "cmd " + b.run("devices")->key + ": device " + std::to_string(d.index) + " " + d.name + " " + d.arch;
+  std::string s =
+      "cmd " + b.run("devices")->key + ": device " + std::to_string(d.index) + " " + d.name + " " + d.arch;
   if (!d.pci_bus_id.empty()) s += " at " + d.pci_bus_id;
   if (const Gpu* gpu = pci_gpu_of(f, d.pci_bus_id)) s += " (gpu" + std::to_string(gpu->index) + ")";
   return s;
@@ -39,11 +42,13 @@ void judge(const Facts& f, const BackendProbes& b, const ProbeRun& run, Results&
   std::vector<const Gpu*> pci;
   for (const auto& gpu : f.gpus)
     if (gpu.vendor == vendor && has_compute_driver(gpu)) pci.push_back(&gpu);
-  const std::string vendor_gpus = std::to_string(pci.size()) + " " + vendor_name(vendor) + " GPU" +
-                                  (pci.size() == 1 ? "" : "s");
+  const std::string vendor_gpus =
+      std::to_string(pci.size()) + " " + vendor_name(vendor) + " GPU" + (pci.size() == 1 ? "" : "s");
   std::vector<std::string> evidence;
-  for (const auto& e : run.errors) evidence.push_back(error_evidence(run, e));
-  for (const auto& d : b.devices) evidence.push_back(device_line(f, b, d));
+  for (const auto& e : run.errors)
+    evidence.push_back(error_evidence(run, e));
+  for (const auto& d : b.devices)
+    evidence.push_back(device_line(f, b, d));
   const int seen = b.device_count.value_or(0);
   std::string runtime_said = b.count_error ? ": " + error_text(*b.count_error) : std::string();
 
@@ -67,26 +72,29 @@ void judge(const Facts& f, const BackendProbes& b, const ProbeRun& run, Results&
   std::vector<std::string> missing;
   for (const Gpu* gpu : pci) {
     bool found = false;
-    for (const auto& d : b.devices) found = found || pci_gpu_of(f, d.pci_bus_id) == gpu;
+    for (const auto& d : b.devices)
+      found = found || pci_gpu_of(f, d.pci_bus_id) == gpu;
     if (!found) missing.push_back(gpu->subject());
   }
-  bool have_bus_ids = !b.devices.empty() && std::all_of(b.devices.begin(), b.devices.end(), [](const ProbeDevice& d) {
-    return !d.pci_bus_id.empty();
-  });
+  bool have_bus_ids =
+      !b.devices.empty() && std::all_of(b.devices.begin(), b.devices.end(),
+                                        [](const ProbeDevice& d) { return !d.pci_bus_id.empty(); });
   if (!have_bus_ids && seen >= static_cast<int>(pci.size())) missing.clear();
   if (missing.empty())
     return out.pass(subject,
-                    "The " + b.title() + " runtime sees " + (pci.size() == 1 ? "the " : "all ") + vendor_gpus +
-                        " on the PCI bus",
+                    "The " + b.title() + " runtime sees " + (pci.size() == 1 ? "the " : "all ") +
+                        vendor_gpus + " on the PCI bus",
                     evidence);
 
   auto vars = visibility_vars(f, vendor);
-  for (const Gpu* gpu : pci) evidence.push_back(gpu_evidence(*gpu));
+  for (const Gpu* gpu : pci)
+    evidence.push_back(gpu_evidence(*gpu));
   std::string msg = "The " + b.title() + " runtime sees " + std::to_string(seen) + " of the " + vendor_gpus +
                     " on the PCI bus" + runtime_said + "; missing: " + text::join(missing, ", ") + ".";
   if (!vars.empty()) {
     evidence.insert(evidence.end(), vars.begin(), vars.end());
-    return out.add(Status::info, subject, msg + " A device-selection variable is set and explains it.", evidence);
+    return out.add(Status::info, subject, msg + " A device-selection variable is set and explains it.",
+                   evidence);
   }
   out.add(Status::error, subject,
           msg + " Programs using " + b.title() + " will not see " + (missing.size() == 1 ? "it" : "them") +
@@ -104,11 +112,13 @@ void probe_runtime_devices(const CheckContext& ctx, Results& out) {
     const ProbeRun* run = b.run("devices");
     if (!b.unavailable.empty() || !run) {
       std::string why = "no " + b.title() + " probes: " + b.unavailable;
-      out.skip(runtime_subject(b), vendor_gpus ? why : why + " (no " + vendor_name(vendor_of(b)) + " GPU here)");
+      out.skip(runtime_subject(b),
+               vendor_gpus ? why : why + " (no " + vendor_name(vendor_of(b)) + " GPU here)");
     } else if (run->timed_out) {
       out.skip(runtime_subject(b), "the devices probe timed out (see probe.timeout)");
     } else if (auto trouble = run_trouble(*run)) {
-      out.add(vendor_gpus ? Status::error : Status::info, runtime_subject(b),
+      // Without a GPU of its vendor a runtime that cannot even start (no ROCm on an NVIDIA machine) is no news.
+      out.add(vendor_gpus ? Status::error : Status::skip, runtime_subject(b),
               "The " + b.title() + " devices probe " + *trouble, {run_evidence(*run)});
     } else {
       judge(f, b, *run, out);

@@ -10,14 +10,16 @@ namespace gpudoctor::checks {
 namespace {
 
 bool no_image(const std::string& error_name) {
-  for (const char* name : {"cudaErrorNoKernelImageForDevice", "cudaErrorInvalidDeviceFunction",
-                           "hipErrorNoBinaryForGpu", "hipErrorInvalidDeviceFunction", "hipErrorInvalidImage",
-                           "cudaErrorInvalidKernelImage"})
+  for (const char* name :
+       {"cudaErrorNoKernelImageForDevice", "cudaErrorInvalidDeviceFunction", "hipErrorNoBinaryForGpu",
+        "hipErrorInvalidDeviceFunction", "hipErrorInvalidImage", "cudaErrorInvalidKernelImage"})
     if (error_name == name) return true;
   return false;
 }
 
-std::string targets_of(const BackendProbes& b) { return b.targets.empty() ? "(not recorded)" : b.targets; }
+std::string targets_of(const BackendProbes& b) {
+  return b.targets.empty() ? "(not recorded)" : b.targets;
+}
 
 void judge(const Facts& f, const BackendProbes& b, const ProbeRun& run, Results& out) {
   std::vector<bool> judged(static_cast<std::size_t>(std::max(0, b.device_count.value_or(0))), false);
@@ -28,15 +30,18 @@ void judge(const Facts& f, const BackendProbes& b, const ProbeRun& run, Results&
     if (k.device >= 0 && static_cast<std::size_t>(k.device) < judged.size()) judged[k.device] = true;
     std::vector<std::string> evidence = {run_evidence(run)};
     if (k.ok) {
-      out.pass(subject, "A kernel ran on " + (d ? d->name + " (" + arch + ")" : subject) + " and wrote every value right",
+      out.pass(subject,
+               "A kernel ran on " + (d ? d->name + " (" + arch + ")" : subject) +
+                   " and wrote every value right",
                evidence);
       continue;
     }
     if (k.error) evidence.push_back(error_evidence(run, *k.error));
     if (k.error && no_image(k.error->name)) {
       out.add(Status::error, subject,
-              k.error->name + ": the runtime found no code for this GPU (" + arch + ") in the probe, built for " +
-                  targets_of(b) + ". Programs built without this target fail the same way: rebuild them for it, "
+              k.error->name + ": the runtime found no code for this GPU (" + arch +
+                  ") in the probe, built for " + targets_of(b) +
+                  ". Programs built without this target fail the same way: rebuild them for it, "
                   "or check HSA_OVERRIDE_GFX_VERSION on AMD.",
               evidence);
     } else if (k.error) {
@@ -47,8 +52,9 @@ void judge(const Facts& f, const BackendProbes& b, const ProbeRun& run, Results&
     } else {
       evidence.push_back("cmd " + run.key + ": " + std::to_string(k.mismatches) + " wrong values");
       out.add(Status::error, subject,
-              "A kernel ran but wrote " + std::to_string(k.mismatches) + " wrong values: the GPU computes wrong "
-              "results (memory or hardware fault). Check ECC errors and dmesg, and have the card tested.",
+              "A kernel ran but wrote " + std::to_string(k.mismatches) +
+                  " wrong values: the GPU computes wrong "
+                  "results (memory or hardware fault). Check ECC errors and dmesg, and have the card tested.",
               evidence);
     }
   }
@@ -56,7 +62,8 @@ void judge(const Facts& f, const BackendProbes& b, const ProbeRun& run, Results&
   for (std::size_t i = 0; i < judged.size(); ++i) {
     if (judged[i]) continue;
     std::vector<std::string> evidence = {run_evidence(run)};
-    for (const ProbeError* e : errors_for(run, static_cast<int>(i))) evidence.push_back(error_evidence(run, *e));
+    for (const ProbeError* e : errors_for(run, static_cast<int>(i)))
+      evidence.push_back(error_evidence(run, *e));
     out.add(Status::error, device_subject(f, b, static_cast<int>(i)),
             "The kernel probe could not test this device", evidence);
   }

@@ -16,7 +16,8 @@ std::optional<double> pair_floor(const Facts& f, const BackendProbes& b, int fro
   const Gpu* ga = a ? pci_gpu_of(f, a->pci_bus_id) : nullptr;
   const Gpu* gc = c ? pci_gpu_of(f, c->pci_bus_id) : nullptr;
   if (!ga || !gc) return std::nullopt;
-  auto ra = pcie_gbps(ga->link_speed_max, ga->link_width_max), rc = pcie_gbps(gc->link_speed_max, gc->link_width_max);
+  auto ra = pcie_gbps(ga->link_speed_max, ga->link_width_max),
+       rc = pcie_gbps(gc->link_speed_max, gc->link_width_max);
   if (!ra || !rc) return std::nullopt;
   return std::min(*ra, *rc) * k_p2p_link_fraction;
 }
@@ -39,25 +40,32 @@ void judge(const Facts& f, const BackendProbes& b, const ProbeRun& run, Results&
     for (const auto& x : b.p2p) {
       if (x.device != from) continue;
       std::string rate = x.best_gbps ? gbps(*x.best_gbps) : std::string("-");
-      evidence.push_back("cmd " + run.key + ": copy " + std::to_string(x.device) + " -> " + std::to_string(x.peer) +
-                         " best " + rate + (x.verified ? ", verified" : ", NOT verified"));
+      evidence.push_back("cmd " + run.key + ": copy " + std::to_string(x.device) + " -> " +
+                         std::to_string(x.peer) + " best " + rate +
+                         (x.verified ? ", verified" : ", NOT verified"));
       std::string peer = peer_name(f, b, x.peer) + " at " + rate;
       auto floor = pair_floor(f, b, from, x.peer);
-      if (!x.verified) wrong.push_back(peer_name(f, b, x.peer));
-      else if (floor && (!x.best_gbps || *x.best_gbps < *floor)) slow.push_back(peer + " (floor " + gbps(*floor) + ")");
-      else fine.push_back(peer);
+      if (!x.verified)
+        wrong.push_back(peer_name(f, b, x.peer));
+      else if (floor && (!x.best_gbps || *x.best_gbps < *floor))
+        slow.push_back(peer + " (floor " + gbps(*floor) + ")");
+      else
+        fine.push_back(peer);
     }
-    for (const ProbeError* e : errors_for(run, from)) evidence.push_back(error_evidence(run, *e));
+    for (const ProbeError* e : errors_for(run, from))
+      evidence.push_back(error_evidence(run, *e));
     const std::string subject = device_subject(f, b, from);
     if (!wrong.empty()) {
       out.add(Status::error, subject,
-              "Peer copies to " + text::join(wrong, ", ") + " came back wrong: check dmesg and the NVLink/xGMI "
-              "or PCIe error counters.",
+              "Peer copies to " + text::join(wrong, ", ") +
+                  " came back wrong: check dmesg and the NVLink/xGMI "
+                  "or PCIe error counters.",
               evidence);
     } else if (!unreachable.empty() || !slow.empty()) {
       std::string msg;
       if (!unreachable.empty())
-        msg = "Cannot reach " + text::join(unreachable, ", ") + " peer-to-peer: NCCL/RCCL then copy through host "
+        msg = "Cannot reach " + text::join(unreachable, ", ") +
+              " peer-to-peer: NCCL/RCCL then copy through host "
               "memory. Usual causes: PCIe ACS or the IOMMU in translated mode (iommu=pt), a virtual machine, "
               "GPUs under different CPU sockets, or consumer cards whose driver disables P2P. ";
       if (!slow.empty()) msg += "Peer copies are slow to " + text::join(slow, ", ") + ".";

@@ -23,16 +23,22 @@ void probe_timeout(const CheckContext& ctx, Results& out) {
   int finished = 0;
   for (const auto& b : f.probes.backends)
     for (const auto& run : b.runs) {
-      if (run.timed_out) timed_out(runtime_subject(b), b.title() + " " + run.name + " probe", run, out);
-      else if (run.run) ++finished;
+      if (run.timed_out)
+        timed_out(runtime_subject(b), b.title() + " " + run.name + " probe", run, out);
+      else if (run.run)
+        ++finished;
     }
   if (const auto& fw = f.probes.framework) {
-    if (fw->run.timed_out) timed_out("python3 (" + fw->python + ")", "PyTorch probe (import torch)", fw->run, out);
-    else if (fw->run.run) ++finished;
+    if (fw->run.timed_out)
+      timed_out("python3 (" + fw->python + ")", "PyTorch probe (import torch)", fw->run, out);
+    else if (fw->run.run)
+      ++finished;
   }
   if (!out.items().empty()) return;
-  if (finished == 0) out.skip("", "no probe ran");
-  else out.pass("", "every probe finished in time (" + std::to_string(finished) + " run)");
+  if (finished == 0)
+    out.skip("", "no probe ran");
+  else
+    out.pass("", "every probe finished in time (" + std::to_string(finished) + " run)");
 }
 
 } // namespace gpudoctor::checks

@@ -9,16 +9,21 @@ namespace gpudoctor::checks {
 
 namespace {
 
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+std::string first_line(const std::string& s) {
+  return s.substr(0, s.find('\n'));
+}
 
-std::string subject_of(const FrameworkProbe& fw) { return "python3 (" + fw.python + ")"; }
+std::string subject_of(const FrameworkProbe& fw) {
+  return "python3 (" + fw.python + ")";
+}
 
 // The framework probe's result when it can be judged; else a skip (or, for a crash, an error) is added.
 const FrameworkProbe* judgeable(const Facts& f, Results& out) {
   if (!skip_without_probes(f, out)) return nullptr;
   const auto& fw = f.probes.framework;
   if (!fw) {
-    out.skip("", "the framework probe did not run: the python3 in use has no PyTorch (or its output was not recorded)");
+    out.skip("", "the framework probe did not run: the python3 in use has no PyTorch (or its output was not "
+                 "recorded)");
     return nullptr;
   }
   if (fw->run.timed_out) {
@@ -40,7 +45,9 @@ const FrameworkProbe* judgeable(const Facts& f, Results& out) {
   return &*fw;
 }
 
-Vendor build_vendor(const FrameworkProbe& fw) { return fw.backend == "hip" ? Vendor::amd : Vendor::nvidia; }
+Vendor build_vendor(const FrameworkProbe& fw) {
+  return fw.backend == "hip" ? Vendor::amd : Vendor::nvidia;
+}
 std::string build_name(const FrameworkProbe& fw) {
   return fw.backend == "hip" ? "ROCm (HIP " + fw.hip.value_or("?") + ")" : "CUDA " + fw.cuda.value_or("?");
 }
@@ -48,7 +55,8 @@ std::string build_name(const FrameworkProbe& fw) {
 // sm_XY as (X, Y): the last digit is the minor version ("sm_120" is 12.0, "sm_86" 8.6).
 std::optional<std::pair<int, int>> compute_capability(const std::string& digits) {
   if (digits.size() < 2) return std::nullopt;
-  auto major = text::to_int(digits.substr(0, digits.size() - 1)), minor = text::to_int(digits.substr(digits.size() - 1));
+  auto major = text::to_int(digits.substr(0, digits.size() - 1)),
+       minor = text::to_int(digits.substr(digits.size() - 1));
   if (!major || !minor) return std::nullopt;
   return std::pair<int, int>{static_cast<int>(*major), static_cast<int>(*minor)};
 }
@@ -71,7 +79,9 @@ bool covers_nvidia(const std::string& entry, const std::string& arch) {
   return cc->first == gpu->first && cc->second <= gpu->second;
 }
 
-std::string strip_features(const std::string& target) { return text::lower(target.substr(0, target.find(':'))); }
+std::string strip_features(const std::string& target) {
+  return text::lower(target.substr(0, target.find(':')));
+}
 
 // The gfx target ROCm uses for `gpu`: HSA_OVERRIDE_GFX_VERSION's when it is valid, else its own.
 std::string effective_gfx(const CheckContext& ctx, const Gpu& gpu, std::vector<std::string>& evidence) {
@@ -107,11 +117,13 @@ void torch_arch_missing(const CheckContext& ctx, Results& out) {
     std::string arch = vendor == Vendor::nvidia ? gpu.arch() : effective_gfx(ctx, gpu, evidence);
     bool covered = false;
     for (const auto& entry : fw->arch_list)
-      covered = covered || (vendor == Vendor::nvidia ? covers_nvidia(entry, arch) : strip_features(entry) == arch);
+      covered =
+          covered || (vendor == Vendor::nvidia ? covers_nvidia(entry, arch) : strip_features(entry) == arch);
     // A device op that failed for want of code says the same, whatever the list claims.
     bool op_failed = false;
     for (const auto& d : fw->devices)
-      if (!d.op_ok && no_kernel_image(d.error) && (d.pci_bus_id.empty() || pci_gpu_of(f, d.pci_bus_id) == &gpu)) {
+      if (!d.op_ok && no_kernel_image(d.error) &&
+          (d.pci_bus_id.empty() || pci_gpu_of(f, d.pci_bus_id) == &gpu)) {
         evidence.push_back("cmd python-gpu: device " + std::to_string(d.index) + ": " + first_line(d.error));
         op_failed = true;
       }
@@ -123,15 +135,19 @@ void torch_arch_missing(const CheckContext& ctx, Results& out) {
       out.pass(gpu.subject(), "PyTorch " + fw->version + " carries code for " + arch, evidence);
     else if (covered)
       out.add(Status::error, gpu.subject(),
-              "PyTorch " + fw->version + " lists " + arch + ", yet a tensor op fails for want of code on this "
-                  "GPU: the runtime was told another ISA than the GPU has (HSA_OVERRIDE_GFX_VERSION), or the build "
+              "PyTorch " + fw->version + " lists " + arch +
+                  ", yet a tensor op fails for want of code on this "
+                  "GPU: the runtime was told another ISA than the GPU has (HSA_OVERRIDE_GFX_VERSION), or the "
+                  "build "
                   "is broken. Unset the override, or reinstall PyTorch.",
               evidence, {"torch-reinstall"});
     else
       out.add(Status::error, gpu.subject(),
               "PyTorch " + fw->version + " (" + build_name(*fw) + ") has no code for this GPU's " + arch +
-                  " (its arch list: " + list_text + "): kernels fail with \"no kernel image is available\". "
-                  "Install a build that lists " + arch + ".",
+                  " (its arch list: " + list_text +
+                  "): kernels fail with \"no kernel image is available\". "
+                  "Install a build that lists " +
+                  arch + ".",
               evidence, {"torch-reinstall"});
   }
   if (!any) out.skip(subject_of(*fw), "no " + vendor_name(vendor) + " GPU with a known arch for this build");
@@ -145,28 +161,30 @@ void torch_no_device(const CheckContext& ctx, Results& out) {
   const std::size_t usable = usable_gpus(f, vendor);
   const std::string subject = subject_of(*fw);
   if (usable == 0)
-    return out.skip(subject, "no usable " + vendor_name(vendor) + " GPU for this " + build_name(*fw) + " build");
+    return out.skip(subject,
+                    "no usable " + vendor_name(vendor) + " GPU for this " + build_name(*fw) + " build");
   std::vector<std::string> evidence = {run_evidence(fw->run)};
   evidence.push_back("cmd python-gpu: torch.cuda.is_available() = " +
-                     std::string(fw->available.value_or(false) ? "True" : "False") + ", device_count() = " +
-                     std::to_string(fw->device_count.value_or(0)));
-  for (const auto& w : fw->warnings) evidence.push_back("cmd python-gpu: warning: " + w);
+                     std::string(fw->available.value_or(false) ? "True" : "False") +
+                     ", device_count() = " + std::to_string(fw->device_count.value_or(0)));
+  for (const auto& w : fw->warnings)
+    evidence.push_back("cmd python-gpu: warning: " + w);
   if (!fw->init_error.empty()) evidence.push_back("cmd python-gpu: " + fw->init_error);
   const int seen = fw->device_count.value_or(0);
   if (seen == 0) {
-    std::string said = !fw->warnings.empty() ? " It warned: " + fw->warnings.front()
+    std::string said = !fw->warnings.empty()     ? " It warned: " + fw->warnings.front()
                        : !fw->init_error.empty() ? " It said: " + fw->init_error
                                                  : std::string();
     return out.add(Status::error, subject,
                    "PyTorch " + fw->version + " (" + build_name(*fw) + ") sees no GPU, though " +
-                       std::to_string(usable) + " usable " + vendor_name(vendor) + " GPU" + (usable == 1 ? " is" : "s are") +
-                       " on the PCI bus." + said,
+                       std::to_string(usable) + " usable " + vendor_name(vendor) + " GPU" +
+                       (usable == 1 ? " is" : "s are") + " on the PCI bus." + said,
                    evidence);
   }
   std::vector<std::string> broken;
   for (const auto& d : fw->devices) {
-    evidence.push_back("cmd python-gpu: device " + std::to_string(d.index) + " " + d.name + " " + d.arch + ": " +
-                       (d.op_ok ? "tensor op ok" : first_line(d.error)));
+    evidence.push_back("cmd python-gpu: device " + std::to_string(d.index) + " " + d.name + " " + d.arch +
+                       ": " + (d.op_ok ? "tensor op ok" : first_line(d.error)));
     if (!d.op_ok && !no_kernel_image(d.error))
       broken.push_back("device " + std::to_string(d.index) + ": " + first_line(d.error));
   }
@@ -176,11 +194,13 @@ void torch_no_device(const CheckContext& ctx, Results& out) {
                        text::join(broken, "; "),
                    evidence);
   bool no_code = false;
-  for (const auto& d : fw->devices) no_code = no_code || (!d.op_ok && no_kernel_image(d.error));
-  out.pass(subject,
-           "PyTorch " + fw->version + " sees " + std::to_string(seen) + " device" + (seen == 1 ? "" : "s") +
-               (no_code ? " (tensor ops fail for want of code: see torch.arch-missing)" : " and computes on each"),
-           evidence);
+  for (const auto& d : fw->devices)
+    no_code = no_code || (!d.op_ok && no_kernel_image(d.error));
+  out.pass(
+      subject,
+      "PyTorch " + fw->version + " sees " + std::to_string(seen) + " device" + (seen == 1 ? "" : "s") +
+          (no_code ? " (tensor ops fail for want of code: see torch.arch-missing)" : " and computes on each"),
+      evidence);
 }
 
 } // namespace gpudoctor::checks

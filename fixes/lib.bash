@@ -410,7 +410,7 @@ gd_purge_packages() {
     ;;
   esac
   if [[ -n $extra ]]; then
-    gd_die "removing $(gd_quote "${want[@]}") would also remove: $(printf '%s ' "$extra"); handle those first"
+    gd_die "removing $(gd_quote "${want[@]}") would also remove: ${extra//$'\n'/ }; handle those first"
   fi
   for name in "${want[@]}"; do gd_journal purge-package "$name" "$(gd_pkg_version "$name")"; done
   gd_journal_sync
@@ -969,6 +969,10 @@ gd_list_steps() {
 gd_on_exit() {
   local status=$1
   if ((status == 0 || status == 100)) || [[ $GD_STEP == - ]]; then return 0; fi
+  if ((GD_DRY_RUN)); then
+    printf 'gpudoctor script: the dry run stopped at step %s (exit status %s)\n' "$GD_STEP" "$status" >&2
+    return 0
+  fi
   if [[ $GD_PHASE == verify ]]; then
     gd_journal verify-failed "$status"
     printf 'gpudoctor script: step %s ran but its check failed; journal: %s\n' "$GD_STEP" "$GD_JOURNAL" >&2

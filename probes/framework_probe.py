@@ -50,7 +50,8 @@ for i in range(info.get("device_count") or 0):
         d["arch"] = gcn if (hip and gcn) else "sm_%d%d" % (p.major, p.minor)
         bus = getattr(p, "pci_bus_id", None)
         if bus is not None:
-            d["pci_bus_id"] = "%04x:%02x:%02x.0" % (getattr(p, "pci_domain_id", 0), bus, getattr(p, "pci_device_id", 0))
+            domain, device = getattr(p, "pci_domain_id", 0), getattr(p, "pci_device_id", 0)
+            d["pci_bus_id"] = "%04x:%02x:%02x.0" % (domain, bus, device)
         x = torch.arange(4096, device="cuda:%d" % i, dtype=torch.float32)
         total = float((x * 2 + 1).sum().item())
         d["op_ok"] = total == 4096.0 * 4096.0

@@ -17,7 +17,8 @@ __device__ inline unsigned device_pattern(unsigned i, unsigned seed) {
 // Element e of the sources, as exact small integers: b + 3 * c stays below 2^24.
 __device__ inline float4 source_b(std::size_t e) {
   unsigned v = static_cast<unsigned>(e * 4);
-  return make_float4(float(v & 1023u), float((v + 1) & 1023u), float((v + 2) & 1023u), float((v + 3) & 1023u));
+  return make_float4(float(v & 1023u), float((v + 1) & 1023u), float((v + 2) & 1023u),
+                     float((v + 3) & 1023u));
 }
 __device__ inline float4 source_c(std::size_t e) {
   unsigned v = static_cast<unsigned>(e * 4);
@@ -42,8 +43,8 @@ __global__ void init_kernel(float4* b, float4* c, std::size_t n) {
   }
 }
 
-__global__ void __launch_bounds__(k_threads) copy_kernel(int4* __restrict__ dst, const int4* __restrict__ src,
-                                                         std::size_t n) {
+__global__ void __launch_bounds__(k_threads)
+    copy_kernel(int4* __restrict__ dst, const int4* __restrict__ src, std::size_t n) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   for (; i + 3 * stride < n; i += 4 * stride) {
@@ -53,11 +54,13 @@ __global__ void __launch_bounds__(k_threads) copy_kernel(int4* __restrict__ dst,
     dst[i + 2 * stride] = v2;
     dst[i + 3 * stride] = v3;
   }
-  for (; i < n; i += stride) dst[i] = src[i];
+  for (; i < n; i += stride)
+    dst[i] = src[i];
 }
 
-__global__ void __launch_bounds__(k_threads) triad_kernel(float4* __restrict__ a, const float4* __restrict__ b,
-                                                          const float4* __restrict__ c, std::size_t n) {
+__global__ void __launch_bounds__(k_threads)
+    triad_kernel(float4* __restrict__ a, const float4* __restrict__ b, const float4* __restrict__ c,
+                 std::size_t n) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   for (; i + stride < n; i += 2 * stride) {
@@ -65,7 +68,8 @@ __global__ void __launch_bounds__(k_threads) triad_kernel(float4* __restrict__ a
     a[i] = triad_of(b0, c0);
     a[i + stride] = triad_of(b1, c1);
   }
-  for (; i < n; i += stride) a[i] = triad_of(b[i], c[i]);
+  for (; i < n; i += stride)
+    a[i] = triad_of(b[i], c[i]);
 }
 
 __global__ void verify_kernel(const float4* a, std::size_t n, bool triad, unsigned long long* bad) {
@@ -79,7 +83,9 @@ __global__ void verify_kernel(const float4* a, std::size_t n, bool triad, unsign
   if (mine) atomicAdd(bad, mine);
 }
 
-gpuError_t launched() { return gpuGetLastError(); }
+gpuError_t launched() {
+  return gpuGetLastError();
+}
 
 } // namespace
 

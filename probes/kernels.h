@@ -2,9 +2,9 @@
 // per target run once). Each returns the first runtime error, or success.
 #pragma once
 
-#include <cstddef>
-
 #include "gpu_compat.h"
+
+#include <cstddef>
 
 namespace probe::kernels {
 

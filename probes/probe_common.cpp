@@ -1,11 +1,11 @@
 #include "probe_common.h"
 
+#include "probes.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-
-#include "probes.h"
 
 namespace probe {
 
@@ -37,7 +37,9 @@ Line::Line(const char* probe, const char* event) {
   m_text = "{\"probe\":" + quoted(probe) + ",\"event\":" + quoted(event);
 }
 
-void Line::key(const char* k) { m_text += "," + quoted(k) + ":"; }
+void Line::key(const char* k) {
+  m_text += "," + quoted(k) + ":";
+}
 
 Line& Line::str(const char* k, const std::string& value) {
   key(k);
@@ -55,8 +57,10 @@ Line& Line::real(const char* k, double value) {
   key(k);
   char buf[64];
   // JSON has no NaN or infinity: a rate that cannot be computed is null.
-  if (value != value || value > 1e300 || value < -1e300) std::snprintf(buf, sizeof buf, "null");
-  else std::snprintf(buf, sizeof buf, "%.3f", value);
+  if (value != value || value > 1e300 || value < -1e300)
+    std::snprintf(buf, sizeof buf, "null");
+  else
+    std::snprintf(buf, sizeof buf, "%.3f", value);
   m_text += buf;
   return *this;
 }
@@ -70,7 +74,8 @@ Line& Line::flag(const char* k, bool value) {
 Line& Line::strs(const char* k, const std::vector<std::string>& values) {
   key(k);
   m_text += "[";
-  for (std::size_t i = 0; i < values.size(); ++i) m_text += (i ? "," : "") + quoted(values[i]);
+  for (std::size_t i = 0; i < values.size(); ++i)
+    m_text += (i ? "," : "") + quoted(values[i]);
   m_text += "]";
   return *this;
 }
@@ -129,7 +134,8 @@ Rate rate_of(std::vector<float> ms, double bytes) {
 }
 
 Timer::Timer(gpuStream_t stream) : m_stream(stream) {
-  m_ok = gpuEventCreate(&m_start) == gpuSuccess && gpuEventCreate(&m_stop) == gpuSuccess;
+  m_created = gpuEventCreate(&m_start);
+  if (m_created == gpuSuccess) m_created = gpuEventCreate(&m_stop);
 }
 
 Timer::~Timer() {
@@ -137,14 +143,17 @@ Timer::~Timer() {
   if (m_stop) (void)gpuEventDestroy(m_stop);
 }
 
-void Timer::begin() { (void)gpuEventRecord(m_start, m_stream); }
+gpuError_t Timer::begin() {
+  return m_created != gpuSuccess ? m_created : gpuEventRecord(m_start, m_stream);
+}
 
-float Timer::end() {
-  float ms = -1;
-  if (gpuEventRecord(m_stop, m_stream) != gpuSuccess) return -1;
-  if (gpuEventSynchronize(m_stop) != gpuSuccess) return -1;
-  if (gpuEventElapsedTime(&ms, m_start, m_stop) != gpuSuccess) return -1;
-  return ms;
+gpuError_t Timer::end(float& ms) {
+  ms = -1;
+  gpuError_t e = m_created;
+  if (e == gpuSuccess) e = gpuEventRecord(m_stop, m_stream);
+  if (e == gpuSuccess) e = gpuEventSynchronize(m_stop);
+  if (e == gpuSuccess) e = gpuEventElapsedTime(&ms, m_start, m_stop);
+  return e;
 }
 
 int dispatch(int argc, char** argv, const Entry* table, int count) {
@@ -156,7 +165,8 @@ int dispatch(int argc, char** argv, const Entry* table, int count) {
     return 0;
   }
   std::fprintf(stderr, "usage: %s PROBE (one of:", argc > 0 ? argv[0] : "gpudoctor-probe");
-  for (int i = 0; i < count; ++i) std::fprintf(stderr, " %s", table[i].name);
+  for (int i = 0; i < count; ++i)
+    std::fprintf(stderr, " %s", table[i].name);
   std::fprintf(stderr, ") | --targets\nPrints JSON lines on stdout; see gpudoctor's docs/probes.md.\n");
   return 2;
 }

@@ -2,11 +2,11 @@
 // timing statistics. A probe reports what it measured; it never decides pass or fail (gpudoctor's checks do).
 #pragma once
 
+#include "gpu_compat.h"
+
 #include <cstddef>
 #include <string>
 #include <vector>
-
-#include "gpu_compat.h"
 
 namespace probe {
 
@@ -53,15 +53,14 @@ class Timer {
 public:
   explicit Timer(gpuStream_t stream);
   ~Timer();
-  bool valid() const { return m_ok; }
-  void begin();
-  // Milliseconds since begin(), after the stream reached the end event; negative on a runtime error.
-  float end();
+  gpuError_t begin();
+  // Milliseconds since begin() into `ms`, once the stream reached the end event.
+  gpuError_t end(float& ms);
 
 private:
   gpuStream_t m_stream;
   gpuEvent_t m_start = nullptr, m_stop = nullptr;
-  bool m_ok = false;
+  gpuError_t m_created = gpuSuccess;
 };
 
 } // namespace probe

@@ -1,11 +1,11 @@
 // "devices": every device the runtime sees, with what identifies it (PCI bus id, UUID) and what the checks
 // compare with the PCI bus and the knowledge tables (arch, memory, memory bus).
+#include "probe_common.h"
+#include "probes.h"
+
 #include <cstdio>
 #include <cstring>
 #include <string>
-
-#include "probe_common.h"
-#include "probes.h"
 
 namespace probe {
 
@@ -15,9 +15,9 @@ constexpr const char* k_name = "devices";
 
 std::string uuid_text(const unsigned char* bytes) {
   char buf[48];
-  std::snprintf(buf, sizeof buf, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", bytes[0],
-                bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9], bytes[10],
-                bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]);
+  std::snprintf(buf, sizeof buf, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8],
+                bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]);
   return buf;
 }
 
@@ -65,7 +65,8 @@ void report(int device) {
 
 int run_devices() {
   int count = start(k_name);
-  for (int d = 0; d < count; ++d) report(d);
+  for (int d = 0; d < count; ++d)
+    report(d);
   return finish(k_name);
 }
 

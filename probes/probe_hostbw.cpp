@@ -1,10 +1,10 @@
 // "host-bandwidth": pinned host memory to and from each device (the DMA engines over the host link), timed
 // with events after a warm-up; the data that went there and back is compared byte for byte.
-#include <cstring>
-#include <vector>
-
 #include "probe_common.h"
 #include "probes.h"
+
+#include <cstring>
+#include <vector>
 
 namespace probe {
 
@@ -30,10 +30,13 @@ bool timed(int device, void* dst, const void* src, bool to_device, gpuStream_t s
   Timer timer(s);
   std::vector<float> ms;
   for (int i = 0; i < k_warmup + k_iterations; ++i) {
-    timer.begin();
-    gpuError_t e = gpuMemcpyAsync(dst, src, k_bytes, to_device ? gpuMemcpyHostToDevice : gpuMemcpyDeviceToHost, s);
-    float elapsed = timer.end();
-    if (!ok(k_name, e, GPU_API("MemcpyAsync"), device) || elapsed < 0) return false;
+    float elapsed = 0;
+    if (!ok(k_name, timer.begin(), "event timing", device) ||
+        !ok(k_name,
+            gpuMemcpyAsync(dst, src, k_bytes, to_device ? gpuMemcpyHostToDevice : gpuMemcpyDeviceToHost, s),
+            GPU_API("MemcpyAsync"), device) ||
+        !ok(k_name, timer.end(elapsed), "event timing", device))
+      return false;
     if (i >= k_warmup) ms.push_back(elapsed);
   }
   rate = rate_of(ms, double(k_bytes));
@@ -55,7 +58,8 @@ void test(int device) {
       !ok(k_name, gpuMalloc(&m.device, k_bytes), GPU_API("Malloc"), device))
     return;
   auto* src = static_cast<unsigned*>(m.host_src);
-  for (std::size_t i = 0; i < k_bytes / sizeof(unsigned); ++i) src[i] = static_cast<unsigned>(i * 2654435761u);
+  for (std::size_t i = 0; i < k_bytes / sizeof(unsigned); ++i)
+    src[i] = static_cast<unsigned>(i * 2654435761u);
   std::memset(m.host_dst, 0, k_bytes);
   gpuStream_t stream = nullptr;
   if (!ok(k_name, gpuStreamCreate(&stream), GPU_API("StreamCreate"), device)) return;
@@ -73,7 +77,8 @@ void test(int device) {
 
 int run_host_bandwidth() {
   int count = start(k_name);
-  for (int d = 0; d < count; ++d) test(d);
+  for (int d = 0; d < count; ++d)
+    test(d);
   return finish(k_name);
 }
 

@@ -1,11 +1,11 @@
 // "kernel": on every device, ask for the kernel's image, launch it, and check every value it wrote.
 // A missing image ("no kernel image is available", "invalid device function", hipErrorNoBinaryForGpu) is
 // reported with the runtime's own name for it, at the stage it appeared.
-#include <vector>
-
 #include "kernels.h"
 #include "probe_common.h"
 #include "probes.h"
+
+#include <vector>
 
 namespace probe {
 
@@ -58,7 +58,8 @@ void test(int device) {
 
 int run_kernel() {
   int count = start(k_name);
-  for (int d = 0; d < count; ++d) test(d);
+  for (int d = 0; d < count; ++d)
+    test(d);
   return finish(k_name);
 }
 

@@ -1,12 +1,12 @@
 // "memory-bandwidth": STREAM-style copy (a = b) and triad (a = b + 3c) kernels, and the runtime's own
 // device-to-device copy, over buffers many times the L2 so that the cache does not answer. Timed with events
 // after warm-up; bandwidth counts bytes read plus bytes written; every result is verified on the device.
-#include <algorithm>
-#include <vector>
-
 #include "kernels.h"
 #include "probe_common.h"
 #include "probes.h"
+
+#include <algorithm>
+#include <vector>
 
 namespace probe {
 
@@ -38,7 +38,8 @@ std::size_t buffer_bytes(const gpuDeviceProp& prop, std::size_t free_bytes) {
 
 int grid_of(int device, const gpuDeviceProp& prop) {
   int per_sm = 0;
-  if (gpuDeviceGetAttribute(&per_sm, gpuDevAttrMaxThreadsPerMultiProcessor, device) != gpuSuccess || per_sm <= 0)
+  if (gpuDeviceGetAttribute(&per_sm, gpuDevAttrMaxThreadsPerMultiProcessor, device) != gpuSuccess ||
+      per_sm <= 0)
     per_sm = 2048;
   return std::max(1, prop.multiProcessorCount) * std::max(1, per_sm / kernels::k_threads);
 }
@@ -47,9 +48,12 @@ enum class Test { copy, triad, memcpy };
 
 gpuError_t launch(Test t, Buffers& buf, std::size_t n, int blocks, gpuStream_t s) {
   switch (t) {
-  case Test::copy: return kernels::copy(buf.a, buf.b, n, blocks, s);
-  case Test::triad: return kernels::triad(buf.a, buf.b, buf.c, n, blocks, s);
-  case Test::memcpy: return gpuMemcpyAsync(buf.a, buf.b, n * 16, gpuMemcpyDeviceToDevice, s);
+  case Test::copy:
+    return kernels::copy(buf.a, buf.b, n, blocks, s);
+  case Test::triad:
+    return kernels::triad(buf.a, buf.b, buf.c, n, blocks, s);
+  case Test::memcpy:
+    return gpuMemcpyAsync(buf.a, buf.b, n * 16, gpuMemcpyDeviceToDevice, s);
   }
   return gpuSuccess;
 }
@@ -62,16 +66,18 @@ void measure(int device, Test t, Buffers& buf, std::size_t n, int blocks, gpuStr
   Timer timer(s);
   std::vector<float> ms;
   for (int i = 0; i < k_warmup + k_iterations; ++i) {
-    timer.begin();
-    gpuError_t e = launch(t, buf, n, blocks, s);
-    float elapsed = timer.end();
-    if (!ok(k_name, e, name, device) || elapsed < 0) return;
+    float elapsed = 0;
+    if (!ok(k_name, timer.begin(), "event timing", device) ||
+        !ok(k_name, launch(t, buf, n, blocks, s), name, device) ||
+        !ok(k_name, timer.end(elapsed), "event timing", device))
+      return;
     if (i >= k_warmup) ms.push_back(elapsed);
   }
   unsigned long long bad = 0;
-  bool checked = ok(k_name, gpuMemset(buf.bad, 0, sizeof bad), GPU_API("Memset"), device) &&
-                 ok(k_name, kernels::verify(buf.a, n, t == Test::triad, buf.bad, blocks, s), "verify", device) &&
-                 ok(k_name, gpuMemcpy(&bad, buf.bad, sizeof bad, gpuMemcpyDeviceToHost), GPU_API("Memcpy"), device);
+  bool checked =
+      ok(k_name, gpuMemset(buf.bad, 0, sizeof bad), GPU_API("Memset"), device) &&
+      ok(k_name, kernels::verify(buf.a, n, t == Test::triad, buf.bad, blocks, s), "verify", device) &&
+      ok(k_name, gpuMemcpy(&bad, buf.bad, sizeof bad, gpuMemcpyDeviceToHost), GPU_API("Memcpy"), device);
   Rate r = rate_of(ms, bytes);
   Line line(k_name, "bandwidth");
   line.num("device", device).str("test", name).num("bytes", static_cast<long long>(bytes));
@@ -95,8 +101,8 @@ void test(int device) {
   Buffers buf;
   for (void** p : {&buf.a, &buf.b, &buf.c})
     if (!ok(k_name, gpuMalloc(p, bytes), GPU_API("Malloc"), device)) return;
-  if (!ok(k_name, gpuMalloc(reinterpret_cast<void**>(&buf.bad), sizeof(unsigned long long)), GPU_API("Malloc"),
-          device))
+  if (!ok(k_name, gpuMalloc(reinterpret_cast<void**>(&buf.bad), sizeof(unsigned long long)),
+          GPU_API("Malloc"), device))
     return;
   gpuStream_t stream = nullptr;
   if (!ok(k_name, gpuStreamCreate(&stream), GPU_API("StreamCreate"), device)) return;
@@ -104,7 +110,8 @@ void test(int device) {
   const int blocks = grid_of(device, prop);
   if (ok(k_name, kernels::init_sources(buf.b, buf.c, n, blocks, stream), "init", device) &&
       ok(k_name, gpuStreamSynchronize(stream), GPU_API("StreamSynchronize"), device))
-    for (Test t : {Test::copy, Test::triad, Test::memcpy}) measure(device, t, buf, n, blocks, stream);
+    for (Test t : {Test::copy, Test::triad, Test::memcpy})
+      measure(device, t, buf, n, blocks, stream);
   (void)gpuStreamDestroy(stream);
 }
 
@@ -112,7 +119,8 @@ void test(int device) {
 
 int run_memory_bandwidth() {
   int count = start(k_name);
-  for (int d = 0; d < count; ++d) test(d);
+  for (int d = 0; d < count; ++d)
+    test(d);
   return finish(k_name);
 }
 

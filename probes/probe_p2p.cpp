@@ -1,9 +1,9 @@
 // "p2p": which devices can reach each other's memory directly, and how fast a peer copy runs between each
 // such pair (timed on the source device's stream; a sample of the copied bytes is checked).
-#include <vector>
-
 #include "probe_common.h"
 #include "probes.h"
+
+#include <vector>
 
 namespace probe {
 
@@ -16,6 +16,7 @@ constexpr int k_warmup = 1;
 constexpr int k_iterations = 5;
 
 bool sample_is(const void* device_ptr, unsigned char value, int device) {
+  if (!ok(k_name, gpuSetDevice(device), GPU_API("SetDevice"), device)) return false;
   std::vector<unsigned char> host(k_sample);
   const auto* base = static_cast<const unsigned char*>(device_ptr);
   for (const unsigned char* at : {base, base + k_bytes - k_sample}) {
@@ -30,9 +31,16 @@ bool sample_is(const void* device_ptr, unsigned char value, int device) {
 void copy_pair(int from, int to, const std::vector<void*>& src, const std::vector<void*>& dst) {
   if (!ok(k_name, gpuSetDevice(from), GPU_API("SetDevice"), from)) return;
   gpuError_t e = gpuDeviceEnablePeerAccess(to, 0);
-  if (e == gpuErrorPeerAccessAlreadyEnabled) (void)gpuGetLastError(); // not a failure; clear it
-  else if (!ok(k_name, e, GPU_API("DeviceEnablePeerAccess"), from)) return;
-  if (!ok(k_name, gpuMemset(dst[to], 0, k_bytes), GPU_API("Memset"), to)) return;
+  if (e == gpuErrorPeerAccessAlreadyEnabled)
+    (void)gpuGetLastError(); // not a failure; clear it
+  else if (!ok(k_name, e, GPU_API("DeviceEnablePeerAccess"), from))
+    return;
+  // The destination is cleared on its own device; the copy runs on the source's stream.
+  if (!ok(k_name, gpuSetDevice(to), GPU_API("SetDevice"), to) ||
+      !ok(k_name, gpuMemset(dst[to], 0, k_bytes), GPU_API("Memset"), to) ||
+      !ok(k_name, gpuDeviceSynchronize(), GPU_API("DeviceSynchronize"), to) ||
+      !ok(k_name, gpuSetDevice(from), GPU_API("SetDevice"), from))
+    return;
   gpuStream_t stream = nullptr;
   if (!ok(k_name, gpuStreamCreate(&stream), GPU_API("StreamCreate"), from)) return;
   {
@@ -40,18 +48,20 @@ void copy_pair(int from, int to, const std::vector<void*>& src, const std::vecto
     std::vector<float> ms;
     bool good = true;
     for (int i = 0; good && i < k_warmup + k_iterations; ++i) {
-      timer.begin();
-      e = gpuMemcpyPeerAsync(dst[to], to, src[from], from, k_bytes, stream);
-      float elapsed = timer.end();
-      good = ok(k_name, e, GPU_API("MemcpyPeerAsync"), from) && elapsed >= 0;
+      float elapsed = 0;
+      good = ok(k_name, timer.begin(), "event timing", from) &&
+             ok(k_name, gpuMemcpyPeerAsync(dst[to], to, src[from], from, k_bytes, stream),
+                GPU_API("MemcpyPeerAsync"), from) &&
+             ok(k_name, timer.end(elapsed), "event timing", from);
       if (good && i >= k_warmup) ms.push_back(elapsed);
     }
     if (good) {
       Rate r = rate_of(ms, double(k_bytes));
+      bool verified = sample_is(dst[to], static_cast<unsigned char>(0x40 + from), to);
       Line line(k_name, "bandwidth");
       line.num("from", from).num("to", to).num("bytes", static_cast<long long>(k_bytes));
       line.num("iterations", r.iterations).real("best_gbps", r.best_gbps).real("median_gbps", r.median_gbps);
-      line.flag("verified", sample_is(dst[to], static_cast<unsigned char>(0x40 + from), to)).emit();
+      line.flag("verified", verified).emit();
     }
   }
   (void)gpuStreamDestroy(stream);

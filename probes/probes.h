@@ -9,7 +9,8 @@ int run_host_bandwidth();   // "host-bandwidth": pinned host <-> device copies (
 int run_p2p();              // "p2p": peer access matrix and pairwise copies (host binary)
 int run_alloc();            // "alloc": largest single allocation and chunked total vs free (host binary)
 int run_kernel();           // "kernel": launch and verify a kernel on every device (kernels binary)
-int run_memory_bandwidth(); // "memory-bandwidth": copy, triad and runtime copy in device memory (kernels binary)
+int run_memory_bandwidth(); // "memory-bandwidth": copy, triad and runtime copy in device memory (kernels
+                            // binary)
 
 // Dispatches argv[1] among `table`; usage on stderr and status 2 for anything else.
 struct Entry {

@@ -7,9 +7,9 @@ int cmd_probe(const CheckOptions& options) {
   CheckOptions opt = options;
   opt.probes = true;
   if (opt.only.empty())
-    opt.only = {"probe.runtime-devices", "probe.kernel",  "probe.memory-bandwidth", "probe.host-bandwidth",
-                "probe.p2p",             "probe.alloc",   "probe.timeout",          "torch.arch-missing",
-                "torch.no-device"};
+    opt.only = {"probe.runtime-devices", "probe.kernel",       "probe.memory-bandwidth",
+                "probe.host-bandwidth",  "probe.p2p",          "probe.alloc",
+                "probe.timeout",         "torch.arch-missing", "torch.no-device"};
   return cmd_check(opt);
 }
 

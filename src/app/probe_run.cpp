@@ -1,11 +1,10 @@
 #include "app/probe_run.hpp"
 
-#include <unistd.h>
+#include "collect/collect_probes.hpp"
 
 #include <cstdio>
 #include <mutex>
-
-#include "collect/collect_probes.hpp"
+#include <unistd.h>
 
 namespace gpudoctor {
 

@@ -1,10 +1,10 @@
 #include "collect/collect_probes.hpp"
 
-#include <future>
-
 #include "probe/framework_script.hpp"
 #include "probe/probe_parse.hpp"
 #include "util/text.hpp"
+
+#include <future>
 
 namespace gpudoctor {
 
@@ -14,14 +14,15 @@ namespace {
 // alloc runs last: it takes (and gives back) nearly all device memory.
 constexpr const char* k_after_devices[] = {"kernel", "memory-bandwidth", "host-bandwidth", "p2p", "alloc"};
 
-bool in_kernels_program(const std::string& name) { return name == "kernel" || name == "memory-bandwidth"; }
-
+bool in_kernels_program(const std::string& name) {
+  return name == "kernel" || name == "memory-bandwidth";
+}
 
 std::string stderr_tail(const std::string& err) {
   auto lines = text::lines(text::trim(err));
   std::size_t from = lines.size() > 5 ? lines.size() - 5 : 0;
-  std::string tail = text::join(std::vector<std::string>(lines.begin() + static_cast<std::ptrdiff_t>(from), lines.end()),
-                                " | ");
+  std::string tail = text::join(
+      std::vector<std::string>(lines.begin() + static_cast<std::ptrdiff_t>(from), lines.end()), " | ");
   return tail.size() > 600 ? tail.substr(tail.size() - 600) : tail;
 }
 
@@ -51,8 +52,8 @@ public:
   }
 
   BackendProbes collect() {
-    ProbePrograms programs{"gpudoctor-probe-" + m_out.backend, "gpudoctor-probe-" + m_out.backend + "-kernels",
-                           "recorded in the snapshot"};
+    ProbePrograms programs{"gpudoctor-probe-" + m_out.backend,
+                           "gpudoctor-probe-" + m_out.backend + "-kernels", "recorded in the snapshot"};
     if (m_opt.source) {
       auto found = m_opt.source->programs(m_out.backend, m_view, m_facts);
       if (!found) {
@@ -67,7 +68,8 @@ public:
     if (m_opt.source && programs.prebuilt && m_out.runtime_too_new()) {
       // Built with a toolkit newer than this driver runs: compile them with this machine's, once.
       std::string why = "the prebuilt probes (runtime " + runtime_version_text(m_out.runtime_version) +
-                        ") need a newer driver than this one (" + runtime_version_text(m_out.driver_version) + ")";
+                        ") need a newer driver than this one (" + runtime_version_text(m_out.driver_version) +
+                        ")";
       auto local = m_opt.source->compiled(m_out.backend, m_view, m_facts);
       if (local) {
         std::string backend = m_out.backend;
@@ -81,7 +83,7 @@ public:
         m_out.how += "; " + why + ", and compiling them here failed: " + local.error();
       }
     }
-    const ProbeRun& devices = m_out.runs.back();
+    const ProbeRun devices = m_out.runs.back(); // a copy: the runs below grow the vector
     if (!m_opt.source && !devices.found) {
       std::string backend = m_out.backend;
       m_out = BackendProbes{};
@@ -90,12 +92,16 @@ public:
       return std::move(m_out);
     }
     std::string stop;
-    if (devices.timed_out) stop = "the devices probe timed out";
-    else if (!devices.completed()) stop = "the devices probe did not finish";
-    else if (m_out.device_count.value_or(0) == 0) stop = k_probe_no_device;
+    if (devices.timed_out)
+      stop = "the devices probe timed out";
+    else if (!devices.completed())
+      stop = "the devices probe did not finish";
+    else if (m_out.device_count.value_or(0) == 0)
+      stop = k_probe_no_device;
     for (const char* name : k_after_devices) {
       std::string key = key_of(name);
-      if (!stop.empty()) m_out.runs.push_back(not_run(name, key, stop));
+      if (!stop.empty())
+        m_out.runs.push_back(not_run(name, key, stop));
       else if (std::string(name) == "p2p" && m_out.device_count.value_or(0) < 2)
         m_out.runs.push_back(not_run(name, key, "one device: no pair to test"));
       else if (run(name, in_kernels_program(name) ? programs.kernels : programs.host).timed_out)
@@ -151,11 +157,15 @@ void collect_probes(SystemView& view, const ProbeOptions& opt, Facts& facts) {
   // Importing torch takes seconds of CPU; it runs beside the compiled probes, whose timings are on the GPU.
   auto framework = std::async(std::launch::async, [&] { return framework_probe(view, opt, in); });
   std::vector<BackendProbes> backends;
-  for (const char* backend : {"cuda", "hip"}) backends.push_back(BackendCollector(view, opt, in, backend).collect());
+  for (const char* backend : {"cuda", "hip"})
+    backends.push_back(BackendCollector(view, opt, in, backend).collect());
+  if (opt.source && opt.progress && framework.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
+    opt.progress("waiting for the PyTorch probe (import torch)");
   std::optional<FrameworkProbe> fw = framework.get();
 
   bool recorded = fw.has_value();
-  for (const auto& b : backends) recorded = recorded || !b.runs.empty();
+  for (const auto& b : backends)
+    recorded = recorded || !b.runs.empty();
   if (!opt.requested && !recorded) return;
   facts.probes.requested = true;
   facts.probes.backends = std::move(backends);

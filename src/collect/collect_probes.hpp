@@ -1,22 +1,22 @@
 // The probes collector: runs the compiled probes of each runtime (CUDA, HIP) and the framework probe, each as
-// a child with a time limit through SystemView::run (keys probe-<name>@<backend>, python-gpu), and reads their
-// JSON lines into Facts::probes. A replay answers the same keys from the snapshot, so recorded probe outputs
-// are judged again exactly as they were live.
+// a child with a time limit through SystemView::run (keys probe-<name>@<backend>, python-gpu), and reads
+// their JSON lines into Facts::probes. A replay answers the same keys from the snapshot, so recorded probe
+// outputs are judged again exactly as they were live.
 #pragma once
-
-#include <chrono>
 
 #include "facts/facts.hpp"
 #include "probe/probe_source.hpp"
 #include "system/system_view.hpp"
 
+#include <chrono>
+
 namespace gpudoctor {
 
 struct ProbeOptions {
-  bool requested = false;                    // --probes; a replay also reads probes a snapshot holds
-  std::chrono::milliseconds timeout{30000};  // per probe process
-  ProbeSource* source = nullptr;             // live: where the programs come from; null: replay by key
-  ProbeSay progress;                         // "CUDA probe: kernel", for a terminal; may be empty
+  bool requested = false;                   // --probes; a replay also reads probes a snapshot holds
+  std::chrono::milliseconds timeout{30000}; // per probe process
+  ProbeSource* source = nullptr;            // live: where the programs come from; null: replay by key
+  ProbeSay progress;                        // "CUDA probe: kernel", for a terminal; may be empty
 };
 
 // Fills facts.probes (left empty when probes were neither requested nor recorded). Reads facts.gpus and

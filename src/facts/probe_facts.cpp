@@ -3,7 +3,8 @@
 namespace gpudoctor {
 
 std::optional<double> ProbeDevice::peak_gbps() const {
-  if (!memory_clock_khz || !memory_bus_bits || *memory_clock_khz <= 0 || *memory_bus_bits <= 0) return std::nullopt;
+  if (!memory_clock_khz || !memory_bus_bits || *memory_clock_khz <= 0 || *memory_bus_bits <= 0)
+    return std::nullopt;
   return 2.0 * double(*memory_clock_khz) * 1e3 * double(*memory_bus_bits) / 8.0 / 1e9;
 }
 
@@ -26,8 +27,9 @@ std::string BackendProbes::title() const {
 }
 
 bool BackendProbes::runtime_too_new() const {
-  return count_error && (count_error->name == "cudaErrorInsufficientDriver" ||
-                         count_error->name == "hipErrorInsufficientDriver") &&
+  return count_error &&
+         (count_error->name == "cudaErrorInsufficientDriver" ||
+          count_error->name == "hipErrorInsufficientDriver") &&
          driver_version.value_or(0) > 0 && runtime_version.value_or(0) > driver_version.value_or(0);
 }
 

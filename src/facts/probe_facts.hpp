@@ -31,12 +31,12 @@ struct ProbeRun {
   std::optional<int> exit_code; // empty with found and not timed out: killed by a signal
   long duration_ms = 0;
   long timeout_ms = 0;
-  bool ended = false;              // printed its end line
-  std::vector<ProbeError> errors;  // runtime calls that failed
-  std::vector<std::string> notes;  // "skipped" lines: why a device was not probed
-  int bad_lines = 0;               // lines that are not probe JSON
-  std::string stderr_tail;         // last lines of stderr, for evidence
-  std::string not_run;             // why it was not started: "no device", "an earlier probe timed out"
+  bool ended = false;             // printed its end line
+  std::vector<ProbeError> errors; // runtime calls that failed
+  std::vector<std::string> notes; // "skipped" lines: why a device was not probed
+  int bad_lines = 0;              // lines that are not probe JSON
+  std::string stderr_tail;        // last lines of stderr, for evidence
+  std::string not_run;            // why it was not started: "no device", "an earlier probe timed out"
   // Killed by a signal, or exited without its end line: the probe (and maybe the driver) broke.
   bool crashed() const { return run && found && !timed_out && (!exit_code || !ended); }
   bool completed() const { return run && found && !timed_out && exit_code && ended; }

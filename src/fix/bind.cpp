@@ -133,11 +133,11 @@ std::string python_in_use(const Facts& facts) {
   return exe;
 }
 
-std::expected<void, std::string> bind_torch(Params& p, const std::string& vendor, const PlanContext& ctx,
-                                            bool migrating, std::vector<std::string>& notes) {
+std::expected<void, std::string> bind_torch(Params& p, const std::string& vendor, const OsKey& os,
+                                            const PlanContext& ctx, bool migrating,
+                                            std::vector<std::string>& notes) {
   std::string index;
   if (migrating || !ctx.options.versions.cuda.empty() || !ctx.options.versions.rocm.empty()) {
-    OsKey os = *os_key(ctx.facts, ctx.kb);
     if (vendor == "nvidia") {
       auto c = choose_nvidia(ctx.facts, ctx.kb, ctx.stacks, ctx.options.versions);
       if (!c) return std::unexpected(c.error());
@@ -223,7 +223,7 @@ std::expected<Params, std::string> bind_params(const Recipe& recipe, const std::
   if (recipe.id == "install-rocm")
     if (auto r = bind_amd_install(p, os, ctx, notes); !r) return std::unexpected(r.error());
   if (recipe.id == "torch-reinstall")
-    if (auto r = bind_torch(p, vendor, ctx, migrating, notes); !r) return std::unexpected(r.error());
+    if (auto r = bind_torch(p, vendor, os, ctx, migrating, notes); !r) return std::unexpected(r.error());
   if (recipe.id == "repo-fix-codename") p.set("repo.codename_edits", codename_edits(os, ctx));
   if (recipe.id == "env-cuda-paths") p.set("cuda.target", cuda_target(ctx));
   p.set("ctk.repo_url", mirror_url("https://nvidia.github.io/libnvidia-container", ctx.options.mirror));

@@ -54,12 +54,14 @@ std::string gpu_names(const Facts& facts, Vendor v) {
   return text::join(names, ", ");
 }
 
-// The newest PyTorch CUDA index a driver for `max_cuda` runs and whose wheels build for every GPU.
-std::optional<TorchCudaIndex> torch_index_for(const Stacks& stacks, const std::string& max_cuda,
-                                              const std::vector<int>& sms, const std::string& preferred) {
+// The newest PyTorch CUDA index whose CUDA `driver` runs (minor-version compatibility included) and whose
+// wheels build for every GPU; `preferred` wins when it qualifies.
+std::optional<TorchCudaIndex> torch_index_for(const Knowledge& kb, const Stacks& stacks,
+                                              const std::string& driver, const std::vector<int>& sms,
+                                              const std::string& preferred) {
   std::vector<TorchCudaIndex> ok;
   for (const auto& t : stacks.torch_cuda_indexes) {
-    if (text::compare_versions(t.cuda, max_cuda) > 0) continue;
+    if (auto runs = kb.driver_runs_cuda(driver, t.cuda); !runs || !*runs) continue;
     if (std::any_of(sms.begin(), sms.end(), [&](int sm) { return sm < t.min_sm || sm > t.max_sm; })) continue;
     if (t.index == preferred) return t;
     ok.push_back(t);
@@ -183,11 +185,10 @@ std::expected<NvidiaChoice, std::string> choose_nvidia(const Facts& facts, const
   std::string preferred;
   for (const auto& r : stacks.cuda_installs)
     if (r.cuda == c.cuda) preferred = r.torch_index;
-  std::string runs_up_to = c.cuda;
-  if (auto row = kb.driver_branch(std::to_string(c.branch) + ".0")) runs_up_to = row->max_cuda;
-  if (auto t = torch_index_for(stacks, runs_up_to, sms, preferred)) {
+  // The branch's newest driver stands for the one that gets installed.
+  if (auto t = torch_index_for(kb, stacks, std::to_string(c.branch) + ".9999", sms, preferred)) {
     c.torch_index = t->index;
-    c.notes.push_back("PyTorch from the " + t->index + " wheel index: the newest whose CUDA driver branch " +
+    c.notes.push_back("PyTorch from the " + t->index + " wheel index: the newest whose CUDA driver " +
                       std::to_string(c.branch) + " runs and whose wheels build for these GPUs");
     if (t->uncertain)
       c.notes.push_back("the arch list of PyTorch's " + t->index + " wheels is not confirmed");
@@ -295,13 +296,13 @@ std::expected<TorchChoice, std::string> choose_torch_here(const Facts& facts, co
                                                             : "";
     if (driver.empty())
       return std::unexpected("no NVIDIA driver is loaded: install one first (fix install-nvidia)");
-    auto row = kb.driver_branch(driver);
-    if (!row) return std::unexpected("the tables do not know what CUDA driver " + driver + " runs");
-    auto t = torch_index_for(stacks, row->max_cuda, nvidia_sms(facts), "");
+    auto t = torch_index_for(kb, stacks, driver, nvidia_sms(facts), "");
     if (!t)
       return std::unexpected("no PyTorch CUDA wheel index in the tables fits driver " + driver +
                              " and these GPUs");
-    return TorchChoice{t->index, "driver " + driver + " runs CUDA up to " + row->max_cuda};
+    return TorchChoice{t->index,
+                       "the newest CUDA (" + t->cuda + ") driver " + driver +
+                           " runs, minor-version compatibility included, with wheels for these GPUs"};
   }
   std::string installed;
   for (const auto& r : facts.toolkits.rocm)

@@ -5,6 +5,7 @@
 #include "util/text.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <fnmatch.h>
 #include <regex>
 #include <set>
@@ -116,7 +117,8 @@ void read_dkms(SystemView& view, const Facts& facts, const VendorStack& stack, S
   }
   for (const auto& name : children(view, "/usr/src"))
     for (const auto& m : stack.dkms)
-      if (text::starts_with(name, m + "-") && name.size() > m.size() + 1 && std::isdigit(name[m.size() + 1]))
+      if (text::starts_with(name, m + "-") && name.size() > m.size() + 1 &&
+          std::isdigit(static_cast<unsigned char>(name[m.size() + 1])))
         add_unique(inv.trees, "/usr/src/" + name);
 }
 

@@ -66,6 +66,8 @@ std::string quoted_array(const std::vector<std::string>& words) {
 
 std::string header(const Plan& plan, const std::string& version) {
   std::string h = "#!/usr/bin/env bash\n";
+  // The helpers take lists that may be empty here (a step with nothing to remove of that kind).
+  h += "# shellcheck disable=SC2119,SC2120\n";
   h += "# gpudoctor " + (plan.kind == "fix" ? "fix " + plan.id : std::string("migrate")) + ": " + plan.title +
        "\n#\n";
   for (std::size_t i = 0; i < plan.description.size(); ++i)
@@ -76,9 +78,10 @@ std::string header(const Plan& plan, const std::string& version) {
     for (std::size_t i = 0; i < plan.why.size(); ++i)
       h += wrap(plan.why[i], i == 0 ? "# Why:  " : "#       ", "#         ");
   }
-  h += "# For:  " + (plan.host.empty() ? std::string("any host") : "host " + plan.host) + ", " +
-       plan.os.name + " (" + plan.os.id + " " + plan.os.version + ", " + family_name(plan.os.family) +
-       " family)" + (plan.kernel.empty() ? "" : ", kernel " + plan.kernel) + "\n";
+  h += wrap((plan.host.empty() ? std::string("any host") : "host " + plan.host) + ", " + plan.os.name + " (" +
+                plan.os.id + " " + plan.os.version + ", " + family_name(plan.os.family) + " family)" +
+                (plan.kernel.empty() ? "" : ", kernel " + plan.kernel),
+            "# For:  ", "#       ");
   for (const auto& g : plan.gpus)
     h += "#       " + g + "\n";
   if (plan.gpus.empty()) h += "#       no NVIDIA or AMD GPU on the PCI bus\n";

@@ -1,8 +1,9 @@
 // The live probe source: programs built with gpudoctor, else compiled from its installed sources.
-#include <unistd.h>
-
 #include "probe/probe_compile.hpp"
 #include "probe/probe_source.hpp"
+#include "system/machine_paths.hpp"
+
+#include <unistd.h>
 
 namespace gpudoctor {
 
@@ -23,14 +24,15 @@ std::vector<fs::path> beside(const fs::path& exe_dir, const fs::path& relative) 
 
 fs::path own_folder() {
   std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  fs::path exe = fs::read_symlink(paths::self_exe, ec);
   return ec ? fs::path() : exe.parent_path();
 }
 
-InstalledProbes::InstalledProbes(fs::path exe_dir, ProbeSay say) : m_exe_dir(std::move(exe_dir)), m_say(std::move(say)) {}
+InstalledProbes::InstalledProbes(fs::path exe_dir, ProbeSay say)
+    : m_exe_dir(std::move(exe_dir)), m_say(std::move(say)) {}
 
-std::expected<ProbePrograms, std::string> InstalledProbes::programs(const std::string& backend, SystemView& view,
-                                                                    const Facts& facts) {
+std::expected<ProbePrograms, std::string> InstalledProbes::programs(const std::string& backend,
+                                                                    SystemView& view, const Facts& facts) {
   if (m_exe_dir.empty()) return std::unexpected("cannot tell where the gpudoctor binary is (/proc/self/exe)");
   const std::string host = "gpudoctor-probe-" + backend, kernels = host + "-kernels";
   for (const auto& dir : beside(m_exe_dir, "libexec/gpudoctor"))
@@ -40,8 +42,8 @@ std::expected<ProbePrograms, std::string> InstalledProbes::programs(const std::s
   return compiled(backend, view, facts);
 }
 
-std::expected<ProbePrograms, std::string> InstalledProbes::compiled(const std::string& backend, SystemView& view,
-                                                                    const Facts& facts) {
+std::expected<ProbePrograms, std::string> InstalledProbes::compiled(const std::string& backend,
+                                                                    SystemView& view, const Facts& facts) {
   if (m_exe_dir.empty()) return std::unexpected("cannot tell where the gpudoctor binary is (/proc/self/exe)");
   for (const auto& dir : beside(m_exe_dir, "share/gpudoctor/probes")) {
     std::error_code ec;

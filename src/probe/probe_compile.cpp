@@ -1,14 +1,13 @@
 #include "probe/probe_compile.hpp"
 
-#include <unistd.h>
+#include "collect/collectors.hpp"
+#include "util/text.hpp"
 
 #include <cstdio>
 #include <fstream>
 #include <set>
 #include <sstream>
-
-#include "collect/collectors.hpp"
-#include "util/text.hpp"
+#include <unistd.h>
 
 namespace gpudoctor::probe {
 
@@ -30,7 +29,8 @@ std::optional<std::string> slurp(const fs::path& p) {
 struct Hash {
   std::uint64_t h = 1469598103934665603ull;
   void add(std::string_view s) {
-    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+    for (unsigned char c : s)
+      h = (h ^ c) * 1099511628211ull;
     h = (h ^ 0xff) * 1099511628211ull; // field separator
   }
   std::string hex() const {
@@ -45,8 +45,10 @@ std::optional<std::string> find_compiler(SystemView& view, const std::string& ba
   const std::string name = cuda ? "nvcc" : "hipcc";
   if (auto on_path = find_on_path(view, name)) return on_path;
   std::vector<std::string> candidates;
-  for (const char* var : cuda ? std::vector<const char*>{"CUDA_HOME", "CUDA_PATH"} : std::vector<const char*>{"ROCM_PATH"})
-    if (auto dir = view.env(var); dir && !dir->empty() && (*dir)[0] == '/') candidates.push_back(*dir + "/bin/" + name);
+  for (const char* var :
+       cuda ? std::vector<const char*>{"CUDA_HOME", "CUDA_PATH"} : std::vector<const char*>{"ROCM_PATH"})
+    if (auto dir = view.env(var); dir && !dir->empty() && (*dir)[0] == '/')
+      candidates.push_back(*dir + "/bin/" + name);
   candidates.push_back(cuda ? "/usr/local/cuda/bin/nvcc" : "/opt/rocm/bin/hipcc");
   for (const auto& c : candidates)
     if (auto st = view.stat(c); st && st->type == FileType::file) return c;
@@ -54,7 +56,8 @@ std::optional<std::string> find_compiler(SystemView& view, const std::string& ba
 }
 
 fs::path cache_root(SystemView& view) {
-  if (auto xdg = view.env("XDG_CACHE_HOME"); xdg && !xdg->empty() && (*xdg)[0] == '/') return fs::path(*xdg) / "gpudoctor";
+  if (auto xdg = view.env("XDG_CACHE_HOME"); xdg && !xdg->empty() && (*xdg)[0] == '/')
+    return fs::path(*xdg) / "gpudoctor";
   if (auto home = view.env("HOME"); home && !home->empty() && (*home)[0] == '/')
     return fs::path(*home) / ".cache" / "gpudoctor";
   std::error_code ec;
@@ -73,16 +76,17 @@ std::string program_name(const std::string& backend, const std::string& program)
 }
 
 // Runs the compiler for one program; the result lands at `out` only when it succeeded.
-std::expected<void, std::string> build(SystemView& view, const std::string& compiler, const std::string& backend,
-                                       const std::string& program, const std::vector<std::string>& target_flags,
-                                       const fs::path& sources, const std::vector<std::string>& files,
-                                       const fs::path& dir) {
+std::expected<void, std::string> build(SystemView& view, const std::string& compiler,
+                                       const std::string& backend, const std::string& program,
+                                       const std::vector<std::string>& target_flags, const fs::path& sources,
+                                       const std::vector<std::string>& files, const fs::path& dir) {
   fs::path out = dir / program_name(backend, program);
   fs::path tmp = out.string() + ".tmp" + std::to_string(::getpid());
   std::vector<std::string> argv = {compiler, "-O3", "-std=c++17"};
   if (backend == "hip") argv.push_back("-D__HIP_PLATFORM_AMD__");
   argv.insert(argv.end(), target_flags.begin(), target_flags.end());
-  for (const auto& inc : {dir, sources}) argv.insert(argv.end(), {"-I", inc.string()});
+  for (const auto& inc : {dir, sources})
+    argv.insert(argv.end(), {"-I", inc.string()});
   argv.insert(argv.end(), {"-o", tmp.string()});
   // hipcc compiles .cpp as HIP for every target; the host files need no device code, so they go as C++.
   if (backend == "hip") argv.insert(argv.end(), {"-x", "c++"});
@@ -102,7 +106,9 @@ std::expected<void, std::string> build(SystemView& view, const std::string& comp
   std::error_code ec;
   if (!r.ok()) {
     fs::remove(tmp, ec);
-    std::string why = r.timed_out ? "timed out" : r.exit_code ? "exit " + std::to_string(*r.exit_code) : "killed";
+    std::string why = r.timed_out   ? "timed out"
+                      : r.exit_code ? "exit " + std::to_string(*r.exit_code)
+                                    : "killed";
     return std::unexpected(why + ": " + tail_of(r.err + "\n" + r.out, 4));
   }
   fs::rename(tmp, out, ec);
@@ -112,7 +118,8 @@ std::expected<void, std::string> build(SystemView& view, const std::string& comp
 
 } // namespace
 
-std::expected<std::vector<std::string>, std::string> source_list(const fs::path& sources, const std::string& program) {
+std::expected<std::vector<std::string>, std::string> source_list(const fs::path& sources,
+                                                                 const std::string& program) {
   auto text = slurp(sources / "sources.txt");
   if (!text) return std::unexpected("no sources.txt in " + sources.string());
   for (const auto& line : text::lines(*text)) {
@@ -134,8 +141,10 @@ Targets probe_targets(const std::string& backend, const Facts& facts) {
     arch = arch.substr(0, arch.find(':'));
     bool usable = vendor == Vendor::nvidia ? text::starts_with(arch, "sm_") && arch.size() > 3
                                            : text::starts_with(arch, "gfx") && arch.size() > 3;
-    if (usable) archs.insert(arch);
-    else unknown = true;
+    if (usable)
+      archs.insert(arch);
+    else
+      unknown = true;
   }
   Targets t;
   if (archs.empty() || unknown) {
@@ -164,13 +173,16 @@ std::expected<ProbePrograms, std::string> compile_probes(const std::string& back
                            (backend == "cuda" ? "nvcc (PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)"
                                               : "hipcc (PATH, $ROCM_PATH/bin, /opt/rocm/bin)") +
                            " to compile them");
-  auto version = view.run({"probe-compiler@" + backend, {*compiler, "--version"}, std::chrono::seconds(30), {}});
+  auto version =
+      view.run({"probe-compiler@" + backend, {*compiler, "--version"}, std::chrono::seconds(30), {}});
   if (!version.ok()) return std::unexpected(*compiler + " --version failed: " + tail_of(version.err, 2));
   Targets targets = probe_targets(backend, facts);
 
   Hash hash;
-  for (const auto& part : {backend, *compiler, version.out}) hash.add(part);
-  for (const auto& f : targets.flags) hash.add(f);
+  for (const auto& part : {backend, *compiler, version.out})
+    hash.add(part);
+  for (const auto& f : targets.flags)
+    hash.add(f);
   std::vector<std::string> programs = {"host", "kernels"};
   std::map<std::string, std::vector<std::string>> files;
   for (const auto& program : programs) {
@@ -178,26 +190,29 @@ std::expected<ProbePrograms, std::string> compile_probes(const std::string& back
     if (!list) return std::unexpected(list.error());
     files[program] = *list;
   }
-  for (const auto& name : {std::string("sources.txt"), std::string("gpu_compat.h"), std::string("probe_common.h"),
-                           std::string("probes.h"), std::string("kernels.h")})
+  for (const auto& name : {std::string("sources.txt"), std::string("gpu_compat.h"),
+                           std::string("probe_common.h"), std::string("probes.h"), std::string("kernels.h")})
     hash.add(name + "\n" + slurp(sources / name).value_or(""));
   for (const auto& [program, list] : files)
-    for (const auto& f : list) hash.add(f + "\n" + slurp(sources / f).value_or(""));
+    for (const auto& f : list)
+      hash.add(f + "\n" + slurp(sources / f).value_or(""));
 
   fs::path dir = cache_root(view) / "probes" / (backend + "-" + hash.hex());
-  ProbePrograms out{(dir / program_name(backend, "host")).string(), (dir / program_name(backend, "kernels")).string(),
-                    ""};
+  ProbePrograms out{(dir / program_name(backend, "host")).string(),
+                    (dir / program_name(backend, "kernels")).string(), ""};
   std::error_code ec;
   if (fs::exists(out.host, ec) && fs::exists(out.kernels, ec)) {
-    out.how = "cached in " + dir.string() + " (compiled earlier with " + *compiler + " for " + targets.names + ")";
+    out.how =
+        "cached in " + dir.string() + " (compiled earlier with " + *compiler + " for " + targets.names + ")";
     return out;
   }
   fs::create_directories(dir, ec);
   if (ec) return std::unexpected("cannot create the probe cache " + dir.string() + ": " + ec.message());
   std::ofstream(dir / "gpudoctor_probe_targets.h")
       << "#define GPUDOCTOR_PROBE_TARGETS \"" << targets.names << "\"\n";
-  if (say) say("compiling the " + title + " probes with " + *compiler + " for " + targets.names + " (once; cached in " +
-               dir.string() + ")");
+  if (say)
+    say("compiling the " + title + " probes with " + *compiler + " for " + targets.names +
+        " (once; cached in " + dir.string() + ")");
   for (const auto& program : programs) {
     auto built = build(view, *compiler, backend, program, targets.flags, sources, files[program], dir);
     if (!built && !targets.flags.empty()) {
@@ -207,7 +222,8 @@ std::expected<ProbePrograms, std::string> compile_probes(const std::string& back
       built = build(view, *compiler, backend, program, targets.flags, sources, files[program], dir);
     }
     if (!built)
-      return std::unexpected("compiling the " + title + " probes with " + *compiler + " failed (" + built.error() + ")");
+      return std::unexpected("compiling the " + title + " probes with " + *compiler + " failed (" +
+                             built.error() + ")");
   }
   out.how = "compiled now with " + *compiler + " for " + targets.names + ", cached in " + dir.string();
   return out;

@@ -3,18 +3,18 @@
 // targets under $XDG_CACHE_HOME/gpudoctor/probes (or ~/.cache/gpudoctor/probes).
 #pragma once
 
+#include "probe/probe_source.hpp"
+
 #include <expected>
 #include <filesystem>
 #include <string>
 #include <vector>
 
-#include "probe/probe_source.hpp"
-
 namespace gpudoctor::probe {
 
 // The files of one program as probes/sources.txt lists them ("host: a.cpp b.cpp", "kernels: ...").
 std::expected<std::vector<std::string>, std::string> source_list(const std::filesystem::path& sources,
-                                                                  const std::string& program);
+                                                                 const std::string& program);
 
 // The compiler's target flags for the GPUs in `facts`, and their names for messages. Empty flags: the
 // compiler's default (nvcc: its lowest arch with PTX, which the driver compiles for newer GPUs; hipcc: the
@@ -27,7 +27,8 @@ Targets probe_targets(const std::string& backend, const Facts& facts);
 
 // Finds the compiler, compiles (or reuses the cache) and returns the programs.
 std::expected<ProbePrograms, std::string> compile_probes(const std::string& backend, SystemView& view,
-                                                         const Facts& facts, const std::filesystem::path& sources,
+                                                         const Facts& facts,
+                                                         const std::filesystem::path& sources,
                                                          const ProbeSay& say);
 
 } // namespace gpudoctor::probe

@@ -1,9 +1,9 @@
 #include "probe/probe_parse.hpp"
 
-#include <cstdio>
-
 #include "util/json.hpp"
 #include "util/text.hpp"
+
+#include <cstdio>
 
 namespace gpudoctor::probe {
 
@@ -123,8 +123,8 @@ std::string normalise_bus_id(std::string_view id) {
   if (dot == std::string::npos) return {};
   auto domain = text::to_int(parts[0], 16), bus = text::to_int(parts[1], 16);
   auto dev = text::to_int(parts[2].substr(0, dot), 16), fn = text::to_int(parts[2].substr(dot + 1), 16);
-  if (!domain || !bus || !dev || !fn || *domain < 0 || *domain > 0xffff || *bus < 0 || *bus > 0xff || *dev < 0 ||
-      *dev > 0x1f || *fn < 0 || *fn > 7)
+  if (!domain || !bus || !dev || !fn || *domain < 0 || *domain > 0xffff || *bus < 0 || *bus > 0xff ||
+      *dev < 0 || *dev > 0x1f || *fn < 0 || *fn > 7)
     return {};
   char buf[32];
   std::snprintf(buf, sizeof buf, "%04llx:%02llx:%02llx.%llx", *domain, *bus, *dev, *fn);
@@ -154,9 +154,12 @@ void read_probe_output(std::string_view text, ProbeRun& run, BackendProbes& back
     } else if (event == "kernel") {
       backend.kernels.push_back(kernel_of(j));
     } else if (event == "bandwidth") {
-      if (run.name == "memory-bandwidth") backend.memory.push_back(bandwidth_of(j, false));
-      else if (run.name == "host-bandwidth") backend.host.push_back(bandwidth_of(j, false));
-      else if (run.name == "p2p") backend.p2p.push_back(bandwidth_of(j, true));
+      if (run.name == "memory-bandwidth")
+        backend.memory.push_back(bandwidth_of(j, false));
+      else if (run.name == "host-bandwidth")
+        backend.host.push_back(bandwidth_of(j, false));
+      else if (run.name == "p2p")
+        backend.p2p.push_back(bandwidth_of(j, true));
     } else if (event == "access") {
       backend.peers.push_back({json_small(j, "from").value_or(-1), json_small(j, "to").value_or(-1),
                                json_bool(j, "can_access").value_or(false)});

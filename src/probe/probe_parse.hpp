@@ -2,10 +2,10 @@
 // a probe's JSON object is counted in ProbeRun::bad_lines and skipped.
 #pragma once
 
+#include "facts/probe_facts.hpp"
+
 #include <string>
 #include <string_view>
-
-#include "facts/probe_facts.hpp"
 
 namespace gpudoctor::probe {
 

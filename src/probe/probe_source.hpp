@@ -1,7 +1,10 @@
-// Where the compiled probe programs come from. Live: beside gpudoctor (built with it), or compiled now from the
-// installed sources with the toolkit found and cached per source, compiler and targets. A replay needs none:
-// the snapshot answers each probe's key.
+// Where the compiled probe programs come from. Live: beside gpudoctor (built with it), or compiled now from
+// the installed sources with the toolkit found and cached per source, compiler and targets. A replay needs
+// none: the snapshot answers each probe's key.
 #pragma once
+
+#include "facts/facts.hpp"
+#include "system/system_view.hpp"
 
 #include <expected>
 #include <filesystem>
@@ -9,15 +12,12 @@
 #include <string>
 #include <vector>
 
-#include "facts/facts.hpp"
-#include "system/system_view.hpp"
-
 namespace gpudoctor {
 
 struct ProbePrograms {
-  std::string host;    // gpudoctor-probe-<backend>: devices, host-bandwidth, p2p, alloc
-  std::string kernels; // gpudoctor-probe-<backend>-kernels: kernel, memory-bandwidth
-  std::string how;     // for the report: "built with gpudoctor (...)", "compiled now ...", "cached ..."
+  std::string host;      // gpudoctor-probe-<backend>: devices, host-bandwidth, p2p, alloc
+  std::string kernels;   // gpudoctor-probe-<backend>-kernels: kernel, memory-bandwidth
+  std::string how;       // for the report: "built with gpudoctor (...)", "compiled now ...", "cached ..."
   bool prebuilt = false; // built with gpudoctor, not compiled on this machine
 };
 

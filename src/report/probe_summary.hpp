@@ -1,10 +1,11 @@
-// The "Probes" lines of the text report's Machine block: where each runtime's probes came from and what it saw.
+// The "Probes" lines of the text report's Machine block: where each runtime's probes came from and what it
+// saw.
 #pragma once
+
+#include "facts/probe_facts.hpp"
 
 #include <string>
 #include <vector>
-
-#include "facts/probe_facts.hpp"
 
 namespace gpudoctor {
 

@@ -14,6 +14,7 @@ inline constexpr const char* kernel_cmdline = "/proc/cmdline";
 inline constexpr const char* init_cgroup = "/proc/1/cgroup";
 inline constexpr const char* modules = "/proc/modules";
 inline constexpr const char* nvidia_driver_version = "/proc/driver/nvidia/version";
+inline constexpr const char* self_exe = "/proc/self/exe"; // gpudoctor's own binary, to find its probes
 
 // sysfs (Documentation/ABI/testing/sysfs-bus-pci, sysfs-module; amdkfd topology)
 inline constexpr const char* pci_devices = "/sys/bus/pci/devices";

@@ -15,7 +15,7 @@ for f in "$source_dir"/fixes/*.yaml; do
 done
 ((${#recipes[@]} >= 17)) || fail "found only ${#recipes[@]} recipes"
 
-count=0
+scripts=()
 for family in debian rhel; do
   snap=${snapshots[$family]}
   for id in "${recipes[@]}"; do
@@ -26,24 +26,22 @@ for family in debian rhel; do
       fi
       fail "fix $id for $family: $(cat "$work/err")"
     fi
-    shellcheck "$out" || fail "the $family script of $id does not pass shellcheck"
-    count=$((count + 1))
+    scripts+=("$out")
   done
   for to in nvidia amd; do
     out=$work/$family-migrate-$to.sh
     "$gpudoctor" migrate --to "$to" --from "$snap" --render-all --emit "$out" 2>"$work/err" ||
       fail "migrate --to $to for $family: $(cat "$work/err")"
-    shellcheck "$out" || fail "the $family migration to $to does not pass shellcheck"
-    count=$((count + 1))
+    scripts+=("$out")
   done
 done
-pass "$count scripts (${#recipes[@]} recipes and 2 migrations, Debian and RHEL families, every step) pass shellcheck"
-
 golden=("$source_dir"/tests/fixes/golden/*.sh)
 ((${#golden[@]} >= 10)) || fail "only ${#golden[@]} golden scripts"
-shellcheck "${golden[@]}" || fail "a golden script does not pass shellcheck"
-shellcheck "$source_dir/fixes/lib.bash" || fail "fixes/lib.bash does not pass shellcheck"
-pass "the ${#golden[@]} golden scripts and the library pass shellcheck"
+# Checking ~1000-line scripts takes a while: all cores, a few files per shellcheck.
+printf '%s\0' "${scripts[@]}" "${golden[@]}" "$source_dir/fixes/lib.bash" |
+  xargs -0 -n 4 -P "$(nproc 2>/dev/null || echo 2)" shellcheck || fail "a script does not pass shellcheck (above)"
+pass "${#scripts[@]} rendered scripts (${#recipes[@]} recipes and 2 migrations, Debian and RHEL families, every step)," \
+  "the ${#golden[@]} golden scripts and the library pass shellcheck"
 
 "$gpudoctor" fix purge-rocm --from "$debian" --emit "$work/purge.sh" 2>/dev/null || fail "fix purge-rocm failed"
 bash "$work/purge.sh" --list >"$work/list.out" || fail "--list failed"

@@ -83,7 +83,8 @@ def main():
             key, stdout = command["key"], command.get("stdout")
             match = re.fullmatch(r"probe-([a-z0-9-]+)@(cuda|hip)", key)
             if match and os.path.exists(os.path.join(scenarios, match.group(2) + ".mock")):
-                got = compiled_output(args.bin, os.path.join(scenarios, match.group(2) + ".mock"), *match.groups())
+                scenario = os.path.join(scenarios, match.group(2) + ".mock")
+                got = compiled_output(args.bin, scenario, *match.groups())
             elif key == "python-gpu" and os.path.exists(os.path.join(scenarios, "torch.json")):
                 got = framework_output(args.source, os.path.join(scenarios, "torch.json"))
             else:

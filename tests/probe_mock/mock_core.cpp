@@ -48,7 +48,8 @@ struct State {
   }
   std::size_t bytes(const std::string& key, std::size_t fallback) const {
     auto it = cfg.find(key);
-    return it == cfg.end() ? fallback : static_cast<std::size_t>(std::strtoull(it->second.c_str(), nullptr, 10));
+    return it == cfg.end() ? fallback
+                           : static_cast<std::size_t>(std::strtoull(it->second.c_str(), nullptr, 10));
   }
   std::string text(const std::string& key) const {
     auto it = cfg.find(key);
@@ -60,7 +61,8 @@ std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> out;
   std::stringstream ss(s);
   std::string part;
-  while (std::getline(ss, part, sep)) out.push_back(part);
+  while (std::getline(ss, part, sep))
+    out.push_back(part);
   return out;
 }
 
@@ -98,7 +100,8 @@ State load() {
     d.props.l2_bytes = std::atoi(f[7].c_str());
     d.props.bus_bits = std::atoi(f[8].c_str());
     d.props.clock_khz = std::atoi(f[9].c_str());
-    for (int i = 0; i < 16; ++i) d.props.uuid[i] = static_cast<unsigned char>(0x10 * st.devices.size() + i * 7);
+    for (int i = 0; i < 16; ++i)
+      d.props.uuid[i] = static_cast<unsigned char>(0x10 * st.devices.size() + i * 7);
     st.devices.push_back(d);
   }
   return st;
@@ -115,7 +118,8 @@ void trigger() {
   if (st.triggered) return;
   st.triggered = true;
   if (st.text("hang") == st.probe)
-    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+    for (;;)
+      std::this_thread::sleep_for(std::chrono::seconds(1));
   if (st.text("crash") == st.probe) std::raise(SIGSEGV);
 }
 
@@ -137,7 +141,9 @@ Allocation* find(const void* p) {
   return it == all.end() ? nullptr : &it->second;
 }
 
-bool valid_device(int d) { return d >= 0 && d < static_cast<int>(state().devices.size()); }
+bool valid_device(int d) {
+  return d >= 0 && d < static_cast<int>(state().devices.size());
+}
 
 } // namespace
 
@@ -148,7 +154,8 @@ const char* targets() {
 #ifdef __HIP_PLATFORM_AMD__
     return std::string("gfx900 gfx906 gfx908 gfx90a gfx940 gfx1010 gfx1030");
 #else
-    return std::string("sm_75 sm_80 sm_86 sm_87 sm_88 sm_89 sm_90 sm_100 sm_110 sm_103 sm_120 sm_121 compute_121");
+    return std::string(
+        "sm_75 sm_80 sm_86 sm_87 sm_88 sm_89 sm_90 sm_100 sm_110 sm_103 sm_120 sm_121 compute_121");
 #endif
   }();
   return t.c_str();
@@ -156,37 +163,60 @@ const char* targets() {
 
 const char* error_name(int code, bool hip) {
   switch (code) {
-  case ok: return hip ? "hipSuccess" : "cudaSuccess";
-  case out_of_memory: return hip ? "hipErrorOutOfMemory" : "cudaErrorMemoryAllocation";
-  case insufficient_driver: return hip ? "hipErrorInsufficientDriver" : "cudaErrorInsufficientDriver";
-  case invalid_device_function: return hip ? "hipErrorInvalidDeviceFunction" : "cudaErrorInvalidDeviceFunction";
-  case no_device: return hip ? "hipErrorNoDevice" : "cudaErrorNoDevice";
-  case invalid_device: return hip ? "hipErrorInvalidDevice" : "cudaErrorInvalidDevice";
-  case no_kernel_image: return hip ? "hipErrorNoBinaryForGpu" : "cudaErrorNoKernelImageForDevice";
-  case peer_unsupported: return hip ? "hipErrorPeerAccessUnsupported" : "cudaErrorPeerAccessUnsupported";
-  case illegal_address: return hip ? "hipErrorIllegalAddress" : "cudaErrorIllegalAddress";
-  case peer_already_enabled: return hip ? "hipErrorPeerAccessAlreadyEnabled" : "cudaErrorPeerAccessAlreadyEnabled";
-  case driver_mismatch: return hip ? "hipErrorUnknown" : "cudaErrorSystemDriverMismatch";
-  default: return hip ? "hipErrorUnknown" : "cudaErrorUnknown";
+  case ok:
+    return hip ? "hipSuccess" : "cudaSuccess";
+  case out_of_memory:
+    return hip ? "hipErrorOutOfMemory" : "cudaErrorMemoryAllocation";
+  case insufficient_driver:
+    return hip ? "hipErrorInsufficientDriver" : "cudaErrorInsufficientDriver";
+  case invalid_device_function:
+    return hip ? "hipErrorInvalidDeviceFunction" : "cudaErrorInvalidDeviceFunction";
+  case no_device:
+    return hip ? "hipErrorNoDevice" : "cudaErrorNoDevice";
+  case invalid_device:
+    return hip ? "hipErrorInvalidDevice" : "cudaErrorInvalidDevice";
+  case no_kernel_image:
+    return hip ? "hipErrorNoBinaryForGpu" : "cudaErrorNoKernelImageForDevice";
+  case peer_unsupported:
+    return hip ? "hipErrorPeerAccessUnsupported" : "cudaErrorPeerAccessUnsupported";
+  case illegal_address:
+    return hip ? "hipErrorIllegalAddress" : "cudaErrorIllegalAddress";
+  case peer_already_enabled:
+    return hip ? "hipErrorPeerAccessAlreadyEnabled" : "cudaErrorPeerAccessAlreadyEnabled";
+  case driver_mismatch:
+    return hip ? "hipErrorUnknown" : "cudaErrorSystemDriverMismatch";
+  default:
+    return hip ? "hipErrorUnknown" : "cudaErrorUnknown";
   }
 }
 
 const char* error_string(int code, bool hip) {
   switch (code) {
-  case ok: return "no error";
-  case out_of_memory: return "out of memory";
+  case ok:
+    return "no error";
+  case out_of_memory:
+    return "out of memory";
   case insufficient_driver:
     return hip ? "driver version is insufficient for runtime version"
                : "CUDA driver version is insufficient for CUDA runtime version";
-  case invalid_device_function: return "invalid device function";
-  case no_device: return hip ? "no ROCm-capable device is detected" : "no CUDA-capable device is detected";
-  case invalid_device: return "invalid device ordinal";
-  case no_kernel_image: return "no kernel image is available for execution on the device";
-  case peer_unsupported: return "peer access is not supported between these two devices";
-  case illegal_address: return "an illegal memory access was encountered";
-  case peer_already_enabled: return "peer access is already enabled";
-  case driver_mismatch: return "system has unsupported display driver / cuda driver combination";
-  default: return "unknown error";
+  case invalid_device_function:
+    return "invalid device function";
+  case no_device:
+    return hip ? "no ROCm-capable device is detected" : "no CUDA-capable device is detected";
+  case invalid_device:
+    return "invalid device ordinal";
+  case no_kernel_image:
+    return "no kernel image is available for execution on the device";
+  case peer_unsupported:
+    return "peer access is not supported between these two devices";
+  case illegal_address:
+    return "an illegal memory access was encountered";
+  case peer_already_enabled:
+    return "peer access is already enabled";
+  case driver_mismatch:
+    return "system has unsupported display driver / cuda driver combination";
+  default:
+    return "unknown error";
   }
 }
 
@@ -248,7 +278,9 @@ int set_device(int device) {
   return ok;
 }
 
-int synchronize() { return ok; }
+int synchronize() {
+  return ok;
+}
 
 int can_access_peer(int* can, int a, int b) {
   if (!valid_device(a) || !valid_device(b)) return fail(invalid_device);
@@ -271,7 +303,8 @@ int malloc_device(void** p, std::size_t bytes) {
   if (bytes > max_single || used + bytes > max_total) return fail(out_of_memory);
   Allocation a{bytes, st.current, bytes <= k_backed_limit};
   void* ptr = nullptr;
-  if (a.backed) ptr = std::calloc(1, bytes);
+  if (a.backed)
+    ptr = std::calloc(1, bytes);
   else {
     ptr = reinterpret_cast<void*>(st.next_fake);
     st.next_fake += (bytes + 0xfffff) & ~std::size_t(0xfffff);
@@ -317,9 +350,12 @@ int copy(void* dst, const void* src, std::size_t bytes, int kind) {
   const Allocation* s = find(src);
   bool real = (!d || d->backed) && (!s || s->backed);
   if (real) std::memcpy(dst, src, bytes);
-  if (kind == host_to_device) advance(double(bytes), st.number("h2d_gbps", 25));
-  else if (kind == device_to_host) advance(double(bytes), st.number("d2h_gbps", 25));
-  else advance(2.0 * double(bytes), st.number("memcpy_gbps", st.number("memory_gbps", 1000) * 1.01));
+  if (kind == host_to_device)
+    advance(double(bytes), st.number("h2d_gbps", 25));
+  else if (kind == device_to_host)
+    advance(double(bytes), st.number("d2h_gbps", 25));
+  else
+    advance(2.0 * double(bytes), st.number("memcpy_gbps", st.number("memory_gbps", 1000) * 1.01));
   return ok;
 }
 
@@ -344,7 +380,9 @@ int stream_create(void** s) {
   return ok;
 }
 
-int stream_destroy(void*) { return ok; }
+int stream_destroy(void*) {
+  return ok;
+}
 
 int event_create(void** e) {
   *e = new double(0);
@@ -361,16 +399,22 @@ int event_record(void* e) {
   return ok;
 }
 
-int event_synchronize(void*) { return ok; }
+int event_synchronize(void*) {
+  return ok;
+}
 
 int event_elapsed(float* ms, void* start, void* stop) {
   *ms = static_cast<float>(*static_cast<double*>(stop) - *static_cast<double*>(start));
   return ok;
 }
 
-double setting(const char* key, double fallback) { return state().number(key, fallback); }
+double setting(const char* key, double fallback) {
+  return state().number(key, fallback);
+}
 
-int kernel_image() { return static_cast<int>(state().number("kernel_image_error", 0)); }
+int kernel_image() {
+  return static_cast<int>(state().number("kernel_image_error", 0));
+}
 
 int kernel_stream(const char* test, std::size_t n) {
   State& st = state();

@@ -6,18 +6,25 @@
 
 namespace probe::kernels {
 
-gpuError_t image_check() { return mock::kernel_image(); }
+gpuError_t image_check() {
+  return mock::kernel_image();
+}
 
 gpuError_t fill(unsigned* out, std::size_t n, unsigned seed, gpuStream_t) {
   if (int e = mock::kernel_image()) return e;
   const auto wrong = static_cast<std::size_t>(mock::setting("kernel_wrong", 0));
-  for (std::size_t i = 0; i < n; ++i) out[i] = pattern(static_cast<unsigned>(i), seed) ^ (i < wrong ? 1u : 0u);
+  for (std::size_t i = 0; i < n; ++i)
+    out[i] = pattern(static_cast<unsigned>(i), seed) ^ (i < wrong ? 1u : 0u);
   return 0;
 }
 
-gpuError_t init_sources(void*, void*, std::size_t, int, gpuStream_t) { return mock::kernel_image(); }
+gpuError_t init_sources(void*, void*, std::size_t, int, gpuStream_t) {
+  return mock::kernel_image();
+}
 
-gpuError_t copy(void*, const void*, std::size_t n, int, gpuStream_t) { return mock::kernel_stream("copy", n); }
+gpuError_t copy(void*, const void*, std::size_t n, int, gpuStream_t) {
+  return mock::kernel_stream("copy", n);
+}
 
 gpuError_t triad(void*, const void*, const void*, std::size_t n, int, gpuStream_t) {
   return mock::kernel_stream("triad", n);

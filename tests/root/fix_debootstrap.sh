@@ -247,9 +247,10 @@ grep -q 'file:///srv/mirror/compute/cuda/repos/debian12/x86_64/ /' "$B/tmp/gd/mi
 shellcheck "$B/tmp/gd/migrate.sh" || fail "the migration script does not pass shellcheck"
 pass "migrate --to nvidia chose CUDA 13.0 with nvidia-open-580 and pointed the repository at the mirror"
 
-status=0
-GPUDOCTOR_BOOT_ID=boot-one in_root "$B" bash /tmp/gd/migrate.sh --no-reboot >"$work/mig1.out" 2>&1 || status=$?
-[[ $status == 100 ]] || fail "the migration did not stop for the reboot (exit $status): $(tail -15 "$work/mig1.out")"
+apply() { "$gpudoctor" migrate --root "$B" --yes "$@"; }
+GPUDOCTOR_BOOT_ID=boot-one apply --to nvidia --mirror file:///srv/mirror --apply >"$work/mig1.out" 2>&1 ||
+  fail "migrate --apply failed: $(tail -15 "$work/mig1.out")"
+grep -q 'gpudoctor migrate --resume' "$work/mig1.out" || fail "the migration did not stop for the reboot: $(tail "$work/mig1.out")"
 [[ $(installed_version "$B" rocm-core) == ii* ]] && fail "ROCm is still installed after the migration's purge"
 for want in 'nvidia-open-580 580.95.05-1' 'cuda-toolkit-13-0 13.0.2-1'; do
   got=$(installed_version "$B" "${want% *}")
@@ -258,22 +259,20 @@ done
 [[ $(installed_version "$B" cuda-toolkit-12-6) == ii* ]] && fail "a toolkit that was not chosen got installed"
 grep -qx 'blacklist nouveau' "$B/etc/modprobe.d/blacklist-nouveau.conf" || fail "nouveau is not blacklisted"
 grep -q '/usr/local/cuda-13.0/bin' "$B/etc/profile.d/cuda-path.sh" || fail "CUDA is not on PATH"
-pass "the purge ran, nvidia-open-580 580.95.05-1 and cuda-toolkit-13-0 13.0.2-1 came from the mirror, then it asked for the reboot"
-status=0
-GPUDOCTOR_BOOT_ID=boot-one in_root "$B" bash /tmp/gd/migrate.sh --no-reboot >"$work/mig2.out" 2>&1 || status=$?
-[[ $status == 100 ]] || fail "without a reboot the migration went on (exit $status)"
-status=0
-GPUDOCTOR_BOOT_ID=boot-two in_root "$B" bash /tmp/gd/migrate.sh --no-reboot >"$work/mig3.out" 2>&1 || status=$?
-[[ $status == 0 ]] || fail "after the reboot the migration did not finish (exit $status): $(tail -10 "$work/mig3.out")"
-for want in 'rebooted since this script asked' 'gpudoctor check --only'; do
-  grep -q "$want" "$work/mig3.out" || fail "after the reboot the script did not go on to the checks ($want)"
+pass "migrate --apply purged ROCm, installed nvidia-open-580 580.95.05-1 and cuda-toolkit-13-0 13.0.2-1 from the mirror, then asked for the reboot"
+GPUDOCTOR_BOOT_ID=boot-one apply --resume >"$work/mig2.out" 2>&1 || fail "--resume failed: $(tail "$work/mig2.out")"
+grep -q 'Reboot now' "$work/mig2.out" || fail "--resume went on without a reboot: $(tail "$work/mig2.out")"
+GPUDOCTOR_BOOT_ID=boot-two apply --resume >"$work/mig3.out" 2>&1 || fail "--resume failed: $(tail "$work/mig3.out")"
+for want in 'rebooted since this script asked' 'gpudoctor check --only' 'All 17 steps ran'; do
+  grep -q "$want" "$work/mig3.out" || fail "after the reboot --resume did not finish ($want): $(tail "$work/mig3.out")"
 done
-pass "after the reboot the same script continues where it stopped and ends with gpudoctor check"
+pass "migrate --resume waits for the reboot, then continues where it stopped and ends with gpudoctor check"
 tree_state "$B" >"$work/B1"
-GPUDOCTOR_BOOT_ID=boot-two in_root "$B" bash /tmp/gd/migrate.sh --no-reboot >"$work/mig4.out" 2>&1 || fail "a run after the end failed"
+GPUDOCTOR_BOOT_ID=boot-two in_root "$B" bash /tmp/gd/migrate.sh --no-reboot >"$work/mig4.out" 2>&1 ||
+  fail "a run after the end failed: $(tail "$work/mig4.out")"
 tree_state "$B" >"$work/B2"
 cmp -s "$work/B1" "$work/B2" || fail "a run after the migration changed the root: $(diff "$work/B1" "$work/B2" | head)"
-pass "a run after the migration changes nothing"
+pass "the script run again by hand after the migration changes nothing"
 rm -rf "$B"
 
 # ==== 3. --apply killed at random moments; undo ===============================================================
@@ -294,8 +293,9 @@ D=$work/rootD
 new_root "$D"
 start=$(date +%s%N)
 "$gpudoctor" fix purge-rocm --root "$D" --apply --yes >"$work/applyD.out" 2>&1 || fail "--apply failed: $(tail "$work/applyD.out")"
-full_ms=$((($(date +%s%N) - start) / 1000000))
-echo "a full --apply of purge-rocm took $full_ms ms"
+echo "a full --apply of purge-rocm took $((($(date +%s%N) - start) / 1000000)) ms"
+journal_d=$work/journal-d
+cp "$D"/var/log/gpudoctor/*.journal "$journal_d"
 for f in "${edited[@]}"; do
   [[ $(digest "$D$f") == "${after_edit[$f]}" ]] || fail "--apply left $f other than the script does"
 done
@@ -303,19 +303,27 @@ done
 check_restored "$D"
 grep -q 'apt-get install .*rocm-core=6.2.4.60204-139~22.04' "$work/undoD.out" ||
   fail "undo does not print how to reinstall the purged packages: $(cat "$work/undoD.out")"
-"$gpudoctor" undo --root "$D" --yes | grep -q 'undone already' || fail "a second undo did something"
+"$gpudoctor" undo --root "$D" --yes >"$work/undoD2.out" 2>&1 || fail "a second undo failed"
+grep -q 'undone already' "$work/undoD2.out" || fail "a second undo did something: $(cat "$work/undoD2.out")"
 pass "a full --apply then undo restores every file and prints the apt-get install that reinstalls the packages"
 rm -rf "$D"
 
-kills=${GPUDOCTOR_KILLS:-4}
+# The steps of that apply, in order; each kill waits for one of them to begin (spread over the steps, at a
+# random one of each slice), then kills the whole process group a random 0-40 ms later.
+mapfile -t steps < <(grep $'\tstep-begin' "$journal_d" | cut -f3)
+((${#steps[@]} >= 8)) || fail "the apply ran only ${#steps[@]} steps"
+kills=${GPUDOCTOR_KILLS:-5}
 for ((i = 1; i <= kills; i++)); do
   C=$work/rootC$i
   new_root "$C"
-  # One kill in each of `kills` equal slices of the time a whole apply takes, at a random point of it.
-  delay=$(((i - 1) * full_ms / kills + RANDOM % (full_ms / kills) + 1))
+  target=${steps[$(((i - 1) * ${#steps[@]} / kills + RANDOM % (${#steps[@]} / kills)))]}
   setsid "$gpudoctor" fix purge-rocm --root "$C" --apply --yes >"$work/apply$i.out" 2>&1 &
   pid=$!
-  sleep "$((delay / 1000)).$(printf '%03d' $((delay % 1000)))"
+  for ((wait = 0; wait < 3000; wait++)); do
+    if grep -qs $'\t'"$target"$'\tstep-begin' "$C"/var/log/gpudoctor/*.journal; then break; fi
+    sleep 0.01
+  done
+  sleep "0.0$((RANDOM % 5))$((RANDOM % 10))"
   kill -KILL -- "-$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
   check_torn "$C"
@@ -323,7 +331,7 @@ for ((i = 1; i <= kills; i++)); do
     "$gpudoctor" undo --root "$C" --yes >"$work/undo$i.out" 2>&1 || fail "undo failed: $(cat "$work/undo$i.out")"
   fi
   check_restored "$C"
-  steps=$(cat "$C"/var/log/gpudoctor/*.journal 2>/dev/null | grep -c $'\tstep-done' || true)
-  pass "killed after ${delay} ms (${steps} steps done): every file old or new; undo restored them"
+  done_steps=$(cat "$C"/var/log/gpudoctor/*.journal 2>/dev/null | grep -c $'\tstep-done' || true)
+  pass "killed in step $target ($done_steps steps done): every file old or new; undo restored them"
   rm -rf "$C"
 done

@@ -17,10 +17,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A scratch source folder with fixes/ holding the given files (and the real migrate.yaml and lib.bash).
+// A scratch source folder with fixes/ holding one given recipe file (and the real migrate.yaml and lib.bash).
 struct ScratchFixes {
   fs::path root;
-  explicit ScratchFixes(const std::map<std::string, std::string>& files) {
+  ScratchFixes(const std::string& name, const std::string& content) {
     static int counter = 0;
     root = fs::temp_directory_path() /
            ("gpudoctor-fix-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
@@ -30,8 +30,7 @@ struct ScratchFixes {
                              "install-nvidia.yaml", "install-rocm.yaml", "torch-reinstall.yaml",
                              "reboot.yaml", "blacklist-nouveau.yaml", "groups-render-video.yaml"})
       fs::copy_file(fs::path(GPUDOCTOR_SOURCE_DIR) / "fixes" / keep, root / "fixes" / keep);
-    for (const auto& [name, content] : files)
-      std::ofstream(root / "fixes" / name) << content;
+    std::ofstream(root / "fixes" / name) << content;
   }
   ~ScratchFixes() {
     std::error_code ec;
@@ -89,26 +88,25 @@ TEST_CASE("fix data: recipes remedy known checks, are fix ids, and cover both fa
 }
 
 TEST_CASE("fix data: a broken recipe is refused with its file and line") {
-  CHECK(ScratchFixes({{"demo.yaml", kGood}}).error() == "(loaded)");
+  CHECK(ScratchFixes("demo.yaml", kGood).error() == "(loaded)");
   std::string bad_field = kGood;
   bad_field.replace(bad_field.find("    root: false"), 15, "    root: false\n    sudo: yes");
-  CHECK(text::contains(ScratchFixes({{"demo.yaml", bad_field}}).error(),
+  CHECK(text::contains(ScratchFixes("demo.yaml", bad_field).error(),
                        "fixes/demo.yaml:8: unknown field \"sudo\""));
   std::string no_root = kGood;
   no_root.erase(no_root.find("    root: false\n"), 16);
-  CHECK(text::contains(ScratchFixes({{"demo.yaml", no_root}}).error(),
-                       "fixes/demo.yaml:5: step one: say whether"));
+  CHECK(
+      text::contains(ScratchFixes("demo.yaml", no_root).error(), "fixes/demo.yaml:5: step one: say whether"));
   std::string no_verify = kGood;
   no_verify.erase(no_verify.find("    verify: \"true\"\n"));
-  CHECK(text::contains(ScratchFixes({{"demo.yaml", no_verify}}).error(), "has no verify for debian"));
+  CHECK(text::contains(ScratchFixes("demo.yaml", no_verify).error(), "has no verify for debian"));
   std::string bad_param = kGood;
   bad_param.replace(bad_param.find("{{user}}"), 8, "{{usr}}");
-  CHECK(text::contains(ScratchFixes({{"demo.yaml", bad_param}}).error(),
+  CHECK(text::contains(ScratchFixes("demo.yaml", bad_param).error(),
                        "fixes/demo.yaml:8: {{usr}} is not a parameter"));
-  CHECK(text::contains(ScratchFixes({{"demo.yaml", std::string(kGood) + "  - id: [\n"}}).error(),
+  CHECK(text::contains(ScratchFixes("demo.yaml", std::string(kGood) + "  - id: [\n").error(),
                        "fixes/demo.yaml:"));
-  CHECK(text::contains(ScratchFixes({{"other.yaml", kGood}}).error(),
-                       "recipe demo must be in fixes/demo.yaml"));
+  CHECK(text::contains(ScratchFixes("other.yaml", kGood).error(), "recipe demo must be in fixes/demo.yaml"));
 }
 
 TEST_CASE("fix data: a purge takes the vendor's packages only, never Mesa's or the other vendor's") {
@@ -118,22 +116,22 @@ TEST_CASE("fix data: a purge takes the vendor's packages only, never Mesa's or t
   for (const char* p :
        {"rocm-core", "rocm-hip-sdk", "hip-runtime-amd", "amdgpu-dkms", "amdgpu-dkms-firmware",
         "amdgpu-install", "rocminfo", "hsa-rocr", "miopen-hip", "rccl", "libamdhip64-5", "hipcc"})
-    CHECK_MESSAGE(fix::vendor_package(s, amd, p), p);
+    CHECK_MESSAGE(fix::vendor_package(s, amd, p), std::string(p));
   for (const char* p : {"cuda-toolkit-12-4", "nvidia-driver-550", "nvidia-open-580", "libnvidia-compute-550",
                         "cuda-keyring", "libcudnn9-cuda-12", "linux-modules-nvidia-550-generic",
                         "kmod-nvidia-latest-dkms", "nvidia-container-toolkit"})
-    CHECK_MESSAGE(fix::vendor_package(s, nv, p), p);
+    CHECK_MESSAGE(fix::vendor_package(s, nv, p), std::string(p));
   for (const char* p : {"libdrm-amdgpu1", "libdrm2", "mesa-vulkan-drivers", "libgl1-mesa-dri", "libglx-mesa0",
                         "xserver-xorg-video-amdgpu", "firmware-amd-graphics", "linux-firmware", "dkms",
                         "linux-headers-6.8.0-45-generic", "xserver-xorg-video-nouveau", "libdrm-amdgpu",
                         "mesa-dri-drivers"}) {
-    CHECK_MESSAGE(!fix::vendor_package(s, amd, p), p);
-    CHECK_MESSAGE(!fix::vendor_package(s, nv, p), p);
+    CHECK_MESSAGE(!fix::vendor_package(s, amd, p), std::string(p));
+    CHECK_MESSAGE(!fix::vendor_package(s, nv, p), std::string(p));
   }
   for (const char* p : {"cuda-toolkit-12-4", "nvidia-driver-550", "libnvidia-compute-550"})
-    CHECK_MESSAGE(!fix::vendor_package(s, amd, p), p);
+    CHECK_MESSAGE(!fix::vendor_package(s, amd, p), std::string(p));
   for (const char* p : {"rocm-core", "hip-runtime-amd", "amdgpu-dkms"})
-    CHECK_MESSAGE(!fix::vendor_package(s, nv, p), p);
+    CHECK_MESSAGE(!fix::vendor_package(s, nv, p), std::string(p));
 }
 
 TEST_CASE("fix data: the inventory of a snapshot lists exactly what is there") {

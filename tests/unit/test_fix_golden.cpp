@@ -114,7 +114,8 @@ TEST_CASE("fix plans: the steps carry their flags and the purge names exactly th
       CHECK(s.body.find("/home/sam/venvs/sd-rocm/bin/python3 https://download.pytorch.org/whl/cu130 cu130") !=
             std::string::npos);
     }
-    CHECK(s.body.find("*") == std::string::npos); // never a glob handed to a command
+    if (s.body.starts_with("gd_purge_packages") || s.body.starts_with("gd_install_packages"))
+      CHECK(s.body.find('*') == std::string::npos); // never a glob handed to the package manager
   }
   CHECK(torch);
   // The mirror replaces the vendors' hosts, and only them.

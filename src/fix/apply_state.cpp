@@ -1,0 +1,55 @@
+#include "fix/apply_state.hpp"
+
+#include "fix/apply.hpp"
+#include "util/atomic_file.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <unistd.h>
+
+namespace gpudoctor::fix {
+
+namespace {
+
+std::string env_or(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+} // namespace
+
+std::string user_state_home() {
+  return env_or("XDG_STATE_HOME", env_or("HOME", "/root") + "/.local/state");
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool confirm(const std::string& question) {
+  if (!::isatty(STDIN_FILENO)) return false;
+  std::printf("%s [y/N] ", question.c_str());
+  std::fflush(stdout);
+  std::string answer;
+  std::getline(std::cin, answer);
+  return answer == "y" || answer == "Y" || answer == "yes";
+}
+
+bool Record::save() const {
+  auto r = atomic_write(path, dump_json(doc) + "\n", 0600);
+  if (!r) std::fprintf(stderr, "gpudoctor: cannot save the state: %s\n", r.error().c_str());
+  return r.has_value();
+}
+
+std::string state_dir(const std::string& root) {
+  if (!root.empty() || ::geteuid() == 0) return root + "/var/lib/gpudoctor";
+  return user_state_home() + "/gpudoctor";
+}
+
+} // namespace gpudoctor::fix

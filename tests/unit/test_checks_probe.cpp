@@ -1,0 +1,444 @@
+// The probe checks (probe.*) and the framework probe checks (torch.arch-missing, torch.no-device) as pure
+// functions of facts: probe outputs are given as the JSON lines the probes print.
+#include "check_fixtures.hpp"
+#include "checks/probe_common.hpp"
+#include "probe/probe_parse.hpp"
+#include "util/json.hpp"
+
+using namespace gpudoctor;
+using namespace gpudoctor::test;
+
+namespace {
+
+const char* const k_probe_ids[] = {"probe.runtime-devices", "probe.kernel",       "probe.memory-bandwidth",
+                                   "probe.host-bandwidth",  "probe.p2p",          "probe.alloc",
+                                   "probe.timeout",         "torch.arch-missing", "torch.no-device"};
+
+// One probe line: {"probe":..., "event":..., fields...} as the probes print it (compact, in this order).
+std::string line(const std::string& probe, const std::string& event, const Json& fields = Json::object()) {
+  Json j = {{"probe", probe}, {"event", event}};
+  for (const auto& [k, v] : fields.items())
+    j[k] = v;
+  return j.dump();
+}
+
+std::string device_line(int index, const std::string& bus) {
+  return line("devices", "device",
+              {{"index", index},
+               {"name", "NVIDIA H100 80GB HBM3"},
+               {"arch", "sm_90"},
+               {"pci_bus_id", bus},
+               {"memory_bytes", 85045231616LL},
+               {"multiprocessors", 132},
+               {"l2_bytes", 52428800},
+               {"memory_bus_bits", 5120},
+               {"memory_clock_khz", 2619000},
+               {"integrated", false}});
+}
+
+std::string error_line(long long code, const std::string& name, const std::string& message) {
+  return line("devices", "error",
+              {{"call", "cudaGetDeviceCount"}, {"code", code}, {"error", name}, {"message", message}});
+}
+
+const char* const k_insufficient = "CUDA driver version is insufficient for CUDA runtime version";
+
+std::string bandwidth_line(const std::string& probe, const std::string& test, double best,
+                           bool verified = true, long long mismatches = 0) {
+  return line(probe, "bandwidth",
+              {{"device", 0},
+               {"test", test},
+               {"bytes", 134217728},
+               {"iterations", 8},
+               {"best_gbps", best},
+               {"median_gbps", best * 0.99},
+               {"verified", verified},
+               {"mismatches", mismatches}});
+}
+
+std::string start(const std::string& probe, int count, long long driver = 12080, long long runtime = 12080) {
+  return line(probe, "start",
+              {{"format", 1},
+               {"backend", "cuda"},
+               {"targets", "sm_80 sm_90"},
+               {"driver_version", driver},
+               {"runtime_version", runtime}}) +
+         "\n" + line(probe, "count", {{"count", count}});
+}
+
+// A runtime whose probes printed `outputs` (probe name -> stdout), each run to its end.
+BackendProbes backend(const std::string& name,
+                      const std::vector<std::pair<std::string, std::string>>& outputs) {
+  BackendProbes b;
+  b.backend = name;
+  b.how = "built with gpudoctor (test)";
+  for (const auto& [probe, text] : outputs) {
+    ProbeRun run;
+    run.name = probe;
+    run.key = "probe-" + probe + "@" + name;
+    run.run = run.found = true;
+    run.exit_code = 0;
+    run.duration_ms = 100;
+    run.timeout_ms = 30000;
+    probe::read_probe_output(text + "\n" + line(probe, "end", {{"ms", 1}}), run, b);
+    b.runs.push_back(run);
+  }
+  return b;
+}
+
+// Facts of an NVIDIA machine with `n` H100s whose CUDA probes printed `outputs` after a devices probe that
+// saw all of them (unless `outputs` has its own devices output).
+Facts with_probes(int n, std::vector<std::pair<std::string, std::string>> outputs) {
+  Facts f = nvidia_machine(n);
+  for (auto& gpu : f.gpus) {
+    gpu.link_speed_max = "32.0 GT/s PCIe";
+    gpu.link_width_max = 16;
+  }
+  bool has_devices = false;
+  for (const auto& o : outputs)
+    has_devices = has_devices || o.first == "devices";
+  if (!has_devices) {
+    std::string devices = start("devices", n);
+    for (int i = 0; i < n; ++i)
+      devices += "\n" + device_line(i, f.gpus[static_cast<std::size_t>(i)].bdf);
+    outputs.insert(outputs.begin(), {"devices", devices});
+  }
+  f.probes.requested = true;
+  f.probes.backends.push_back(backend("cuda", outputs));
+  return f;
+}
+
+Status status_of(const std::vector<Result>& results, const std::string& subject) {
+  auto r = for_subject(results, subject);
+  REQUIRE_MESSAGE(r.has_value(), "no result for " << subject);
+  return r->status;
+}
+
+bool evidence_has(const Result& r, const std::string& part) {
+  for (const auto& e : r.evidence)
+    if (contains(e, part)) return true;
+  return false;
+}
+
+} // namespace
+
+TEST_CASE("probe checks: without --probes every probe check skips and says how to run them") {
+  Facts f = nvidia_machine();
+  for (const char* id : k_probe_ids) {
+    CAPTURE(id);
+    Result r = single(run_check(id, f));
+    CHECK(r.status == Status::skip);
+  }
+  CHECK(contains(single(run_check("probe.kernel", f)).message, "--probes"));
+}
+
+TEST_CASE("probe.runtime-devices") {
+  SUBCASE("no GPU, no driver: info with the runtime's words") {
+    Facts f;
+    f.probes.requested = true;
+    f.probes.backends.push_back(backend(
+        "cuda", {{"devices", line("devices", "start",
+                                  {{"format", 1},
+                                   {"backend", "cuda"},
+                                   {"targets", ""},
+                                   {"driver_version", 0},
+                                   {"runtime_version", 13000}}) +
+                                 "\n" + error_line(35, "cudaErrorInsufficientDriver", k_insufficient)}}));
+    Result r = single(run_check("probe.runtime-devices", f));
+    CHECK(r.status == Status::info);
+    CHECK(r.subject == "CUDA runtime");
+    CHECK(evidence_has(r, "cudaErrorInsufficientDriver: CUDA driver version is insufficient"));
+    // The other probes were not run and, without an NVIDIA GPU, have nothing to say.
+    f.probes.backends[0].runs.push_back([] {
+      ProbeRun r2;
+      r2.name = "kernel";
+      r2.key = "probe-kernel@cuda";
+      r2.not_run = k_probe_no_device;
+      return r2;
+    }());
+    Result k = single(run_check("probe.kernel", f));
+    CHECK(k.status == Status::skip);
+    CHECK(contains(k.message, "no GPU to probe"));
+  }
+  SUBCASE("all GPUs seen: pass") {
+    auto results = run_check("probe.runtime-devices", with_probes(2, {}));
+    CHECK(status_of(results, "CUDA runtime") == Status::pass);
+  }
+  SUBCASE("one of two GPUs missing: error naming it") {
+    Facts base = nvidia_machine(2);
+    Facts f = with_probes(2, {{"devices", start("devices", 1) + "\n" + device_line(0, base.gpus[0].bdf)}});
+    Result r = single(run_check("probe.runtime-devices", f));
+    CHECK(r.status == Status::error);
+    CHECK(contains(r.message, "sees 1 of the 2 NVIDIA GPUs"));
+    CHECK(contains(r.message, "missing: gpu1"));
+    SUBCASE("explained by CUDA_VISIBLE_DEVICES: info") {
+      set_env(f, "CUDA_VISIBLE_DEVICES", "0");
+      Result v = single(run_check("probe.runtime-devices", f));
+      CHECK(v.status == Status::info);
+      CHECK(evidence_has(v, "env CUDA_VISIBLE_DEVICES=0"));
+    }
+  }
+  SUBCASE("the runtime cannot count: error with its error") {
+    Facts f = with_probes(
+        1, {{"devices", error_line(803, "cudaErrorSystemDriverMismatch",
+                                   "system has unsupported display driver / cuda driver combination")}});
+    Result r = single(run_check("probe.runtime-devices", f));
+    CHECK(r.status == Status::error);
+    CHECK(contains(r.message, "cudaErrorSystemDriverMismatch"));
+  }
+  SUBCASE("probes built for a newer CUDA than the driver runs: cannot judge") {
+    Facts f =
+        with_probes(1, {{"devices", start("devices", 0, 12040, 13000) + "\n" +
+                                        error_line(35, "cudaErrorInsufficientDriver", k_insufficient)}});
+    f.probes.backends[0].device_count.reset();
+    Result r = single(run_check("probe.runtime-devices", f));
+    CHECK(r.status == Status::skip);
+    CHECK(contains(r.message, "built with CUDA 13.0, newer than this driver runs (CUDA 12.4)"));
+  }
+  SUBCASE("the devices probe crashed with a GPU present: error") {
+    Facts f = with_probes(1, {});
+    f.probes.backends[0].runs[0].exit_code.reset();
+    f.probes.backends[0].runs[0].stderr_tail = "Segmentation fault";
+    Result r = single(run_check("probe.runtime-devices", f));
+    CHECK(r.status == Status::error);
+    CHECK(contains(r.message, "crashed"));
+  }
+}
+
+TEST_CASE("probe.kernel") {
+  Facts f = with_probes(
+      2, {{"kernel",
+           line("kernel", "kernel", {{"device", 0}, {"ok", true}, {"elements", 4194304}, {"mismatches", 0}}) +
+               "\n" +
+               line("kernel", "kernel",
+                    {{"device", 1},
+                     {"ok", false},
+                     {"stage", "image"},
+                     {"code", 209},
+                     {"error", "cudaErrorNoKernelImageForDevice"},
+                     {"message", "no kernel image is available for execution on the device"}})}});
+  auto results = run_check("probe.kernel", f);
+  CHECK(status_of(results, f.gpus[0].subject()) == Status::pass);
+  auto bad = for_subject(results, f.gpus[1].subject());
+  REQUIRE(bad.has_value());
+  CHECK(bad->status == Status::error);
+  CHECK(contains(bad->message, "cudaErrorNoKernelImageForDevice"));
+  CHECK(contains(bad->message, "sm_90"));
+  CHECK(contains(bad->message, "built for sm_80 sm_90"));
+
+  SUBCASE("wrong values") {
+    Facts g = with_probes(1, {{"kernel", line("kernel", "kernel",
+                                              {{"device", 0},
+                                               {"ok", false},
+                                               {"elements", 4194304},
+                                               {"mismatches", 17},
+                                               {"stage", "verify"},
+                                               {"first_mismatch", 3}})}});
+    Result r = single(run_check("probe.kernel", g));
+    CHECK(r.status == Status::error);
+    CHECK(contains(r.message, "17 wrong values"));
+  }
+}
+
+TEST_CASE("probe.memory-bandwidth against the knowledge floor") {
+  auto measured = [](double copy) {
+    return with_probes(1, {{"memory-bandwidth", bandwidth_line("memory-bandwidth", "copy", copy)}});
+  };
+  SUBCASE("no floor in the tables: skip with the figure") {
+    Result r = single(run_check("probe.memory-bandwidth", measured(2900)));
+    CHECK(r.status == Status::skip);
+    CHECK(contains(r.message, "copy 2900 GB/s"));
+    CHECK(contains(r.message, "no floor"));
+    CHECK(contains(r.message, "peak of 3352 GB/s")); // 2 x 2619 MHz x 5120 bits
+  }
+  SUBCASE("below the floor: warn; above: pass") {
+    Facts slow = measured(1500), fast = measured(2900);
+    slow.gpus[0].model->memory_bandwidth_floor_gbps = 2500;
+    fast.gpus[0].model->memory_bandwidth_floor_gbps = 2500;
+    Result r = single(run_check("probe.memory-bandwidth", slow));
+    CHECK(r.status == Status::warn);
+    CHECK(contains(r.message, "1500 GB/s, below the 2500 GB/s"));
+    CHECK(single(run_check("probe.memory-bandwidth", fast)).status == Status::pass);
+  }
+  SUBCASE("data that came back wrong: error") {
+    Facts f =
+        with_probes(1, {{"memory-bandwidth", bandwidth_line("memory-bandwidth", "triad", 2800, false, 12)}});
+    Result r = single(run_check("probe.memory-bandwidth", f));
+    CHECK(r.status == Status::error);
+    CHECK(contains(r.message, "triad (12 wrong values)"));
+  }
+}
+
+TEST_CASE("probe.host-bandwidth against the PCIe link") {
+  CHECK(*checks::pcie_gbps("16.0 GT/s PCIe", 16) == doctest::Approx(31.5).epsilon(0.001));
+  CHECK(*checks::pcie_gbps("32.0 GT/s PCIe", 16) == doctest::Approx(63.0).epsilon(0.001));
+  CHECK(*checks::pcie_gbps("2.5 GT/s PCIe", 16) == doctest::Approx(4.0));
+  CHECK(*checks::pcie_gbps("8.0 GT/s PCIe", 8) == doctest::Approx(7.877).epsilon(0.001));
+  CHECK_FALSE(checks::pcie_gbps(std::nullopt, 16).has_value());
+  CHECK_FALSE(checks::pcie_gbps("Unknown", 16).has_value());
+
+  auto measured = [](double h2d, double d2h) {
+    return with_probes(1, {{"host-bandwidth", bandwidth_line("host-bandwidth", "h2d", h2d) + "\n" +
+                                                  bandwidth_line("host-bandwidth", "d2h", d2h)}});
+  };
+  CHECK(single(run_check("probe.host-bandwidth", measured(53.1, 54.0))).status == Status::pass);
+  Result slow = single(run_check("probe.host-bandwidth", measured(53.1, 21.0)));
+  CHECK(slow.status == Status::warn); // the slower direction counts: 21 < 60 % of 63
+  CHECK(contains(slow.message, "37.8 GB/s"));
+  Facts no_link = measured(25, 25);
+  no_link.gpus[0].link_speed_max.reset();
+  CHECK(single(run_check("probe.host-bandwidth", no_link)).status == Status::skip);
+  Facts floor = measured(25, 25);
+  floor.gpus[0].model->host_bandwidth_floor_gbps = 100; // a host link the tables describe (NVLink-C2C)
+  CHECK(single(run_check("probe.host-bandwidth", floor)).status == Status::warn);
+}
+
+TEST_CASE("probe.p2p") {
+  SUBCASE("one GPU: skip") {
+    CHECK(single(run_check("probe.p2p", with_probes(1, {}))).status == Status::skip);
+  }
+  SUBCASE("no peer access: warn for each") {
+    Facts f = with_probes(
+        2, {{"p2p", line("p2p", "access", {{"from", 0}, {"to", 1}, {"can_access", false}}) + "\n" +
+                        line("p2p", "access", {{"from", 1}, {"to", 0}, {"can_access", false}})}});
+    auto results = run_check("probe.p2p", f);
+    REQUIRE(results.size() == 2);
+    for (const auto& r : results) {
+      CHECK(r.status == Status::warn);
+      CHECK(contains(r.message, "peer-to-peer"));
+    }
+  }
+  SUBCASE("fast pairs pass, a slow one warns") {
+    auto copy = [](int from, int to, double best) {
+      return line("p2p", "bandwidth",
+                  {{"from", from},
+                   {"to", to},
+                   {"bytes", 67108864},
+                   {"iterations", 5},
+                   {"best_gbps", best},
+                   {"median_gbps", best},
+                   {"verified", true}});
+    };
+    Facts f =
+        with_probes(2, {{"p2p", line("p2p", "access", {{"from", 0}, {"to", 1}, {"can_access", true}}) + "\n" +
+                                    line("p2p", "access", {{"from", 1}, {"to", 0}, {"can_access", true}}) +
+                                    "\n" + copy(0, 1, 389) + "\n" + copy(1, 0, 9)}});
+    auto results = run_check("probe.p2p", f);
+    CHECK(status_of(results, f.gpus[0].subject()) == Status::pass);
+    CHECK(status_of(results, f.gpus[1].subject()) == Status::warn); // 9 < 50 % of 63
+  }
+}
+
+TEST_CASE("probe.alloc") {
+  auto alloc = [](long long largest, long long chunked) {
+    return with_probes(1, {{"alloc", line("alloc", "alloc",
+                                          {{"device", 0},
+                                           {"free_bytes", 84000000000LL},
+                                           {"total_bytes", 85045231616LL},
+                                           {"tried_single_bytes", 79800000000LL},
+                                           {"largest_single_bytes", largest},
+                                           {"chunk_bytes", 1073741824},
+                                           {"chunked_bytes", chunked}})}});
+  };
+  CHECK(single(run_check("probe.alloc", alloc(79800000000, 83000000000))).status == Status::pass);
+  Result single_small = single(run_check("probe.alloc", alloc(20000000000, 83000000000)));
+  CHECK(single_small.status == Status::warn);
+  CHECK(contains(single_small.message, "largest single allocation"));
+  Result chunks = single(run_check("probe.alloc", alloc(79800000000, 40000000000)));
+  CHECK(chunks.status == Status::warn);
+  CHECK(contains(chunks.message, "chunks add up to only"));
+}
+
+TEST_CASE("probe.timeout") {
+  Facts f = with_probes(1, {{"kernel", ""}});
+  CHECK(single(run_check("probe.timeout", f)).status == Status::pass);
+  ProbeRun& kernel = f.probes.backends[0].runs[1];
+  kernel.timed_out = true;
+  kernel.exit_code.reset();
+  Result r = single(run_check("probe.timeout", f));
+  CHECK(r.status == Status::error);
+  CHECK(r.subject == "CUDA runtime");
+  CHECK(contains(r.message, "did not finish within 30000 ms"));
+  // The kernel check leaves it to probe.timeout.
+  CHECK(single(run_check("probe.kernel", f)).status == Status::skip);
+}
+
+namespace {
+
+Facts with_torch(Facts f, const std::string& backend, std::vector<std::string> arch_list, int devices,
+                 const std::string& op_error = "") {
+  FrameworkProbe fw;
+  fw.python = "/usr/bin/python3";
+  fw.run.name = "torch";
+  fw.run.key = "python-gpu";
+  fw.run.run = fw.run.found = fw.run.ended = true;
+  fw.run.exit_code = 0;
+  fw.imported = true;
+  fw.version = backend == "hip" ? "2.3.1+rocm6.0" : "2.5.1+cu124";
+  if (backend == "hip")
+    fw.hip = "6.0.32830";
+  else
+    fw.cuda = "12.4";
+  fw.backend = backend;
+  fw.available = devices > 0;
+  fw.device_count = devices;
+  fw.arch_list = std::move(arch_list);
+  for (int i = 0; i < devices; ++i) {
+    FrameworkDevice d;
+    d.index = i;
+    d.op_ok = op_error.empty();
+    d.error = op_error;
+    fw.devices.push_back(d);
+  }
+  f.probes.requested = true;
+  f.probes.framework = fw;
+  return f;
+}
+
+} // namespace
+
+TEST_CASE("torch.arch-missing") {
+  auto judge = [](const std::string& gpu_arch, std::vector<std::string> list) {
+    Facts f = nvidia_machine(1);
+    f.gpus[0].model->arch = gpu_arch;
+    return single(run_check("torch.arch-missing", with_torch(f, "cuda", std::move(list), 1))).status;
+  };
+  CHECK(judge("sm_90", {"sm_80", "sm_90"}) == Status::pass);
+  CHECK(judge("sm_86", {"sm_50", "sm_80"}) == Status::pass);      // 8.0 machine code runs on 8.6
+  CHECK(judge("sm_90", {"sm_50", "sm_80"}) == Status::error);     // not on 9.0
+  CHECK(judge("sm_90", {"sm_80", "compute_80"}) == Status::pass); // PTX the driver compiles
+  CHECK(judge("sm_120", {"sm_50", "sm_90"}) == Status::error);    // a new GPU, an old wheel
+  CHECK(judge("sm_90", {"sm_90a"}) == Status::pass);
+  CHECK(judge("sm_100", {"sm_90a", "compute_90a"}) == Status::error); // arch-specific code runs only on 9.0
+
+  Facts amd = amd_machine({110000});
+  Result r =
+      single(run_check("torch.arch-missing", with_torch(amd, "hip", {"gfx900", "gfx90a", "gfx1030"}, 1)));
+  CHECK(r.status == Status::error);
+  CHECK(contains(r.message, "gfx1100"));
+  CHECK(r.fixes == std::vector<std::string>{"torch-reinstall"});
+  set_env(amd, "HSA_OVERRIDE_GFX_VERSION", "10.3.0"); // the runtime then uses gfx1030 code
+  CHECK(single(run_check("torch.arch-missing", with_torch(amd, "hip", {"gfx90a", "gfx1030"}, 1))).status ==
+        Status::pass);
+
+  Facts op = with_torch(nvidia_machine(1), "cuda", {"sm_90"}, 1,
+                        "RuntimeError: CUDA error: no kernel image is available for execution on the device");
+  CHECK(single(run_check("torch.arch-missing", op)).status == Status::error);
+}
+
+TEST_CASE("torch.no-device") {
+  Facts none = with_torch(nvidia_machine(1), "cuda", {"sm_90"}, 0);
+  none.probes.framework->warnings = {
+      "CUDA initialization: ... Error 803: system has unsupported display driver"};
+  Result r = single(run_check("torch.no-device", none));
+  CHECK(r.status == Status::error);
+  CHECK(contains(r.message, "Error 803"));
+  CHECK(single(run_check("torch.no-device", with_torch(nvidia_machine(1), "cuda", {"sm_90"}, 1))).status ==
+        Status::pass);
+  // A ROCm build on an NVIDIA-only machine: torch.vendor-mismatch's business.
+  CHECK(single(run_check("torch.no-device", with_torch(nvidia_machine(1), "hip", {"gfx90a"}, 0))).status ==
+        Status::skip);
+  Facts broken = with_torch(nvidia_machine(1), "cuda", {"sm_90"}, 1,
+                            "RuntimeError: CUDA error: an illegal memory access");
+  CHECK(single(run_check("torch.no-device", broken)).status == Status::error);
+}
