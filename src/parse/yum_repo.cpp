@@ -65,7 +65,7 @@ std::vector<YumRepo> yum_repos(std::string_view text, std::string_view file) {
       if (in_repo) {
         // "[main]" in /etc/dnf/dnf.conf or yum.conf holds settings, not a repository.
         std::string id(detail::trim_view(t.substr(1, close - 1)));
-        in_repo = id != "main";
+        in_repo = !id.empty() && id != "main"; // "[  ]" names no repository
         if (in_repo) out.push_back({.file = std::string(file), .line = n, .id = std::move(id)});
       }
       return;
