@@ -126,8 +126,10 @@ else
   build_dir=${build_dir:-$here/build-test}
   cmake_args+=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
 fi
+# Warnings fail the sanitizer build of a checkout or CI (-O0: the warnings the code owns); optimised builds
+# only report them, since -O2 diagnostics vary between compiler releases.
 werror=OFF
-[[ -n ${CI:-} || -d $here/.git ]] && werror=ON
+[[ (-n ${CI:-} || -d $here/.git) && $sanitize == 1 ]] && werror=ON
 say "Building gpudoctor with its tests in $build_dir (warnings as errors: $werror)"
 cmake -S "$here" -B "$build_dir" "${cmake_args[@]}" -DGPUDOCTOR_BUILD_TESTS=ON -DGPUDOCTOR_WARNINGS_AS_ERRORS=$werror >/dev/null
 cmake --build "$build_dir" -j "$jobs"
