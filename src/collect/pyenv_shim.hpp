@@ -12,7 +12,7 @@ namespace gpudoctor {
 struct ShimTarget {
   std::string interpreter; // $PYENV_ROOT/versions/<version>/bin/<program>
   std::string version;     // the pyenv version name
-  std::string how;         // "PYENV_VERSION", "/work/.python-version", "/root/.pyenv/version"
+  std::string how;         // "PYENV_VERSION", "/home/me/project/.python-version", "/root/.pyenv/version"
 };
 
 // When `path` is a pyenv shim for `program` whose version pyenv would pick is a plain installed version,

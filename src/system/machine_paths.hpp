@@ -30,6 +30,7 @@ inline constexpr const char* infiniband_class = "/sys/class/infiniband";
 
 // device nodes
 inline constexpr const char* kfd = "/dev/kfd";
+inline constexpr const char* dev_null = "/dev/null";
 inline constexpr const char* dri = "/dev/dri";
 inline constexpr const char* nvidia_ctl = "/dev/nvidiactl";
 inline constexpr const char* nvidia_uvm = "/dev/nvidia-uvm";

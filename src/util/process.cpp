@@ -3,6 +3,8 @@
 // exactly what is needed: an explicit environment, a new process group, and no fork of a threaded process.
 #include "util/process.hpp"
 
+#include "system/machine_paths.hpp"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -128,7 +130,7 @@ CommandResult run_process(const CommandSpec& spec, const std::map<std::string, s
     result.error = std::string("pipe: ") + std::strerror(errno);
     return result;
   }
-  posix_spawn_file_actions_addopen(&setup.actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&setup.actions, STDIN_FILENO, paths::dev_null, O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&setup.actions, out.fd[1], STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&setup.actions, err.fd[1], STDERR_FILENO);
   // Its own process group, so a time limit kills the tool's children too; default signal handling.
