@@ -199,6 +199,7 @@ TEST_CASE("parse: dnf/yum .repo files") {
 
   auto dnf_conf = parse::yum_repos("[main]\ngpgcheck=1\n", "/etc/dnf/dnf.conf");
   CHECK(dnf_conf.empty());
+  CHECK(parse::yum_repos("[ ]\nbaseurl=http://x\n[\t]\n", "x.repo").empty()); // found by libFuzzer
   auto no_enabled = parse::yum_repos("[r]\nbaseurl=http://x\n", "r.repo");
   REQUIRE(no_enabled.size() == 1);
   CHECK_FALSE(no_enabled[0].enabled);
