@@ -1,11 +1,10 @@
 // The plain reference for gpudoctor's host-bandwidth probe: a loop of synchronous cudaMemcpy between pinned
 // host memory and device 0, timed with the host clock, best of 20 per direction. Prints one JSON object.
 // Build: nvcc -O2 -o pinned_copy pinned_copy.cu
-#include <cuda_runtime.h>
-
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cuda_runtime.h>
 
 namespace {
 

@@ -1,9 +1,9 @@
-#include "system/machine_paths.hpp"
 #include "checks/common.hpp"
 
-#include <cstdio>
-
+#include "system/machine_paths.hpp"
 #include "util/text.hpp"
+
+#include <cstdio>
 
 namespace gpudoctor::checks {
 
@@ -19,8 +19,12 @@ std::optional<Fact<std::string>> nvidia_driver_version(const Facts& f) {
   return std::nullopt;
 }
 
-bool cuda_toolkit_installed(const Facts& f) { return !f.toolkits.cuda.empty() || f.toolkits.nvcc_path; }
-bool rocm_installed(const Facts& f) { return !f.toolkits.rocm.empty(); }
+bool cuda_toolkit_installed(const Facts& f) {
+  return !f.toolkits.cuda.empty() || f.toolkits.nvcc_path;
+}
+bool rocm_installed(const Facts& f) {
+  return !f.toolkits.rocm.empty();
+}
 
 bool has_compute_driver(const Gpu& gpu) {
   if (!gpu.driver) return false;
@@ -46,7 +50,9 @@ std::string gpu_evidence(const Gpu& gpu) {
   return s + " (" + gpu.display_name() + ")";
 }
 
-std::string env_evidence(const std::string& name, const std::string& value) { return "env " + name + "=" + value; }
+std::string env_evidence(const std::string& name, const std::string& value) {
+  return "env " + name + "=" + value;
+}
 
 std::optional<std::array<int, 3>> parse_hsa_override(const std::string& value) {
   auto parts = text::split(value, '.', true);
@@ -66,8 +72,8 @@ std::optional<std::array<int, 3>> parse_hsa_override(const std::string& value) {
 
 std::string gfx_family(const Knowledge& kb, long long gfx_target_version) {
   if (auto family = kb.isa_family(gfx_target_version)) return *family;
-  return "GFX" + std::to_string(gfx_target_version / 10000) + "." + std::to_string((gfx_target_version / 100) % 100) +
-         " (unknown)";
+  return "GFX" + std::to_string(gfx_target_version / 10000) + "." +
+         std::to_string((gfx_target_version / 100) % 100) + " (unknown)";
 }
 
 std::string gfx_name(const Knowledge& kb, long long v) {

@@ -1,11 +1,11 @@
 // Small questions several checks ask of the facts.
 #pragma once
 
+#include "check/check.hpp"
+
 #include <array>
 #include <optional>
 #include <string>
-
-#include "check/check.hpp"
 
 namespace gpudoctor::checks {
 

@@ -1,7 +1,7 @@
 // cuda.no-driver, cuda.driver-too-old
-#include "system/machine_paths.hpp"
 #include "checks/common.hpp"
 #include "checks/registry.hpp"
+#include "system/machine_paths.hpp"
 #include "util/text.hpp"
 
 namespace gpudoctor::checks {
@@ -17,10 +17,12 @@ struct ToolkitSeen {
 std::vector<ToolkitSeen> toolkits(const Facts& f) {
   std::vector<ToolkitSeen> out;
   for (const auto& install : f.toolkits.cuda)
-    if (install.version) out.push_back({*install.version, install.version.source + ": CUDA " + *install.version});
+    if (install.version)
+      out.push_back({*install.version, install.version.source + ": CUDA " + *install.version});
   if (f.toolkits.nvcc_version) {
     bool known = false;
-    for (const auto& t : out) known = known || t.version.rfind(*f.toolkits.nvcc_version, 0) == 0;
+    for (const auto& t : out)
+      known = known || t.version.rfind(*f.toolkits.nvcc_version, 0) == 0;
     if (!known)
       out.push_back({*f.toolkits.nvcc_version, "cmd nvcc-version: release " + *f.toolkits.nvcc_version});
   }
@@ -35,22 +37,27 @@ void cuda_no_driver(const CheckContext& ctx, Results& out) {
   auto seen = toolkits(f);
   std::string which = seen.empty() ? "A CUDA toolkit" : "The CUDA " + seen.front().version + " toolkit";
   std::vector<std::string> evidence;
-  for (const auto& t : seen) evidence.push_back(t.evidence);
+  for (const auto& t : seen)
+    evidence.push_back(t.evidence);
   if (nvidia_driver_loaded(f)) {
     auto v = nvidia_driver_version(f);
-    return out.pass("", "NVIDIA driver " + (v ? **v : std::string("(version unknown)")) + " is loaded", evidence);
+    return out.pass("", "NVIDIA driver " + (v ? **v : std::string("(version unknown)")) + " is loaded",
+                    evidence);
   }
-  evidence.push_back(std::string(paths::nvidia_driver_version) + ": missing" +
-                     (f.modules.readable ? std::string("; no nvidia module in ") + paths::modules : std::string()));
+  evidence.push_back(
+      std::string(paths::nvidia_driver_version) + ": missing" +
+      (f.modules.readable ? std::string("; no nvidia module in ") + paths::modules : std::string()));
   if (f.count(Vendor::nvidia) == 0) {
     out.add(Status::info, "",
-            which + " is installed but there is no NVIDIA driver (and no NVIDIA GPU): it can compile CUDA code "
-            "but not run it here.",
+            which +
+                " is installed but there is no NVIDIA driver (and no NVIDIA GPU): it can compile CUDA code "
+                "but not run it here.",
             evidence);
     return;
   }
-  out.add(Status::error, "", which + " is installed and an NVIDIA GPU is present, but no NVIDIA driver is loaded.",
-          evidence, {"install-nvidia"});
+  out.add(Status::error, "",
+          which + " is installed and an NVIDIA GPU is present, but no NVIDIA driver is loaded.", evidence,
+          {"install-nvidia"});
 }
 
 void cuda_driver_too_old(const CheckContext& ctx, Results& out) {
@@ -73,7 +80,9 @@ void cuda_driver_too_old(const CheckContext& ctx, Results& out) {
       continue;
     }
     std::string need = row ? " needs driver " + row->min_driver + " or newer" : " needs a newer driver";
-    if (row) evidence.push_back("knowledge cuda.yaml: CUDA " + row->cuda + " >= " + row->min_driver + " (" + row->source + ")");
+    if (row)
+      evidence.push_back("knowledge cuda.yaml: CUDA " + row->cuda + " >= " + row->min_driver + " (" +
+                         row->source + ")");
     // An uncertain release row only softens the verdict when no (certain) minor-version compatibility row of
     // the toolkit's major decided it: below that family's minimum nothing of that major runs.
     auto major = text::to_int(text::version_prefix(t.version, 1));
@@ -83,10 +92,11 @@ void cuda_driver_too_old(const CheckContext& ctx, Results& out) {
       evidence.push_back("knowledge cuda.yaml: CUDA " + std::to_string(family->major) +
                          ".x (minor-version compatibility) >= " + family->min_driver + " (" + family->source +
                          ")");
-    out.add(row && row->uncertain && !family_decides ? Status::warn : Status::error, subject,
-            "CUDA " + t.version + need + "; the loaded driver is " + **driver +
-                ". Programs built with it fail with \"CUDA driver version is insufficient\". Upgrade the driver.",
-            evidence, {"install-nvidia"});
+    out.add(
+        row && row->uncertain && !family_decides ? Status::warn : Status::error, subject,
+        "CUDA " + t.version + need + "; the loaded driver is " + **driver +
+            ". Programs built with it fail with \"CUDA driver version is insufficient\". Upgrade the driver.",
+        evidence, {"install-nvidia"});
   }
 }
 

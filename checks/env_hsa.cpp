@@ -13,11 +13,14 @@ constexpr const char* k_override = "HSA_OVERRIDE_GFX_VERSION";
 std::vector<std::pair<std::string, std::string>> overrides(const Facts& f) {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& [name, value] : f.env.all)
-    if (name == k_override || text::starts_with(name, std::string(k_override) + "_")) out.emplace_back(name, value);
+    if (name == k_override || text::starts_with(name, std::string(k_override) + "_"))
+      out.emplace_back(name, value);
   return out;
 }
 
-long long encode(const std::array<int, 3>& v) { return v[0] * 10000LL + v[1] * 100LL + v[2]; }
+long long encode(const std::array<int, 3>& v) {
+  return v[0] * 10000LL + v[1] * 100LL + v[2];
+}
 
 } // namespace
 
@@ -32,9 +35,11 @@ void env_hsa_override_invalid(const CheckContext& ctx, Results& out) {
       continue;
     }
     out.add(amd ? Status::error : Status::warn, name,
-            name + "=\"" + value + "\" is not three decimal numbers major.minor.stepping (like 10.3.0 or "
-            "11.0.0): ROCm refuses to start (\"HSA_OVERRIDE_GFX_VERSION " + value + " is invalid\")" +
-                (amd ? "" : " if it ever runs here") + ". Unset it, or write it as major.minor.stepping.",
+            name + "=\"" + value +
+                "\" is not three decimal numbers major.minor.stepping (like 10.3.0 or "
+                "11.0.0): ROCm refuses to start (\"HSA_OVERRIDE_GFX_VERSION " +
+                value + " is invalid\")" + (amd ? "" : " if it ever runs here") +
+                ". Unset it, or write it as major.minor.stepping.",
             {env_evidence(name, value)}, {"env-unset-hsa-override"});
   }
 }
@@ -79,8 +84,9 @@ void env_hsa_override_mismatch(const CheckContext& ctx, Results& out) {
     bool known = ctx.kb.isa_family(*real).has_value() && ctx.kb.isa_family(wanted).has_value();
     bool same_major = *real / 10000 == wanted / 10000;
     if (wanted == *real || (known && real_family == wanted_family)) {
-      out.pass(gpu.subject(), name + "=" + it->second + " makes ROCm load " + wanted_name + " code on this " +
-                                  real_name + " GPU, of the same family (" + real_family + ")",
+      out.pass(gpu.subject(),
+               name + "=" + it->second + " makes ROCm load " + wanted_name + " code on this " + real_name +
+                   " GPU, of the same family (" + real_family + ")",
                evidence);
       continue;
     }
@@ -95,8 +101,11 @@ void env_hsa_override_mismatch(const CheckContext& ctx, Results& out) {
     }
     out.add(Status::error, gpu.subject(),
             name + "=" + it->second + " makes ROCm load " + wanted_name + " code, but GPU " +
-                std::to_string(gpu.index) + " (" + gpu.display_name() + ") is " + real_name + ", of another ISA "
-                "family (" + wanted_family + " vs " + real_family + "): expect GPU faults, hangs or wrong results. "
+                std::to_string(gpu.index) + " (" + gpu.display_name() + ") is " + real_name +
+                ", of another ISA "
+                "family (" +
+                wanted_family + " vs " + real_family +
+                "): expect GPU faults, hangs or wrong results. "
                 "Unset it.",
             evidence, {"env-unset-hsa-override"});
   }

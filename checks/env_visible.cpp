@@ -1,8 +1,9 @@
 // env.visible-devices-empty
-#include <algorithm>
 #include "checks/common.hpp"
 #include "checks/registry.hpp"
 #include "util/text.hpp"
+
+#include <algorithm>
 
 namespace gpudoctor::checks {
 
@@ -36,9 +37,10 @@ Verdict judge(const std::string& name, const std::string& value, std::size_t cou
     std::string entry = text::trim(entries[i]);
     if (auto index = text::to_int(entry)) {
       if (*index < 0 || static_cast<std::size_t>(*index) >= count)
-        return {true, name + "=" + v + " names device " + entry + ", but there " + (count == 1 ? "is " : "are ") +
-                          std::to_string(count) + " GPU" + (count == 1 ? "" : "s") + " (indices 0.." +
-                          std::to_string(count - 1) + "): " + consequence(i)};
+        return {true, name + "=" + v + " names device " + entry + ", but there " +
+                          (count == 1 ? "is " : "are ") + std::to_string(count) + " GPU" +
+                          (count == 1 ? "" : "s") + " (indices 0.." + std::to_string(count - 1) +
+                          "): " + consequence(i)};
       ++usable;
       continue;
     }
@@ -47,7 +49,8 @@ Verdict judge(const std::string& name, const std::string& value, std::size_t cou
     bool uuid_like = gpu_uuid || text::starts_with(entry, "MIG-");
     if (gpu_uuid && !uuids.empty()) {
       bool known = false;
-      for (const auto& u : uuids) known = known || text::starts_with(u, entry);
+      for (const auto& u : uuids)
+        known = known || text::starts_with(u, entry);
       if (!known)
         return {true, name + " names " + entry + ", which matches no GPU's UUID: " + consequence(i)};
       ++usable;
@@ -57,11 +60,12 @@ Verdict judge(const std::string& name, const std::string& value, std::size_t cou
       ++usable; // UUIDs unknown here (no nvidia-smi, MIG, AMD): give it the benefit of the doubt
       continue;
     }
-    return {true, name + "=" + v + " has \"" + entry + "\", which is neither an index nor a UUID: " +
-                      consequence(i)};
+    return {true, name + "=" + v + " has \"" + entry +
+                      "\", which is neither an index nor a UUID: " + consequence(i)};
   }
   if (usable == 0) return {true, name + "=" + v + " leaves no GPU visible"};
-  return {false, name + "=" + v + " selects " + std::to_string(usable) + " of " + std::to_string(count) + " GPUs"};
+  return {false,
+          name + "=" + v + " selects " + std::to_string(usable) + " of " + std::to_string(count) + " GPUs"};
 }
 
 } // namespace
@@ -101,10 +105,12 @@ void env_visible_devices_empty(const CheckContext& ctx, Results& out) {
                                     [](const PythonEnv& e) { return e.torch && e.torch->hip; });
       bool torch_reads = var == "HIP_VISIBLE_DEVICES" || var == "CUDA_VISIBLE_DEVICES";
       if (rocm_torch && torch_reads && it->second.empty()) {
-        out.add(Status::warn, name,
-                ignored + ", but ROCm PyTorch reads it itself and then sees no GPU (torch.cuda.device_count() is 0). "
+        out.add(
+            Status::warn, name,
+            ignored +
+                ", but ROCm PyTorch reads it itself and then sees no GPU (torch.cuda.device_count() is 0). "
                 "Unset it.",
-                {env_evidence(name, it->second)}, {"env-visible-devices"});
+            {env_evidence(name, it->second)}, {"env-visible-devices"});
         continue;
       }
       out.pass(name, ignored, {env_evidence(name, it->second)});
@@ -114,7 +120,8 @@ void env_visible_devices_empty(const CheckContext& ctx, Results& out) {
     bool names_nvidia = !amd_side;
     Verdict verdict = judge(name, it->second, count, names_nvidia ? uuids : std::vector<std::string>{});
     if (verdict.problem)
-      out.add(Status::error, name, verdict.message + ".", {env_evidence(name, it->second)}, {"env-visible-devices"});
+      out.add(Status::error, name, verdict.message + ".", {env_evidence(name, it->second)},
+              {"env-visible-devices"});
     else
       out.pass(name, verdict.message, {env_evidence(name, it->second)});
   }

@@ -1,7 +1,7 @@
 // gpu.none, gpu.unknown-model
-#include "system/machine_paths.hpp"
 #include "checks/common.hpp"
 #include "checks/registry.hpp"
+#include "system/machine_paths.hpp"
 
 namespace gpudoctor::checks {
 
@@ -14,8 +14,10 @@ void gpu_none(const CheckContext& ctx, Results& out) {
     return;
   }
   std::vector<std::string> evidence;
-  for (const auto& gpu : gpus) evidence.push_back(gpu_evidence(gpu));
-  out.pass("", std::to_string(gpus.size()) + " GPU" + (gpus.size() == 1 ? "" : "s") + " on the PCI bus.", evidence);
+  for (const auto& gpu : gpus)
+    evidence.push_back(gpu_evidence(gpu));
+  out.pass("", std::to_string(gpus.size()) + " GPU" + (gpus.size() == 1 ? "" : "s") + " on the PCI bus.",
+           evidence);
 }
 
 void gpu_unknown_model(const CheckContext& ctx, Results& out) {
@@ -27,11 +29,14 @@ void gpu_unknown_model(const CheckContext& ctx, Results& out) {
     }
     std::string name = gpu.pci_ids_name ? " pci.ids calls it \"" + *gpu.pci_ids_name + "\"." : "";
     // The KFD still names the ISA of an unknown AMD board; only model-specific figures are missing then.
-    std::string missing = gpu.kfd_target ? "its memory size and bandwidth are not known to the checks (the KFD says it "
-                                           "is " + *gpu.kfd_target + ")."
-                                         : "its architecture and memory are not known to the checks.";
+    std::string missing = gpu.kfd_target
+                              ? "its memory size and bandwidth are not known to the checks (the KFD says it "
+                                "is " +
+                                    *gpu.kfd_target + ")."
+                              : "its architecture and memory are not known to the checks.";
     out.add(Status::info, gpu.subject(),
-            "This GPU's PCI id is not in gpudoctor's knowledge tables, so " + missing + name, {gpu_evidence(gpu)});
+            "This GPU's PCI id is not in gpudoctor's knowledge tables, so " + missing + name,
+            {gpu_evidence(gpu)});
   }
 }
 

@@ -1,7 +1,7 @@
 // perm.kfd, perm.render-node, perm.nvidia-dev
-#include "system/machine_paths.hpp"
 #include "checks/common.hpp"
 #include "checks/registry.hpp"
+#include "system/machine_paths.hpp"
 #include "util/text.hpp"
 
 namespace gpudoctor::checks {
@@ -12,8 +12,9 @@ std::string node_evidence(const DeviceNode& node) {
   if (!node.stat) return node.path + ": missing";
   char mode[8];
   std::snprintf(mode, sizeof mode, "%04o", node.stat->mode);
-  return node.path + ": " + file_type_name(node.stat->type) + " " + mode + " uid " + std::to_string(node.stat->uid) +
-         " group " + (node.stat->group.empty() ? std::to_string(node.stat->gid) : node.stat->group);
+  return node.path + ": " + file_type_name(node.stat->type) + " " + mode + " uid " +
+         std::to_string(node.stat->uid) + " group " +
+         (node.stat->group.empty() ? std::to_string(node.stat->gid) : node.stat->group);
 }
 
 std::string groups_evidence(const Identity& id) {
@@ -26,7 +27,8 @@ void perm_kfd(const CheckContext& ctx, Results& out) {
   const auto& perms = ctx.facts.permissions;
   if (ctx.facts.count(Vendor::amd) == 0) return out.skip("", "no AMD GPU");
   if (!perms.kfd) return out.skip("", std::string(paths::kfd) + " does not exist (see driver.kfd-missing)");
-  if (perms.kfd->accessible) return out.pass("", std::string(paths::kfd) + " is readable and writable", {node_evidence(*perms.kfd)});
+  if (perms.kfd->accessible)
+    return out.pass("", std::string(paths::kfd) + " is readable and writable", {node_evidence(*perms.kfd)});
   out.add(Status::error, "",
           "User " + perms.identity.user + " cannot open /dev/kfd read-write, so ROCm sees no GPU: " +
               perms.kfd->why_not + ". Add the user to the render and video groups, then log in again.",
@@ -43,7 +45,8 @@ void perm_render_node(const CheckContext& ctx, Results& out) {
     for (const auto& n : perms.render_nodes)
       if (n.path == *gpu.render_node) node = &n;
     if (!node) {
-      out.add(Status::error, gpu.subject(), *gpu.render_node + " does not exist although the driver names it.",
+      out.add(Status::error, gpu.subject(),
+              *gpu.render_node + " does not exist although the driver names it.",
               {*gpu.render_node + ": missing"});
       continue;
     }
@@ -62,17 +65,20 @@ void perm_render_node(const CheckContext& ctx, Results& out) {
 void perm_nvidia_dev(const CheckContext& ctx, Results& out) {
   const Facts& f = ctx.facts;
   if (f.count(Vendor::nvidia) == 0) return out.skip("", "no NVIDIA GPU");
-  if (!nvidia_driver_loaded(f)) return out.skip("", "no NVIDIA driver loaded (see cuda.no-driver, driver.not-bound)");
+  if (!nvidia_driver_loaded(f))
+    return out.skip("", "no NVIDIA driver loaded (see cuda.no-driver, driver.not-bound)");
   bool problem = false;
   for (const auto& node : f.permissions.nvidia_nodes) {
     if (!node.stat) {
-      // nvidia-uvm's node is made on first CUDA use by the setuid nvidia-modprobe: missing is only suspicious.
+      // nvidia-uvm's node is made on first CUDA use by the setuid nvidia-modprobe: missing is only
+      // suspicious.
       bool uvm = node.path == paths::nvidia_uvm;
-      out.add(uvm ? Status::warn : Status::error, node.path,
-              node.path + " does not exist" +
-                  (uvm ? ": CUDA creates it through nvidia-modprobe; if that is missing, CUDA fails to initialise"
-                       : ": CUDA cannot reach the GPU. Load the driver (modprobe nvidia) or reinstall it."),
-              {node_evidence(node)});
+      out.add(
+          uvm ? Status::warn : Status::error, node.path,
+          node.path + " does not exist" +
+              (uvm ? ": CUDA creates it through nvidia-modprobe; if that is missing, CUDA fails to initialise"
+                   : ": CUDA cannot reach the GPU. Load the driver (modprobe nvidia) or reinstall it."),
+          {node_evidence(node)});
       problem = true;
     } else if (!node.accessible) {
       out.add(Status::error, node.path,

@@ -117,7 +117,8 @@ void probe_runtime_devices(const CheckContext& ctx, Results& out) {
     } else if (run->timed_out) {
       out.skip(runtime_subject(b), "the devices probe timed out (see probe.timeout)");
     } else if (auto trouble = run_trouble(*run)) {
-      // Without a GPU of its vendor a runtime that cannot even start (no ROCm on an NVIDIA machine) is no news.
+      // Without a GPU of its vendor a runtime that cannot even start (no ROCm on an NVIDIA machine) is no
+      // news.
       out.add(vendor_gpus ? Status::error : Status::skip, runtime_subject(b),
               "The " + b.title() + " devices probe " + *trouble, {run_evidence(*run)});
     } else {

@@ -32,15 +32,18 @@ void stack_both_vendors(const CheckContext& ctx, Results& out) {
   const Facts& f = ctx.facts;
   bool cuda = cuda_toolkit_installed(f) || !f.nvidia.libnvidia_ml_versions.empty();
   bool rocm = rocm_installed(f);
-  if (!(cuda && rocm)) return out.pass("", cuda ? "only the NVIDIA stack is installed" : rocm ? "only ROCm is installed" : "no GPU stack installed");
+  if (!(cuda && rocm))
+    return out.pass("", cuda   ? "only the NVIDIA stack is installed"
+                        : rocm ? "only ROCm is installed"
+                               : "no GPU stack installed");
   std::vector<std::string> evidence = {describe_cuda(f), describe_rocm(f)};
   std::size_t nvidia = f.count(Vendor::nvidia), amd = f.count(Vendor::amd);
-  if (nvidia > 0 && amd > 0)
-    return out.pass("", "both stacks installed for GPUs of both vendors", evidence);
+  if (nvidia > 0 && amd > 0) return out.pass("", "both stacks installed for GPUs of both vendors", evidence);
   if (nvidia == 0 && amd == 0) {
     out.add(Status::info, "",
-            "Both " + describe_cuda(f) + " and " + describe_rocm(f) + " are installed; there is no GPU here to say "
-            "which one is needed.",
+            "Both " + describe_cuda(f) + " and " + describe_rocm(f) +
+                " are installed; there is no GPU here to say "
+                "which one is needed.",
             evidence);
     return;
   }

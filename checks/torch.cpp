@@ -6,7 +6,9 @@ namespace gpudoctor::checks {
 
 namespace {
 
-std::string subject_of(const PythonEnv& env) { return "python3 (" + env.role + ": " + env.executable + ")"; }
+std::string subject_of(const PythonEnv& env) {
+  return "python3 (" + env.role + ": " + env.executable + ")";
+}
 
 std::string build_name(const TorchBuild& t) {
   if (t.hip) return "ROCm (HIP " + *t.hip + ")";
@@ -31,12 +33,14 @@ void torch_missing(const CheckContext& ctx, Results& out) {
     }
     std::string py = env.version ? "Python " + *env.version : "python3";
     if (env.torch) {
-      out.pass(subject_of(env), py + " imports PyTorch " + env.torch->version + " (" + build_name(*env.torch) + ")",
+      out.pass(subject_of(env),
+               py + " imports PyTorch " + env.torch->version + " (" + build_name(*env.torch) + ")",
                {torch_evidence(*env.torch)});
       continue;
     }
     out.add(Status::info, subject_of(env), py + " has no PyTorch on its sys.path.",
-            {"cmd " + env.command_key + ": no torch/version.py in any of its " + std::to_string(env.sys_path.size()) + " sys.path entries"});
+            {"cmd " + env.command_key + ": no torch/version.py in any of its " +
+             std::to_string(env.sys_path.size()) + " sys.path entries"});
   }
 }
 
@@ -49,7 +53,8 @@ void torch_cpu_build(const CheckContext& ctx, Results& out) {
     any = true;
     const TorchBuild& t = *env.torch;
     if (!t.cpu_only()) {
-      out.pass(subject_of(env), "PyTorch " + t.version + " is a " + build_name(t) + " build", {torch_evidence(t)});
+      out.pass(subject_of(env), "PyTorch " + t.version + " is a " + build_name(t) + " build",
+               {torch_evidence(t)});
     } else if (usable == 0) {
       out.pass(subject_of(env), "PyTorch " + t.version + " is CPU-only, and there is no usable GPU here",
                {torch_evidence(t)});
@@ -57,8 +62,10 @@ void torch_cpu_build(const CheckContext& ctx, Results& out) {
       bool nvidia = usable_gpus(f, Vendor::nvidia) > 0;
       out.add(Status::error, subject_of(env),
               "PyTorch " + t.version + " is a CPU-only build, but this machine has a usable " +
-                  (nvidia ? "NVIDIA" : "AMD") + " GPU: torch.cuda.is_available() will be False. Reinstall PyTorch "
-                  "from the " + (nvidia ? "CUDA" : "ROCm") + " wheel index.",
+                  (nvidia ? "NVIDIA" : "AMD") +
+                  " GPU: torch.cuda.is_available() will be False. Reinstall PyTorch "
+                  "from the " +
+                  (nvidia ? "CUDA" : "ROCm") + " wheel index.",
               {torch_evidence(t)}, {"torch-reinstall"});
     }
   }
@@ -76,8 +83,10 @@ void torch_vendor_mismatch(const CheckContext& ctx, Results& out) {
     bool cuda_build = t.cuda.has_value() && !t.hip;
     bool wrong = (cuda_build && amd > 0 && nvidia == 0) || (!cuda_build && nvidia > 0 && amd == 0);
     if (!wrong) {
-      std::string why = nvidia + amd == 0 ? ": there is no GPU here to use it with" : " matches the GPUs here";
-      out.pass(subject_of(env), "PyTorch " + t.version + " (" + build_name(t) + ")" + why, {torch_evidence(t)});
+      std::string why =
+          nvidia + amd == 0 ? ": there is no GPU here to use it with" : " matches the GPUs here";
+      out.pass(subject_of(env), "PyTorch " + t.version + " (" + build_name(t) + ")" + why,
+               {torch_evidence(t)});
       continue;
     }
     out.add(Status::error, subject_of(env),

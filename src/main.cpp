@@ -1,22 +1,25 @@
 // gpudoctor: the command line. Parsing lives here (CLI11 is heavy: one translation unit); each subcommand
 // is a plain function in app/. Exceptions stop here: usage errors exit 2, anything else 3.
+#include "app/commands.hpp"
+
 #include <cstdio>
 #include <exception>
 
 #include <CLI/CLI.hpp>
-
-#include "app/commands.hpp"
 
 namespace {
 
 using namespace gpudoctor;
 
 void add_check_options(CLI::App& cmd, CheckOptions& opt, std::string& color) {
-  cmd.add_option("--python", opt.pythons, "Also inspect this python3 (repeatable); it is then the one in use");
+  cmd.add_option("--python", opt.pythons,
+                 "Also inspect this python3 (repeatable); it is then the one in use");
   cmd.add_option("--timeout", opt.timeout_ms, "Time limit for each vendor tool, in milliseconds")
       ->check(CLI::Range(100, 600000));
-  cmd.add_option("--knowledge", opt.knowledge_dir, "Read knowledge tables from this folder instead of the built-in ones");
-  cmd.add_option("--color", color, "Colour: auto, always or never")->check(CLI::IsMember({"auto", "always", "never"}));
+  cmd.add_option("--knowledge", opt.knowledge_dir,
+                 "Read knowledge tables from this folder instead of the built-in ones");
+  cmd.add_option("--color", color, "Colour: auto, always or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
   cmd.add_option("--probe-timeout", opt.probe_timeout_ms, "Time limit for each GPU probe, in milliseconds")
       ->check(CLI::Range(1000, 600000));
 }
@@ -71,7 +74,8 @@ int main(int argc, char** argv) {
 
   BundleOptions bundle;
   std::string bundle_color = "auto";
-  auto* bundle_cmd = app.add_subcommand("bundle", "Record everything the checks read into one redacted archive");
+  auto* bundle_cmd =
+      app.add_subcommand("bundle", "Record everything the checks read into one redacted archive");
   bundle_cmd->add_option("-o,--output", bundle.output, "The .tar.gz to write");
   bundle_cmd->add_flag("--obfuscate", bundle.obfuscate, "Also replace the hostname and user name");
   bundle_cmd->add_flag("--probes", bundle.check.probes, "Also run the GPU probes and record their outputs");
@@ -88,7 +92,8 @@ int main(int argc, char** argv) {
   add_check_options(*probe_cmd, probe, probe_color);
 
   std::string explain_id;
-  auto* explain_cmd = app.add_subcommand("explain", "Say what a check looks at, why it matters and how to fix it");
+  auto* explain_cmd =
+      app.add_subcommand("explain", "Say what a check looks at, why it matters and how to fix it");
   explain_cmd->add_option("id", explain_id, "A check id (gpudoctor check --list) or fix id")->required();
 
   FixOptions fix;

@@ -1,11 +1,5 @@
 // gpudoctor bundle: record a live run into a snapshot, redact it, re-judge the redacted snapshot (so the
 // report inside is exactly what `check --from` will say), add the reports, and pack it as .tar.gz.
-#include <unistd.h>
-
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-
 #include "app/commands.hpp"
 #include "app/pipeline.hpp"
 #include "bundle/redact.hpp"
@@ -13,6 +7,11 @@
 #include "system/recording_view.hpp"
 #include "system/replay_view.hpp"
 #include "util/archive.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
 
 namespace gpudoctor {
 
@@ -98,8 +97,8 @@ int cmd_bundle(const BundleOptions& opt) {
     return 2;
   }
   Summary s = summarize(report.results);
-  std::fprintf(stderr, "gpudoctor: wrote %s (%d errors, %d warnings; %zu values redacted)\n", output.c_str(), s.error,
-               s.warn, log.redacted.size());
+  std::fprintf(stderr, "gpudoctor: wrote %s (%d errors, %d warnings; %zu values redacted)\n", output.c_str(),
+               s.error, s.warn, log.redacted.size());
   std::printf("%s\n", output.c_str());
   return 0;
 }

@@ -1,10 +1,10 @@
-#include <algorithm>
-#include <cstdio>
-
 #include "app/commands.hpp"
 #include "app/pipeline.hpp"
 #include "app/snapshot_source.hpp"
 #include "system/live_view.hpp"
+
+#include <algorithm>
+#include <cstdio>
 
 namespace gpudoctor {
 
@@ -16,7 +16,8 @@ int cmd_check(const CheckOptions& opt) {
   }
   for (const auto& id : opt.only)
     if (!data->cat.find(id)) {
-      std::fprintf(stderr, "gpudoctor: unknown check id \"%s\" (gpudoctor check --list shows them)\n", id.c_str());
+      std::fprintf(stderr, "gpudoctor: unknown check id \"%s\" (gpudoctor check --list shows them)\n",
+                   id.c_str());
       return 2;
     }
   Report report;
@@ -44,8 +45,10 @@ int cmd_list_checks() {
     return 3;
   }
   std::size_t width = 0;
-  for (const auto& e : cat->checks) width = std::max(width, e.id.size());
-  for (const auto& e : cat->checks) std::printf("%-*s  %s\n", static_cast<int>(width), e.id.c_str(), e.title.c_str());
+  for (const auto& e : cat->checks)
+    width = std::max(width, e.id.size());
+  for (const auto& e : cat->checks)
+    std::printf("%-*s  %s\n", static_cast<int>(width), e.id.c_str(), e.title.c_str());
   return 0;
 }
 
@@ -61,13 +64,15 @@ int cmd_explain(const std::string& id) {
       std::printf("%s: %s\n\n%s\n", f->id.c_str(), f->title.c_str(), f->description.c_str());
       return 0;
     }
-    std::fprintf(stderr, "gpudoctor: no check or fix \"%s\" (gpudoctor check --list shows the checks)\n", id.c_str());
+    std::fprintf(stderr, "gpudoctor: no check or fix \"%s\" (gpudoctor check --list shows the checks)\n",
+                 id.c_str());
     return 2;
   }
   std::printf("%s: %s\n", e->id.c_str(), e->title.c_str());
-  std::printf("Reports %s when the problem is present. Area: %s.\n\n", e->fires_status.c_str(), e->area.c_str());
-  std::printf("What it checks\n  %s\n\nWhy it matters\n  %s\n\nHow to fix it\n  %s\n", e->what.c_str(), e->why.c_str(),
-              e->fix.c_str());
+  std::printf("Reports %s when the problem is present. Area: %s.\n\n", e->fires_status.c_str(),
+              e->area.c_str());
+  std::printf("What it checks\n  %s\n\nWhy it matters\n  %s\n\nHow to fix it\n  %s\n", e->what.c_str(),
+              e->why.c_str(), e->fix.c_str());
   for (const auto& fix : e->fixes) {
     const FixEntry* f = cat->find_fix(fix);
     std::printf("  gpudoctor fix %s%s\n", fix.c_str(), f ? (" (" + f->title + ")").c_str() : "");

@@ -1,5 +1,6 @@
 // The subcommands, independent of the command-line parser (main.cpp owns CLI11).
-// Each returns the process exit status of shared/spec/report-v1.md: 0 ok, 1 problems, 2 bad input, 3 internal.
+// Each returns the process exit status of shared/spec/report-v1.md: 0 ok, 1 problems, 2 bad input, 3
+// internal.
 #pragma once
 
 #include <optional>
@@ -19,9 +20,9 @@ struct CheckOptions {
   std::vector<std::string> pythons; // --python
   int timeout_ms = 5000;            // per vendor tool
   ColorMode color = ColorMode::automatic;
-  std::string knowledge_dir; // empty: built in
-  bool probes = false;         // --probes: build/run the GPU probes (docs/probes.md)
-  bool online = false;         // --online: fetch the configured GPU vendor repositories and wheel indexes
+  std::string knowledge_dir;    // empty: built in
+  bool probes = false;          // --probes: build/run the GPU probes (docs/probes.md)
+  bool online = false;          // --online: fetch the configured GPU vendor repositories and wheel indexes
   int probe_timeout_ms = 30000; // per probe process
 };
 
@@ -40,16 +41,16 @@ int cmd_probe(const CheckOptions& opt);
 
 // gpudoctor fix and migrate (docs/fixes.md).
 struct FixOptions {
-  std::string id;                  // empty: list the fixes the checks point to
-  std::optional<std::string> from; // plan for a snapshot (the script refuses to run elsewhere)
-  std::string emit;                // write the script here instead of printing it
-  bool apply = false;              // run it, step by step
-  bool yes = false;                // without asking first
-  std::string mirror;              // repository setup points at this mirror (scheme://host replaced)
+  std::string id;                        // empty: list the fixes the checks point to
+  std::optional<std::string> from;       // plan for a snapshot (the script refuses to run elsewhere)
+  std::string emit;                      // write the script here instead of printing it
+  bool apply = false;                    // run it, step by step
+  bool yes = false;                      // without asking first
+  std::string mirror;                    // repository setup points at this mirror (scheme://host replaced)
   std::string driver, cuda, rocm, torch; // version overrides
-  bool any_host = false;           // the script does not check the host name
-  bool render_all = false;         // tests: every step, even those with nothing to do here
-  std::string root;                // tests: facts from the files below ROOT, --apply runs in chroot ROOT
+  bool any_host = false;                 // the script does not check the host name
+  bool render_all = false;               // tests: every step, even those with nothing to do here
+  std::string root; // tests: facts from the files below ROOT, --apply runs in chroot ROOT
   CheckOptions check;
 };
 

@@ -1,13 +1,12 @@
 #include "app/pipeline.hpp"
 
-#include <unistd.h>
-
-#include <cstdio>
-#include <cstdlib>
-
 #include "app/probe_run.hpp"
 #include "check/runner.hpp"
 #include "collect/collectors.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <unistd.h>
 
 namespace gpudoctor {
 

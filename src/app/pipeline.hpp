@@ -1,14 +1,14 @@
 // Collect, then judge: the run shared by `check` and `bundle`.
 #pragma once
 
-#include <expected>
-#include <string>
-
 #include "app/commands.hpp"
 #include "check/catalogue.hpp"
 #include "knowledge/knowledge.hpp"
 #include "report/report.hpp"
 #include "system/system_view.hpp"
+
+#include <expected>
+#include <string>
 
 namespace gpudoctor {
 

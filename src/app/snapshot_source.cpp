@@ -1,10 +1,9 @@
 #include "app/snapshot_source.hpp"
 
-#include <unistd.h>
+#include "util/archive.hpp"
 
 #include <cstdlib>
-
-#include "util/archive.hpp"
+#include <unistd.h>
 
 namespace gpudoctor {
 
@@ -25,7 +24,8 @@ std::expected<std::unique_ptr<OpenedSnapshot>, std::string> OpenedSnapshot::open
   if (!fs::exists(path, ec)) return std::unexpected(path.string() + ": no such file or folder");
   if (!fs::is_directory(path, ec)) {
     std::string tmpl = (fs::temp_directory_path(ec) / "gpudoctor-snapshot-XXXXXX").string();
-    if (!::mkdtemp(tmpl.data())) return std::unexpected("cannot create a temporary folder to unpack " + path.string());
+    if (!::mkdtemp(tmpl.data()))
+      return std::unexpected("cannot create a temporary folder to unpack " + path.string());
     snap->m_temp_dir = tmpl;
     auto unpacked = extract_archive(path, snap->m_temp_dir, ArchiveLimits{});
     if (!unpacked) return std::unexpected(path.string() + ": " + unpacked.error());

@@ -2,11 +2,11 @@
 // temporary folder that lives as long as the returned object.
 #pragma once
 
+#include "system/replay_view.hpp"
+
 #include <expected>
 #include <filesystem>
 #include <memory>
-
-#include "system/replay_view.hpp"
 
 namespace gpudoctor {
 

@@ -1,11 +1,11 @@
 #include "bundle/redact.hpp"
 
-#include <fstream>
-#include <sstream>
-
 #include "system/snapshot.hpp"
 #include "util/json.hpp"
 #include "util/text.hpp"
+
+#include <fstream>
+#include <sstream>
 
 namespace gpudoctor {
 
@@ -41,7 +41,8 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 
 bool is_secret_name(const std::string& name) {
   std::string n = text::lower(name);
-  for (const char* part : {"token", "secret", "password", "passwd", "api_key", "apikey", "credential", "private_key"})
+  for (const char* part :
+       {"token", "secret", "password", "passwd", "api_key", "apikey", "credential", "private_key"})
     if (text::contains(n, part)) return true;
   return text::ends_with(n, "_key") || n == "key";
 }
@@ -71,14 +72,16 @@ std::string redact_url_credentials(const std::string& value) {
 RedactionLog redact_snapshot(const fs::path& dir, bool obfuscate) {
   RedactionLog log;
   Identity id;
-  if (auto j = parse_json(read_all(dir / "identity.json")); j && j->is_object()) id = snapshot::identity_from_json(*j);
+  if (auto j = parse_json(read_all(dir / "identity.json")); j && j->is_object())
+    id = snapshot::identity_from_json(*j);
   std::map<std::string, std::string> stand_ins;
   if (obfuscate) {
     if (!id.hostname.empty()) stand_ins[id.hostname] = "host-1";
     if (!id.user.empty() && id.user != "root") stand_ins[id.user] = "user-1";
   }
   auto scrub = [&](std::string s) {
-    for (const auto& [from, to] : stand_ins) s = replace_all(s, from, to);
+    for (const auto& [from, to] : stand_ins)
+      s = replace_all(s, from, to);
     return s;
   };
   if (auto j = parse_json(read_all(dir / "env.json")); j && j->is_object()) {

@@ -1,12 +1,12 @@
 #include "check/catalogue.hpp"
 
+#include "util/embedded.hpp"
+
 #include <fstream>
 #include <map>
 #include <sstream>
 
 #include <yaml-cpp/yaml.h>
-
-#include "util/embedded.hpp"
 
 namespace gpudoctor {
 
@@ -30,7 +30,8 @@ std::string where(const std::string& file, const YAML::Node& node) {
   return file + ":" + std::to_string(node.Mark().line + 1);
 }
 
-std::expected<std::string, std::string> required(const std::string& file, const YAML::Node& row, const char* key) {
+std::expected<std::string, std::string> required(const std::string& file, const YAML::Node& row,
+                                                 const char* key) {
   auto v = row[key];
   if (!v || !v.IsScalar() || v.as<std::string>().empty())
     return std::unexpected(where(file, row) + ": missing \"" + key + "\"");
@@ -42,7 +43,8 @@ std::string optional_text(const YAML::Node& row, const char* key) {
   return v && v.IsScalar() ? v.as<std::string>() : std::string{};
 }
 
-std::expected<void, std::string> load_checks(const std::string& file, const std::string& text, Catalogue& cat) {
+std::expected<void, std::string> load_checks(const std::string& file, const std::string& text,
+                                             Catalogue& cat) {
   YAML::Node root = YAML::Load(text);
   auto checks = root["checks"];
   if (!checks || !checks.IsSequence()) return std::unexpected(file + ": no \"checks\" list");
@@ -56,14 +58,16 @@ std::expected<void, std::string> load_checks(const std::string& file, const std:
       *sink = *v;
     }
     if (auto fixes = row["fixes"]; fixes && fixes.IsSequence())
-      for (const auto& f : fixes) e.fixes.push_back(f.as<std::string>());
+      for (const auto& f : fixes)
+        e.fixes.push_back(f.as<std::string>());
     if (cat.find(e.id)) return std::unexpected(where(file, row) + ": check " + e.id + " listed twice");
     cat.checks.push_back(std::move(e));
   }
   return {};
 }
 
-std::expected<void, std::string> load_fixes(const std::string& file, const std::string& text, Catalogue& cat) {
+std::expected<void, std::string> load_fixes(const std::string& file, const std::string& text,
+                                            Catalogue& cat) {
   YAML::Node root = YAML::Load(text);
   auto fixes = root["fixes"];
   if (!fixes || !fixes.IsSequence()) return std::unexpected(file + ": no \"fixes\" list");
@@ -96,7 +100,7 @@ const FixEntry* Catalogue::find_fix(const std::string& id) const {
 std::expected<Catalogue, std::string> load_catalogue(const std::string& source_dir) {
   Catalogue cat;
   const std::pair<const char*, decltype(&load_checks)> parts[] = {{"checks/catalogue.yaml", &load_checks},
-                                                                   {"fixes/catalogue.yaml", &load_fixes}};
+                                                                  {"fixes/catalogue.yaml", &load_fixes}};
   for (const auto& [rel, loader] : parts) {
     auto text = data_file(source_dir, rel);
     if (!text) return std::unexpected(text.error());
@@ -111,16 +115,23 @@ std::expected<Catalogue, std::string> load_catalogue(const std::string& source_d
 }
 
 const std::vector<std::string>& area_order() {
-  static const std::vector<std::string> order = {"hardware", "drivers",  "toolkits", "environment",
-                                                 "permissions", "python", "packages", "probes", "tools"};
+  static const std::vector<std::string> order = {"hardware",    "drivers",     "toolkits",
+                                                 "environment", "permissions", "python",
+                                                 "packages",    "probes",      "tools"};
   return order;
 }
 
 std::string area_title(const std::string& area) {
   static const std::map<std::string, std::string> titles = {
-      {"hardware", "Hardware"},       {"drivers", "Kernel drivers"},   {"toolkits", "Toolkits and libraries"},
-      {"environment", "Environment"}, {"permissions", "Permissions"},  {"python", "Python frameworks"},
-      {"packages", "Packages, repositories, containers"}, {"probes", "GPU probes"}, {"tools", "Vendor tools"}};
+      {"hardware", "Hardware"},
+      {"drivers", "Kernel drivers"},
+      {"toolkits", "Toolkits and libraries"},
+      {"environment", "Environment"},
+      {"permissions", "Permissions"},
+      {"python", "Python frameworks"},
+      {"packages", "Packages, repositories, containers"},
+      {"probes", "GPU probes"},
+      {"tools", "Vendor tools"}};
   auto it = titles.find(area);
   return it == titles.end() ? area : it->second;
 }

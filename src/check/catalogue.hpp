@@ -11,7 +11,7 @@ namespace gpudoctor {
 struct CatalogueEntry {
   std::string id;
   std::string title;
-  std::string area; // hardware, drivers, toolkits, environment, permissions, python, tools
+  std::string area;         // hardware, drivers, toolkits, environment, permissions, python, tools
   std::string fires_status; // the status when the problem is present
   std::string what, why, fix;
   std::vector<std::string> fixes;

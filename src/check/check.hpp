@@ -1,12 +1,12 @@
 // A check: a pure function of facts and knowledge to results. No I/O, no exceptions expected.
 #pragma once
 
-#include <string>
-#include <vector>
-
 #include "check/result.hpp"
 #include "facts/facts.hpp"
 #include "knowledge/knowledge.hpp"
+
+#include <string>
+#include <vector>
 
 namespace gpudoctor {
 

@@ -4,22 +4,32 @@ namespace gpudoctor {
 
 std::string status_name(Status s) {
   switch (s) {
-  case Status::pass: return "pass";
-  case Status::info: return "info";
-  case Status::warn: return "warn";
-  case Status::error: return "error";
-  case Status::skip: return "skip";
+  case Status::pass:
+    return "pass";
+  case Status::info:
+    return "info";
+  case Status::warn:
+    return "warn";
+  case Status::error:
+    return "error";
+  case Status::skip:
+    return "skip";
   }
   return "skip";
 }
 
 int status_rank(Status s) {
   switch (s) {
-  case Status::error: return 0;
-  case Status::warn: return 1;
-  case Status::info: return 2;
-  case Status::pass: return 3;
-  case Status::skip: return 4;
+  case Status::error:
+    return 0;
+  case Status::warn:
+    return 1;
+  case Status::info:
+    return 2;
+  case Status::pass:
+    return 3;
+  case Status::skip:
+    return 4;
   }
   return 5;
 }

@@ -29,7 +29,9 @@ public:
   void pass(std::string subject, std::string message, std::vector<std::string> evidence = {}) {
     add(Status::pass, std::move(subject), std::move(message), std::move(evidence));
   }
-  void skip(std::string subject, std::string message) { add(Status::skip, std::move(subject), std::move(message)); }
+  void skip(std::string subject, std::string message) {
+    add(Status::skip, std::move(subject), std::move(message));
+  }
   const std::vector<Result>& items() const { return m_items; }
   std::vector<Result>& items() { return m_items; }
 

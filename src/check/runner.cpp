@@ -4,7 +4,8 @@
 
 namespace gpudoctor {
 
-std::vector<Result> run_checks(const CheckContext& ctx, const Catalogue& cat, const std::vector<std::string>& only) {
+std::vector<Result> run_checks(const CheckContext& ctx, const Catalogue& cat,
+                               const std::vector<std::string>& only) {
   std::vector<Result> all;
   for (const auto& entry : check_registry()) {
     if (!only.empty() && std::find(only.begin(), only.end(), entry.id) == only.end()) continue;

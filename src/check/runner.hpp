@@ -1,15 +1,16 @@
 // Runs the registered checks over facts; one failing check never stops the others.
 #pragma once
 
-#include <string>
-#include <vector>
-
 #include "check/catalogue.hpp"
 #include "check/check.hpp"
+
+#include <string>
+#include <vector>
 
 namespace gpudoctor {
 
 // `only`: check ids to run (empty: all). Results come in registry order, titles from the catalogue.
-std::vector<Result> run_checks(const CheckContext& ctx, const Catalogue& cat, const std::vector<std::string>& only = {});
+std::vector<Result> run_checks(const CheckContext& ctx, const Catalogue& cat,
+                               const std::vector<std::string>& only = {});
 
 } // namespace gpudoctor

@@ -1,10 +1,11 @@
-// AMD: /dev/kfd, the KFD topology (Documentation: drivers/gpu/drm/amd/amdkfd, libhsakmt topology.c), rocminfo.
-#include <algorithm>
-
-#include "system/machine_paths.hpp"
+// AMD: /dev/kfd, the KFD topology (Documentation: drivers/gpu/drm/amd/amdkfd, libhsakmt topology.c),
+// rocminfo.
 #include "collect/collectors.hpp"
 #include "parse/parsers.hpp"
+#include "system/machine_paths.hpp"
 #include "util/text.hpp"
+
+#include <algorithm>
 
 namespace gpudoctor {
 
@@ -29,11 +30,12 @@ void collect_kfd_topology(SystemView& view, AmdFacts& amd) {
             [](const KfdNode& a, const KfdNode& b) { return a.node_id < b.node_id; });
 }
 
-void collect_rocminfo(SystemView& view, const CollectOptions& opt, AmdFacts& amd, std::vector<ToolRun>& tools) {
+void collect_rocminfo(SystemView& view, const CollectOptions& opt, AmdFacts& amd,
+                      std::vector<ToolRun>& tools) {
   CommandSpec spec{"rocminfo", {"rocminfo"}, opt.tool_timeout};
   // The hardware as it is: an override or a visibility mask would make rocminfo report what they pretend.
-  spec.unset_env = {"HSA_OVERRIDE_GFX_VERSION*", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL",
-                    "CUDA_VISIBLE_DEVICES"};
+  spec.unset_env = {"HSA_OVERRIDE_GFX_VERSION*", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES",
+                    "GPU_DEVICE_ORDINAL", "CUDA_VISIBLE_DEVICES"};
   auto r = view.run(spec);
   if (!r.found) return;
   ToolRun run = tool_run_of(r, spec);
@@ -44,8 +46,10 @@ void collect_rocminfo(SystemView& view, const CollectOptions& opt, AmdFacts& amd
     if (!info.runtime_version.empty()) amd.rocminfo_runtime_version = {info.runtime_version, "cmd rocminfo"};
     if (!amd.rocminfo_ok) {
       std::string failure = info.failure;
-      if (failure.empty()) failure = text::trim(text::strip_ansi(r.err.empty() ? r.out : r.err)).substr(0, 300);
-      if (failure.empty()) failure = "exit status " + (r.exit_code ? std::to_string(*r.exit_code) : "unknown");
+      if (failure.empty())
+        failure = text::trim(text::strip_ansi(r.err.empty() ? r.out : r.err)).substr(0, 300);
+      if (failure.empty())
+        failure = "exit status " + (r.exit_code ? std::to_string(*r.exit_code) : "unknown");
       amd.rocminfo_failure = {failure, "cmd rocminfo"};
       run.failure = failure;
       run.evidence_lines = info.failure_lines;
@@ -61,7 +65,8 @@ void collect_amd(SystemView& view, const CollectOptions& opt, AmdFacts& amd, std
   amd.kfd_device = kfd && kfd->type == FileType::chr;
   collect_kfd_topology(view, amd);
   if (auto version = view.read_file(paths::module_version("amdgpu")))
-    if (!text::trim(*version).empty()) amd.amdgpu_module_version = {text::trim(*version), paths::module_version("amdgpu")};
+    if (!text::trim(*version).empty())
+      amd.amdgpu_module_version = {text::trim(*version), paths::module_version("amdgpu")};
   collect_rocminfo(view, opt, amd, tools);
 }
 

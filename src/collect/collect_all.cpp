@@ -1,8 +1,8 @@
 // The collection pipeline: quick file reads first, then the collectors that start processes, in parallel,
 // since a vendor tool can take seconds (or hang until its time limit) and the rest need not wait for it.
-#include <future>
-
 #include "collect/collectors.hpp"
+
+#include <future>
 
 namespace gpudoctor {
 
@@ -13,9 +13,8 @@ Facts collect_all(SystemView& view, const Knowledge& kb, const CollectOptions& o
   collect_env(view, kb, facts.env);
 
   std::vector<ToolRun> nvidia_tools, amd_tools, toolkit_tools, python_tools, boot_tools, container_tools;
-  auto nvidia = std::async(std::launch::async, [&] {
-    collect_nvidia(view, opt, facts.packages, facts.nvidia, nvidia_tools);
-  });
+  auto nvidia = std::async(std::launch::async,
+                           [&] { collect_nvidia(view, opt, facts.packages, facts.nvidia, nvidia_tools); });
   auto amd = std::async(std::launch::async, [&] {
     collect_amd(view, opt, facts.amd, amd_tools);
     collect_kfd_links(view, facts.amd);

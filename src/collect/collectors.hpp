@@ -1,14 +1,15 @@
 // Collectors: each reads one area of the machine through a SystemView and fills its part of Facts.
-// They never judge (checks do) and never touch the OS directly; a failure becomes a fact or a collector error.
+// They never judge (checks do) and never touch the OS directly; a failure becomes a fact or a collector
+// error.
 #pragma once
-
-#include <chrono>
-#include <string>
-#include <vector>
 
 #include "facts/facts.hpp"
 #include "knowledge/knowledge.hpp"
 #include "system/system_view.hpp"
+
+#include <chrono>
+#include <string>
+#include <vector>
 
 namespace gpudoctor {
 
@@ -24,8 +25,8 @@ void collect_os(SystemView& view, OsFacts& os);
 void collect_packages(SystemView& view, PackageFacts& packages);
 void collect_pci_gpus(SystemView& view, const Knowledge& kb, std::vector<Gpu>& gpus);
 void collect_modules(SystemView& view, KernelModules& modules);
-void collect_nvidia(SystemView& view, const CollectOptions& opt, const PackageFacts& packages, NvidiaFacts& nvidia,
-                    std::vector<ToolRun>& tools);
+void collect_nvidia(SystemView& view, const CollectOptions& opt, const PackageFacts& packages,
+                    NvidiaFacts& nvidia, std::vector<ToolRun>& tools);
 void collect_amd(SystemView& view, const CollectOptions& opt, AmdFacts& amd, std::vector<ToolRun>& tools);
 void collect_toolkits(SystemView& view, const CollectOptions& opt, const PackageFacts& packages,
                       ToolkitFacts& toolkits, std::vector<ToolRun>& tools);
@@ -38,7 +39,8 @@ void collect_network(SystemView& view, NetworkFacts& net);
 // The io_links of every KFD node (run after collect_amd, before link_amd_nodes copies the nodes).
 void collect_kfd_links(SystemView& view, AmdFacts& amd);
 void collect_permissions(SystemView& view, const std::vector<Gpu>& gpus, PermissionFacts& perms);
-void collect_python(SystemView& view, const CollectOptions& opt, PythonFacts& python, std::vector<ToolRun>& tools);
+void collect_python(SystemView& view, const CollectOptions& opt, PythonFacts& python,
+                    std::vector<ToolRun>& tools);
 
 // GPU vendor repositories: apt sources (one-line and deb822), dnf .repo files, pip index settings.
 void collect_repos(SystemView& view, const Knowledge& kb, RepoFacts& repos);

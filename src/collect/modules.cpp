@@ -1,6 +1,6 @@
-#include "system/machine_paths.hpp"
 #include "collect/collectors.hpp"
 #include "parse/parsers.hpp"
+#include "system/machine_paths.hpp"
 #include "util/text.hpp"
 
 namespace gpudoctor {

@@ -1,10 +1,10 @@
 // The NVIDIA kernel module and user-space driver: /proc/driver/nvidia/version, nvidia-smi, packages.
-#include <algorithm>
-
-#include "system/machine_paths.hpp"
 #include "collect/collectors.hpp"
 #include "parse/parsers.hpp"
+#include "system/machine_paths.hpp"
 #include "util/text.hpp"
+
+#include <algorithm>
 
 namespace gpudoctor {
 
@@ -25,8 +25,8 @@ void collect_userspace_packages(const PackageFacts& packages, NvidiaFacts& nvidi
                     name == "libcuda1" || text::starts_with(name, "nvidia-driver-libs");
     if (!relevant) continue;
     std::string v = upstream_version(version);
-    if (!v.empty() && std::find(nvidia.libnvidia_ml_versions.begin(), nvidia.libnvidia_ml_versions.end(), v) ==
-                          nvidia.libnvidia_ml_versions.end())
+    if (!v.empty() && std::find(nvidia.libnvidia_ml_versions.begin(), nvidia.libnvidia_ml_versions.end(),
+                                v) == nvidia.libnvidia_ml_versions.end())
       nvidia.libnvidia_ml_versions.push_back(v);
   }
 }
@@ -38,7 +38,8 @@ void apply_smi_report(const parse::NvidiaSmiReport& report, const std::string& s
 }
 
 // Runs nvidia-smi (XML first; the table only when a snapshot has nothing else) and records what it says.
-void collect_smi(SystemView& view, const CollectOptions& opt, NvidiaFacts& nvidia, std::vector<ToolRun>& tools) {
+void collect_smi(SystemView& view, const CollectOptions& opt, NvidiaFacts& nvidia,
+                 std::vector<ToolRun>& tools) {
   CommandSpec spec{"nvidia-smi-xml", {"nvidia-smi", "-q", "-x"}, opt.tool_timeout};
   auto r = view.run(spec);
   if (!r.found) {
@@ -49,7 +50,8 @@ void collect_smi(SystemView& view, const CollectOptions& opt, NvidiaFacts& nvidi
   ToolRun run = tool_run_of(r, spec);
   std::string source = "cmd " + spec.key;
   if (r.ok()) {
-    auto report = spec.key == "nvidia-smi-xml" ? parse::nvidia_smi_xml(r.out) : parse::nvidia_smi_table(r.out);
+    auto report =
+        spec.key == "nvidia-smi-xml" ? parse::nvidia_smi_xml(r.out) : parse::nvidia_smi_table(r.out);
     if (report) apply_smi_report(*report, source, nvidia);
   } else if (!r.timed_out) {
     auto failure = parse::nvidia_smi_failure(text::strip_ansi(r.out + "\n" + r.err));
@@ -66,8 +68,8 @@ void collect_smi(SystemView& view, const CollectOptions& opt, NvidiaFacts& nvidi
 
 } // namespace
 
-void collect_nvidia(SystemView& view, const CollectOptions& opt, const PackageFacts& packages, NvidiaFacts& nvidia,
-                    std::vector<ToolRun>& tools) {
+void collect_nvidia(SystemView& view, const CollectOptions& opt, const PackageFacts& packages,
+                    NvidiaFacts& nvidia, std::vector<ToolRun>& tools) {
   if (auto text = view.read_file(paths::nvidia_driver_version)) {
     if (auto v = parse::nvidia_proc_version(*text)) {
       nvidia.kernel_module_version = {v->version, std::string(paths::nvidia_driver_version) + ":1"};
@@ -76,7 +78,8 @@ void collect_nvidia(SystemView& view, const CollectOptions& opt, const PackageFa
   }
   if (!nvidia.kernel_module_version)
     if (auto text = view.read_file(paths::module_version("nvidia")))
-      if (!text::trim(*text).empty()) nvidia.kernel_module_version = {text::trim(*text), paths::module_version("nvidia")};
+      if (!text::trim(*text).empty())
+        nvidia.kernel_module_version = {text::trim(*text), paths::module_version("nvidia")};
   collect_userspace_packages(packages, nvidia);
   collect_smi(view, opt, nvidia, tools);
 }

@@ -1,6 +1,6 @@
-#include "system/machine_paths.hpp"
 #include "collect/collectors.hpp"
 #include "parse/parsers.hpp"
+#include "system/machine_paths.hpp"
 #include "util/text.hpp"
 
 namespace gpudoctor {
@@ -21,8 +21,10 @@ void collect_os(SystemView& view, OsFacts& os) {
   // The kernel's own files; `uname -r` would give the same and cost a process.
   if (auto release = view.read_file(paths::kernel_release))
     os.kernel_release = {text::trim(*release), paths::kernel_release};
-  if (auto cmdline = view.read_file(paths::kernel_cmdline)) os.kernel_cmdline = {text::trim(*cmdline), paths::kernel_cmdline};
-  if (auto arch = view.read_file(paths::kernel_arch)) os.architecture = {text::trim(*arch), paths::kernel_arch};
+  if (auto cmdline = view.read_file(paths::kernel_cmdline))
+    os.kernel_cmdline = {text::trim(*cmdline), paths::kernel_cmdline};
+  if (auto arch = view.read_file(paths::kernel_arch))
+    os.architecture = {text::trim(*arch), paths::kernel_arch};
   if (os.kernel_release && text::contains(text::lower(*os.kernel_release), "microsoft")) os.wsl = true;
 
   if (view.exists("/.dockerenv")) {

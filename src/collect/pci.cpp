@@ -1,10 +1,10 @@
 // GPUs from PCI sysfs, without any vendor tool (Documentation/ABI/testing/sysfs-bus-pci).
-#include <algorithm>
-
-#include "system/machine_paths.hpp"
 #include "collect/collectors.hpp"
 #include "parse/parsers.hpp"
+#include "system/machine_paths.hpp"
 #include "util/text.hpp"
+
+#include <algorithm>
 
 namespace gpudoctor {
 
@@ -30,7 +30,9 @@ std::optional<std::string> read_trimmed(SystemView& view, const std::string& pat
 }
 
 // Display controllers (class 0x03xx) and processing accelerators (0x1200, Instinct) are GPUs here.
-bool is_gpu_class(unsigned pci_class) { return (pci_class >> 16) == 0x03 || (pci_class >> 8) == 0x1200; }
+bool is_gpu_class(unsigned pci_class) {
+  return (pci_class >> 16) == 0x03 || (pci_class >> 8) == 0x1200;
+}
 
 std::optional<std::string> pci_ids_text(SystemView& view) {
   for (const char* path : {"/usr/share/misc/pci.ids", "/usr/share/hwdata/pci.ids", "/usr/share/pci.ids"})
@@ -82,7 +84,8 @@ void collect_pci_gpus(SystemView& view, const Knowledge& kb, std::vector<Gpu>& g
     gpus.push_back(std::move(gpu));
   }
   std::sort(gpus.begin(), gpus.end(), [](const Gpu& a, const Gpu& b) { return a.bdf < b.bdf; });
-  for (std::size_t i = 0; i < gpus.size(); ++i) gpus[i].index = static_cast<int>(i);
+  for (std::size_t i = 0; i < gpus.size(); ++i)
+    gpus[i].index = static_cast<int>(i);
   if (gpus.empty()) return;
   // pci.ids is large: read it only when there is a GPU to name.
   if (auto ids = pci_ids_text(view))

@@ -1,11 +1,11 @@
 // Device nodes and whether this user can open them read-write. Decided from the node's mode, owner and group
 // and the user's groups, so a replayed snapshot decides exactly as the live machine did.
+#include "collect/collectors.hpp"
+#include "system/machine_paths.hpp"
+#include "util/text.hpp"
+
 #include <algorithm>
 #include <cstdio>
-
-#include "system/machine_paths.hpp"
-#include "collect/collectors.hpp"
-#include "util/text.hpp"
 
 namespace gpudoctor {
 
@@ -25,11 +25,15 @@ DeviceNode inspect_node(SystemView& view, const Identity& id, const std::string&
     return node;
   }
   unsigned bits;
-  bool in_group = std::find(id.gids.begin(), id.gids.end(), st.gid) != id.gids.end() ||
-                  (!st.group.empty() && std::find(id.groups.begin(), id.groups.end(), st.group) != id.groups.end());
-  if (id.uid == st.uid) bits = (st.mode >> 6) & 7;
-  else if (in_group) bits = (st.mode >> 3) & 7;
-  else bits = st.mode & 7;
+  bool in_group =
+      std::find(id.gids.begin(), id.gids.end(), st.gid) != id.gids.end() ||
+      (!st.group.empty() && std::find(id.groups.begin(), id.groups.end(), st.group) != id.groups.end());
+  if (id.uid == st.uid)
+    bits = (st.mode >> 6) & 7;
+  else if (in_group)
+    bits = (st.mode >> 3) & 7;
+  else
+    bits = st.mode & 7;
   node.accessible = (bits & 6) == 6;
   if (!node.accessible) {
     char mode[8];
@@ -49,13 +53,15 @@ void collect_permissions(SystemView& view, const std::vector<Gpu>& gpus, Permiss
   if (view.exists(paths::kfd)) perms.kfd = inspect_node(view, id, paths::kfd);
   if (auto names = view.list_dir(paths::dri))
     for (const auto& name : *names)
-      if (text::starts_with(name, "renderD")) perms.render_nodes.push_back(inspect_node(view, id, paths::dri_node(name)));
+      if (text::starts_with(name, "renderD"))
+        perms.render_nodes.push_back(inspect_node(view, id, paths::dri_node(name)));
   // Not a listing of /dev: only the nodes the NVIDIA driver makes.
   int nvidia_gpus = 0;
   for (const auto& gpu : gpus)
     if (gpu.vendor == Vendor::nvidia) ++nvidia_gpus;
   std::vector<std::string> nvidia_paths = {paths::nvidia_ctl, paths::nvidia_uvm};
-  for (int i = 0; i < std::max(nvidia_gpus, 1); ++i) nvidia_paths.push_back(paths::nvidia_gpu_node(i));
+  for (int i = 0; i < std::max(nvidia_gpus, 1); ++i)
+    nvidia_paths.push_back(paths::nvidia_gpu_node(i));
   for (const auto& path : nvidia_paths) {
     DeviceNode node = inspect_node(view, id, path);
     if (node.stat || nvidia_gpus > 0) perms.nvidia_nodes.push_back(std::move(node));

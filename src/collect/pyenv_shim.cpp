@@ -19,7 +19,8 @@ std::optional<std::string> first_version(const std::string& content) {
 
 // pyenv's order: PYENV_VERSION, then .python-version in the working folder and its parents, then the
 // global $PYENV_ROOT/version (pyenv-version-name, pyenv-version-file).
-std::optional<std::pair<std::string, std::string>> selected_version(SystemView& view, const std::string& root) {
+std::optional<std::pair<std::string, std::string>> selected_version(SystemView& view,
+                                                                    const std::string& root) {
   if (auto v = view.env("PYENV_VERSION"); v && !text::trim(*v).empty()) {
     auto names = text::split(text::trim(*v), ':');
     if (names.size() != 1) return std::nullopt; // several versions: pyenv searches them, leave it to pyenv
@@ -47,10 +48,12 @@ std::optional<std::pair<std::string, std::string>> selected_version(SystemView& 
 
 } // namespace
 
-std::optional<ShimTarget> resolve_pyenv_shim(SystemView& view, const std::string& path, const std::string& program) {
+std::optional<ShimTarget> resolve_pyenv_shim(SystemView& view, const std::string& path,
+                                             const std::string& program) {
   auto script = view.read_file(path);
   if (!script || script->size() > 4096 || !text::starts_with(*script, "#!")) return std::nullopt;
-  if (!text::contains(*script, "pyenv\" exec \"$program\"") && !text::contains(*script, "pyenv exec \"$program\""))
+  if (!text::contains(*script, "pyenv\" exec \"$program\"") &&
+      !text::contains(*script, "pyenv exec \"$program\""))
     return std::nullopt;
   std::string root;
   for (const auto& line : text::lines(*script)) {

@@ -2,10 +2,10 @@
 // start. Resolving the shim by pyenv's documented rules gives the same interpreter without running bash.
 #pragma once
 
+#include "system/system_view.hpp"
+
 #include <optional>
 #include <string>
-
-#include "system/system_view.hpp"
 
 namespace gpudoctor {
 
@@ -18,6 +18,7 @@ struct ShimTarget {
 // When `path` is a pyenv shim for `program` whose version pyenv would pick is a plain installed version,
 // the interpreter it would run. Empty when `path` is no shim, or pyenv would pick "system", or anything is
 // unclear: then the caller runs the shim itself.
-std::optional<ShimTarget> resolve_pyenv_shim(SystemView& view, const std::string& path, const std::string& program);
+std::optional<ShimTarget> resolve_pyenv_shim(SystemView& view, const std::string& path,
+                                             const std::string& program);
 
 } // namespace gpudoctor

@@ -1,13 +1,13 @@
 // The python3 interpreters a user may be using, and the PyTorch each imports, read from torch/version.py
 // without importing torch (which takes seconds and can hang on a broken driver).
-#include <algorithm>
-#include <future>
-
 #include "collect/collectors.hpp"
 #include "collect/pyenv_shim.hpp"
 #include "parse/parsers.hpp"
 #include "util/json.hpp"
 #include "util/text.hpp"
+
+#include <algorithm>
+#include <future>
 
 namespace gpudoctor {
 
@@ -33,7 +33,8 @@ std::vector<std::string> read_pth(const std::string& dir, const std::string& con
   std::vector<std::string> out;
   for (const auto& raw : text::lines(content)) {
     std::string line = text::trim(raw);
-    if (line.empty() || line[0] == '#' || text::starts_with(line, "import ") || text::starts_with(line, "import\t"))
+    if (line.empty() || line[0] == '#' || text::starts_with(line, "import ") ||
+        text::starts_with(line, "import\t"))
       continue;
     out.push_back(line[0] == '/' ? line : dir + "/" + line);
   }
@@ -135,10 +136,12 @@ PythonEnv inspect(SystemView& view, const CollectOptions& opt, const Candidate& 
 
 std::vector<Candidate> candidates(SystemView& view, const CollectOptions& opt) {
   std::vector<Candidate> out;
-  for (const auto& p : opt.extra_pythons) out.push_back({"--python", p, ""});
+  for (const auto& p : opt.extra_pythons)
+    out.push_back({"--python", p, ""});
   if (auto on_path = find_on_path(view, "python3")) {
     if (auto shim = resolve_pyenv_shim(view, *on_path, "python3"))
-      out.push_back({"PATH", shim->interpreter, *on_path + " is a pyenv shim for " + shim->version + " (" + shim->how + ")"});
+      out.push_back({"PATH", shim->interpreter,
+                     *on_path + " is a pyenv shim for " + shim->version + " (" + shim->how + ")"});
     else
       out.push_back({"PATH", "python3", ""});
   }
@@ -151,15 +154,18 @@ std::vector<Candidate> candidates(SystemView& view, const CollectOptions& opt) {
 
 } // namespace
 
-void collect_python(SystemView& view, const CollectOptions& opt, PythonFacts& python, std::vector<ToolRun>& tools) {
+void collect_python(SystemView& view, const CollectOptions& opt, PythonFacts& python,
+                    std::vector<ToolRun>& tools) {
   auto list = candidates(view, opt);
   std::vector<ToolRun> runs(list.size());
   std::vector<std::future<PythonEnv>> futures;
   for (std::size_t i = 0; i < list.size(); ++i)
-    futures.push_back(std::async(std::launch::async, [&, i] { return inspect(view, opt, list[i], runs[i]); }));
+    futures.push_back(
+        std::async(std::launch::async, [&, i] { return inspect(view, opt, list[i], runs[i]); }));
   for (std::size_t i = 0; i < futures.size(); ++i) {
     PythonEnv env = futures[i].get();
-    // The same interpreter reached two ways (PATH and VIRTUAL_ENV, say) is reported once, under its first role.
+    // The same interpreter reached two ways (PATH and VIRTUAL_ENV, say) is reported once, under its first
+    // role.
     bool duplicate = std::any_of(python.envs.begin(), python.envs.end(), [&](const PythonEnv& e) {
       return e.error.empty() && env.error.empty() && e.executable == env.executable;
     });

@@ -1,10 +1,10 @@
 // CUDA and ROCm installs, cuDNN, NCCL and RCCL: read from version files and headers where they exist,
 // so the only process started is `nvcc --version` for the nvcc on PATH.
-#include <algorithm>
-
 #include "collect/collectors.hpp"
 #include "parse/parsers.hpp"
 #include "util/text.hpp"
+
+#include <algorithm>
 
 namespace gpudoctor {
 
@@ -44,7 +44,8 @@ std::optional<std::string> final_link_target(SystemView& view, const std::string
 
 namespace {
 
-void collect_cuda(SystemView& view, const CollectOptions& opt, ToolkitFacts& tk, std::vector<ToolRun>& tools) {
+void collect_cuda(SystemView& view, const CollectOptions& opt, ToolkitFacts& tk,
+                  std::vector<ToolRun>& tools) {
   if (auto entries = view.list_dir("/usr/local")) {
     for (const auto& name : *entries) {
       if (!text::starts_with(name, "cuda-")) continue;
@@ -89,7 +90,8 @@ namespace {
 
 // Debian and Ubuntu ship HIP as distribution packages (hipcc, libamdhip64-5) without /opt/rocm.
 void collect_distribution_rocm(const PackageFacts& packages, ToolkitFacts& tk) {
-  for (const char* name : {"hipcc", "libamdhip64-5", "libamdhip64-6", "hip-runtime-amd", "rocminfo", "rocm-smi"}) {
+  for (const char* name :
+       {"hipcc", "libamdhip64-5", "libamdhip64-6", "hip-runtime-amd", "rocminfo", "rocm-smi"}) {
     auto version = packages.version_of(name);
     if (!version) continue;
     std::string v = *version;
@@ -114,10 +116,12 @@ void collect_rocm(SystemView& view, const PackageFacts& packages, ToolkitFacts& 
       tk.rocm.push_back({dir, rocm_version_at(view, dir), false});
     }
   }
-  if (auto link = final_link_target(view, "/opt/rocm")) tk.rocm_default_link = {*link, "/opt/rocm -> " + *link};
+  if (auto link = final_link_target(view, "/opt/rocm"))
+    tk.rocm_default_link = {*link, "/opt/rocm -> " + *link};
   else if (auto st = view.stat("/opt/rocm"); st && st->type == FileType::dir)
     tk.rocm.push_back({"/opt/rocm", rocm_version_at(view, "/opt/rocm"), false});
-  bool vendor_install = std::any_of(tk.rocm.begin(), tk.rocm.end(), [](auto& r) { return !r.distribution_package; });
+  bool vendor_install =
+      std::any_of(tk.rocm.begin(), tk.rocm.end(), [](auto& r) { return !r.distribution_package; });
   if (!vendor_install && packages.manager == "dpkg") collect_distribution_rocm(packages, tk);
   if (auto hipcc = find_on_path(view, "hipcc")) tk.hipcc_path = {*hipcc, "PATH"};
 }
@@ -136,7 +140,8 @@ void collect_libraries(SystemView& view, ToolkitFacts& tk) {
         tk.nccl_version = {*v, path};
         break;
       }
-  for (const char* path : {"/opt/rocm/include/rccl/rccl.h", "/usr/include/rccl/rccl.h", "/usr/include/rccl.h"})
+  for (const char* path :
+       {"/opt/rocm/include/rccl/rccl.h", "/usr/include/rccl/rccl.h", "/usr/include/rccl.h"})
     if (auto text = view.read_file(path))
       if (auto v = parse::nccl_header_version(*text)) {
         tk.rccl_version = {*v, path};

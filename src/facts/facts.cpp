@@ -6,9 +6,12 @@ namespace gpudoctor {
 
 std::string vendor_name(Vendor v) {
   switch (v) {
-  case Vendor::nvidia: return "NVIDIA";
-  case Vendor::amd: return "AMD";
-  case Vendor::other: break;
+  case Vendor::nvidia:
+    return "NVIDIA";
+  case Vendor::amd:
+    return "AMD";
+  case Vendor::other:
+    break;
   }
   return "other";
 }
@@ -21,7 +24,9 @@ std::string Gpu::display_name() const {
   return vendor_name(vendor) + " GPU " + ids;
 }
 
-std::string Gpu::subject() const { return "gpu" + std::to_string(index) + " (" + bdf + ")"; }
+std::string Gpu::subject() const {
+  return "gpu" + std::to_string(index) + " (" + bdf + ")";
+}
 
 std::string Gpu::arch() const {
   if (kfd_target) return *kfd_target;

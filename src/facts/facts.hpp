@@ -2,14 +2,14 @@
 // Collectors fill these; checks only read them. "Could not read" is an empty optional, never 0.
 #pragma once
 
+#include "facts/probe_facts.hpp"
+#include "system/system_view.hpp"
+
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "facts/probe_facts.hpp"
-#include "system/system_view.hpp"
 
 namespace gpudoctor {
 
@@ -45,8 +45,8 @@ std::string vendor_name(Vendor v);
 // The model as the knowledge tables know it.
 struct GpuModel {
   std::string name;
-  std::string arch;           // "sm_90", "gfx1100"
-  std::string family;         // "Hopper", "RDNA3"
+  std::string arch;                            // "sm_90", "gfx1100"
+  std::string family;                          // "Hopper", "RDNA3"
   std::optional<long long> gfx_target_version; // AMD: KFD encoding, 110000
   std::optional<std::uint64_t> vram_bytes;
   std::optional<double> memory_bandwidth_floor_gbps; // a healthy card's copy bandwidth is above this
@@ -86,18 +86,18 @@ struct Gpu {
   std::optional<int> numa_node;
   std::optional<std::string> link_speed_current, link_speed_max; // "16.0 GT/s PCIe"
   std::optional<int> link_width_current, link_width_max;
-  std::optional<std::string> pci_ids_name; // from the system's pci.ids
-  std::optional<GpuModel> model;           // from the knowledge tables
-  std::optional<KfdNode> kfd;              // the KFD topology node of this GPU (AMD)
-  std::optional<std::string> kfd_target;   // gfx target named by the KFD node's gfx_target_version
-  std::optional<std::string> render_node;  // /dev/dri/renderD128
+  std::optional<std::string> pci_ids_name;       // from the system's pci.ids
+  std::optional<GpuModel> model;                 // from the knowledge tables
+  std::optional<KfdNode> kfd;                    // the KFD topology node of this GPU (AMD)
+  std::optional<std::string> kfd_target;         // gfx target named by the KFD node's gfx_target_version
+  std::optional<std::string> render_node;        // /dev/dri/renderD128
   std::optional<std::uint64_t> vram_bytes_sysfs; // amdgpu mem_info_vram_total
-  std::string source;                      // the sysfs folder
-  std::string display_name() const;        // best name: model, pci.ids, or ids
-  std::string arch() const;                // gfx/sm target: the KFD's, else the model's; "" when unknown
+  std::string source;                            // the sysfs folder
+  std::string display_name() const;              // best name: model, pci.ids, or ids
+  std::string arch() const; // gfx/sm target: the KFD's, else the model's; "" when unknown
   std::optional<long long> gfx_target_version() const; // the KFD's, else the model's
-  std::string subject() const;             // "gpu0 (0000:01:00.0)"
-  int index = 0;                           // position among GPUs, in bus order
+  std::string subject() const;                         // "gpu0 (0000:01:00.0)"
+  int index = 0;                                       // position among GPUs, in bus order
 };
 
 // A run of a vendor tool, summarised for checks (tool.timeout, tool.failed).
@@ -109,25 +109,25 @@ struct ToolRun {
   std::optional<int> exit_code;
   long duration_ms = 0;
   long timeout_ms = 0;
-  std::string failure;         // a message that says something, e.g. "ROCk module is NOT loaded"
+  std::string failure; // a message that says something, e.g. "ROCk module is NOT loaded"
   std::vector<std::string> evidence_lines;
 };
 
 struct NvidiaSmiGpu {
   std::string name, bus_id, uuid;
   std::optional<long long> memory_total_mib;
-  std::string performance_state;       // "P0" (busy) .. "P8" (idle); empty when not reported
+  std::string performance_state;      // "P0" (busy) .. "P8" (idle); empty when not reported
   std::optional<int> gpu_utilization; // percent
 };
 
 struct NvidiaFacts {
   Fact<std::string> kernel_module_version; // /proc/driver/nvidia/version or /sys/module/nvidia/version
   bool open_kernel_module = false;
-  Fact<std::string> smi_driver_version;    // nvidia-smi: user-space driver
-  Fact<std::string> smi_cuda_version;      // highest CUDA the driver supports
-  Fact<std::string> nvml_library_version;  // from a "Driver/library version mismatch" failure
+  Fact<std::string> smi_driver_version;   // nvidia-smi: user-space driver
+  Fact<std::string> smi_cuda_version;     // highest CUDA the driver supports
+  Fact<std::string> nvml_library_version; // from a "Driver/library version mismatch" failure
   bool smi_mismatch = false;
-  bool smi_no_driver = false;              // "couldn't communicate with the NVIDIA driver"
+  bool smi_no_driver = false; // "couldn't communicate with the NVIDIA driver"
   std::vector<NvidiaSmiGpu> smi_gpus;
   std::vector<std::string> libnvidia_ml_versions; // versions of libnvidia-ml.so.X found on disk
 };
@@ -146,7 +146,7 @@ struct AmdFacts {
   Fact<std::string> amdgpu_module_version; // /sys/module/amdgpu/version (DKMS builds only)
   bool rocminfo_ok = false;
   std::vector<RocmAgent> rocminfo_agents;
-  Fact<std::string> rocminfo_failure;      // ROCk not loaded, permission denied, ...
+  Fact<std::string> rocminfo_failure; // ROCk not loaded, permission denied, ...
   Fact<std::string> rocminfo_runtime_version;
 };
 
@@ -158,7 +158,7 @@ struct KernelModules {
 };
 
 struct CudaInstall {
-  std::string path;    // /usr/local/cuda-13.0
+  std::string path;          // /usr/local/cuda-13.0
   Fact<std::string> version; // 13.0.88
 };
 
@@ -200,13 +200,13 @@ struct EnvFacts {
   std::vector<std::string> path_entries;
   std::vector<std::string> ld_library_path_entries;
   std::map<std::string, std::string> all; // the whole environment (redacted in bundles)
-  std::vector<NcclConfFile> nccl_conf;     // the NCCL configuration files that exist
+  std::vector<NcclConfFile> nccl_conf;    // the NCCL configuration files that exist
 };
 
 // Network interfaces and RDMA devices, by name.
 struct NetworkFacts {
   std::optional<std::vector<std::string>> interfaces; // /sys/class/net; empty optional: not readable
-  std::vector<std::string> ib_devices;                 // /sys/class/infiniband (IB and RoCE HCAs)
+  std::vector<std::string> ib_devices;                // /sys/class/infiniband (IB and RoCE HCAs)
   std::string interfaces_source, ib_source;
 };
 
@@ -225,11 +225,11 @@ struct PermissionFacts {
 };
 
 struct TorchBuild {
-  std::string version;               // 2.6.0+cu124
-  std::optional<std::string> cuda;   // "12.4"; empty on CPU and ROCm builds
-  std::optional<std::string> hip;    // "6.2.41133"
-  std::string location;              // .../site-packages/torch
-  std::string source;                // the version.py read
+  std::string version;             // 2.6.0+cu124
+  std::optional<std::string> cuda; // "12.4"; empty on CPU and ROCm builds
+  std::optional<std::string> hip;  // "6.2.41133"
+  std::string location;            // .../site-packages/torch
+  std::string source;              // the version.py read
   bool cpu_only() const { return !cuda && !hip; }
 };
 
@@ -247,7 +247,7 @@ struct PythonEnv {
   std::string via;         // how it was found when not directly, e.g. through a pyenv shim
   Fact<std::string> version;
   std::vector<std::string> sys_path;
-  std::string error;       // could not run it
+  std::string error; // could not run it
   std::optional<TorchBuild> torch;
   std::vector<PythonDist> distributions; // of the site folders on sys_path (site-packages, dist-packages)
 };
@@ -271,11 +271,11 @@ struct PackageFacts {
 
 // A package source of a GPU vendor, or a PyTorch wheel index, configured on the machine.
 struct RepoSource {
-  std::string vendor;   // "amd", "nvidia", "pytorch" (knowledge vendor_repos)
-  std::string kind;     // "apt", "dnf", "pip"
-  std::string uri;      // apt URI, dnf baseurl, pip index URL, as written
-  std::string suite;    // apt suite ("jammy", or an exact path ending in '/'); empty otherwise
-  std::string origin;   // "/etc/apt/sources.list.d/rocm.list:1", "env PIP_EXTRA_INDEX_URL"
+  std::string vendor; // "amd", "nvidia", "pytorch" (knowledge vendor_repos)
+  std::string kind;   // "apt", "dnf", "pip"
+  std::string uri;    // apt URI, dnf baseurl, pip index URL, as written
+  std::string suite;  // apt suite ("jammy", or an exact path ending in '/'); empty otherwise
+  std::string origin; // "/etc/apt/sources.list.d/rocm.list:1", "env PIP_EXTRA_INDEX_URL"
   bool enabled = true;
   bool release_specific = true; // the repository publishes per OS release (knowledge vendor_repos)
 };
@@ -283,16 +283,16 @@ struct RepoSource {
 // What fetching one repository URL gave (`check --online`).
 struct RepoProbe {
   std::string url;
-  std::string origin; // the RepoSource's origin
-  bool reached = false;  // an HTTP answer below 400
+  std::string origin;   // the RepoSource's origin
+  bool reached = false; // an HTTP answer below 400
   std::optional<long> http_status;
-  std::string error;     // transport error: DNS, proxy, TLS, refused, time limit
+  std::string error; // transport error: DNS, proxy, TLS, refused, time limit
   long duration_ms = 0;
 };
 
 struct RepoFacts {
   std::vector<RepoSource> sources;
-  std::vector<std::string> files;   // source files read (apt, dnf, pip)
+  std::vector<std::string> files;    // source files read (apt, dnf, pip)
   Fact<std::string> ubuntu_codename; // os-release UBUNTU_CODENAME (Mint, Pop!_OS name their Ubuntu base)
   bool online = false;               // the probes ran (check --online on a live machine)
   std::vector<RepoProbe> probes;
@@ -305,31 +305,31 @@ struct DkmsModule {
 };
 
 struct BootFacts {
-  bool dkms_ran = false;              // `dkms status` was found and answered
+  bool dkms_ran = false; // `dkms status` was found and answered
   std::vector<DkmsModule> dkms;
   std::vector<std::string> dkms_messages; // "Error! ..." lines
-  Fact<std::string> secure_boot;      // "enabled", "disabled", "unsupported", "no-efi" (mokutil --sb-state)
-  std::string secure_boot_line;       // the line that said it
+  Fact<std::string> secure_boot; // "enabled", "disabled", "unsupported", "no-efi" (mokutil --sb-state)
+  std::string secure_boot_line;  // the line that said it
   bool shim_validation_disabled = false;
 };
 
 // A folder a setting adds to a search path, when it belongs to a GPU stack (CUDA, ROCm, ...).
 struct PathSetting {
-  std::string variable;              // "PATH", "LD_LIBRARY_PATH", "ld.so.conf", "CUDA_HOME", ...
-  std::string entry;                 // as written: "$HOME/rocm/bin", "/opt/rocm-5.7.0/lib"
-  std::string resolved;              // absolute, $HOME and earlier assignments expanded; empty if unknown
-  std::optional<bool> exists;        // a folder is there; empty when not resolved
-  Vendor stack = Vendor::other;      // whose stack the path names
-  std::string origin;                // "env PATH", "/home/ada/.bashrc:12", "/etc/ld.so.conf.d/rocm.conf:1"
+  std::string variable;         // "PATH", "LD_LIBRARY_PATH", "ld.so.conf", "CUDA_HOME", ...
+  std::string entry;            // as written: "$HOME/rocm/bin", "/opt/rocm-5.7.0/lib"
+  std::string resolved;         // absolute, $HOME and earlier assignments expanded; empty if unknown
+  std::optional<bool> exists;   // a folder is there; empty when not resolved
+  Vendor stack = Vendor::other; // whose stack the path names
+  std::string origin;           // "env PATH", "/home/ada/.bashrc:12", "/etc/ld.so.conf.d/rocm.conf:1"
 };
 
 // Something that names the CUDA or ROCm in use: nvcc on PATH, CUDA_HOME, /usr/local/cuda, ROCM_PATH, ...
 struct StackPointer {
-  std::string what;            // "nvcc on PATH", "CUDA_HOME", "/usr/local/cuda", "ROCM_PATH", ...
-  std::string path;            // as named
-  std::string resolved;        // links followed
+  std::string what;     // "nvcc on PATH", "CUDA_HOME", "/usr/local/cuda", "ROCM_PATH", ...
+  std::string path;     // as named
+  std::string resolved; // links followed
   bool exists = false;
-  Fact<std::string> version;   // of the toolkit there
+  Fact<std::string> version; // of the toolkit there
 };
 
 struct PathFacts {
@@ -339,7 +339,7 @@ struct PathFacts {
 };
 
 struct ContainerFacts {
-  bool docker_installed = false;     // docker on PATH, or a docker package
+  bool docker_installed = false; // docker on PATH, or a docker package
   std::string docker_evidence;
   bool docker_info_ok = false;       // `docker info` answered (the daemon runs and we may ask it)
   std::string docker_info_error;     // why not: "permission denied while trying to connect ..."

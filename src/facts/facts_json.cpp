@@ -1,6 +1,7 @@
 #include "facts/facts_json.hpp"
-#include "facts/probe_facts_json.hpp"
+
 #include "facts/config_facts_json.hpp"
+#include "facts/probe_facts_json.hpp"
 
 #include <cstdio>
 
@@ -16,7 +17,9 @@ template <class T> Json fact(const Fact<T>& f) {
   return j;
 }
 
-template <class T> Json opt(const std::optional<T>& v) { return v ? Json(*v) : Json(nullptr); }
+template <class T> Json opt(const std::optional<T>& v) {
+  return v ? Json(*v) : Json(nullptr);
+}
 
 std::string hex4(unsigned v) {
   char buf[16];
@@ -28,17 +31,25 @@ Json io_links_json(const KfdNode& n) {
   if (!n.io_links_read) return nullptr;
   Json links = Json::array();
   for (const auto& l : n.io_links)
-    links.push_back({{"type", opt(l.type)}, {"node_from", opt(l.node_from)}, {"node_to", opt(l.node_to)},
+    links.push_back({{"type", opt(l.type)},
+                     {"node_from", opt(l.node_from)},
+                     {"node_to", opt(l.node_to)},
                      {"source", l.source}});
   return links;
 }
 
 Json kfd_json(const KfdNode& n) {
-  return {{"node_id", n.node_id},           {"gfx_target_version", opt(n.gfx_target_version)},
-          {"vendor_id", opt(n.vendor_id)},   {"device_id", opt(n.device_id)},
-          {"location_id", opt(n.location_id)}, {"domain", opt(n.domain)},
-          {"drm_render_minor", opt(n.drm_render_minor)}, {"simd_count", opt(n.simd_count)},
-          {"local_mem_size", opt(n.local_mem_size)}, {"source", n.source}, {"io_links", io_links_json(n)}};
+  return {{"node_id", n.node_id},
+          {"gfx_target_version", opt(n.gfx_target_version)},
+          {"vendor_id", opt(n.vendor_id)},
+          {"device_id", opt(n.device_id)},
+          {"location_id", opt(n.location_id)},
+          {"domain", opt(n.domain)},
+          {"drm_render_minor", opt(n.drm_render_minor)},
+          {"simd_count", opt(n.simd_count)},
+          {"local_mem_size", opt(n.local_mem_size)},
+          {"source", n.source},
+          {"io_links", io_links_json(n)}};
 }
 
 Json gpu_json(const Gpu& g) {
@@ -56,15 +67,21 @@ Json gpu_json(const Gpu& g) {
             {"arch", g.arch()},
             {"driver", fact(g.driver)},
             {"numa_node", opt(g.numa_node)},
-            {"link", {{"speed_current", opt(g.link_speed_current)}, {"speed_max", opt(g.link_speed_max)},
-                      {"width_current", opt(g.link_width_current)}, {"width_max", opt(g.link_width_max)}}},
+            {"link",
+             {{"speed_current", opt(g.link_speed_current)},
+              {"speed_max", opt(g.link_speed_max)},
+              {"width_current", opt(g.link_width_current)},
+              {"width_max", opt(g.link_width_max)}}},
             {"render_node", opt(g.render_node)},
             {"vram_bytes_sysfs", opt(g.vram_bytes_sysfs)},
             {"source", g.source}};
   if (g.model)
-    j["model"] = {{"name", g.model->name},     {"arch", g.model->arch},
-                  {"family", g.model->family}, {"gfx_target_version", opt(g.model->gfx_target_version)},
-                  {"vram_bytes", opt(g.model->vram_bytes)}, {"source", g.model->source},
+    j["model"] = {{"name", g.model->name},
+                  {"arch", g.model->arch},
+                  {"family", g.model->family},
+                  {"gfx_target_version", opt(g.model->gfx_target_version)},
+                  {"vram_bytes", opt(g.model->vram_bytes)},
+                  {"source", g.model->source},
                   {"uncertain", g.model->uncertain}};
   else
     j["model"] = nullptr;
@@ -97,16 +114,21 @@ Json drivers_json(const Facts& f) {
                  {"userspace_package_versions", f.nvidia.libnvidia_ml_versions}};
   Json smi_gpus = Json::array();
   for (const auto& g : f.nvidia.smi_gpus)
-    smi_gpus.push_back({{"name", g.name}, {"bus_id", g.bus_id}, {"uuid", g.uuid},
+    smi_gpus.push_back({{"name", g.name},
+                        {"bus_id", g.bus_id},
+                        {"uuid", g.uuid},
                         {"memory_total_mib", opt(g.memory_total_mib)},
                         {"performance_state", g.performance_state},
                         {"gpu_utilization", opt(g.gpu_utilization)}});
   nvidia["smi_gpus"] = smi_gpus;
   Json nodes = Json::array();
-  for (const auto& n : f.amd.kfd_nodes) nodes.push_back(kfd_json(n));
+  for (const auto& n : f.amd.kfd_nodes)
+    nodes.push_back(kfd_json(n));
   Json agents = Json::array();
   for (const auto& a : f.amd.rocminfo_agents)
-    agents.push_back({{"name", a.name}, {"marketing_name", a.marketing_name}, {"device_type", a.device_type},
+    agents.push_back({{"name", a.name},
+                      {"marketing_name", a.marketing_name},
+                      {"device_type", a.device_type},
                       {"node", opt(a.node)}});
   Json amd = {{"kfd_device", f.amd.kfd_device},
               {"kfd_topology", f.amd.kfd_topology},
@@ -119,14 +141,19 @@ Json drivers_json(const Facts& f) {
   Json modules = Json::object();
   for (const char* name : {"nvidia", "nvidia_uvm", "nvidia_drm", "nouveau", "amdgpu"})
     if (auto it = f.modules.loaded.find(name); it != f.modules.loaded.end()) modules[name] = it->second;
-  return {{"modules_readable", f.modules.readable}, {"gpu_modules_loaded", modules}, {"nvidia", nvidia}, {"amd", amd}};
+  return {{"modules_readable", f.modules.readable},
+          {"gpu_modules_loaded", modules},
+          {"nvidia", nvidia},
+          {"amd", amd}};
 }
 
 Json toolkits_json(const ToolkitFacts& t) {
   Json cuda = Json::array(), rocm = Json::array();
-  for (const auto& c : t.cuda) cuda.push_back({{"path", c.path}, {"version", fact(c.version)}});
+  for (const auto& c : t.cuda)
+    cuda.push_back({{"path", c.path}, {"version", fact(c.version)}});
   for (const auto& r : t.rocm)
-    rocm.push_back({{"path", r.path}, {"version", fact(r.version)}, {"distribution_package", r.distribution_package}});
+    rocm.push_back(
+        {{"path", r.path}, {"version", fact(r.version)}, {"distribution_package", r.distribution_package}});
   return {{"cuda", cuda},
           {"cuda_default_link", fact(t.cuda_default_link)},
           {"nvcc_path", fact(t.nvcc_path)},
@@ -153,14 +180,13 @@ Json node_json(const DeviceNode& n) {
 
 Json permissions_json(const PermissionFacts& p) {
   Json render = Json::array(), nvidia = Json::array();
-  for (const auto& n : p.render_nodes) render.push_back(node_json(n));
-  for (const auto& n : p.nvidia_nodes) nvidia.push_back(node_json(n));
-  return {{"user", p.identity.user},
-          {"uid", p.identity.uid},
-          {"groups", p.identity.groups},
-          {"kfd", p.kfd ? node_json(*p.kfd) : Json(nullptr)},
-          {"render_nodes", render},
-          {"nvidia_nodes", nvidia}};
+  for (const auto& n : p.render_nodes)
+    render.push_back(node_json(n));
+  for (const auto& n : p.nvidia_nodes)
+    nvidia.push_back(node_json(n));
+  return {{"user", p.identity.user},     {"uid", p.identity.uid},
+          {"groups", p.identity.groups}, {"kfd", p.kfd ? node_json(*p.kfd) : Json(nullptr)},
+          {"render_nodes", render},      {"nvidia_nodes", nvidia}};
 }
 
 Json python_json(const PythonFacts& py) {
@@ -168,13 +194,20 @@ Json python_json(const PythonFacts& py) {
   for (const auto& e : py.envs) {
     Json torch = nullptr;
     if (e.torch)
-      torch = {{"version", e.torch->version}, {"cuda", opt(e.torch->cuda)}, {"hip", opt(e.torch->hip)},
-               {"location", e.torch->location}, {"source", e.torch->source}};
-    envs.push_back({{"role", e.role}, {"executable", e.executable}, {"via", e.via.empty() ? Json(nullptr) : Json(e.via)},
+      torch = {{"version", e.torch->version},
+               {"cuda", opt(e.torch->cuda)},
+               {"hip", opt(e.torch->hip)},
+               {"location", e.torch->location},
+               {"source", e.torch->source}};
+    envs.push_back({{"role", e.role},
+                    {"executable", e.executable},
+                    {"via", e.via.empty() ? Json(nullptr) : Json(e.via)},
                     {"version", fact(e.version)},
-                    {"error", e.error.empty() ? Json(nullptr) : Json(e.error)}, {"torch", torch}});
+                    {"error", e.error.empty() ? Json(nullptr) : Json(e.error)},
+                    {"torch", torch}});
     Json dists = Json::array();
-    for (const auto& d : e.distributions) dists.push_back(d.name + "==" + d.version);
+    for (const auto& d : e.distributions)
+      dists.push_back(d.name + "==" + d.version);
     envs.back()["distributions"] = dists;
   }
   return {{"interpreters", envs}};
@@ -208,12 +241,14 @@ Json nccl_conf_json(const EnvFacts& env) {
 
 Json facts_to_json(const Facts& f) {
   Json gpus = Json::array();
-  for (const auto& g : f.gpus) gpus.push_back(gpu_json(g));
+  for (const auto& g : f.gpus)
+    gpus.push_back(gpu_json(g));
   Json packages = Json::object();
   packages["manager"] = f.packages.manager;
   packages["readable"] = f.packages.readable;
   Json env = Json::object();
-  for (const auto& [name, value] : f.env.gpu_vars) env[name] = value;
+  for (const auto& [name, value] : f.env.gpu_vars)
+    env[name] = value;
   return {{"os", os_json(f.os)},
           {"gpus", gpus},
           {"drivers", drivers_json(f)},

@@ -2,20 +2,20 @@
 // Every row keeps its source key; rows marked uncertain make checks warn rather than error.
 #pragma once
 
+#include "facts/facts.hpp"
+#include "knowledge/knowledge_env.hpp"
+
 #include <expected>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "facts/facts.hpp"
-#include "knowledge/knowledge_env.hpp"
-
 namespace gpudoctor {
 
 struct GpuRow {
   unsigned vendor_id = 0, device_id = 0;
-  std::optional<unsigned> revision;   // decides the model for some AMD boards
+  std::optional<unsigned> revision; // decides the model for some AMD boards
   std::optional<unsigned> subsystem_device;
   GpuModel model;
   bool vram_uncertain = false; // the VRAM figure is "?" in the sources (model.uncertain: the row's identity)
@@ -31,15 +31,15 @@ struct CudaDriverRow {
 // Minor-version compatibility: a CUDA major family runs on drivers >= min_driver_branch (and < below_branch).
 struct CudaFamilyRow {
   int major = 0;
-  std::string min_driver; // "525.60.13"
+  std::string min_driver;          // "525.60.13"
   std::optional<int> below_branch; // 580 for 12.x; none for the newest
   std::string source;
   bool uncertain = false;
 };
 
 struct DriverBranchRow {
-  int branch = 0;        // 550
-  std::string max_cuda;  // 12.4
+  int branch = 0;       // 550
+  std::string max_cuda; // 12.4
   std::string source;
   bool uncertain = false;
 };
@@ -49,8 +49,8 @@ struct GfxRow {
   std::string target;               // gfx1100
   std::string family;               // GFX11 (RDNA3); equal strings = same ISA family
   std::string source;
-  std::string gc_ip;                // GC IP version(s) the kernel maps to it: "11.0.3" for gfx1101
-  std::string products;             // typical products, for messages
+  std::string gc_ip;    // GC IP version(s) the kernel maps to it: "11.0.3" for gfx1101
+  std::string products; // typical products, for messages
   bool uncertain = false;
 };
 
@@ -71,9 +71,9 @@ struct DistroReleaseRow {
 
 // A package repository host of a GPU vendor, or a PyTorch wheel index (knowledge repos.yaml).
 struct VendorRepoRow {
-  std::string host;               // "repo.radeon.com"; subdomains match too
-  std::string vendor;             // "amd", "nvidia", "pytorch"
-  bool release_specific = true;   // publishes per OS release, so the release it names must be this OS's
+  std::string host;             // "repo.radeon.com"; subdomains match too
+  std::string vendor;           // "amd", "nvidia", "pytorch"
+  bool release_specific = true; // publishes per OS release, so the release it names must be this OS's
   std::string source;
 };
 

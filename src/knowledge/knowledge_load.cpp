@@ -188,9 +188,9 @@ private:
     };
     EnvKnowledge& env = kb.env;
     if (table == "nccl_vars") {
-      Row r(node, {"name", "kind", "values", "functions", "case_sensitive", "min", "max", "since",
-                   "deprecated", "removed", "replaced_by", "rccl_only", "documented", "note", "source",
-                   "uncertain"});
+      Row r(node,
+            {"name", "kind", "values", "functions", "case_sensitive", "min", "max", "since", "deprecated",
+             "removed", "replaced_by", "rccl_only", "documented", "note", "source", "uncertain"});
       NcclVarRow v;
       v.name = variable(r, "name");
       if (!text::starts_with(v.name, "NCCL_") && !text::starts_with(v.name, "RCCL_"))
@@ -254,8 +254,9 @@ private:
       x.better = r.str("better");
       x.source = read_source(r);
       x.uncertain = r.flag("uncertain");
-      unique(node, "nccl risky " + x.name + " " + text::join(x.equals, ",") + " " +
-                       std::to_string(x.below.value_or(-1)) + " " + std::to_string(x.above.value_or(-1)),
+      unique(node,
+             "nccl risky " + x.name + " " + text::join(x.equals, ",") + " " +
+                 std::to_string(x.below.value_or(-1)) + " " + std::to_string(x.above.value_or(-1)),
              "risky row for " + x.name);
       env.nccl_risky.push_back(std::move(x));
     } else if (table == "alloc_conf_options") {
@@ -278,8 +279,8 @@ private:
       env.alloc_options.push_back(std::move(o));
     } else if (table == "device_selection") {
       Row r(node, {"name", "vendor", "layer", "note", "source", "uncertain"});
-      DeviceSelectionRow d{variable(r, "name"), r.str("vendor"), r.str("layer"), text_or(r, "note"),
-                           read_source(r), r.flag("uncertain")};
+      DeviceSelectionRow d{variable(r, "name"), r.str("vendor"), r.str("layer"),
+                           text_or(r, "note"),  read_source(r),  r.flag("uncertain")};
       if (d.vendor != "nvidia" && d.vendor != "amd") r.bad("vendor", "must be nvidia or amd");
       unique(node, "device selection " + d.name, "variable " + d.name);
       env.device_selection.push_back(std::move(d));
@@ -320,7 +321,8 @@ private:
       g.vram_uncertain = r.flag("vram_uncertain");
       if (r.has("memory_bandwidth_floor_gbps"))
         g.model.memory_bandwidth_floor_gbps = r.number("memory_bandwidth_floor_gbps");
-      if (r.has("host_bandwidth_floor_gbps")) g.model.host_bandwidth_floor_gbps = r.number("host_bandwidth_floor_gbps");
+      if (r.has("host_bandwidth_floor_gbps"))
+        g.model.host_bandwidth_floor_gbps = r.number("host_bandwidth_floor_gbps");
       g.model.source = "knowledge " + name_ + ": " + read_source(r);
       g.model.uncertain = r.flag("uncertain");
       std::ostringstream id;

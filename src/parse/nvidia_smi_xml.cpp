@@ -184,8 +184,7 @@ void Reader::leaf(std::string_view value) {
     std::size_t p = 0;
     if (auto n = text::to_int(detail::next_token(value, p)); n && *n >= 0 && *n <= 100)
       gpu.gpu_utilization = static_cast<int>(*n);
-  }
-  else if (rel_path_is({"fb_memory_usage", "total"})) {
+  } else if (rel_path_is({"fb_memory_usage", "total"})) {
     // "81920 MiB"; "N/A" stays empty. The <mig_devices> entries carry their own, deeper fb_memory_usage.
     std::size_t p = 0;
     std::string_view number = detail::next_token(value, p);

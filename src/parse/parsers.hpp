@@ -2,13 +2,13 @@
 // do I/O, and survive any input (each is fuzzed); what they cannot read is left empty.
 #pragma once
 
+#include "facts/facts.hpp"
+
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include "facts/facts.hpp"
 
 namespace gpudoctor::parse {
 
@@ -22,7 +22,7 @@ OsRelease os_release(std::string_view text);
 // /proc/modules: loaded module names (value: empty; versions come from /sys/module/X/version).
 std::map<std::string, std::string> proc_modules(std::string_view text);
 
-// /proc/driver/nvidia/version: proprietary "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.90.07  <date>"
+// /proc/driver/nvidia/version: proprietary "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.90.07 <date>"
 // or open "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  525.60.11  Release Build  (...)".
 struct NvidiaProcVersion {
   std::string version; // 550.90.07 (Jetson: the L4T version, e.g. 35.3.1)
@@ -62,7 +62,7 @@ struct Rocminfo {
   std::optional<bool> rock_module_loaded;
   std::string rock_module_version; // "ROCk module version 6.16.6 is loaded"
   std::vector<RocmAgent> agents;
-  std::string failure;           // the most telling failure line
+  std::string failure; // the most telling failure line
   std::vector<std::string> failure_lines;
 };
 Rocminfo rocminfo(std::string_view text);

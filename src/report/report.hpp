@@ -1,13 +1,13 @@
 // The report of one run: facts and results, rendered as JSON (shared/spec/report-v1.md) or text.
 #pragma once
 
-#include <string>
-#include <vector>
-
 #include "check/catalogue.hpp"
 #include "check/result.hpp"
 #include "facts/facts.hpp"
 #include "util/json.hpp"
+
+#include <string>
+#include <vector>
 
 namespace gpudoctor {
 

@@ -7,11 +7,21 @@ Summary summarize(const std::vector<Result>& results) {
   Summary s;
   for (const auto& r : results) {
     switch (r.status) {
-    case Status::pass: ++s.pass; break;
-    case Status::info: ++s.info; break;
-    case Status::warn: ++s.warn; break;
-    case Status::error: ++s.error; break;
-    case Status::skip: ++s.skip; break;
+    case Status::pass:
+      ++s.pass;
+      break;
+    case Status::info:
+      ++s.info;
+      break;
+    case Status::warn:
+      ++s.warn;
+      break;
+    case Status::error:
+      ++s.error;
+      break;
+    case Status::skip:
+      ++s.skip;
+      break;
     }
   }
   return s;

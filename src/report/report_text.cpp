@@ -1,10 +1,10 @@
 // The text report, for people: what the machine is, then per area the problems first with what to do;
 // what passed only with -v. Colour only when asked (a terminal without NO_COLOR).
-#include <algorithm>
-#include <map>
-
 #include "report/report.hpp"
 #include "report/summary_lines.hpp"
+
+#include <algorithm>
+#include <map>
 
 namespace gpudoctor {
 
@@ -19,11 +19,16 @@ struct Style {
 
 std::string mark(Status s, const Style& st) {
   switch (s) {
-  case Status::error: return st.paint("1;31", "✗ error");
-  case Status::warn: return st.paint("1;33", "! warn ");
-  case Status::info: return st.paint("36", "i info ");
-  case Status::pass: return st.paint("32", "✓ pass ");
-  case Status::skip: return st.paint("2", "- skip ");
+  case Status::error:
+    return st.paint("1;31", "✗ error");
+  case Status::warn:
+    return st.paint("1;33", "! warn ");
+  case Status::info:
+    return st.paint("36", "i info ");
+  case Status::pass:
+    return st.paint("32", "✓ pass ");
+  case Status::skip:
+    return st.paint("2", "- skip ");
   }
   return "?";
 }
@@ -38,10 +43,12 @@ void render_result(const Result& r, const Catalogue& cat, const Style& st, std::
   out += "  " + mark(r.status, st) + "  " + st.paint("1", r.title);
   out += st.paint("2", "  [" + r.id + (r.subject.empty() ? "" : " · " + r.subject) + "]") + "\n";
   out += "      " + r.message + "\n";
-  for (const auto& e : r.evidence) out += st.paint("2", "      · " + e) + "\n";
+  for (const auto& e : r.evidence)
+    out += st.paint("2", "      · " + e) + "\n";
   for (const auto& fix : r.fixes) {
     const FixEntry* f = cat.find_fix(fix);
-    out += "      → " + st.paint("1", "gpudoctor fix " + fix) + (f ? " (" + f->title + ")" : std::string()) + "\n";
+    out += "      → " + st.paint("1", "gpudoctor fix " + fix) + (f ? " (" + f->title + ")" : std::string()) +
+           "\n";
   }
 }
 
@@ -77,19 +84,20 @@ std::string render_text(const Report& report, const Catalogue& cat, const TextOp
     auto it = by_area.find(area);
     if (it == by_area.end()) continue;
     auto& list = it->second;
-    std::stable_sort(list.begin(), list.end(),
-                     [](const Result* a, const Result* b) { return status_rank(a->status) < status_rank(b->status); });
+    std::stable_sort(list.begin(), list.end(), [](const Result* a, const Result* b) {
+      return status_rank(a->status) < status_rank(b->status);
+    });
     out += "\n" + st.paint("1", area_title(area)) + "\n";
-    for (const Result* r : list) render_result(*r, cat, st, out);
+    for (const Result* r : list)
+      render_result(*r, cat, st, out);
   }
 
   Summary s = summarize(report.results);
   out += "\n";
-  if (s.error == 0 && s.warn == 0)
-    out += st.paint("1;32", "No problems found.") + " ";
+  if (s.error == 0 && s.warn == 0) out += st.paint("1;32", "No problems found.") + " ";
   out += std::to_string(s.error) + " error" + (s.error == 1 ? "" : "s") + ", " + std::to_string(s.warn) +
-         " warning" + (s.warn == 1 ? "" : "s") + ", " + std::to_string(s.info) + " info, " + std::to_string(s.pass) +
-         " passed, " + std::to_string(s.skip) + " skipped";
+         " warning" + (s.warn == 1 ? "" : "s") + ", " + std::to_string(s.info) + " info, " +
+         std::to_string(s.pass) + " passed, " + std::to_string(s.skip) + " skipped";
   if (!opt.verbose) out += " (-v lists them all)";
   out += ".\n";
   if (s.error + s.warn > 0) out += "`gpudoctor explain ID` says what a check looks at and why.\n";

@@ -38,8 +38,10 @@ std::string amd_line(const Facts& f) {
   std::string line = f.modules.has("amdgpu") ? "amdgpu loaded" : "no amdgpu module";
   if (amd.amdgpu_module_version) line += " " + *amd.amdgpu_module_version;
   line += amd.kfd_device ? ", /dev/kfd present" : ", no /dev/kfd";
-  if (amd.rocminfo_ok) line += ", rocminfo sees " + std::to_string(amd.rocminfo_agents.size()) + " agents";
-  else if (amd.rocminfo_failure) line += "; rocminfo: " + *amd.rocminfo_failure;
+  if (amd.rocminfo_ok)
+    line += ", rocminfo sees " + std::to_string(amd.rocminfo_agents.size()) + " agents";
+  else if (amd.rocminfo_failure)
+    line += "; rocminfo: " + *amd.rocminfo_failure;
   return line;
 }
 
@@ -50,8 +52,10 @@ std::vector<std::string> cuda_lines(const Facts& f) {
   if (f.toolkits.nvcc_path)
     out.push_back("nvcc on PATH: " + *f.toolkits.nvcc_path +
                   (f.toolkits.nvcc_version ? " (" + *f.toolkits.nvcc_version + ")" : std::string()));
-  if (f.toolkits.cudnn_version) out.push_back("cuDNN " + *f.toolkits.cudnn_version + " (" + f.toolkits.cudnn_version.source + ")");
-  if (f.toolkits.nccl_version) out.push_back("NCCL " + *f.toolkits.nccl_version + " (" + f.toolkits.nccl_version.source + ")");
+  if (f.toolkits.cudnn_version)
+    out.push_back("cuDNN " + *f.toolkits.cudnn_version + " (" + f.toolkits.cudnn_version.source + ")");
+  if (f.toolkits.nccl_version)
+    out.push_back("NCCL " + *f.toolkits.nccl_version + " (" + f.toolkits.nccl_version.source + ")");
   if (out.empty()) out.push_back("none");
   return out;
 }
@@ -60,8 +64,9 @@ std::vector<std::string> rocm_lines(const Facts& f) {
   std::vector<std::string> out;
   for (const auto& r : f.toolkits.rocm) {
     std::string v = r.version ? *r.version : "unknown version";
-    out.push_back(r.distribution_package ? v + " user space from distribution packages (" + r.path + "), no /opt/rocm"
-                                         : v + " at " + r.path);
+    out.push_back(r.distribution_package
+                      ? v + " user space from distribution packages (" + r.path + "), no /opt/rocm"
+                      : v + " at " + r.path);
   }
   if (f.toolkits.rccl_version) out.push_back("RCCL " + *f.toolkits.rccl_version);
   if (out.empty()) out.push_back("none");
@@ -73,11 +78,16 @@ std::vector<std::string> python_lines(const Facts& f) {
   for (const auto& e : f.python.envs) {
     std::string line = "python3 (" + e.role + ") " + e.executable;
     if (e.version) line += " " + *e.version;
-    if (!e.error.empty()) line += ": " + e.error;
-    else if (!e.torch) line += ": no PyTorch";
+    if (!e.error.empty())
+      line += ": " + e.error;
+    else if (!e.torch)
+      line += ": no PyTorch";
     else {
       const auto& t = *e.torch;
-      line += ": PyTorch " + t.version + (t.hip ? " ROCm/HIP " + *t.hip : t.cuda ? " CUDA " + *t.cuda : " CPU-only");
+      line += ": PyTorch " + t.version +
+              (t.hip    ? " ROCm/HIP " + *t.hip
+               : t.cuda ? " CUDA " + *t.cuda
+                        : " CPU-only");
     }
     out.push_back(line);
   }

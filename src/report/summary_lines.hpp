@@ -1,11 +1,11 @@
 // The "Machine" block of the text report: one line per area saying what is there, in words.
 #pragma once
 
+#include "facts/facts.hpp"
+
 #include <string>
 #include <utility>
 #include <vector>
-
-#include "facts/facts.hpp"
 
 namespace gpudoctor {
 

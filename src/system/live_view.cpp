@@ -1,5 +1,8 @@
 #include "system/live_view.hpp"
 
+#include "util/process.hpp"
+
+#include <algorithm>
 #include <dirent.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -7,10 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <climits>
-
-#include "util/process.hpp"
 
 extern char** environ;
 
@@ -23,13 +23,20 @@ constexpr std::size_t k_max_file_bytes = 64 * 1024 * 1024;
 
 FileStat to_file_stat(const struct stat& st) {
   FileStat fs;
-  if (S_ISREG(st.st_mode)) fs.type = FileType::file;
-  else if (S_ISDIR(st.st_mode)) fs.type = FileType::dir;
-  else if (S_ISLNK(st.st_mode)) fs.type = FileType::link;
-  else if (S_ISCHR(st.st_mode)) fs.type = FileType::chr;
-  else if (S_ISBLK(st.st_mode)) fs.type = FileType::block;
-  else if (S_ISFIFO(st.st_mode)) fs.type = FileType::fifo;
-  else if (S_ISSOCK(st.st_mode)) fs.type = FileType::socket;
+  if (S_ISREG(st.st_mode))
+    fs.type = FileType::file;
+  else if (S_ISDIR(st.st_mode))
+    fs.type = FileType::dir;
+  else if (S_ISLNK(st.st_mode))
+    fs.type = FileType::link;
+  else if (S_ISCHR(st.st_mode))
+    fs.type = FileType::chr;
+  else if (S_ISBLK(st.st_mode))
+    fs.type = FileType::block;
+  else if (S_ISFIFO(st.st_mode))
+    fs.type = FileType::fifo;
+  else if (S_ISSOCK(st.st_mode))
+    fs.type = FileType::socket;
   fs.mode = st.st_mode & 07777;
   fs.uid = st.st_uid;
   fs.gid = st.st_gid;
@@ -118,7 +125,9 @@ CommandResult LiveView::run(const CommandSpec& spec) {
   return run_process(spec, env);
 }
 
-std::map<std::string, std::string> LiveView::environment() { return m_env; }
+std::map<std::string, std::string> LiveView::environment() {
+  return m_env;
+}
 
 Identity LiveView::identity() {
   Identity id;
@@ -135,8 +144,10 @@ Identity LiveView::identity() {
   if (std::find(gids.begin(), gids.end(), id.gid) == gids.end()) gids.insert(gids.begin(), id.gid);
   for (gid_t g : gids) {
     id.gids.push_back(g);
-    if (struct group* gr = ::getgrgid(g)) id.groups.emplace_back(gr->gr_name);
-    else id.groups.push_back(std::to_string(g));
+    if (struct group* gr = ::getgrgid(g))
+      id.groups.emplace_back(gr->gr_name);
+    else
+      id.groups.push_back(std::to_string(g));
   }
   char host[256] = {};
   if (::gethostname(host, sizeof host - 1) == 0) id.hostname = host;

@@ -1,9 +1,9 @@
 // The live machine: real files, real commands, the real environment.
 #pragma once
 
-#include <mutex>
-
 #include "system/system_view.hpp"
+
+#include <mutex>
 
 namespace gpudoctor {
 

@@ -19,7 +19,9 @@ inline constexpr const char* self_exe = "/proc/self/exe"; // gpudoctor's own bin
 // sysfs (Documentation/ABI/testing/sysfs-bus-pci, sysfs-module; amdkfd topology)
 inline constexpr const char* pci_devices = "/sys/bus/pci/devices";
 inline constexpr const char* kfd_topology_nodes = "/sys/class/kfd/kfd/topology/nodes";
-inline std::string module_version(const std::string& module) { return "/sys/module/" + module + "/version"; }
+inline std::string module_version(const std::string& module) {
+  return "/sys/module/" + module + "/version";
+}
 inline std::string kfd_io_links(int node) {
   return std::string(kfd_topology_nodes) + "/" + std::to_string(node) + "/io_links";
 }
@@ -34,8 +36,14 @@ inline constexpr const char* dev_null = "/dev/null";
 inline constexpr const char* dri = "/dev/dri";
 inline constexpr const char* nvidia_ctl = "/dev/nvidiactl";
 inline constexpr const char* nvidia_uvm = "/dev/nvidia-uvm";
-inline std::string dri_node(const std::string& name) { return std::string(dri) + "/" + name; }
-inline std::string render_node(int minor) { return dri_node("renderD" + std::to_string(minor)); }
-inline std::string nvidia_gpu_node(int index) { return "/dev/nvidia" + std::to_string(index); }
+inline std::string dri_node(const std::string& name) {
+  return std::string(dri) + "/" + name;
+}
+inline std::string render_node(int minor) {
+  return dri_node("renderD" + std::to_string(minor));
+}
+inline std::string nvidia_gpu_node(int index) {
+  return "/dev/nvidia" + std::to_string(index);
+}
 
 } // namespace gpudoctor::paths

@@ -1,9 +1,9 @@
 #include "system/recording_view.hpp"
 
+#include "util/text.hpp"
+
 #include <deque>
 #include <fstream>
-
-#include "util/text.hpp"
 
 namespace gpudoctor {
 
@@ -23,13 +23,15 @@ void RecordingView::write_file(const fs::path& where, const std::string& content
 
 std::optional<fs::path> RecordingView::mirror_path(const std::string& path, bool follow_final) {
   std::deque<std::string> pending;
-  for (auto& part : text::split(path, '/')) pending.push_back(part);
+  for (auto& part : text::split(path, '/'))
+    pending.push_back(part);
   std::vector<std::string> resolved;
   int hops = 0;
   auto live_path = [&] { return "/" + text::join(resolved, "/"); };
   auto fs_path = [&] {
     fs::path p = m_dir / "fs";
-    for (const auto& part : resolved) p /= part;
+    for (const auto& part : resolved)
+      p /= part;
     return p;
   };
   while (!pending.empty()) {
@@ -71,7 +73,8 @@ std::optional<std::string> RecordingView::read_file(const std::string& path) {
   return content;
 }
 
-void RecordingView::record_child(const std::string& dir_path, const fs::path& mirrored_dir, const std::string& name) {
+void RecordingView::record_child(const std::string& dir_path, const fs::path& mirrored_dir,
+                                 const std::string& name) {
   std::string child = dir_path == "/" ? "/" + name : dir_path + "/" + name;
   auto st = m_live.lstat(child);
   if (!st) return;
@@ -82,9 +85,15 @@ void RecordingView::record_child(const std::string& dir_path, const fs::path& mi
   case FileType::link:
     if (auto target = m_live.read_link(child)) fs::create_symlink(*target, at, ec);
     break;
-  case FileType::dir: fs::create_directories(at, ec); break;
-  case FileType::file: write_file(at, ""); break;
-  default: m_stats[child] = snapshot::stat_to_json(*st); break; // device nodes live only in stat.json
+  case FileType::dir:
+    fs::create_directories(at, ec);
+    break;
+  case FileType::file:
+    write_file(at, "");
+    break;
+  default:
+    m_stats[child] = snapshot::stat_to_json(*st);
+    break; // device nodes live only in stat.json
   }
 }
 
@@ -95,7 +104,8 @@ std::optional<std::vector<std::string>> RecordingView::list_dir(const std::strin
   if (auto where = mirror_path(path, true)) {
     std::error_code ec;
     fs::create_directories(*where, ec);
-    for (const auto& name : *names) record_child(path, *where, name);
+    for (const auto& name : *names)
+      record_child(path, *where, name);
   }
   return names;
 }
@@ -137,7 +147,8 @@ std::map<std::string, std::string> RecordingView::environment() {
   auto env = m_live.environment();
   std::lock_guard lock(m_mutex);
   Json j = Json::object();
-  for (const auto& [name, value] : env) j[name] = value;
+  for (const auto& [name, value] : env)
+    j[name] = value;
   write_file(m_dir / "env.json", dump_json(j));
   return env;
 }

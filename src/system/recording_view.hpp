@@ -2,12 +2,12 @@
 // into a snapshot folder (format 1) as it happens. `gpudoctor bundle` is this plus a report and redaction.
 #pragma once
 
-#include <filesystem>
-#include <mutex>
-
 #include "system/live_view.hpp"
 #include "system/snapshot.hpp"
 #include "util/json.hpp"
+
+#include <filesystem>
+#include <mutex>
 
 namespace gpudoctor {
 
@@ -33,7 +33,8 @@ private:
   // location the content belongs at (inside fs/), or nothing when the path is absent.
   std::optional<std::filesystem::path> mirror_path(const std::string& path, bool follow_final);
   void write_file(const std::filesystem::path& where, const std::string& content);
-  void record_child(const std::string& dir_path, const std::filesystem::path& mirrored_dir, const std::string& name);
+  void record_child(const std::string& dir_path, const std::filesystem::path& mirrored_dir,
+                    const std::string& name);
 
   LiveView& m_live;
   std::filesystem::path m_dir;

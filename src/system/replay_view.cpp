@@ -1,14 +1,14 @@
 #include "system/replay_view.hpp"
 
+#include "util/text.hpp"
+
+#include <fstream>
+#include <set>
+#include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <climits>
-#include <fstream>
-#include <set>
-#include <sstream>
-
-#include "util/text.hpp"
 
 namespace gpudoctor {
 
@@ -120,7 +120,8 @@ std::expected<std::unique_ptr<ReplayView>, std::string> ReplayView::open(const f
       for (auto [field, sink] : {std::pair{"stdout", &r.out}, std::pair{"stderr", &r.err}}) {
         auto file = json_string(entry, field);
         if (!file) continue;
-        if (!is_safe_relative(*file)) return std::unexpected(where + ": " + field + " path \"" + *file + "\" leaves the snapshot");
+        if (!is_safe_relative(*file))
+          return std::unexpected(where + ": " + field + " path \"" + *file + "\" leaves the snapshot");
         auto resolved = snapshot::resolve_inside(view->m_root, *file, true);
         auto content = resolved ? slurp(*resolved) : std::nullopt;
         if (!content) return std::unexpected(where + ": " + field + " file \"" + *file + "\" is missing");
@@ -145,7 +146,8 @@ std::optional<std::vector<std::string>> ReplayView::list_dir(const std::string& 
     std::error_code ec;
     if (fs::is_directory(fs::symlink_status(*p, ec))) {
       found = true;
-      for (const auto& entry : fs::directory_iterator(*p, ec)) names.insert(entry.path().filename().string());
+      for (const auto& entry : fs::directory_iterator(*p, ec))
+        names.insert(entry.path().filename().string());
     }
   }
   // Device nodes live only in stat.json; they are children of their folder all the same.

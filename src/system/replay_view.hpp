@@ -1,12 +1,12 @@
 // A recorded machine: answers every read from a snapshot folder and never touches the host.
 #pragma once
 
+#include "system/snapshot.hpp"
+#include "system/system_view.hpp"
+
 #include <expected>
 #include <filesystem>
 #include <memory>
-
-#include "system/snapshot.hpp"
-#include "system/system_view.hpp"
 
 namespace gpudoctor {
 

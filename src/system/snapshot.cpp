@@ -1,14 +1,14 @@
 #include "system/snapshot.hpp"
 
+#include "util/text.hpp"
+
+#include <chrono>
+#include <ctime>
+#include <deque>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <climits>
-#include <ctime>
-#include <deque>
-
-#include "util/text.hpp"
 
 namespace gpudoctor::snapshot {
 
@@ -34,7 +34,8 @@ std::expected<Manifest, std::string> manifest_from_json(const Json& j) {
     return std::unexpected("manifest.json says format \"" + *format + "\", not \"" + k_format + "\"");
   auto version = json_int(j, "version");
   if (!version) return std::unexpected("manifest.json has no integer \"version\"");
-  if (*version < 1) return std::unexpected("manifest.json has an invalid version " + std::to_string(*version));
+  if (*version < 1)
+    return std::unexpected("manifest.json has an invalid version " + std::to_string(*version));
   if (*version > k_version)
     return std::unexpected("snapshot format version " + std::to_string(*version) +
                            " is newer than this gpudoctor reads (" + std::to_string(k_version) +
@@ -131,18 +132,21 @@ Json command_to_json(const CommandResult& r, const std::string& out_file, const 
 
 std::string command_file_stem(std::size_t index, const std::string& key) {
   std::string stem = std::to_string(index) + "-";
-  for (char c : key) stem += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.') ? c : '_';
+  for (char c : key)
+    stem += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.') ? c : '_';
   return stem.substr(0, 100);
 }
 
 std::optional<fs::path> resolve_inside(const fs::path& fs_root, const std::string& path, bool follow_final) {
   std::deque<std::string> pending;
-  for (auto& part : text::split(path, '/')) pending.push_back(part);
+  for (auto& part : text::split(path, '/'))
+    pending.push_back(part);
   std::vector<std::string> resolved;
   int hops = 0;
   auto join = [&](const std::vector<std::string>& parts) {
     fs::path p = fs_root;
-    for (const auto& part : parts) p /= part;
+    for (const auto& part : parts)
+      p /= part;
     return p;
   };
   while (!pending.empty()) {

@@ -1,15 +1,15 @@
 // Snapshot format 1 (shared/spec/snapshot-v1.md): the layout shared by bundles, fixtures and replay.
 #pragma once
 
+#include "system/system_view.hpp"
+#include "util/json.hpp"
+
 #include <expected>
 #include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "system/system_view.hpp"
-#include "util/json.hpp"
 
 namespace gpudoctor::snapshot {
 
@@ -43,8 +43,8 @@ std::string command_file_stem(std::size_t index, const std::string& key);
 // Resolves `path` (absolute, as on the machine) to a location inside `fs_root`, following symlinks as the
 // machine would but never leaving `fs_root`: absolute link targets are re-rooted and ".." stops at the root.
 // `follow_final` decides whether a link in the last component is followed. Empty when the path is absent.
-std::optional<std::filesystem::path> resolve_inside(const std::filesystem::path& fs_root, const std::string& path,
-                                                    bool follow_final);
+std::optional<std::filesystem::path> resolve_inside(const std::filesystem::path& fs_root,
+                                                    const std::string& path, bool follow_final);
 
 // Current time as "2026-11-29T19:43:30Z".
 std::string utc_now();

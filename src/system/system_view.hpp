@@ -44,17 +44,17 @@ struct CommandSpec {
   std::vector<std::string> argv;
   std::chrono::milliseconds timeout{5000};
   std::map<std::string, std::string> extra_env; // added to the inherited environment
-  std::vector<std::string> unset_env;            // names (or prefixes ending in '*') removed from it
+  std::vector<std::string> unset_env;           // names (or prefixes ending in '*') removed from it
 };
 
 struct CommandResult {
   std::string key;
   std::vector<std::string> argv;
-  bool found = false;            // false: program not on PATH (replayed as exit 127)
-  std::optional<int> exit_code;  // empty when killed by a signal or timed out
+  bool found = false;           // false: program not on PATH (replayed as exit 127)
+  std::optional<int> exit_code; // empty when killed by a signal or timed out
   bool timed_out = false;
-  std::optional<int> signal;     // the signal that ended it (a crash), when not killed at the time limit
-  long timeout_ms = 0;           // the time limit it ran under
+  std::optional<int> signal; // the signal that ended it (a crash), when not killed at the time limit
+  long timeout_ms = 0;       // the time limit it ran under
   long duration_ms = 0;
   std::string out;
   std::string err;

@@ -1,12 +1,12 @@
 #include "util/archive.hpp"
 
-#include <archive.h>
-#include <archive_entry.h>
-#include <sys/stat.h>
+#include "util/text.hpp"
 
 #include <memory>
+#include <sys/stat.h>
 
-#include "util/text.hpp"
+#include <archive.h>
+#include <archive_entry.h>
 
 namespace gpudoctor {
 
@@ -73,7 +73,8 @@ std::expected<void, std::string> pack_tar_gz(const fs::path& dir, const fs::path
       if (!in) return std::unexpected("cannot read " + p.string());
       char buf[65536];
       std::size_t n;
-      while ((n = std::fread(buf, 1, sizeof buf, in)) > 0) archive_write_data(out.get(), buf, n);
+      while ((n = std::fread(buf, 1, sizeof buf, in)) > 0)
+        archive_write_data(out.get(), buf, n);
       std::fclose(in);
     }
   }
@@ -93,7 +94,8 @@ std::expected<void, std::string> extract_archive(const fs::path& archive_path, c
   WritePtr disk(archive_write_disk_new(), &archive_write_free);
   // Member names are checked below and joined to `root`; libarchive then refuses ".." and writing through
   // any symlink on the way (a member may not redirect a later one outside).
-  archive_write_disk_set_options(disk.get(), ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SECURE_NODOTDOT |
+  archive_write_disk_set_options(disk.get(), ARCHIVE_EXTRACT_SECURE_SYMLINKS |
+                                                 ARCHIVE_EXTRACT_SECURE_NODOTDOT |
                                                  ARCHIVE_EXTRACT_NO_OVERWRITE);
   std::error_code ec;
   fs::path root = fs::canonical(dest, ec); // no symlink in the prefix, or SECURE_SYMLINKS would refuse it
@@ -103,23 +105,29 @@ std::expected<void, std::string> extract_archive(const fs::path& archive_path, c
   for (;;) {
     int rc = archive_read_next_header(in.get(), &entry);
     if (rc == ARCHIVE_EOF) break;
-    if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN) return std::unexpected("damaged archive: " + error_of(in.get()));
+    if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN)
+      return std::unexpected("damaged archive: " + error_of(in.get()));
     if (++entries > limits.max_entries)
-      return std::unexpected("more than " + std::to_string(limits.max_entries) + " members: refusing to unpack");
+      return std::unexpected("more than " + std::to_string(limits.max_entries) +
+                             " members: refusing to unpack");
     const char* raw_name = archive_entry_pathname(entry);
     std::string name = raw_name ? raw_name : "";
-    while (text::starts_with(name, "./")) name = name.substr(2);
+    while (text::starts_with(name, "./"))
+      name = name.substr(2);
     if (name.empty() || name == ".") continue;
-    if (!safe_member_name(name)) return std::unexpected("member \"" + name + "\" would land outside the folder");
+    if (!safe_member_name(name))
+      return std::unexpected("member \"" + name + "\" would land outside the folder");
     auto type = archive_entry_filetype(entry);
-    if (archive_entry_hardlink(entry)) return std::unexpected("member \"" + name + "\" is a hard link: refused");
+    if (archive_entry_hardlink(entry))
+      return std::unexpected("member \"" + name + "\" is a hard link: refused");
     if (type != AE_IFREG && type != AE_IFDIR && type != AE_IFLNK)
       return std::unexpected("member \"" + name + "\" is not a file, folder or symlink: refused");
     std::int64_t size = archive_entry_size(entry);
     if (size < 0 || static_cast<std::uint64_t>(size) > limits.max_entry_bytes)
       return std::unexpected("member \"" + name + "\" is too large");
     total += static_cast<std::uint64_t>(size);
-    if (total > limits.max_total_bytes) return std::unexpected("unpacks to more than the size limit: refused");
+    if (total > limits.max_total_bytes)
+      return std::unexpected("unpacks to more than the size limit: refused");
     archive_entry_set_pathname(entry, (root / name).c_str());
     archive_entry_set_perm(entry, type == AE_IFDIR ? 0755 : 0644);
     if (archive_write_header(disk.get(), entry) != ARCHIVE_OK)
@@ -131,11 +139,13 @@ std::expected<void, std::string> extract_archive(const fs::path& archive_path, c
       std::uint64_t written = 0;
       while ((rc = archive_read_data_block(in.get(), &buf, &len, &offset)) == ARCHIVE_OK) {
         written += len;
-        if (written > limits.max_entry_bytes) return std::unexpected("member \"" + name + "\" is larger than declared");
+        if (written > limits.max_entry_bytes)
+          return std::unexpected("member \"" + name + "\" is larger than declared");
         if (archive_write_data_block(disk.get(), buf, len, offset) != ARCHIVE_OK)
           return std::unexpected("cannot write \"" + name + "\": " + error_of(disk.get()));
       }
-      if (rc != ARCHIVE_EOF) return std::unexpected("damaged archive at \"" + name + "\": " + error_of(in.get()));
+      if (rc != ARCHIVE_EOF)
+        return std::unexpected("damaged archive at \"" + name + "\": " + error_of(in.get()));
     }
     archive_write_finish_entry(disk.get());
   }

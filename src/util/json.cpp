@@ -7,8 +7,10 @@ std::expected<Json, std::string> parse_json(std::string_view text) {
     // Depth is bounded by nlohmann's recursive parser; reject absurd nesting before it can blow the stack.
     int depth = 0, max_depth = 0;
     for (char c : text) {
-      if (c == '[' || c == '{') max_depth = std::max(max_depth, ++depth);
-      else if (c == ']' || c == '}') --depth;
+      if (c == '[' || c == '{')
+        max_depth = std::max(max_depth, ++depth);
+      else if (c == ']' || c == '}')
+        --depth;
     }
     if (max_depth > 256) return std::unexpected("JSON nested deeper than 256 levels");
     return Json::parse(text.begin(), text.end());

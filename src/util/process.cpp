@@ -5,6 +5,9 @@
 
 #include "system/machine_paths.hpp"
 
+#include <cerrno>
+#include <chrono>
+#include <cstring>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -12,10 +15,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <cerrno>
-#include <chrono>
-#include <cstring>
 
 namespace gpudoctor {
 
@@ -110,18 +109,22 @@ CommandResult run_process(const CommandSpec& spec, const std::map<std::string, s
   std::vector<std::string> env_strings;
   auto unset = [&](const std::string& name) {
     for (const auto& u : spec.unset_env)
-      if (u == name || (!u.empty() && u.back() == '*' && name.compare(0, u.size() - 1, u, 0, u.size() - 1) == 0))
+      if (u == name ||
+          (!u.empty() && u.back() == '*' && name.compare(0, u.size() - 1, u, 0, u.size() - 1) == 0))
         return true;
     return false;
   };
   for (const auto& [name, value] : env)
     if (!spec.extra_env.count(name) && !unset(name)) env_strings.push_back(name + "=" + value);
-  for (const auto& [name, value] : spec.extra_env) env_strings.push_back(name + "=" + value);
+  for (const auto& [name, value] : spec.extra_env)
+    env_strings.push_back(name + "=" + value);
   std::vector<char*> envp, argv;
-  for (auto& s : env_strings) envp.push_back(s.data());
+  for (auto& s : env_strings)
+    envp.push_back(s.data());
   envp.push_back(nullptr);
   std::vector<std::string> args = spec.argv;
-  for (auto& a : args) argv.push_back(a.data());
+  for (auto& a : args)
+    argv.push_back(a.data());
   argv.push_back(nullptr);
 
   Pipe out, err;
@@ -140,7 +143,8 @@ CommandResult run_process(const CommandSpec& spec, const std::map<std::string, s
   sigfillset(&all);
   posix_spawnattr_setsigmask(&setup.attr, &none);
   posix_spawnattr_setsigdefault(&setup.attr, &all);
-  posix_spawnattr_setflags(&setup.attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setflags(&setup.attr,
+                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 
   auto started = Clock::now();
   auto deadline = started + spec.timeout;
@@ -177,7 +181,8 @@ CommandResult run_process(const CommandSpec& spec, const std::map<std::string, s
     for (int i = 0; i < n; ++i) {
       if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       bool is_out = fds[i].fd == out.fd[0];
-      bool open = drain(fds[i].fd, is_out ? result.out : result.err, limits.max_output_bytes, result.truncated);
+      bool open =
+          drain(fds[i].fd, is_out ? result.out : result.err, limits.max_output_bytes, result.truncated);
       (is_out ? out_open : err_open) = open;
     }
   }

@@ -8,10 +8,14 @@
 namespace gpudoctor::text {
 
 std::string trim(std::string_view s) {
-  auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; };
+  auto is_space = [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+  };
   std::size_t b = 0, e = s.size();
-  while (b < e && is_space(s[b])) ++b;
-  while (e > b && is_space(s[e - 1])) --e;
+  while (b < e && is_space(s[b]))
+    ++b;
+  while (e > b && is_space(s[e - 1]))
+    --e;
   return std::string(s.substr(b, e - b));
 }
 
@@ -41,15 +45,20 @@ std::vector<std::string> lines(std::string_view s) {
   return out;
 }
 
-bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
-bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
+bool contains(std::string_view s, std::string_view part) {
+  return s.find(part) != std::string_view::npos;
+}
 
 std::string lower(std::string_view s) {
   std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (auto& c : out)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
 
@@ -102,7 +111,8 @@ namespace {
 std::vector<long long> numeric_parts(std::string_view v) {
   std::vector<long long> parts;
   std::size_t i = 0;
-  while (i < v.size() && !std::isdigit(static_cast<unsigned char>(v[i]))) ++i;
+  while (i < v.size() && !std::isdigit(static_cast<unsigned char>(v[i])))
+    ++i;
   while (i < v.size()) {
     long long n = 0;
     std::size_t digits = 0;
@@ -148,7 +158,8 @@ std::string strip_ansi(std::string_view s) {
   for (std::size_t i = 0; i < s.size(); ++i) {
     if (s[i] == '\033' && i + 1 < s.size() && s[i + 1] == '[') {
       i += 2;
-      while (i < s.size() && !(s[i] >= '@' && s[i] <= '~')) ++i; // parameters up to the final byte
+      while (i < s.size() && !(s[i] >= '@' && s[i] <= '~'))
+        ++i; // parameters up to the final byte
       continue;
     }
     out += s[i];
@@ -158,7 +169,8 @@ std::string strip_ansi(std::string_view s) {
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t j = 0; j <= b.size(); ++j)
+    prev[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
     cur[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {

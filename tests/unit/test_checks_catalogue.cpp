@@ -38,8 +38,8 @@ std::vector<Facts> broken_machines() {
     r.version = {"6.2.0", "/opt/rocm-6.2.0/.info/version"};
     f.toolkits.rocm.push_back(r);
     set_env(f, "CUDA_VISIBLE_DEVICES", "-1");
-    set_env(f, "HIP_VISIBLE_DEVICES", "0");   // env.visible-devices-foreign: env-cleanup
-    set_env(f, "NCCL_P2P_DISABLE", "1");      // env.nccl-p2p-disabled: env-nccl-defaults
+    set_env(f, "HIP_VISIBLE_DEVICES", "0"); // env.visible-devices-foreign: env-cleanup
+    set_env(f, "NCCL_P2P_DISABLE", "1");    // env.nccl-p2p-disabled: env-nccl-defaults
     f.python.envs.push_back(make_python("PATH", "/usr/bin/python3", make_torch("2.6.0+cpu")));
     f.python.envs.push_back(make_python("CONDA_PREFIX", "/opt/conda/bin/python3",
                                         make_torch("2.6.0+rocm6.2.4", std::nullopt, "6.2.41134")));

@@ -1,6 +1,10 @@
 // Whole machines: every snapshot under tests/machines/<name>/snapshot must give exactly the results in
 // tests/machines/<name>/expected.json, from its folder and from a .tar.gz of it, run after run.
 // GPUDOCTOR_UPDATE_GOLDEN=1 rewrites expected.json from what gpudoctor says now (review the diff!).
+#include "app/pipeline.hpp"
+#include "app/snapshot_source.hpp"
+#include "util/archive.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -8,10 +12,6 @@
 #include <sstream>
 
 #include <doctest/doctest.h>
-
-#include "app/pipeline.hpp"
-#include "app/snapshot_source.hpp"
-#include "util/archive.hpp"
 
 namespace fs = std::filesystem;
 using namespace gpudoctor;
@@ -74,7 +74,8 @@ TEST_CASE("machines: every snapshot gives its expected results") {
       std::ofstream(expected_file) << dump_json(doc) << "\n";
       continue;
     }
-    REQUIRE_MESSAGE(fs::exists(expected_file), "no expected.json: run with GPUDOCTOR_UPDATE_GOLDEN=1 and review it");
+    REQUIRE_MESSAGE(fs::exists(expected_file),
+                    "no expected.json: run with GPUDOCTOR_UPDATE_GOLDEN=1 and review it");
     auto expected = parse_json(slurp(expected_file));
     REQUIRE(expected.has_value());
     Json want = (*expected)["results"];
