@@ -76,6 +76,29 @@ std::string gfx_family(const Knowledge& kb, long long gfx_target_version) {
          std::to_string((gfx_target_version / 100) % 100) + " (unknown)";
 }
 
+std::optional<GpuOverride> override_for(const Facts& f, const Gpu& gpu, Results& out) {
+  std::string name = "HSA_OVERRIDE_GFX_VERSION";
+  if (gpu.kfd && f.env.all.count(name + "_" + std::to_string(gpu.kfd->node_id)))
+    name += "_" + std::to_string(gpu.kfd->node_id);
+  auto it = f.env.all.find(name);
+  if (it == f.env.all.end()) {
+    out.pass(gpu.subject(), "no override applies to this GPU");
+    return std::nullopt;
+  }
+  auto parsed = parse_hsa_override(it->second);
+  auto real = gpu.gfx_target_version();
+  if (!parsed) {
+    out.skip(gpu.subject(), name + " is malformed (see env.hsa-override-invalid)");
+    return std::nullopt;
+  }
+  if (!real) {
+    out.skip(gpu.subject(), "this GPU's own gfx target is not known");
+    return std::nullopt;
+  }
+  long long wanted = (*parsed)[0] * 10000LL + (*parsed)[1] * 100LL + (*parsed)[2];
+  return GpuOverride{name, it->second, wanted, *real};
+}
+
 std::string gfx_name(const Knowledge& kb, long long v) {
   if (auto row = kb.find_gfx(v)) return row->target;
   // The LLVM name prints the stepping in hex: 9.0.10 is gfx90a.

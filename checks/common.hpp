@@ -28,4 +28,13 @@ std::optional<std::array<int, 3>> parse_hsa_override(const std::string& value);
 std::string gfx_family(const Knowledge& kb, long long gfx_target_version);
 std::string gfx_name(const Knowledge& kb, long long gfx_target_version);
 
+// The HSA_OVERRIDE_GFX_VERSION that applies to one AMD GPU: the per-node variable (KFD node id) wins over the
+// global one, as in libhsakmt. `wanted` and `real` are gfx_target_version numbers.
+struct GpuOverride {
+  std::string name, value;
+  long long wanted = 0, real = 0;
+};
+// Empty when none applies, it is malformed or the GPU's own target is unknown; it then says so in `out`.
+std::optional<GpuOverride> override_for(const Facts& f, const Gpu& gpu, Results& out);
+
 } // namespace gpudoctor::checks

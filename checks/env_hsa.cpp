@@ -18,10 +18,6 @@ std::vector<std::pair<std::string, std::string>> overrides(const Facts& f) {
   return out;
 }
 
-long long encode(const std::array<int, 3>& v) {
-  return v[0] * 10000LL + v[1] * 100LL + v[2];
-}
-
 } // namespace
 
 void env_hsa_override_invalid(const CheckContext& ctx, Results& out) {
@@ -52,31 +48,15 @@ void env_hsa_override_mismatch(const CheckContext& ctx, Results& out) {
   for (const auto& gpu : f.gpus) {
     if (gpu.vendor != Vendor::amd) continue;
     any_amd = true;
-    // The per-node variable wins over the global one (libhsakmt checks it first); node = KFD node id.
-    std::string name = k_override;
-    if (gpu.kfd) {
-      std::string per_node = name + "_" + std::to_string(gpu.kfd->node_id);
-      if (f.env.all.count(per_node)) name = per_node;
-    }
-    auto it = f.env.all.find(name);
-    if (it == f.env.all.end()) {
-      out.pass(gpu.subject(), "no override applies to this GPU");
-      continue;
-    }
-    auto parsed = parse_hsa_override(it->second);
-    auto real = gpu.gfx_target_version();
-    if (!parsed) {
-      out.skip(gpu.subject(), name + " is malformed (see env.hsa-override-invalid)");
-      continue;
-    }
-    if (!real) {
-      out.skip(gpu.subject(), "this GPU's own gfx target is not known");
-      continue;
-    }
-    long long wanted = encode(*parsed);
+    auto o = override_for(f, gpu, out);
+    if (!o) continue;
+    const std::string& name = o->name;
+    const std::string& value = o->value;
+    std::optional<long long> real = o->real;
+    long long wanted = o->wanted;
     std::string real_name = gfx_name(ctx.kb, *real), wanted_name = gfx_name(ctx.kb, wanted);
     std::string real_family = gfx_family(ctx.kb, *real), wanted_family = gfx_family(ctx.kb, wanted);
-    std::vector<std::string> evidence = {env_evidence(name, it->second), gpu_evidence(gpu)};
+    std::vector<std::string> evidence = {env_evidence(name, value), gpu_evidence(gpu)};
     if (gpu.kfd) evidence.push_back(gpu.kfd->source + ": gfx_target_version " + std::to_string(*real));
     // Families come from the knowledge table (Knowledge::isa_family also places targets it lacks when their
     // neighbours agree). Where it cannot place one, a different major still means another family; the same
@@ -85,14 +65,14 @@ void env_hsa_override_mismatch(const CheckContext& ctx, Results& out) {
     bool same_major = *real / 10000 == wanted / 10000;
     if (wanted == *real || (known && real_family == wanted_family)) {
       out.pass(gpu.subject(),
-               name + "=" + it->second + " makes ROCm load " + wanted_name + " code on this " + real_name +
+               name + "=" + value + " makes ROCm load " + wanted_name + " code on this " + real_name +
                    " GPU, of the same family (" + real_family + ")",
                evidence);
       continue;
     }
     if (!known && same_major) {
       out.add(Status::warn, gpu.subject(),
-              name + "=" + it->second + " makes ROCm load " + wanted_name + " code on GPU " +
+              name + "=" + value + " makes ROCm load " + wanted_name + " code on GPU " +
                   std::to_string(gpu.index) + " (" + gpu.display_name() + "), which is " + real_name +
                   "; gpudoctor's knowledge tables cannot place both targets, so whether they share an ISA "
                   "family is not known. Unset it unless you know the GPU needs it.",
@@ -100,7 +80,7 @@ void env_hsa_override_mismatch(const CheckContext& ctx, Results& out) {
       continue;
     }
     out.add(Status::error, gpu.subject(),
-            name + "=" + it->second + " makes ROCm load " + wanted_name + " code, but GPU " +
+            name + "=" + value + " makes ROCm load " + wanted_name + " code, but GPU " +
                 std::to_string(gpu.index) + " (" + gpu.display_name() + ") is " + real_name +
                 ", of another ISA "
                 "family (" +

@@ -111,33 +111,19 @@ void env_hsa_override_unneeded(const CheckContext& ctx, Results& out) {
   for (const auto& gpu : f.gpus) {
     if (gpu.vendor != Vendor::amd) continue;
     any_amd = true;
-    // The per-node variable wins (libhsakmt); node = the KFD node id.
-    std::string name = k_override;
-    if (gpu.kfd && f.env.all.count(name + "_" + std::to_string(gpu.kfd->node_id)))
-      name += "_" + std::to_string(gpu.kfd->node_id);
-    auto it = f.env.all.find(name);
-    if (it == f.env.all.end()) {
-      out.pass(gpu.subject(), "no override applies to this GPU");
-      continue;
-    }
-    auto parsed = parse_hsa_override(it->second);
-    auto real = gpu.gfx_target_version();
-    if (!parsed) {
-      out.skip(gpu.subject(), name + " is malformed (see env.hsa-override-invalid)");
-      continue;
-    }
-    if (!real) {
-      out.skip(gpu.subject(), "this GPU's own gfx target is not known");
-      continue;
-    }
-    long long wanted = (*parsed)[0] * 10000LL + (*parsed)[1] * 100LL + (*parsed)[2];
+    auto o = override_for(f, gpu, out);
+    if (!o) continue;
+    const std::string& name = o->name;
+    const std::string& value = o->value;
+    std::optional<long long> real = o->real;
+    long long wanted = o->wanted;
     std::string target = gfx_name(ctx.kb, *real), wanted_name = gfx_name(ctx.kb, wanted);
-    std::vector<std::string> evidence = {env_evidence(name, it->second), gpu_evidence(gpu)};
+    std::vector<std::string> evidence = {env_evidence(name, value), gpu_evidence(gpu)};
     if (gpu.kfd) evidence.push_back(gpu.kfd->source + ": gfx_target_version " + std::to_string(*real));
     if (wanted == *real) {
       out.add(Status::warn, gpu.subject(),
-              name + "=" + it->second + " names GPU " + std::to_string(gpu.index) + "'s own target, " +
-                  target + ": it changes nothing. Unset it.",
+              name + "=" + value + " names GPU " + std::to_string(gpu.index) + "'s own target, " + target +
+                  ": it changes nothing. Unset it.",
               evidence, {"env-unset-hsa-override"});
       continue;
     }
@@ -165,7 +151,7 @@ void env_hsa_override_unneeded(const CheckContext& ctx, Results& out) {
     };
     if (is(Support::no)) {
       out.pass(gpu.subject(),
-               name + "=" + it->second + " may be what makes " + target + " work: " + text::join(parts, "; "),
+               name + "=" + value + " may be what makes " + target + " work: " + text::join(parts, "; "),
                evidence);
       continue;
     }
@@ -175,7 +161,7 @@ void env_hsa_override_unneeded(const CheckContext& ctx, Results& out) {
       continue;
     }
     out.add(Status::warn, gpu.subject(),
-            name + "=" + it->second + " makes ROCm load " + wanted_name + " code on GPU " +
+            name + "=" + value + " makes ROCm load " + wanted_name + " code on GPU " +
                 std::to_string(gpu.index) + " (" + gpu.display_name() + ", " + target + "), although " +
                 text::join(parts, ", and ") +
                 ": the override only swaps the GPU's own kernels for another target's. Unset it.",
