@@ -3,6 +3,8 @@
 #include "checks/registry.hpp"
 #include "util/text.hpp"
 
+#include <algorithm>
+
 namespace gpudoctor::checks {
 
 namespace {
@@ -48,6 +50,21 @@ void stack_both_vendors(const CheckContext& ctx, Results& out) {
     return;
   }
   bool keep_nvidia = nvidia > 0;
+  // Ubuntu 24.04's libucx0 (under OpenMPI) depends on libamdhip64-5: such libraries sit in the system's
+  // library folder, no path points at them, and purging them would take the packages that need them.
+  if (keep_nvidia && !f.toolkits.rocm.empty() &&
+      std::all_of(f.toolkits.rocm.begin(), f.toolkits.rocm.end(),
+                  [](const RocmInstall& r) { return r.distribution_package && !r.required_by.empty(); })) {
+    const RocmInstall& r = f.toolkits.rocm.front();
+    std::string users = text::join(r.required_by, ", ");
+    evidence.push_back(r.path + " is required by " + users + " (" + f.packages.source + ")");
+    out.add(Status::info, "",
+            "Only NVIDIA GPUs are present; " + describe_rocm(f) +
+                " is the distribution's ROCm runtime, installed as a dependency of " + users +
+                ". It shadows nothing; keep it, since removing it removes " + users + ".",
+            evidence);
+    return;
+  }
   out.add(Status::warn, "",
           std::string("Only ") + (keep_nvidia ? "NVIDIA" : "AMD") + " GPUs are present, but " +
               (keep_nvidia ? describe_rocm(f) : describe_cuda(f)) +

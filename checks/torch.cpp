@@ -38,6 +38,14 @@ void torch_missing(const CheckContext& ctx, Results& out) {
                {torch_evidence(*env.torch)});
       continue;
     }
+    // Another interpreter without PyTorch beside the python3 in use that has it is the usual setup (a venv
+    // over the system's python3), not news.
+    const PythonEnv& in_use = envs.front();
+    if (&env != &in_use && in_use.torch && in_use.error.empty()) {
+      out.pass(subject_of(env),
+               py + " has no PyTorch; the python3 in use (" + in_use.executable + ") has it");
+      continue;
+    }
     out.add(Status::info, subject_of(env), py + " has no PyTorch on its sys.path.",
             {"cmd " + env.command_key + ": no torch/version.py in any of its " +
              std::to_string(env.sys_path.size()) + " sys.path entries"});

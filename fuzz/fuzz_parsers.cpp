@@ -51,6 +51,10 @@ constexpr Target k_targets[] = {
    }},
   {"kfd_node_properties", [](std::string_view s) { (void)parse::kfd_node_properties(s, 7); }},
   {"dpkg_status", [](std::string_view s) { (void)parse::dpkg_status(s); }},
+  {"dpkg_depends", [](std::string_view s) {
+     for (const auto& [name, deps] : parse::dpkg_depends(s))
+       for (const auto& d : deps) require(!d.empty() && d.find_first_of(" ,|(") == std::string::npos, "dep name");
+   }},
   {"cuda_version_json", [](std::string_view s) { (void)parse::cuda_version_json(s); }},
   {"cuda_version_txt", [](std::string_view s) { (void)parse::cuda_version_txt(s); }},
   {"nvcc_version", [](std::string_view s) { (void)parse::nvcc_version(s); }},

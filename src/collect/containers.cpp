@@ -70,6 +70,16 @@ void collect_containers(SystemView& view, const CollectOptions& opt, const Packa
                               find_on_path(view, "nvidia-container-runtime").has_value() ||
                               find_on_path(view, "nvidia-ctk").has_value();
   if (!out.docker_installed) return;
+  // `docker info` costs 100+ ms and 20+ MiB (a Go client); with no daemon socket it can only fail.
+  bool daemon = view.env("DOCKER_HOST").has_value() || view.exists("/run/docker.sock") ||
+                view.exists("/var/run/docker.sock");
+  if (auto runtime_dir = view.env("XDG_RUNTIME_DIR"); runtime_dir && !runtime_dir->empty())
+    daemon = daemon || view.exists(*runtime_dir + "/docker.sock"); // rootless Docker
+  if (!daemon) {
+    out.docker_info_error =
+        "not run: no Docker daemon socket (/run/docker.sock, $XDG_RUNTIME_DIR/docker.sock), no DOCKER_HOST";
+    return;
+  }
   CommandSpec spec{
       "docker-info-json", {docker.value_or("docker"), "info", "--format", "{{json .}}"}, opt.tool_timeout};
   auto r = view.run(spec);

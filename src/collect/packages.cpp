@@ -10,6 +10,7 @@ void collect_packages(SystemView& view, PackageFacts& packages) {
     packages.manager = "dpkg";
     packages.source = "/var/lib/dpkg/status";
     packages.installed = parse::dpkg_status(*status);
+    packages.depends = parse::dpkg_depends(*status);
   }
   // rpm's database is not a text file: ask rpm itself, on RPM systems only.
   if (!packages.readable && view.exists("/var/lib/rpm")) {

@@ -50,6 +50,9 @@ std::optional<std::pair<std::string, std::string>> selected_version(SystemView& 
 
 std::optional<ShimTarget> resolve_pyenv_shim(SystemView& view, const std::string& path,
                                              const std::string& program) {
+  // pyenv's shims live in $PYENV_ROOT/shims; anything else may be the interpreter itself (megabytes that a
+  // bundle would otherwise carry).
+  if (!text::contains(path, "/shims/")) return std::nullopt;
   auto script = view.read_file(path);
   if (!script || script->size() > 4096 || !text::starts_with(*script, "#!")) return std::nullopt;
   if (!text::contains(*script, "pyenv\" exec \"$program\"") &&

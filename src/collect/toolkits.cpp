@@ -5,6 +5,7 @@
 #include "util/text.hpp"
 
 #include <algorithm>
+#include <set>
 
 namespace gpudoctor {
 
@@ -50,6 +51,13 @@ void collect_cuda(SystemView& view, const CollectOptions& opt, ToolkitFacts& tk,
     for (const auto& name : *entries) {
       if (!text::starts_with(name, "cuda-")) continue;
       std::string dir = "/usr/local/" + name;
+      // cuda-13 -> /etc/alternatives/cuda-13 -> /usr/local/cuda-13.0 is a name for a toolkit, not another
+      // one.
+      if (auto target = final_link_target(view, dir)) {
+        if (text::starts_with(*target, "/usr/local/cuda-") && target->find('/', 16) == std::string::npos &&
+            std::find(entries->begin(), entries->end(), target->substr(11)) != entries->end())
+          continue;
+      }
       auto st = view.stat(dir);
       if (!st || st->type != FileType::dir) continue;
       tk.cuda.push_back({dir, cuda_version_at(view, dir)});
@@ -88,6 +96,33 @@ Fact<std::string> rocm_version_at(SystemView& view, const std::string& dir) {
 
 namespace {
 
+// Packages a distribution splits ROCm's runtime into: one of these needing another is ROCm itself.
+bool rocm_runtime_package(const std::string& name) {
+  for (const char* prefix :
+       {"libamdhip", "libamd-comgr", "libhsa", "libroc", "libhip", "libmiopen", "librccl", "rocm-", "hip"})
+    if (text::starts_with(name, prefix)) return true;
+  return false;
+}
+
+// The installed packages outside ROCm that need `name`, directly or through ROCm's own libraries.
+std::vector<std::string> required_from_outside(const PackageFacts& packages, const std::string& name) {
+  std::set<std::string> seen{name}, outside;
+  std::vector<std::string> queue{name};
+  while (!queue.empty()) {
+    std::string wanted = queue.back();
+    queue.pop_back();
+    for (const auto& [pkg, deps] : packages.depends) {
+      if (seen.count(pkg) || std::find(deps.begin(), deps.end(), wanted) == deps.end()) continue;
+      seen.insert(pkg);
+      if (rocm_runtime_package(pkg))
+        queue.push_back(pkg);
+      else
+        outside.insert(pkg);
+    }
+  }
+  return {outside.begin(), outside.end()};
+}
+
 // Debian and Ubuntu ship HIP as distribution packages (hipcc, libamdhip64-5) without /opt/rocm.
 void collect_distribution_rocm(const PackageFacts& packages, ToolkitFacts& tk) {
   for (const char* name :
@@ -101,6 +136,11 @@ void collect_distribution_rocm(const PackageFacts& packages, ToolkitFacts& tk) {
     install.path = packages.manager + ":" + name;
     install.version = {v, packages.source + " (" + name + " " + *version + ")"};
     install.distribution_package = true;
+    // Only libraries and no ROCm tool: perhaps another package brought them (libucx0 needs libamdhip64-5).
+    bool tools = false;
+    for (const char* tool : {"hipcc", "hip-runtime-amd", "rocminfo", "rocm-smi"})
+      tools = tools || packages.version_of(tool).has_value();
+    if (!tools) install.required_by = required_from_outside(packages, name);
     tk.rocm.push_back(std::move(install));
     return; // one entry stands for the distribution's ROCm; the first name found is the most telling
   }

@@ -166,6 +166,9 @@ struct RocmInstall {
   std::string path; // /opt/rocm-6.2.0, or "dpkg:hipcc" for a distribution package
   Fact<std::string> version;
   bool distribution_package = false;
+  // Distribution ROCm libraries only (no ROCm tools): the installed packages outside ROCm that need them,
+  // such as libucx0 (OpenMPI) needing libamdhip64-5 on Ubuntu 24.04. Empty: installed for themselves.
+  std::vector<std::string> required_by;
 };
 
 struct ToolkitFacts {
@@ -261,7 +264,8 @@ struct PackageFacts {
   bool readable = false;
   std::string manager; // "dpkg" or "rpm"
   std::string source;
-  std::map<std::string, std::string> installed; // name -> version
+  std::map<std::string, std::string> installed;            // name -> version
+  std::map<std::string, std::vector<std::string>> depends; // name -> what it depends on (dpkg only)
   std::optional<std::string> version_of(const std::string& name) const {
     auto it = installed.find(name);
     if (it == installed.end()) return std::nullopt;

@@ -152,8 +152,10 @@ Json toolkits_json(const ToolkitFacts& t) {
   for (const auto& c : t.cuda)
     cuda.push_back({{"path", c.path}, {"version", fact(c.version)}});
   for (const auto& r : t.rocm)
-    rocm.push_back(
-        {{"path", r.path}, {"version", fact(r.version)}, {"distribution_package", r.distribution_package}});
+    rocm.push_back({{"path", r.path},
+                    {"version", fact(r.version)},
+                    {"distribution_package", r.distribution_package},
+                    {"required_by", r.required_by}});
   return {{"cuda", cuda},
           {"cuda_default_link", fact(t.cuda_default_link)},
           {"nvcc_path", fact(t.nvcc_path)},

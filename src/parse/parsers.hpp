@@ -72,6 +72,9 @@ KfdNode kfd_node_properties(std::string_view text, int node_id);
 
 // /var/lib/dpkg/status: installed packages (Status: install ok installed) -> version.
 std::map<std::string, std::string> dpkg_status(std::string_view text);
+// The same file: installed package -> the package names its Depends and Pre-Depends name (alternatives
+// included; versions and :arch qualifiers dropped). Tells which package pulled in another.
+std::map<std::string, std::vector<std::string>> dpkg_depends(std::string_view text);
 
 // CUDA toolkit version from version.json ("cuda": {"version": ...}), version.txt ("CUDA Version 10.2.89"),
 // or `nvcc --version` ("release 12.1, V12.1.105" -> "12.1.105").

@@ -64,9 +64,10 @@ std::vector<std::string> rocm_lines(const Facts& f) {
   std::vector<std::string> out;
   for (const auto& r : f.toolkits.rocm) {
     std::string v = r.version ? *r.version : "unknown version";
-    out.push_back(r.distribution_package
-                      ? v + " user space from distribution packages (" + r.path + "), no /opt/rocm"
-                      : v + " at " + r.path);
+    std::string needed_by = r.required_by.empty() ? "" : ", needed by " + text::join(r.required_by, ", ");
+    out.push_back(r.distribution_package ? v + " user space from distribution packages (" + r.path + ")" +
+                                               needed_by + ", no /opt/rocm"
+                                         : v + " at " + r.path);
   }
   if (f.toolkits.rccl_version) out.push_back("RCCL " + *f.toolkits.rccl_version);
   if (out.empty()) out.push_back("none");

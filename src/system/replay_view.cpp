@@ -147,7 +147,7 @@ std::optional<std::vector<std::string>> ReplayView::list_dir(const std::string& 
     if (fs::is_directory(fs::symlink_status(*p, ec))) {
       found = true;
       for (const auto& entry : fs::directory_iterator(*p, ec))
-        names.insert(entry.path().filename().string());
+        if (entry.path().filename() != snapshot::k_keep_file) names.insert(entry.path().filename().string());
     }
   }
   // Device nodes live only in stat.json; they are children of their folder all the same.

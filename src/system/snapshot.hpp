@@ -15,6 +15,9 @@ namespace gpudoctor::snapshot {
 
 inline constexpr const char* k_format = "gpudoctor-snapshot";
 inline constexpr int k_version = 1;
+// A file git can keep in an otherwise empty folder of a snapshot checked into a repository (a listed folder
+// is often empty: site-packages/*.dist-info). Replay leaves it out of every listing (docs/snapshot.md).
+inline constexpr const char* k_keep_file = ".gpudoctor-keep";
 
 struct Manifest {
   std::string created; // ISO 8601 UTC

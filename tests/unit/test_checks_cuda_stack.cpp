@@ -155,6 +155,32 @@ TEST_CASE("check: stack.both-vendors") {
     expect_fired(r, Status::warn, "", {"Only NVIDIA GPUs", "ROCm 6.2.0 (/opt/rocm-6.2.0)"}, {"purge-rocm"});
     CHECK(r.evidence.size() == 2);
   }
+  SUBCASE("NVIDIA GPUs with the distribution's ROCm runtime pulled in by another package: info, no fix") {
+    // Seen on an Ubuntu 24.04 H200 machine: libucx0 (OpenMPI) depends on libamdhip64-5.
+    Facts f = nvidia_machine(1);
+    add_cuda(f, "13.0.88");
+    f.packages.source = "/var/lib/dpkg/status";
+    RocmInstall r;
+    r.path = "dpkg:libamdhip64-5";
+    r.version = {"5.7.1", "/var/lib/dpkg/status (libamdhip64-5 5.7.1-3)"};
+    r.distribution_package = true;
+    r.required_by = {"libucx0"};
+    f.toolkits.rocm.push_back(r);
+    auto res = single(run_check("stack.both-vendors", f));
+    expect_fired(res, Status::info, "",
+                 {"ROCm 5.7.1 (dpkg:libamdhip64-5)", "dependency of libucx0", "keep it"}, {});
+    CHECK(res.fixes.empty());
+    SUBCASE("the same libraries installed for themselves: purge ROCm") {
+      f.toolkits.rocm.front().required_by.clear();
+      expect_fired(single(run_check("stack.both-vendors", f)), Status::warn, "", {"Only NVIDIA GPUs"},
+                   {"purge-rocm"});
+    }
+    SUBCASE("beside a vendor ROCm under /opt: purge ROCm") {
+      add_rocm(f, "6.2.0");
+      expect_fired(single(run_check("stack.both-vendors", f)), Status::warn, "", {"Only NVIDIA GPUs"},
+                   {"purge-rocm"});
+    }
+  }
   SUBCASE("AMD GPUs with CUDA installed too: purge NVIDIA") {
     Facts f = amd_machine();
     add_cuda(f, "12.4.131");

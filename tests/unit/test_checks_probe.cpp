@@ -4,6 +4,7 @@
 #include "checks/probe_common.hpp"
 #include "probe/probe_parse.hpp"
 #include "util/json.hpp"
+#include "util/text.hpp"
 
 using namespace gpudoctor;
 using namespace gpudoctor::test;
@@ -244,12 +245,24 @@ TEST_CASE("probe.memory-bandwidth against the knowledge floor") {
   auto measured = [](double copy) {
     return with_probes(1, {{"memory-bandwidth", bandwidth_line("memory-bandwidth", "copy", copy)}});
   };
-  SUBCASE("no floor in the tables: skip with the figure") {
-    Result r = single(run_check("probe.memory-bandwidth", measured(2900)));
+  SUBCASE("no floor in the tables: 70 % of the peak the runtime's clock and bus width give") {
+    // 2 x 2619 MHz x 5120 bits = 3352 GB/s; 70 % of it = 2347 GB/s.
+    Result ok = single(run_check("probe.memory-bandwidth", measured(2900)));
+    CHECK(ok.status == Status::pass);
+    CHECK(contains(ok.message, "2900 GB/s (floor 2347 GB/s)"));
+    CHECK(contains(text::join(ok.evidence, "\n"), "peak of 3352 GB/s; the floor is 70 % of it"));
+    Result slow = single(run_check("probe.memory-bandwidth", measured(2300)));
+    CHECK(slow.status == Status::warn);
+    CHECK(contains(slow.message, "2300 GB/s, below the 2347 GB/s"));
+    CHECK(contains(slow.message, "peak of 3352 GB/s"));
+  }
+  SUBCASE("no floor in the tables and no clock or bus width: skip with the figure") {
+    Facts f = measured(2900);
+    f.probes.backends[0].devices[0].memory_clock_khz.reset();
+    Result r = single(run_check("probe.memory-bandwidth", f));
     CHECK(r.status == Status::skip);
     CHECK(contains(r.message, "copy 2900 GB/s"));
-    CHECK(contains(r.message, "no floor"));
-    CHECK(contains(r.message, "peak of 3352 GB/s")); // 2 x 2619 MHz x 5120 bits
+    CHECK(contains(r.message, "give a floor"));
   }
   SUBCASE("below the floor: warn; above: pass") {
     Facts slow = measured(1500), fast = measured(2900);
@@ -396,6 +409,27 @@ Facts with_torch(Facts f, const std::string& backend, std::vector<std::string> a
 }
 
 } // namespace
+
+TEST_CASE("probe.timeout of the PyTorch probe: still importing, or past the import") {
+  // As on the H200 machine with --probe-timeout 1000: killed inside `import torch`.
+  Facts f = with_torch(nvidia_machine(1), "cuda", {"sm_90"}, 1);
+  FrameworkProbe& fw = *f.probes.framework;
+  fw.run.timed_out = true;
+  fw.run.exit_code.reset();
+  fw.run.timeout_ms = 1000;
+  fw.imported = false;
+  fw.devices.clear();
+  Result importing = single(run_check("probe.timeout", f));
+  CHECK(importing.status == Status::error);
+  CHECK(importing.subject == "python3 (/usr/bin/python3)");
+  CHECK(contains(importing.message, "did not get past `import torch` within 1000 ms"));
+  CHECK(contains(importing.message, "longer --probe-timeout"));
+  fw.imported = true;
+  Result past = single(run_check("probe.timeout", f));
+  CHECK(past.status == Status::error);
+  CHECK(contains(past.message, "past import torch, in its CUDA/HIP calls"));
+  CHECK(contains(past.message, "hung GPU or a wedged driver"));
+}
 
 TEST_CASE("torch.arch-missing") {
   auto judge = [](const std::string& gpu_arch, std::vector<std::string> list) {

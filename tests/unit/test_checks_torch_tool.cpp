@@ -39,9 +39,18 @@ TEST_CASE("check: torch.missing, one result per python3") {
   CHECK(contains(results[0].message, "CPU-only"));
   expect_quiet(results[1], Status::pass, "python3 (CONDA_PREFIX: /opt/conda/bin/python3)");
   CHECK(contains(results[1].message, "CUDA 12.4"));
-  expect_fired(results[2], Status::info, "python3 (system: /usr/bin/python3)",
-               {"Python 3.12.3", "no PyTorch"}, {});
-  CHECK(contains(results[2].evidence.front(), "3 sys.path entries"));
+  // The python3 in use has PyTorch: the system one without it is the usual venv setup.
+  expect_quiet(results[2], Status::pass, "python3 (system: /usr/bin/python3)");
+  CHECK(contains(results[2].message, "the python3 in use (/home/alice/venv/bin/python3) has it"));
+
+  SUBCASE("the python3 in use has no PyTorch: info, even where another python3 has it") {
+    f.python.envs[0].torch.reset();
+    auto again = run_check("torch.missing", f);
+    expect_fired(again[0], Status::info, "python3 (VIRTUAL_ENV: /home/alice/venv/bin/python3)",
+                 {"Python 3.12.3", "no PyTorch"}, {});
+    CHECK(contains(again[0].evidence.front(), "3 sys.path entries"));
+    expect_fired(again[2], Status::info, "python3 (system: /usr/bin/python3)", {"no PyTorch"}, {});
+  }
 
   SUBCASE("a python3 that could not be asked: skip") {
     f.python.envs[2].error = "exit 127";

@@ -2,6 +2,7 @@
 // over an in-memory machine.
 #include "check_fixtures.hpp"
 #include "collect/collectors.hpp"
+#include "collect/pyenv_shim.hpp"
 #include "util/text.hpp"
 
 #include <fstream>
@@ -273,6 +274,7 @@ TEST_CASE("collect: docker info runtimes, daemon.json and the container toolkit"
   v.files["/usr/bin/docker"] = "";
   v.files["/etc/nvidia-container-runtime/config.toml"] = "";
   v.files["/etc/docker/daemon.json"] = R"({"runtimes": {"nvidia": {"path": "nvidia-container-runtime"}}})";
+  v.files["/run/docker.sock"] = ""; // the daemon's socket: only then is docker info asked
   v.command("docker-info-json",
             R"({"ServerVersion": "27.3.1", "DefaultRuntime": "runc",)"
             R"( "Runtimes": {"io.containerd.runc.v2": {"path": "runc"}, "runc": {"path": "runc"}}})");
@@ -289,6 +291,8 @@ TEST_CASE("collect: docker info runtimes, daemon.json and the container toolkit"
   MemView denied;
   denied.env["PATH"] = "/usr/bin";
   denied.files["/usr/bin/docker"] = "";
+  denied.env["XDG_RUNTIME_DIR"] = "/run/user/1000";
+  denied.files["/run/user/1000/docker.sock"] = ""; // rootless Docker's socket
   denied.command(
       "docker-info-json",
       R"({"ServerErrors":["permission denied while trying to connect to the Docker daemon socket at )"
@@ -299,6 +303,23 @@ TEST_CASE("collect: docker info runtimes, daemon.json and the container toolkit"
   CHECK(d.docker_installed);
   CHECK_FALSE(d.docker_info_ok);
   CHECK(contains(d.docker_info_error, "permission denied"));
+
+  // Docker installed, no daemon socket: docker info (100+ ms, 20+ MiB) is not run, and says why.
+  MemView idle;
+  idle.env["PATH"] = "/usr/bin";
+  idle.files["/usr/bin/docker"] = "";
+  idle.command("docker-info-json", R"({"ServerVersion": "27.3.1", "Runtimes": {"runc": {"path": "runc"}}})");
+  ContainerFacts e;
+  std::vector<ToolRun> none;
+  collect_containers(idle, CollectOptions{}, PackageFacts{}, e, none);
+  CHECK(e.docker_installed);
+  CHECK_FALSE(e.docker_info_ok);
+  CHECK(contains(e.docker_info_error, "not run: no Docker daemon socket"));
+  CHECK(none.empty());
+  idle.env["DOCKER_HOST"] = "tcp://10.0.0.5:2376";
+  ContainerFacts remote;
+  collect_containers(idle, CollectOptions{}, PackageFacts{}, remote, none);
+  CHECK(remote.docker_info_ok);
 }
 
 TEST_CASE("collect: distributions of the site folders, from dist-info and egg-info names") {
@@ -323,4 +344,86 @@ TEST_CASE("collect: distributions of the site folders, from dist-info and egg-in
   CHECK(d[2].version == "12.6.4.1");
   CHECK(d[3].name == "pytorch-triton-rocm");
   CHECK(d[3].folder == site);
+}
+
+TEST_CASE("collect: a cuda-X link to another /usr/local/cuda-X.Y is one toolkit, not two") {
+  // As on an Ubuntu 24.04 image with NVIDIA's packages: update-alternatives names the toolkit twice.
+  MemView v;
+  v.links["/usr/local/cuda"] = "/etc/alternatives/cuda";
+  v.links["/etc/alternatives/cuda"] = "/usr/local/cuda-13.0";
+  v.links["/usr/local/cuda-13"] = "/etc/alternatives/cuda-13";
+  v.links["/etc/alternatives/cuda-13"] = "/usr/local/cuda-13.0";
+  v.files["/usr/local/cuda-13.0/version.json"] = R"({"cuda": {"name": "CUDA SDK", "version": "13.0.88"}})";
+  v.dirs.insert("/usr/local/cuda-12.4/bin");                // a second, real toolkit stays listed
+  v.links["/usr/local/cuda-12"] = "/opt/elsewhere/cuda-12"; // a link out of /usr/local is its own entry
+  v.dirs.insert("/opt/elsewhere/cuda-12/bin");
+  PackageFacts packages;
+  ToolkitFacts tk;
+  std::vector<ToolRun> tools;
+  collect_toolkits(v, CollectOptions{}, packages, tk, tools);
+  std::vector<std::string> dirs;
+  for (const auto& c : tk.cuda)
+    dirs.push_back(c.path);
+  CHECK(dirs ==
+        std::vector<std::string>{"/usr/local/cuda-12", "/usr/local/cuda-12.4", "/usr/local/cuda-13.0"});
+  CHECK(tk.cuda_default_link.value == "/usr/local/cuda-13.0");
+}
+
+TEST_CASE("collect: distribution ROCm libraries and the packages outside ROCm that pulled them in") {
+  MemView v;
+  PackageFacts packages;
+  packages.manager = "dpkg";
+  packages.source = "/var/lib/dpkg/status";
+  packages.installed = {{"libamdhip64-5", "5.7.1-3"}, {"libhsa-runtime64-1", "5.7.1-2build1"},
+                        {"libucx0", "1.16.0+ds-5"},   {"librocblas0", "5.5.1"},
+                        {"librocsolver0", "5.5.1"},   {"openmpi-bin", "4.1.6"},
+                        {"libopenmpi3t64", "4.1.6"}};
+  packages.depends = {{"libamdhip64-5", {"libhsa-runtime64-1", "libc6"}},
+                      {"libucx0", {"libamdhip64-5", "libc6"}},
+                      {"libopenmpi3t64", {"libucx0"}},
+                      {"librocblas0", {"libamdhip64-5"}}, // ROCm's own: followed upwards
+                      {"librocsolver0", {"librocblas0"}}, // still ROCm's own
+                      {"openmpi-bin", {"libopenmpi3t64"}}};
+  ToolkitFacts tk;
+  std::vector<ToolRun> tools;
+  collect_toolkits(v, CollectOptions{}, packages, tk, tools);
+  REQUIRE(tk.rocm.size() == 1);
+  CHECK(tk.rocm[0].path == "dpkg:libamdhip64-5");
+  CHECK(tk.rocm[0].version.value == "5.7.1");
+  CHECK(tk.rocm[0].required_by == std::vector<std::string>{"libucx0"});
+
+  SUBCASE("with a ROCm tool installed, ROCm is there for itself") {
+    packages.installed["rocminfo"] = "5.7.1-1";
+    ToolkitFacts again;
+    collect_toolkits(v, CollectOptions{}, packages, again, tools);
+    REQUIRE(again.rocm.size() == 1);
+    CHECK(again.rocm[0].required_by.empty());
+  }
+}
+
+TEST_CASE("collect: a pyenv shim resolves without bash; an interpreter is never read as a script") {
+  struct ReadLog : MemView {
+    std::vector<std::string> read;
+    std::optional<std::string> read_file(const std::string& path) override {
+      read.push_back(path);
+      return MemView::read_file(path);
+    }
+  } v;
+  v.files["/root/.pyenv/shims/python3"] = "#!/usr/bin/env bash\nset -e\nprogram=\"${0##*/}\"\n"
+                                          "export PYENV_ROOT=\"/root/.pyenv\"\n"
+                                          "exec \"/root/.pyenv/libexec/pyenv\" exec \"$program\" \"$@\"\n";
+  v.files["/root/.pyenv/version"] = "3.11.7\n";
+  v.files["/root/.pyenv/versions/3.11.7/bin/python3"] = "\x7f"
+                                                        "ELF";
+  auto shim = resolve_pyenv_shim(v, "/root/.pyenv/shims/python3", "python3");
+  REQUIRE(shim);
+  CHECK(shim->interpreter == "/root/.pyenv/versions/3.11.7/bin/python3");
+  CHECK(shim->how == "/root/.pyenv/version");
+
+  // A venv's python3 links to the interpreter (7.8 MB on an Ubuntu 24.04 image): a bundle must not carry it.
+  v.read.clear();
+  v.links["/opt/torch/.venv/bin/python3"] = "/usr/bin/python3.12";
+  v.files["/usr/bin/python3.12"] = std::string(8192, 'x');
+  CHECK_FALSE(resolve_pyenv_shim(v, "/opt/torch/.venv/bin/python3", "python3"));
+  CHECK(v.read.empty());
 }

@@ -41,13 +41,7 @@ std::vector<Result> judge(const fs::path& snapshot, const Loaded& data) {
 std::vector<fs::path> machines() {
   std::vector<fs::path> out;
   for (const auto& entry : fs::directory_iterator(GPUDOCTOR_TEST_MACHINES))
-    if (fs::exists(entry.path() / "snapshot" / "manifest.json")) {
-      // Known gap: the probe-* fixtures' results still depend on which probe programs this build made (a
-      // replay must not look at the host); they run only when asked until that is fixed.
-      bool probe = entry.path().filename().string().rfind("probe-", 0) == 0;
-      if (probe && !std::getenv("GPUDOCTOR_TEST_PROBE_FIXTURES")) continue;
-      out.push_back(entry.path());
-    }
+    if (fs::exists(entry.path() / "snapshot" / "manifest.json")) out.push_back(entry.path());
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -99,4 +93,22 @@ TEST_CASE("machines: every snapshot gives its expected results") {
     CHECK(conclusions(judge(dir / "snapshot", *data)) == got);
     fs::remove(tmp);
   }
+}
+
+TEST_CASE("replay: a .gpudoctor-keep file is left out of listings, so its folder replays as empty") {
+  fs::path root = fs::temp_directory_path() / "gpudoctor-test-keep";
+  fs::remove_all(root);
+  fs::create_directories(root / "fs/site/numpy-2.5.2.dist-info");
+  fs::create_directories(root / "fs/site/torch");
+  std::ofstream(root / "fs/site/numpy-2.5.2.dist-info/.gpudoctor-keep");
+  std::ofstream(root / "fs/site/torch/version.py") << "__version__ = '2.11.0'\n";
+  std::ofstream(root / "manifest.json")
+      << R"({"format": "gpudoctor-snapshot", "version": 1, "origin": "fixture"})";
+  auto opened = OpenedSnapshot::open(root);
+  REQUIRE_MESSAGE(opened.has_value(), (opened ? std::string() : opened.error()));
+  SystemView& view = (*opened)->view();
+  CHECK(view.list_dir("/site") == std::vector<std::string>{"numpy-2.5.2.dist-info", "torch"});
+  CHECK(view.list_dir("/site/numpy-2.5.2.dist-info") == std::vector<std::string>{});
+  CHECK(view.list_dir("/site/torch") == std::vector<std::string>{"version.py"});
+  fs::remove_all(root);
 }

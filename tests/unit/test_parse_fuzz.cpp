@@ -36,6 +36,7 @@ const std::vector<Parser>& parsers() {
        }},
       {"kfd_node_properties", [](std::string_view s) { (void)parse::kfd_node_properties(s, 7); }},
       {"dpkg_status", [](std::string_view s) { (void)parse::dpkg_status(s); }},
+      {"dpkg_depends", [](std::string_view s) { (void)parse::dpkg_depends(s); }},
       {"cuda_version_json", [](std::string_view s) { (void)parse::cuda_version_json(s); }},
       {"cuda_version_txt", [](std::string_view s) { (void)parse::cuda_version_txt(s); }},
       {"nvcc_version", [](std::string_view s) { (void)parse::nvcc_version(s); }},

@@ -108,6 +108,25 @@ TEST_CASE("parse: dpkg status") {
   }
 }
 
+TEST_CASE("parse: dpkg status dependencies") {
+  const char* status =
+      "Package: libucx0\nStatus: install ok installed\nVersion: 1.16.0+ds-5ubuntu1\n"
+      "Depends: ibverbs-providers (>= 35), libamdhip64-5 (>= 4.5.2), libc6 (>= 2.38)\n"
+      "Description: x\n Depends: not-a-field\n\n"
+      "Package: python3\nStatus: install ok installed\nPre-Depends: python3-minimal (= 3.12.3)\n"
+      "Depends: python3.12 (>= 3.12.3-0~), libpython3-stdlib | libfoo:any [amd64]\n\n"
+      "Package: gone\nStatus: deinstall ok config-files\nDepends: libc6\n\n"
+      "Package: leaf\nStatus: install ok installed\n";
+  auto d = parse::dpkg_depends(status);
+  CHECK(d.size() == 3);
+  CHECK(d.at("libucx0") == std::vector<std::string>{"ibverbs-providers", "libamdhip64-5", "libc6"});
+  CHECK(d.at("python3") ==
+        std::vector<std::string>{"python3-minimal", "python3.12", "libpython3-stdlib", "libfoo"});
+  CHECK(d.at("leaf").empty());
+  CHECK(d.count("gone") == 0);
+  CHECK(parse::dpkg_depends("Depends: , ,|\n").empty()); // no Package line: nothing
+}
+
 TEST_CASE("parse: CUDA toolkit version.json, version.txt and nvcc --version") {
   CHECK(parse::cuda_version_json(R"({"cuda": {"name": "CUDA SDK", "version": "13.0.2"},
       "cuda_cccl": {"name": "CUDA C++ Core Compute Libraries", "version": "13.0.85"}})") == "13.0.2");
