@@ -138,4 +138,20 @@ void for_each_run(const Facts& f, Results& out, const std::string& name, Status 
     out.skip("", quiet.empty() ? "nothing to judge" : "no GPU to probe (" + text::join(quiet, "; ") + ")");
 }
 
+std::vector<std::string> visibility_vars(const Facts& f, Vendor v) {
+  std::vector<const char*> names = {"CUDA_VISIBLE_DEVICES"};
+  if (v == Vendor::amd)
+    names = {"HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL"};
+  std::vector<std::string> out;
+  for (const char* name : names) {
+    std::optional<std::string> value;
+    if (auto it = f.env.all.find(name); it != f.env.all.end())
+      value = it->second;
+    else if (auto g = f.env.gpu_vars.find(name); g != f.env.gpu_vars.end())
+      value = g->second;
+    if (value) out.push_back(env_evidence(name, *value));
+  }
+  return out;
+}
+
 } // namespace gpudoctor::checks

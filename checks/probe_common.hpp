@@ -41,6 +41,10 @@ std::optional<double> pcie_gbps(const std::optional<std::string>& speed, std::op
 std::string link_text(const std::optional<std::string>& speed, std::optional<int> width);
 std::string gbps(double value); // "25.3 GB/s"
 
+// The device-selection variables a vendor's runtime honours that are set, as evidence:
+// "CUDA_VISIBLE_DEVICES=1" (AMD: HIP_, ROCR_, CUDA_VISIBLE_DEVICES, GPU_DEVICE_ORDINAL).
+std::vector<std::string> visibility_vars(const Facts& f, Vendor v);
+
 // Calls `fn` for each runtime whose probe `name` ran to its end. The others are reported here: a skip when it
 // was not run or timed out (probe.timeout reports that), `trouble` when the process broke; a runtime that
 // sees no device and has no GPU of its vendor on the PCI bus is left out. A skip when nothing was said at

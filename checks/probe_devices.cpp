@@ -11,23 +11,6 @@ namespace gpudoctor::checks {
 
 namespace {
 
-// The device-selection variables the runtime honours that are set: "CUDA_VISIBLE_DEVICES=1".
-std::vector<std::string> visibility_vars(const Facts& f, Vendor v) {
-  std::vector<const char*> names = {"CUDA_VISIBLE_DEVICES"};
-  if (v == Vendor::amd)
-    names = {"HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL"};
-  std::vector<std::string> out;
-  for (const char* name : names) {
-    std::optional<std::string> value;
-    if (auto it = f.env.all.find(name); it != f.env.all.end())
-      value = it->second;
-    else if (auto g = f.env.gpu_vars.find(name); g != f.env.gpu_vars.end())
-      value = g->second;
-    if (value) out.push_back(env_evidence(name, *value));
-  }
-  return out;
-}
-
 std::string device_line(const Facts& f, const BackendProbes& b, const ProbeDevice& d) {
   std::string s =
       "cmd " + b.run("devices")->key + ": device " + std::to_string(d.index) + " " + d.name + " " + d.arch;

@@ -34,13 +34,13 @@ void probe_timeout(const CheckContext& ctx, Results& out) {
                 fw->run, out);
     else if (fw->run.timed_out)
       // Still importing: that is seconds of CPU and disk (docs/probes.md), seldom the GPU.
-      out.add(Status::error, "python3 (" + fw->python + ")",
-              "The PyTorch probe did not get past `import torch` within " +
-                  std::to_string(fw->run.timeout_ms) +
-                  " ms and was killed. Importing PyTorch takes seconds (2.6 to 3.9 s for PyTorch 2.11 on an "
-                  "idle 16-core H200 machine): give it a longer --probe-timeout. If it never finishes, look "
-                  "for a slow or hung disk under site-packages, or a hung GPU (dmesg: NVRM Xid).",
-              {run_evidence(fw->run)});
+      out.add(
+          Status::error, "python3 (" + fw->python + ")",
+          "The PyTorch probe did not get past `import torch` within " + std::to_string(fw->run.timeout_ms) +
+              " ms and was killed. Importing PyTorch takes seconds (2.6 and 3.4 s for PyTorch 2.11 on two "
+              "16-core H200 machines): give it a longer --probe-timeout. If it never finishes, look "
+              "for a slow or hung disk under site-packages, or a hung GPU (dmesg: NVRM Xid).",
+          {run_evidence(fw->run)});
     else if (fw->run.run)
       ++finished;
   }

@@ -175,6 +175,15 @@ void torch_no_device(const CheckContext& ctx, Results& out) {
     std::string said = !fw->warnings.empty()     ? " It warned: " + fw->warnings.front()
                        : !fw->init_error.empty() ? " It said: " + fw->init_error
                                                  : std::string();
+    // CUDA_VISIBLE_DEVICES="" hides every GPU on purpose (or by mistake: env.visible-devices-empty says so).
+    if (auto vars = visibility_vars(f, vendor); !vars.empty()) {
+      evidence.insert(evidence.end(), vars.begin(), vars.end());
+      return out.add(Status::info, subject,
+                     "PyTorch " + fw->version + " (" + build_name(*fw) + ") sees no GPU: " + vars.front() +
+                         " hides the " + std::to_string(usable) + " usable " + vendor_name(vendor) + " GPU" +
+                         (usable == 1 ? "" : "s") + " (see env.visible-devices-empty)." + said,
+                     evidence);
+    }
     return out.add(Status::error, subject,
                    "PyTorch " + fw->version + " (" + build_name(*fw) + ") sees no GPU, though " +
                        std::to_string(usable) + " usable " + vendor_name(vendor) + " GPU" +

@@ -475,4 +475,12 @@ TEST_CASE("torch.no-device") {
   Facts broken = with_torch(nvidia_machine(1), "cuda", {"sm_90"}, 1,
                             "RuntimeError: CUDA error: an illegal memory access");
   CHECK(single(run_check("torch.no-device", broken)).status == Status::error);
+
+  // Seen on the H200 machine with CUDA_VISIBLE_DEVICES="": the variable explains it (and errors itself).
+  Facts masked = with_torch(nvidia_machine(1), "cuda", {"sm_90"}, 0);
+  masked.env.all["CUDA_VISIBLE_DEVICES"] = "";
+  Result hidden = single(run_check("torch.no-device", masked));
+  CHECK(hidden.status == Status::info);
+  CHECK(contains(hidden.message, "hides the 1 usable NVIDIA GPU"));
+  CHECK(contains(text::join(hidden.evidence, "\n"), "CUDA_VISIBLE_DEVICES"));
 }
