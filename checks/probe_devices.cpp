@@ -49,7 +49,11 @@ void judge(const Facts& f, const BackendProbes& b, const ProbeRun& run, Results&
     std::string msg = "The " + b.title() + " runtime sees " + std::to_string(seen) + " device" +
                       (seen == 1 ? "" : "s") + runtime_said + "; there is no " + vendor_name(vendor) +
                       " GPU with its driver on the PCI bus, so none is missing.";
-    return out.add(seen > 0 ? Status::pass : Status::info, subject, msg, evidence);
+    if (seen > 0) return out.pass(subject, msg, evidence);
+    // The other vendor's GPUs are here: this runtime has nothing to find (Ubuntu installs HIP's runtime
+    // beside OpenMPI on NVIDIA machines). With no GPU at all, the runtime's words are worth showing.
+    Vendor other = vendor == Vendor::nvidia ? Vendor::amd : Vendor::nvidia;
+    return out.add(f.count(other) > 0 ? Status::skip : Status::info, subject, msg, evidence);
   }
   // Which PCI GPUs the runtime lacks, by bus id (a runtime without bus ids: by count).
   std::vector<std::string> missing;

@@ -41,6 +41,10 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 
 bool is_secret_name(const std::string& name) {
   std::string n = text::lower(name);
+  // Where a secret or a cache lives is no secret: TIKTOKEN_CACHE_DIR, HF_TOKEN_PATH.
+  for (const char* place : {"_dir", "_path", "_home", "_root", "_cache"})
+    if (text::ends_with(n, place)) return false;
+  if (text::starts_with(n, "tokenizers_")) return false; // Hugging Face tokenizers' settings
   for (const char* part :
        {"token", "secret", "password", "passwd", "api_key", "apikey", "credential", "private_key"})
     if (text::contains(n, part)) return true;

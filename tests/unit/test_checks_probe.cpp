@@ -149,6 +149,13 @@ TEST_CASE("probe.runtime-devices") {
     CHECK(r.status == Status::info);
     CHECK(r.subject == "CUDA runtime");
     CHECK(evidence_has(r, "cudaErrorInsufficientDriver: CUDA driver version is insufficient"));
+    SUBCASE("the other vendor's GPUs are here: nothing for this runtime to find, skip") {
+      Facts amd = f;
+      amd.gpus.push_back(make_amd_gpu(0));
+      Result s = single(run_check("probe.runtime-devices", amd));
+      CHECK(s.status == Status::skip);
+      CHECK(contains(s.message, "there is no NVIDIA GPU with its driver on the PCI bus"));
+    }
     // The other probes were not run and, without an NVIDIA GPU, have nothing to say.
     f.probes.backends[0].runs.push_back([] {
       ProbeRun r2;

@@ -51,3 +51,13 @@ TEST_CASE("bundle: tokens in shell profiles, pip.conf and .repo files are redact
                                                  "file:/home/ada/.bashrc"});
   fs::remove_all(dir);
 }
+
+TEST_CASE("bundle: which variable names hold secrets") {
+  for (const char* name : {"HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "WANDB_API_KEY", "AWS_SECRET_ACCESS_KEY",
+                           "PIP_PASSWORD", "OPENAI_APIKEY", "SSH_KEY", "key", "GITHUB_TOKEN"})
+    CHECK_MESSAGE(gpudoctor::is_secret_name(name), name);
+  // Places, not secrets: seen redacted on a real machine (TIKTOKEN_CACHE_DIR), which hid a plain path.
+  for (const char* name : {"TIKTOKEN_CACHE_DIR", "HF_TOKEN_PATH", "TOKENIZERS_PARALLELISM_HOME",
+                           "SECRETS_ROOT", "PATH", "CUDA_HOME", "KEYBOARD", "TOKENIZERS_PARALLELISM"})
+    CHECK_MESSAGE(!gpudoctor::is_secret_name(name), name);
+}
