@@ -82,6 +82,17 @@ void collect_cuda(SystemView& view, const CollectOptions& opt, ToolkitFacts& tk,
       tools.push_back(std::move(run));
     }
   }
+  // The nvcc on PATH belongs to a listed install (/usr/local/cuda/bin/nvcc -> /usr/local/cuda-13.0): its
+  // exact version beats one read off the folder's name, and the install is not a second toolkit.
+  if (tk.nvcc_path && tk.nvcc_version && text::ends_with(*tk.nvcc_path, "/bin/nvcc")) {
+    std::string root = tk.nvcc_path->substr(0, tk.nvcc_path->size() - 9);
+    std::string resolved = final_link_target(view, root).value_or(root);
+    for (auto& install : tk.cuda)
+      if ((install.path == root || install.path == resolved) &&
+          text::ends_with(install.version.source, "(folder name)") &&
+          text::starts_with(*tk.nvcc_version, install.version.value.value_or("") + "."))
+        install.version = {*tk.nvcc_version, "cmd nvcc-version (" + *tk.nvcc_path + ")"};
+  }
 }
 
 } // namespace

@@ -427,3 +427,25 @@ TEST_CASE("collect: a pyenv shim resolves without bash; an interpreter is never 
   CHECK_FALSE(resolve_pyenv_shim(v, "/opt/torch/.venv/bin/python3", "python3"));
   CHECK(v.read.empty());
 }
+
+TEST_CASE("collect: the nvcc on PATH gives its toolkit's exact version when the folder has no version file") {
+  // The H200 image: /usr/local/cuda-13.0 holds no version.json; nvcc --version says 13.0.88.
+  MemView v;
+  v.env["PATH"] = "/usr/local/cuda/bin:/usr/bin";
+  v.links["/usr/local/cuda"] = "/etc/alternatives/cuda";
+  v.links["/etc/alternatives/cuda"] = "/usr/local/cuda-13.0";
+  v.files["/usr/local/cuda-13.0/bin/nvcc"] = "";
+  v.dirs.insert("/usr/local/cuda-12.4/bin"); // another toolkit, named by its folder only: left as it is
+  v.command("nvcc-version", "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 13.0, "
+                            "V13.0.88\nBuild cuda_13.0.r13.0/compiler.36424714_0\n");
+  PackageFacts packages;
+  ToolkitFacts tk;
+  std::vector<ToolRun> tools;
+  collect_toolkits(v, CollectOptions{}, packages, tk, tools);
+  REQUIRE(tk.cuda.size() == 2);
+  CHECK(tk.cuda[0].path == "/usr/local/cuda-12.4");
+  CHECK(tk.cuda[0].version.value == "12.4");
+  CHECK(tk.cuda[1].path == "/usr/local/cuda-13.0");
+  CHECK(tk.cuda[1].version.value == "13.0.88");
+  CHECK(tk.cuda[1].version.source == "cmd nvcc-version (/usr/local/cuda/bin/nvcc)");
+}
