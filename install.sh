@@ -38,8 +38,9 @@ die() { printf 'install.sh: %s\n' "$*" >&2; exit 1; }
 build_packages=(build-essential cmake ninja-build pkg-config ccache
   libyaml-cpp-dev libcli11-dev libcurl4-openssl-dev nlohmann-json3-dev libfmt-dev libarchive-dev)
 # Tests also meet real tools: Debian's ROCm 5.2 (hipcc, rocminfo, rocm-smi) and a CPU PyTorch.
-# debootstrap, apt-utils (apt-ftparchive) and gnupg make the throwaway Debian root of tests/root/fix_debootstrap.sh.
-test_packages=(doctest-dev python3 shellcheck debootstrap apt-utils gnupg)
+# debootstrap, apt-utils (apt-ftparchive) and gnupg make the throwaway Debian root of tests/root/fix_debootstrap.sh;
+# openssl makes the certificate of the local HTTPS server (test_http, e2e/bundle_upload.sh).
+test_packages=(doctest-dev python3 shellcheck debootstrap apt-utils gnupg openssl)
 test_optional_packages=(hipcc rocminfo rocm-smi python3-torch)
 
 os_id=unknown os_like="" os_version=""

@@ -79,6 +79,15 @@ int main(int argc, char** argv) {
   bundle_cmd->add_option("-o,--output", bundle.output, "The .tar.gz to write");
   bundle_cmd->add_flag("--obfuscate", bundle.obfuscate, "Also replace the hostname and user name");
   bundle_cmd->add_flag("--probes", bundle.check.probes, "Also run the GPU probes and record their outputs");
+  bundle_cmd->add_option("--upload", bundle.upload.url,
+                         "Then send the archive to this https:// URL (a presigned PUT URL, or POST)");
+  bundle_cmd->add_option("--upload-method", bundle.upload.method, "PUT (default) or POST")
+      ->check(CLI::IsMember({"PUT", "POST"}));
+  bundle_cmd->add_option("--ca-file", bundle.upload.ca_file, "Trust this CA bundle (PEM) for --upload");
+  std::size_t upload_timeout_ms = 60000;
+  bundle_cmd
+      ->add_option("--upload-timeout", upload_timeout_ms, "Time limit of the upload in ms (default 60000)")
+      ->check(CLI::Range(1000, 3600000));
   add_check_options(*bundle_cmd, bundle.check, bundle_color);
 
   CheckOptions probe;
@@ -130,7 +139,10 @@ int main(int argc, char** argv) {
       check.color = color_mode(check_color);
       return cmd_check(check);
     }
-    if (*bundle_cmd) return cmd_bundle(bundle);
+    if (*bundle_cmd) {
+      bundle.upload.timeout = std::chrono::milliseconds(upload_timeout_ms);
+      return cmd_bundle(bundle);
+    }
     if (*probe_cmd) {
       if (!probe_from.empty()) probe.from = probe_from;
       probe.color = color_mode(probe_color);

@@ -41,6 +41,12 @@ bool same_conclusions(const std::vector<Result>& a, const std::vector<Result>& b
 } // namespace
 
 int cmd_bundle(const BundleOptions& opt) {
+  // A bad upload URL is said before minutes of recording and probing, not after.
+  if (!opt.upload.url.empty())
+    if (auto usage = upload_usage_error(opt.upload); !usage.empty()) {
+      std::fprintf(stderr, "gpudoctor: %s\n", usage.c_str());
+      return 2;
+    }
   auto data = load_data(opt.check);
   if (!data) {
     std::fprintf(stderr, "gpudoctor: %s\n", data.error().c_str());
@@ -100,6 +106,16 @@ int cmd_bundle(const BundleOptions& opt) {
   std::fprintf(stderr, "gpudoctor: wrote %s (%d errors, %d warnings; %zu values redacted)\n", output.c_str(),
                s.error, s.warn, log.redacted.size());
   std::printf("%s\n", output.c_str());
+  if (opt.upload.url.empty()) return 0;
+  std::fflush(stdout);
+  auto sent = upload_bundle(output, opt.upload);
+  if (!sent) {
+    std::fprintf(stderr,
+                 "gpudoctor: upload failed: %s\ngpudoctor: the bundle is still at %s; send it another way\n",
+                 sent.error().c_str(), output.c_str());
+    return 4;
+  }
+  std::fprintf(stderr, "gpudoctor: uploaded: %s\n", sent->c_str());
   return 0;
 }
 

@@ -3,6 +3,8 @@
 // internal.
 #pragma once
 
+#include "bundle/upload.hpp"
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +31,7 @@ struct CheckOptions {
 struct BundleOptions {
   std::string output; // .tar.gz path; empty: gpudoctor-bundle-<host>-<time>.tar.gz
   bool obfuscate = false;
+  UploadOptions upload; // url empty: no upload
   CheckOptions check;
 };
 
