@@ -1,9 +1,11 @@
 #include "bundle/redact.hpp"
 
+#include "bundle/obfuscate.hpp"
 #include "system/snapshot.hpp"
 #include "util/json.hpp"
 #include "util/text.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -25,16 +27,6 @@ std::string read_all(const fs::path& p) {
 void write_all(const fs::path& p, const std::string& s) {
   std::ofstream out(p, std::ios::binary | std::ios::trunc);
   out << s;
-}
-
-std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  if (from.empty()) return s;
-  std::size_t pos = 0;
-  while ((pos = s.find(from, pos)) != std::string::npos) {
-    s.replace(pos, from.size(), to);
-    pos += to.size();
-  }
-  return s;
 }
 
 } // namespace
@@ -78,15 +70,20 @@ RedactionLog redact_snapshot(const fs::path& dir, bool obfuscate) {
   Identity id;
   if (auto j = parse_json(read_all(dir / "identity.json")); j && j->is_object())
     id = snapshot::identity_from_json(*j);
-  std::map<std::string, std::string> stand_ins;
+  StandIns stand_ins;
   if (obfuscate) {
-    if (!id.hostname.empty()) stand_ins[id.hostname] = "host-1";
-    if (!id.user.empty() && id.user != "root") stand_ins[id.user] = "user-1";
+    if (!id.hostname.empty()) stand_ins.push_back({id.hostname, "host-1"});
+    if (!id.user.empty() && id.user != "root" && id.user != id.hostname)
+      stand_ins.push_back({id.user, "user-1"});
+    // The longer word first: a host "alice-gpu" of user "alice" becomes host-1, not user-1-gpu.
+    std::sort(stand_ins.begin(), stand_ins.end(),
+              [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
   }
-  auto scrub = [&](std::string s) {
+  auto scrub = [&](const std::string& s) { return replace_words(s, stand_ins); };
+  auto stand_in_of = [&](const std::string& word) -> std::string {
     for (const auto& [from, to] : stand_ins)
-      s = replace_all(s, from, to);
-    return s;
+      if (from == word) return to;
+    return {};
   };
   if (auto j = parse_json(read_all(dir / "env.json")); j && j->is_object()) {
     Json out = Json::object();
@@ -105,16 +102,21 @@ RedactionLog redact_snapshot(const fs::path& dir, bool obfuscate) {
   }
   redact_config_files(dir, log);
   if (obfuscate) {
-    if (stand_ins.count(id.hostname)) {
-      id.hostname = stand_ins[id.hostname];
+    if (auto host = stand_in_of(id.hostname); !host.empty()) {
+      id.hostname = host;
       log.redacted.push_back("hostname");
     }
-    if (stand_ins.count(id.user)) {
-      id.user = stand_ins[id.user];
+    if (auto user = stand_in_of(id.user); !user.empty()) {
+      id.user = user;
       id.home = scrub(id.home);
+      for (auto& group : id.groups) // the user's own group bears the name
+        group = scrub(group);
       log.redacted.push_back("user");
     }
     write_all(dir / "identity.json", dump_json(snapshot::identity_to_json(id)));
+    // Everything else that names them: /home/<user> in the tree and in paths, outputs, command keys.
+    auto changed = obfuscate_tree(dir, stand_ins, {"env.json", "identity.json", "manifest.json"});
+    if (!changed.empty()) log.redacted.push_back("names in " + std::to_string(changed.size()) + " files");
   }
   return log;
 }

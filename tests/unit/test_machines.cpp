@@ -3,6 +3,8 @@
 // GPUDOCTOR_UPDATE_GOLDEN=1 rewrites expected.json from what gpudoctor says now (review the diff!).
 #include "app/pipeline.hpp"
 #include "app/snapshot_source.hpp"
+#include "bundle/obfuscate.hpp"
+#include "bundle/redact.hpp"
 #include "util/archive.hpp"
 
 #include <algorithm>
@@ -111,4 +113,46 @@ TEST_CASE("replay: a .gpudoctor-keep file is left out of listings, so its folder
   CHECK(view.list_dir("/site/numpy-2.5.2.dist-info") == std::vector<std::string>{});
   CHECK(view.list_dir("/site/torch") == std::vector<std::string>{"version.py"});
   fs::remove_all(root);
+}
+
+TEST_CASE("bundle --obfuscate: the user and host names are gone from names and contents; the snapshot still "
+          "judges the same") {
+  CHECK(replace_words("/home/ai/x ai.example maintainers ai", {{"ai", "user-1"}}) ==
+        "/home/user-1/x user-1.example maintainers user-1");
+  CHECK(replace_words("python-env@_home_ravi_venvs", {{"ravi", "user-1"}}) ==
+        "python-env@_home_user-1_venvs");
+  CHECK(replace_words("", {{"x", "y"}}).empty());
+
+  auto data = load_data(CheckOptions{});
+  REQUIRE(data.has_value());
+  fs::path src = fs::path(GPUDOCTOR_TEST_MACHINES) / "probe-amd-2gpu-no-p2p" / "snapshot";
+  fs::path dir = fs::temp_directory_path() / "gpudoctor-test-obfuscate";
+  fs::remove_all(dir);
+  fs::copy(src, dir, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  auto before = judge(dir, *data);
+  RedactionLog log = redact_snapshot(dir, true);
+  CHECK(std::find(log.redacted.begin(), log.redacted.end(), "user") != log.redacted.end());
+  CHECK(std::find(log.redacted.begin(), log.redacted.end(), "hostname") != log.redacted.end());
+
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    std::string rel = entry.path().lexically_relative(dir).string();
+    CHECK_MESSAGE(rel.find("ravi") == std::string::npos, rel);
+    if (entry.is_symlink())
+      CHECK_MESSAGE(fs::read_symlink(entry.path()).string().find("ravi") == std::string::npos, rel);
+    if (fs::is_regular_file(entry.symlink_status())) {
+      std::string content = slurp(entry.path());
+      CHECK_MESSAGE(content.find("ravi") == std::string::npos, rel);
+      CHECK_MESSAGE(content.find("mi210-node07") == std::string::npos, rel);
+    }
+  }
+  CHECK(fs::exists(dir / "fs/home/user-1"));
+  auto after = judge(dir, *data);
+  REQUIRE(after.size() == before.size());
+  for (std::size_t i = 0; i < before.size(); ++i) {
+    CAPTURE(before[i].id);
+    CHECK(after[i].id == before[i].id);
+    CHECK(after[i].status == before[i].status);
+    CHECK(after[i].subject == replace_words(before[i].subject, {{"ravi", "user-1"}}));
+  }
+  fs::remove_all(dir);
 }
