@@ -37,7 +37,7 @@ void probe_timeout(const CheckContext& ctx, Results& out) {
       out.add(
           Status::error, "python3 (" + fw->python + ")",
           "The PyTorch probe did not get past `import torch` within " + std::to_string(fw->run.timeout_ms) +
-              " ms and was killed. Importing PyTorch takes seconds (2.6 and 3.4 s for PyTorch 2.11 on two "
+              " ms and was killed. Importing PyTorch takes seconds (2.6 to 4.4 s for PyTorch 2.11 on three "
               "16-core H200 machines): give it a longer --probe-timeout. If it never finishes, look "
               "for a slow or hung disk under site-packages, or a hung GPU (dmesg: NVRM Xid).",
           {run_evidence(fw->run)});
