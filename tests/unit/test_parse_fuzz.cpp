@@ -1,86 +1,17 @@
-// Every parser over every sample, its truncations and mutations, and garbage: no crash, no exception.
-#include "parse/parsers.hpp"
-#include "parse/parsers_system.hpp"
+// Every parser over every sample, its truncations and mutations, and garbage: no crash, no exception, no
+// broken invariant. The parsers and their invariants are the libFuzzer table (fuzz/parser_targets.hpp).
+#include "fuzz/parser_targets.hpp"
 #include "unit/test_parse_util.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
-#include <functional>
 
 #include <doctest/doctest.h>
 
 using namespace gpudoctor;
 
 namespace {
-
-struct Parser {
-  const char* name;
-  std::function<void(std::string_view)> run;
-};
-
-const std::vector<Parser>& parsers() {
-  static const std::vector<Parser> all = {
-      {"os_release", [](std::string_view s) { (void)parse::os_release(s); }},
-      {"proc_modules", [](std::string_view s) { (void)parse::proc_modules(s); }},
-      {"nvidia_proc_version", [](std::string_view s) { (void)parse::nvidia_proc_version(s); }},
-      {"nvidia_smi_failure", [](std::string_view s) { (void)parse::nvidia_smi_failure(s); }},
-      {"nvidia_smi_xml", [](std::string_view s) { (void)parse::nvidia_smi_xml(s); }},
-      {"nvidia_smi_table", [](std::string_view s) { (void)parse::nvidia_smi_table(s); }},
-      {"nvidia_smi_query", [](std::string_view s) { (void)parse::nvidia_smi_query(s); }},
-      {"bdf_from_nvidia_bus_id", [](std::string_view s) { (void)parse::bdf_from_nvidia_bus_id(s); }},
-      {"rocminfo",
-       [](std::string_view s) {
-         auto r = parse::rocminfo(s);
-         if (r.ok == r.agents.empty()) throw std::logic_error("rocminfo: ok must mean agents were parsed");
-       }},
-      {"kfd_node_properties", [](std::string_view s) { (void)parse::kfd_node_properties(s, 7); }},
-      {"dpkg_status", [](std::string_view s) { (void)parse::dpkg_status(s); }},
-      {"dpkg_depends", [](std::string_view s) { (void)parse::dpkg_depends(s); }},
-      {"cuda_version_json", [](std::string_view s) { (void)parse::cuda_version_json(s); }},
-      {"cuda_version_txt", [](std::string_view s) { (void)parse::cuda_version_txt(s); }},
-      {"nvcc_version", [](std::string_view s) { (void)parse::nvcc_version(s); }},
-      {"rocm_info_version", [](std::string_view s) { (void)parse::rocm_info_version(s); }},
-      {"torch_version_py", [](std::string_view s) { (void)parse::torch_version_py(s); }},
-      {"pci_ids_name",
-       [](std::string_view s) {
-         (void)parse::pci_ids_name(s, 0x10de, 0x2335);
-         (void)parse::pci_ids_name(s, 0x1002, 0x744c, 0x1002, 0x0e3b);
-       }},
-      {"cudnn_header_version", [](std::string_view s) { (void)parse::cudnn_header_version(s); }},
-      {"nccl_header_version", [](std::string_view s) { (void)parse::nccl_header_version(s); }},
-      {"nvidia_smi_topo", [](std::string_view s) { (void)parse::nvidia_smi_topo(s); }},
-      {"cpu_list", [](std::string_view s) { (void)parse::cpu_list(s); }},
-      {"rocm_smi_json", [](std::string_view s) { (void)parse::rocm_smi_json(s); }},
-      {"rocm_smi_csv", [](std::string_view s) { (void)parse::rocm_smi_csv(s); }},
-      {"rocm_smi_table", [](std::string_view s) { (void)parse::rocm_smi_table(s); }},
-      {"rocm_smi_gfx_target",
-       [](std::string_view s) {
-         (void)parse::rocm_smi_gfx_target(s);
-         (void)parse::gfx_target_version_of(s);
-       }},
-      {"amd_smi_gpus", [](std::string_view s) { (void)parse::amd_smi_gpus(s); }},
-      {"amd_smi_version", [](std::string_view s) { (void)parse::amd_smi_version(s); }},
-      {"kfd_io_link_properties", [](std::string_view s) { (void)parse::kfd_io_link_properties(s); }},
-      {"rpm_qa", [](std::string_view s) { (void)parse::rpm_qa_versions(s); }},
-      {"apt_sources",
-       [](std::string_view s) {
-         (void)parse::apt_sources_list(s, "x.list");
-         (void)parse::apt_sources_deb822(s, "x.sources");
-       }},
-      {"yum_repos", [](std::string_view s) { (void)parse::yum_repos(s, "x.repo"); }},
-      {"dkms_status", [](std::string_view s) { (void)parse::dkms_status(s); }},
-      {"mokutil_sb_state", [](std::string_view s) { (void)parse::mokutil_sb_state(s); }},
-      {"kernel_cmdline", [](std::string_view s) { (void)parse::kernel_cmdline(s).blacklisted_modules(); }},
-      {"shell_profile",
-       [](std::string_view s) {
-         (void)parse::shell_profile(s, "x");
-         (void)parse::etc_environment(s, "x");
-       }},
-      {"ld_so_conf", [](std::string_view s) { (void)parse::ld_so_conf(s, "x"); }},
-  };
-  return all;
-}
 
 // Deterministic pseudo-random numbers (64-bit LCG), so a failure reproduces.
 struct Lcg {
@@ -175,7 +106,7 @@ std::vector<std::filesystem::path> sample_files() {
 // Runs every parser over `input`; returns the names of those that threw.
 std::string failures(std::string_view input) {
   std::string failed;
-  for (const auto& p : parsers()) {
+  for (const auto& p : fuzz::k_targets) {
     try {
       p.run(input);
     } catch (const std::exception& e) {

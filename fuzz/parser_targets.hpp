@@ -1,0 +1,131 @@
+// The parsers of src/parse, each with the invariants its output must keep beyond "no crash, no exception":
+// one table for the libFuzzer targets (fuzz_parsers.cpp; fuzz/CMakeLists.txt makes one executable per entry,
+// reading the names from lines starting with `  {"name",`) and for the unit test that runs every parser over
+// the real samples, their truncations and garbage (tests/unit/test_parse_fuzz.cpp). No <expected> here: the
+// fuzz build's clang cannot compile libstdc++'s (docs/fuzzing.md).
+#pragma once
+
+#include "parse/parsers.hpp"
+#include "parse/parsers_system.hpp"
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace gpudoctor::fuzz {
+
+// A broken invariant throws: the unit test reports it with the parser's name, libFuzzer as a crash.
+inline void require(bool ok, const char* what) {
+  if (!ok) throw std::logic_error(std::string("invariant broken: ") + what);
+}
+
+struct Target {
+  const char* name;
+  void (*run)(std::string_view);
+};
+
+// clang-format off
+inline constexpr Target k_targets[] = {
+  {"os_release", [](std::string_view s) { (void)parse::os_release(s); }},
+  {"proc_modules", [](std::string_view s) {
+     for (const auto& [name, version] : parse::proc_modules(s)) require(!name.empty(), "module name");
+   }},
+  {"nvidia_proc_version", [](std::string_view s) { (void)parse::nvidia_proc_version(s); }},
+  {"nvidia_smi_failure", [](std::string_view s) { (void)parse::nvidia_smi_failure(s); }},
+  {"nvidia_smi_xml", [](std::string_view s) { (void)parse::nvidia_smi_xml(s); }},
+  {"nvidia_smi_table", [](std::string_view s) { (void)parse::nvidia_smi_table(s); }},
+  {"nvidia_smi_query", [](std::string_view s) { (void)parse::nvidia_smi_query(s); }},
+  {"bdf_from_nvidia_bus_id", [](std::string_view s) {
+     auto b = parse::bdf_from_nvidia_bus_id(s);
+     require(b.empty() || b.size() == 12, "bdf length");
+   }},
+  {"rocminfo", [](std::string_view s) {
+     auto r = parse::rocminfo(s);
+     require(r.ok == !r.agents.empty(), "rocminfo ok means agents");
+   }},
+  {"kfd_node_properties", [](std::string_view s) { (void)parse::kfd_node_properties(s, 7); }},
+  {"dpkg_status", [](std::string_view s) { (void)parse::dpkg_status(s); }},
+  {"dpkg_depends", [](std::string_view s) {
+     for (const auto& [name, deps] : parse::dpkg_depends(s))
+       for (const auto& d : deps) require(!d.empty() && d.find_first_of(" ,|(") == std::string::npos, "dep name");
+   }},
+  {"cuda_version_json", [](std::string_view s) { (void)parse::cuda_version_json(s); }},
+  {"cuda_version_txt", [](std::string_view s) { (void)parse::cuda_version_txt(s); }},
+  {"nvcc_version", [](std::string_view s) { (void)parse::nvcc_version(s); }},
+  {"rocm_info_version", [](std::string_view s) { (void)parse::rocm_info_version(s); }},
+  {"torch_version_py", [](std::string_view s) { (void)parse::torch_version_py(s); }},
+  {"pci_ids_name", [](std::string_view s) {
+     (void)parse::pci_ids_name(s, 0x10de, 0x2335);
+     (void)parse::pci_ids_name(s, 0x1002, 0x744c, 0x1002, 0x0e3b);
+   }},
+  {"header_version", [](std::string_view s) {
+     (void)parse::cudnn_header_version(s);
+     (void)parse::nccl_header_version(s);
+   }},
+  {"nvidia_smi_topo", [](std::string_view s) {
+     auto t = parse::nvidia_smi_topo(s);
+     if (!t) return;
+     for (const auto& r : t->rows) {
+       require(r.links.size() <= t->devices.size(), "topo row wider than the header");
+       (void)parse::topo_link(r.links.empty() ? std::string() : r.links.back());
+       (void)parse::cpu_list(r.cpu_affinity);
+     }
+     (void)t->gpus();
+     if (!t->devices.empty()) (void)t->link(t->devices.front(), t->devices.back());
+   }},
+  {"cpu_list", [](std::string_view s) {
+     for (auto [a, b] : parse::cpu_list(s)) require(a <= b, "cpu range order");
+   }},
+  {"rocm_smi_json", [](std::string_view s) { (void)parse::rocm_smi_json(s); }},
+  {"rocm_smi_csv", [](std::string_view s) { (void)parse::rocm_smi_csv(s); }},
+  {"rocm_smi_table", [](std::string_view s) { (void)parse::rocm_smi_table(s); }},
+  {"rocm_smi_gfx_target", [](std::string_view s) {
+     auto t = parse::rocm_smi_gfx_target(s);
+     require(t.empty() || t.starts_with("gfx"), "gfx target prefix");
+     if (auto v = parse::gfx_target_version_of(s)) require(*v >= 0, "gfx_target_version sign");
+   }},
+  {"amd_smi_gpus", [](std::string_view s) { (void)parse::amd_smi_gpus(s); }},
+  {"amd_smi_version", [](std::string_view s) { (void)parse::amd_smi_version(s); }},
+  {"kfd_io_link_properties", [](std::string_view s) {
+     auto l = parse::kfd_io_link_properties(s);
+     if (l.type) (void)parse::kfd_io_link_type_name(*l.type);
+   }},
+  {"rpm_qa", [](std::string_view s) {
+     for (const auto& p : parse::rpm_qa(s))
+       require(!p.name.empty() && !p.version.empty() && !p.release.empty(), "rpm name, version, release");
+     (void)parse::rpm_qa_versions(s);
+   }},
+  {"apt_sources", [](std::string_view s) {
+     for (const char* file : {"x.list", "x.sources"})
+       for (const auto& e : parse::apt_sources(s, file))
+         require(!e.uri.empty() && !e.suite.empty() && (e.type == "deb" || e.type == "deb-src"), "apt entry");
+   }},
+  {"yum_repos", [](std::string_view s) {
+     for (const auto& r : parse::yum_repos(s, "x.repo")) require(!r.id.empty() && r.line > 0, "repo id");
+   }},
+  {"dkms_status", [](std::string_view s) {
+     for (const auto& e : parse::dkms_status(s).entries)
+       require(!e.module.empty() && !e.version.empty() && !e.state.empty(), "dkms entry");
+   }},
+  {"mokutil_sb_state", [](std::string_view s) { (void)parse::mokutil_sb_state(s); }},
+  {"kernel_cmdline", [](std::string_view s) {
+     auto c = parse::kernel_cmdline(s);
+     (void)c.iommu_passthrough();
+     (void)c.blacklisted_modules();
+     (void)c.module_param("nouveau", "modeset");
+   }},
+  {"shell_profile", [](std::string_view s) {
+     for (const auto& p : {parse::shell_profile(s, "x"), parse::etc_environment(s, "y")})
+       for (const auto& a : p.assignments) {
+         require(!a.name.empty() && a.line > 0, "assignment name and line");
+         require(a.keeps_old || a.appends.empty(), "appends need the old value");
+       }
+   }},
+  {"ld_so_conf", [](std::string_view s) {
+     auto c = parse::ld_so_conf(s, "x");
+     for (const auto& d : c.dirs) require(!d.path.empty(), "ld.so.conf dir");
+   }},
+};
+// clang-format on
+
+} // namespace gpudoctor::fuzz
