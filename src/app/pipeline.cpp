@@ -25,8 +25,10 @@ Report run_pipeline(SystemView& view, const Loaded& data, const CheckOptions& op
   copt.extra_pythons = opt.pythons;
   copt.online = opt.online;
   Report report;
+  ProbeSession probes(view, opt);
+  if (probes.active()) copt.python_known = [&](const PythonFacts& python) { probes.start_framework(python); };
   report.facts = collect_all(view, data.kb, copt);
-  run_probes(view, opt, report.facts);
+  probes.finish(report.facts);
   CheckContext ctx{report.facts, data.kb};
   report.results = run_checks(ctx, data.cat, opt.only);
   return report;

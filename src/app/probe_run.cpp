@@ -1,44 +1,55 @@
 #include "app/probe_run.hpp"
 
-#include "collect/collect_probes.hpp"
-
 #include <cstdio>
-#include <mutex>
 #include <unistd.h>
 
 namespace gpudoctor {
 
-void run_probes(SystemView& view, const CheckOptions& opt, Facts& facts) {
+ProbeSession::ProbeSession(SystemView& view, const CheckOptions& opt) : m_view(view) {
   const bool replay = view.kind() == "replay";
-  if (!opt.probes && !replay) return;
-  const bool terminal = ::isatty(STDERR_FILENO) != 0;
-  std::mutex mutex; // the framework probe reports from its own thread
-  bool line_open = false;
-  auto clear = [&] {
-    if (line_open) std::fputs("\r\033[K", stderr);
-    line_open = false;
-  };
-  ProbeSay note = [&](const std::string& what) {
-    std::lock_guard lock(mutex);
-    clear();
+  m_active = opt.probes || replay;
+  if (!m_active) return;
+  m_terminal = ::isatty(STDERR_FILENO) != 0;
+  ProbeSay note = [this](const std::string& what) {
+    std::lock_guard lock(m_mutex);
+    clear_line();
     std::fprintf(stderr, "gpudoctor: %s\n", what.c_str());
   };
-  ProbeSay progress = [&](const std::string& what) {
-    if (!terminal) return;
-    std::lock_guard lock(mutex);
-    clear();
+  m_options.requested = opt.probes;
+  m_options.timeout = std::chrono::milliseconds(opt.probe_timeout_ms);
+  if (!replay) {
+    m_installed.emplace(own_folder(), note);
+    m_options.source = &*m_installed;
+  }
+  m_options.progress = [this](const std::string& what) {
+    if (!m_terminal) return;
+    std::lock_guard lock(m_mutex);
+    clear_line();
     std::fprintf(stderr, "gpudoctor: %s ...", what.c_str());
-    line_open = true;
+    m_line_open = true;
   };
-  InstalledProbes installed(own_folder(), note);
-  ProbeOptions popt;
-  popt.requested = opt.probes;
-  popt.timeout = std::chrono::milliseconds(opt.probe_timeout_ms);
-  popt.source = replay ? nullptr : &installed;
-  popt.progress = progress;
-  collect_probes(view, popt, facts);
-  std::lock_guard lock(mutex);
-  clear();
+}
+
+ProbeSession::~ProbeSession() {
+  if (m_framework.valid()) m_framework.wait(); // never leave the thread running past the session
+}
+
+void ProbeSession::start_framework(const PythonFacts& python) {
+  if (!m_active || m_framework.valid()) return;
+  m_framework =
+      std::async(std::launch::async, [this, python] { return framework_probe(m_view, m_options, python); });
+}
+
+void ProbeSession::finish(Facts& facts) {
+  if (!m_active) return;
+  collect_probes(m_view, m_options, facts, &m_framework);
+  std::lock_guard lock(m_mutex);
+  clear_line();
+}
+
+void ProbeSession::clear_line() {
+  if (m_line_open) std::fputs("\r\033[K", stderr);
+  m_line_open = false;
 }
 
 } // namespace gpudoctor

@@ -3,11 +3,42 @@
 #pragma once
 
 #include "app/commands.hpp"
+#include "collect/collect_probes.hpp"
 #include "facts/facts.hpp"
+#include "probe/probe_source.hpp"
 #include "system/system_view.hpp"
+
+#include <future>
+#include <mutex>
+#include <optional>
 
 namespace gpudoctor {
 
-void run_probes(SystemView& view, const CheckOptions& opt, Facts& facts);
+class ProbeSession {
+public:
+  ProbeSession(SystemView& view, const CheckOptions& opt);
+  ~ProbeSession();
+  ProbeSession(const ProbeSession&) = delete;
+  ProbeSession& operator=(const ProbeSession&) = delete;
+
+  // Whether probes run (--probes) or may have been recorded (a replay).
+  bool active() const { return m_active; }
+  // Starts the framework probe as soon as the interpreters are known (importing torch takes seconds).
+  void start_framework(const PythonFacts& python);
+  // Runs the compiled probes and fills facts.probes, with the framework probe's result.
+  void finish(Facts& facts);
+
+private:
+  void clear_line();
+
+  SystemView& m_view;
+  bool m_active = false;
+  bool m_terminal = false;
+  std::mutex m_mutex; // the framework probe reports from its own thread
+  bool m_line_open = false;
+  std::optional<InstalledProbes> m_installed;
+  ProbeOptions m_options;
+  std::future<std::optional<FrameworkProbe>> m_framework;
+};
 
 } // namespace gpudoctor

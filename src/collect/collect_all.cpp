@@ -21,6 +21,7 @@ Facts collect_all(SystemView& view, const Knowledge& kb, const CollectOptions& o
   });
   auto python = std::async(std::launch::async, [&] {
     collect_python(view, opt, facts.python, python_tools);
+    if (opt.python_known) opt.python_known(facts.python);
     collect_python_distributions(view, facts.python);
   });
   auto toolkits = std::async(std::launch::async, [&] {

@@ -132,10 +132,13 @@ private:
   BackendProbes m_out;
 };
 
+} // namespace
+
 // PyTorch as the python3 in use imports it: only when that interpreter has one.
-std::optional<FrameworkProbe> framework_probe(SystemView& view, const ProbeOptions& opt, const Facts& facts) {
-  if (facts.python.envs.empty()) return std::nullopt;
-  const PythonEnv& env = facts.python.envs.front();
+std::optional<FrameworkProbe> framework_probe(SystemView& view, const ProbeOptions& opt,
+                                              const PythonFacts& python) {
+  if (python.envs.empty()) return std::nullopt;
+  const PythonEnv& env = python.envs.front();
   if (!env.torch || !env.error.empty()) return std::nullopt;
   FrameworkProbe fp;
   fp.python = env.executable;
@@ -150,12 +153,14 @@ std::optional<FrameworkProbe> framework_probe(SystemView& view, const ProbeOptio
   return fp;
 }
 
-} // namespace
-
-void collect_probes(SystemView& view, const ProbeOptions& opt, Facts& facts) {
+void collect_probes(SystemView& view, const ProbeOptions& opt, Facts& facts,
+                    std::future<std::optional<FrameworkProbe>>* started) {
   const Facts& in = facts;
   // Importing torch takes seconds of CPU; it runs beside the compiled probes, whose timings are on the GPU.
-  auto framework = std::async(std::launch::async, [&] { return framework_probe(view, opt, in); });
+  std::future<std::optional<FrameworkProbe>> own;
+  if (!started || !started->valid())
+    own = std::async(std::launch::async, [&] { return framework_probe(view, opt, in.python); });
+  auto& framework = started && started->valid() ? *started : own;
   std::vector<BackendProbes> backends;
   for (const char* backend : {"cuda", "hip"})
     backends.push_back(BackendCollector(view, opt, in, backend).collect());

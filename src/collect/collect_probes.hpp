@@ -9,6 +9,8 @@
 #include "system/system_view.hpp"
 
 #include <chrono>
+#include <future>
+#include <optional>
 
 namespace gpudoctor {
 
@@ -19,8 +21,15 @@ struct ProbeOptions {
   ProbeSay progress;                        // "CUDA probe: kernel", for a terminal; may be empty
 };
 
-// Fills facts.probes (left empty when probes were neither requested nor recorded). Reads facts.gpus and
-// facts.python, so it runs after the other collectors.
-void collect_probes(SystemView& view, const ProbeOptions& opt, Facts& facts);
+// The framework probe: the python3 in use (the first of `python`) imports PyTorch and computes on each
+// device. Empty when that interpreter has no PyTorch, or when a replayed snapshot did not record it.
+std::optional<FrameworkProbe> framework_probe(SystemView& view, const ProbeOptions& opt,
+                                              const PythonFacts& python);
+
+// Fills facts.probes (left empty when probes were neither requested nor recorded). Reads facts.gpus, so it
+// runs after the other collectors. `framework`: the framework probe already started
+// (CollectOptions::python_known); null: it is started here.
+void collect_probes(SystemView& view, const ProbeOptions& opt, Facts& facts,
+                    std::future<std::optional<FrameworkProbe>>* framework = nullptr);
 
 } // namespace gpudoctor

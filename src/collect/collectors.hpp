@@ -8,6 +8,7 @@
 #include "system/system_view.hpp"
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,9 @@ struct CollectOptions {
   std::vector<std::string> extra_pythons;         // --python
   bool online = false;                            // --online: fetch the configured vendor repositories
   std::chrono::milliseconds http_timeout{5000};   // each fetch of --online
+  // Called once the python3 interpreters are known, from a collector's thread, while the others still run:
+  // the framework probe starts there (importing torch takes seconds; it need not wait for the rest).
+  std::function<void(const PythonFacts&)> python_known;
 };
 
 void collect_os(SystemView& view, OsFacts& os);
