@@ -53,9 +53,10 @@ void collect_cuda(SystemView& view, const CollectOptions& opt, ToolkitFacts& tk,
       std::string dir = "/usr/local/" + name;
       // cuda-13 -> /etc/alternatives/cuda-13 -> /usr/local/cuda-13.0 is a name for a toolkit, not another
       // one.
-      if (auto target = final_link_target(view, dir)) {
-        if (text::starts_with(*target, "/usr/local/cuda-") && target->find('/', 16) == std::string::npos &&
-            std::find(entries->begin(), entries->end(), target->substr(11)) != entries->end())
+      if (auto target = final_link_target(view, dir); target && text::starts_with(*target, "/usr/local/")) {
+        std::string target_name = target->substr(std::string_view("/usr/local/").size());
+        if (text::starts_with(target_name, "cuda-") && target_name.find('/') == std::string::npos &&
+            std::find(entries->begin(), entries->end(), target_name) != entries->end())
           continue;
       }
       auto st = view.stat(dir);
@@ -84,8 +85,9 @@ void collect_cuda(SystemView& view, const CollectOptions& opt, ToolkitFacts& tk,
   }
   // The nvcc on PATH belongs to a listed install (/usr/local/cuda/bin/nvcc -> /usr/local/cuda-13.0): its
   // exact version beats one read off the folder's name, and the install is not a second toolkit.
-  if (tk.nvcc_path && tk.nvcc_version && text::ends_with(*tk.nvcc_path, "/bin/nvcc")) {
-    std::string root = tk.nvcc_path->substr(0, tk.nvcc_path->size() - 9);
+  constexpr std::string_view bin_nvcc = "/bin/nvcc";
+  if (tk.nvcc_path && tk.nvcc_version && text::ends_with(*tk.nvcc_path, bin_nvcc)) {
+    std::string root = tk.nvcc_path->substr(0, tk.nvcc_path->size() - bin_nvcc.size());
     std::string resolved = final_link_target(view, root).value_or(root);
     for (auto& install : tk.cuda)
       if ((install.path == root || install.path == resolved) &&
