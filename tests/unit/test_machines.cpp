@@ -11,7 +11,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 #include <doctest/doctest.h>
 
@@ -155,4 +157,64 @@ TEST_CASE("bundle --obfuscate: the user and host names are gone from names and c
     CHECK(after[i].subject == replace_words(before[i].subject, {{"ravi", "user-1"}}));
   }
   fs::remove_all(dir);
+}
+
+namespace {
+
+// A snapshot whose nvidia-smi answers slowly, noting when each command starts and ends.
+class SlowNvidiaSmi : public SystemView {
+public:
+  explicit SlowNvidiaSmi(SystemView& inner) : m_inner(inner) {}
+  std::optional<std::string> read_file(const std::string& p) override { return m_inner.read_file(p); }
+  std::optional<std::vector<std::string>> list_dir(const std::string& p) override {
+    return m_inner.list_dir(p);
+  }
+  std::optional<std::string> read_link(const std::string& p) override { return m_inner.read_link(p); }
+  std::optional<FileStat> stat(const std::string& p) override { return m_inner.stat(p); }
+  std::map<std::string, std::string> environment() override { return m_inner.environment(); }
+  Identity identity() override { return m_inner.identity(); }
+  std::string kind() const override { return m_inner.kind(); }
+  CommandResult run(const CommandSpec& spec) override {
+    note(spec.key + " start");
+    if (spec.key == "nvidia-smi-xml") std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    CommandResult r = m_inner.run(spec);
+    note(spec.key + " end");
+    return r;
+  }
+  std::vector<std::string> events() {
+    std::lock_guard lock(m_mutex);
+    return m_events;
+  }
+
+private:
+  void note(const std::string& what) {
+    std::lock_guard lock(m_mutex);
+    m_events.push_back(what);
+  }
+  SystemView& m_inner;
+  std::mutex m_mutex;
+  std::vector<std::string> m_events;
+};
+
+} // namespace
+
+TEST_CASE("probes: the framework probe starts once the python3 in use is known, not after every collector") {
+  // Importing torch takes seconds (2.6-4.4 s on the H200 machines): it must not wait for a slow vendor tool.
+  auto data = load_data(CheckOptions{});
+  REQUIRE(data.has_value());
+  auto opened = OpenedSnapshot::open(fs::path(GPUDOCTOR_TEST_MACHINES) / "nvidia-h200-real" / "snapshot");
+  REQUIRE_MESSAGE(opened.has_value(), (opened ? std::string() : opened.error()));
+  SlowNvidiaSmi view((*opened)->view());
+  auto results = run_pipeline(view, *data, CheckOptions{}).results;
+  auto events = view.events();
+  auto at = [&](const std::string& what) {
+    return std::find(events.begin(), events.end(), what) - events.begin();
+  };
+  REQUIRE(at("python-gpu start") < static_cast<long>(events.size()));
+  REQUIRE(at("nvidia-smi-xml end") < static_cast<long>(events.size()));
+  CHECK(at("python-gpu start") < at("nvidia-smi-xml end"));
+  CHECK(at("probe-devices@cuda start") > at("nvidia-smi-xml end")); // the compiled probes wait for the facts
+  // And the results are those of the snapshot, as without the delay.
+  CHECK(conclusions(results) ==
+        conclusions(judge(fs::path(GPUDOCTOR_TEST_MACHINES) / "nvidia-h200-real" / "snapshot", *data)));
 }
