@@ -76,6 +76,20 @@ std::string gfx_family(const Knowledge& kb, long long gfx_target_version) {
          std::to_string((gfx_target_version / 100) % 100) + " (unknown)";
 }
 
+std::vector<std::pair<std::string, std::string>> hsa_overrides(const Facts& f) {
+  const std::string global = "HSA_OVERRIDE_GFX_VERSION";
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [name, value] : f.env.all)
+    if (name == global || text::starts_with(name, global + "_")) out.emplace_back(name, value);
+  return out;
+}
+
+std::vector<std::string> GpuOverride::evidence(const Gpu& gpu) const {
+  std::vector<std::string> out = {env_evidence(name, value), gpu_evidence(gpu)};
+  if (gpu.kfd) out.push_back(gpu.kfd->source + ": gfx_target_version " + std::to_string(real));
+  return out;
+}
+
 std::optional<GpuOverride> override_for(const Facts& f, const Gpu& gpu, Results& out) {
   std::string name = "HSA_OVERRIDE_GFX_VERSION";
   if (gpu.kfd && f.env.all.count(name + "_" + std::to_string(gpu.kfd->node_id)))

@@ -33,7 +33,11 @@ std::string gfx_name(const Knowledge& kb, long long gfx_target_version);
 struct GpuOverride {
   std::string name, value;
   long long wanted = 0, real = 0;
+  // The variable, the GPU, and where its own target was read.
+  std::vector<std::string> evidence(const Gpu& gpu) const;
 };
+// HSA_OVERRIDE_GFX_VERSION and its per-node forms HSA_OVERRIDE_GFX_VERSION_<node> that are set.
+std::vector<std::pair<std::string, std::string>> hsa_overrides(const Facts& f);
 // Empty when none applies, it is malformed or the GPU's own target is unknown; it then says so in `out`.
 std::optional<GpuOverride> override_for(const Facts& f, const Gpu& gpu, Results& out);
 

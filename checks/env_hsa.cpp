@@ -9,19 +9,10 @@ namespace {
 
 constexpr const char* k_override = "HSA_OVERRIDE_GFX_VERSION";
 
-// HSA_OVERRIDE_GFX_VERSION and its per-node forms HSA_OVERRIDE_GFX_VERSION_<node>.
-std::vector<std::pair<std::string, std::string>> overrides(const Facts& f) {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& [name, value] : f.env.all)
-    if (name == k_override || text::starts_with(name, std::string(k_override) + "_"))
-      out.emplace_back(name, value);
-  return out;
-}
-
 } // namespace
 
 void env_hsa_override_invalid(const CheckContext& ctx, Results& out) {
-  auto vars = overrides(ctx.facts);
+  auto vars = hsa_overrides(ctx.facts);
   if (vars.empty()) return out.pass("", k_override + std::string(" is not set"));
   // Without an AMD GPU nothing reads it now: a leftover worth removing, not a broken stack.
   bool amd = ctx.facts.count(Vendor::amd) > 0;
@@ -42,7 +33,7 @@ void env_hsa_override_invalid(const CheckContext& ctx, Results& out) {
 
 void env_hsa_override_mismatch(const CheckContext& ctx, Results& out) {
   const Facts& f = ctx.facts;
-  auto vars = overrides(f);
+  auto vars = hsa_overrides(f);
   if (vars.empty()) return out.pass("", k_override + std::string(" is not set"));
   bool any_amd = false;
   for (const auto& gpu : f.gpus) {
@@ -50,20 +41,16 @@ void env_hsa_override_mismatch(const CheckContext& ctx, Results& out) {
     any_amd = true;
     auto o = override_for(f, gpu, out);
     if (!o) continue;
-    const std::string& name = o->name;
-    const std::string& value = o->value;
-    std::optional<long long> real = o->real;
-    long long wanted = o->wanted;
-    std::string real_name = gfx_name(ctx.kb, *real), wanted_name = gfx_name(ctx.kb, wanted);
-    std::string real_family = gfx_family(ctx.kb, *real), wanted_family = gfx_family(ctx.kb, wanted);
-    std::vector<std::string> evidence = {env_evidence(name, value), gpu_evidence(gpu)};
-    if (gpu.kfd) evidence.push_back(gpu.kfd->source + ": gfx_target_version " + std::to_string(*real));
+    const auto& [name, value, wanted, real] = *o;
+    std::string real_name = gfx_name(ctx.kb, real), wanted_name = gfx_name(ctx.kb, wanted);
+    std::string real_family = gfx_family(ctx.kb, real), wanted_family = gfx_family(ctx.kb, wanted);
+    std::vector<std::string> evidence = o->evidence(gpu);
     // Families come from the knowledge table (Knowledge::isa_family also places targets it lacks when their
     // neighbours agree). Where it cannot place one, a different major still means another family; the same
     // major (GFX10 holds both RDNA1 and RDNA2) does not tell.
-    bool known = ctx.kb.isa_family(*real).has_value() && ctx.kb.isa_family(wanted).has_value();
-    bool same_major = *real / 10000 == wanted / 10000;
-    if (wanted == *real || (known && real_family == wanted_family)) {
+    bool known = ctx.kb.isa_family(real).has_value() && ctx.kb.isa_family(wanted).has_value();
+    bool same_major = real / 10000 == wanted / 10000;
+    if (wanted == real || (known && real_family == wanted_family)) {
       out.pass(gpu.subject(),
                name + "=" + value + " makes ROCm load " + wanted_name + " code on this " + real_name +
                    " GPU, of the same family (" + real_family + ")",

@@ -96,10 +96,7 @@ const RocmInstall* installed_rocm(const Facts& f) {
 
 void env_hsa_override_unneeded(const CheckContext& ctx, Results& out) {
   const Facts& f = ctx.facts;
-  bool any_var = false;
-  for (const auto& [name, value] : f.env.all)
-    any_var = any_var || name == k_override || text::starts_with(name, std::string(k_override) + "_");
-  if (!any_var) return out.pass("", std::string(k_override) + " is not set");
+  if (hsa_overrides(f).empty()) return out.pass("", std::string(k_override) + " is not set");
   bool any_amd = false;
   const RocmInstall* rocm = installed_rocm(f);
   const TorchBuild* torch = nullptr;
@@ -113,22 +110,18 @@ void env_hsa_override_unneeded(const CheckContext& ctx, Results& out) {
     any_amd = true;
     auto o = override_for(f, gpu, out);
     if (!o) continue;
-    const std::string& name = o->name;
-    const std::string& value = o->value;
-    std::optional<long long> real = o->real;
-    long long wanted = o->wanted;
-    std::string target = gfx_name(ctx.kb, *real), wanted_name = gfx_name(ctx.kb, wanted);
-    std::vector<std::string> evidence = {env_evidence(name, value), gpu_evidence(gpu)};
-    if (gpu.kfd) evidence.push_back(gpu.kfd->source + ": gfx_target_version " + std::to_string(*real));
-    if (wanted == *real) {
+    const auto& [name, value, wanted, real] = *o;
+    std::string target = gfx_name(ctx.kb, real), wanted_name = gfx_name(ctx.kb, wanted);
+    std::vector<std::string> evidence = o->evidence(gpu);
+    if (wanted == real) {
       out.add(Status::warn, gpu.subject(),
               name + "=" + value + " names GPU " + std::to_string(gpu.index) + "'s own target, " + target +
                   ": it changes nothing. Unset it.",
               evidence, {"env-unset-hsa-override"});
       continue;
     }
-    if (gfx_family(ctx.kb, wanted) != gfx_family(ctx.kb, *real) || !ctx.kb.isa_family(wanted) ||
-        !ctx.kb.isa_family(*real)) {
+    if (gfx_family(ctx.kb, wanted) != gfx_family(ctx.kb, real) || !ctx.kb.isa_family(wanted) ||
+        !ctx.kb.isa_family(real)) {
       out.skip(gpu.subject(), name + " names another ISA family, or one gpudoctor cannot place (see "
                                      "env.hsa-override-mismatch)");
       continue;
