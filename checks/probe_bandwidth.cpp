@@ -97,8 +97,9 @@ void judge_memory(const Facts& f, const BackendProbes& b, const ProbeRun& run, R
                          " in the knowledge tables)");
     } else {
       out.skip(subject, "Measured " + measured(tests) +
-                            "; neither the knowledge tables nor the runtime (memory " +
-                            "clock, bus width) give a floor for " + name + " to judge it against");
+                            "; neither the knowledge tables nor the runtime (memory clock, bus width) give a "
+                            "floor for " +
+                            name + " to judge it against");
       continue;
     }
     if (!best || *best < floor)

@@ -42,7 +42,8 @@ void ProbeSession::start_framework(const PythonFacts& python) {
 
 void ProbeSession::finish(Facts& facts) {
   if (!m_active) return;
-  collect_probes(m_view, m_options, facts, &m_framework);
+  start_framework(facts.python); // when the collectors did not start it already
+  collect_probes(m_view, m_options, facts, m_framework);
   std::lock_guard lock(m_mutex);
   clear_line();
 }

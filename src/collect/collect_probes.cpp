@@ -154,13 +154,8 @@ std::optional<FrameworkProbe> framework_probe(SystemView& view, const ProbeOptio
 }
 
 void collect_probes(SystemView& view, const ProbeOptions& opt, Facts& facts,
-                    std::future<std::optional<FrameworkProbe>>* started) {
+                    std::future<std::optional<FrameworkProbe>>& framework) {
   const Facts& in = facts;
-  // Importing torch takes seconds of CPU; it runs beside the compiled probes, whose timings are on the GPU.
-  std::future<std::optional<FrameworkProbe>> own;
-  if (!started || !started->valid())
-    own = std::async(std::launch::async, [&] { return framework_probe(view, opt, in.python); });
-  auto& framework = started && started->valid() ? *started : own;
   std::vector<BackendProbes> backends;
   for (const char* backend : {"cuda", "hip"})
     backends.push_back(BackendCollector(view, opt, in, backend).collect());

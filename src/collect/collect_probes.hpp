@@ -27,9 +27,8 @@ std::optional<FrameworkProbe> framework_probe(SystemView& view, const ProbeOptio
                                               const PythonFacts& python);
 
 // Fills facts.probes (left empty when probes were neither requested nor recorded). Reads facts.gpus, so it
-// runs after the other collectors. `framework`: the framework probe already started
-// (CollectOptions::python_known); null: it is started here.
+// runs after the other collectors; `framework` is the framework probe, started earlier (it runs beside them).
 void collect_probes(SystemView& view, const ProbeOptions& opt, Facts& facts,
-                    std::future<std::optional<FrameworkProbe>>* framework = nullptr);
+                    std::future<std::optional<FrameworkProbe>>& framework);
 
 } // namespace gpudoctor
