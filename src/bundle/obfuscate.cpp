@@ -1,9 +1,9 @@
 #include "bundle/obfuscate.hpp"
 
+#include "util/file_text.hpp"
+
 #include <algorithm>
 #include <cctype>
-#include <fstream>
-#include <sstream>
 
 namespace gpudoctor {
 
@@ -68,16 +68,10 @@ std::vector<std::string> obfuscate_tree(const fs::path& dir, const StandIns& wor
         touched = true;
       }
     } else if (fs::is_regular_file(status) && fs::file_size(path, ec) <= k_max_text_bytes) {
-      std::ifstream in(path, std::ios::binary);
-      std::ostringstream ss;
-      ss << in.rdbuf();
-      std::string content = ss.str();
+      std::string content = read_whole_file(path).value_or("");
       if (content.find('\0') == std::string::npos) {
         std::string scrubbed = replace_words(content, words);
-        if (scrubbed != content) {
-          std::ofstream(path, std::ios::binary | std::ios::trunc) << scrubbed;
-          touched = true;
-        }
+        if (scrubbed != content) touched = write_whole_file(path, scrubbed);
       }
     }
     std::string name = path.filename().string();

@@ -2,12 +2,11 @@
 
 #include "bundle/obfuscate.hpp"
 #include "system/snapshot.hpp"
+#include "util/file_text.hpp"
 #include "util/json.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 namespace gpudoctor {
 
@@ -18,15 +17,7 @@ namespace {
 constexpr const char* k_redacted = "<redacted>";
 
 std::string read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void write_all(const fs::path& p, const std::string& s) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out << s;
+  return read_whole_file(p).value_or("");
 }
 
 } // namespace
@@ -98,7 +89,7 @@ RedactionLog redact_snapshot(const fs::path& dir, bool obfuscate) {
       if (without_credentials != v) log.redacted.push_back("env:" + name);
       out[name] = scrub(without_credentials);
     }
-    write_all(dir / "env.json", dump_json(out));
+    write_whole_file(dir / "env.json", dump_json(out));
   }
   redact_config_files(dir, log);
   if (obfuscate) {
@@ -113,7 +104,7 @@ RedactionLog redact_snapshot(const fs::path& dir, bool obfuscate) {
         group = scrub(group);
       log.redacted.push_back("user");
     }
-    write_all(dir / "identity.json", dump_json(snapshot::identity_to_json(id)));
+    write_whole_file(dir / "identity.json", dump_json(snapshot::identity_to_json(id)));
     // Everything else that names them: /home/<user> in the tree and in paths, outputs, command keys.
     auto changed = obfuscate_tree(dir, stand_ins, {"env.json", "identity.json", "manifest.json"});
     if (!changed.empty()) log.redacted.push_back("names in " + std::to_string(changed.size()) + " files");

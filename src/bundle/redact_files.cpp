@@ -3,11 +3,11 @@
 // carry credentials in URLs, and dnf .repo files may hold a password. Values of secret-looking names and URL
 // credentials are replaced; everything a check reads (paths, hosts, suites) stays.
 #include "bundle/redact.hpp"
+#include "util/file_text.hpp"
 #include "util/text.hpp"
 
 #include <cctype>
 #include <fstream>
-#include <sstream>
 
 namespace gpudoctor {
 
@@ -61,10 +61,7 @@ void redact_config_files(const fs::path& dir, RedactionLog& log) {
     if (!it->is_regular_file(type_ec) || it->is_symlink(type_ec)) continue;
     std::string rel = it->path().lexically_relative(root).generic_string();
     if (!is_config_file(rel)) continue;
-    std::ifstream in(it->path(), std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    std::string before = ss.str(), after;
+    std::string before = read_whole_file(it->path()).value_or(""), after;
     auto lines = text::split(before, '\n', true);
     for (std::size_t i = 0; i < lines.size(); ++i)
       after += redact_line(lines[i]) + (i + 1 < lines.size() ? "\n" : "");

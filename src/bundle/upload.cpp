@@ -1,10 +1,8 @@
 #include "bundle/upload.hpp"
 
+#include "util/file_text.hpp"
 #include "util/http.hpp"
 #include "util/text.hpp"
-
-#include <fstream>
-#include <sstream>
 
 namespace gpudoctor {
 
@@ -47,15 +45,13 @@ std::expected<std::string, std::string> upload_bundle(const std::filesystem::pat
   if (size > k_max_upload_bytes)
     return std::unexpected(file.string() + " is " + std::to_string(size >> 20) +
                            " MiB: too big to be a bundle");
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream body;
-  body << in.rdbuf();
-  if (!in.good() && !in.eof()) return std::unexpected("cannot read " + file.string());
+  auto body = read_whole_file(file);
+  if (!body) return std::unexpected("cannot read " + file.string());
 
   HttpRequest request;
   request.url = opt.url;
   request.method = opt.method;
-  request.body = body.str();
+  request.body = std::move(*body);
   request.headers = {"Content-Type: application/gzip"};
   request.timeout = opt.timeout;
   request.ca_file = opt.ca_file;

@@ -1,10 +1,9 @@
 #include "check/catalogue.hpp"
 
 #include "util/embedded.hpp"
+#include "util/file_text.hpp"
 
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include <yaml-cpp/yaml.h>
 
@@ -19,11 +18,9 @@ std::expected<std::string, std::string> data_file(const std::string& source_dir,
     if (it == files.end()) return std::unexpected(rel + " is not built into this gpudoctor");
     return it->second;
   }
-  std::ifstream in(source_dir + "/" + rel);
-  if (!in) return std::unexpected("cannot read " + source_dir + "/" + rel);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  auto content = read_whole_file(source_dir + "/" + rel);
+  if (!content) return std::unexpected("cannot read " + source_dir + "/" + rel);
+  return *content;
 }
 
 std::string where(const std::string& file, const YAML::Node& node) {

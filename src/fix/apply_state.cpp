@@ -2,12 +2,11 @@
 
 #include "fix/apply.hpp"
 #include "util/atomic_file.hpp"
+#include "util/file_text.hpp"
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <unistd.h>
 
 namespace gpudoctor::fix {
@@ -26,10 +25,7 @@ std::string user_state_home() {
 }
 
 std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return read_whole_file(path).value_or("");
 }
 
 bool confirm(const std::string& question) {

@@ -1,12 +1,11 @@
 #include "fix/yaml_fields.hpp"
 
 #include "util/embedded.hpp"
+#include "util/file_text.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace gpudoctor::fix {
 
@@ -72,11 +71,9 @@ std::string read_data_file(const std::string& dir, const std::string& rel) {
     if (it == files.end()) throw DataError{rel + " is not built into this gpudoctor"};
     return it->second;
   }
-  std::ifstream in(std::filesystem::path(dir) / rel, std::ios::binary);
-  if (!in) throw DataError{"cannot read " + dir + "/" + rel};
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  auto content = read_whole_file(std::filesystem::path(dir) / rel);
+  if (!content) throw DataError{"cannot read " + dir + "/" + rel};
+  return *content;
 }
 
 std::vector<std::string> list_data_files(const std::string& dir, const std::string& suffix) {

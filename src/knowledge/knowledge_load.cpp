@@ -2,12 +2,12 @@
 // yaml-cpp throws, and so does this file internally (Failure); load_knowledge turns both into an error.
 #include "knowledge/knowledge.hpp"
 #include "util/embedded.hpp"
+#include "util/file_text.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <set>
 #include <sstream>
 
@@ -432,11 +432,9 @@ read_dir(const std::string& dir) {
   std::ranges::sort(paths);
   std::vector<std::pair<std::string, std::string>> files;
   for (const auto& p : paths) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream content;
-    content << in.rdbuf();
-    if (!in) return std::unexpected("cannot read " + p.string());
-    files.emplace_back(p.string(), content.str());
+    auto content = read_whole_file(p);
+    if (!content) return std::unexpected("cannot read " + p.string());
+    files.emplace_back(p.string(), std::move(*content));
   }
   return files;
 }

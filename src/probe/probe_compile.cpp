@@ -1,12 +1,12 @@
 #include "probe/probe_compile.hpp"
 
 #include "collect/collectors.hpp"
+#include "util/file_text.hpp"
 #include "util/text.hpp"
 
 #include <cstdio>
 #include <fstream>
 #include <set>
-#include <sstream>
 #include <unistd.h>
 
 namespace gpudoctor::probe {
@@ -16,14 +16,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::chrono::milliseconds k_compile_timeout{600000};
-
-std::optional<std::string> slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // FNV-1a, 64 bits: a cache key, not a security boundary (the cache is the user's own folder).
 struct Hash {
@@ -120,7 +112,7 @@ std::expected<void, std::string> build(SystemView& view, const std::string& comp
 
 std::expected<std::vector<std::string>, std::string> source_list(const fs::path& sources,
                                                                  const std::string& program) {
-  auto text = slurp(sources / "sources.txt");
+  auto text = read_whole_file(sources / "sources.txt");
   if (!text) return std::unexpected("no sources.txt in " + sources.string());
   for (const auto& line : text::lines(*text)) {
     std::string t = text::trim(line);
@@ -192,10 +184,10 @@ std::expected<ProbePrograms, std::string> compile_probes(const std::string& back
   }
   for (const auto& name : {std::string("sources.txt"), std::string("gpu_compat.h"),
                            std::string("probe_common.h"), std::string("probes.h"), std::string("kernels.h")})
-    hash.add(name + "\n" + slurp(sources / name).value_or(""));
+    hash.add(name + "\n" + read_whole_file(sources / name).value_or(""));
   for (const auto& [program, list] : files)
     for (const auto& f : list)
-      hash.add(f + "\n" + slurp(sources / f).value_or(""));
+      hash.add(f + "\n" + read_whole_file(sources / f).value_or(""));
 
   fs::path dir = cache_root(view) / "probes" / (backend + "-" + hash.hex());
   ProbePrograms out{(dir / program_name(backend, "host")).string(),

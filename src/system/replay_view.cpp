@@ -1,10 +1,9 @@
 #include "system/replay_view.hpp"
 
+#include "util/file_text.hpp"
 #include "util/text.hpp"
 
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -23,11 +22,7 @@ std::optional<std::string> slurp(const fs::path& p) {
   if (!fs::is_regular_file(p, ec)) return std::nullopt;
   auto size = fs::file_size(p, ec);
   if (ec || size > k_max_json_bytes) return std::nullopt;
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return read_whole_file(p);
 }
 
 // Reads an optional JSON file of the snapshot; absent is fine, malformed is an error naming the file.
