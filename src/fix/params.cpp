@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 namespace gpudoctor::fix {
 
 const std::vector<ParamInfo>& param_catalogue() {
@@ -74,29 +76,6 @@ const std::vector<std::string>& Params::get(const std::string& name) const {
   return it == m_values.end() ? none : it->second;
 }
 
-namespace {
-
-bool bare_ok(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         std::string_view("._-+:/=@%,").find(c) != std::string_view::npos;
-}
-
-} // namespace
-
-std::string shell_quote(const std::string& word) {
-  if (!word.empty() && std::all_of(word.begin(), word.end(), bare_ok) && word[0] != '=') return word;
-  std::string out = "'";
-  for (char c : word)
-    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-std::string unsafe_for_raw(const std::string& word) {
-  for (char c : word)
-    if (!bare_ok(c) && c != '~') return std::string(1, c);
-  return {};
-}
-
 std::vector<std::string> placeholders(const std::string& text) {
   std::vector<std::string> out;
   for (std::size_t at = text.find("{{"); at != std::string::npos; at = text.find("{{", at + 2)) {
@@ -127,10 +106,15 @@ std::string expand(const std::string& text, const Params& params, bool raw_every
     std::string value;
     for (const auto& w : words) {
       if (!value.empty()) value += ' ';
+      if (!raw_everywhere && w.find('\0') != std::string::npos)
+        throw std::invalid_argument(
+            fmt::format("the value of {} has a NUL byte, which bash cannot hold", name));
       if (raw && !raw_everywhere)
         if (auto bad = unsafe_for_raw(w); !bad.empty())
-          throw std::invalid_argument("the value of " + name + " (\"" + w + "\") has a '" + bad +
-                                      "', which a script may not hold unquoted");
+          throw std::invalid_argument(
+              fmt::format("the value of {} (\"{}\") has a '{}', which a script may not "
+                          "hold unquoted",
+                          name, script_comment(w), script_comment(bad)));
       value += raw || raw_everywhere ? w : shell_quote(w);
     }
     if (words.empty() && !raw && !raw_everywhere && !is_list_param(name)) value = "''";

@@ -7,6 +7,8 @@
 #include <regex>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 namespace gpudoctor::fix {
 
 bool Plan::needs_root() const {
@@ -150,6 +152,18 @@ private:
   OsKey m_os;
 };
 
+// The facts the script's code holds as words (GD_FOR_HOST, ...): bash cannot hold a NUL byte.
+std::expected<Plan, std::string> without_nul(Plan plan) {
+  const std::pair<const char*, const std::string*> words[] = {{"host name", &plan.host},
+                                                              {"kernel release", &plan.kernel},
+                                                              {"OS id", &plan.os.id},
+                                                              {"OS version", &plan.os.version}};
+  for (const auto& [what, value] : words)
+    if (value->find('\0') != std::string::npos)
+      return std::unexpected(fmt::format("the {} has a NUL byte, which a script cannot hold", what));
+  return plan;
+}
+
 void dedupe(std::vector<std::string>& list) {
   std::vector<std::string> out;
   for (auto& s : list)
@@ -169,7 +183,7 @@ std::expected<Plan, std::string> plan_fix(const std::string& id, const PlanConte
   if (auto added = b.add(*r, "", plan); !added) return std::unexpected(added.error());
   b.add_why(plan, {r});
   dedupe(plan.notes);
-  return plan;
+  return without_nul(std::move(plan));
 }
 
 std::expected<Plan, std::string> plan_migration(const std::string& to, const PlanContext& ctx) {
@@ -196,7 +210,7 @@ std::expected<Plan, std::string> plan_migration(const std::string& to, const Pla
                         s.root, s.destructive, s.reboot});
   b.add_why(plan, recipes);
   dedupe(plan.notes);
-  return plan;
+  return without_nul(std::move(plan));
 }
 
 } // namespace gpudoctor::fix

@@ -54,6 +54,9 @@ void check_placeholders(const Fields& f, const char* key, const std::string& tex
   for (const auto& name : placeholders(text))
     if (!is_known_param(name))
       f.fail(f.node()[key], "{{" + name + "}} is not a parameter (docs/fixes.md lists them)");
+  // A quoted word must stand where bash reads a word; titles and descriptions are text, never run.
+  if (std::string_view(key) != "title" && std::string_view(key) != "description")
+    if (auto bad = misplaced_placeholder(text); !bad.empty()) f.fail(f.node()[key], bad);
 }
 
 Step read_step(const std::string& rel, const YAML::Node& node) {

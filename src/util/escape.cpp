@@ -48,19 +48,14 @@ std::string visible(char32_t cp) {
 std::string escape_hidden(std::string_view s, bool keep_lines) {
   std::string out;
   out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size();) {
-    auto [cp, n] = decode(s, i);
-    if (n == 0) {
-      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(s[i]));
-      ++i;
-      continue;
+  split_hidden(s, [&](std::string_view piece, bool hide) {
+    if (!hide || (keep_lines && (piece == "\n" || piece == "\t"))) {
+      out.append(piece);
+      return;
     }
-    if (hidden(cp) && !(keep_lines && (cp == '\n' || cp == '\t')))
-      out += visible(cp);
-    else
-      out.append(s.substr(i, n));
-    i += n;
-  }
+    auto [cp, n] = decode(piece, 0);
+    out += n == 0 ? fmt::format("\\x{:02x}", static_cast<unsigned char>(piece[0])) : visible(cp);
+  });
   return out;
 }
 
@@ -99,6 +94,23 @@ std::string references(std::string_view s, bool extra) {
 }
 
 } // namespace
+
+void split_hidden(std::string_view s, const std::function<void(std::string_view, bool)>& visit) {
+  std::size_t run = 0; // start of the current run of visible characters
+  for (std::size_t i = 0; i < s.size();) {
+    auto [cp, n] = decode(s, i);
+    if (n != 0 && !hidden(cp)) {
+      i += n;
+      continue;
+    }
+    if (i > run) visit(s.substr(run, i - run), false);
+    std::size_t len = n == 0 ? 1 : n;
+    visit(s.substr(i, len), true);
+    i += len;
+    run = i;
+  }
+  if (run < s.size()) visit(s.substr(run), false);
+}
 
 std::string one_line(std::string_view s) {
   return escape_hidden(s, false);

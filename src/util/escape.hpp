@@ -9,10 +9,16 @@
 // backslash is left as it is, so escaping twice changes nothing.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 
 namespace gpudoctor::escape {
+
+// Splits `s` into runs a reader can take as they are and single hidden characters (or single bytes that
+// are not UTF-8), and calls `visit(piece, hidden)` for each in order. The functions below are built on it;
+// a format with escapes of its own (bash's $'...') uses it directly.
+void split_hidden(std::string_view s, const std::function<void(std::string_view, bool)>& visit);
 
 // For a terminal, one physical line: line feeds and tabs are escaped too. Also the plain one-line form
 // (node-problem-detector messages, comments in a bash script).
