@@ -6,10 +6,30 @@
 
 namespace gpudoctor::fix {
 
+namespace {
+
+// A field as gd_journal escaped it: \\, \t, \r and \n stand for a backslash, tab, CR and line feed.
+std::string unescape(const std::string& field) {
+  std::string out;
+  for (std::size_t i = 0; i < field.size(); ++i) {
+    if (field[i] != '\\' || i + 1 == field.size()) {
+      out += field[i];
+      continue;
+    }
+    char c = field[++i];
+    out += c == 't' ? '\t' : c == 'r' ? '\r' : c == 'n' ? '\n' : c;
+  }
+  return out;
+}
+
+} // namespace
+
 std::vector<JournalEntry> parse_journal(const std::string& text) {
   std::vector<JournalEntry> out;
   for (const auto& line : text::lines(text)) {
     auto f = text::split(line, '\t', true);
+    for (auto& field : f)
+      field = unescape(field);
     if (f.size() < 4) continue;
     JournalEntry e{f[0], f[1], f[2], f[3], {f.begin() + 4, f.end()}};
     out.push_back(std::move(e));

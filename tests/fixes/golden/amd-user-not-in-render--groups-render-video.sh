@@ -24,7 +24,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID=groups-render-video-ba5c8445
+GD_SCRIPT_ID=groups-render-video-2016107a
 GD_FAMILY=debian
 GD_FOR_OS_ID=linuxmint
 GD_FOR_OS_VERSION=21
@@ -100,11 +100,19 @@ gd_init_dirs() {
 }
 
 # One journal line: time, run, step, event, arguments (tab-separated). Nothing is written with --dry-run.
+# A backslash, tab, CR or line feed in a field is written \\, \t, \r or \n: no value (a path, a title) can
+# end its field or its line and forge an entry for `gpudoctor undo`, which reads them back.
 gd_journal() {
   if ((GD_DRY_RUN)); then return 0; fi
   mkdir -p -- "$GD_LOG_DIR"
-  local IFS=$'\t'
-  printf '%s\t%s\t%s\t%s\n' "$(gd_now)" "$GD_RUN_ID" "$GD_STEP" "$*" >>"$GD_JOURNAL"
+  local IFS=$'\t' field fields=()
+  for field in "$GD_RUN_ID" "$GD_STEP" "$@"; do
+    field=${field//\\/\\\\}
+    field=${field//$'\t'/\\t}
+    field=${field//$'\r'/\\r}
+    fields+=("${field//$'\n'/\\n}")
+  done
+  printf '%s\t%s\n' "$(gd_now)" "${fields[*]}" >>"$GD_JOURNAL"
 }
 gd_journal_sync() {
   if ((GD_DRY_RUN)); then return 0; fi

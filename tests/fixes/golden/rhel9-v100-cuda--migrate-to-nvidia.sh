@@ -63,7 +63,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID=migrate-to-nvidia-469a2a65
+GD_SCRIPT_ID=migrate-to-nvidia-6fab6594
 GD_FAMILY=rhel
 GD_FOR_OS_ID=rhel
 GD_FOR_OS_VERSION=9.4
@@ -166,11 +166,19 @@ gd_init_dirs() {
 }
 
 # One journal line: time, run, step, event, arguments (tab-separated). Nothing is written with --dry-run.
+# A backslash, tab, CR or line feed in a field is written \\, \t, \r or \n: no value (a path, a title) can
+# end its field or its line and forge an entry for `gpudoctor undo`, which reads them back.
 gd_journal() {
   if ((GD_DRY_RUN)); then return 0; fi
   mkdir -p -- "$GD_LOG_DIR"
-  local IFS=$'\t'
-  printf '%s\t%s\t%s\t%s\n' "$(gd_now)" "$GD_RUN_ID" "$GD_STEP" "$*" >>"$GD_JOURNAL"
+  local IFS=$'\t' field fields=()
+  for field in "$GD_RUN_ID" "$GD_STEP" "$@"; do
+    field=${field//\\/\\\\}
+    field=${field//$'\t'/\\t}
+    field=${field//$'\r'/\\r}
+    fields+=("${field//$'\n'/\\n}")
+  done
+  printf '%s\t%s\n' "$(gd_now)" "${fields[*]}" >>"$GD_JOURNAL"
 }
 gd_journal_sync() {
   if ((GD_DRY_RUN)); then return 0; fi
