@@ -1,6 +1,7 @@
 // gpudoctor: the command line. Parsing lives here (CLI11 is heavy: one translation unit); each subcommand
 // is a plain function in app/. Exceptions stop here: usage errors exit 2, anything else 3.
 #include "app/commands.hpp"
+#include "util/escape.hpp"
 
 #include <cstdio>
 #include <exception>
@@ -163,7 +164,7 @@ int main(int argc, char** argv) {
     }
     if (*undo_cmd) return cmd_undo(undo);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "gpudoctor: internal error: %s\n", e.what());
+    std::fprintf(stderr, "gpudoctor: internal error: %s\n", escape::one_line(e.what()).c_str());
     return 3;
   }
   return 2;

@@ -1,7 +1,9 @@
 #include "fix/apply.hpp"
 
 #include "fix/apply_state.hpp"
+#include "fix/script_text.hpp"
 #include "util/atomic_file.hpp"
+#include "util/escape.hpp"
 #include "util/json.hpp"
 #include "util/process.hpp"
 
@@ -85,8 +87,8 @@ int run_steps(Record& rec, const ApplyOptions& opt, bool migration) {
       std::fprintf(stderr,
                    "\ngpudoctor: step %s failed (exit status %d); nothing after it ran.\n"
                    "  Journal: %s\n  `gpudoctor undo%s` restores the files this run edited.\n",
-                   id.c_str(), status, journal.c_str(),
-                   opt.root.empty() ? "" : (" --root " + opt.root).c_str());
+                   escape::one_line(id).c_str(), status, escape::one_line(journal).c_str(),
+                   opt.root.empty() ? "" : (" --root " + shell_quote(opt.root)).c_str());
       return 1;
     }
     done.push_back(id);
@@ -96,7 +98,7 @@ int run_steps(Record& rec, const ApplyOptions& opt, bool migration) {
   st["status"] = "done";
   rec.save();
   std::printf("\nAll %zu steps ran. Journal: %s\n`gpudoctor undo` restores the files this run edited.\n",
-              done.size(), journal.c_str());
+              done.size(), escape::one_line(journal).c_str());
   return 0;
 }
 
@@ -126,7 +128,7 @@ int apply_plan(const Plan& plan, const Script& script, const ApplyOptions& opt, 
   std::string in_root = opt.root.empty() ? dir : dir.substr(opt.root.size());
   std::string script_path = in_root + "/scripts/" + script.id + ".sh";
   if (auto w = atomic_write(opt.root + script_path, script.text, 0700); !w) {
-    std::fprintf(stderr, "gpudoctor: %s\n", w.error().c_str());
+    std::fprintf(stderr, "gpudoctor: %s\n", escape::one_line(w.error()).c_str());
     return 3;
   }
   bool script_as_root = needs_root || am_root || !opt.root.empty();
@@ -161,17 +163,19 @@ int resume_migration(const ApplyOptions& opt) {
   std::string path = state_dir(opt.root) + "/migrate.json";
   auto doc = parse_json(read_text(path));
   if (!doc || !doc->is_object()) {
-    std::fprintf(stderr, "gpudoctor: no migration to resume (%s)\n", path.c_str());
+    std::fprintf(stderr, "gpudoctor: no migration to resume (%s)\n", escape::one_line(path).c_str());
     return 2;
   }
   Record rec{*doc, path};
   std::string status = rec.doc.value("status", "");
   if (status == "done") {
-    std::printf("The migration %s is complete; nothing to resume.\n", rec.doc.value("script_id", "").c_str());
+    std::printf("The migration %s is complete; nothing to resume.\n",
+                escape::one_line(rec.doc.value("script_id", "")).c_str());
     return 0;
   }
-  std::printf("Resuming %s after step %zu of %zu.\n", rec.doc.value("script_id", "").c_str(),
-              rec.doc["done"].size(), rec.doc["steps"].size());
+  std::printf("Resuming %s after step %zu of %zu.\n",
+              escape::one_line(rec.doc.value("script_id", "")).c_str(), rec.doc["done"].size(),
+              rec.doc["steps"].size());
   rec.doc["status"] = "running";
   int rc = run_steps(rec, opt, true);
   Record{rec.doc, state_dir(opt.root) + "/last-apply.json"}.save();

@@ -128,6 +128,19 @@ std::string xml(std::string_view s) {
   return references(terminal(s), true);
 }
 
+std::string json_text(std::string_view json) {
+  std::string out;
+  out.reserve(json.size());
+  split_hidden(json, [&](std::string_view piece, bool hide) {
+    auto [cp, n] = decode(piece, 0);
+    if (!hide || piece == "\n")
+      out.append(piece);
+    else
+      out += fmt::format("\\u{:04x}", n == 0 ? 0xfffdU : static_cast<unsigned>(cp));
+  });
+  return out;
+}
+
 std::string prometheus_label(std::string_view s) {
   std::string out;
   for (char c : one_line(s)) {

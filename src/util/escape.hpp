@@ -38,4 +38,9 @@ std::string xml(std::string_view s);
 // double quote escaped with a backslash. The exposition format reads the `one_line` text back.
 std::string prometheus_label(std::string_view s);
 
+// JSON text as a serializer wrote it (util/json), safe to print: the hidden characters a serializer may
+// leave raw inside strings (DEL, C1 and bidi controls, line separators) become \uXXXX escapes, which every
+// JSON reader decodes back to the same value. Line feeds, which only separate tokens there, stay.
+std::string json_text(std::string_view json);
+
 } // namespace gpudoctor::escape

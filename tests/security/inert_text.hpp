@@ -32,11 +32,14 @@ inline const std::vector<std::string> k_hostile = {
 // The first byte sequence in `s` a reader would obey or misread ("" when none): a C0 control other than
 // those `allowed`, DEL, a C1 control, a bidi control, a line separator, U+FFFE/U+FFFF, or bytes that are
 // not UTF-8.
-inline std::string first_offence(const std::string& s, const std::string& allowed = "") {
+// `controls`: false when every control character counts as harmless (only whether `s` is UTF-8 matters).
+inline std::string first_offence(const std::string& s, const std::string& allowed = "",
+                                 bool controls = true) {
   for (std::size_t i = 0; i < s.size(); ++i) {
     auto b = static_cast<unsigned char>(s[i]);
     if (b < 0x20 || b == 0x7f) {
-      if (allowed.find(static_cast<char>(b)) == std::string::npos) return "control " + std::to_string(b);
+      if (controls && allowed.find(static_cast<char>(b)) == std::string::npos)
+        return "control " + std::to_string(b);
       continue;
     }
     if (b < 0x80) continue;
@@ -51,12 +54,17 @@ inline std::string first_offence(const std::string& s, const std::string& allowe
     if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
         (cp >= 0xd800 && cp <= 0xdfff))
       return "not UTF-8 at " + std::to_string(i);
-    if (cp <= 0x9f || cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
-        (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 || cp == 0x2029 || cp == 0xfffe || cp == 0xffff)
+    if (controls &&
+        (cp <= 0x9f || cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
+         (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 || cp == 0x2029 || cp == 0xfffe || cp == 0xffff))
       return "code point " + std::to_string(cp);
     i += n - 1;
   }
   return "";
+}
+
+inline bool is_utf8(const std::string& s) {
+  return first_offence(s, "", false).empty();
 }
 
 } // namespace gpudoctor::security

@@ -2,6 +2,7 @@
 // (util/escape) fed the same hostile strings.
 #include "security/inert_text.hpp"
 #include "util/escape.hpp"
+#include "util/json.hpp"
 
 #include <doctest/doctest.h>
 
@@ -52,6 +53,22 @@ TEST_SUITE("security") {
     CHECK(escape::prometheus_label("a\"b\\c\nd") == "a\\\"b\\\\c\\\\nd");
     CHECK(escape::prometheus_label("gpu\x1b[2J") == "gpu\\\\x1b[2J");
     CHECK(escape::prometheus_label("plain value") == "plain value");
+  }
+
+  TEST_CASE("escape: JSON output holds no raw control or bidi character, and the same values") {
+    Json doc = Json::object();
+    for (std::size_t i = 0; i < k_hostile.size(); ++i)
+      doc["k" + std::to_string(i) + k_hostile[i]] = Json::array({k_hostile[i], k_hostile[i] + "x"});
+    for (int indent : {-1, 2}) {
+      std::string text = dump_json(doc, indent);
+      CHECK(first_offence(text, "\n") == "");
+      auto back = parse_json(text);
+      REQUIRE(back.has_value());
+      // What was UTF-8 reads back unchanged (bytes that are not UTF-8 become U+FFFD, as before).
+      for (std::size_t i = 0; i < k_hostile.size(); ++i)
+        if (security::is_utf8(k_hostile[i]))
+          CHECK((*back)["k" + std::to_string(i) + k_hostile[i]][0] == k_hostile[i]);
+    }
   }
 
 } // TEST_SUITE
