@@ -4,8 +4,8 @@
 # fixture (tests/security/hostile_snapshot.py: each class of field alone, all but the OS identity together,
 # and everything), and bash itself judges each script: `bash -n` parses it; the header (everything before
 # `set -euo pipefail`) holds only comment lines and, run alone, creates no canary; the whole script with
-# --list (and --dry-run, which refuses this machine) creates no canary; the script holds no control
-# character but the line feed, so it is also safe to read in a terminal. A plan that cannot be made from a
+# --list (and --dry-run, which refuses this machine) creates no canary; the script and what it prints hold
+# no control character but the line feed, so they are also safe to read in a terminal. A plan that cannot be made from a
 # hostile snapshot must be refused (exit 2), never crash.
 # shellcheck source=tests/e2e/common.bash
 source "$(dirname "$0")/../e2e/common.bash"
@@ -110,9 +110,10 @@ for rc_file in "$work"/out/*.rc; do
   [[ ! -e $run/CANARY ]] || problem "$name: running the script created the canary"
 done
 
-# The scripts are also safe to read in a terminal: no control character but the line feed (one check for all).
-if offence=$("$py" "$here/inert_check.py" "$work"/out/*.sh); then :; else
-  problem "scripts hold control characters: ${offence:0:2000}"
+# The scripts are also safe to read in a terminal, and so is what they print (--list, the refusal of the
+# dry run): no control character but the line feed (one check for all).
+if offence=$("$py" "$here/inert_check.py" "$work"/out/*.sh "$work"/run-*/*.out); then :; else
+  problem "scripts or their output hold control characters: ${offence:0:2000}"
 fi
 
 if ((${#problems[@]})); then

@@ -30,7 +30,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID=purge-nvidia-0113aafb
+GD_SCRIPT_ID=purge-nvidia-2840c23b
 GD_FAMILY=rhel
 GD_FOR_OS_ID=rhel
 GD_FOR_OS_VERSION=9.4
@@ -86,9 +86,10 @@ gd_die() {
 gd_now() { date -u +%Y-%m-%dT%H:%M:%SZ; }
 gd_is_root() { [[ $(id -u) -eq 0 ]]; }
 
-# Words as bash would need them typed.
+# Words as bash would need them typed; in the C locale, so that every byte that is not printable ASCII
+# (terminal escapes, bidi controls) is written as an escape.
 gd_quote() {
-  local out='' word
+  local out='' word LC_ALL=C
   for word in "$@"; do out+=" $(printf '%q' "$word")"; done
   printf '%s' "${out# }"
 }
@@ -1012,13 +1013,15 @@ gd_preflight() {
   id=$(. /etc/os-release && printf '%s' "${ID:-}")
   # shellcheck source=/dev/null
   version=$(. /etc/os-release && printf '%s' "${VERSION_ID:-}")
+  # Shown as bash would need them typed: whatever the snapshot held, nothing reaches the terminal raw.
   if [[ $id != "$GD_FOR_OS_ID" || $version != "$GD_FOR_OS_VERSION" ]]; then
-    gd_die "made for $GD_FOR_OS_ID $GD_FOR_OS_VERSION, this is ${id:-unknown} ${version:-?}:" \
-      "make a new script here (gpudoctor fix / migrate)"
+    gd_die "made for $(gd_quote "$GD_FOR_OS_ID" "$GD_FOR_OS_VERSION")," \
+      "this is $(gd_quote "${id:-unknown}" "${version:-?}"): make a new script here (gpudoctor fix / migrate)"
   fi
   host=$(uname -n)
   if [[ -n $GD_FOR_HOST && $host != "$GD_FOR_HOST" ]] && ((!GD_ANY_HOST)); then
-    gd_die "made for host $GD_FOR_HOST, this is $host (--any-host if it is the same machine renamed)"
+    gd_die "made for host $(gd_quote "$GD_FOR_HOST"), this is $(gd_quote "$host")" \
+      "(--any-host if it is the same machine renamed)"
   fi
   case $GD_FAMILY in
   debian) gd_have dpkg-query || gd_die "no dpkg-query: this is not a Debian-family system" ;;
