@@ -4,9 +4,10 @@
     inert_check.py [--allow-tab] [--allow-sgr] [FILE...]     exit 1 naming each offence, else 0
 
 An offence is a raw control byte other than line feed (C0, DEL), a C1 control (U+0080-U+009F), a bidi
-control (U+202A-U+202E, U+2066-U+2069), a line or paragraph separator (U+2028, U+2029), or bytes that are
-not UTF-8. --allow-tab lets tabs through (the script library is indented with none, but other files may
-be); --allow-sgr lets colour sequences through (ESC [ digits/semicolons m: gpudoctor's own colours).
+control (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069), a line or paragraph separator (U+2028,
+U+2029), U+FFFE or U+FFFF, or bytes that are not UTF-8 (the same list as util/escape.hpp). --allow-tab
+lets tabs through (the script library is indented with none, but other files may be); --allow-sgr lets
+colour sequences through (ESC [ digits/semicolons m: gpudoctor's own colours).
 """
 
 import argparse
@@ -14,7 +15,8 @@ import re
 import sys
 
 SGR = re.compile(r"\x1b\[[0-9;]*m")
-BAD = re.compile(r"[\x00-\x09\x0b-\x1f\x7f\x80-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+BAD = re.compile(r"[\x00-\x09\x0b-\x1f\x7f\x80-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029"
+                 r"\ufffe\uffff]")
 
 
 def offences(data, allow_tab=False, allow_sgr=False, limit=5):
