@@ -77,7 +77,10 @@ int cmd_bundle(const BundleOptions& opt) {
   manifest.origin = "live";
   recorder.finish(manifest);
 
-  RedactionLog log = redact_snapshot(snap_dir, opt.obfuscate);
+  RedactOptions redact;
+  redact.kb = &data->kb;
+  redact.obfuscate = opt.obfuscate;
+  RedactionLog log = redact_snapshot(snap_dir, redact);
   manifest.redacted = log.redacted;
   manifest.note = opt.obfuscate ? "redacted and obfuscated" : "redacted";
   write_text(snap_dir / "manifest.json", dump_json(snapshot::manifest_to_json(manifest)));

@@ -1,6 +1,6 @@
 #include "bundle/obfuscate.hpp"
 
-#include "util/file_text.hpp"
+#include "bundle/tree_rewrite.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -14,9 +14,6 @@ namespace {
 bool word_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0;
 }
-
-// Recorded files are configuration, listings and tool outputs; a larger file is no text worth rewriting.
-constexpr std::uintmax_t k_max_text_bytes = 16u << 20;
 
 } // namespace
 
@@ -43,47 +40,12 @@ std::string replace_words(std::string_view text, const StandIns& words) {
 
 std::vector<std::string> obfuscate_tree(const fs::path& dir, const StandIns& words,
                                         const std::vector<std::string>& skip) {
-  std::vector<std::string> changed;
-  std::vector<fs::path> entries;
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::none, ec);
-       !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
-    entries.push_back(it->path());
-  // Deepest first: a folder is renamed after everything below it.
-  std::sort(entries.begin(), entries.end(), [](const fs::path& a, const fs::path& b) {
-    auto depth = [](const fs::path& p) { return std::distance(p.begin(), p.end()); };
-    return depth(a) > depth(b) || (depth(a) == depth(b) && a < b);
-  });
-  for (const auto& path : entries) {
-    std::string rel = path.lexically_relative(dir).generic_string();
-    if (std::find(skip.begin(), skip.end(), rel) != skip.end()) continue;
-    bool touched = false;
-    auto status = fs::symlink_status(path, ec);
-    if (fs::is_symlink(status)) {
-      std::string target = fs::read_symlink(path, ec).string();
-      std::string new_target = replace_words(target, words);
-      if (!ec && new_target != target) {
-        fs::remove(path, ec);
-        fs::create_symlink(new_target, path, ec);
-        touched = true;
-      }
-    } else if (fs::is_regular_file(status) && fs::file_size(path, ec) <= k_max_text_bytes) {
-      std::string content = read_whole_file(path).value_or("");
-      if (content.find('\0') == std::string::npos) {
-        std::string scrubbed = replace_words(content, words);
-        if (scrubbed != content) touched = write_whole_file(path, scrubbed);
-      }
-    }
-    std::string name = path.filename().string();
-    std::string new_name = replace_words(name, words);
-    if (new_name != name && !fs::exists(fs::symlink_status(path.parent_path() / new_name, ec))) {
-      fs::rename(path, path.parent_path() / new_name, ec);
-      touched = true;
-    }
-    if (touched) changed.push_back(rel);
-  }
-  std::sort(changed.begin(), changed.end());
-  return changed;
+  TreeRewrite rewrite;
+  rewrite.content = [&](const std::string&, std::string_view content) -> std::optional<std::string> {
+    return replace_words(content, words);
+  };
+  rewrite.name = [&](const std::string& name) { return replace_words(name, words); };
+  return rewrite_tree(dir, rewrite, skip);
 }
 
 } // namespace gpudoctor
