@@ -81,6 +81,10 @@ int cmd_bundle(const BundleOptions& opt) {
   redact.kb = &data->kb;
   redact.obfuscate = opt.obfuscate;
   RedactionLog log = redact_snapshot(snap_dir, redact);
+  for (const auto& [path, why] : recorder.skipped()) {
+    std::fprintf(stderr, "gpudoctor: note: not recorded: %s\n", why.c_str());
+    log.redacted.push_back("skipped:" + path);
+  }
   manifest.redacted = log.redacted;
   manifest.note = opt.obfuscate ? "redacted and obfuscated" : "redacted";
   write_text(snap_dir / "manifest.json", dump_json(snapshot::manifest_to_json(manifest)));
