@@ -1,13 +1,12 @@
 #include "bundle/redact.hpp"
 
 #include "bundle/obfuscate.hpp"
+#include "bundle/obfuscation_key.hpp"
 #include "knowledge/knowledge.hpp"
 #include "system/snapshot.hpp"
 #include "util/file_text.hpp"
 #include "util/json.hpp"
 #include "util/text.hpp"
-
-#include <algorithm>
 
 namespace gpudoctor {
 
@@ -49,39 +48,27 @@ RedactionLog redact_snapshot(const fs::path& dir, const RedactOptions& options) 
   TextRedactor redactor(secret_names(options));
   redact_environment(dir, redactor, log);
   redact_recorded_files(dir, redactor, log);
-  if (!options.obfuscate) return log;
-
+  for (const auto& path : options.skipped)
+    log.redacted.push_back("skipped:" + path);
   Identity id;
   if (auto j = parse_json(read_all(dir / "identity.json")); j && j->is_object())
     id = snapshot::identity_from_json(*j);
-  StandIns stand_ins;
-  if (!id.hostname.empty()) stand_ins.push_back({id.hostname, "host-1"});
-  if (!id.user.empty() && id.user != "root" && id.user != id.hostname)
-    stand_ins.push_back({id.user, "user-1"});
-  // The longer word first: a host "alice-gpu" of user "alice" becomes host-1, not user-1-gpu.
-  std::sort(stand_ins.begin(), stand_ins.end(),
-            [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
-  auto scrub = [&](const std::string& s) { return replace_words(s, stand_ins); };
-  auto stand_in_of = [&](const std::string& word) -> std::string {
-    for (const auto& [from, to] : stand_ins)
-      if (from == word) return to;
-    return {};
-  };
-  if (auto host = stand_in_of(id.hostname); !host.empty()) {
-    id.hostname = host;
-    log.redacted.push_back("hostname");
-  }
-  if (auto user = stand_in_of(id.user); !user.empty()) {
-    id.user = user;
-    id.home = scrub(id.home);
-    for (auto& group : id.groups) // the user's own group bears the name
-      group = scrub(group);
-    log.redacted.push_back("user");
-  }
-  write_whole_file(dir / "identity.json", dump_json(snapshot::identity_to_json(id)));
-  // Everything else that names them: /home/<user> in the tree and in paths, outputs, command keys, values.
-  auto changed = obfuscate_tree(dir, stand_ins, {"identity.json", "manifest.json"});
-  if (!changed.empty()) log.redacted.push_back("names in " + std::to_string(changed.size()) + " files");
+  log.host = id.hostname;
+  if (!options.obfuscate) return log;
+
+  std::string key = options.obfuscation_key.empty() ? random_obfuscation_key() : options.obfuscation_key;
+  Obfuscator obfuscator(dir, key);
+  auto done = obfuscator.apply(dir);
+  // What was redacted is named by paths that name the user too.
+  for (auto& entry : log.redacted)
+    entry = obfuscator.text(entry);
+  log.redacted.insert(log.redacted.end(), done.begin(), done.end());
+  log.host = obfuscator.text(id.hostname);
+  log.warnings = obfuscator.identities().kept;
+  log.note = options.key_from_file && !options.obfuscation_key.empty()
+                 ? "pseudonyms keyed by the site's key " + obfuscator.pseudonyms().key_id() +
+                       ": bundles of that key give a host, a user, an address the same pseudonym"
+                 : "pseudonyms keyed by a random key of this bundle alone: they compare with no other bundle";
   return log;
 }
 

@@ -16,15 +16,21 @@ struct Knowledge;
 struct RedactionLog {
   // manifest "redacted": "env:NAME", "file:/PATH" (each name a file was read by), "hostname", "user", ...
   std::vector<std::string> redacted;
+  std::string note;                  // for the manifest's note: how names were obfuscated
+  std::string host;                  // the hostname as the bundle has it (its pseudonym with obfuscation)
+  std::vector<std::string> warnings; // for the user: names left as they are, and why
 };
 
 struct RedactOptions {
   const Knowledge* kb = nullptr; // the variables the checks judge, never redacted by name; null: built-in
   bool obfuscate = false;
+  std::string obfuscation_key; // the key of the pseudonyms (bytes); empty: a random key for this bundle
+  bool key_from_file = false;  // the key is a site's (--obfuscate-key), so pseudonyms compare across bundles
+  std::vector<std::string> skipped; // paths the recorder refused to read: listed as "skipped:PATH"
 };
 
 // Rewrites the snapshot in `dir` in place: env.json (by name, credentials and shapes), every recorded file
-// (redact_recorded_files) and, with `obfuscate`, the names of the user and the host everywhere.
+// (redact_recorded_files) and, with `obfuscate`, every identity (obfuscate.hpp), the log's entries included.
 RedactionLog redact_snapshot(const std::filesystem::path& dir, const RedactOptions& options);
 RedactionLog redact_snapshot(const std::filesystem::path& dir, bool obfuscate);
 
