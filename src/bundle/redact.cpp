@@ -24,15 +24,17 @@ void redact_environment(const fs::path& dir, TextRedactor& redactor, RedactionLo
   auto j = parse_json(read_all(dir / "env.json"));
   if (!j || !j->is_object()) return;
   Json out = Json::object();
+  bool changed = false;
   for (const auto& [name, value] : j->items()) {
     std::string v = value.is_string() ? value.get<std::string>() : "";
     std::string redacted = redactor.names().redact(name)   ? std::string(k_redacted)
                            : redactor.names().judged(name) ? redactor.shapes(v)
                                                            : redactor.scrub(v, true);
     if (redacted != v) log.redacted.push_back("env:" + name);
+    changed = changed || redacted != v || !value.is_string();
     out[name] = redacted;
   }
-  write_whole_file(dir / "env.json", dump_json(out));
+  if (changed) write_whole_file(dir / "env.json", dump_json(out));
 }
 
 SecretNames secret_names(const RedactOptions& options) {

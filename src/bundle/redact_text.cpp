@@ -152,7 +152,7 @@ private:
       if (user_flag(name)) return user_value(skip_blanks(end));
       if (secret_flag(name, m_names)) {
         std::size_t at = skip_blanks(end);
-        if (at < s.size() && !space(s[at])) {
+        if (at < s.size() && !space(s[at]) && s[at] != '-') { // "--auth-required --log x": no value
           redact_span(at, value_end(at, false));
           return true;
         }

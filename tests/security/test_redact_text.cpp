@@ -24,7 +24,8 @@ TEST_SUITE("security") {
           "Version: 535.104.05-0ubuntu1\nMaintainer: Ubuntu Developers",
           "NCCL_IB_HCA=mlx5_0:1 NCCL_DEBUG=INFO", "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
           "the bearer of news", "AKIAS are not keys", "ps -u root", "git@github.com:org/repo.git",
-          "https://registry.npmjs.org/@types/node"})
+          "https://registry.npmjs.org/@types/node",
+          "--tcp-readiness-only --auth-required --log-vsock-port 5002"})
       CHECK(r.scrub(text, true) == text);
   }
 
