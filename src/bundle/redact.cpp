@@ -52,6 +52,8 @@ RedactionLog redact_snapshot(const fs::path& dir, const RedactOptions& options) 
   redact_recorded_files(dir, redactor, log);
   for (const auto& path : options.skipped)
     log.redacted.push_back("skipped:" + path);
+  for (auto& entry : log.redacted) // a path can hold a secret's shape as well as a file can
+    entry = redactor.shapes(entry);
   Identity id;
   if (auto j = parse_json(read_all(dir / "identity.json")); j && j->is_object())
     id = snapshot::identity_from_json(*j);

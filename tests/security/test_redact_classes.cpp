@@ -225,6 +225,7 @@ TEST_SUITE("security") {
         {{"MY_VAR", github}, {"SETTING", "x=" + hf}, {"FOO", openai}, {"BAR", anthropic}, {"NOTE", slack}});
     snap.write("fs/home/ada/.bashrc",
                "export GH=" + github_pat + "\nexport ID=" + aws_id + "\nexport S=" + aws_secret + "\n");
+    snap.write("fs/home/ada/notes/" + github + ".txt", "a file named by a token\n" + github);
     snap.write("cmd/0-tool.out", "session " + jwt + " ok\n-----BEGIN OPENSSH PRIVATE KEY-----\n" + key_body +
                                      "\n-----END OPENSSH PRIVATE KEY-----\n");
     RedactionLog log = redact_snapshot(snap.dir(), false);
@@ -233,6 +234,8 @@ TEST_SUITE("security") {
       require_absent(snap, secret);
     CHECK(snap.read("cmd/0-tool.out").find("session ") == 0);
     CHECK(logged(log, "env:MY_VAR"));
+    for (const auto& entry : log.redacted) // the manifest's list names files, never a secret
+      CHECK_MESSAGE(entry.find(github) == std::string::npos, entry);
   }
 
 } // TEST_SUITE
