@@ -15,6 +15,8 @@
 #include <fstream>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 namespace gpudoctor {
 
 namespace fs = std::filesystem;
@@ -30,7 +32,7 @@ std::string default_name(const std::string& host) {
   std::string stamp = snapshot::utc_now();
   for (char& c : stamp)
     if (c == ':') c = '-';
-  return "gpudoctor-bundle-" + (host.empty() ? std::string("host") : host) + "-" + stamp + ".tar.gz";
+  return fmt::format("gpudoctor-bundle-{}-{}.tar.gz", host.empty() ? "host" : host, stamp);
 }
 
 bool same_conclusions(const std::vector<Result>& a, const std::vector<Result>& b) {

@@ -9,6 +9,8 @@
 #include <cctype>
 #include <set>
 
+#include <fmt/format.h>
+
 namespace gpudoctor {
 
 namespace fs = std::filesystem;
@@ -147,8 +149,8 @@ Identities find_identities(const fs::path& dir) {
     std::string lower = text::lower(name);
     bool needed = vocabulary().count(lower) || protected_words.count(lower) || name.size() < 2;
     if (needed && name != "root" && name != "localhost")
-      out.kept.push_back(what + std::string(" '") + name +
-                         "' is left as it is: it is also a word the snapshot needs");
+      add_name(out.kept,
+               fmt::format("{} '{}' is left as it is: it is also a word the snapshot needs", what, name));
     return needed;
   };
   for (const auto& h : hosts) {

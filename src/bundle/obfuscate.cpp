@@ -12,6 +12,8 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include <fmt/format.h>
+
 namespace gpudoctor {
 
 namespace fs = std::filesystem;
@@ -112,7 +114,7 @@ std::vector<std::string> Obfuscator::apply(const fs::path& dir) const {
   if (!m_identities.serials.empty() || !m_identities.gpu_ids.empty())
     done.push_back("GPU serials and unique ids");
   done.push_back("addresses and UUIDs");
-  if (!changed.empty()) done.push_back("names in " + std::to_string(changed.size()) + " files");
+  if (!changed.empty()) done.push_back(fmt::format("names in {} files", changed.size()));
   return done;
 }
 

@@ -8,6 +8,8 @@
 #include "util/json.hpp"
 #include "util/text.hpp"
 
+#include <fmt/format.h>
+
 namespace gpudoctor {
 
 namespace fs = std::filesystem;
@@ -69,10 +71,12 @@ RedactionLog redact_snapshot(const fs::path& dir, const RedactOptions& options) 
   log.redacted.insert(log.redacted.end(), done.begin(), done.end());
   log.host = obfuscator.text(id.hostname);
   log.warnings = obfuscator.identities().kept;
-  log.note = options.key_from_file && !options.obfuscation_key.empty()
-                 ? "pseudonyms keyed by the site's key " + obfuscator.pseudonyms().key_id() +
-                       ": bundles of that key give a host, a user, an address the same pseudonym"
-                 : "pseudonyms keyed by a random key of this bundle alone: they compare with no other bundle";
+  log.note =
+      options.key_from_file && !options.obfuscation_key.empty()
+          ? fmt::format("pseudonyms keyed by the site's key {}: bundles of that key give a host, a user, "
+                        "an address the same pseudonym",
+                        obfuscator.pseudonyms().key_id())
+          : "pseudonyms keyed by a random key of this bundle alone: they compare with no other bundle";
   return log;
 }
 
