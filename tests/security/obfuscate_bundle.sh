@@ -10,6 +10,7 @@ in_host() { # in_host NAME command...
   local name=$1
   shift
   if unshare -u true 2>/dev/null; then
+    # shellcheck disable=SC2016 # expanded by the inner bash
     unshare -u bash -c 'hostname "$1" && shift && exec "$@"' _ "$name" "$@"
   else
     "$@"
@@ -96,5 +97,7 @@ set +e
 "$gpudoctor" bundle --obfuscate-key "$key" -o "$work/x.tar.gz" >/dev/null 2>"$work/err"
 rc=$?
 set -e
-[[ $rc == 2 && ! -e $work/x.tar.gz ]] && grep -qF "$key" "$work/err" || fail "a readable key file was used (exit $rc): $(cat "$work/err")"
+if [[ $rc != 2 || -e $work/x.tar.gz ]] || ! grep -qF "$key" "$work/err"; then
+  fail "a readable key file was used (exit $rc): $(cat "$work/err")"
+fi
 pass "a key file others may read is refused (exit 2, naming it)"
