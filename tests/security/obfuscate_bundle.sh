@@ -4,6 +4,7 @@
 # 0600 and never bundled; one key gives one host one pseudonym across bundles and another host another;
 # check --from the obfuscated bundle judges as the live run.
 source "$2/tests/e2e/common.bash"
+gpudoctor=$(realpath "$gpudoctor") # the bundle runs from another folder
 
 # A host name of our choosing, where a UTS namespace can be had (root here); else this machine's own.
 in_host() { # in_host NAME command...
