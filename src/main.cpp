@@ -78,7 +78,11 @@ int main(int argc, char** argv) {
   auto* bundle_cmd =
       app.add_subcommand("bundle", "Record everything the checks read into one redacted archive");
   bundle_cmd->add_option("-o,--output", bundle.output, "The .tar.gz to write");
-  bundle_cmd->add_flag("--obfuscate", bundle.obfuscate, "Also replace the hostname and user name");
+  bundle_cmd->add_flag("--obfuscate", bundle.obfuscate,
+                       "Also replace host and user names, addresses, GPU serials and UUIDs by pseudonyms");
+  bundle_cmd->add_option("--obfuscate-key", bundle.obfuscate_key,
+                         "Key file of the pseudonyms (created 0600 if absent; keep it here, never send it): "
+                         "a site's bundles give each host one stable pseudonym. Implies --obfuscate");
   bundle_cmd->add_flag("--probes", bundle.check.probes, "Also run the GPU probes and record their outputs");
   bundle_cmd->add_option("--upload", bundle.upload.url,
                          "Then send the archive to this https:// URL (a presigned PUT URL, or POST)");

@@ -2,16 +2,20 @@
 // report inside is exactly what `check --from` will say), add the reports, and pack it as .tar.gz.
 #include "app/commands.hpp"
 #include "app/pipeline.hpp"
+#include "bundle/obfuscation_key.hpp"
 #include "bundle/redact.hpp"
 #include "system/live_view.hpp"
 #include "system/recording_view.hpp"
 #include "system/replay_view.hpp"
 #include "util/archive.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
+
+#include <fmt/format.h>
 
 namespace gpudoctor {
 
@@ -28,7 +32,7 @@ std::string default_name(const std::string& host) {
   std::string stamp = snapshot::utc_now();
   for (char& c : stamp)
     if (c == ':') c = '-';
-  return "gpudoctor-bundle-" + (host.empty() ? std::string("host") : host) + "-" + stamp + ".tar.gz";
+  return fmt::format("gpudoctor-bundle-{}-{}.tar.gz", host.empty() ? "host" : host, stamp);
 }
 
 bool same_conclusions(const std::vector<Result>& a, const std::vector<Result>& b) {
@@ -47,6 +51,16 @@ int cmd_bundle(const BundleOptions& opt) {
       std::fprintf(stderr, "gpudoctor: %s\n", usage.c_str());
       return 2;
     }
+  // The key file too: a bad one is said before recording, and a new one exists before the first bundle.
+  std::string key;
+  if (!opt.obfuscate_key.empty()) {
+    auto loaded = load_or_create_obfuscation_key(opt.obfuscate_key);
+    if (!loaded) {
+      std::fprintf(stderr, "gpudoctor: %s\n", loaded.error().c_str());
+      return 2;
+    }
+    key = std::move(*loaded);
+  }
   auto data = load_data(opt.check);
   if (!data) {
     std::fprintf(stderr, "gpudoctor: %s\n", data.error().c_str());
@@ -77,9 +91,20 @@ int cmd_bundle(const BundleOptions& opt) {
   manifest.origin = "live";
   recorder.finish(manifest);
 
-  RedactionLog log = redact_snapshot(snap_dir, opt.obfuscate);
+  RedactOptions redact;
+  redact.kb = &data->kb;
+  redact.obfuscate = opt.obfuscate || !key.empty();
+  redact.obfuscation_key = key;
+  redact.key_from_file = !key.empty();
+  for (const auto& [path, why] : recorder.skipped()) {
+    std::fprintf(stderr, "gpudoctor: note: not recorded: %s\n", why.c_str());
+    redact.skipped.push_back(path);
+  }
+  RedactionLog log = redact_snapshot(snap_dir, redact);
+  for (const auto& warning : log.warnings)
+    std::fprintf(stderr, "gpudoctor: note: %s\n", warning.c_str());
   manifest.redacted = log.redacted;
-  manifest.note = opt.obfuscate ? "redacted and obfuscated" : "redacted";
+  manifest.note = redact.obfuscate ? "redacted and obfuscated; " + log.note : "redacted";
   write_text(snap_dir / "manifest.json", dump_json(snapshot::manifest_to_json(manifest)));
 
   auto replay = ReplayView::open(snap_dir);
@@ -96,15 +121,18 @@ int cmd_bundle(const BundleOptions& opt) {
   topt.verbose = true;
   write_text(snap_dir / "report.txt", render_text(report, data->cat, topt));
 
-  std::string output = opt.output.empty() ? default_name(live_report.facts.hostname) : opt.output;
+  std::string output = opt.output.empty() ? default_name(log.host) : opt.output;
   auto packed = pack_tar_gz(snap_dir, output);
   if (!packed) {
     std::fprintf(stderr, "gpudoctor: %s\n", packed.error().c_str());
     return 2;
   }
   Summary s = summarize(report.results);
-  std::fprintf(stderr, "gpudoctor: wrote %s (%d errors, %d warnings; %zu values redacted)\n", output.c_str(),
-               s.error, s.warn, log.redacted.size());
+  auto values = std::count_if(log.redacted.begin(), log.redacted.end(), [](const std::string& entry) {
+    return entry.starts_with("env:") || entry.starts_with("file:") || entry.starts_with("skipped:");
+  });
+  std::fprintf(stderr, "gpudoctor: wrote %s (%d errors, %d warnings; %td values and files redacted)\n",
+               output.c_str(), s.error, s.warn, values);
   std::printf("%s\n", output.c_str());
   if (opt.upload.url.empty()) return 0;
   std::fflush(stdout);

@@ -31,7 +31,8 @@ struct CheckOptions {
 struct BundleOptions {
   std::string output; // .tar.gz path; empty: gpudoctor-bundle-<host>-<time>.tar.gz
   bool obfuscate = false;
-  UploadOptions upload; // url empty: no upload
+  std::string obfuscate_key; // --obfuscate-key FILE (implies obfuscate); empty: a random key per bundle
+  UploadOptions upload;      // url empty: no upload
   CheckOptions check;
 };
 
