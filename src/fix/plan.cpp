@@ -1,10 +1,10 @@
 // The planner: which steps, with which parameters, for one fix or one migration.
 #include "fix/plan.hpp"
 
+#include "util/ere.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
-#include <regex>
 #include <stdexcept>
 
 namespace gpudoctor::fix {
@@ -53,9 +53,9 @@ std::expected<std::string, std::string> resolve_vendor(const Recipe& r, const Fa
 }
 
 bool system_sets(const Inventory& inv, const std::string& pattern) {
-  std::regex re("^(" + pattern + ")$");
-  return std::any_of(inv.system_assignments.begin(), inv.system_assignments.end(),
-                     [&](const ProfileAssignment& a) { return std::regex_match(a.name, re); });
+  auto re = Ere::compile(pattern);
+  return re && std::any_of(inv.system_assignments.begin(), inv.system_assignments.end(),
+                           [&](const ProfileAssignment& a) { return re->full_match(a.name, 256); });
 }
 
 bool include_step(const Step& s, const Params& p, const PlanContext& ctx) {
