@@ -2,6 +2,8 @@
 // package sources, keys and pins, ld.so.conf.d, modprobe.d, ICD files, and the users' homes.
 #include "fix/inventory.hpp"
 
+#include "fix/container_config.hpp"
+#include "fix/inventory_packages.hpp"
 #include "util/ere.hpp"
 #include "util/text.hpp"
 
@@ -242,18 +244,55 @@ void read_config_dirs(SystemView& view, const VendorStack& stack, StackInventory
     if (view.exists(k)) add_unique(inv.keyrings, k);
 }
 
+// NVIDIA's runtime in Docker's and containerd's configuration, and its CDI specs.
+void read_containers(SystemView& view, const VendorStack& stack, StackInventory& inv) {
+  if (stack.vendor != "nvidia") return;
+  struct Engine {
+    const char* file;
+    std::optional<std::string> (*edit)(const std::string&);
+    const char* what;
+  };
+  for (const Engine& e : {Engine{"/etc/docker/daemon.json", docker_without_nvidia, "Docker"},
+                          Engine{"/etc/containerd/config.toml", containerd_without_nvidia, "containerd"}}) {
+    auto content = view.read_file(e.file);
+    if (!content) continue;
+    if (auto edited = e.edit(*content)) {
+      inv.container_edits.insert(inv.container_edits.end(), {e.file, base64(*content), base64(*edited)});
+    } else if (text::contains(*content, "nvidia")) {
+      inv.notes.push_back(std::string(e.file) + " names nvidia but gpudoctor cannot read it as " + e.what +
+                          "'s configuration: left as it is; remove NVIDIA's runtime from it by hand");
+    }
+  }
+  for (const char* dir : {"/etc/cdi", "/var/run/cdi"})
+    for (const auto& name : children(view, dir))
+      if (text::starts_with(name, "nvidia") &&
+          (text::ends_with(name, ".yaml") || text::ends_with(name, ".json")))
+        inv.cdi.push_back(std::string(dir) + "/" + name);
+}
+
+void read_user_caches(SystemView& view, const VendorStack& stack, const std::vector<std::string>& homes,
+                      StackInventory& inv) {
+  for (const auto& rel : stack.user_caches)
+    for (const auto& home : homes)
+      if (auto st = view.stat(home + "/" + rel); st && st->type == FileType::dir) {
+        add_unique(inv.user_caches, rel);
+        break;
+      }
+}
+
 StackInventory read_stack(SystemView& view, const Facts& facts, const Knowledge& kb, const Stacks& stacks,
-                          const VendorStack& stack, const std::vector<std::string>& config_only) {
+                          const VendorStack& stack, const std::vector<std::string>& config_only,
+                          const PkgGraph& graph) {
   StackInventory inv;
   inv.hosts = vendor_hosts(kb, stack.vendor);
-  for (const auto& [name, version] : facts.packages.installed)
-    if (vendor_package(stacks, stack, name)) inv.packages.push_back(name);
+  read_stack_packages(view, facts, stacks, stack, graph, inv);
   for (const auto& name : config_only)
     if (vendor_package(stacks, stack, name)) inv.config_packages.push_back(name);
   read_dkms(view, facts, stack, inv);
   read_trees(view, facts, stack.vendor, inv);
   read_sources(view, stack.vendor, inv);
   read_config_dirs(view, stack, inv);
+  read_containers(view, stack, inv);
   return inv;
 }
 
@@ -302,11 +341,15 @@ Inventory take_inventory(SystemView& view, const Facts& facts, const Knowledge& 
   Inventory inv;
   std::vector<std::string> config_only;
   if (facts.packages.manager == "dpkg") config_only = dpkg_config_only(view);
+  PkgGraph graph = read_package_graph(view, facts);
   if (const auto* amd = stacks.vendor("amd"))
-    inv.amd = read_stack(view, facts, kb, stacks, *amd, config_only);
+    inv.amd = read_stack(view, facts, kb, stacks, *amd, config_only, graph);
   if (const auto* nv = stacks.vendor("nvidia"))
-    inv.nvidia = read_stack(view, facts, kb, stacks, *nv, config_only);
+    inv.nvidia = read_stack(view, facts, kb, stacks, *nv, config_only, graph);
   inv.homes = login_homes(view, facts);
+  for (auto* stack_inv : {&inv.amd, &inv.nvidia})
+    if (const auto* stack = stacks.vendor(stack_inv == &inv.amd ? "amd" : "nvidia"))
+      read_user_caches(view, *stack, inv.homes, *stack_inv);
   inv.system_assignments = system_assignments(view);
   return inv;
 }
