@@ -31,9 +31,11 @@ root_cleanup() {
   if [[ -n $proxy_pid ]]; then kill "$proxy_pid" 2>/dev/null || true; fi
   for pid in ${root_bg_pids:-}; do kill -KILL "$pid" 2>/dev/null || true; done
   while read -r _ mnt _; do
+    if [[ $mnt == "$work"/t && -n ${GPUDOCTOR_KEEP_WORK:-} ]]; then continue; fi
     if [[ $mnt == "$work"/* ]]; then umount -l "$mnt" 2>/dev/null || true; fi
   done < <(sort -r -k2 /proc/mounts)
-  rm -rf "$work"
+  # GPUDOCTOR_KEEP_WORK=1 keeps the roots to look at after a failure.
+  if [[ -n ${GPUDOCTOR_KEEP_WORK:-} ]]; then echo "kept $work" >&2; else rm -rf "$work"; fi
 }
 trap root_cleanup EXIT
 root_bg_pids=
@@ -91,7 +93,7 @@ apt_repo() {
   local dir=$1 suite=$2 origin=$3 label=$4 graph
   shift 4
   mkdir -p "$dir"
-  for graph in "$@"; do "$root_dir/make_debs.sh" "$root_dir/graphs/$graph" "$dir/pool" "$test_key_dir/key.gpg" "$kernel"; done
+  for graph in "$@"; do "$root_dir/tools/make_debs.sh" "$root_dir/graphs/$graph" "$dir/pool" "$test_key_dir/key.gpg" "$kernel"; done
   (
     cd "$dir" || exit 1
     local rel=(-o "APT::FTPArchive::Release::Origin=$origin" -o "APT::FTPArchive::Release::Label=$label")
@@ -133,12 +135,12 @@ build_mirror() {
   cp "$test_key_dir/key.asc" "$mirror/compute/cuda/repos/debian12/x86_64/3bf863cc.pub"
   cp "$test_key_dir/key.asc" "$mirror/rocm/rocm.gpg.key"
   cp "$test_key_dir/key.asc" "$mirror/libnvidia-container/gpgkey"
-  "$host_python" "$root_dir/make_wheels.py" "$root_dir/graphs/wheels.txt" "$mirror/whl"
+  "$host_python" "$root_dir/tools/make_wheels.py" "$root_dir/graphs/wheels.txt" "$mirror/whl"
   mkdir -p "$mirror/keys" && cp "$test_key_dir"/key.* "$mirror/keys/"
 }
 
 ensure_mirror() {
-  mirror_hash=$( (cat "$root_dir"/graphs/*.txt "$root_dir/make_debs.sh" "$root_dir/make_wheels.py" &&
+  mirror_hash=$( (cat "$root_dir"/graphs/*.txt "$root_dir/tools/make_debs.sh" "$root_dir/tools/make_wheels.py" &&
     declare -f apt_repo build_mirror) | sha256sum | cut -c1-16)
   mirror_tarball=$cache/mirror-$mirror_hash.tar.gz
   if [[ ! -s $mirror_tarball ]]; then
@@ -147,20 +149,20 @@ ensure_mirror() {
       if [[ ! -s $mirror_tarball ]]; then
         local start=$SECONDS
         build_mirror
-        tar -C "$work" -czf "$mirror_tarball.tmp" mirror && mv "$mirror_tarball.tmp" "$mirror_tarball"
+        tar -C "$(dirname "$mirror")" -czf "$mirror_tarball.tmp" mirror && mv "$mirror_tarball.tmp" "$mirror_tarball"
         find "$cache" -maxdepth 1 -name 'mirror-*.tar.gz' ! -name "${mirror_tarball##*/}" -delete
         rm -rf "$mirror"
         echo "built the test repositories from tests/root/graphs in $((SECONDS - start)) s"
       fi
     ) 9>"$cache/lock"
   fi
-  tar -C "$work" -xzf "$mirror_tarball"
+  tar -C "$(dirname "$mirror")" -xzf "$mirror_tarball"
   mkdir -p "$test_key_dir" && cp "$mirror"/keys/key.* "$test_key_dir/"
 }
 
-# The proxy that plays the vendors' hosts (vendor_proxy.py); its port in $proxy_port.
+# The proxy that plays the vendors' hosts (tools/vendor_proxy.py); its port in $proxy_port.
 start_proxy() {
-  "$host_python" "$root_dir/vendor_proxy.py" "$mirror" "$work/proxy.port" 1800 &
+  "$host_python" "$root_dir/tools/vendor_proxy.py" "$mirror" "$work/proxy.port" 1800 &
   proxy_pid=$!
   for _ in $(seq 100); do [[ -s $work/proxy.port ]] && break; sleep 0.05; done
   [[ -s $work/proxy.port ]] || fail "the vendors' proxy did not start"
@@ -303,7 +305,8 @@ machine_cuda12() {
     cuda-toolkit-12-6 cuda-drivers-560 nvidia-fabricmanager-560 libcudnn9-cuda-12 libnccl2 \
     nvidia-container-toolkit
   in_root "$root" update-alternatives --quiet --install /usr/local/cuda cuda /usr/local/cuda-12.6 100
-  mkdir -p "$root/etc/docker" "$root/etc/containerd" "$root/etc/cdi" "$root/var/run/cdi" "$root/etc/modprobe.d"
+  # /var/run is a link to /run in the root: written through it from outside, it would be the host's /run.
+  mkdir -p "$root/etc/docker" "$root/etc/containerd" "$root/etc/cdi" "$root/run/cdi" "$root/etc/modprobe.d"
   cat >"$root/etc/docker/daemon.json" <<'EOF'
 {
     "default-runtime": "nvidia",
@@ -341,7 +344,7 @@ version = 2
           runtime_type = "io.containerd.runc.v2"
 EOF
   printf 'cdiVersion: 0.5.0\nkind: nvidia.com/gpu\n' >"$root/etc/cdi/nvidia.yaml"
-  printf '{"cdiVersion":"0.5.0","kind":"nvidia.com/gpu"}\n' >"$root/var/run/cdi/nvidia-container-toolkit.json"
+  printf '{"cdiVersion":"0.5.0","kind":"nvidia.com/gpu"}\n' >"$root/run/cdi/nvidia-container-toolkit.json"
   printf 'options nvidia NVreg_PreserveVideoMemoryAllocations=1\n' >"$root/etc/modprobe.d/nvidia.conf"
   cat >>"$root/home/sam/.bashrc" <<'EOF'
 export EDITOR=vim
@@ -383,9 +386,53 @@ EOF
   chmod 0755 "$root/usr/local/bin/systemctl"
 }
 
-# Starts a few shared pieces every root test needs: the base root, the mirror, the proxy.
+# Starts a few shared pieces every root test needs: the base root, the mirror, the proxy. The roots live
+# on a tmpfs (throwaway: dpkg's fsyncs cost nothing there), unless GPUDOCTOR_ROOTS_ON_DISK is set.
 root_setup() {
   ensure_base
+  if [[ -z ${GPUDOCTOR_ROOTS_ON_DISK:-} ]]; then
+    mkdir -p "$work/t"
+    mount -t tmpfs -o size=6g,mode=0755 gpudoctor-test "$work/t" || fail "cannot mount a tmpfs for the roots"
+    roots=$work/t
+  else
+    roots=$work
+  fi
+  # The mirror beside the roots: add_local_mirror hard-links it into them.
+  mirror=$roots/mirror
   ensure_mirror
   start_proxy
+}
+
+# ---- plans ----------------------------------------------------------------------------------------------------
+# same_plan_from_snapshot ROOT MIGRATE-ARGS...: records ROOT as a bundle (bundle --root) and asserts that
+# `migrate ARGS --from` the bundle writes the script `migrate ARGS --root ROOT` writes (but for the lines
+# naming where the plan came from, and the script id that hashes them).
+same_plan_from_snapshot() {
+  local root=$1 snap=$work/snapshot-$RANDOM.tar.gz
+  shift
+  "$gpudoctor" bundle --root "$root" -o "$snap" >"$work/bundle.out" 2>&1 || fail "bundle --root: $(tail -3 "$work/bundle.out")"
+  "$gpudoctor" migrate "$@" --root "$root" --emit "$work/live.sh" 2>"$work/live.err" || fail "migrate --root: $(cat "$work/live.err")"
+  "$gpudoctor" migrate "$@" --from "$snap" --emit "$work/offline.sh" 2>"$work/offline.err" || fail "migrate --from: $(cat "$work/offline.err")"
+  local strip='/^# From: /d; /^GD_SCRIPT_ID=/d; /^GD_FOR_HOST=/d; /^# For:  host /d'
+  if ! diff <(sed "$strip" "$work/live.sh") <(sed "$strip" "$work/offline.sh") >"$work/plan.diff"; then
+    fail "the plan --from a snapshot of the root differs from the live one: $(head -20 "$work/plan.diff")"
+  fi
+  rm -f "$snap"
+}
+
+# The names of the packages of graph files (tests/root/graphs), one a line.
+graph_packages() {
+  local g
+  for g in "$@"; do sed -n 's/^Package: //p' "$root_dir/graphs/$g"; done | sort -u
+}
+
+# Runs a command that must fail with status 1 and leave ROOT's installed packages as they were.
+expect_refusal() {
+  local root=$1 what=$2 out=$3 before after status=0
+  shift 3
+  before=$(installed_names "$root")
+  "$@" >"$out" 2>&1 || status=$?
+  [[ $status == 1 ]] || fail "$what: exit status $status, not 1: $(tail -5 "$out")"
+  after=$(installed_names "$root")
+  [[ $before == "$after" ]] || fail "$what changed the installed packages: $(diff <(echo "$before") <(echo "$after") | head)"
 }

@@ -6,7 +6,7 @@
 source "$(dirname "$0")/lib.bash"
 root_setup
 
-R=$work/rocm6
+R=$roots/rocm6
 new_machine rocm6 "$R"
 for p in rocm rocm-hip-sdk rocm-core hsa-rocr half hipfort-dev rocwmma-dev rocalution rocm-hip-sdk6.1.0 \
   hipblas-dev6.1.0 half6.1.0 amdgpu-dkms amdgpu-install libdrm-amdgpu-amdgpu1 mesa-amdgpu-va-drivers \
@@ -23,7 +23,7 @@ pass "ROCm machine: rocm 6.2.4 (with half, hipfort-dev, rocwmma-dev), rocm-hip-s
   fail "sam's venv has no torch for ROCm 6.1"
 pass "ROCm machine: sam's venv has torch 2.4.1+rocm6.1 with pytorch-triton-rocm"
 
-C=$work/cuda12
+C=$roots/cuda12
 new_machine cuda12 "$C"
 for p in cuda-keyring cuda-toolkit-12-6 libcublas-12-6 nsight-compute-2024.3.2 cuda-drivers-560 nvidia-driver-560 \
   nvidia-dkms-560 libnvidia-compute-560 nvidia-fabricmanager-560 libcudnn9-cuda-12 libnccl2 nvidia-container-toolkit; do
