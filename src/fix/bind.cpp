@@ -284,7 +284,9 @@ void purge_notes(const StackInventory& inv, const std::string& vendor, const Pla
     notes.push_back("dnf version locks removed with the packages: " + list_of(inv.versionlocks));
   if (!inv.replacements.empty())
     notes.push_back("the distribution's " + list_of(inv.replacements) + " come in the same transaction as " +
-                    stack + "'s own builds of them go, so what needs them (a desktop) keeps working");
+                    (vendor == "amd" ? "AMD" : "NVIDIA") +
+                    "'s own builds of them go, so what needs them (a "
+                    "desktop) keeps working");
   if (!inv.orphans.empty())
     notes.push_back(
         "apt would then autoremove " + list_of(inv.orphans) +

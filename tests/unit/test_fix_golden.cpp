@@ -42,6 +42,7 @@ const Golden kGolden[] = {
     {"tests/fixes/machines/rocky9-mi210-rocm/snapshot", "fix", "purge-rocm"},
     {"tests/fixes/machines/rocky9-mi210-rocm/snapshot", "migrate", "nvidia"},
     {"tests/fixes/machines/rocky9-mi210-rocm/snapshot", "fix", "install-rocm", {.rocm = "6.2"}},
+    {"tests/fixes/machines/ubuntu2204-rocm6/snapshot", "migrate", "nvidia"},
 };
 
 std::string machine_name(const std::string& snapshot) {

@@ -24,7 +24,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID='env-unset-hsa-override-b82f8d97'
+GD_SCRIPT_ID='env-unset-hsa-override-037243a9'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04
@@ -1247,7 +1247,9 @@ gd_prepare_downloads() {
   fi
   if ((GD_DRY_RUN)); then
     gd_note "would update the package index and download into $GD_CACHE_DIR: ${install[*]:-nothing}"
-    if [[ -f $collect/pip ]]; then gd_note "would download PyTorch's wheels: $(cut -f2,4 "$collect/pip" | tr '\n\t' '; ')"; fi
+    if [[ -f $collect/pip ]]; then
+      gd_note "would download PyTorch's wheels: $(awk -F '\t' '{ printf "%s%s from %s", (NR > 1 ? "; " : ""), $4, $2 }' "$collect/pip")"
+    fi
     gd_note "would keep the .debs of the ${#outgoing[@]} packages the purge removes (for undo)"
     rm -rf -- "$collect"
     return 0

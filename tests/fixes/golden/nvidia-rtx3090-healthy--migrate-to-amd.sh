@@ -78,7 +78,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID='migrate-to-amd-119c09c4'
+GD_SCRIPT_ID='migrate-to-amd-9fb8164a'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04
@@ -1352,7 +1352,9 @@ gd_prepare_downloads() {
   fi
   if ((GD_DRY_RUN)); then
     gd_note "would update the package index and download into $GD_CACHE_DIR: ${install[*]:-nothing}"
-    if [[ -f $collect/pip ]]; then gd_note "would download PyTorch's wheels: $(cut -f2,4 "$collect/pip" | tr '\n\t' '; ')"; fi
+    if [[ -f $collect/pip ]]; then
+      gd_note "would download PyTorch's wheels: $(awk -F '\t' '{ printf "%s%s from %s", (NR > 1 ? "; " : ""), $4, $2 }' "$collect/pip")"
+    fi
     gd_note "would keep the .debs of the ${#outgoing[@]} packages the purge removes (for undo)"
     rm -rf -- "$collect"
     return 0

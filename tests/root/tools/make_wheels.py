@@ -20,6 +20,14 @@ def wheel_bytes(name, version, requires, corrupt):
     dist = f"{name.replace('-', '_')}-{version}.dist-info"
     files = {
         f"{module}/__init__.py": f"__version__ = {version!r}\n".encode(),
+    }
+    if name == "torch":
+        # What torch's own version.py says (gpudoctor reads it): the CUDA or HIP build of the local tag.
+        tag = version.partition("+")[2]
+        cuda = f"'{tag[2:-1]}.{tag[-1]}'" if tag.startswith("cu") else "None"
+        hip = f"'{tag[4:]}.0'" if tag.startswith("rocm") else "None"
+        files[f"{module}/version.py"] = f"__version__ = {version!r}\ncuda = {cuda}\nhip = {hip}\n".encode()
+    files |= {
         f"{module}/payload.py": (b"# payload\n" * 200),
         f"{dist}/METADATA": ("Metadata-Version: 2.1\nName: " + name + "\nVersion: " + version + "\n" +
                              "".join(f"Requires-Dist: {r}\n" for r in requires)).encode(),
