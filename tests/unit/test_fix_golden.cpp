@@ -114,7 +114,8 @@ TEST_CASE("fix plans: the steps carry their flags and the purge names exactly th
   CHECK(at("prepare.download") < at("purge-rocm.packages"));
   CHECK(at("install-nvidia.keyring") < at("prepare.download"));
   CHECK(at("purge-rocm.packages")->destructive);
-  CHECK(text::trim(at("purge-rocm.packages")->body) == "gd_purge_packages hip-runtime-amd rocm-core rocminfo --");
+  CHECK(text::trim(at("purge-rocm.packages")->body) ==
+        "gd_purge_packages hip-runtime-amd rocm-core rocminfo --");
   CHECK(at("purge-rocm.autoremove") > at("install-nvidia.toolkit"));
   CHECK(at("purge-rocm.autoremove") < at("reboot.reboot"));
   CHECK(plan->steps.back().id == "migrate.check");
@@ -123,8 +124,9 @@ TEST_CASE("fix plans: the steps carry their flags and the purge names exactly th
     if (s.id == "torch-reinstall.reinstall") {
       torch = true;
       CHECK(!s.root);
-      CHECK(s.body.find("https://download.pytorch.org/whl/cu130 cu130 torch /home/sam/venvs/sd-rocm/bin/python3 "
-                        "-- pytorch-triton-rocm") != std::string::npos);
+      CHECK(s.body.find(
+                "https://download.pytorch.org/whl/cu130 cu130 torch /home/sam/venvs/sd-rocm/bin/python3 "
+                "-- pytorch-triton-rocm") != std::string::npos);
     }
     if (s.body.starts_with("gd_purge_packages") || s.body.starts_with("gd_install_packages"))
       CHECK(s.body.find('*') == std::string::npos); // never a glob handed to the package manager
