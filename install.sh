@@ -136,4 +136,5 @@ cmake -S "$here" -B "$build_dir" "${cmake_args[@]}" -DGPUDOCTOR_BUILD_TESTS=ON -
 cmake --build "$build_dir" -j "$jobs"
 say "Running the test suite"
 cd "$build_dir"
-ctest --output-on-failure -j "$jobs"
+# The root tests (label root: real Debian roots, minutes) run once per CI run, in the plain build.
+if ((sanitize)); then ctest --output-on-failure -j "$jobs" -LE root; else ctest --output-on-failure -j "$jobs"; fi

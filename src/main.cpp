@@ -41,6 +41,10 @@ void add_fix_options(CLI::App& cmd, FixOptions& opt, std::string& from, std::str
   cmd.add_option("--cuda", opt.cuda, "CUDA release to install instead of the chosen one (12.8)");
   cmd.add_option("--rocm", opt.rocm, "ROCm release to install instead of the chosen one (7.2)");
   cmd.add_option("--torch", opt.torch, "PyTorch version to install (default: the newest on the index)");
+  cmd.add_flag("--unhold", opt.unhold,
+               "Release held packages of the stack being removed (default: the script stops on them)");
+  cmd.add_flag("--stop-gpu-users", opt.stop_gpu_users,
+               "Stop processes that use the old GPU before the purge (default: the script stops on them)");
   cmd.add_flag("--any-host", opt.any_host,
                "Do not make the script check the host name (the OS release still)");
   cmd.add_flag("--render-all", opt.render_all, "For tests: render every step, even those with nothing to do");
@@ -93,6 +97,8 @@ int main(int argc, char** argv) {
   bundle_cmd
       ->add_option("--upload-timeout", upload_timeout_ms, "Time limit of the upload in ms (default 60000)")
       ->check(CLI::Range(1000, 3600000));
+  bundle_cmd->add_option("--root", bundle.root,
+                         "For tests: record the machine of fix --root DIR (its files; no command is run)");
   add_check_options(*bundle_cmd, bundle.check, bundle_color);
 
   CheckOptions probe;

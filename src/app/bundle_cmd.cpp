@@ -3,7 +3,10 @@
 #include "app/commands.hpp"
 #include "app/pipeline.hpp"
 #include "bundle/obfuscation_key.hpp"
+#include "app/rooted_view.hpp"
 #include "bundle/redact.hpp"
+#include "fix/inventory.hpp"
+#include "fix/stacks.hpp"
 #include "system/live_view.hpp"
 #include "system/recording_view.hpp"
 #include "system/replay_view.hpp"
@@ -13,6 +16,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -82,9 +86,14 @@ int cmd_bundle(const BundleOptions& opt) {
     }
   } cleanup{work};
 
-  LiveView live;
-  RecordingView recorder(live, snap_dir, "gpudoctor " GPUDOCTOR_VERSION);
+  std::unique_ptr<LiveView> live =
+      opt.root.empty() ? std::make_unique<LiveView>() : std::make_unique<RootedView>(opt.root);
+  RecordingView recorder(*live, snap_dir, "gpudoctor " GPUDOCTOR_VERSION);
   Report live_report = run_pipeline(recorder, *data, opt.check);
+  // What `fix` and `migrate` read beyond the checks (apt's marks, pins, container configuration, ...), so a
+  // plan made --from the bundle is the plan made on the machine.
+  if (auto stacks = fix::load_stacks())
+    (void)fix::take_inventory(recorder, live_report.facts, data->kb, *stacks);
   snapshot::Manifest manifest;
   manifest.created = snapshot::utc_now();
   manifest.tool = "gpudoctor " GPUDOCTOR_VERSION;

@@ -17,6 +17,8 @@ fix::PlanContext FixSession::context(const FixOptions& opt) const {
   po.mirror = opt.mirror;
   po.render_all = opt.render_all;
   po.check_host = check_host && !opt.any_host;
+  po.unhold = opt.unhold;
+  po.stop_gpu_users = opt.stop_gpu_users;
   po.source = source;
   return fix::PlanContext{report.facts, data.kb, stacks, book, inventory, report.results, po};
 }

@@ -17,10 +17,10 @@
 
 namespace gpudoctor::fix {
 
-namespace {
-
-// Runs argv with this process's terminal and environment; the exit status, 128+N for signal N.
-int run_inherited(const std::vector<std::string>& argv) {
+int run_attached(const std::vector<std::string>& command, const std::string& root) {
+  std::vector<std::string> argv;
+  if (!root.empty()) argv = {"chroot", root};
+  argv.insert(argv.end(), command.begin(), command.end());
   std::vector<char*> args;
   for (const auto& a : argv)
     args.push_back(const_cast<char*>(a.c_str()));
@@ -41,6 +41,8 @@ int run_inherited(const std::vector<std::string>& argv) {
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return 127;
 }
+
+namespace {
 
 std::string new_run_id() {
   char stamp[32];
@@ -72,7 +74,7 @@ int run_steps(Record& rec, const ApplyOptions& opt, bool migration) {
   for (const auto& step : st["steps"]) {
     std::string id = step.get<std::string>();
     if (std::find(done.begin(), done.end(), id) != done.end()) continue;
-    int status = run_inherited(step_command(st, id, opt));
+    int status = run_attached(step_command(st, id, opt));
     if (status == 100) {
       st["status"] = "reboot";
       rec.save();

@@ -91,14 +91,19 @@ std::optional<std::string> RecordingView::read_file(const std::string& path) {
 void RecordingView::record_child(const std::string& dir_path, const fs::path& mirrored_dir,
                                  const std::string& name) {
   std::string child = dir_path == "/" ? "/" + name : dir_path + "/" + name;
-  auto st = m_live.lstat(child);
+  // Looked at where the folder resolved to (mirrored_dir is below fs/): a link on the way, such as
+  // /var/run -> /run, is then the recorded machine's, even when the machine is a folder (bundle --root).
+  std::string resolved = "/" + mirrored_dir.lexically_relative(m_dir / "fs").generic_string();
+  if (resolved == "/.") resolved = "/";
+  std::string real = resolved == "/" ? "/" + name : resolved + "/" + name;
+  auto st = m_live.lstat(real);
   if (!st) return;
   fs::path at = mirrored_dir / name;
   std::error_code ec;
   if (fs::exists(fs::symlink_status(at, ec))) return; // already recorded with content
   switch (st->type) {
   case FileType::link:
-    if (auto target = m_live.read_link(child)) fs::create_symlink(*target, at, ec);
+    if (auto target = m_live.read_link(real)) fs::create_symlink(*target, at, ec);
     break;
   case FileType::dir:
     fs::create_directories(at, ec);
