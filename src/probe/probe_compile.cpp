@@ -1,6 +1,7 @@
 #include "probe/probe_compile.hpp"
 
 #include "collect/collectors.hpp"
+#include "system/temp_files.hpp"
 #include "util/file_text.hpp"
 #include "util/text.hpp"
 
@@ -94,7 +95,9 @@ std::expected<void, std::string> build(SystemView& view, const std::string& comp
       }
   }
   std::string key = "probe-build@" + backend + (program == "kernels" ? "-kernels" : "");
+  temp::track(tmp); // the compiler's half-written output goes if gpudoctor is interrupted
   auto r = view.run({key, argv, k_compile_timeout, {}});
+  temp::untrack(tmp);
   std::error_code ec;
   if (!r.ok()) {
     fs::remove(tmp, ec);
