@@ -4,8 +4,10 @@
 #include "system/reaper.hpp"
 #include "system/temp_files.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <thread>
 #include <unistd.h>
 
@@ -22,11 +24,16 @@ constexpr auto k_step_grace = 10s;
 // SIGKILL ends a process at once unless it is stuck in the kernel; then it is left.
 constexpr auto k_kill_wait = 3s;
 
+// Set first thing when a signal is taken: from then on, the process ends with 128 + the signal, never with
+// what main returns (main may finish while its tools are being killed; its report would be of a killed run).
+std::atomic<bool> g_stopping{false};
+
 void say(const std::string& text) {
   [[maybe_unused]] auto n = ::write(STDERR_FILENO, text.data(), text.size());
 }
 
 [[noreturn]] void stop(int sig) {
+  g_stopping = true;
   say(fmt::format("\ngpudoctor: {}: stopping what it started\n",
                   sig == SIGINT ? "interrupted" : "terminated"));
   reaper::close_spawning();
@@ -47,6 +54,12 @@ void say(const std::string& text) {
   ::_exit(128 + sig);
 }
 
+// Run by exit(): while the interruption is under way, wait for it to end the process (it calls _exit).
+void wait_for_stop() {
+  while (g_stopping)
+    ::pause();
+}
+
 bool ignored(int sig) {
   struct sigaction now {};
   return ::sigaction(sig, nullptr, &now) == 0 && now.sa_handler == SIG_IGN;
@@ -60,6 +73,7 @@ void start_lifecycle() {
   for (int sig : {SIGINT, SIGTERM})
     if (!ignored(sig)) sigaddset(&set, sig);
   ::pthread_sigmask(SIG_BLOCK, &set, nullptr); // before any thread: each inherits the mask
+  std::atexit(wait_for_stop);
   reaper::start();
   std::thread([set] {
     int sig = 0;
