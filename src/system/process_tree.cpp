@@ -45,6 +45,9 @@ std::map<int, std::string> owners(const std::vector<ProcessInfo>& table, int sel
                                   const std::map<int, std::string>& leaders,
                                   const std::function<std::optional<std::string>(int)>& tag_of) {
   auto kids = children_of(table);
+  std::map<int, const ProcessInfo*> by_pid;
+  for (const auto& p : table)
+    by_pid[p.pid] = &p;
   std::string mine = self_prefix(self);
   std::map<int, std::string> owner;
   // Top down from gpudoctor: a process's own tag wins, else it belongs where its parent does.
@@ -59,8 +62,11 @@ std::map<int, std::string> owners(const std::vector<ProcessInfo>& table, int sel
     std::string run = inherited;
     if (auto it = leaders.find(pid); it != leaders.end()) {
       run = it->second;
-    } else if (auto tag = tag_of(pid); tag && tag->starts_with(mine)) {
-      run = *tag;
+    } else if (const ProcessInfo* p = by_pid[pid]; p && p->state != 'D' && !p->gone()) {
+      // Not read from a process in uninterruptible sleep: reading its environment can block on its memory
+      // lock (a wedged driver's page fault), which would hang gpudoctor too. It belongs where its parent
+      // does.
+      if (auto tag = tag_of(pid); tag && tag->starts_with(mine)) run = *tag;
     }
     owner[pid] = run;
     for (int child : kids[pid])

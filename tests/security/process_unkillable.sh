@@ -33,6 +33,7 @@ while True:
 PY
 "$py" "$work/fused.py" "$work/mnt" "$work/ready" &
 daemon=$!
+disown "$daemon" # its end (SIGKILL, below) is no news
 cleanup() {
   kill -9 "$daemon" 2>/dev/null || true # closes /dev/fuse: the connection aborts, the stuck process ends
   umount -l "$work/mnt" 2>/dev/null || true

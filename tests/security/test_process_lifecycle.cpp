@@ -4,6 +4,8 @@
 #include "system/process_table.hpp"
 #include "system/process_tree.hpp"
 
+#include <algorithm>
+
 #include <doctest/doctest.h>
 
 using namespace gpudoctor;
@@ -93,6 +95,25 @@ TEST_SUITE("security") {
     tags[400] = "99.1";
     owner_of = proc::owners(table, self, {}, tag_of);
     CHECK(owner_of[400].empty());
+  }
+
+  TEST_CASE("the environment of a process in uninterruptible sleep is never read (it could hang gpudoctor)") {
+    const int self = 100;
+    // 200: a tool stuck in a driver (D), its child 201 too; 300: a stuck orphan.
+    std::vector<proc::ProcessInfo> table = {process(self, 1, self), process(200, self, 200, 'D'),
+                                            process(201, 200, 200, 'D'), process(300, self, 300, 'D')};
+    std::vector<int> read;
+    auto tag_of = [&](int pid) -> std::optional<std::string> {
+      read.push_back(pid);
+      return "100.1";
+    };
+    auto owner_of = proc::owners(table, self, {{200, "100.1"}}, tag_of);
+    CHECK(read.empty());
+    CHECK(owner_of[201] == "100.1"); // through its parent
+    CHECK(owner_of[300].empty());    // unknown: left (SIGKILL would not end it anyway)
+    auto members = proc::run_members(table, owner_of, 200, "100.1");
+    std::sort(members.begin(), members.end());
+    CHECK(members == std::vector<int>{200, 201});
   }
 
   TEST_CASE("procfs stat lines parse, odd command names included") {
