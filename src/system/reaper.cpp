@@ -14,8 +14,6 @@
 
 namespace gpudoctor::reaper {
 
-namespace {
-
 struct Entry {
   int exit_fd = -1;
   bool foreground = false;
@@ -23,12 +21,14 @@ struct Entry {
   std::optional<ExitStatus> status;
 };
 
+namespace {
+
 // Never destroyed: the reaper thread outlives main (it is detached and ends with the process).
 struct Registry {
   std::mutex mutex;
-  std::condition_variable spawned; // wakes the reaper when it had no child
-  std::map<pid_t, Entry> children;
-  unsigned long generation = 0; // counts spawns, so the reaper never sleeps past one
+  std::condition_variable spawned;                  // wakes the reaper when it had no child
+  std::map<pid_t, std::shared_ptr<Entry>> children; // not yet reaped, or reaped and not yet taken
+  unsigned long generation = 0;                     // counts spawns, so the reaper never sleeps past one
   bool closed = false;
 };
 
@@ -50,14 +50,15 @@ void deliver(Registry& r, const siginfo_t& info) {
   std::lock_guard lock(r.mutex);
   auto it = r.children.find(info.si_pid);
   if (it == r.children.end()) return; // an orphan re-parented to gpudoctor: reaping it was the point
-  if (it->second.abandoned) {
-    ::close(it->second.exit_fd);
-    r.children.erase(it);
+  std::shared_ptr<Entry> e = it->second;
+  r.children.erase(it); // the pid is free again: a new child may get it
+  if (e->abandoned) {
+    ::close(e->exit_fd);
     return;
   }
-  it->second.status = status_of(info);
+  e->status = status_of(info);
   std::uint64_t one = 1;
-  [[maybe_unused]] auto n = ::write(it->second.exit_fd, &one, sizeof one);
+  [[maybe_unused]] auto n = ::write(e->exit_fd, &one, sizeof one);
 }
 
 [[noreturn]] void reap_forever() {
@@ -104,22 +105,21 @@ int spawn(const std::function<int(pid_t&)>& spawn_one, Child& child, bool foregr
     ::close(fd);
     return rc;
   }
-  r.children[pid] = Entry{fd, foreground, false, std::nullopt};
+  auto entry = std::make_shared<Entry>(Entry{fd, foreground, false, std::nullopt});
+  r.children[pid] = entry;
   ++r.generation;
   r.spawned.notify_one();
-  child = Child{pid, fd};
+  child = Child{pid, fd, entry};
   return 0;
 }
 
 std::optional<ExitStatus> take_status(const Child& child) {
   Registry& r = registry();
   std::lock_guard lock(r.mutex);
-  auto it = r.children.find(child.pid);
-  if (it == r.children.end() || !it->second.status) return std::nullopt;
-  ExitStatus s = *it->second.status;
-  ::close(it->second.exit_fd);
-  r.children.erase(it);
-  return s;
+  if (!child.entry || !child.entry->status || child.entry->exit_fd < 0) return std::nullopt;
+  ::close(child.entry->exit_fd);
+  child.entry->exit_fd = -1;
+  return child.entry->status;
 }
 
 ExitStatus wait(const Child& child) {
@@ -133,13 +133,12 @@ ExitStatus wait(const Child& child) {
 void abandon(const Child& child) {
   Registry& r = registry();
   std::lock_guard lock(r.mutex);
-  auto it = r.children.find(child.pid);
-  if (it == r.children.end()) return;
-  if (it->second.status) {
-    ::close(it->second.exit_fd);
-    r.children.erase(it);
+  if (!child.entry || child.entry->exit_fd < 0) return;
+  if (child.entry->status) { // reaped meanwhile
+    ::close(child.entry->exit_fd);
+    child.entry->exit_fd = -1;
   } else {
-    it->second.abandoned = true;
+    child.entry->abandoned = true; // the reaper closes it when the child is reaped
   }
 }
 
@@ -148,17 +147,8 @@ std::vector<pid_t> running(bool foreground) {
   std::lock_guard lock(r.mutex);
   std::vector<pid_t> out;
   for (const auto& [pid, e] : r.children)
-    if (!e.status && !e.abandoned && e.foreground == foreground) out.push_back(pid);
+    if (!e->abandoned && e->foreground == foreground) out.push_back(pid);
   return out;
-}
-
-std::size_t running_count() {
-  Registry& r = registry();
-  std::lock_guard lock(r.mutex);
-  std::size_t n = 0;
-  for (const auto& [pid, e] : r.children)
-    n += !e.status && !e.abandoned;
-  return n;
 }
 
 void close_spawning() {

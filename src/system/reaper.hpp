@@ -10,6 +10,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <sys/types.h>
 #include <vector>
@@ -22,9 +23,14 @@ struct ExitStatus {
   std::optional<int> signal;    // a signal ended it
 };
 
+struct Entry; // the registry's record of one child
+
 struct Child {
   pid_t pid = 0;
   int exit_fd = -1; // readable (poll) once the child has been reaped: then call take_status
+  // Its own record, not looked up by pid: once reaped, the pid may name a new child before the status is
+  // taken.
+  std::shared_ptr<Entry> entry;
 };
 
 // Makes gpudoctor the subreaper and starts the reaper thread, once; spawn calls it too.
@@ -47,8 +53,6 @@ void abandon(const Child& child);
 
 // Registered children that have not been reaped; `foreground` ones only when asked.
 std::vector<pid_t> running(bool foreground);
-// How many registered children have not been reaped.
-std::size_t running_count();
 // Refuses every later spawn (ECANCELED): the interruption is under way.
 void close_spawning();
 
