@@ -201,8 +201,18 @@ std::expected<ProbePrograms, std::string> compile_probes(const std::string& back
         "cached in " + dir.string() + " (compiled earlier with " + *compiler + " for " + targets.names + ")";
     return out;
   }
+  // A build folder made now is a temporary one until its programs are in it: removed if gpudoctor is
+  // interrupted while the compiler runs.
+  bool fresh = !fs::exists(dir, ec);
   fs::create_directories(dir, ec);
   if (ec) return std::unexpected("cannot create the probe cache " + dir.string() + ": " + ec.message());
+  struct Registered {
+    fs::path dir;
+    ~Registered() {
+      if (!dir.empty()) temp::untrack(dir);
+    }
+  } registered{fresh ? dir : fs::path()};
+  if (fresh) temp::track(dir);
   std::ofstream(dir / "gpudoctor_probe_targets.h")
       << "#define GPUDOCTOR_PROBE_TARGETS \"" << targets.names << "\"\n";
   if (say)

@@ -37,6 +37,7 @@ void say(const std::string& text) {
   say(fmt::format("\ngpudoctor: {}: stopping what it started\n",
                   sig == SIGINT ? "interrupted" : "terminated"));
   reaper::close_spawning();
+  temp::freeze();
   auto steps = reaper::running(true);
   for (pid_t pid : steps)
     ::kill(pid, sig);

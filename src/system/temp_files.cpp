@@ -109,7 +109,13 @@ void track(const fs::path& path) {
 void untrack(const fs::path& path) {
   Registry& r = registry();
   std::lock_guard lock(r.mutex);
-  r.paths.erase(path);
+  if (!r.closed) r.paths.erase(path);
+}
+
+void freeze() {
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  r.closed = true;
 }
 
 void remove_all_registered() {

@@ -37,8 +37,11 @@ private:
 void track(const std::filesystem::path& path);
 void untrack(const std::filesystem::path& path);
 
-// The interruption: removes every registered path, so that no thread still running can write into it again
-// (each is replaced by an empty placeholder file until `release_placeholders`, the last step before _exit).
+// The interruption, first: from now on nothing is unregistered (a thread whose compiler was just killed must
+// not take its half-built folder off the list) and no folder is created.
+void freeze();
+// Then: removes every registered path, so that no thread still running can write into it again (each is
+// replaced by an empty placeholder file until `release_placeholders`, the last step before _exit).
 void remove_all_registered();
 void release_placeholders();
 
