@@ -4,7 +4,8 @@ usage: inflate_snapshot.py SRC DST VARIANT
   prepend   a 1 MB line first, `export HSA_AAAA...=1` (a name as long as a line: the profile parsers and the fix
             inventory's patterns meet it), then the file as it was
   nonl      the file, then a 1 MB line without a newline at the end (words, `=`, `:`, quotes, backslashes)
-  nesting   the file, then 100 KB of nesting characters: ((( [[[ {{{ <<< and quotes, never closed
+  nesting   100 KB of nesting characters, ((( [[[ {{{ <<< and quotes, never closed, first the kind the file
+            starts with (so a JSON, XML or bracketed file's own parser goes 25,000 levels deep), then the file
   deep      the file, then all three of the above, last the line without a newline; and every environment value
             (env.json) 1 MB longer, after a `:` (a list entry of its own). fs/sys/ is left as it was, so the
             GPUs are still recognised (a sysfs attribute with a second line is, rightly, not read as one) and
@@ -20,7 +21,13 @@ shutil.copytree(src, dst, symlinks=True)
 
 export_line = b"export HSA_" + b"A" * MB + b"=1\n"
 nonl = (b"key=value: 'quoted \"x\"' \\ " * (MB // 28 + 1))[:MB]
-nesting = b"".join(c * (25 * 1024) for c in (b"(", b"[", b"{", b"<")) + b'"' * 1024 + b"'" * 1024 + b"\n"
+OPENERS = (b"[", b"{", b"<", b"(")
+
+
+def nesting(data=b""):
+    first = data.lstrip()[:1]
+    kinds = sorted(OPENERS, key=lambda c: c != first)  # the file's own opener first, else "["
+    return b"".join(c * (25 * 1024) for c in kinds) + b'"' * 1024 + b"'" * 1024 + b"\n"
 
 
 def ended(data):
@@ -33,8 +40,8 @@ def inflate(data):
     if variant == "nonl":
         return ended(data) + nonl
     if variant == "nesting":
-        return ended(data) + nesting
-    return ended(data) + export_line + nesting + nonl  # deep
+        return nesting(data) + data
+    return ended(data) + export_line + nesting() + nonl  # deep
 
 
 count = 0
