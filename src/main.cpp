@@ -2,6 +2,7 @@
 // is a plain function in app/. Exceptions stop here: usage errors exit 2, anything else 3.
 #include "app/commands.hpp"
 #include "util/escape.hpp"
+#include "system/lifecycle.hpp"
 
 #include <cstdio>
 #include <exception>
@@ -56,6 +57,7 @@ void add_fix_options(CLI::App& cmd, FixOptions& opt, std::string& from, std::str
 } // namespace
 
 int main(int argc, char** argv) {
+  gpudoctor::start_lifecycle(); // first: signals, the reaper, stale temporary folders (before any thread)
   CLI::App app{"gpudoctor: what is wrong with this GPU machine, and how to fix it"};
   app.set_version_flag("--version", "gpudoctor " GPUDOCTOR_VERSION);
   app.require_subcommand(1);

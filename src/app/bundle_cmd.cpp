@@ -10,6 +10,7 @@
 #include "system/live_view.hpp"
 #include "system/recording_view.hpp"
 #include "system/replay_view.hpp"
+#include "system/temp_files.hpp"
 #include "util/archive.hpp"
 
 #include <algorithm>
@@ -70,21 +71,12 @@ int cmd_bundle(const BundleOptions& opt) {
     std::fprintf(stderr, "gpudoctor: %s\n", data.error().c_str());
     return 3;
   }
-  std::error_code ec;
-  std::string tmpl = (fs::temp_directory_path(ec) / "gpudoctor-bundle-XXXXXX").string();
-  if (!::mkdtemp(tmpl.data())) {
-    std::fprintf(stderr, "gpudoctor: cannot create a temporary folder\n");
+  auto staging = temp::Folder::create("bundle");
+  if (!staging) {
+    std::fprintf(stderr, "gpudoctor: %s\n", staging.error().c_str());
     return 3;
   }
-  fs::path work = tmpl;
-  fs::path snap_dir = work / "snapshot";
-  struct Cleanup {
-    fs::path dir;
-    ~Cleanup() {
-      std::error_code ignored;
-      fs::remove_all(dir, ignored);
-    }
-  } cleanup{work};
+  fs::path snap_dir = staging->path() / "snapshot";
 
   std::unique_ptr<LiveView> live =
       opt.root.empty() ? std::make_unique<LiveView>() : std::make_unique<RootedView>(opt.root);
@@ -131,7 +123,9 @@ int cmd_bundle(const BundleOptions& opt) {
   write_text(snap_dir / "report.txt", render_text(report, data->cat, topt));
 
   std::string output = opt.output.empty() ? default_name(log.host) : opt.output;
+  temp::track(output); // a half-written archive is removed if gpudoctor is interrupted
   auto packed = pack_tar_gz(snap_dir, output);
+  temp::untrack(output);
   if (!packed) {
     std::fprintf(stderr, "gpudoctor: %s\n", packed.error().c_str());
     return 2;

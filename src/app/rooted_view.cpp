@@ -1,6 +1,6 @@
 #include "app/rooted_view.hpp"
 
-#include "util/process.hpp"
+#include "system/process.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>

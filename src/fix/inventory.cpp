@@ -4,7 +4,7 @@
 
 #include "fix/container_config.hpp"
 #include "fix/inventory_packages.hpp"
-#include "util/ere.hpp"
+#include "util/linear_regex.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
@@ -109,7 +109,7 @@ std::string assigned_name(const std::string& line) {
 
 // Whether an ld.so.conf line is one folder matching `folders` (an ERE), or a folder below one: the line
 // holds one word, and the word or a part of it ending before a '/' matches.
-bool names_folder(const std::string& line, const Ere& folders) {
+bool names_folder(const std::string& line, const LinearRegex& folders) {
   std::string word = text::trim(line);
   if (word.empty() || std::any_of(word.begin(), word.end(),
                                   [](char c) { return std::isspace(static_cast<unsigned char>(c)); }))
@@ -209,7 +209,7 @@ void read_config_dirs(SystemView& view, const VendorStack& stack, StackInventory
     auto content = view.read_file("/etc/apt/preferences.d/" + name);
     if (content && names_host(*content, inv.hosts)) inv.pins.push_back("/etc/apt/preferences.d/" + name);
   }
-  auto folder = Ere::compile(stack.profile_paths);
+  auto folder = LinearRegex::compile(stack.profile_paths);
   for (const auto& name : children(view, "/etc/ld.so.conf.d")) {
     if (!text::ends_with(name, ".conf")) continue;
     auto content = view.read_file("/etc/ld.so.conf.d/" + name);

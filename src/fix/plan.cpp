@@ -1,7 +1,7 @@
 // The planner: which steps, with which parameters, for one fix or one migration.
 #include "fix/plan.hpp"
 
-#include "util/ere.hpp"
+#include "util/linear_regex.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
@@ -54,10 +54,13 @@ std::expected<std::string, std::string> resolve_vendor(const Recipe& r, const Fa
   return std::string(amd ? "nvidia" : "amd");
 }
 
+// The names come from the machine's profiles (unbounded: a 1 MB name is a line of a file), so the match is
+// linear (util/linear_regex), never std::regex's recursive backtracking. A pattern that does not compile is
+// a recipe bug (tests/unit/test_fix_data.cpp compiles them all): nothing matches.
 bool system_sets(const Inventory& inv, const std::string& pattern) {
-  auto re = Ere::compile(pattern);
+  auto re = LinearRegex::compile(pattern);
   return re && std::any_of(inv.system_assignments.begin(), inv.system_assignments.end(),
-                           [&](const ProfileAssignment& a) { return re->full_match(a.name, 256); });
+                           [&](const ProfileAssignment& a) { return re->full_match(a.name); });
 }
 
 bool include_step(const Step& s, const Params& p, const PlanContext& ctx) {

@@ -1,7 +1,9 @@
 // The fix data: recipes, migrations, stack tables and the script library load; they agree with the check
 // catalogue; a broken recipe is refused with its file and line.
 #include "check_fixtures.hpp"
+#include "fix/params.hpp"
 #include "fix_fixtures.hpp"
+#include "util/linear_regex.hpp"
 #include "util/text.hpp"
 
 #include <filesystem>
@@ -156,4 +158,21 @@ TEST_CASE("fix data: the inventory of a snapshot lists exactly what is there") {
         std::vector<std::string>{"hip-runtime-amd", "rocm-core", "rocminfo"});
   CHECK(leftovers->inventory.amd.config_packages == std::vector<std::string>{"amdgpu-dkms"});
   CHECK(leftovers->inventory.amd.alternatives == std::vector<std::string>{"rocm"});
+}
+
+TEST_CASE("fix data: every when_system_sets pattern compiles for the linear matcher") {
+  // plan.cpp matches them with util/linear_regex (linear on a snapshot's names); one that does not compile
+  // would silently match nothing.
+  std::vector<std::string> patterns;
+  for (const auto& v : stacks().vendors)
+    patterns.push_back(v.profile_vars);
+  for (const auto& r : recipes().recipes)
+    for (const auto& s : r.steps)
+      if (!s.when_system_sets.empty() && !fix::is_known_param(s.when_system_sets))
+        patterns.push_back(s.when_system_sets);
+  CHECK(patterns.size() >= 5);
+  for (const auto& p : patterns) {
+    auto re = LinearRegex::compile(p);
+    CHECK_MESSAGE(re.has_value(), p, ": ", re ? std::string() : re.error());
+  }
 }
