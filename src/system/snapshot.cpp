@@ -1,10 +1,10 @@
 #include "system/snapshot.hpp"
 
+#include "system/path_walk.hpp"
 #include "util/text.hpp"
 
 #include <chrono>
 #include <ctime>
-#include <deque>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -138,42 +138,26 @@ std::string command_file_stem(std::size_t index, const std::string& key) {
 }
 
 std::optional<fs::path> resolve_inside(const fs::path& fs_root, const std::string& path, bool follow_final) {
-  std::deque<std::string> pending;
-  for (auto& part : text::split(path, '/'))
-    pending.push_back(part);
-  std::vector<std::string> resolved;
-  int hops = 0;
   auto join = [&](const std::vector<std::string>& parts) {
     fs::path p = fs_root;
     for (const auto& part : parts)
       p /= part;
     return p;
   };
-  while (!pending.empty()) {
-    std::string part = pending.front();
-    pending.pop_front();
-    if (part.empty() || part == ".") continue;
-    if (part == "..") {
-      if (!resolved.empty()) resolved.pop_back();
-      continue;
-    }
-    resolved.push_back(part);
-    fs::path candidate = join(resolved);
+  // Never through the OS's resolution: each link is read and followed by the walk, inside fs_root.
+  auto look = [&](const std::vector<std::string>& parts) {
+    fs::path at = join(parts);
     struct stat st {};
-    if (::lstat(candidate.c_str(), &st) != 0) return std::nullopt;
-    if (S_ISLNK(st.st_mode) && (!pending.empty() || follow_final)) {
-      if (++hops > 40) return std::nullopt; // a loop
-      char buf[PATH_MAX];
-      ssize_t n = ::readlink(candidate.c_str(), buf, sizeof buf - 1);
-      if (n < 0) return std::nullopt;
-      std::string target(buf, static_cast<std::size_t>(n));
-      resolved.pop_back();
-      if (!target.empty() && target[0] == '/') resolved.clear();
-      auto target_parts = text::split(target, '/');
-      pending.insert(pending.begin(), target_parts.begin(), target_parts.end());
-    }
-  }
-  return join(resolved);
+    if (::lstat(at.c_str(), &st) != 0) return PathNode{};
+    if (!S_ISLNK(st.st_mode)) return PathNode{true, std::nullopt};
+    char buf[PATH_MAX];
+    ssize_t n = ::readlink(at.c_str(), buf, sizeof buf);
+    if (n < 0 || static_cast<std::size_t>(n) >= sizeof buf) return PathNode{};
+    return PathNode{true, std::string(buf, static_cast<std::size_t>(n))};
+  };
+  auto parts = walk_path(path, follow_final, look);
+  if (!parts) return std::nullopt;
+  return join(*parts);
 }
 
 std::string utc_now() {
