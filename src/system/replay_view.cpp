@@ -38,6 +38,17 @@ std::expected<std::optional<Json>, std::string> load_json(const fs::path& root, 
   return std::optional<Json>(std::move(*j));
 }
 
+// fs/ is where every machine path is resolved: a symlink there would hand the walk the analyst's own files
+// (fs -> /), so it must be a real folder of the snapshot, or absent (nothing was read).
+std::expected<bool, std::string> check_fs_folder(const fs::path& root) {
+  struct stat st {};
+  if (::lstat((root / "fs").c_str(), &st) != 0) return false;
+  if (S_ISLNK(st.st_mode))
+    return std::unexpected("fs is a symlink: a snapshot's fs/ must be a folder inside it");
+  if (!S_ISDIR(st.st_mode)) return std::unexpected("fs is not a folder");
+  return true;
+}
+
 bool is_safe_relative(const std::string& rel) {
   if (rel.empty() || rel[0] == '/') return false;
   for (const auto& part : text::split(rel, '/'))
@@ -52,6 +63,9 @@ std::expected<std::unique_ptr<ReplayView>, std::string> ReplayView::open(const f
   if (!fs::is_directory(root, ec)) return std::unexpected(root.string() + " is not a folder");
   std::unique_ptr<ReplayView> view(new ReplayView());
   view->m_root = fs::absolute(root, ec);
+  auto has_fs = check_fs_folder(view->m_root);
+  if (!has_fs) return std::unexpected(has_fs.error());
+  view->m_has_fs = *has_fs;
 
   auto manifest = load_json(root, "manifest.json");
   if (!manifest) return std::unexpected(manifest.error());
@@ -128,8 +142,14 @@ std::expected<std::unique_ptr<ReplayView>, std::string> ReplayView::open(const f
   return view;
 }
 
+std::optional<fs::path> ReplayView::in_fs(const std::string& path, bool follow_final) const {
+  // Checked again on every read: the walk trusts its root, and fs/ is the one component above it.
+  if (!m_has_fs || !check_fs_folder(m_root).value_or(false)) return std::nullopt;
+  return snapshot::resolve_inside(m_root / "fs", path, follow_final);
+}
+
 std::optional<std::string> ReplayView::read_file(const std::string& path) {
-  auto p = snapshot::resolve_inside(m_root / "fs", path, true);
+  auto p = in_fs(path, true);
   if (!p) return std::nullopt;
   return slurp(*p);
 }
@@ -137,7 +157,7 @@ std::optional<std::string> ReplayView::read_file(const std::string& path) {
 std::optional<std::vector<std::string>> ReplayView::list_dir(const std::string& path) {
   std::set<std::string> names;
   bool found = false;
-  if (auto p = snapshot::resolve_inside(m_root / "fs", path, true)) {
+  if (auto p = in_fs(path, true)) {
     std::error_code ec;
     if (fs::is_directory(fs::symlink_status(*p, ec))) {
       found = true;
@@ -162,7 +182,7 @@ std::optional<std::vector<std::string>> ReplayView::list_dir(const std::string& 
 }
 
 std::optional<std::string> ReplayView::read_link(const std::string& path) {
-  auto p = snapshot::resolve_inside(m_root / "fs", path, false);
+  auto p = in_fs(path, false);
   if (!p) return std::nullopt;
   char buf[PATH_MAX];
   ssize_t n = ::readlink(p->c_str(), buf, sizeof buf - 1);
@@ -172,7 +192,7 @@ std::optional<std::string> ReplayView::read_link(const std::string& path) {
 
 std::optional<FileStat> ReplayView::stat(const std::string& path) {
   if (auto it = m_stats.find(path); it != m_stats.end()) return it->second;
-  auto p = snapshot::resolve_inside(m_root / "fs", path, true);
+  auto p = in_fs(path, true);
   if (!p) return std::nullopt;
   struct stat st {};
   if (::lstat(p->c_str(), &st) != 0) return std::nullopt;

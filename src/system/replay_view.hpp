@@ -28,7 +28,11 @@ public:
 
 private:
   ReplayView() = default;
+  // Where `path` of the machine lies inside fs/, never outside it; empty when absent.
+  std::optional<std::filesystem::path> in_fs(const std::string& path, bool follow_final) const;
+
   std::filesystem::path m_root;
+  bool m_has_fs = false;
   snapshot::Manifest m_manifest;
   std::map<std::string, std::string> m_env;
   Identity m_identity;
