@@ -21,6 +21,11 @@ public:
   std::optional<FileStat> stat(const std::string& path) override;
   CommandResult run(const CommandSpec& spec) override;
   std::map<std::string, std::string> environment() override { return m_env; }
+  std::optional<std::string> env(const std::string& name) override {
+    auto it = m_env.find(name);
+    if (it == m_env.end()) return std::nullopt;
+    return it->second;
+  }
   Identity identity() override { return m_identity; }
   std::string kind() const override { return "replay"; }
 
