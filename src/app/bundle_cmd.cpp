@@ -7,6 +7,7 @@
 #include "system/recording_view.hpp"
 #include "system/replay_view.hpp"
 #include "util/archive.hpp"
+#include "util/temp_dir.hpp"
 
 #include <cstdio>
 #include <filesystem>
@@ -49,16 +50,15 @@ int cmd_bundle(const BundleOptions& opt) {
     }
   auto data = load_data(opt.check);
   if (!data) {
-    std::fprintf(stderr, "gpudoctor: %s\n", data.error().c_str());
-    return 3;
+    std::fprintf(stderr, "gpudoctor: %s\n", data.error().message.c_str());
+    return data.error().status;
   }
-  std::error_code ec;
-  std::string tmpl = (fs::temp_directory_path(ec) / "gpudoctor-bundle-XXXXXX").string();
-  if (!::mkdtemp(tmpl.data())) {
-    std::fprintf(stderr, "gpudoctor: cannot create a temporary folder\n");
-    return 3;
+  auto temp = make_temp_dir("gpudoctor-bundle");
+  if (!temp) {
+    std::fprintf(stderr, "gpudoctor: %s\n", temp.error().c_str());
+    return 2;
   }
-  fs::path work = tmpl;
+  fs::path work = *temp;
   fs::path snap_dir = work / "snapshot";
   struct Cleanup {
     fs::path dir;

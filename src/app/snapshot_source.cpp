@@ -1,9 +1,13 @@
 #include "app/snapshot_source.hpp"
 
 #include "util/archive.hpp"
+#include "util/temp_dir.hpp"
 
-#include <cstdlib>
-#include <unistd.h>
+#include <cerrno>
+#include <cstring>
+#include <sys/stat.h>
+
+#include <fmt/format.h>
 
 namespace gpudoctor {
 
@@ -21,12 +25,18 @@ std::expected<std::unique_ptr<OpenedSnapshot>, std::string> OpenedSnapshot::open
   std::unique_ptr<OpenedSnapshot> snap(new OpenedSnapshot());
   std::error_code ec;
   fs::path root = path;
-  if (!fs::exists(path, ec)) return std::unexpected(path.string() + ": no such file or folder");
-  if (!fs::is_directory(path, ec)) {
-    std::string tmpl = (fs::temp_directory_path(ec) / "gpudoctor-snapshot-XXXXXX").string();
-    if (!::mkdtemp(tmpl.data()))
-      return std::unexpected("cannot create a temporary folder to unpack " + path.string());
-    snap->m_temp_dir = tmpl;
+  // stat, not open: a FIFO or a device given as --from is refused without opening it (a FIFO would block).
+  struct stat st {};
+  if (path.empty()) return std::unexpected("an empty path is no snapshot");
+  if (::stat(path.c_str(), &st) != 0)
+    return std::unexpected(fmt::format("{}: {}", path.string(), std::strerror(errno)));
+  if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
+    return std::unexpected(
+        fmt::format("{}: not a folder or a regular file (a bundle): refused", path.string()));
+  if (!S_ISDIR(st.st_mode)) {
+    auto temp = make_temp_dir("gpudoctor-snapshot");
+    if (!temp) return std::unexpected(fmt::format("{}: {}", path.string(), temp.error()));
+    snap->m_temp_dir = *temp;
     auto unpacked = extract_archive(path, snap->m_temp_dir, ArchiveLimits{});
     if (!unpacked) return std::unexpected(path.string() + ": " + unpacked.error());
     root = snap->m_temp_dir;

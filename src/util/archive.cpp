@@ -3,9 +3,12 @@
 #include "util/text.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
+#include <fcntl.h>
 #include <memory>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -32,7 +35,16 @@ std::expected<void, std::string> pack_tar_gz(const fs::path& dir, const fs::path
   WritePtr out(archive_write_new(), &archive_write_free);
   archive_write_add_filter_gzip(out.get());
   archive_write_set_format_pax_restricted(out.get());
-  if (archive_write_open_filename(out.get(), archive_path.c_str()) != ARCHIVE_OK)
+  // A bundle holds a machine's configuration: private (0600) whatever the umask, also when it replaces a
+  // file; never written through a symlink (one planted where root writes would redirect the write).
+  int fd = ::open(archive_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0)
+    return std::unexpected(fmt::format("cannot write {}: {}", archive_path.string(), std::strerror(errno)));
+  std::unique_ptr<int, void (*)(int*)> closer(&fd, [](int* f) { ::close(*f); });
+  if (::fchmod(fd, 0600) != 0)
+    return std::unexpected(
+        fmt::format("cannot make {} private: {}", archive_path.string(), std::strerror(errno)));
+  if (archive_write_open_fd(out.get(), fd) != ARCHIVE_OK)
     return std::unexpected("cannot write " + archive_path.string() + ": " + error_of(out.get()));
   std::error_code ec;
   fs::recursive_directory_iterator it(dir, fs::directory_options::none, ec), end;

@@ -3,9 +3,13 @@
 #include "util/text.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
+#include <fcntl.h>
 #include <functional>
 #include <memory>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -162,8 +166,17 @@ std::optional<std::string> unpack(const Opener& open, const fs::path& dest, cons
 
 std::optional<std::string> unpack_archive_file(const fs::path& archive_path, const fs::path& dest,
                                                const ArchiveLimits& limits) {
+  // O_NONBLOCK: a FIFO given as the archive must not block the open; it is then refused as not a file.
+  int fd = ::open(archive_path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return fmt::format("cannot open {}: {}", archive_path.string(), std::strerror(errno));
+  std::unique_ptr<int, void (*)(int*)> closer(&fd, [](int* f) { ::close(*f); });
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    return fmt::format("{} is not a regular file: refused", archive_path.string());
   return unpack(
-      [&](archive* a) { return archive_read_open_filename(a, archive_path.c_str(), 65536) == ARCHIVE_OK; },
+      [&](archive* a) {
+        return ::lseek(fd, 0, SEEK_SET) == 0 && archive_read_open_fd(a, fd, 65536) == ARCHIVE_OK;
+      },
       dest, limits);
 }
 
