@@ -29,65 +29,86 @@ std::string error_of(archive* a) {
   return msg ? msg : "unknown libarchive error";
 }
 
+// Adds one file, folder or symlink (never followed) under the name `rel`.
+std::expected<void, std::string> add_member(archive* out, const fs::path& p, const std::string& rel) {
+  struct stat st {};
+  if (::lstat(p.c_str(), &st) != 0) return {};
+  EntryPtr entry(archive_entry_new(), &archive_entry_free);
+  archive_entry_set_pathname(entry.get(), rel.c_str());
+  archive_entry_set_mtime(entry.get(), st.st_mtime, 0);
+  std::error_code ec;
+  if (S_ISLNK(st.st_mode)) {
+    auto target = fs::read_symlink(p, ec);
+    archive_entry_set_filetype(entry.get(), AE_IFLNK);
+    archive_entry_set_perm(entry.get(), 0777);
+    archive_entry_set_symlink(entry.get(), target.c_str());
+  } else if (S_ISDIR(st.st_mode)) {
+    archive_entry_set_filetype(entry.get(), AE_IFDIR);
+    archive_entry_set_perm(entry.get(), 0755);
+  } else if (S_ISREG(st.st_mode)) {
+    archive_entry_set_filetype(entry.get(), AE_IFREG);
+    archive_entry_set_perm(entry.get(), 0644);
+    archive_entry_set_size(entry.get(), st.st_size);
+  } else {
+    return {};
+  }
+  if (archive_write_header(out, entry.get()) != ARCHIVE_OK)
+    return std::unexpected(fmt::format("cannot add {:?}: {}", rel, error_of(out)));
+  if (!S_ISREG(st.st_mode)) return {};
+  std::unique_ptr<FILE, int (*)(FILE*)> in(std::fopen(p.c_str(), "rb"), &std::fclose);
+  if (!in) return std::unexpected(fmt::format("cannot read {:?}", p.string()));
+  char buf[65536];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, in.get())) > 0)
+    if (archive_write_data(out, buf, n) != static_cast<la_ssize_t>(n))
+      return std::unexpected(fmt::format("cannot add {:?}: {}", rel, error_of(out)));
+  return {};
+}
+
+std::expected<void, std::string> write_tar_gz(const fs::path& dir, int fd) {
+  WritePtr out(archive_write_new(), &archive_write_free);
+  archive_write_add_filter_gzip(out.get());
+  // GNU tar format stores names as the bytes they are: a file name that is not UTF-8 (in a listed folder) is
+  // recorded, not a reason to fail the bundle (pax must translate names to UTF-8, and refuses). Long names
+  // go in GNU's long-name members, which every tar reads.
+  archive_write_set_format_gnutar(out.get());
+  if (archive_write_open_fd(out.get(), fd) != ARCHIVE_OK) return std::unexpected(error_of(out.get()));
+  std::error_code ec;
+  fs::recursive_directory_iterator it(dir, fs::directory_options::none, ec), end;
+  if (ec) return std::unexpected(fmt::format("cannot read {}: {}", dir.string(), ec.message()));
+  for (; it != end; it.increment(ec)) {
+    if (ec) return std::unexpected(fmt::format("cannot read {}: {}", dir.string(), ec.message()));
+    std::string rel = it->path().lexically_relative(dir).generic_string(); // never through links
+    if (auto added = add_member(out.get(), it->path(), rel); !added) return added;
+  }
+  if (archive_write_close(out.get()) != ARCHIVE_OK) return std::unexpected(error_of(out.get()));
+  return {};
+}
+
 } // namespace
 
 std::expected<void, std::string> pack_tar_gz(const fs::path& dir, const fs::path& archive_path) {
-  WritePtr out(archive_write_new(), &archive_write_free);
-  archive_write_add_filter_gzip(out.get());
-  archive_write_set_format_pax_restricted(out.get());
-  // A bundle holds a machine's configuration: private (0600) whatever the umask, also when it replaces a
-  // file; never written through a symlink (one planted where root writes would redirect the write).
-  int fd = ::open(archive_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+  // Written beside the target under a temporary name, renamed when complete: a failure (a full disk)
+  // leaves no truncated bundle and keeps an older one. mkstemp makes it 0600: a bundle holds a machine's
+  // configuration, private whatever the umask; the rename replaces a symlink rather than writing through it.
+  // Only a regular file is replaced: renaming over /dev/null (or a symlink, a FIFO) would replace the node.
+  struct stat st {};
+  if (::lstat(archive_path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    return std::unexpected(
+        fmt::format("{} exists and is not a regular file: not replaced", archive_path.string()));
+  std::string partial = archive_path.string() + ".partial-XXXXXX";
+  int fd = ::mkstemp(partial.data());
   if (fd < 0)
     return std::unexpected(fmt::format("cannot write {}: {}", archive_path.string(), std::strerror(errno)));
-  std::unique_ptr<int, void (*)(int*)> closer(&fd, [](int* f) { ::close(*f); });
-  if (::fchmod(fd, 0600) != 0)
-    return std::unexpected(
-        fmt::format("cannot make {} private: {}", archive_path.string(), std::strerror(errno)));
-  if (archive_write_open_fd(out.get(), fd) != ARCHIVE_OK)
-    return std::unexpected("cannot write " + archive_path.string() + ": " + error_of(out.get()));
-  std::error_code ec;
-  fs::recursive_directory_iterator it(dir, fs::directory_options::none, ec), end;
-  if (ec) return std::unexpected("cannot read " + dir.string() + ": " + ec.message());
-  for (; it != end; it.increment(ec)) {
-    if (ec) return std::unexpected("cannot read " + dir.string() + ": " + ec.message());
-    const fs::path& p = it->path();
-    std::string rel = p.lexically_relative(dir).generic_string(); // never through links
-    struct stat st {};
-    if (::lstat(p.c_str(), &st) != 0) continue;
-    EntryPtr entry(archive_entry_new(), &archive_entry_free);
-    archive_entry_set_pathname(entry.get(), rel.c_str());
-    archive_entry_set_mtime(entry.get(), st.st_mtime, 0);
-    std::string content;
-    if (S_ISLNK(st.st_mode)) {
-      auto target = fs::read_symlink(p, ec);
-      archive_entry_set_filetype(entry.get(), AE_IFLNK);
-      archive_entry_set_perm(entry.get(), 0777);
-      archive_entry_set_symlink(entry.get(), target.c_str());
-    } else if (S_ISDIR(st.st_mode)) {
-      archive_entry_set_filetype(entry.get(), AE_IFDIR);
-      archive_entry_set_perm(entry.get(), 0755);
-    } else if (S_ISREG(st.st_mode)) {
-      archive_entry_set_filetype(entry.get(), AE_IFREG);
-      archive_entry_set_perm(entry.get(), 0644);
-      archive_entry_set_size(entry.get(), st.st_size);
-    } else {
-      continue;
-    }
-    if (archive_write_header(out.get(), entry.get()) != ARCHIVE_OK)
-      return std::unexpected("cannot add " + rel + ": " + error_of(out.get()));
-    if (S_ISREG(st.st_mode)) {
-      FILE* in = std::fopen(p.c_str(), "rb");
-      if (!in) return std::unexpected("cannot read " + p.string());
-      char buf[65536];
-      std::size_t n;
-      while ((n = std::fread(buf, 1, sizeof buf, in)) > 0)
-        archive_write_data(out.get(), buf, n);
-      std::fclose(in);
-    }
+  auto written = write_tar_gz(dir, fd);
+  bool closed = ::close(fd) == 0;
+  if (written && !closed) written = std::unexpected(std::string(std::strerror(errno)));
+  if (written && ::rename(partial.c_str(), archive_path.c_str()) != 0)
+    written = std::unexpected(std::string(std::strerror(errno)));
+  if (!written) {
+    ::unlink(partial.c_str());
+    return std::unexpected(fmt::format("cannot write {}: {}", archive_path.string(), written.error()));
   }
-  if (archive_write_close(out.get()) != ARCHIVE_OK)
-    return std::unexpected("cannot finish " + archive_path.string() + ": " + error_of(out.get()));
   return {};
 }
 

@@ -111,3 +111,11 @@ chmod 0644 "$work/existing.tar.gz"
 mode=$(stat -c %a "$work/existing.tar.gz")
 [[ $mode == 600 ]] || fail "a bundle written over a 0644 file is mode $mode, not 600"
 pass "a bundle written over an existing file is mode 600"
+
+# -o names something that is not a regular file: refused, and the node is left as it was (the bundle is
+# written beside the target and renamed over it, which would replace a device node).
+status=0
+"$gpudoctor" bundle -o /dev/null >/dev/null 2>"$work/err" || status=$?
+[[ $status == 2 && -c /dev/null ]] || fail "bundle -o /dev/null: exit $status, /dev/null: $(ls -l /dev/null)"
+grep -q "not a regular file" "$work/err" || fail "bundle -o /dev/null: $(cat "$work/err")"
+pass "bundle -o /dev/null is refused and /dev/null is left alone"
