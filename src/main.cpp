@@ -62,8 +62,15 @@ int main(int argc, char** argv) {
   std::string from;
   auto* check_cmd = app.add_subcommand("check", "Inspect this machine (or a snapshot) and report problems");
   check_cmd->add_option("--from", from, "Re-diagnose a snapshot: a folder or a bundle .tar.gz");
-  check_cmd->add_option("--format", check.format, "Output format: text or json")
-      ->check(CLI::IsMember({"text", "json"}));
+  check_cmd->add_option("--format", check.format, "Output format: text, json, prometheus, junit or npd")
+      ->check(CLI::IsMember({"text", "json", "prometheus", "junit", "npd"}));
+  // For programs (docs/fleet.md): a file replaced atomically, node-problem-detector's message length.
+  check_cmd->add_option("-o,--output", check.output,
+                        "Write the report to FILE (atomically) instead of stdout");
+  check_cmd
+      ->add_option("--max-output-length", check.max_output_length,
+                   "--format npd: fit the message in this many bytes (NPD's max_output_length, default 80)")
+      ->check(CLI::Range(std::size_t{40}, std::size_t{1} << 20));
   check_cmd->add_flag("-v,--verbose", check.verbose, "Also list what passed and what was skipped");
   check_cmd->add_flag("--strict", check.strict, "Exit 1 on warnings too");
   check_cmd->add_option("--only", check.only, "Run only these check ids")->delimiter(',');
