@@ -1,6 +1,7 @@
 // gpudoctor: the command line. Parsing lives here (CLI11 is heavy: one translation unit); each subcommand
 // is a plain function in app/. Exceptions stop here: usage errors exit 2, anything else 3.
 #include "app/commands.hpp"
+#include "cli/completion.hpp"
 #include "util/escape.hpp"
 
 #include <cstdio>
@@ -52,7 +53,8 @@ void add_fix_options(CLI::App& cmd, FixOptions& opt, std::string& from, std::str
 } // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"gpudoctor: what is wrong with this GPU machine, and how to fix it"};
+  // Named, not argv[0]: the man page (help2man) and the completion script show this name.
+  CLI::App app{"gpudoctor: what is wrong with this GPU machine, and how to fix it", "gpudoctor"};
   app.set_version_flag("--version", "gpudoctor " GPUDOCTOR_VERSION);
   app.require_subcommand(1);
 
@@ -134,6 +136,12 @@ int main(int argc, char** argv) {
   undo_cmd->add_flag("-y,--yes", undo.yes, "Do not ask first");
   undo_cmd->add_option("--root", undo.root, "For tests: the root the apply ran in (fix --root)");
 
+  // Hidden (no group): the bash completion script, generated from the subcommands and options above, at
+  // build time for the package (cmake/completion_and_man.cmake).
+  std::string completion_shell;
+  auto* completion_cmd = app.add_subcommand("completion", "Print a shell completion script")->group("");
+  completion_cmd->add_option("shell", completion_shell, "bash")->required()->check(CLI::IsMember({"bash"}));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -170,6 +178,10 @@ int main(int argc, char** argv) {
       return cmd_migrate(migrate);
     }
     if (*undo_cmd) return cmd_undo(undo);
+    if (*completion_cmd) {
+      std::fputs(cli::bash_completion(app).c_str(), stdout);
+      return 0;
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpudoctor: internal error: %s\n", escape::one_line(e.what()).c_str());
     return 3;
