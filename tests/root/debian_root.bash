@@ -29,7 +29,8 @@ ensure_minbase() {
     debootstrap --variant=minbase bookworm "$work/bootstrap" "$mirror_url" >"$work/debootstrap.log" 2>&1 ||
       exit 125
     rm -rf "$work/bootstrap/var/cache/apt/archives/"*.deb
-    tar -C "$work/bootstrap" -czf "$minbase.tmp" . && mv "$minbase.tmp" "$minbase"
+    # Its own temporary name: fix_debootstrap.sh may be making the same tarball at the same time.
+    tar -C "$work/bootstrap" -czf "$minbase.$$.tmp" . && mv "$minbase.$$.tmp" "$minbase"
     rm -rf "$work/bootstrap"
   ) 9>"$cache/minbase.lock" || skip "debootstrap from $mirror_url failed (no network to the Debian archive?)"
 }
@@ -76,7 +77,7 @@ new_root() {
       mkdir -p "$stage" && tar -C "$stage" -xzf "$minbase"
       root_apt "$stage" install --no-install-recommends "$@" || exit 1
       in_root "$stage" apt-get clean
-      tar -C "$stage" -czf "$tarball.tmp" . && mv "$tarball.tmp" "$tarball"
+      tar -C "$stage" -czf "$tarball.$$.tmp" . && mv "$tarball.$$.tmp" "$tarball"
       rm -rf "$stage"
     ) 9>"$tarball.lock" || skip "could not install $* into the Debian root (no network to the Debian archive?)"
   fi
