@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
   undo_cmd->add_option("--root", undo.root, "For tests: the root the apply ran in (fix --root)");
 
   // Hidden (no group): the bash completion script, generated from the subcommands and options above, at
-  // build time for the package (cmake/completion_and_man.cmake).
+  // build time for the package (cmake/packaging.cmake).
   std::string completion_shell;
   auto* completion_cmd = app.add_subcommand("completion", "Print a shell completion script")->group("");
   completion_cmd->add_option("shell", completion_shell, "bash")->required()->check(CLI::IsMember({"bash"}));
