@@ -1,5 +1,6 @@
 # Shared by the package tests in tests/root (deb_package.sh, ansible_chroot.sh): the gpudoctor package of this
-# checkout, and throwaway Debian 12 roots made from the debootstrap tarball that fix_debootstrap.sh caches.
+# checkout, and throwaway Debian 12 roots made from the debootstrap tarball that lib.bash (the other root tests)
+# caches.
 # shellcheck shell=bash
 # Needs: common.bash sourced, $gpudoctor, $source_dir, $work.
 # shellcheck disable=SC2154 # gpudoctor, source_dir and work come from common.bash
@@ -14,22 +15,22 @@ if ldd "$gpudoctor" 2>/dev/null | grep -q libasan; then
 fi
 
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/gpudoctor-test
-minbase=$cache/debian-bookworm-minbase.tar.gz
+minbase=$cache/debian-bookworm-minbase-py.tar.gz
 mirror_url=${GPUDOCTOR_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 mkdir -p "$cache/apt-archives"
 
-# The minimal Debian 12 of fix_debootstrap.sh (the same debootstrap command, the same cache), made here when
-# this test runs first.
+# The minimal Debian 12 of lib.bash's ensure_base (the same debootstrap command, cache and lock), made here
+# when this test runs first.
 ensure_minbase() {
   [[ -s $minbase ]] && return 0
   (
     flock 9
     [[ -s $minbase ]] && exit 0
     echo "making the Debian 12 root with debootstrap (once; cached as $minbase)"
-    debootstrap --variant=minbase bookworm "$work/bootstrap" "$mirror_url" >"$work/debootstrap.log" 2>&1 ||
+    debootstrap --variant=minbase --include=python3-venv bookworm "$work/bootstrap" "$mirror_url" >"$work/debootstrap.log" 2>&1 ||
       exit 125
-    rm -rf "$work/bootstrap/var/cache/apt/archives/"*.deb
-    # Its own temporary name: fix_debootstrap.sh may be making the same tarball at the same time.
+    rm -rf "$work/bootstrap/var/cache/apt/archives/"*.deb "$work/bootstrap/var/lib/apt/lists/"*_*
+    # Its own temporary name, as in lib.bash: another root test may be making it too.
     tar -C "$work/bootstrap" -czf "$minbase.$$.tmp" . && mv "$minbase.$$.tmp" "$minbase"
     rm -rf "$work/bootstrap"
   ) 9>"$cache/minbase.lock" || skip "debootstrap from $mirror_url failed (no network to the Debian archive?)"
