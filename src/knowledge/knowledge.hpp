@@ -17,6 +17,7 @@ struct GpuRow {
   unsigned vendor_id = 0, device_id = 0;
   std::optional<unsigned> revision; // decides the model for some AMD boards
   std::optional<unsigned> subsystem_device;
+  std::optional<unsigned> subsystem_vendor; // with subsystem_device: one board (open-gpu-kernel-modules rows)
   GpuModel model;
   bool vram_uncertain = false; // the VRAM figure is "?" in the sources (model.uncertain: the row's identity)
 };
@@ -78,6 +79,8 @@ struct VendorRepoRow {
 };
 
 struct Knowledge {
+  // GPU rows of knowledge files (a --knowledge folder or tests); they win over the GPU table compiled into
+  // gpudoctor (knowledge/gpu_table.hpp), which every lookup falls back to.
   std::vector<GpuRow> gpus;
   std::vector<CudaDriverRow> cuda_drivers;
   std::vector<CudaFamilyRow> cuda_families;
@@ -93,10 +96,12 @@ struct Knowledge {
 
   // The model of a PCI device; the most specific row wins (revision or subsystem match over device only).
   std::optional<GpuModel> find_gpu(unsigned vendor_id, unsigned device_id, std::optional<unsigned> revision,
-                                   std::optional<unsigned> subsystem_device) const;
+                                   std::optional<unsigned> subsystem_device,
+                                   std::optional<unsigned> subsystem_vendor = std::nullopt) const;
   // The same match, with the row's ids and vram_uncertain.
   std::optional<GpuRow> find_gpu_row(unsigned vendor_id, unsigned device_id, std::optional<unsigned> revision,
-                                     std::optional<unsigned> subsystem_device) const;
+                                     std::optional<unsigned> subsystem_device,
+                                     std::optional<unsigned> subsystem_vendor = std::nullopt) const;
   // Minimum driver for a toolkit version ("13.0.88" matches the row "13.0"; the most specific row wins).
   std::optional<CudaDriverRow> min_driver_for_cuda(const std::string& cuda_version) const;
   // Whether `driver` runs toolkit `cuda_version` (directly or through minor-version compatibility).

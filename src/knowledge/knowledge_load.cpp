@@ -300,9 +300,9 @@ private:
 
   void read_row(const std::string& table, const YAML::Node& key_node, const YAML::Node& node) {
     if (table == "gpus") {
-      Row r(node, {"vendor", "device", "revision", "subsystem_device", "name", "arch", "family",
-                   "gfx_target_version", "vram_gib", "vram_uncertain", "memory_bandwidth_floor_gbps",
-                   "host_bandwidth_floor_gbps", "source", "uncertain"});
+      Row r(node, {"vendor", "device", "revision", "subsystem_device", "subsystem_vendor", "name", "arch",
+                   "family", "gfx_target_version", "vram_gib", "vram_uncertain",
+                   "memory_bandwidth_floor_gbps", "host_bandwidth_floor_gbps", "source", "uncertain"});
       GpuRow g;
       g.vendor_id = r.hex("vendor", 0xffff);
       if (g.vendor_id != 0x10de && g.vendor_id != 0x1002)
@@ -310,6 +310,7 @@ private:
       g.device_id = r.hex("device", 0xffff);
       if (r.has("revision")) g.revision = r.hex("revision", 0xff);
       if (r.has("subsystem_device")) g.subsystem_device = r.hex("subsystem_device", 0xffff);
+      if (r.has("subsystem_vendor")) g.subsystem_vendor = r.hex("subsystem_vendor", 0xffff);
       g.model.name = r.str("name");
       g.model.arch = r.str("arch");
       if (!text::starts_with(g.model.arch, g.vendor_id == 0x10de ? "sm_" : "gfx"))
@@ -327,7 +328,7 @@ private:
       g.model.uncertain = r.flag("uncertain");
       std::ostringstream id;
       id << std::hex << g.vendor_id << ':' << g.device_id << " rev " << g.revision.value_or(0x100)
-         << " subsys " << g.subsystem_device.value_or(0x10000);
+         << " subsys " << g.subsystem_device.value_or(0x10000) << ":" << g.subsystem_vendor.value_or(0x10000);
       unique(node, "gpu " + id.str(), "GPU row");
       kb.gpus.push_back(std::move(g));
     } else if (table == "toolkit_min_driver") {

@@ -11,7 +11,7 @@
 #         2.3.1+rocm6.0 is a ROCm (HIP 6.0.32830-d62f6a171) build but this machine has only NVIDIA GPUs: it
 #         will not see them. Reinstall PyTorch from the CUDA wheel index.
 # For:  host sd-vm, Ubuntu 22.04.4 LTS (ubuntu 22.04, debian family), kernel 5.15.0-105-generic
-#       gpu0 (0000:00:10.0): GeForce RTX 3090 (sm_86), driver nvidia
+#       gpu0 (0000:00:10.0): NVIDIA GeForce RTX 3090 (sm_86), driver nvidia
 # From: snapshot tests/machines/amd-to-nvidia-leftovers/snapshot, by gpudoctor (test).
 #
 # Notes:
@@ -28,7 +28,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID=torch-reinstall-48b1871d
+GD_SCRIPT_ID=torch-reinstall-002fa05e
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04
