@@ -233,6 +233,7 @@ struct TorchBuild {
   std::optional<std::string> hip;  // "6.2.41133"
   std::string location;            // .../site-packages/torch
   std::string source;              // the version.py read
+  std::string installer;           // torch-*.dist-info/INSTALLER: "pip", "uv", "conda"; empty when none
   bool cpu_only() const { return !cuda && !hip; }
 };
 

@@ -4,6 +4,7 @@
 
 #include "facts/facts.hpp"
 #include "knowledge/knowledge_env.hpp"
+#include "knowledge/torch_wheels.hpp"
 
 #include <expected>
 #include <map>
@@ -89,6 +90,7 @@ struct Knowledge {
   std::vector<std::string> gpu_env_prefixes; // environment variables worth collecting
   std::vector<std::string> gpu_env_names;
   std::vector<RocmReleaseRow> rocm_releases;
+  std::vector<TorchWheelRow> torch_wheels; // pytorch_wheels.yaml (torch_wheels.hpp)
   std::vector<DistroReleaseRow> distro_releases;
   std::vector<VendorRepoRow> vendor_repos;
   EnvKnowledge env; // NCCL/RCCL variables, allocator options, device selection (knowledge_env.hpp)
@@ -128,6 +130,12 @@ struct Knowledge {
   std::optional<DistroReleaseRow> distro_by_codename(const std::string& id,
                                                      const std::string& codename) const;
   std::optional<DistroReleaseRow> distro_by_version(const std::string& id, const std::string& version) const;
+  // The wheel row of a torch version ("2.5.1" -> the 2.5 row) and variant ("cu124"); null when unknown.
+  const TorchWheelRow* torch_wheel(const std::string& torch_version, const std::string& variant) const;
+  // The rows whose wheels run on `gpu_arch` (arch_rule), oldest release first.
+  std::vector<const TorchWheelRow*> torch_wheels_carrying(const std::string& gpu_arch) const;
+  // Per variant, the row of the newest release that has it: what `pip install torch` from that index gets.
+  std::vector<const TorchWheelRow*> newest_torch_wheels() const;
   // The vendor repository a URL points into (by host; "http(s)://" and a port are ignored).
   std::optional<VendorRepoRow> vendor_repo(const std::string& url) const;
 };

@@ -284,18 +284,41 @@ private:
       if (d.vendor != "nvidia" && d.vendor != "amd") r.bad("vendor", "must be nvidia or amd");
       unique(node, "device selection " + d.name, "variable " + d.name);
       env.device_selection.push_back(std::move(d));
-    } else if (table == "torch_rocm_arches") {
-      Row r(node, {"torch", "rocm", "arches", "source", "uncertain"});
-      TorchRocmArchRow t{r.version("torch", 2, 3), r.version("rocm", 2, 3), list(r, "arches"), read_source(r),
-                         r.flag("uncertain")};
-      for (const auto& a : t.arches)
-        if (!text::starts_with(a, "gfx")) fail(node["arches"], "'" + a + "' is not an LLVM gfx name");
-      unique(node, "torch arches " + t.torch + " " + t.rocm, "row for torch " + t.torch + " ROCm " + t.rocm);
-      env.torch_rocm_arches.push_back(std::move(t));
     } else {
       return false;
     }
     return true;
+  }
+
+  // A row of pytorch_wheels.yaml: a CUDA variant names its CUDA, a ROCm one its ROCm, cpu neither.
+  void read_torch_wheel(const YAML::Node& node) {
+    Row r(node, {"torch", "variant", "cuda", "rocm", "arches", "source", "uncertain"});
+    TorchWheelRow w;
+    w.torch = r.version("torch", 2, 2);
+    w.variant = r.str("variant");
+    if (r.has("cuda")) w.cuda = r.version("cuda", 2, 3);
+    if (r.has("rocm")) w.rocm = r.version("rocm", 2, 3);
+    bool cpu = w.variant == "cpu";
+    if (cpu != (w.cuda.empty() && w.rocm.empty()) || (!w.cuda.empty() && !w.rocm.empty()))
+      fail(node, "a cpu row names no toolkit; a CUDA row names cuda, a ROCm row rocm");
+    std::string want = !w.cuda.empty()   ? "cu" + text::join(text::split(w.cuda, '.'), "")
+                       : !w.rocm.empty() ? "rocm" + w.rocm
+                                         : "cpu";
+    if (w.variant != want) r.bad("variant", "must be " + want + " for that toolkit");
+    YAML::Node arches = node["arches"];
+    if (!arches.IsDefined() || !arches.IsSequence()) fail(node, "missing list 'arches'");
+    for (const auto& a : arches) {
+      std::string e = a.IsScalar() ? a.Scalar() : "";
+      bool ok = w.rocm.empty() ? text::starts_with(e, "sm_") || text::starts_with(e, "compute_")
+                               : text::starts_with(e, "gfx");
+      if (!ok) fail(a, "'" + e + "' is not an arch of a " + (w.rocm.empty() ? "CUDA" : "ROCm") + " wheel");
+      w.arches.push_back(e);
+    }
+    if (cpu != w.arches.empty()) fail(node, "only cpu rows have no arches");
+    w.source = read_source(r);
+    w.uncertain = r.flag("uncertain");
+    unique(node, "torch wheel " + w.torch + " " + w.variant, "row for torch " + w.torch + " " + w.variant);
+    kb.torch_wheels.push_back(std::move(w));
   }
 
   void read_row(const std::string& table, const YAML::Node& key_node, const YAML::Node& node) {
@@ -412,6 +435,8 @@ private:
       r.flag("uncertain");
       unique(node, "repo host " + v.host, "row for " + v.host);
       kb.vendor_repos.push_back(std::move(v));
+    } else if (table == "torch_wheels") {
+      read_torch_wheel(node);
     } else if (read_env_row(table, node)) {
       // done
     } else {

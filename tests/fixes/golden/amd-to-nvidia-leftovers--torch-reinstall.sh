@@ -15,8 +15,8 @@
 # From: snapshot tests/machines/amd-to-nvidia-leftovers/snapshot, by gpudoctor (test).
 #
 # Notes:
-#   - PyTorch index cu128: the newest CUDA (12.8) driver 525.147.05 runs, minor-version compatibility
-#     included, with wheels for these GPUs
+#   - PyTorch index cu126: PyTorch 2.14 for CUDA 12.6, the newest release whose CUDA driver 525.147.05 runs
+#     (minor-version compatibility included) and whose wheels carry code for sm_86
 #
 # Run it with --dry-run first: it prints every command and every change and changes nothing.
 # It refuses another OS release or host than the one above, writes a journal of every step to
@@ -24,11 +24,11 @@
 # /var/backups/gpudoctor/<id>/<run>/ (gpudoctor undo restores them), and a second run changes nothing.
 #
 # Steps (R: needs root, D: destructive, B: needs a reboot):
-#   1. torch-reinstall.reinstall              ---  Reinstall torch from https://download.pytorch.org/whl/cu128
+#   1. torch-reinstall.reinstall              ---  Reinstall torch from https://download.pytorch.org/whl/cu126
 
 set -euo pipefail
 
-GD_SCRIPT_ID=torch-reinstall-002fa05e
+GD_SCRIPT_ID=torch-reinstall-e9da24b7
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04
@@ -38,7 +38,7 @@ GD_STEP_IDS=(
   torch-reinstall.reinstall
 )
 GD_STEP_TITLES=(
-  'Reinstall torch from https://download.pytorch.org/whl/cu128'
+  'Reinstall torch from https://download.pytorch.org/whl/cu126'
 )
 GD_STEP_FLAGS=(
   ''
@@ -1078,12 +1078,12 @@ gd_main() {
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Reinstall torch from https://download.pytorch.org/whl/cu128 (fixes/torch-reinstall.yaml:12)
+# 1. Reinstall torch from https://download.pytorch.org/whl/cu126 (fixes/torch-reinstall.yaml:12)
 gd_step_1() {
-  gd_torch_reinstall sam /home/sam/venvs/sd-rocm/bin/python3 https://download.pytorch.org/whl/cu128 cu128 torch
+  gd_torch_reinstall sam /home/sam/venvs/sd-rocm/bin/python3 https://download.pytorch.org/whl/cu126 cu126 torch
 }
 gd_verify_1() {
-  gd_verify_torch /home/sam/venvs/sd-rocm/bin/python3 cu128
+  gd_verify_torch /home/sam/venvs/sd-rocm/bin/python3 cu126
 }
 
 gd_main "$@"
