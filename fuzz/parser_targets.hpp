@@ -6,6 +6,7 @@
 #pragma once
 
 #include "parse/parsers.hpp"
+#include "parse/parsers_layer.hpp"
 #include "parse/parsers_system.hpp"
 
 #include <stdexcept>
@@ -124,6 +125,21 @@ inline constexpr Target k_targets[] = {
   {"ld_so_conf", [](std::string_view s) {
      auto c = parse::ld_so_conf(s, "x");
      for (const auto& d : c.dirs) require(!d.path.empty(), "ld.so.conf dir");
+   }},
+  {"elf_needed", [](std::string_view s) {
+     auto e = parse::elf_needed_bytes(s);
+     if (!e) return;
+     require(e->bits == 32 || e->bits == 64, "elf class");
+     require(e->needed.size() <= 512, "needed bound");
+     for (const auto& n : e->needed) require(n.size() < s.size(), "name inside the file");
+   }},
+  {"memlock_limit", [](std::string_view s) {
+     auto l = parse::memlock_limit(s);
+     if (l) require(!l->soft.empty() && !l->hard.empty(), "limit values");
+   }},
+  {"df_size_kib", [](std::string_view s) { (void)parse::df_size_kib(s); }},
+  {"requires_dist", [](std::string_view s) {
+     for (const auto& r : parse::requires_dist(s)) require(!r.name.empty(), "requirement name");
    }},
 };
 // clang-format on

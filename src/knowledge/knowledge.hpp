@@ -90,7 +90,8 @@ struct Knowledge {
   std::vector<std::string> gpu_env_prefixes; // environment variables worth collecting
   std::vector<std::string> gpu_env_names;
   std::vector<RocmReleaseRow> rocm_releases;
-  std::vector<TorchWheelRow> torch_wheels; // pytorch_wheels.yaml (torch_wheels.hpp)
+  std::vector<TorchWheelRow> torch_wheels;         // pytorch_wheels.yaml (torch_wheels.hpp)
+  std::vector<TorchExtensionRow> torch_extensions; // extensions.yaml
   std::vector<DistroReleaseRow> distro_releases;
   std::vector<VendorRepoRow> vendor_repos;
   EnvKnowledge env; // NCCL/RCCL variables, allocator options, device selection (knowledge_env.hpp)
@@ -136,6 +137,7 @@ struct Knowledge {
   std::vector<const TorchWheelRow*> torch_wheels_carrying(const std::string& gpu_arch) const;
   // Per variant, the row of the newest release that has it: what `pip install torch` from that index gets.
   std::vector<const TorchWheelRow*> newest_torch_wheels() const;
+  const TorchExtensionRow* torch_extension(const std::string& dist) const;
   // The vendor repository a URL points into (by host; "http(s)://" and a port are ignored).
   std::optional<VendorRepoRow> vendor_repo(const std::string& url) const;
 };

@@ -437,6 +437,22 @@ private:
       kb.vendor_repos.push_back(std::move(v));
     } else if (table == "torch_wheels") {
       read_torch_wheel(node);
+    } else if (table == "torch_extensions") {
+      Row r(node, {"dist", "folders", "files", "rocm", "note", "source", "uncertain"});
+      TorchExtensionRow x{r.str("dist"),
+                          list(r, "folders"),
+                          r.has("files") ? list(r, "files") : std::vector<std::string>{},
+                          r.has("rocm") ? r.str("rocm") : "",
+                          r.has("note") ? r.str("note") : "",
+                          read_source(r),
+                          r.flag("uncertain")};
+      for (const auto& folder : x.folders)
+        if (folder.empty() || folder[0] == '/' || folder.find("..") != std::string::npos)
+          fail(node["folders"], "'" + folder + "' is not a folder inside the site folder");
+      if (x.rocm != "" && x.rocm != "none" && !dotted_number(x.rocm, 1, 4))
+        r.bad("rocm", "must be none or a release");
+      unique(node, "extension " + x.dist, "row for " + x.dist);
+      kb.torch_extensions.push_back(std::move(x));
     } else if (read_env_row(table, node)) {
       // done
     } else {

@@ -67,6 +67,12 @@ std::vector<const TorchWheelRow*> Knowledge::torch_wheels_carrying(const std::st
   return out;
 }
 
+const TorchExtensionRow* Knowledge::torch_extension(const std::string& dist) const {
+  for (const auto& row : torch_extensions)
+    if (row.dist == dist) return &row;
+  return nullptr;
+}
+
 std::vector<const TorchWheelRow*> Knowledge::newest_torch_wheels() const {
   std::vector<const TorchWheelRow*> out;
   for (const auto& row : torch_wheels) {

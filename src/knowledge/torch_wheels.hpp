@@ -21,6 +21,17 @@ struct TorchWheelRow {
   bool is_rocm() const { return !rocm.empty(); }
 };
 
+// A compiled extension beside PyTorch (extensions.yaml): where its libraries are, and ROCm support.
+struct TorchExtensionRow {
+  std::string dist;                 // "flash-attn"
+  std::vector<std::string> folders; // "." (the site folder), "bitsandbytes", "torchaudio/lib"
+  std::vector<std::string> files;   // in ".": the name prefixes that are its libraries
+  std::string rocm;                 // "none", "2.6.2" (first release whose sources build for ROCm), ""
+  std::string note;
+  std::string source;
+  bool uncertain = false;
+};
+
 namespace arch_rule {
 
 // Whether one entry of an arch list runs on a GPU of `gpu_arch` ("sm_89", "gfx1100"). CUDA: machine code of
