@@ -63,14 +63,20 @@ void python_libs_shadowed(const CheckContext& ctx, Results& out) {
     std::set<std::string> reported;
     for (const auto& d : f.host.loader_dirs) {
       if (d.origin != "env LD_LIBRARY_PATH" || !d.files) continue;
+      std::vector<std::string> shadowing;
       for (const auto& n : *d.files) {
         auto it = wheel_file.find(n);
         if (it == wheel_file.end() || text::starts_with(d.dir, it->second) || !reported.insert(n).second)
           continue;
-        findings.push_back(fmt::format("{}/{} on LD_LIBRARY_PATH is loaded instead of the wheel's {}/{}",
-                                       d.dir, n, it->second, n));
-        evidence.push_back(fmt::format("env LD_LIBRARY_PATH: {} holds {}", d.dir, n));
+        shadowing.push_back(n);
+        evidence.push_back(
+            fmt::format("env LD_LIBRARY_PATH: {} holds {} (the wheel's: {})", d.dir, n, it->second));
       }
+      if (!shadowing.empty())
+        findings.push_back(
+            fmt::format("{} on LD_LIBRARY_PATH holds {}, loaded instead of the nvidia-* wheels' "
+                        "copies",
+                        d.dir, text::join(shadowing, ", ")));
     }
     if (findings.empty()) {
       out.pass(subject_of(env), fmt::format("{} nvidia-* wheel libraries, none shadowed on LD_LIBRARY_PATH",

@@ -215,7 +215,8 @@ TEST_CASE("python.libs-shadowed") {
       loader("/usr/local/cuda-12.1/lib64", {"libcudart.so.12", "libnvJitLink.so.12"}));
   Result r = single(run_check("python.libs-shadowed", f));
   expect_fired(r, Status::warn, "python3 (VIRTUAL_ENV: /venv/bin/python3)",
-               {"/usr/local/cuda-12.1/lib64/libnvJitLink.so.12 on LD_LIBRARY_PATH", "undefined symbol"}, {});
+               {"/usr/local/cuda-12.1/lib64 on LD_LIBRARY_PATH holds libnvJitLink.so.12", "undefined symbol"},
+               {});
   // cu11 and cu12 wheels together.
   Facts mixed = nvidia_machine(1);
   PythonEnv m = make_python("VIRTUAL_ENV", "/venv/bin/python3");
