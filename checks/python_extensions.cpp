@@ -5,6 +5,7 @@
 // METADATA's Requires-Dist on torch.
 #include "checks/common.hpp"
 #include "checks/registry.hpp"
+#include "parse/parsers_layer.hpp"
 #include "util/text.hpp"
 
 #include <cctype>
@@ -29,15 +30,11 @@ std::string leading_digits(const std::string& s, std::size_t at) {
   return d;
 }
 
-// "123" -> 12 (cu123), "118" -> 11, "12" -> 12, "130" -> 13; "62" (rocm62) -> 6, "6" -> 6.
+// "121" (libbitsandbytes_cuda121.so) -> 12, as in a cu121 label.
 std::optional<int> cuda_major_of(const std::string& digits) {
-  if (digits.size() == 3 || digits.size() == 2)
-    return text::to_int(digits.substr(0, 2)).transform([](long long v) { return static_cast<int>(v); });
-  return std::nullopt;
-}
-std::optional<int> rocm_major_of(const std::string& digits) {
-  if (digits.empty()) return std::nullopt;
-  return digits[0] - '0';
+  return parse::version_label("+cu" + digits).and_then([](const parse::VersionLabel& l) {
+    return l.cuda_major;
+  });
 }
 
 // "libcudart.so.12" -> 12, "libamdhip64.so.6" -> 6: the first number after ".so.".
@@ -50,22 +47,13 @@ std::optional<int> so_major(const std::string& name) {
 }
 
 void from_label(const CompiledExtension& x, BuiltFor& b) {
-  auto plus = x.version.find('+');
-  if (plus == std::string::npos) return;
-  std::string label = text::lower(x.version.substr(plus + 1));
-  std::string ev = fmt::format("{} {}: version label +{}", x.dist, x.version, label);
-  if (text::starts_with(label, "cu")) {
-    auto d = leading_digits(label, 2);
-    if (!d.empty()) b.cuda = true, b.cuda_major = cuda_major_of(d), b.evidence.push_back(ev);
-  } else if (text::starts_with(label, "rocm")) {
-    auto d = leading_digits(label, 4);
-    if (!d.empty()) b.rocm = true, b.rocm_major = rocm_major_of(d), b.evidence.push_back(ev);
-  }
-  if (auto t = label.find("torch"); t != std::string::npos) {
-    std::string rest = label.substr(t + 5);
-    std::string release = text::version_prefix(rest.substr(0, rest.find_first_not_of("0123456789.")), 2);
-    if (release.find('.') != std::string::npos) b.torch_release = release;
-  }
+  auto label = parse::version_label(x.version);
+  if (!label) return;
+  if (label->cuda || label->rocm)
+    b.evidence.push_back(fmt::format("{} {}: version label +{}", x.dist, x.version, label->label));
+  b.cuda = label->cuda, b.cuda_major = label->cuda_major;
+  b.rocm = label->rocm, b.rocm_major = label->rocm_major;
+  b.torch_release = label->torch_release;
 }
 
 void from_library(const CompiledExtension::Library& lib, BuiltFor& b) {

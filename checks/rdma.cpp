@@ -4,6 +4,7 @@
 #include "checks/common.hpp"
 #include "checks/nccl_common.hpp"
 #include "checks/registry.hpp"
+#include "parse/parsers_layer.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
@@ -14,29 +15,8 @@ namespace gpudoctor::checks {
 
 namespace {
 
-struct HcaEntry {
-  std::string name;
-  std::optional<int> port;
-};
-struct HcaList {
-  bool exclude = false, exact = false;
-  std::vector<HcaEntry> entries;
-};
-
-HcaList parse_hcas(std::string v) {
-  HcaList l;
-  if (!v.empty() && v[0] == '^') l.exclude = true, v = v.substr(1);
-  if (!v.empty() && v[0] == '=') l.exact = true, v = v.substr(1);
-  for (const auto& e : text::split(v, ',')) {
-    auto fields = text::split(e, ':', true);
-    if (fields.empty() || fields[0].empty()) continue;
-    HcaEntry h{fields[0], std::nullopt};
-    if (fields.size() > 1)
-      if (auto p = text::to_int(fields[1], 10)) h.port = static_cast<int>(*p);
-    l.entries.push_back(h);
-  }
-  return l;
-}
+using parse::HcaEntry;
+using parse::HcaList;
 
 bool names(const HcaList& l, const HcaEntry& e, const std::string& device) {
   return l.exact ? device == e.name : text::starts_with(device, e.name);
@@ -81,8 +61,9 @@ void env_nccl_ib_hca_missing(const CheckContext& ctx, Results& out) {
   const Facts& f = ctx.facts;
   auto s = nccl_setting(f, "NCCL_IB_HCA");
   if (!s) return out.pass("", "NCCL_IB_HCA is not set: NCCL uses the HCAs it finds");
-  HcaList list = parse_hcas(s->value);
-  if (list.entries.empty()) return out.skip(s->name, s->name + " names no HCA (see env.nccl-invalid)");
+  HcaList list = parse::nccl_ib_hca(s->value);
+  if (list.entries.empty())
+    return out.skip(s->name, fmt::format("{} names no HCA (see env.nccl-invalid)", s->name));
   std::vector<std::string> evidence = {s->evidence(), f.network.ib_source + ": " +
                                                           (f.network.ib_devices.empty()
                                                                ? std::string("(no devices)")

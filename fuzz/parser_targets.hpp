@@ -141,6 +141,22 @@ inline constexpr Target k_targets[] = {
   {"requires_dist", [](std::string_view s) {
      for (const auto& r : parse::requires_dist(s)) require(!r.name.empty(), "requirement name");
    }},
+  {"nccl_ib_hca", [](std::string_view s) {
+     auto l = parse::nccl_ib_hca(s);
+     for (const auto& e : l.entries) {
+       require(!e.name.empty() && e.name.size() <= s.size(), "hca name");
+       require(!e.port || (*e.port >= 0 && *e.port <= 65535), "hca port");
+     }
+   }},
+  {"version_label", [](std::string_view s) {
+     auto v = parse::version_label(s);
+     if (!v) return require(s.find('+') == std::string_view::npos, "label after '+'");
+     require(v->label.size() < s.size(), "label inside the version");
+     require(!v->cuda_major || v->cuda, "cuda major of a cuda label");
+     require(!v->rocm_major || v->rocm, "rocm major of a rocm label");
+     require(!(v->cuda && v->rocm), "one vendor");
+     require(v->torch_release.empty() || v->torch_release.find('.') != std::string::npos, "torch release");
+   }},
 };
 // clang-format on
 

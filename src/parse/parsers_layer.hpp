@@ -1,6 +1,7 @@
 // Parsers for the software layer above the driver (issue 12): the DT_NEEDED names of a shared library, the
-// memlock limit of /proc/self/limits, `df -Pk` and the Requires-Dist lines of a Python distribution's
-// METADATA. Same contract as parsers.hpp: pure, no I/O, no exceptions, any input survives (each is fuzzed).
+// memlock limit of /proc/self/limits, `df -Pk`, the Requires-Dist lines of a Python distribution's
+// METADATA, NCCL_IB_HCA and the local version label of a compiled extension. Same contract as parsers.hpp:
+// pure, no I/O, no exceptions, any input survives (each is fuzzed).
 #pragma once
 
 #include <cstdint>
@@ -57,5 +58,33 @@ struct Requirement {
 };
 // The Requires-Dist headers (the header block only: reading stops at the first empty line, the description).
 std::vector<Requirement> requires_dist(std::string_view metadata);
+
+// ---- NCCL_IB_HCA
+// -----------------------------------------------------------------------------------------------
+
+struct HcaEntry {
+  std::string name;        // a device name or prefix ("mlx5_0", "mlx5")
+  std::optional<int> port; // ":1"
+};
+struct HcaList {
+  bool exclude = false, exact = false; // a leading '^', then '='
+  std::vector<HcaEntry> entries;
+};
+// NCCL's syntax (environment-variable documentation, NCCL_IB_HCA): '^' excludes, '=' makes names exact (else
+// prefixes), entries are separated by ',', ":<port>" picks a port. Empty names are dropped; a port that is
+// not a number in 0..65535 is no port.
+HcaList nccl_ib_hca(std::string_view value);
+
+// ---- local version label of a compiled extension
+// -------------------------------------------------------------
+
+struct VersionLabel {
+  std::string label; // after '+', lower case: "cu123torch2.4cxx11abifalse"
+  bool cuda = false, rocm = false;
+  std::optional<int> cuda_major, rocm_major; // cu123 and cu12 -> 12; rocm6.1 and rocm61 -> 6
+  std::string torch_release;                 // "torch2.4" -> "2.4"; empty when none
+};
+// The label of "2.6.3+cu123torch2.4cxx11abiFALSE" (flash-attn), "+rocm6.1", "+cu121"; empty without '+'.
+std::optional<VersionLabel> version_label(std::string_view version);
 
 } // namespace gpudoctor::parse

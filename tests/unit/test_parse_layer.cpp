@@ -159,3 +159,59 @@ TEST_CASE("parse: memlock_limit, df_size_kib, requires_dist") {
   CHECK(reqs[2].marker == "platform_system == \"Linux\"");
   CHECK(reqs[3].spec == ">=2.0");
 }
+
+TEST_CASE("parse: nccl_ib_hca reads NCCL_IB_HCA as NCCL does") {
+  auto l = parse::nccl_ib_hca("mlx5_0:1,mlx5_1");
+  CHECK_FALSE(l.exclude);
+  CHECK_FALSE(l.exact);
+  REQUIRE(l.entries.size() == 2);
+  CHECK(l.entries[0].name == "mlx5_0");
+  CHECK(l.entries[0].port == 1);
+  CHECK(l.entries[1].name == "mlx5_1");
+  CHECK_FALSE(l.entries[1].port);
+
+  auto x = parse::nccl_ib_hca("^=mlx5_bond_0:1");
+  CHECK(x.exclude);
+  CHECK(x.exact);
+  REQUIRE(x.entries.size() == 1);
+  CHECK(x.entries[0].name == "mlx5_bond_0");
+
+  // Empty names are dropped; a port that is no small number is no port.
+  auto g = parse::nccl_ib_hca(",:1,mlx5_2:x,mlx5_3:99999999999,^");
+  REQUIRE(g.entries.size() == 3);
+  CHECK_FALSE(g.entries[0].port);
+  CHECK_FALSE(g.entries[1].port);
+  CHECK(g.entries[2].name == "^");
+  CHECK(parse::nccl_ib_hca("").entries.empty());
+  CHECK(parse::nccl_ib_hca("^").exclude);
+}
+
+TEST_CASE("parse: version_label reads an extension's local version label") {
+  auto fa = parse::version_label("2.6.3+cu118torch2.4cxx11abiFALSE");
+  REQUIRE(fa);
+  CHECK(fa->label == "cu118torch2.4cxx11abifalse");
+  CHECK(fa->cuda);
+  CHECK(fa->cuda_major == 11);
+  CHECK_FALSE(fa->rocm);
+  CHECK(fa->torch_release == "2.4");
+
+  CHECK(parse::version_label("2.7.4+cu12torch2.6cxx11abiTRUE")->cuda_major == 12);
+  CHECK(parse::version_label("0.20.0+cu130")->cuda_major == 13);
+  auto rocm = parse::version_label("2.6.3+rocm6.1torch2.5");
+  REQUIRE(rocm);
+  CHECK(rocm->rocm);
+  CHECK(rocm->rocm_major == 6);
+  CHECK(rocm->torch_release == "2.5");
+  CHECK(parse::version_label("1.0+rocm62")->rocm_major == 6);
+  // A two-digit ROCm major before its dot.
+  CHECK(parse::version_label("1.0+rocm10.1")->rocm_major == 10);
+
+  CHECK_FALSE(parse::version_label("2.5.1"));
+  auto other = parse::version_label("0.0.28.post3+git");
+  REQUIRE(other);
+  CHECK_FALSE(other->cuda);
+  CHECK_FALSE(other->rocm);
+  CHECK(other->torch_release.empty());
+  CHECK(parse::version_label("1+torch")->torch_release.empty());
+  CHECK(parse::version_label("1+cu")->cuda == false);
+}
