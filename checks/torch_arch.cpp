@@ -87,7 +87,8 @@ void from_table(const CheckContext& ctx, Results& out) {
     out.add(row->uncertain ? Status::warn : Status::error, gpu.subject(), msg, evidence, {"torch-reinstall"});
   }
   if (!any)
-    out.skip(env_subject(*env), "no " + vendor_name(vendor) + " GPU with a known arch for this build");
+    out.skip(env_subject(*env),
+             fmt::format("no {} GPU with a known arch for this build", vendor_name(vendor)));
 }
 
 } // namespace

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include <fmt/format.h>
+
 namespace gpudoctor::checks {
 
 namespace {
@@ -39,45 +41,50 @@ WheelIdentity identify_wheel(const TorchBuild& t) {
   std::string label = plus == std::string::npos ? "" : text::lower(t.version.substr(plus + 1));
   id.release = text::version_prefix(pub, 2);
   if (id.release.find('.') == std::string::npos) {
-    id.skip = "its version '" + t.version + "' is not a PyTorch release";
+    id.skip = fmt::format("its version '{}' is not a PyTorch release", t.version);
     return id;
   }
   if (pre_release(pub)) {
-    id.skip = "PyTorch " + t.version +
-              " is a nightly, pre-release or source build: the table holds the "
-              "lists of releases only";
+    id.skip =
+        fmt::format("PyTorch {} is a nightly, pre-release or source build: the table holds the lists of "
+                    "releases only",
+                    t.version);
     return id;
   }
   if (!label.empty()) {
     if (!index_label(label)) {
-      id.skip = "PyTorch " + t.version + " is not a wheel of download.pytorch.org (its label '+" + label +
-                "' names a source, NGC or vendor build)";
+      id.skip =
+          fmt::format("PyTorch {} is not a wheel of download.pytorch.org (its label '+{}' names a source, "
+                      "NGC or vendor build)",
+                      t.version, label);
       return id;
     }
     id.variant = label;
-    id.how = "local label +" + label;
+    id.how = fmt::format("local label +{}", label);
     return id;
   }
   std::string installer = text::lower(t.installer);
   if (installer == "conda" || text::contains(t.location, "/conda") ||
       text::contains(t.location, "/miniforge") || text::contains(t.location, "/mamba")) {
-    id.skip =
-        "PyTorch " + t.version + " is a conda package: its arch list is the channel's, not in the table";
+    id.skip = fmt::format("PyTorch {} is a conda package: its arch list is the channel's, not in the table",
+                          t.version);
     return id;
   }
   if (installer.empty() && text::starts_with(t.location, "/usr/")) {
-    id.skip = "PyTorch " + t.version + " in " + t.location +
-              " is a distribution package: its arch list is the distribution's, not in the table";
+    id.skip = fmt::format(
+        "PyTorch {} in {} is a distribution package: its arch list is the distribution's, not in the table",
+        t.version, t.location);
     return id;
   }
   // A plain PyPI wheel: its release's default CUDA variant, which version.py names.
   if (t.hip) {
-    id.skip = "PyTorch " + t.version + " is a ROCm build without an index label (not an official wheel)";
+    id.skip =
+        fmt::format("PyTorch {} is a ROCm build without an index label (not an official wheel)", t.version);
     return id;
   }
   if (t.cuda) {
     id.variant = "cu" + text::join(text::split(text::version_prefix(*t.cuda, 2), '.'), "");
-    id.how = "plain PyPI wheel of " + id.release + " (" + t.source + ": cuda = '" + *t.cuda + "')";
+    id.how = fmt::format("plain PyPI wheel of {} ({}: cuda = '{}')", id.release, t.source, *t.cuda);
   } else {
     id.variant = "cpu";
     id.how = "plain wheel without CUDA";

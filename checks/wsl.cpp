@@ -89,7 +89,8 @@ void wsl_driver(const CheckContext& ctx, Results& out) {
                                 has_libcuda ? " and the Windows driver's libcuda" : ""),
                     evidence);
   out.add(Status::error, "",
-          "Under WSL2 the GPU driver is the Windows one: " + text::join(problems, "; ") + ".", evidence);
+          fmt::format("Under WSL2 the GPU driver is the Windows one: {}.", text::join(problems, "; ")),
+          evidence);
 }
 
 } // namespace checks

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 namespace gpudoctor::fix {
 
 namespace {
@@ -324,12 +326,12 @@ std::expected<TorchChoice, std::string> choose_torch_here(const Facts& facts, co
       return std::unexpected("no PyTorch CUDA wheel index in the tables fits driver " + driver +
                              " and these GPUs");
     std::vector<std::string> arches = nvidia_arches(facts);
-    return TorchChoice{t->index,
-                       "PyTorch " + t->torch + " for CUDA " + t->cuda +
-                           ", the newest release whose CUDA driver " + driver +
-                           " runs (minor-version compatibility included) and whose wheels carry code for " +
-                           (arches.empty() ? std::string("these GPUs") : text::join(arches, ", ")) +
-                           (t->uncertain ? " (its arch list is not confirmed)" : "")};
+    return TorchChoice{
+        t->index,
+        fmt::format("PyTorch {} for CUDA {}, the newest release whose CUDA driver {} runs "
+                    "(minor-version compatibility included) and whose wheels carry code for {}{}",
+                    t->torch, t->cuda, driver, arches.empty() ? "these GPUs" : text::join(arches, ", "),
+                    t->uncertain ? " (its arch list is not confirmed)" : "")};
   }
   std::string installed;
   for (const auto& r : facts.toolkits.rocm)
