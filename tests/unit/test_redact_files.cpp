@@ -37,8 +37,7 @@ TEST_CASE("bundle: tokens in shell profiles, pip.conf and .repo files are redact
   write(dir / "fs/etc/yum.repos.d/private.repo", "[rocm]\nbaseurl=https://repo.radeon.com/rocm/el9/6.2/main\n"
                                                  "username=ada\npassword = hunter2\n");
   write(dir / "fs/etc/os-release", "PASSWORD_HINT=not-a-config-file\n");
-  RedactionLog log;
-  redact_config_files(dir, log);
+  RedactionLog log = redact_snapshot(dir, false);
   CHECK(read(dir / "fs/home/ada/.bashrc") ==
         "export HF_TOKEN=<redacted>\nexport PATH=/opt/rocm-5.7.1/bin:$PATH\n"
         "WANDB_API_KEY=<redacted>\nexport CUDA_HOME=/usr/local/cuda-11.8");
