@@ -60,6 +60,14 @@ const std::vector<CheckEntry>& check_registry() {
       {"probe.p2p", probe_p2p},
       {"probe.alloc", probe_alloc},
       {"probe.timeout", probe_timeout},
+      // Issue 12: the software layer above the driver.
+      {"python.extension-mismatch", python_extension_mismatch},
+      {"python.libs-shadowed", python_libs_shadowed},
+      {"env.cuda-stubs", env_cuda_stubs},
+      {"wsl.driver", wsl_driver},
+      {"container.shm-small", container_shm_small},
+      {"rdma.memlock", rdma_memlock},
+      {"env.nccl-ib-hca-missing", env_nccl_ib_hca_missing},
   };
   return table;
 }

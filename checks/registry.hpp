@@ -59,5 +59,13 @@ void probe_host_bandwidth(const CheckContext&, Results&);
 void probe_p2p(const CheckContext&, Results&);
 void probe_alloc(const CheckContext&, Results&);
 void probe_timeout(const CheckContext&, Results&);
+// Issue 12: the software layer above the driver.
+void python_extension_mismatch(const CheckContext&, Results&);
+void python_libs_shadowed(const CheckContext&, Results&);
+void env_cuda_stubs(const CheckContext&, Results&);
+void wsl_driver(const CheckContext&, Results&);
+void container_shm_small(const CheckContext&, Results&);
+void rdma_memlock(const CheckContext&, Results&);
+void env_nccl_ib_hca_missing(const CheckContext&, Results&);
 
 } // namespace gpudoctor::checks

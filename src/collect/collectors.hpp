@@ -65,6 +65,11 @@ void collect_python_distributions(SystemView& view, PythonFacts& python);
 // --online on a live machine: fetches each configured vendor repository and wheel index (util/http).
 void probe_repos(const CollectOptions& opt, const OsFacts& os, RepoFacts& repos);
 
+// Issue 12: the compiled extensions beside PyTorch, torch's pins and the nvidia-* wheels' libraries; the layer
+// around the GPUs (WSL2, /dev/shm, memlock, RDMA ports, the loader's folders). Run after the others.
+void collect_python_extensions(SystemView& view, const Knowledge& kb, PythonFacts& python);
+void collect_host(SystemView& view, Facts& facts);
+
 // Ties facts of different collectors together: KFD nodes and render nodes to PCI GPUs.
 void link_amd_nodes(AmdFacts& amd, std::vector<Gpu>& gpus, const Knowledge& kb);
 
