@@ -1,5 +1,5 @@
 // The parsers of src/parse, each with the invariants its output must keep beyond "no crash, no exception":
-// one table for the libFuzzer targets (fuzz_parsers.cpp; fuzz/CMakeLists.txt makes one executable per entry,
+// one table for the libFuzzer targets (fuzz_main.cpp; fuzz/CMakeLists.txt makes one executable per entry,
 // reading the names from lines starting with `  {"name",`) and for the unit test that runs every parser over
 // the real samples, their truncations and garbage (tests/unit/test_parse_fuzz.cpp). No <expected> here: the
 // fuzz build's clang cannot compile libstdc++'s (docs/fuzzing.md).

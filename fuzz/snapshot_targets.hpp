@@ -1,6 +1,6 @@
 // The snapshot reader and the archive unpacker, the code that reads a bundle from someone else's machine,
 // each with the invariants it must keep beyond "no crash, no exception": one table for the libFuzzer targets
-// (fuzz_snapshot.cpp; fuzz/CMakeLists.txt makes one executable per entry, reading the names from lines
+// (fuzz_main.cpp; fuzz/CMakeLists.txt makes one executable per entry, reading the names from lines
 // starting with `  {"name",`) and for tests/security/test_snapshot_fuzz.cpp, which runs every entry over the
 // seeds, their truncations and garbage in every ordinary build. No <expected> here (docs/fuzzing.md).
 #pragma once
