@@ -1,0 +1,37 @@
+// What changed on one machine between two reports (`gpudoctor diff`, docs/fleet.md "Comparing nodes"): the
+// properties (versions, packages, variables, GPUs) and the conclusions (results new, gone, or of another
+// status). A message that changes under the same status is no change of conclusion and is not listed.
+#pragma once
+
+#include "fleet/node_report.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpudoctor {
+
+struct PropertyChange {
+  int rank = 0;
+  std::string group, name;
+  std::optional<std::string> before, after; // nullopt: absent on that side
+};
+
+struct ResultChange {
+  std::string id, subject, title;
+  std::optional<Status> before, after; // nullopt: no such result on that side (new / gone)
+  std::string message;                 // the after side's (the before side's for a gone result)
+};
+
+struct ReportDiff {
+  std::vector<PropertyChange> facts; // in table order
+  std::vector<ResultChange> results; // worst after-status first, then by id and subject
+  bool empty() const { return facts.empty() && results.empty(); }
+};
+
+// A group that only one kind of input has is compared only when both sides have it: a report holds no
+// dpkg list, a snapshot judged now does ("Packages (dpkg)"). Every other property is compared, present or
+// not.
+ReportDiff diff_reports(const NodeReport& before, const NodeReport& after);
+
+} // namespace gpudoctor
