@@ -166,7 +166,7 @@ void toolkits(const JsonValue& facts, Builder& b) {
 }
 
 std::string torch_text(const JsonValue& torch) {
-  if (!torch.is_object()) return "none";
+  if (!torch.is_object()) return "not installed";
   std::string v = torch["version"].text("?");
   if (auto cuda = torch["cuda"].string()) return fmt::format("{} CUDA {}", v, *cuda);
   if (auto hip = torch["hip"].string()) return fmt::format("{} HIP {}", v, *hip);

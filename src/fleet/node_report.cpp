@@ -50,7 +50,7 @@ void read_results(const JsonValue& results, const ReadOptions& opt, std::vector<
 } // namespace
 
 std::expected<NodeReport, std::string> read_node_report(const JsonValue& root, const ReadOptions& opt) {
-  if (root["format"].string() != "gpudoctor-report") return std::unexpected("not a gpudoctor report");
+  if (root["format"].string() != "gpudoctor-report") return std::unexpected(k_not_a_report);
   auto version = root["version"].integer();
   if (!version) return std::unexpected("a gpudoctor report without a format version");
   if (*version != 1)

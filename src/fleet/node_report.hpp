@@ -50,6 +50,9 @@ struct ReadOptions {
   bool details = false;
 };
 
+// The error of read_node_report for JSON that is no gpudoctor report (fleet skips such files in folders).
+inline constexpr const char* k_not_a_report = "not a gpudoctor report";
+
 // Reads a report; refuses JSON that is not a gpudoctor report of format 1. Missing or mistyped fields
 // are read as absent: a report is untrusted input.
 std::expected<NodeReport, std::string> read_node_report(const JsonValue& root, const ReadOptions& opt);

@@ -5,13 +5,15 @@
 #include <set>
 #include <tuple>
 
+#include <fmt/format.h>
+
 namespace gpudoctor {
 
 namespace {
 
 // Groups only some inputs can have (see report_diff.hpp).
 bool side_group(const std::string& group) {
-  return group == "Packages (dpkg)" || group == "Bundle";
+  return group.starts_with("System packages") || group == "Bundle";
 }
 
 using Key = std::tuple<int, std::string, std::string>; // rank, group, name: the table order
@@ -86,10 +88,21 @@ std::vector<ResultChange> diff_results(const NodeReport& before, const NodeRepor
   return out;
 }
 
+DiffSide side(const NodeReport& n) {
+  return {n.input, n.origin, n.host, n.tool_version, n.counts()};
+}
+
 } // namespace
 
 ReportDiff diff_reports(const NodeReport& before, const NodeReport& after) {
-  return {diff_properties(before, after), diff_results(before, after)};
+  ReportDiff d{side(before), side(after), diff_properties(before, after), diff_results(before, after), {}};
+  if (before.tool_version != after.tool_version)
+    d.notes.push_back(fmt::format("judged by gpudoctor {} and {}: a result may differ because the checks did",
+                                  before.tool_version, after.tool_version));
+  if (!before.gpu_ids.empty() && !after.gpu_ids.empty() && before.gpu_ids != after.gpu_ids)
+    d.notes.push_back(
+        "the NVIDIA GPU UUIDs differ: GPUs were replaced, or these are two machines of one name");
+  return d;
 }
 
 } // namespace gpudoctor

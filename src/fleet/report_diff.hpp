@@ -23,15 +23,23 @@ struct ResultChange {
   std::string message;                 // the after side's (the before side's for a gone result)
 };
 
+// One side of a diff, as the outputs name it.
+struct DiffSide {
+  std::string input, origin, host, tool_version;
+  StatusCounts counts{};
+};
+
 struct ReportDiff {
+  DiffSide before, after;
   std::vector<PropertyChange> facts; // in table order
   std::vector<ResultChange> results; // worst after-status first, then by id and subject
+  std::vector<std::string> notes;    // said before the changes: another gpudoctor judged, no GPU in common
   bool empty() const { return facts.empty() && results.empty(); }
 };
 
 // A group that only one kind of input has is compared only when both sides have it: a report holds no
-// dpkg list, a snapshot judged now does ("Packages (dpkg)"). Every other property is compared, present or
-// not.
+// dpkg list, a snapshot judged now does ("System packages (dpkg)"). Every other property is compared, present
+// or not.
 ReportDiff diff_reports(const NodeReport& before, const NodeReport& after);
 
 } // namespace gpudoctor

@@ -25,7 +25,7 @@ TEST_CASE("fleet report: the real H200 report reads as versions, GPUs, variables
   CHECK(property(n, "CUDA", "NCCL") == "2.28.3");
   CHECK(property(n, "ROCm", "ROCm") == "5.7.1 (dpkg:libamdhip64-5)");
   CHECK(property(n, "Python", "PyTorch · python3 (PATH)") == "2.11.0+cu130 CUDA 13.0");
-  CHECK(property(n, "Python", "PyTorch · python3 (system)") == "none");
+  CHECK(property(n, "Python", "PyTorch · python3 (system)") == "not installed");
   // The GPU stack's distributions are compared across a fleet; the rest of pip's list is not.
   CHECK(property(n, "Python packages", "torchvision · python3 (PATH)") == "0.26.0");
   CHECK(property(n, "Python packages", "nvidia-nccl-cu13 · python3 (PATH)") == "2.28.9");

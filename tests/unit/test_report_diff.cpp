@@ -52,11 +52,11 @@ TEST_CASE(
 TEST_CASE("diff: a group only one side can have (dpkg) is compared only when both have it") {
   NodeReport report = hand_node("n", "r.json", {{"Driver", "NVIDIA kernel module", "580"}});
   NodeReport judged = report;
-  judged.properties.push_back({950, "Packages (dpkg)", "libnccl2", "2.28.3-1"});
+  judged.properties.push_back({950, "System packages (dpkg)", "libnccl2", "2.28.3-1"});
   CHECK(diff_reports(report, judged).empty());
   NodeReport judged2 = judged;
   judged2.properties.back().value = "2.29.1-1";
   auto d = diff_reports(judged, judged2);
   REQUIRE(d.facts.size() == 1);
-  CHECK(d.facts[0].group == "Packages (dpkg)");
+  CHECK(d.facts[0].group == "System packages (dpkg)");
 }
