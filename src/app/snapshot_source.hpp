@@ -16,6 +16,8 @@ public:
   OpenedSnapshot(const OpenedSnapshot&) = delete;
   OpenedSnapshot& operator=(const OpenedSnapshot&) = delete;
   ReplayView& view() { return *m_view; }
+  // The snapshot's folder (below the temporary folder for a bundle): a bundle's report.json is there.
+  const std::filesystem::path& root() const { return m_root; }
 
   static std::expected<std::unique_ptr<OpenedSnapshot>, std::string> open(const std::filesystem::path& path);
 
@@ -23,6 +25,7 @@ private:
   OpenedSnapshot() = default;
   std::unique_ptr<ReplayView> m_view;
   std::filesystem::path m_temp_dir; // removed on destruction; empty for a folder
+  std::filesystem::path m_root;
 };
 
 } // namespace gpudoctor
