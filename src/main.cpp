@@ -62,8 +62,8 @@ int main(int argc, char** argv) {
   std::string from;
   auto* check_cmd = app.add_subcommand("check", "Inspect this machine (or a snapshot) and report problems");
   check_cmd->add_option("--from", from, "Re-diagnose a snapshot: a folder or a bundle .tar.gz");
-  check_cmd->add_option("--format", check.format, "Output format: text or json")
-      ->check(CLI::IsMember({"text", "json"}));
+  check_cmd->add_option("--format", check.format, "Output format: text, json or html")
+      ->check(CLI::IsMember({"text", "json", "html"}));
   check_cmd->add_flag("-v,--verbose", check.verbose, "Also list what passed and what was skipped");
   check_cmd->add_flag("--strict", check.strict, "Exit 1 on warnings too");
   check_cmd->add_option("--only", check.only, "Run only these check ids")->delimiter(',');

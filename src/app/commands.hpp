@@ -15,7 +15,7 @@ enum class ColorMode { automatic, always, never };
 
 struct CheckOptions {
   std::optional<std::string> from; // snapshot folder or .tar.gz
-  std::string format = "text";     // text | json
+  std::string format = "text";     // text | json | html
   bool verbose = false;
   bool strict = false;
   std::vector<std::string> only;    // check ids

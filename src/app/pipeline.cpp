@@ -40,6 +40,11 @@ void print_report(const Report& report, const Loaded& data, const CheckOptions& 
     std::fwrite(out.data(), 1, out.size(), stdout);
     return;
   }
+  if (opt.format == "html") {
+    std::string out = render_html(report, data.cat);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return;
+  }
   TextOptions topt;
   topt.verbose = opt.verbose;
   const char* no_color = std::getenv("NO_COLOR");

@@ -1,0 +1,110 @@
+// The HTML pages: self-contained (nothing to load, nothing to run), the parts each must show, the
+// topology picture from probe facts, the odd ones out highlighted. (Loading them in a browser:
+// tests/e2e/html_pages.sh; hostile values: tests/security/test_html_escaping.cpp.)
+#include "fleet_fixtures.hpp"
+#include "report/report.hpp"
+#include "report/topology_svg.hpp"
+
+using namespace gpudoctor;
+using namespace gpudoctor::test;
+
+namespace {
+
+std::size_t count(const std::string& s, const std::string& part) {
+  std::size_t n = 0;
+  for (auto at = s.find(part); at != std::string::npos; at = s.find(part, at + 1))
+    ++n;
+  return n;
+}
+
+// Nothing in the page can fetch or run anything: no script, no source or link, no CSS import or url().
+void self_contained(const std::string& page) {
+  CHECK(page.starts_with("<!DOCTYPE html>"));
+  CHECK(page.find("Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\"") !=
+        std::string::npos);
+  for (const char* loader :
+       {"<script", "src=", "href=", "url(", "@import", "<link", "<img", "<iframe", "<object"})
+    CHECK_MESSAGE(page.find(loader) == std::string::npos, loader);
+}
+
+Report judged(const std::string& machine) {
+  static auto data = load_data(CheckOptions{});
+  REQUIRE(data.has_value());
+  auto opened = OpenedSnapshot::open(std::string(GPUDOCTOR_TEST_MACHINES) + "/" + machine + "/snapshot");
+  REQUIRE(opened.has_value());
+  Report r = run_pipeline((*opened)->view(), *data, CheckOptions{});
+  r.source_kind = "snapshot";
+  r.source_path = machine;
+  return r;
+}
+
+} // namespace
+
+TEST_CASE("html: the report page of a machine with probes: verdict, problems, GPU table, topology") {
+  auto data = load_data(CheckOptions{});
+  REQUIRE(data.has_value());
+  Report r = judged("probe-amd-2gpu-no-p2p");
+  std::string page = render_html(r, data->cat);
+  self_contained(page);
+  CHECK(page.find("<title>gpudoctor report: mi210-node07</title>") != std::string::npos);
+  CHECK(page.find("7 warnings worth a look") != std::string::npos);
+  // Problems by area, with evidence and fix commands.
+  CHECK(count(page, "<div class=\"result warn\">") == 7);
+  CHECK(page.find("GPUs cannot reach each other directly") != std::string::npos);
+  CHECK(page.find("<ul class=\"evidence mono\"><li>cmd probe-p2p@hip") != std::string::npos);
+  // The GPU table, one row a GPU.
+  CHECK(page.find("<td class=\"mono\">0000:63:00.0</td><td>Instinct MI210</td>") != std::string::npos);
+  CHECK(page.find("<td class=\"mono\">0000:e3:00.0</td><td>Instinct MI210</td>") != std::string::npos);
+  // The topology: both GPUs under their own NUMA node, P2P refused both ways.
+  CHECK(count(page, "<svg ") == 1);
+  CHECK(page.find("CPU · NUMA node 0") != std::string::npos);
+  CHECK(page.find("CPU · NUMA node 1") != std::string::npos);
+  CHECK(count(page, ">no P2P</text>") == 2);
+  CHECK(page.find("host→GPU 24.9 GB/s") != std::string::npos);
+}
+
+TEST_CASE("html: fix commands appear with the fix's title; a machine without probes has no topology") {
+  auto data = load_data(CheckOptions{});
+  REQUIRE(data.has_value());
+  std::string page = render_html(judged("amd-to-nvidia-leftovers"), data->cat);
+  self_contained(page);
+  CHECK(page.find("<div class=\"fix\">Fix: <code>gpudoctor fix ") != std::string::npos);
+  CHECK(page.find("id=\"topology\"") == std::string::npos);
+}
+
+TEST_CASE("html: the P2P matrix shows measured bandwidths, allowed and refused access") {
+  Facts f;
+  for (int i = 0; i < 4; ++i) {
+    Gpu g;
+    g.index = i;
+    g.bdf = "0000:0" + std::to_string(i) + ":00.0";
+    g.numa_node = i / 2;
+    f.gpus.push_back(g);
+  }
+  BackendProbes b;
+  b.backend = "cuda";
+  for (int i = 0; i < 4; ++i) {
+    ProbeDevice d;
+    d.index = i;
+    d.name = "NVIDIA H200";
+    d.pci_bus_id = f.gpus[static_cast<std::size_t>(i)].bdf;
+    b.devices.push_back(d);
+  }
+  for (int from = 0; from < 4; ++from)
+    for (int to = 0; to < 4; ++to)
+      if (from != to) b.peers.push_back({from, to, from / 2 == to / 2});
+  ProbeBandwidth bw;
+  bw.device = 0;
+  bw.peer = 1;
+  bw.test = "peer";
+  bw.best_gbps = 391.7;
+  b.p2p.push_back(bw);
+  f.probes.backends.push_back(b);
+  std::string svg = topology_svg(f);
+  CHECK(count(svg, "class=\"host\"") == 2); // NUMA nodes 0 and 1
+  CHECK(count(svg, "class=\"gpu\"") == 4);
+  CHECK(count(svg, ">392</text>") == 1); // measured: 0 -> 1
+  CHECK(count(svg, ">yes</text>") == 3); // allowed, not measured: 1->0, 2->3, 3->2
+  CHECK(count(svg, ">no P2P</text>") == 8);
+  CHECK(topology_svg(Facts{}).empty());
+}
