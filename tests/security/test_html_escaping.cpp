@@ -1,8 +1,12 @@
-// Every output is safe for its reader (docs/security.md, "Outputs"): the HTML pages of `check` and a bundle,
-// made from hand-made facts, results and reports whose strings hold markup (a script, an
+// Every output is safe for its reader (docs/security.md, "Outputs"): the HTML pages of `check`, a bundle,
+// `fleet` and `diff`, made from hand-made facts, results and reports whose strings hold markup (a script, an
 // event handler, a closing tag for the style sheet), quotes, terminal escapes and bytes that are not UTF-8.
 // The judge below reads the page's markup itself (written independently of util/escape): every tag is one
 // the renderers write, no attribute is an event handler, and the hostile text is still there to read.
+#include "fleet/fleet.hpp"
+#include "fleet/report_diff.hpp"
+#include "report/diff_render.hpp"
+#include "report/fleet_render.hpp"
 #include "report/report.hpp"
 #include "security/inert_text.hpp"
 
@@ -108,6 +112,19 @@ Report hostile_report() {
   return report;
 }
 
+NodeReport hostile_node(const std::string& host, const std::string& driver, Status status) {
+  NodeReport n;
+  n.host = host;
+  n.input = evil("/reports/r.json");
+  n.origin = evil("report");
+  n.tool_version = evil("0.1");
+  n.properties = {{301, evil("Driver"), evil("NVIDIA kernel module"), driver},
+                  {201, "GPUs", "GPUs", evil("8 × H200")},
+                  {801, "Environment", evil("NCCL_"), evil("value")}};
+  n.results = {{evil("gpu.id"), evil("gpu0"), status, evil("title"), evil("message")}};
+  return n;
+}
+
 } // namespace
 
 TEST_SUITE("security") {
@@ -115,6 +132,19 @@ TEST_SUITE("security") {
   TEST_CASE("html: a report page from hostile facts and results holds no markup but its own") {
     Catalogue cat;
     judge(render_html(hostile_report(), cat), "check --format html");
+  }
+
+  TEST_CASE("html: fleet and diff pages from hostile reports hold no markup but their own") {
+    FleetBuilder builder(3);
+    builder.add(0, hostile_node(evil("node-a"), evil("570"), Status::error));
+    builder.add(1, hostile_node(evil("node-b"), evil("580"), Status::warn));
+    builder.add(2, hostile_node(evil("node-b"), evil("580"), Status::pass));
+    Fleet fleet = builder.finish();
+    judge(render_fleet_html(fleet), "fleet --format html");
+    ReportDiff diff = diff_reports(hostile_node(evil("n"), evil("570"), Status::pass),
+                                   hostile_node(evil("n"), evil("580"), Status::error));
+    diff.notes.push_back(evil("note"));
+    judge(render_diff_html(diff), "diff --format html");
   }
 
   TEST_CASE("html: the judge itself finds markup that a value brought in") {

@@ -1,7 +1,11 @@
 // The HTML pages: self-contained (nothing to load, nothing to run), the parts each must show, the
 // topology picture from probe facts, the odd ones out highlighted. (Loading them in a browser:
 // tests/e2e/html_pages.sh; hostile values: tests/security/test_html_escaping.cpp.)
+#include "fleet/fleet.hpp"
+#include "fleet/report_diff.hpp"
 #include "fleet_fixtures.hpp"
+#include "report/diff_render.hpp"
+#include "report/fleet_render.hpp"
 #include "report/report.hpp"
 #include "report/topology_svg.hpp"
 
@@ -107,4 +111,28 @@ TEST_CASE("html: the P2P matrix shows measured bandwidths, allowed and refused a
   CHECK(count(svg, ">yes</text>") == 3); // allowed, not measured: 1->0, 2->3, 3->2
   CHECK(count(svg, ">no P2P</text>") == 8);
   CHECK(topology_svg(Facts{}).empty());
+}
+
+TEST_CASE(
+    "html: the fleet page highlights the odd ones out; the diff page marks what was added and removed") {
+  FleetBuilder builder(3);
+  builder.add(0, hand_node("a", "a.json", {{"Driver", "NVIDIA kernel module", "580"}}));
+  builder.add(1, hand_node("b", "b.json", {{"Driver", "NVIDIA kernel module", "580"}}));
+  builder.add(2, hand_node("c", "c.json", {{"Driver", "NVIDIA kernel module", "570"}}));
+  std::string page = render_fleet_html(builder.finish());
+  self_contained(page);
+  CHECK(count(page, "<tr class=\"odd\">") == 1);
+  CHECK(page.find("<tr class=\"odd\"><td class=\"mono\">570</td><td class=\"num\">1 of 3</td>") !=
+        std::string::npos);
+
+  NodeReport before =
+      hand_node("n", "a.json", {{"Driver", "NVIDIA kernel module", "570"}, {"Environment", "X", "1"}});
+  NodeReport after =
+      hand_node("n", "b.json", {{"Driver", "NVIDIA kernel module", "580"}, {"Environment", "Y", "2"}});
+  std::string diff = render_diff_html(diff_reports(before, after));
+  self_contained(diff);
+  CHECK(count(diff, "badge add") == 1);
+  CHECK(count(diff, "badge del") == 1);
+  CHECK(count(diff, "badge chg") == 1);
+  CHECK(diff.find("3 facts and 0 results changed") != std::string::npos);
 }
