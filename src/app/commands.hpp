@@ -69,6 +69,30 @@ struct UndoOptions {
   bool yes = false;
 };
 
+// gpudoctor fleet and diff: many nodes' reports side by side, and one machine's two reports compared
+// (docs/fleet.md, "Comparing nodes").
+struct FleetOptions {
+  std::vector<std::string> paths; // reports, snapshot folders, bundles, and folders of them
+  std::string format = "text";    // text | json | html
+  std::string output;             // write here (atomically) instead of stdout
+  bool verbose = false;
+  bool strict = false;  // exit 1 on a warning or a drifting property too
+  bool rejudge = false; // judge every snapshot and bundle now instead of reading its report.json
+  int jobs = 0;         // reading threads; 0: one per core
+  ColorMode color = ColorMode::automatic;
+};
+
+struct DiffOptions {
+  std::string before, after;
+  std::string format = "text"; // text | json | html
+  std::string output;
+  bool force = false; // compare reports of two host names
+  ColorMode color = ColorMode::automatic;
+};
+
+int cmd_fleet(const FleetOptions& opt);
+int cmd_diff(const DiffOptions& opt);
+
 int cmd_fix(const FixOptions& opt);
 int cmd_migrate(const MigrateOptions& opt);
 int cmd_undo(const UndoOptions& opt);
