@@ -41,7 +41,9 @@ build_packages=(build-essential cmake ninja-build pkg-config ccache
 # debootstrap, apt-utils (apt-ftparchive) and gnupg make the throwaway Debian root of tests/root/fix_debootstrap.sh;
 # openssl makes the certificate of the local HTTPS server (test_http, e2e/bundle_upload.sh).
 test_packages=(doctest-dev python3 shellcheck debootstrap apt-utils gnupg openssl)
-test_optional_packages=(hipcc rocminfo rocm-smi python3-torch)
+# chromium, tesseract-ocr and poppler-utils: the HTML pages loaded, read from a screenshot and printed
+# (tests/e2e/html_pages.sh).
+test_optional_packages=(hipcc rocminfo rocm-smi python3-torch chromium tesseract-ocr poppler-utils)
 
 os_id=unknown os_like="" os_version=""
 if [[ -r /etc/os-release ]]; then
