@@ -162,7 +162,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"text", "json", "html"}));
   diff_cmd->add_option("-o,--output", diff.output,
                        "Write to this file (replaced atomically) instead of stdout");
-  diff_cmd->add_flag("--force", diff.force, "Compare even when the host names differ");
+  diff_cmd->add_flag("--force", diff.force,
+                     "Compare even when the two are not one machine (another host name, no GPU in common)");
   diff_cmd->add_option("--color", diff_color, "Colour: auto, always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
 

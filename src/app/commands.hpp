@@ -86,7 +86,7 @@ struct DiffOptions {
   std::string before, after;
   std::string format = "text"; // text | json | html
   std::string output;
-  bool force = false; // compare reports of two host names
+  bool force = false; // compare reports that are not of one machine (fleet/report_diff.hpp)
   ColorMode color = ColorMode::automatic;
 };
 

@@ -27,16 +27,16 @@ int cmd_diff(const DiffOptions& opt) {
                  escape::one_line(after.error()).c_str());
     return 2;
   }
-  bool same_host = before->host == after->host;
-  if (!same_host && !opt.force) {
-    std::string why = fmt::format("gpudoctor: {} is host \"{}\" and {} is host \"{}\": not one machine "
-                                  "(--force compares them anyway)",
-                                  opt.before, before->host, opt.after, after->host);
+  auto mismatch = machine_mismatch(*before, *after);
+  if (mismatch && !opt.force) {
+    std::string why =
+        fmt::format("gpudoctor: {} and {} are not one machine: {} (--force compares them anyway)", opt.before,
+                    opt.after, *mismatch);
     std::fprintf(stderr, "%s\n", escape::one_line(why).c_str());
     return 2;
   }
   ReportDiff diff = diff_reports(*before, *after);
-  if (!same_host) diff.notes.insert(diff.notes.begin(), "two host names, compared with --force");
+  if (mismatch) diff.notes.insert(diff.notes.begin(), fmt::format("{}: compared with --force", *mismatch));
   std::string out = opt.format == "json"   ? dump_json(diff_to_json(diff)) + "\n"
                     : opt.format == "html" ? render_diff_html(diff)
                                            : render_diff_text(diff, use_color(opt.color, opt.output));

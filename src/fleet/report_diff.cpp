@@ -1,5 +1,7 @@
 #include "fleet/report_diff.hpp"
 
+#include "util/text.hpp"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -92,7 +94,24 @@ DiffSide side(const NodeReport& n) {
   return {n.input, n.origin, n.host, n.tool_version, n.counts()};
 }
 
+std::set<std::string> split_ids(const std::string& joined) {
+  std::set<std::string> out;
+  for (const auto& id : text::split(joined, ','))
+    if (!id.empty()) out.insert(id);
+  return out;
+}
+
 } // namespace
+
+std::optional<std::string> machine_mismatch(const NodeReport& before, const NodeReport& after) {
+  if (before.host != after.host) return fmt::format("host \"{}\" and host \"{}\"", before.host, after.host);
+  auto a = split_ids(before.gpu_ids), b = split_ids(after.gpu_ids);
+  if (a.empty() || b.empty()) return std::nullopt;
+  for (const auto& id : a)
+    if (b.contains(id)) return std::nullopt;
+  return fmt::format("host \"{}\" twice, but no NVIDIA GPU in common ({} and {} GPU UUIDs)", before.host,
+                     a.size(), b.size());
+}
 
 ReportDiff diff_reports(const NodeReport& before, const NodeReport& after) {
   ReportDiff d{side(before), side(after), diff_properties(before, after), diff_results(before, after), {}};

@@ -42,4 +42,9 @@ struct ReportDiff {
 // or not.
 ReportDiff diff_reports(const NodeReport& before, const NodeReport& after);
 
+// Why two reports are not of one machine, or nothing when they may be: another host name, or (where both list
+// NVIDIA GPU UUIDs) no GPU in common, as two machines that share a name like "localhost" have. A machine
+// whose GPUs were all replaced is compared with `diff --force`.
+std::optional<std::string> machine_mismatch(const NodeReport& before, const NodeReport& after);
+
 } // namespace gpudoctor

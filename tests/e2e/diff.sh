@@ -24,6 +24,10 @@ json.dump(after, open(f"{out}/after.json", "w"))
 other = copy.deepcopy(base)
 other["host"]["hostname"] = "another-node"
 json.dump(other, open(f"{out}/other.json", "w"))
+namesake = copy.deepcopy(base)  # another machine of the same host name: no GPU in common
+for g in namesake["facts"]["drivers"]["nvidia"]["smi_gpus"]:
+    g["uuid"] = "GPU-99999999-aaaa-bbbb-cccc-dddddddddddd"
+json.dump(namesake, open(f"{out}/namesake.json", "w"))
 PY
 
 status=0
@@ -69,8 +73,18 @@ pass "two host names are refused with exit 2, naming --force"
 status=0
 "$gpudoctor" diff "$work/before.json" "$work/other.json" --force --format json >"$work/f.json" || status=$?
 [[ $status == 0 ]] || fail "--force of two identical reports under two names exited $status, not 0"
-expect "$work/f.json" "'two host names, compared with --force' in r['notes'] and r['after']['host'] == 'another-node'" \
+expect "$work/f.json" "any('another-node\": compared with --force' in n for n in r['notes']) and r['after']['host'] == 'another-node'" \
   "--force compares them and says so"
+
+# Same host name, no NVIDIA GPU UUID in common: two machines of one name, refused unless --force.
+status=0
+"$gpudoctor" diff "$work/before.json" "$work/namesake.json" >"$work/n.out" 2>"$work/n.err" || status=$?
+[[ $status == 2 && ! -s $work/n.out ]] || fail "two machines of one host name exited $status (not 2) or printed a diff"
+grep -qF "no NVIDIA GPU in common" "$work/n.err" || fail "the refusal does not say why: $(cat "$work/n.err")"
+status=0
+"$gpudoctor" diff "$work/before.json" "$work/namesake.json" --force --format json >"$work/n.json" || status=$?
+[[ $status == 1 ]] || fail "--force of two machines of one name exited $status, not 1 (a UUID changed)"
+expect "$work/n.json" "any('GPU' in n for n in r['notes'])" "two machines of one host name (no GPU UUID in common): refused, --force compares"
 
 # Bad inputs: named, exit 2, no diff printed.
 head -c 3000 "$work/before.json" >"$work/broken.json"

@@ -60,3 +60,18 @@ TEST_CASE("diff: a group only one side can have (dpkg) is compared only when bot
   REQUIRE(d.facts.size() == 1);
   CHECK(d.facts[0].group == "System packages (dpkg)");
 }
+
+TEST_CASE("diff: one machine is one host name with (where both list them) a GPU in common") {
+  NodeReport a = hand_node("n", "a.json", {});
+  NodeReport b = a;
+  CHECK_FALSE(machine_mismatch(a, b));
+  b.host = "m";
+  CHECK(machine_mismatch(a, b) == "host \"n\" and host \"m\"");
+  b.host = "n";
+  a.gpu_ids = "GPU-1,GPU-2";
+  CHECK_FALSE(machine_mismatch(a, b)); // one side lists no UUID: nothing to tell them apart by
+  b.gpu_ids = "GPU-2,GPU-3";
+  CHECK_FALSE(machine_mismatch(a, b)); // one GPU replaced
+  b.gpu_ids = "GPU-3,GPU-4";
+  CHECK(machine_mismatch(a, b) == "host \"n\" twice, but no NVIDIA GPU in common (2 and 2 GPU UUIDs)");
+}
