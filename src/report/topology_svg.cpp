@@ -19,6 +19,8 @@ using html::h;
 constexpr int k_margin = 20, k_box_w = 176, k_box_h = 74, k_gap = 18;
 constexpr int k_host_y = 16, k_host_h = 40, k_gpu_y = 140;
 constexpr int k_cell_w = 64, k_cell_h = 28, k_label_w = 64;
+// The link labels right of a GPU's link ("host→GPU 55.5 GB/s", 11px): the last GPU's must fit the picture.
+constexpr int k_link_label_x = 6, k_link_label_w = 132;
 
 struct GpuBox {
   const ProbeDevice* device = nullptr;
@@ -91,11 +93,12 @@ std::string gpu_box(const BackendProbes& b, const GpuBox& box) {
   int cx = box.x + k_box_w / 2;
   std::string out = fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" class=\"link\"/>", cx,
                                 k_host_y + k_host_h, k_gpu_y);
-  out += text_at(cx + 6, 78, "lt", link_text(box.pci));
+  int lx = cx + k_link_label_x;
+  out += text_at(lx, 78, "lt", link_text(box.pci));
   if (auto h2d = best(b.host, d.index, -1, "h2d"))
-    out += text_at(cx + 6, 94, "lt", fmt::format("host→GPU {} GB/s", gbps(*h2d)));
+    out += text_at(lx, 94, "lt", fmt::format("host→GPU {} GB/s", gbps(*h2d)));
   if (auto d2h = best(b.host, d.index, -1, "d2h"))
-    out += text_at(cx + 6, 110, "lt", fmt::format("GPU→host {} GB/s", gbps(*d2h)));
+    out += text_at(lx, 110, "lt", fmt::format("GPU→host {} GB/s", gbps(*d2h)));
   out += fmt::format("<g><title>{}</title>", h(d.name + " " + d.pci_bus_id));
   out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"8\" class=\"gpu\"/>", box.x,
                      k_gpu_y, k_box_w, k_box_h);
@@ -158,7 +161,9 @@ std::string figure(const Facts& f, const BackendProbes& b) {
     x += k_box_w + k_gap;
   }
   int n = static_cast<int>(b.devices.size());
-  int width = std::max(x - k_gap + k_margin, k_margin * 2 + k_label_w + n * k_cell_w);
+  int last_labels_end = x - k_gap - k_box_w / 2 + k_link_label_x + k_link_label_w;
+  int width =
+      std::max({x - k_gap + k_margin, last_labels_end + k_margin, k_margin * 2 + k_label_w + n * k_cell_w});
   int matrix_y = k_gpu_y + k_box_h + 44;
   int height = n > 1 ? matrix_y + (n + 1) * k_cell_h + k_margin : k_gpu_y + k_box_h + k_margin;
   std::string body = host_boxes(boxes);

@@ -136,3 +136,33 @@ TEST_CASE(
   CHECK(count(diff, "badge chg") == 1);
   CHECK(diff.find("3 facts and 0 results changed") != std::string::npos);
 }
+
+TEST_CASE("html: the topology picture holds its labels (the last GPU's link labels are not cut off)") {
+  // The H200 machine: one GPU, its PCIe link and host copy bandwidths written to the right of its link.
+  Report r = judged("nvidia-h200-real");
+  std::string svg = topology_svg(r.facts);
+  REQUIRE_FALSE(svg.empty());
+  auto number_after = [&](const std::string& key, std::size_t from) {
+    auto at = svg.find(key, from);
+    REQUIRE(at != std::string::npos);
+    return std::stoi(svg.substr(at + key.size()));
+  };
+  auto view = svg.find("viewBox=\"0 0 ");
+  REQUIRE(view != std::string::npos);
+  int width = std::stoi(svg.substr(view + 13));
+  std::size_t labels = 0;
+  for (auto at = svg.find("<text x=\""); at != std::string::npos; at = svg.find("<text x=\"", at + 1)) {
+    auto tag_end = svg.find('>', at), close = svg.find("</text>", at);
+    std::string tag = svg.substr(at, tag_end - at);
+    if (tag.find("class=\"lt\"") == std::string::npos || tag.find("anchor=\"start\"") == std::string::npos)
+      continue;
+    ++labels;
+    // Every character of these 11px labels is at most 7 units wide (DejaVu Sans averages 6.3).
+    std::size_t chars = 0;
+    for (std::size_t i = tag_end + 1; i < close; ++i)
+      chars += (static_cast<unsigned char>(svg[i]) & 0xC0) != 0x80;
+    int x = number_after("<text x=\"", at);
+    CHECK_MESSAGE(x + static_cast<int>(chars) * 7 <= width, svg.substr(tag_end + 1, close - tag_end - 1));
+  }
+  CHECK(labels == 3); // link, host→GPU, GPU→host
+}
