@@ -3,16 +3,21 @@
 #include "app/commands.hpp"
 #include "app/pipeline.hpp"
 #include "bundle/obfuscation_key.hpp"
+#include "app/rooted_view.hpp"
 #include "bundle/redact.hpp"
+#include "fix/inventory.hpp"
+#include "fix/stacks.hpp"
 #include "system/live_view.hpp"
 #include "system/recording_view.hpp"
 #include "system/replay_view.hpp"
+#include "system/temp_files.hpp"
 #include "util/archive.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -63,28 +68,24 @@ int cmd_bundle(const BundleOptions& opt) {
   }
   auto data = load_data(opt.check);
   if (!data) {
-    std::fprintf(stderr, "gpudoctor: %s\n", data.error().c_str());
+    std::fprintf(stderr, "gpudoctor: %s\n", data.error().message.c_str());
+    return data.error().status;
+  }
+  auto staging = temp::Folder::create("bundle");
+  if (!staging) {
+    std::fprintf(stderr, "gpudoctor: %s\n", staging.error().c_str());
     return 3;
   }
-  std::error_code ec;
-  std::string tmpl = (fs::temp_directory_path(ec) / "gpudoctor-bundle-XXXXXX").string();
-  if (!::mkdtemp(tmpl.data())) {
-    std::fprintf(stderr, "gpudoctor: cannot create a temporary folder\n");
-    return 3;
-  }
-  fs::path work = tmpl;
-  fs::path snap_dir = work / "snapshot";
-  struct Cleanup {
-    fs::path dir;
-    ~Cleanup() {
-      std::error_code ignored;
-      fs::remove_all(dir, ignored);
-    }
-  } cleanup{work};
+  fs::path snap_dir = staging->path() / "snapshot";
 
-  LiveView live;
-  RecordingView recorder(live, snap_dir, "gpudoctor " GPUDOCTOR_VERSION);
+  std::unique_ptr<LiveView> live =
+      opt.root.empty() ? std::make_unique<LiveView>() : std::make_unique<RootedView>(opt.root);
+  RecordingView recorder(*live, snap_dir, "gpudoctor " GPUDOCTOR_VERSION);
   Report live_report = run_pipeline(recorder, *data, opt.check);
+  // What `fix` and `migrate` read beyond the checks (apt's marks, pins, container configuration, ...), so a
+  // plan made --from the bundle is the plan made on the machine.
+  if (auto stacks = fix::load_stacks())
+    (void)fix::take_inventory(recorder, live_report.facts, data->kb, *stacks);
   snapshot::Manifest manifest;
   manifest.created = snapshot::utc_now();
   manifest.tool = "gpudoctor " GPUDOCTOR_VERSION;
@@ -123,7 +124,9 @@ int cmd_bundle(const BundleOptions& opt) {
   write_text(snap_dir / "report.html", render_html(report, data->cat));
 
   std::string output = opt.output.empty() ? default_name(log.host) : opt.output;
+  temp::track(output); // a half-written archive is removed if gpudoctor is interrupted
   auto packed = pack_tar_gz(snap_dir, output);
+  temp::untrack(output);
   if (!packed) {
     std::fprintf(stderr, "gpudoctor: %s\n", packed.error().c_str());
     return 2;

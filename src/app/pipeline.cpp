@@ -10,11 +10,12 @@
 
 namespace gpudoctor {
 
-std::expected<Loaded, std::string> load_data(const CheckOptions& opt) {
+std::expected<Loaded, LoadFailure> load_data(const CheckOptions& opt) {
   auto kb = load_knowledge(opt.knowledge_dir);
-  if (!kb) return std::unexpected("knowledge tables: " + kb.error());
+  if (!kb)
+    return std::unexpected(LoadFailure{"knowledge tables: " + kb.error(), opt.knowledge_dir.empty() ? 3 : 2});
   auto cat = load_catalogue();
-  if (!cat) return std::unexpected("catalogue: " + cat.error());
+  if (!cat) return std::unexpected(LoadFailure{"catalogue: " + cat.error(), 3});
   return Loaded{std::move(*kb), std::move(*cat)};
 }
 

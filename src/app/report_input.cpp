@@ -63,7 +63,7 @@ bool looks_like_json(const std::string& path) {
 // Judging is rare (snapshots, old bundles): one at a time, with the knowledge tables loaded once.
 struct Judge {
   std::mutex mutex;
-  std::optional<std::expected<Loaded, std::string>> data;
+  std::optional<std::expected<Loaded, LoadFailure>> data;
 };
 
 Judge& judge_state() {
@@ -86,7 +86,7 @@ std::expected<std::string, std::string> judge_now(ReplayView& view, bool details
   Judge& j = judge_state();
   std::lock_guard lock(j.mutex);
   if (!j.data) j.data = load_data(CheckOptions{});
-  if (!*j.data) return std::unexpected(j.data->error());
+  if (!*j.data) return std::unexpected(j.data->error().message);
   Report report = run_pipeline(view, **j.data, CheckOptions{});
   report.source_kind = "snapshot";
   if (details) packages = package_properties(report.facts.packages);

@@ -2,34 +2,39 @@
 
 #include "util/archive.hpp"
 
-#include <cstdlib>
-#include <unistd.h>
+#include <cerrno>
+#include <cstring>
+#include <sys/stat.h>
+
+#include <fmt/format.h>
 
 namespace gpudoctor {
 
 namespace fs = std::filesystem;
 
 OpenedSnapshot::~OpenedSnapshot() {
-  m_view.reset();
-  if (!m_temp_dir.empty()) {
-    std::error_code ec;
-    fs::remove_all(m_temp_dir, ec);
-  }
+  m_view.reset(); // before its folder goes
 }
 
 std::expected<std::unique_ptr<OpenedSnapshot>, std::string> OpenedSnapshot::open(const fs::path& path) {
   std::unique_ptr<OpenedSnapshot> snap(new OpenedSnapshot());
   std::error_code ec;
   fs::path root = path;
-  if (!fs::exists(path, ec)) return std::unexpected(path.string() + ": no such file or folder");
-  if (!fs::is_directory(path, ec)) {
-    std::string tmpl = (fs::temp_directory_path(ec) / "gpudoctor-snapshot-XXXXXX").string();
-    if (!::mkdtemp(tmpl.data()))
-      return std::unexpected("cannot create a temporary folder to unpack " + path.string());
-    snap->m_temp_dir = tmpl;
-    auto unpacked = extract_archive(path, snap->m_temp_dir, ArchiveLimits{});
+  // stat, not open: a FIFO or a device given as --from is refused without opening it (a FIFO would block).
+  struct stat st {};
+  if (path.empty()) return std::unexpected("an empty path is no snapshot");
+  if (::stat(path.c_str(), &st) != 0)
+    return std::unexpected(fmt::format("{}: {}", path.string(), std::strerror(errno)));
+  if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
+    return std::unexpected(
+        fmt::format("{}: not a folder or a regular file (a bundle): refused", path.string()));
+  if (!S_ISDIR(st.st_mode)) {
+    auto folder = temp::Folder::create("snapshot");
+    if (!folder) return std::unexpected(fmt::format("cannot unpack {}: {}", path.string(), folder.error()));
+    snap->m_temp_dir = std::move(*folder);
+    auto unpacked = extract_archive(path, snap->m_temp_dir->path(), ArchiveLimits{});
     if (!unpacked) return std::unexpected(path.string() + ": " + unpacked.error());
-    root = snap->m_temp_dir;
+    root = snap->m_temp_dir->path();
     // A bundle may hold its snapshot in one top folder.
     if (!fs::exists(root / "manifest.json", ec)) {
       std::vector<fs::path> dirs;

@@ -4,6 +4,8 @@
 
 #include <future>
 
+#include <fmt/format.h>
+
 namespace gpudoctor {
 
 Facts collect_all(SystemView& view, const Knowledge& kb, const CollectOptions& opt) {
@@ -33,7 +35,9 @@ Facts collect_all(SystemView& view, const Knowledge& kb, const CollectOptions& o
   });
   collect_repos(view, kb, facts.repos);
 
-  collect_pci_gpus(view, kb, facts.gpus);
+  if (std::size_t left_out = collect_pci_gpus(view, kb, facts.gpus))
+    facts.collector_errors.push_back(
+        fmt::format("pci: {} more GPUs than the {} gpudoctor inspects were left out", left_out, k_max_gpus));
   collect_modules(view, facts.modules);
   collect_permissions(view, facts.gpus, facts.permissions);
   facts.hostname = facts.permissions.identity.hostname;

@@ -2,45 +2,21 @@
 
 #include "fix/apply_state.hpp"
 #include "fix/script_text.hpp"
+#include "system/process.hpp"
 #include "util/atomic_file.hpp"
 #include "util/escape.hpp"
 #include "util/json.hpp"
-#include "util/process.hpp"
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
-#include <sys/wait.h>
 #include <unistd.h>
 
 namespace gpudoctor::fix {
 
 namespace {
-
-// Runs argv with this process's terminal and environment; the exit status, 128+N for signal N.
-int run_inherited(const std::vector<std::string>& argv) {
-  std::vector<char*> args;
-  for (const auto& a : argv)
-    args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  std::fflush(stdout);
-  std::fflush(stderr);
-  pid_t pid = ::fork();
-  if (pid < 0) return 127;
-  if (pid == 0) {
-    ::execvp(args[0], args.data());
-    std::fprintf(stderr, "gpudoctor: cannot run %s\n", args[0]);
-    ::_exit(127);
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return 127;
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return 127;
-}
 
 std::string new_run_id() {
   char stamp[32];
@@ -65,6 +41,17 @@ std::vector<std::string> step_command(const Json& st, const std::string& step, c
   return argv;
 }
 
+} // namespace
+
+int run_attached(const std::vector<std::string>& command, const std::string& root) {
+  std::vector<std::string> argv;
+  if (!root.empty()) argv = {"chroot", root};
+  argv.insert(argv.end(), command.begin(), command.end());
+  return run_foreground(argv);
+}
+
+namespace {
+
 int run_steps(Record& rec, const ApplyOptions& opt, bool migration) {
   Json& st = rec.doc;
   std::vector<std::string> done = st.value("done", std::vector<std::string>{});
@@ -72,7 +59,7 @@ int run_steps(Record& rec, const ApplyOptions& opt, bool migration) {
   for (const auto& step : st["steps"]) {
     std::string id = step.get<std::string>();
     if (std::find(done.begin(), done.end(), id) != done.end()) continue;
-    int status = run_inherited(step_command(st, id, opt));
+    int status = run_foreground(step_command(st, id, opt));
     if (status == 100) {
       st["status"] = "reboot";
       rec.save();

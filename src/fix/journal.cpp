@@ -56,6 +56,7 @@ RunEffects run_effects(const std::vector<JournalEntry>& journal, const std::stri
       if (!known) fx.created.push_back(arg(e, 0));
     } else if (e.event == "purge-package") {
       fx.purged.emplace_back(arg(e, 0), arg(e, 1));
+      if (arg(e, 2) == "auto") fx.auto_marked.push_back(arg(e, 0));
     } else if (e.event == "installed-package") {
       fx.installed.push_back(arg(e, 0));
     } else if (e.event == "removed-tree" || e.event == "removed-link") {
@@ -64,6 +65,14 @@ RunEffects run_effects(const std::vector<JournalEntry>& journal, const std::stri
       fx.groups.emplace_back(arg(e, 0), arg(e, 1));
     } else if (e.event == "pip-install" || e.event == "pip-uninstall") {
       fx.pip.push_back(arg(e, 0) + ": " + e.event.substr(4) + " " + arg(e, 1));
+    } else if (e.event == "cached-package" && e.args.size() >= 3) {
+      fx.cached[e.args[0]] = e.args[2];
+    } else if (e.event == "unheld") {
+      fx.unheld.push_back(arg(e, 0));
+    } else if (e.event == "versionlock-removed") {
+      fx.versionlocks.push_back(arg(e, 0));
+    } else if (e.event == "stopped-service" || e.event == "stopped-process") {
+      fx.stopped.push_back(arg(e, 0) + (e.args.size() > 1 ? " (" + arg(e, 1) + ")" : ""));
     } else if (e.event == "undone") {
       fx.undone = true;
     }

@@ -148,7 +148,8 @@ Script render_script(const Plan& plan, const std::string& library, const std::st
                 static_cast<unsigned long long>(fnv1a(header(plan, version) + body) & 0xffffffffULL));
   Script script;
   script.id = plan.id + "-" + hash;
-  script.text = header(plan, version) + "\nset -euo pipefail\n\nGD_SCRIPT_ID=" + script.id + "\n" + body;
+  // Quoted: shellcheck reads an unquoted "purge-rocm-0be3c6dc" as arithmetic (SC2100).
+  script.text = header(plan, version) + "\nset -euo pipefail\n\nGD_SCRIPT_ID='" + script.id + "'\n" + body;
   return script;
 }
 

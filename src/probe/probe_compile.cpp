@@ -1,7 +1,9 @@
 #include "probe/probe_compile.hpp"
 
 #include "collect/collectors.hpp"
+#include "system/temp_files.hpp"
 #include "util/file_text.hpp"
+#include "util/temp_dir.hpp"
 #include "util/text.hpp"
 
 #include <cstdio>
@@ -52,8 +54,8 @@ fs::path cache_root(SystemView& view) {
     return fs::path(*xdg) / "gpudoctor";
   if (auto home = view.env("HOME"); home && !home->empty() && (*home)[0] == '/')
     return fs::path(*home) / ".cache" / "gpudoctor";
-  std::error_code ec;
-  return fs::temp_directory_path(ec) / ("gpudoctor-cache-" + std::to_string(::getuid()));
+  // Never the current folder (temp_directory_path(ec) gives an empty path for a bad TMPDIR).
+  return temp_root().value_or(fs::path("/tmp")) / ("gpudoctor-cache-" + std::to_string(::getuid()));
 }
 
 std::string tail_of(const std::string& s, std::size_t lines) {
@@ -94,7 +96,9 @@ std::expected<void, std::string> build(SystemView& view, const std::string& comp
       }
   }
   std::string key = "probe-build@" + backend + (program == "kernels" ? "-kernels" : "");
+  temp::track(tmp); // the compiler's half-written output goes if gpudoctor is interrupted
   auto r = view.run({key, argv, k_compile_timeout, {}});
+  temp::untrack(tmp);
   std::error_code ec;
   if (!r.ok()) {
     fs::remove(tmp, ec);
@@ -198,8 +202,18 @@ std::expected<ProbePrograms, std::string> compile_probes(const std::string& back
         "cached in " + dir.string() + " (compiled earlier with " + *compiler + " for " + targets.names + ")";
     return out;
   }
+  // A build folder made now is a temporary one until its programs are in it: removed if gpudoctor is
+  // interrupted while the compiler runs.
+  bool fresh = !fs::exists(dir, ec);
   fs::create_directories(dir, ec);
   if (ec) return std::unexpected("cannot create the probe cache " + dir.string() + ": " + ec.message());
+  struct Registered {
+    fs::path dir;
+    ~Registered() {
+      if (!dir.empty()) temp::untrack(dir);
+    }
+  } registered{fresh ? dir : fs::path()};
+  if (fresh) temp::track(dir);
   std::ofstream(dir / "gpudoctor_probe_targets.h")
       << "#define GPUDOCTOR_PROBE_TARGETS \"" << targets.names << "\"\n";
   if (say)

@@ -1,6 +1,6 @@
 #include "system/live_view.hpp"
 
-#include "util/process.hpp"
+#include "system/process.hpp"
 
 #include <algorithm>
 #include <dirent.h>
@@ -17,9 +17,6 @@ extern char** environ;
 namespace gpudoctor {
 
 namespace {
-
-// sysfs and procfs report sizes that are wrong (4096 or 0), so read until EOF, with a cap.
-constexpr std::size_t k_max_file_bytes = 64 * 1024 * 1024;
 
 FileStat to_file_stat(const struct stat& st) {
   FileStat fs;
@@ -71,7 +68,8 @@ std::optional<std::string> LiveView::read_file(const std::string& path) {
   }
   std::string content;
   char buf[65536];
-  while (content.size() < k_max_file_bytes) {
+  // sysfs and procfs report sizes that are wrong (4096 or 0), so read until EOF, with a cap.
+  while (content.size() < k_max_read_bytes) {
     ssize_t n = ::read(fd, buf, sizeof buf);
     if (n < 0) {
       if (errno == EINTR) continue;

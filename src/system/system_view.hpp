@@ -12,6 +12,10 @@
 
 namespace gpudoctor {
 
+// The most read_file gives of one file: the live view stops reading there (sysfs and procfs sizes are not
+// to be trusted), and a replayed file larger than that cannot have been recorded (docs/security.md).
+inline constexpr std::size_t k_max_read_bytes = 64 * 1024 * 1024;
+
 enum class FileType { file, dir, link, chr, block, fifo, socket, other };
 
 std::string file_type_name(FileType type);
@@ -53,6 +57,7 @@ struct CommandResult {
   bool found = false;           // false: program not on PATH (replayed as exit 127)
   std::optional<int> exit_code; // empty when killed by a signal or timed out
   bool timed_out = false;
+  bool unkillable = false;   // it (or a process it started) outlived SIGKILL: left running, not waited on
   std::optional<int> signal; // the signal that ended it (a crash), when not killed at the time limit
   long timeout_ms = 0;       // the time limit it ran under
   long duration_ms = 0;
@@ -83,7 +88,8 @@ public:
   // "live", "replay"; for the report's `source`.
   virtual std::string kind() const = 0;
 
-  std::optional<std::string> env(const std::string& name) {
+  // One variable; views that hold the environment answer without copying it (a snapshot may hold 100,000).
+  virtual std::optional<std::string> env(const std::string& name) {
     auto all = environment();
     auto it = all.find(name);
     if (it == all.end()) return std::nullopt;

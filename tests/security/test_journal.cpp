@@ -4,7 +4,7 @@
 // python). The real gd_journal of fixes/lib.bash writes; undo's reader reads back.
 #include "fix/journal.hpp"
 #include "util/file_text.hpp"
-#include "util/process.hpp"
+#include "system/process.hpp"
 
 #include <filesystem>
 #include <string>

@@ -5,7 +5,7 @@
 #include "fix/render.hpp"
 #include "fix/script_text.hpp"
 #include "security/inert_text.hpp"
-#include "util/process.hpp"
+#include "system/process.hpp"
 #include "util/text.hpp"
 
 #include <string>
