@@ -163,11 +163,13 @@ int main(int argc, char** argv) {
       "fleet", "Compare many nodes' reports: what differs, the odd ones out, who fails what");
   fleet_cmd
       ->add_option("paths", fleet.paths, "Reports (.json), bundles, snapshot folders, or folders of them")
-      ->required();
+      ->required()
+      ->check(k_not_empty);
   fleet_cmd->add_option("--format", fleet.format, "Output format: text, json or html")
       ->check(CLI::IsMember({"text", "json", "html"}));
-  fleet_cmd->add_option("-o,--output", fleet.output,
-                        "Write to this file (replaced atomically) instead of stdout");
+  fleet_cmd
+      ->add_option("-o,--output", fleet.output, "Write to this file (replaced atomically) instead of stdout")
+      ->check(k_not_empty);
   fleet_cmd->add_flag("-v,--verbose", fleet.verbose, "List every node, every name and what agrees");
   fleet_cmd->add_flag("--strict", fleet.strict, "Exit 1 on a warning or a drifting property too");
   fleet_cmd->add_flag("--rejudge", fleet.rejudge,
@@ -181,12 +183,15 @@ int main(int argc, char** argv) {
   std::string diff_color = "auto";
   auto* diff_cmd =
       app.add_subcommand("diff", "What changed on one machine between two snapshots, bundles or reports");
-  diff_cmd->add_option("before", diff.before, "The earlier snapshot, bundle or report")->required();
-  diff_cmd->add_option("after", diff.after, "The later one")->required();
+  diff_cmd->add_option("before", diff.before, "The earlier snapshot, bundle or report")
+      ->required()
+      ->check(k_not_empty);
+  diff_cmd->add_option("after", diff.after, "The later one")->required()->check(k_not_empty);
   diff_cmd->add_option("--format", diff.format, "Output format: text, json or html")
       ->check(CLI::IsMember({"text", "json", "html"}));
-  diff_cmd->add_option("-o,--output", diff.output,
-                       "Write to this file (replaced atomically) instead of stdout");
+  diff_cmd
+      ->add_option("-o,--output", diff.output, "Write to this file (replaced atomically) instead of stdout")
+      ->check(k_not_empty);
   diff_cmd->add_flag("--force", diff.force,
                      "Compare even when the two are not one machine (another host name, no GPU in common)");
   diff_cmd->add_option("--color", diff_color, "Colour: auto, always or never")

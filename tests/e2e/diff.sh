@@ -107,3 +107,12 @@ status=0
 [[ $status == 0 || $status == 1 ]] || fail "diff of a snapshot and a bundle exited $status: $(cat "$work/s.err")"
 expect "$work/s.json" "r['results'] == [] and r['before']['host'] == r['after']['host'] == 'vm'" \
   "a snapshot and its bundle: one machine, no result changed"
+
+# An empty value (`-o "$UNSET"`, `diff "$UNSET" b`) is a usage error, not stdout or "no such file".
+for args in "$work/before.json $work/after.json -o ''" "'' $work/after.json"; do
+  status=0
+  eval "\"\$gpudoctor\" diff $args" >"$work/e.out" 2>"$work/e.err" || status=$?
+  [[ $status == 2 && ! -s $work/e.out ]] || fail "diff with an empty value ($args) exited $status or printed"
+  grep -qF "cannot be empty" "$work/e.err" || fail "diff with an empty value does not say so: $(cat "$work/e.err")"
+done
+pass "an empty -o or input is refused as a usage error (exit 2), nothing printed"

@@ -78,6 +78,11 @@ pass "drift exits 0, and 1 with --strict"
 [[ ! -s $work/stdout ]] || fail "fleet -o printed to stdout"
 head -c 15 "$work/out/fleet.html" | grep -q '<!DOCTYPE html>' || fail "fleet -o did not write the page"
 pass "-o writes the output to the file"
+status=0
+"$gpudoctor" fleet "$work/fleet" -o "" >"$work/stdout" 2>"$work/err" || status=$?
+[[ $status == 2 && ! -s $work/stdout ]] && grep -qF "cannot be empty" "$work/err" ||
+  fail "fleet -o '' exited $status (not 2) or printed: $(cat "$work/err")"
+pass "an empty -o is a usage error, not stdout"
 
 # An unreadable input: the others are compared, it is named, exit 2.
 head -c 3000 "$work/fleet/node01.json" >"$work/broken.json"
