@@ -2,6 +2,7 @@
 // is a plain function in app/. Exceptions stop here: usage errors exit 2, anything else 3.
 #include "app/cli_values.hpp"
 #include "app/commands.hpp"
+#include "cli/completion.hpp"
 #include "util/escape.hpp"
 #include "system/lifecycle.hpp"
 
@@ -73,7 +74,8 @@ void add_fix_options(CLI::App& cmd, FixOptions& opt, std::string& from, std::str
 
 int main(int argc, char** argv) {
   gpudoctor::start_lifecycle(); // first: signals, the reaper, stale temporary folders (before any thread)
-  CLI::App app{"gpudoctor: what is wrong with this GPU machine, and how to fix it"};
+  // Named, not argv[0]: the man page (help2man) and the completion script show this name.
+  CLI::App app{"gpudoctor: what is wrong with this GPU machine, and how to fix it", "gpudoctor"};
   app.set_version_flag("--version", "gpudoctor " GPUDOCTOR_VERSION);
   app.require_subcommand(1);
 
@@ -84,8 +86,16 @@ int main(int argc, char** argv) {
   auto* check_cmd = app.add_subcommand("check", "Inspect this machine (or a snapshot) and report problems");
   check_cmd->add_option("--from", from, "Re-diagnose a snapshot: a folder or a bundle .tar.gz")
       ->check(k_not_empty);
-  check_cmd->add_option("--format", check.format, "Output format: text, json or html")
-      ->check(CLI::IsMember({"text", "json", "html"}));
+  check_cmd->add_option("--format", check.format, "Output format: text, json, html, prometheus, junit or npd")
+      ->check(CLI::IsMember({"text", "json", "html", "prometheus", "junit", "npd"}));
+  // For programs (docs/fleet.md): a file replaced atomically, node-problem-detector's message length.
+  check_cmd->add_option("-o,--output", check.output,
+                        "Write the report to FILE (atomically) instead of stdout")
+      ->check(k_not_empty);
+  check_cmd
+      ->add_option("--max-output-length", check.max_output_length,
+                   "--format npd: fit the message in this many bytes (NPD's max_output_length, default 80)")
+      ->check(CLI::Range(std::size_t{40}, std::size_t{1} << 20));
   check_cmd->add_flag("-v,--verbose", check.verbose, "Also list what passed and what was skipped");
   check_cmd->add_flag("--strict", check.strict, "Exit 1 on warnings too");
   check_cmd->add_option("--only", check.only, "Run only these check ids")->delimiter(',');
@@ -197,6 +207,12 @@ int main(int argc, char** argv) {
   diff_cmd->add_option("--color", diff_color, "Colour: auto, always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
 
+  // Hidden (no group): the bash completion script, generated from the subcommands and options above, at
+  // build time for the package (cmake/packaging.cmake).
+  std::string completion_shell;
+  auto* completion_cmd = app.add_subcommand("completion", "Print a shell completion script")->group("");
+  completion_cmd->add_option("shell", completion_shell, "bash")->required()->check(CLI::IsMember({"bash"}));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -240,6 +256,10 @@ int main(int argc, char** argv) {
     if (*diff_cmd) {
       diff.color = color_mode(diff_color);
       return cmd_diff(diff);
+    }
+    if (*completion_cmd) {
+      std::fputs(cli::bash_completion(app).c_str(), stdout);
+      return 0;
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpudoctor: internal error: %s\n", escape::one_line(e.what()).c_str());

@@ -35,7 +35,7 @@ int cmd_check(const CheckOptions& opt) {
     LiveView live;
     report = run_pipeline(live, *data, opt);
   }
-  print_report(report, *data, opt);
+  if (!print_report(report, *data, opt)) return 2;
   return exit_status(report.results, opt.strict);
 }
 

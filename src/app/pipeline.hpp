@@ -29,7 +29,8 @@ std::expected<Loaded, LoadFailure> load_data(const CheckOptions& opt);
 
 Report run_pipeline(SystemView& view, const Loaded& data, const CheckOptions& opt);
 
-// Prints the report in the requested format to stdout.
-void print_report(const Report& report, const Loaded& data, const CheckOptions& opt);
+// Prints the report in the requested format to stdout, or replaces opt.output with it (atomically: a
+// reader such as node_exporter sees the old report or the new one). False when it could not be written.
+bool print_report(const Report& report, const Loaded& data, const CheckOptions& opt);
 
 } // namespace gpudoctor
