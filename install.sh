@@ -38,7 +38,7 @@ say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 die() { printf 'install.sh: %s\n' "$*" >&2; exit 1; }
 
 build_packages=(build-essential cmake ninja-build pkg-config ccache
-  libyaml-cpp-dev libcli11-dev libcurl4-openssl-dev nlohmann-json3-dev libfmt-dev libarchive-dev)
+  libyaml-cpp-dev libcli11-dev libcurl4-openssl-dev nlohmann-json3-dev libfmt-dev libarchive-dev libsimdjson-dev)
 # Tests also meet real tools: Debian's ROCm 5.2 (hipcc, rocminfo, rocm-smi) and a CPU PyTorch.
 # debootstrap, apt-utils (apt-ftparchive) and gnupg make the throwaway Debian root of tests/root/fix_debootstrap.sh;
 # openssl makes the certificate of the local HTTPS server (test_http, e2e/bundle_upload.sh).
@@ -49,7 +49,9 @@ test_packages=(doctest-dev python3 shellcheck debootstrap apt-utils gnupg openss
   prometheus prometheus-node-exporter slurm-wlm munge ansible systemd help2man dpkg-dev file)
 # `cpack -G DEB`: the man page (help2man) and Depends (dpkg-shlibdeps, which CPack finds ELF files for with file).
 deb_packages=(help2man dpkg-dev file)
-test_optional_packages=(hipcc rocminfo rocm-smi python3-torch)
+# chromium, tesseract-ocr and poppler-utils: the HTML pages loaded, read from a screenshot and printed
+# (tests/e2e/html_pages.sh).
+test_optional_packages=(hipcc rocminfo rocm-smi python3-torch chromium tesseract-ocr poppler-utils)
 
 os_id=unknown os_like="" os_version=""
 if [[ -r /etc/os-release ]]; then
@@ -97,7 +99,7 @@ install_deps() {
       echo "install.sh: $os_id is not Debian or Ubuntu; install these (or your distribution's equivalents) by hand," >&2
       echo "then run ./install.sh --no-deps:" >&2
       echo "  a C++23 compiler (g++ >= 12), CMake >= 3.22, Ninja, pkg-config," >&2
-      echo "  yaml-cpp, CLI11, libcurl, nlohmann-json >= 3.10, fmt, libarchive; for --test also doctest and python3." >&2
+      echo "  yaml-cpp, CLI11, libcurl, nlohmann-json >= 3.10, fmt, libarchive, simdjson; for --test also doctest and python3." >&2
       exit 1 ;;
   esac
   local wanted=("${build_packages[@]}" "${cxx_packages[@]}")

@@ -86,8 +86,8 @@ int main(int argc, char** argv) {
   auto* check_cmd = app.add_subcommand("check", "Inspect this machine (or a snapshot) and report problems");
   check_cmd->add_option("--from", from, "Re-diagnose a snapshot: a folder or a bundle .tar.gz")
       ->check(k_not_empty);
-  check_cmd->add_option("--format", check.format, "Output format: text, json, prometheus, junit or npd")
-      ->check(CLI::IsMember({"text", "json", "prometheus", "junit", "npd"}));
+  check_cmd->add_option("--format", check.format, "Output format: text, json, html, prometheus, junit or npd")
+      ->check(CLI::IsMember({"text", "json", "html", "prometheus", "junit", "npd"}));
   // For programs (docs/fleet.md): a file replaced atomically, node-problem-detector's message length.
   check_cmd->add_option("-o,--output", check.output,
                         "Write the report to FILE (atomically) instead of stdout")
@@ -166,6 +166,47 @@ int main(int argc, char** argv) {
   undo_cmd->add_flag("-y,--yes", undo.yes, "Do not ask first");
   undo_cmd->add_option("--root", undo.root, "For tests: the root the apply ran in (fix --root)");
 
+  // fleet and diff: many nodes compared, and one machine's two reports (docs/fleet.md, "Comparing nodes").
+  FleetOptions fleet;
+  std::string fleet_color = "auto";
+  auto* fleet_cmd = app.add_subcommand(
+      "fleet", "Compare many nodes' reports: what differs, the odd ones out, who fails what");
+  fleet_cmd
+      ->add_option("paths", fleet.paths, "Reports (.json), bundles, snapshot folders, or folders of them")
+      ->required()
+      ->check(k_not_empty);
+  fleet_cmd->add_option("--format", fleet.format, "Output format: text, json or html")
+      ->check(CLI::IsMember({"text", "json", "html"}));
+  fleet_cmd
+      ->add_option("-o,--output", fleet.output, "Write to this file (replaced atomically) instead of stdout")
+      ->check(k_not_empty);
+  fleet_cmd->add_flag("-v,--verbose", fleet.verbose, "List every node, every name and what agrees");
+  fleet_cmd->add_flag("--strict", fleet.strict, "Exit 1 on a warning or a drifting property too");
+  fleet_cmd->add_flag("--rejudge", fleet.rejudge,
+                      "Judge snapshots and bundles with this gpudoctor instead of reading their report.json");
+  fleet_cmd->add_option("-j,--jobs", fleet.jobs, "Reading threads (default: one per core)")
+      ->check(CLI::Range(1, 256));
+  fleet_cmd->add_option("--color", fleet_color, "Colour: auto, always or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+
+  DiffOptions diff;
+  std::string diff_color = "auto";
+  auto* diff_cmd =
+      app.add_subcommand("diff", "What changed on one machine between two snapshots, bundles or reports");
+  diff_cmd->add_option("before", diff.before, "The earlier snapshot, bundle or report")
+      ->required()
+      ->check(k_not_empty);
+  diff_cmd->add_option("after", diff.after, "The later one")->required()->check(k_not_empty);
+  diff_cmd->add_option("--format", diff.format, "Output format: text, json or html")
+      ->check(CLI::IsMember({"text", "json", "html"}));
+  diff_cmd
+      ->add_option("-o,--output", diff.output, "Write to this file (replaced atomically) instead of stdout")
+      ->check(k_not_empty);
+  diff_cmd->add_flag("--force", diff.force,
+                     "Compare even when the two are not one machine (another host name, no GPU in common)");
+  diff_cmd->add_option("--color", diff_color, "Colour: auto, always or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+
   // Hidden (no group): the bash completion script, generated from the subcommands and options above, at
   // build time for the package (cmake/packaging.cmake).
   std::string completion_shell;
@@ -208,6 +249,14 @@ int main(int argc, char** argv) {
       return cmd_migrate(migrate);
     }
     if (*undo_cmd) return cmd_undo(undo);
+    if (*fleet_cmd) {
+      fleet.color = color_mode(fleet_color);
+      return cmd_fleet(fleet);
+    }
+    if (*diff_cmd) {
+      diff.color = color_mode(diff_color);
+      return cmd_diff(diff);
+    }
     if (*completion_cmd) {
       std::fputs(cli::bash_completion(app).c_str(), stdout);
       return 0;

@@ -121,6 +121,7 @@ int cmd_bundle(const BundleOptions& opt) {
   TextOptions topt;
   topt.verbose = true;
   write_text(snap_dir / "report.txt", render_text(report, data->cat, topt));
+  write_text(snap_dir / "report.html", render_html(report, data->cat));
 
   std::string output = opt.output.empty() ? default_name(log.host) : opt.output;
   temp::track(output); // a half-written archive is removed if gpudoctor is interrupted

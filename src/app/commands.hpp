@@ -16,7 +16,7 @@ enum class ColorMode { automatic, always, never };
 
 struct CheckOptions {
   std::optional<std::string> from;    // snapshot folder or .tar.gz
-  std::string format = "text";        // text | json | prometheus | junit | npd (docs/fleet.md)
+  std::string format = "text";        // text | json | html | prometheus | junit | npd (docs/fleet.md)
   std::string output;                 // write the report to this file (atomically) instead of stdout
   std::size_t max_output_length = 80; // --format npd: the message fits in this many bytes
   bool verbose = false;
@@ -74,6 +74,30 @@ struct UndoOptions {
   std::string root; // tests, as for fix
   bool yes = false;
 };
+
+// gpudoctor fleet and diff: many nodes' reports side by side, and one machine's two reports compared
+// (docs/fleet.md, "Comparing nodes").
+struct FleetOptions {
+  std::vector<std::string> paths; // reports, snapshot folders, bundles, and folders of them
+  std::string format = "text";    // text | json | html
+  std::string output;             // write here (atomically) instead of stdout
+  bool verbose = false;
+  bool strict = false;  // exit 1 on a warning or a drifting property too
+  bool rejudge = false; // judge every snapshot and bundle now instead of reading its report.json
+  int jobs = 0;         // reading threads; 0: one per core
+  ColorMode color = ColorMode::automatic;
+};
+
+struct DiffOptions {
+  std::string before, after;
+  std::string format = "text"; // text | json | html
+  std::string output;
+  bool force = false; // compare reports that are not of one machine (fleet/report_diff.hpp)
+  ColorMode color = ColorMode::automatic;
+};
+
+int cmd_fleet(const FleetOptions& opt);
+int cmd_diff(const DiffOptions& opt);
 
 int cmd_fix(const FixOptions& opt);
 int cmd_migrate(const MigrateOptions& opt);

@@ -46,6 +46,7 @@ namespace {
 
 std::string render(const Report& report, const Loaded& data, const CheckOptions& opt) {
   if (opt.format == "json") return dump_json(report_to_json(report)) + "\n";
+  if (opt.format == "html") return render_html(report, data.cat);
   if (opt.format == "prometheus") return render_prometheus(report);
   if (opt.format == "junit") return render_junit(report, data.cat, opt.strict);
   if (opt.format == "npd") return render_npd(report, opt.strict, opt.max_output_length).message + "\n";

@@ -46,6 +46,7 @@ std::expected<std::unique_ptr<OpenedSnapshot>, std::string> OpenedSnapshot::open
   auto view = ReplayView::open(root);
   if (!view) return std::unexpected(path.string() + ": " + view.error());
   snap->m_view = std::move(*view);
+  snap->m_root = root;
   return snap;
 }
 

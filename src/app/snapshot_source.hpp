@@ -18,6 +18,8 @@ public:
   OpenedSnapshot(const OpenedSnapshot&) = delete;
   OpenedSnapshot& operator=(const OpenedSnapshot&) = delete;
   ReplayView& view() { return *m_view; }
+  // The snapshot's folder (below the temporary folder for a bundle): a bundle's report.json is there.
+  const std::filesystem::path& root() const { return m_root; }
 
   static std::expected<std::unique_ptr<OpenedSnapshot>, std::string> open(const std::filesystem::path& path);
 
@@ -25,6 +27,7 @@ private:
   OpenedSnapshot() = default;
   std::unique_ptr<ReplayView> m_view;
   std::optional<temp::Folder> m_temp_dir; // where a bundle was unpacked; removed on destruction
+  std::filesystem::path m_root;
 };
 
 } // namespace gpudoctor

@@ -35,6 +35,9 @@ struct TextOptions {
 };
 std::string render_text(const Report& report, const Catalogue& cat, const TextOptions& opt);
 
+// One self-contained HTML page (report_html.cpp): `check --format html`, a bundle's report.html.
+std::string render_html(const Report& report, const Catalogue& cat);
+
 // Exit status of `gpudoctor check` (report-v1): 1 on any error result (with `strict`, on warn too).
 int exit_status(const std::vector<Result>& results, bool strict);
 

@@ -42,17 +42,18 @@ expect "$work/unpacked/manifest.json" "'env:HF_TOKEN' in r['redacted'] and r['fo
   "manifest.json lists the redaction"
 expect "$work/unpacked/env.json" "r['HSA_OVERRIDE_GFX_VERSION']=='10.3.0' and r['HF_TOKEN']=='<redacted>'" \
   "GPU variables are kept, secrets replaced"
-for f in report.json report.txt commands.json identity.json; do
+for f in report.json report.txt report.html commands.json identity.json; do
   [[ -e $work/unpacked/$f ]] || fail "the bundle has no $f"
 done
-pass "the bundle holds the reports, commands and identity"
+head -c 15 "$work/unpacked/report.html" | grep -q '<!DOCTYPE html>' || fail "the bundle's report.html is no page"
+pass "the bundle holds the reports (JSON, text, HTML page), commands and identity"
 
 # --obfuscate: the hostname appears nowhere.
 host=$(hostname)
 "$gpudoctor" bundle --obfuscate -o "$work/obf.tar.gz" >/dev/null 2>&1 || fail "bundle --obfuscate failed"
 mkdir "$work/obf"
 tar -xzf "$work/obf.tar.gz" -C "$work/obf"
-if [[ ${#host} -ge 4 ]] && grep -rqa -- "$host" "$work/obf"/{identity.json,env.json,report.json}; then
+if [[ ${#host} -ge 4 ]] && grep -rqa -- "$host" "$work/obf"/{identity.json,env.json,report.json,report.html}; then
   fail "the hostname $host is in the obfuscated bundle"
 fi
 pass "--obfuscate hides the hostname"

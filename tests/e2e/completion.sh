@@ -34,7 +34,7 @@ for sub in "${subs[@]}"; do
   pass "gpudoctor $sub: all ${#opts[@]} options of its --help are offered"
 done
 grep -qx completion <<<"$offered" && fail "the hidden completion subcommand is offered"
-[[ $(complete_words check --format "" | sort | paste -sd' ') == "json junit npd prometheus text" ]] ||
+[[ $(complete_words check --format "" | sort | paste -sd' ') == "html json junit npd prometheus text" ]] ||
   fail "check --format <TAB> offers: $(complete_words check --format "" | paste -sd' ')"
 [[ $(complete_words check --format pr) == prometheus ]] || fail "check --format pr<TAB> is not prometheus"
 [[ $(complete_words probe --color "" | sort | paste -sd' ') == "always auto never" ]] || fail "probe --color choices"

@@ -2,8 +2,9 @@
 # Every output is safe for its reader (docs/security.md, "Outputs"): from hostile snapshots
 # (tests/security/hostile_snapshot.py), what gpudoctor prints holds no escape sequence or control character
 # but its own colours and the line feed. `check` in text (colour never and always, -v) and JSON (valid, the
-# hostile values still there, escaped), `probe --from`, the `fix` listing, and the errors of `fix` and
-# `migrate`, stdout and stderr alike.
+# hostile values still there, escaped), `probe --from`, the `fix` listing, the errors of `fix` and
+# `migrate`, and `fleet` and `diff` of the hostile snapshot beside its base (text, JSON, HTML), stdout and
+# stderr alike.
 # shellcheck source=tests/e2e/common.bash
 source "$(dirname "$0")/../e2e/common.bash"
 
@@ -45,14 +46,23 @@ for base in "${!bases[@]}"; do
     "$gpudoctor" fix --from "$snap" >"$out.fixes" 2>"$out.fixes.err" || true
     "$gpudoctor" fix purge-rocm --from "$snap" --emit "$work/x.sh" >"$out.fix" 2>"$out.fix.err" || true
     "$gpudoctor" migrate --to amd --from "$snap" --emit "$work/x.sh" >"$out.mig" 2>"$out.mig.err" || true
+    # fleet and diff: the hostile snapshot beside its base (judged now), so its values drift and change.
+    "$gpudoctor" fleet "$snap" "${bases[$base]}" -v --color always >"$out.fleet" 2>"$out.fleet.err" || true
+    "$gpudoctor" fleet "$snap" "${bases[$base]}" --format json >"$out.fleet.json" 2>/dev/null || true
+    "$gpudoctor" fleet "$snap" "${bases[$base]}" --format html >"$out.fleet.html" 2>/dev/null || true
+    "$gpudoctor" diff "${bases[$base]}" "$snap" --force --color always >"$out.diff" 2>"$out.diff.err" || true
+    "$gpudoctor" diff "${bases[$base]}" "$snap" --force --format json >"$out.diff.json" 2>/dev/null || true
+    "$gpudoctor" diff "${bases[$base]}" "$snap" --force --format html >"$out.diff.html" 2>/dev/null || true
     runs=$((runs + 1))
 
     [[ -s $out.never ]] || problem "$base/$variant: check printed nothing: $(head -c 300 "$out.never.err")"
+    [[ -s $out.fleet && -s $out.diff ]] ||
+      problem "$base/$variant: fleet or diff printed nothing: $(head -c 300 "$out.fleet.err" "$out.diff.err")"
     for f in "$out".never* "$out".always.err "$out".json* "$out".probe.err "$out".fixes* "$out".fix* \
-      "$out".mig*; do
+      "$out".mig* "$out".fleet.* "$out".diff.*; do
       inert "$f"
     done
-    for f in "$out.always" "$out.short" "$out.probe"; do
+    for f in "$out.always" "$out.short" "$out.probe" "$out.fleet" "$out.diff"; do
       inert "$f" --allow-sgr
     done
     strip_own_colours "$out.always" >"$out.always.plain"
@@ -61,6 +71,10 @@ for base in "${!bases[@]}"; do
         diff "$out.never" "$out.always.plain" | head -c 600)"
     "$py" -c 'import json,sys; json.load(open(sys.argv[1]))' "$out.json" 2>"$out.json.bad" ||
       problem "$base/$variant: the JSON report does not parse: $(head -c 300 "$out.json.bad")"
+    for f in "$out.fleet.json" "$out.diff.json"; do
+      "$py" -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["format"] in ("gpudoctor-fleet", "gpudoctor-diff")' \
+        "$f" 2>"$f.bad" || problem "$base/$variant: $(basename "$f") is no fleet or diff JSON: $(tail -c 300 "$f.bad")"
+    done
   done
 done
 
@@ -77,5 +91,5 @@ if ((${#problems[@]})); then
   printf '%s\n' "${problems[@]:0:20}" >&2
   fail "${#problems[@]} problems in the outputs of $runs hostile snapshots (the first 20 above)"
 fi
-pass "the outputs of $runs hostile snapshots (check text and JSON, probe, fix list, fix and migrate errors)" \
+pass "the outputs of $runs hostile snapshots (check text and JSON, probe, fix list, fix and migrate errors, fleet, diff)" \
   "hold no control character or escape sequence but gpudoctor's own colours"

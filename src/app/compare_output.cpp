@@ -1,0 +1,30 @@
+#include "app/compare_output.hpp"
+
+#include "util/atomic_file.hpp"
+#include "util/escape.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <unistd.h>
+
+namespace gpudoctor {
+
+bool use_color(ColorMode mode, const std::string& output) {
+  if (mode != ColorMode::automatic) return mode == ColorMode::always;
+  const char* no_color = std::getenv("NO_COLOR");
+  return !(no_color && *no_color) && output.empty() && ::isatty(STDOUT_FILENO);
+}
+
+bool emit(const std::string& content, const std::string& output) {
+  if (output.empty()) {
+    std::fwrite(content.data(), 1, content.size(), stdout);
+    return std::fflush(stdout) == 0;
+  }
+  if (auto written = atomic_write(output, content, 0644); !written) {
+    std::fprintf(stderr, "gpudoctor: %s\n", escape::one_line(written.error()).c_str());
+    return false;
+  }
+  return true;
+}
+
+} // namespace gpudoctor

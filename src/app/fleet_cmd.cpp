@@ -1,0 +1,87 @@
+// gpudoctor fleet: many nodes' reports side by side. Inputs are read by a pool of threads (one per core),
+// each with its own JSON reader; nodes join the fleet under one lock, and the input order names them.
+#include "app/commands.hpp"
+#include "app/compare_output.hpp"
+#include "app/report_input.hpp"
+#include "fleet/fleet.hpp"
+#include "report/fleet_render.hpp"
+#include "util/escape.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <mutex>
+#include <thread>
+
+namespace gpudoctor {
+
+namespace {
+
+struct Read {
+  Fleet fleet;
+  std::size_t skipped = 0; // JSON files in folders that are not gpudoctor reports
+};
+
+Read read_all(const std::vector<ReportInput>& inputs, const FleetOptions& opt) {
+  FleetBuilder builder(inputs.size());
+  std::mutex lock;
+  std::atomic<std::size_t> next{0}, skipped{0};
+  auto work = [&] {
+    InputReader reader(InputOptions{false, opt.rejudge});
+    for (std::size_t i = next++; i < inputs.size(); i = next++) {
+      auto node = reader.read(inputs[i].path);
+      if (!node && inputs[i].found_in_folder && node.error() == k_not_a_report) {
+        ++skipped;
+        continue;
+      }
+      std::lock_guard guard(lock);
+      if (node)
+        builder.add(i, std::move(*node));
+      else
+        builder.unreadable(i, inputs[i].path, node.error());
+    }
+  };
+  std::size_t threads =
+      opt.jobs > 0 ? static_cast<std::size_t>(opt.jobs) : std::thread::hardware_concurrency();
+  threads = std::clamp<std::size_t>(threads, 1, std::max<std::size_t>(1, inputs.size()));
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t)
+    pool.emplace_back(work);
+  work();
+  for (auto& t : pool)
+    t.join();
+  return {builder.finish(), skipped.load()};
+}
+
+std::string render(const Fleet& fleet, const FleetOptions& opt) {
+  if (opt.format == "json") return dump_json(fleet_to_json(fleet)) + "\n";
+  if (opt.format == "html") return render_fleet_html(fleet);
+  return render_fleet_text(fleet, FleetTextOptions{opt.verbose, use_color(opt.color, opt.output)});
+}
+
+} // namespace
+
+int cmd_fleet(const FleetOptions& opt) {
+  auto inputs = expand_inputs(opt.paths);
+  Read read = read_all(inputs, opt);
+  if (read.skipped)
+    std::fprintf(stderr,
+                 "gpudoctor: note: %zu JSON files in the folders are no gpudoctor reports (skipped)\n",
+                 read.skipped);
+  if (read.fleet.nodes.empty()) {
+    for (const auto& u : read.fleet.unreadable)
+      std::fprintf(stderr, "gpudoctor: %s: %s\n", escape::one_line(u.input).c_str(),
+                   escape::one_line(u.error).c_str());
+    std::fprintf(stderr,
+                 "gpudoctor: no report to compare (give reports, snapshots, bundles or folders of them)\n");
+    return 2;
+  }
+  if (!emit(render(read.fleet, opt), opt.output)) return 2;
+  const Fleet& f = read.fleet;
+  if (!f.unreadable.empty()) return 2;
+  if (f.nodes_with(Status::error) > 0) return 1;
+  if (opt.strict && (f.nodes_with(Status::warn) > 0 || f.drifting_rows() > 0)) return 1;
+  return 0;
+}
+
+} // namespace gpudoctor

@@ -1,0 +1,185 @@
+// The report as one page (`check --format html`, a bundle's report.html): the verdict, the machine, the GPUs,
+// their topology where probes ran, then per area the problems with evidence and fix commands, and what
+// passed. Every string from the machine or a snapshot is escaped (html::h).
+#include "report/html_page.hpp"
+#include "report/report.hpp"
+#include "report/summary_lines.hpp"
+#include "report/topology_svg.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+namespace gpudoctor {
+
+namespace {
+
+using html::h;
+
+std::string verdict(const Summary& s) {
+  if (s.error > 0)
+    return fmt::format(
+        "<p class=\"verdict error\">{} error{} to fix: the GPU stack will not work as expected.</p>", s.error,
+        s.error == 1 ? "" : "s");
+  if (s.warn > 0)
+    return fmt::format("<p class=\"verdict warn\">No error; {} warning{} worth a look.</p>", s.warn,
+                       s.warn == 1 ? "" : "s");
+  return "<p class=\"verdict pass\">No problems found.</p>";
+}
+
+std::string tiles(const Summary& s) {
+  return "<div class=\"tiles\">" + html::tile(s.error, "errors", s.error ? "error" : "") +
+         html::tile(s.warn, "warnings", s.warn ? "warn" : "") + html::tile(s.info, "info", "info") +
+         html::tile(s.pass, "passed", "pass") + html::tile(s.skip, "skipped", "") + "</div>\n";
+}
+
+std::string machine(const Facts& f) {
+  std::string out = "<dl class=\"facts\">";
+  for (const auto& [label, lines] : machine_summary(f)) {
+    out += "<dt>" + h(label) + "</dt><dd>";
+    for (std::size_t i = 0; i < lines.size(); ++i)
+      out += (i ? "<br>" : "") + h(lines[i]);
+    out += "</dd>";
+  }
+  return out + "</dl>\n";
+}
+
+std::string gib(std::optional<std::uint64_t> bytes) {
+  return bytes ? fmt::format("{:.0f} GiB", static_cast<double>(*bytes) / (1ULL << 30)) : "";
+}
+
+std::string vram(const Facts& f, const Gpu& g) {
+  if (g.model && g.model->vram_bytes) return gib(static_cast<std::uint64_t>(*g.model->vram_bytes));
+  if (g.vram_bytes_sysfs) return gib(*g.vram_bytes_sysfs);
+  for (const auto& s : f.nvidia.smi_gpus)
+    if (s.memory_total_mib && s.bus_id.size() >= 12 && g.bdf.size() >= 12 &&
+        std::equal(g.bdf.end() - 12, g.bdf.end(), s.bus_id.end() - 12, [](char a, char b) {
+          return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+        }))
+      return fmt::format("{:.0f} GiB", static_cast<double>(*s.memory_total_mib) / 1024.0);
+  return "";
+}
+
+std::string link(const Gpu& g) {
+  if (!g.link_speed_current) return "";
+  std::string s = *g.link_speed_current;
+  if (g.link_width_current) s += fmt::format(" x{}", *g.link_width_current);
+  bool degraded = (g.link_speed_max && g.link_speed_max != g.link_speed_current) ||
+                  (g.link_width_max && g.link_width_max != g.link_width_current);
+  if (degraded)
+    s += fmt::format(" (max {} x{})", g.link_speed_max.value_or("?"),
+                     g.link_width_max ? std::to_string(*g.link_width_max) : "?");
+  return s;
+}
+
+std::string gpu_table(const Facts& f) {
+  if (f.gpus.empty()) return "<p class=\"muted\">No GPU on the PCI bus.</p>\n";
+  std::string out =
+      "<table><thead><tr><th>#</th><th>PCI address</th><th>Model</th><th>Architecture</th>"
+      "<th>Driver</th><th class=\"num\">Memory</th><th>PCIe link</th><th class=\"num\">NUMA</th>"
+      "</tr></thead><tbody>";
+  for (const auto& g : f.gpus) {
+    std::string driver = g.driver ? h(*g.driver) : "<span class=\"badge error\">none bound</span>";
+    out += fmt::format(
+        "<tr><td>{}</td><td class=\"mono\">{}</td><td>{}</td><td class=\"mono\">{}</td><td>{}</td>"
+        "<td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td></tr>",
+        g.index, h(g.bdf), h(g.display_name()), h(g.arch()), driver, h(vram(f, g)), h(link(g)),
+        g.numa_node ? std::to_string(*g.numa_node) : "");
+  }
+  return out + "</tbody></table>\n";
+}
+
+std::string result_card(const Result& r, const Catalogue& cat) {
+  std::string where = h(r.id) + (r.subject.empty() ? "" : " · " + h(r.subject));
+  std::string out =
+      fmt::format("<div class=\"result {}\"><div class=\"head\">{}<span class=\"title\">{}</span>"
+                  "<span class=\"where mono\">{}</span></div><p>{}</p>",
+                  html::status_class(r.status), html::badge(r.status), h(r.title), where, h(r.message));
+  if (!r.evidence.empty()) {
+    out += "<ul class=\"evidence mono\">";
+    for (const auto& e : r.evidence)
+      out += "<li>" + h(e) + "</li>";
+    out += "</ul>";
+  }
+  for (const auto& fix : r.fixes) {
+    const FixEntry* entry = cat.find_fix(fix);
+    out += fmt::format("<div class=\"fix\">Fix: <code>gpudoctor fix {}</code>{}</div>", h(fix),
+                       entry ? " <span class=\"muted\">" + h(entry->title) + "</span>" : "");
+  }
+  return out + "</div>\n";
+}
+
+using ByArea = std::map<std::string, std::vector<const Result*>>;
+
+ByArea by_area(const std::vector<Result>& results, const Catalogue& cat, bool problems) {
+  ByArea out;
+  for (const auto& r : results) {
+    bool problem = r.status == Status::error || r.status == Status::warn || r.status == Status::info;
+    if (problem != problems) continue;
+    const CatalogueEntry* e = cat.find(r.id);
+    out[e ? e->area : "tools"].push_back(&r);
+  }
+  for (auto& [area, list] : out)
+    std::stable_sort(list.begin(), list.end(), [](const Result* a, const Result* b) {
+      return status_rank(a->status) < status_rank(b->status);
+    });
+  return out;
+}
+
+std::string problems(const std::vector<Result>& results, const Catalogue& cat) {
+  ByArea areas = by_area(results, cat, true);
+  if (areas.empty())
+    return "<p class=\"muted\">Nothing to report: every check passed or did not apply.</p>\n";
+  std::string out;
+  for (const auto& area : area_order())
+    if (auto it = areas.find(area); it != areas.end()) {
+      out += "<h3>" + h(area_title(area)) + "</h3>\n";
+      for (const Result* r : it->second)
+        out += result_card(*r, cat);
+    }
+  return out;
+}
+
+std::string passed(const std::vector<Result>& results, const Catalogue& cat) {
+  ByArea areas = by_area(results, cat, false);
+  std::string out;
+  for (const auto& area : area_order()) {
+    auto it = areas.find(area);
+    if (it == areas.end()) continue;
+    out += "<h3>" + h(area_title(area)) + "</h3>\n<table><tbody>";
+    for (const Result* r : it->second)
+      out += fmt::format("<tr><td style=\"width:7em\">{}</td><td class=\"mono\" "
+                         "style=\"width:30%\">{}{}</td><td>{}</td></tr>",
+                         html::badge(r->status), h(r->id), r->subject.empty() ? "" : " · " + h(r->subject),
+                         h(r->message));
+    out += "</tbody></table>\n";
+  }
+  return out;
+}
+
+} // namespace
+
+std::string render_html(const Report& report, const Catalogue& cat) {
+  const Facts& f = report.facts;
+  Summary s = summarize(report.results);
+  html::Header header{"report", h(f.hostname.empty() ? "unnamed host" : f.hostname), {}};
+  std::string system;
+  if (f.os.pretty_name) system += h(*f.os.pretty_name);
+  if (f.os.kernel_release)
+    system += (system.empty() ? "" : " · ") + std::string("kernel ") + h(*f.os.kernel_release);
+  if (!system.empty()) header.meta.push_back(system);
+  header.meta.push_back(report.source_kind == "live" ? "judged on the machine itself"
+                                                     : "judged from the snapshot " + h(report.source_path));
+  std::string body = verdict(s) + tiles(s);
+  body += html::section("problems", "Problems and notes, by area", problems(report.results, cat));
+  body += html::section("machine", "Machine", machine(f));
+  body += html::section("gpus", "GPUs", gpu_table(f));
+  if (std::string topo = topology_svg(f); !topo.empty())
+    body += html::section("topology", "GPU topology", topo);
+  body += html::section("passed", "Passed and not applicable", passed(report.results, cat));
+  std::string title = fmt::format("gpudoctor report: {}", f.hostname.empty() ? "unnamed host" : f.hostname);
+  return html::page(title, header, body);
+}
+
+} // namespace gpudoctor

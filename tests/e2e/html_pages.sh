@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# The HTML pages of check, fleet and diff in headless Chromium (Debian's package `chromium`; skips without it):
+# each page loads with no console message (a blocked script, style or load would be one: the pages have no
+# script and their Content-Security-Policy lets nothing load), its text is in the DOM Chromium built, a
+# screenshot is taken, is no blank picture and (where tesseract is installed) reads the expected words, and the
+# page prints to PDF from its first heading to its footer. Screenshots and PDFs are kept as test artefacts in
+# $GPUDOCTOR_TEST_ARTIFACTS (default: test-artifacts/html_pages next to the binary).
+# shellcheck source=tests/e2e/common.bash
+source "$(dirname "$0")/common.bash"
+
+browser=$(command -v chromium || command -v chromium-browser || true)
+[[ -n $browser ]] || skip "no chromium (apt-get install chromium; install.sh --test installs it where packaged)"
+artifacts=${GPUDOCTOR_TEST_ARTIFACTS:-$(dirname "$(realpath "$gpudoctor")")/test-artifacts/html_pages}
+mkdir -p "$artifacts"
+
+# A browser of its own for each run: a fresh profile in $work, no sandbox (root has none), nothing fetched
+# in the background. The pages are files; nothing listens.
+chrome() {
+  timeout 90 "$browser" --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$work/profile" \
+    --disable-background-networking --disable-component-update --disable-sync --disable-default-apps \
+    --disable-domain-reliability --hide-scrollbars --enable-logging=stderr --log-level=0 "$@"
+}
+
+# Pages: a machine's report with its probes (the topology picture), a fleet with an odd one out and a failing
+# node, and a diff with an upgraded driver.
+h200=$source_dir/tests/machines/nvidia-h200-real/snapshot
+"$gpudoctor" check --from "$h200" --format html >"$work/check.html" || fail "check --format html failed"
+"$gpudoctor" check --from "$h200" --format json >"$work/h200.json" || fail "check --format json failed"
+"$py" - "$work/h200.json" "$work" <<'PY'
+import copy, json, os, sys
+base = json.load(open(sys.argv[1]))
+out = sys.argv[2]
+os.makedirs(f"{out}/fleet")
+for i in range(1, 6):
+    r = copy.deepcopy(base)
+    r["host"]["hostname"] = f"node0{i}"
+    r["facts"]["drivers"]["nvidia"]["smi_gpus"][0]["uuid"] = f"GPU-0000000{i}-aaaa-bbbb-cccc-dddddddddddd"
+    if i == 3:
+        r["facts"]["drivers"]["nvidia"]["kernel_module_version"]["value"] = "570.86.15"
+    if i == 5:
+        for x in r["results"]:
+            if x["id"] == "driver.nvidia-mismatch":
+                x["status"] = "error"
+    json.dump(r, open(f"{out}/fleet/node0{i}.json", "w"))
+after = copy.deepcopy(base)
+after["facts"]["drivers"]["nvidia"]["kernel_module_version"]["value"] = "590.10.01"
+json.dump(after, open(f"{out}/after.json", "w"))
+PY
+"$gpudoctor" fleet "$work/fleet" --format html -o "$work/fleet.html" 2>/dev/null || [[ $? == 1 ]] ||
+  fail "fleet --format html failed"
+"$gpudoctor" diff "$work/h200.json" "$work/after.json" --format html -o "$work/diff.html" || [[ $? == 1 ]] ||
+  fail "diff --format html failed"
+
+# Not blank: a screenshot of a page with text has many colours; an empty one has one or two.
+colours() {
+  "$py" - "$1" <<'PY'
+import struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+pos, idat = 8, b""
+while pos < len(data):
+    length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+    if kind == b"IDAT":
+        idat += data[pos + 8:pos + 8 + length]
+    pos += 12 + length
+print(len(set(zlib.decompress(idat))))
+PY
+}
+
+# page NAME TEXT-IN-THE-DOM WORDS-IN-THE-SCREENSHOT
+page() {
+  local name=$1 text=$2 words=$3 url="file://$work/$1.html"
+  chrome --dump-dom "$url" >"$work/$name.dom" 2>"$work/$name.log" || fail "$name: chromium failed: $(tail -3 "$work/$name.log")"
+  if grep -F ':CONSOLE' "$work/$name.log"; then fail "$name: the page logged to the console while loading"; fi
+  grep -qF "$text" "$work/$name.dom" || fail "$name: '$text' is not in the page Chromium loaded"
+  pass "$name: loads without a console message; '$text' is in its DOM"
+
+  chrome --window-size=1280,1400 --screenshot="$artifacts/$name.png" "$url" >/dev/null 2>&1 ||
+    fail "$name: the screenshot failed"
+  local n
+  n=$(colours "$artifacts/$name.png") || fail "$name: the screenshot is not a PNG"
+  ((n > 20)) || fail "$name: the screenshot is blank ($n byte values)"
+  if command -v tesseract >/dev/null; then
+    tesseract "$artifacts/$name.png" "$work/$name.ocr" >/dev/null 2>&1 || fail "$name: tesseract failed"
+    tr -s ' \n' ' ' <"$work/$name.ocr.txt" | grep -qiF "$words" ||
+      fail "$name: the screenshot does not read '$words': $(head -c 400 "$work/$name.ocr.txt")"
+    pass "$name: screenshot $artifacts/$name.png reads '$words'"
+  else
+    pass "$name: screenshot $artifacts/$name.png taken, not blank (no tesseract to read it)"
+  fi
+
+  chrome --no-pdf-header-footer --print-to-pdf="$artifacts/$name.pdf" "$url" >/dev/null 2>&1 ||
+    fail "$name: printing to PDF failed"
+  head -c 5 "$artifacts/$name.pdf" | grep -q '%PDF-' && tail -c 32 "$artifacts/$name.pdf" | grep -q '%%EOF' ||
+    fail "$name: the PDF is not whole"
+  if command -v pdftotext >/dev/null; then
+    pdftotext "$artifacts/$name.pdf" "$work/$name.txt" || fail "$name: pdftotext cannot read the PDF"
+    grep -qF "$text" "$work/$name.txt" && grep -qF "Written by gpudoctor" "$work/$name.txt" ||
+      fail "$name: the PDF lacks '$text' or the footer"
+    pass "$name: prints to PDF ($(pdfinfo "$artifacts/$name.pdf" | awk '/^Pages:/ {print $2}') pages) with its text and footer"
+  else
+    pass "$name: prints to a whole PDF (no pdftotext to read it)"
+  fi
+}
+
+page check "No problems found." "No problems found"
+page fleet "570.86.15 (open)" "1 node with errors"
+page diff "590.10.01 (open)" "Conclusions that changed"

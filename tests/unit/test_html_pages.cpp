@@ -1,0 +1,168 @@
+// The HTML pages: self-contained (nothing to load, nothing to run), the parts each must show, the
+// topology picture from probe facts, the odd ones out highlighted. (Loading them in a browser:
+// tests/e2e/html_pages.sh; hostile values: tests/security/test_html_escaping.cpp.)
+#include "fleet/fleet.hpp"
+#include "fleet/report_diff.hpp"
+#include "fleet_fixtures.hpp"
+#include "report/diff_render.hpp"
+#include "report/fleet_render.hpp"
+#include "report/report.hpp"
+#include "report/topology_svg.hpp"
+
+using namespace gpudoctor;
+using namespace gpudoctor::test;
+
+namespace {
+
+std::size_t count(const std::string& s, const std::string& part) {
+  std::size_t n = 0;
+  for (auto at = s.find(part); at != std::string::npos; at = s.find(part, at + 1))
+    ++n;
+  return n;
+}
+
+// Nothing in the page can fetch or run anything: no script, no source or link, no CSS import or url().
+void self_contained(const std::string& page) {
+  CHECK(page.starts_with("<!DOCTYPE html>"));
+  CHECK(page.find("Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\"") !=
+        std::string::npos);
+  for (const char* loader :
+       {"<script", "src=", "href=", "url(", "@import", "<link", "<img", "<iframe", "<object"})
+    CHECK_MESSAGE(page.find(loader) == std::string::npos, loader);
+}
+
+Report judged(const std::string& machine) {
+  static auto data = load_data(CheckOptions{});
+  REQUIRE(data.has_value());
+  auto opened = OpenedSnapshot::open(std::string(GPUDOCTOR_TEST_MACHINES) + "/" + machine + "/snapshot");
+  REQUIRE(opened.has_value());
+  Report r = run_pipeline((*opened)->view(), *data, CheckOptions{});
+  r.source_kind = "snapshot";
+  r.source_path = machine;
+  return r;
+}
+
+} // namespace
+
+TEST_CASE("html: the report page of a machine with probes: verdict, problems, GPU table, topology") {
+  auto data = load_data(CheckOptions{});
+  REQUIRE(data.has_value());
+  Report r = judged("probe-amd-2gpu-no-p2p");
+  std::string page = render_html(r, data->cat);
+  self_contained(page);
+  CHECK(page.find("<title>gpudoctor report: mi210-node07</title>") != std::string::npos);
+  CHECK(page.find("7 warnings worth a look") != std::string::npos);
+  // Problems by area, with evidence and fix commands.
+  CHECK(count(page, "<div class=\"result warn\">") == 7);
+  CHECK(page.find("GPUs cannot reach each other directly") != std::string::npos);
+  CHECK(page.find("<ul class=\"evidence mono\"><li>cmd probe-p2p@hip") != std::string::npos);
+  // The GPU table, one row a GPU.
+  CHECK(page.find("<td class=\"mono\">0000:63:00.0</td><td>Instinct MI210</td>") != std::string::npos);
+  CHECK(page.find("<td class=\"mono\">0000:e3:00.0</td><td>Instinct MI210</td>") != std::string::npos);
+  // The topology: both GPUs under their own NUMA node, P2P refused both ways.
+  CHECK(count(page, "<svg ") == 1);
+  CHECK(page.find("CPU · NUMA node 0") != std::string::npos);
+  CHECK(page.find("CPU · NUMA node 1") != std::string::npos);
+  CHECK(count(page, ">no P2P</text>") == 2);
+  CHECK(page.find("host→GPU 24.9 GB/s") != std::string::npos);
+}
+
+TEST_CASE("html: fix commands appear with the fix's title; a machine without probes has no topology") {
+  auto data = load_data(CheckOptions{});
+  REQUIRE(data.has_value());
+  std::string page = render_html(judged("amd-to-nvidia-leftovers"), data->cat);
+  self_contained(page);
+  CHECK(page.find("<div class=\"fix\">Fix: <code>gpudoctor fix ") != std::string::npos);
+  CHECK(page.find("id=\"topology\"") == std::string::npos);
+}
+
+TEST_CASE("html: the P2P matrix shows measured bandwidths, allowed and refused access") {
+  Facts f;
+  for (int i = 0; i < 4; ++i) {
+    Gpu g;
+    g.index = i;
+    g.bdf = "0000:0" + std::to_string(i) + ":00.0";
+    g.numa_node = i / 2;
+    f.gpus.push_back(g);
+  }
+  BackendProbes b;
+  b.backend = "cuda";
+  for (int i = 0; i < 4; ++i) {
+    ProbeDevice d;
+    d.index = i;
+    d.name = "NVIDIA H200";
+    d.pci_bus_id = f.gpus[static_cast<std::size_t>(i)].bdf;
+    b.devices.push_back(d);
+  }
+  for (int from = 0; from < 4; ++from)
+    for (int to = 0; to < 4; ++to)
+      if (from != to) b.peers.push_back({from, to, from / 2 == to / 2});
+  ProbeBandwidth bw;
+  bw.device = 0;
+  bw.peer = 1;
+  bw.test = "peer";
+  bw.best_gbps = 391.7;
+  b.p2p.push_back(bw);
+  f.probes.backends.push_back(b);
+  std::string svg = topology_svg(f);
+  CHECK(count(svg, "class=\"host\"") == 2); // NUMA nodes 0 and 1
+  CHECK(count(svg, "class=\"gpu\"") == 4);
+  CHECK(count(svg, ">392</text>") == 1); // measured: 0 -> 1
+  CHECK(count(svg, ">yes</text>") == 3); // allowed, not measured: 1->0, 2->3, 3->2
+  CHECK(count(svg, ">no P2P</text>") == 8);
+  CHECK(topology_svg(Facts{}).empty());
+}
+
+TEST_CASE(
+    "html: the fleet page highlights the odd ones out; the diff page marks what was added and removed") {
+  FleetBuilder builder(3);
+  builder.add(0, hand_node("a", "a.json", {{"Driver", "NVIDIA kernel module", "580"}}));
+  builder.add(1, hand_node("b", "b.json", {{"Driver", "NVIDIA kernel module", "580"}}));
+  builder.add(2, hand_node("c", "c.json", {{"Driver", "NVIDIA kernel module", "570"}}));
+  std::string page = render_fleet_html(builder.finish());
+  self_contained(page);
+  CHECK(count(page, "<tr class=\"odd\">") == 1);
+  CHECK(page.find("<tr class=\"odd\"><td class=\"mono\">570</td><td class=\"num\">1 of 3</td>") !=
+        std::string::npos);
+
+  NodeReport before =
+      hand_node("n", "a.json", {{"Driver", "NVIDIA kernel module", "570"}, {"Environment", "X", "1"}});
+  NodeReport after =
+      hand_node("n", "b.json", {{"Driver", "NVIDIA kernel module", "580"}, {"Environment", "Y", "2"}});
+  std::string diff = render_diff_html(diff_reports(before, after));
+  self_contained(diff);
+  CHECK(count(diff, "badge add") == 1);
+  CHECK(count(diff, "badge del") == 1);
+  CHECK(count(diff, "badge chg") == 1);
+  CHECK(diff.find("3 facts and 0 results changed") != std::string::npos);
+}
+
+TEST_CASE("html: the topology picture holds its labels (the last GPU's link labels are not cut off)") {
+  // The H200 machine: one GPU, its PCIe link and host copy bandwidths written to the right of its link.
+  Report r = judged("nvidia-h200-real");
+  std::string svg = topology_svg(r.facts);
+  REQUIRE_FALSE(svg.empty());
+  auto number_after = [&](const std::string& key, std::size_t from) {
+    auto at = svg.find(key, from);
+    REQUIRE(at != std::string::npos);
+    return std::stoi(svg.substr(at + key.size()));
+  };
+  auto view = svg.find("viewBox=\"0 0 ");
+  REQUIRE(view != std::string::npos);
+  int width = std::stoi(svg.substr(view + 13));
+  std::size_t labels = 0;
+  for (auto at = svg.find("<text x=\""); at != std::string::npos; at = svg.find("<text x=\"", at + 1)) {
+    auto tag_end = svg.find('>', at), close = svg.find("</text>", at);
+    std::string tag = svg.substr(at, tag_end - at);
+    if (tag.find("class=\"lt\"") == std::string::npos || tag.find("anchor=\"start\"") == std::string::npos)
+      continue;
+    ++labels;
+    // Every character of these 11px labels is at most 7 units wide (DejaVu Sans averages 6.3).
+    std::size_t chars = 0;
+    for (std::size_t i = tag_end + 1; i < close; ++i)
+      chars += (static_cast<unsigned char>(svg[i]) & 0xC0) != 0x80;
+    int x = number_after("<text x=\"", at);
+    CHECK_MESSAGE(x + static_cast<int>(chars) * 7 <= width, svg.substr(tag_end + 1, close - tag_end - 1));
+  }
+  CHECK(labels == 3); // link, host→GPU, GPU→host
+}
