@@ -2,7 +2,8 @@
 """The rules of docs/architecture.md that a reader can check without building, over src/:
 
 1. Layers only look down: a file includes its own folder, the same layer, or a lower one
-   (util < system < parse/facts/knowledge < probe < collect < check < fix/report/bundle < app/cli < main.cpp).
+   (util < system < parse/facts/knowledge < probe < collect < check < fleet < fix/report/bundle < app/cli
+   < main.cpp).
 2. One seam to the machine: only src/system/ spells /sys/, /proc/ or /dev/ paths in code.
 
 Usage: source_rules.py SOURCE_DIR. Prints each breach as file:line and exits 1 if there is one.
@@ -19,6 +20,7 @@ LAYERS = [
     ["probe"],  # compiles and runs the probe programs; the probe collector (collect/) drives it
     ["collect"],
     ["check"],
+    ["fleet"],  # reports read back as what fleet and diff compare
     ["fix", "report", "bundle"],
     ["app", "cli"],
 ]

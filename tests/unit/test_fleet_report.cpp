@@ -15,7 +15,7 @@ TEST_CASE("fleet report: the real H200 report reads as versions, GPUs, variables
   CHECK(n.gpu_ids.starts_with("GPU-"));
   CHECK(property(n, "System", "OS") == "Ubuntu 24.04.3 LTS");
   CHECK(property(n, "System", "kernel").starts_with("6.18.44"));
-  CHECK(property(n, "GPUs", "GPUs") == "1 × NVIDIA H200 SXM 141GB");
+  CHECK(property(n, "GPUs", "GPUs") == "1 × NVIDIA H200");
   CHECK(property(n, "GPUs", "bound to") == "1 × nvidia");
   CHECK(property(n, "GPUs", "PCIe links") == "1 × 32.0 GT/s PCIe x16");
   CHECK(property(n, "Driver", "NVIDIA kernel module") == "580.159.04 (open)");
@@ -38,7 +38,10 @@ TEST_CASE("fleet report: the real H200 report reads as versions, GPUs, variables
   auto root = reader.parse(json);
   REQUIRE(root.has_value());
   auto counts = n.counts();
-  CHECK(n.results.size() == 57);
+  long long total = 0;
+  for (const char* status : {"pass", "info", "warn", "error", "skip"})
+    total += (*root)["summary"][status].integer().value_or(-1000);
+  CHECK(n.results.size() == static_cast<std::size_t>(total));
   CHECK(counts[static_cast<int>(Status::pass)] == (*root)["summary"]["pass"].integer());
   CHECK(counts[static_cast<int>(Status::skip)] == (*root)["summary"]["skip"].integer());
   CHECK(counts[static_cast<int>(Status::info)] == 1);
@@ -51,7 +54,7 @@ TEST_CASE(
   // Two site folders of the system python3 hold two pip versions: both are kept.
   CHECK(property(n, "Python packages", "pip · python3 (system)") == "24.0, 26.1.2");
   CHECK(property(n, "GPUs", "GPU 0000:00:06.0") ==
-        "NVIDIA H200 SXM 141GB, driver nvidia, 32.0 GT/s PCIe x16");
+        "NVIDIA H200, driver nvidia, 32.0 GT/s PCIe x16");
   CHECK(property(n, "GPUs", "GPU 0000:00:06.0 UUID").starts_with("GPU-"));
   bool messages =
       std::all_of(n.results.begin(), n.results.end(), [](const NodeResult& r) { return !r.message.empty(); });

@@ -57,8 +57,8 @@ TEST_CASE("html: the report page of a machine with probes: verdict, problems, GP
   CHECK(page.find("GPUs cannot reach each other directly") != std::string::npos);
   CHECK(page.find("<ul class=\"evidence mono\"><li>cmd probe-p2p@hip") != std::string::npos);
   // The GPU table, one row a GPU.
-  CHECK(page.find("<td class=\"mono\">0000:63:00.0</td><td>Instinct MI210</td>") != std::string::npos);
-  CHECK(page.find("<td class=\"mono\">0000:e3:00.0</td><td>Instinct MI210</td>") != std::string::npos);
+  CHECK(page.find("<td class=\"mono\">0000:63:00.0</td><td>AMD Instinct MI210</td>") != std::string::npos);
+  CHECK(page.find("<td class=\"mono\">0000:e3:00.0</td><td>AMD Instinct MI210</td>") != std::string::npos);
   // The topology: both GPUs under their own NUMA node, P2P refused both ways.
   CHECK(count(page, "<svg ") == 1);
   CHECK(page.find("CPU · NUMA node 0") != std::string::npos);
