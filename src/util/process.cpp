@@ -54,12 +54,21 @@ struct SpawnSetup {
   }
 };
 
-// Appends what is readable on `fd` to `sink`, keeping at most `cap` bytes; false at EOF or error.
-bool drain(int fd, std::string& sink, std::size_t cap, bool& truncated) {
+// Appends what is readable on `fd` to `sink`, keeping at most `cap` bytes (the first ones, or with `tail`
+// the last ones: up to twice the cap is held between trims); false at EOF or error.
+bool drain(int fd, std::string& sink, std::size_t cap, bool tail, bool& truncated) {
   char buf[16384];
   ssize_t n = ::read(fd, buf, sizeof buf);
   if (n < 0) return errno == EINTR || errno == EAGAIN;
   if (n == 0) return false;
+  if (tail) {
+    sink.append(buf, static_cast<std::size_t>(n));
+    if (sink.size() > 2 * cap) {
+      sink.erase(0, sink.size() - cap);
+      truncated = true;
+    }
+    return true;
+  }
   std::size_t room = sink.size() < cap ? cap - sink.size() : 0;
   if (static_cast<std::size_t>(n) > room) truncated = true;
   sink.append(buf, std::min(static_cast<std::size_t>(n), room));
@@ -181,8 +190,8 @@ CommandResult run_process(const CommandSpec& spec, const std::map<std::string, s
     for (int i = 0; i < n; ++i) {
       if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       bool is_out = fds[i].fd == out.fd[0];
-      bool open =
-          drain(fds[i].fd, is_out ? result.out : result.err, limits.max_output_bytes, result.truncated);
+      bool open = drain(fds[i].fd, is_out ? result.out : result.err, limits.max_output_bytes, spec.keep_tail,
+                        result.truncated);
       (is_out ? out_open : err_open) = open;
     }
   }
@@ -195,6 +204,11 @@ CommandResult run_process(const CommandSpec& spec, const std::map<std::string, s
   } else if (WIFSIGNALED(status)) {
     result.signal = WTERMSIG(status);
   }
+  for (std::string* sink : {&result.out, &result.err})
+    if (spec.keep_tail && sink->size() > limits.max_output_bytes) {
+      sink->erase(0, sink->size() - limits.max_output_bytes);
+      result.truncated = true;
+    }
   result.duration_ms = ms_between(started, Clock::now());
   return result;
 }
