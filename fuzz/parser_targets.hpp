@@ -5,6 +5,7 @@
 // fuzz build's clang cannot compile libstdc++'s (docs/fuzzing.md).
 #pragma once
 
+#include "parse/kernel_log.hpp"
 #include "parse/parsers.hpp"
 #include "parse/parsers_system.hpp"
 
@@ -124,6 +125,15 @@ inline constexpr Target k_targets[] = {
   {"ld_so_conf", [](std::string_view s) {
      auto c = parse::ld_so_conf(s, "x");
      for (const auto& d : c.dirs) require(!d.path.empty(), "ld.so.conf dir");
+   }},
+  {"kernel_log", [](std::string_view s) {
+     auto scan = parse::kernel_log(s);
+     require(scan.events.size() <= parse::k_max_kernel_event_groups, "kernel event groups capped");
+     for (const auto& e : scan.events) {
+       require(e.count > 0, "a group has lines");
+       require(e.pci.empty() || e.pci.size() == 12, "PCI address form");
+       require(e.first_line.size() <= 300 && e.last_line.size() <= 300, "evidence lines bounded");
+     }
    }},
 };
 // clang-format on
