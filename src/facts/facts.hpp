@@ -113,11 +113,30 @@ struct ToolRun {
   std::vector<std::string> evidence_lines;
 };
 
+// A GPU's memory, clock and fabric health as `nvidia-smi -q` (text or -x) reports it; empty: not reported
+// (N/A).
+struct NvidiaGpuHealth {
+  std::optional<std::string> ecc_mode; // current: "Enabled", "Disabled"
+  // Uncorrectable ECC errors (DRAM + SRAM, or the older double-bit total): volatile counts since the last
+  // driver load or GPU reset, aggregate ones over the GPU's life.
+  std::optional<long long> volatile_uncorrectable, aggregate_uncorrectable;
+  std::optional<long long> retired_sbe, retired_dbe; // retired pages (before Ampere)
+  std::optional<bool> retirement_pending;            // a page waits for the next reset to be retired
+  std::optional<long long> remapped_correctable, remapped_uncorrectable;
+  std::optional<bool> remap_pending, remap_failure; // row remapping (Ampere and later)
+  std::optional<bool> reset_required;               // GPU Reset Status: Reset Required
+  std::optional<std::string> recovery_action;       // GPU Recovery Action: "None", "Reset", "Reboot", ...
+  std::vector<std::string> clocks_held_by; // active: "HW Slowdown", "HW Thermal Slowdown", "HW Power Brake
+                                           // Slowdown", "SW Thermal Slowdown"
+  std::optional<std::string> fabric_state, fabric_status; // "Completed", "Success"; "N/A" without NVSwitch
+};
+
 struct NvidiaSmiGpu {
   std::string name, bus_id, uuid;
   std::optional<long long> memory_total_mib;
   std::string performance_state;      // "P0" (busy) .. "P8" (idle); empty when not reported
   std::optional<int> gpu_utilization; // percent
+  NvidiaGpuHealth health;
 };
 
 struct NvidiaFacts {
