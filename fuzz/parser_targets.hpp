@@ -126,6 +126,10 @@ inline constexpr Target k_targets[] = {
      auto c = parse::ld_so_conf(s, "x");
      for (const auto& d : c.dirs) require(!d.path.empty(), "ld.so.conf dir");
    }},
+  {"modinfo", [](std::string_view s) {
+     for (const auto& [k, v] : parse::modinfo(s)) require(!k.empty() && v.size() <= 512, "modinfo field");
+     if (auto c = parse::amdgpu_ras_count(s)) require(c->ue >= 0 && c->ce >= 0, "RAS counts");
+   }},
   {"kernel_log", [](std::string_view s) {
      auto scan = parse::kernel_log(s);
      require(scan.events.size() <= parse::k_max_kernel_event_groups, "kernel event groups capped");

@@ -31,7 +31,10 @@ void collect_pci_gpus(SystemView& view, const Knowledge& kb, std::vector<Gpu>& g
 void collect_modules(SystemView& view, KernelModules& modules);
 void collect_nvidia(SystemView& view, const CollectOptions& opt, const PackageFacts& packages,
                     NvidiaFacts& nvidia, std::vector<ToolRun>& tools);
-void collect_amd(SystemView& view, const CollectOptions& opt, AmdFacts& amd, std::vector<ToolRun>& tools);
+// rocminfo runs only where /dev/kfd exists or `amd_gpu` (an AMD GPU on the PCI bus): elsewhere it can only
+// fail to find one (70 ms, and it runs lsmod itself).
+void collect_amd(SystemView& view, const CollectOptions& opt, bool amd_gpu, AmdFacts& amd,
+                 std::vector<ToolRun>& tools);
 void collect_toolkits(SystemView& view, const CollectOptions& opt, const PackageFacts& packages,
                       ToolkitFacts& toolkits, std::vector<ToolRun>& tools);
 void collect_env(SystemView& view, const Knowledge& kb, EnvFacts& env);
@@ -61,6 +64,20 @@ void collect_python_distributions(SystemView& view, PythonFacts& python);
 // --online on a live machine: fetches each configured vendor repository and wheel index (util/http).
 void probe_repos(const CollectOptions& opt, const OsFacts& os, RepoFacts& repos);
 
+// After the install: the kernel log (dmesg or the journal, this boot and the previous one) as GPU events; the
+// PCIe ports above each GPU and amdgpu's RAS counters; the amdgpu firmware folder when the log names a
+// missing file; NVSwitch functions, Fabric Manager packages and service; `modinfo nvidia` when no module is
+// loaded.
+void collect_kernel_log(SystemView& view, const CollectOptions& opt, KernelLogFacts& log,
+                        std::vector<ToolRun>& tools);
+void collect_gpu_health(SystemView& view, std::vector<Gpu>& gpus);
+void collect_firmware_listing(SystemView& view, const KernelLogFacts& log, FirmwareListing& out);
+void collect_fabric(SystemView& view, const Knowledge& kb, const CollectOptions& opt,
+                    const PackageFacts& packages, const NvidiaFacts& nvidia, FabricFacts& fabric,
+                    std::vector<ToolRun>& tools);
+void collect_nvidia_modinfo(SystemView& view, const CollectOptions& opt, const std::vector<Gpu>& gpus,
+                            NvidiaFacts& nvidia, std::vector<ToolRun>& tools);
+
 // Ties facts of different collectors together: KFD nodes and render nodes to PCI GPUs.
 void link_amd_nodes(AmdFacts& amd, std::vector<Gpu>& gpus, const Knowledge& kb);
 
@@ -73,6 +90,9 @@ std::optional<std::string> find_on_path(SystemView& view, const std::string& nam
 // A ToolRun from a command result, with `failure` left for the caller.
 ToolRun tool_run_of(const CommandResult& r, const CommandSpec& spec);
 std::string file_source(const std::string& path, int line = 0);
+// A system tool (dkms, mokutil, modinfo) from the PATH, else /usr/sbin, /sbin or /usr/bin, which a user's
+// PATH often lacks; the bare name when none has it (a replay looks commands up by key).
+std::string sbin_program(SystemView& view, const std::string& name);
 // Where a chain of links ends (update-alternatives: /usr/local/cuda -> /etc/alternatives/cuda -> ...);
 // empty when `path` is no link.
 std::optional<std::string> final_link_target(SystemView& view, const std::string& path);

@@ -76,6 +76,13 @@ struct KfdNode {
   bool io_links_read = false; // the io_links folder was listed
 };
 
+// One amdgpu RAS counter file (<device>/ras/<block>_err_count: "ue: N" uncorrectable, "ce: N" corrected).
+struct RasCount {
+  std::string block; // umc, gfx, sdma, mmhub, xgmi_wafl, ...
+  long long ue = 0, ce = 0;
+  std::string source;
+};
+
 struct Gpu {
   std::string bdf; // 0000:01:00.0
   Vendor vendor = Vendor::other;
@@ -92,6 +99,8 @@ struct Gpu {
   std::optional<std::string> kfd_target;         // gfx target named by the KFD node's gfx_target_version
   std::optional<std::string> render_node;        // /dev/dri/renderD128
   std::optional<std::uint64_t> vram_bytes_sysfs; // amdgpu mem_info_vram_total
+  std::vector<std::string> upstream_ports;       // PCIe ports above it, nearest last (sysfs device path)
+  std::vector<struct RasCount> ras;              // amdgpu RAS error counters, per IP block
   std::string source;                            // the sysfs folder
   std::string display_name() const;              // best name: model, pci.ids, or ids
   std::string arch() const; // gfx/sm target: the KFD's, else the model's; "" when unknown
@@ -149,6 +158,9 @@ struct NvidiaFacts {
   bool smi_no_driver = false; // "couldn't communicate with the NVIDIA driver"
   std::vector<NvidiaSmiGpu> smi_gpus;
   std::vector<std::string> libnvidia_ml_versions; // versions of libnvidia-ml.so.X found on disk
+  // `modinfo nvidia`: the installed module, loaded or not (license "NVIDIA" = proprietary, "Dual MIT/GPL" =
+  // open). Asked only when an NVIDIA GPU is present and no module is loaded.
+  Fact<std::string> modinfo_filename, modinfo_version, modinfo_license, modinfo_signer;
 };
 
 struct RocmAgent {
@@ -424,6 +436,30 @@ struct KernelLogFacts {
   std::size_t events_dropped = 0; // groups over the cap
 };
 
+// An NVSwitch PCI function (NVIDIA, class 0x0680, a device id of knowledge nvswitch_devices).
+struct NvSwitchFunction {
+  std::string bdf;
+  unsigned device_id = 0;
+  std::string name;
+  int generation = 0;
+  Fact<std::string> driver; // bound kernel driver (nvidia-nvswitch is part of nvidia.ko)
+};
+
+struct FabricFacts {
+  std::vector<NvSwitchFunction> nvswitches;
+  Fact<std::string> manager_package, manager_version; // nvidia-fabricmanager[-<branch>] from dpkg/rpm
+  Fact<std::string> subnet_manager_version;           // nvlsm
+  bool service_checked = false;                       // systemctl-fabricmanager ran
+  Fact<std::string> service_state;                    // "active", "inactive", "failed", ...
+};
+
+// The amdgpu firmware folder, listed when the kernel log names a firmware file amdgpu could not load.
+struct FirmwareListing {
+  bool listed = false;
+  std::string dir; // /lib/firmware/amdgpu
+  std::vector<std::string> files;
+};
+
 struct Facts {
   OsFacts os;
   PackageFacts packages;
@@ -441,6 +477,8 @@ struct Facts {
   PathFacts stack_paths; // not `paths`: that is the namespace of machine paths
   ContainerFacts containers;
   KernelLogFacts kernel_log;
+  FabricFacts fabric;
+  FirmwareListing firmware;
   std::vector<ToolRun> tools;
   ProbeFacts probes; // only with --probes, or replayed from a snapshot that holds probe outputs
   std::string hostname;

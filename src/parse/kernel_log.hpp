@@ -33,6 +33,7 @@ std::optional<KernelEventLine> kernel_event_of(std::string_view message);
 struct KernelLogScan {
   std::vector<KernelEvent> events; // grouped, in the order of their first line
   std::size_t records = 0;         // log records read
+  std::size_t timed_records = 0;   // of them, records with a time (what dmesg and journalctl print)
   std::size_t dropped = 0;         // groups beyond the cap (k_max_kernel_event_groups)
   bool no_entries = false;         // journalctl said "-- No entries --"
 };

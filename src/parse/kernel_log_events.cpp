@@ -296,6 +296,7 @@ KernelLogScan kernel_log(std::string_view text, int boot) {
   int nvrm_records_left = 0;
   for_each_kernel_record(text, [&](const KernelRecord& r) {
     ++grouper.scan.records;
+    if (!r.time.empty()) ++grouper.scan.timed_records;
     std::string_view msg = r.message;
     bool nvrm = contains(msg, "NVRM:");
     if (nvrm && nvrm_records_left > 0) --nvrm_records_left;
