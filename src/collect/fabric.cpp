@@ -44,7 +44,8 @@ std::string upstream(const std::string& version) {
 
 void collect_packages_of(const PackageFacts& packages, FabricFacts& fabric) {
   for (const auto& [name, version] : packages.installed) {
-    bool manager = name == "nvidia-fabricmanager" ||
+    // Debian/Ubuntu: nvidia-fabricmanager[-<branch>]; NVIDIA's RHEL repository: nvidia-fabric-manager.
+    bool manager = name == "nvidia-fabricmanager" || name == "nvidia-fabric-manager" ||
                    (text::starts_with(name, "nvidia-fabricmanager-") && text::to_int(name.substr(21)));
     if (manager && !fabric.manager_package) {
       fabric.manager_package = {name, packages.source};
