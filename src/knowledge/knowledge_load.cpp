@@ -188,9 +188,9 @@ private:
     };
     EnvKnowledge& env = kb.env;
     if (table == "nccl_vars") {
-      Row r(node,
-            {"name", "kind", "values", "functions", "case_sensitive", "min", "max", "since", "deprecated",
-             "removed", "replaced_by", "rccl_only", "documented", "note", "source", "uncertain"});
+      Row r(node, {"name", "kind", "values", "functions", "case_sensitive", "min", "max", "since",
+                   "deprecated", "removed", "replaced_by", "rccl_only", "rccl_current", "documented", "note",
+                   "source", "uncertain"});
       NcclVarRow v;
       v.name = variable(r, "name");
       if (!text::starts_with(v.name, "NCCL_") && !text::starts_with(v.name, "RCCL_"))
@@ -215,6 +215,7 @@ private:
       v.removed = text_or(r, "removed");
       v.replaced_by = text_or(r, "replaced_by");
       v.rccl_only = r.flag("rccl_only");
+      v.rccl_current = r.flag("rccl_current");
       v.documented = !r.has("documented") || r.flag("documented");
       v.note = text_or(r, "note");
       v.source = read_source(r);
