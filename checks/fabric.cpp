@@ -5,6 +5,8 @@
 #include "checks/registry.hpp"
 #include "util/text.hpp"
 
+#include <map>
+
 #include <fmt/format.h>
 
 namespace gpudoctor::checks {
@@ -38,15 +40,18 @@ void fabric_manager(const CheckContext& ctx, Results& out) {
   for (const auto& s : fab.nvswitches)
     evidence.push_back(
         fmt::format("/sys/bus/pci/devices/{}: {} (NVSwitch generation {})", s.bdf, s.name, s.generation));
+  std::map<std::string, std::size_t> not_ready; // "state" (status) -> GPUs
   for (const auto* g : in_fabric) {
     const auto& h = g->health;
     std::string status = h.fabric_status.value_or("N/A");
     evidence.push_back(fmt::format("cmd nvidia-smi-xml: GPU {} fabric state {}, status {}", g->bus_id,
                                    *h.fabric_state, status));
     if (*h.fabric_state != "Completed" || (status != "Success" && status != "N/A"))
-      problems.push_back(fmt::format("GPU {} reports fabric state \"{}\" (status {}), not Completed",
-                                     g->bus_id, *h.fabric_state, status));
+      ++not_ready[fmt::format("\"{}\" (status {})", *h.fabric_state, status)];
   }
+  for (const auto& [state, n] : not_ready)
+    problems.push_back(
+        fmt::format("{} of {} GPUs report the fabric state {}, not Completed", n, in_fabric.size(), state));
   if (!f.os.in_container) {
     auto driver = nvidia_driver_version(f);
     if (!fab.manager_package) {

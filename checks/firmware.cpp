@@ -33,9 +33,18 @@ std::string amd_packages(const CheckContext& ctx, std::vector<std::string>& evid
   std::vector<std::string> names;
   for (const auto* row :
        ctx.kb.health.firmware_packages_for("amd", f.os.id.value.value_or(""), f.os.id_like)) {
-    names.push_back(row->note.empty() ? row->package : fmt::format("{} ({})", row->package, row->note));
     evidence.push_back(
         fmt::format("knowledge firmware_packages {} {}: {}", row->os, row->package, row->source));
+    if (auto installed = f.packages.version_of(row->package)) {
+      // Installed and still without the file: this release's package is older than the GPU.
+      evidence.push_back(fmt::format("{}: {} {}", f.packages.source, row->package, *installed));
+      names.push_back(
+          fmt::format("a newer {} than the installed {} (which predates this GPU: take it from the "
+                      "release's backports, or the files from upstream linux-firmware)",
+                      row->package, *installed));
+      continue;
+    }
+    names.push_back(row->note.empty() ? row->package : fmt::format("{} ({})", row->package, row->note));
   }
   if (names.empty())
     return "the distribution's linux-firmware package (or the files from upstream linux-firmware)";

@@ -185,9 +185,12 @@ TEST_CASE("check: driver.firmware-missing names the package of this distribution
                {"2 firmware files",
                 "Missing (/lib/firmware/amdgpu lacks them, also as .zst and .xz): "
                 "amdgpu/gc_12_0_1_pfp.bin",
-                "firmware-amd-graphics (in the non-free-firmware component",
+                "firmware-amd-graphics (in the non-free-firmware component: enable it",
                 "On disk now: amdgpu/gc_12_0_1_me.bin", "initramfs"},
                {"install-firmware"});
+  f.packages.installed["firmware-amd-graphics"] = "20230210-5";
+  CHECK(contains(single(run_check("driver.firmware-missing", f)).message,
+                 "a newer firmware-amd-graphics than the installed 20230210-5"));
   f.os.id = {"ubuntu", "/etc/os-release:1"};
   CHECK(contains(single(run_check("driver.firmware-missing", f)).message, "Install linux-firmware"));
   f.packages.installed["amdgpu-dkms"] = "1:6.12.12-2164967.24.04";
@@ -270,7 +273,7 @@ TEST_CASE("check: fabric.manager") {
     auto r = single(run_check("fabric.manager", f));
     CHECK(r.status == Status::error);
     CHECK(contains(r.message, "NVLink Subnet Manager (nvlsm)"));
-    CHECK(contains(r.message, "\"Not Started\""));
+    CHECK(contains(r.message, "8 of 8 GPUs report the fabric state \"Not Started\""));
   }
   SUBCASE("no NVSwitch: skip") {
     expect_quiet(single(run_check("fabric.manager", nvidia_machine())), Status::skip);

@@ -41,6 +41,9 @@ const Golden kGolden[] = {
     {"tests/fixes/machines/rocky9-mi210-rocm/snapshot", "fix", "purge-rocm"},
     {"tests/fixes/machines/rocky9-mi210-rocm/snapshot", "migrate", "nvidia"},
     {"tests/fixes/machines/rocky9-mi210-rocm/snapshot", "fix", "install-rocm", {.rocm = "6.2"}},
+    // After the install (issue 13)
+    {"tests/machines/amd-debian12-firmware-missing/snapshot", "fix", "install-firmware"},
+    {"tests/machines/nvidia-hgx-h200-no-fabric-manager/snapshot", "fix", "install-fabric-manager"},
 };
 
 std::string machine_name(const std::string& snapshot) {
