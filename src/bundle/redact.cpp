@@ -92,6 +92,7 @@ RedactionLog redact_snapshot(const fs::path& dir, bool obfuscate) {
     write_whole_file(dir / "env.json", dump_json(out));
   }
   redact_config_files(dir, log);
+  redact_kernel_logs(dir, log);
   if (obfuscate) {
     if (auto host = stand_in_of(id.hostname); !host.empty()) {
       id.hostname = host;

@@ -22,5 +22,8 @@ RedactionLog redact_snapshot(const std::filesystem::path& dir, bool obfuscate);
 // In the recorded configuration files (shell profiles, /etc/environment, pip.conf, apt/dnf sources,
 // daemon.json): values of secret-looking names and URL credentials. Logs "file:/PATH" for each file changed.
 void redact_config_files(const std::filesystem::path& dir, RedactionLog& log);
+// In the recorded kernel logs (dmesg, journal-kernel-previous): secret-looking name=value words and URL
+// credentials. Logs "cmd:KEY" for each output changed.
+void redact_kernel_logs(const std::filesystem::path& dir, RedactionLog& log);
 
 } // namespace gpudoctor
