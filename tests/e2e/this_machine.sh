@@ -54,6 +54,16 @@ if dpkg-query -W -f='${Status}' hipcc 2>/dev/null | grep -q 'install ok installe
   fi
 fi
 
+# The kernel log: read with dmesg where this user may (root here), else from the journal, else skipped with the
+# reason; never copied into the report.
+if dmesg >/dev/null 2>&1; then
+  expect "$report" "r['facts']['health']['kernel_log']['read'] and r['facts']['health']['kernel_log']['reader']=='dmesg'" \
+    "the kernel log is read with dmesg"
+  expect "$report" "r['facts']['health']['kernel_log']['messages'] > 0" "its messages are counted"
+  expect "$report" "all('first_line' not in e and 'last_line' not in e for e in r['facts']['health']['kernel_log']['events'])" \
+    "the log's lines are not in the report's facts (only counted events)"
+fi
+
 # PyTorch of the system python3, asked of torch itself (slow, so only here).
 if [[ -x /usr/bin/python3 ]] && torch=$(/usr/bin/python3 -c 'import torch; print(torch.__version__, torch.version.cuda, torch.version.hip)' 2>/dev/null); then
   read -r tver tcuda thip <<<"$torch"
