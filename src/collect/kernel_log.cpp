@@ -120,6 +120,9 @@ void collect_kernel_log(SystemView& view, const CollectOptions& opt, KernelLogFa
     log.why_not = text::join(distinct, "; ");
   }
 
+  // Only a persistent journal (/var/log/journal) keeps the previous boot: elsewhere journalctl can only say
+  // so.
+  if (!view.exists("/var/log/journal")) return;
   auto spec = log_spec("journal-kernel-previous", k_journal_previous, opt);
   Read previous = read_log(view, spec, -1);
   if (previous.run.found && previous.run.timed_out) tools.push_back(tool_of(previous.run, spec));

@@ -215,7 +215,8 @@ def h200_with_log(name, note, dmesg=None, previous=None, edit=None, identity=ROO
         dmesg_run(s)
     elif dmesg is not None:
         s.command("dmesg", ["dmesg"], dmesg)
-    if previous is not None:
+    if previous is not None:  # a persistent journal keeps the previous boot
+        s.stat["/var/log/journal"] = {"type": "dir", "mode": "2755", "uid": 0, "gid": 101, "group": "systemd-journal"}
         s.command("journal-kernel-previous", ["journalctl", "-k", "-b", "-1", "-o", "short-iso", "--no-pager"],
                   previous)
     env = dict(PATH_ENV)
@@ -303,8 +304,6 @@ def main():
                   "Hint: You are currently not seeing messages from other users and the system.\n"
                   "      Users in groups 'adm', 'systemd-journal' can see all messages.\n"
                   "      Pass -q to turn off this notice.\n")
-        s.command("journal-kernel-previous", ["journalctl", "-k", "-b", "-1", "-o", "short-iso", "--no-pager"],
-                  "", 1, "Specifying boot ID or boot offset has no effect, no persistent journal was found.\n")
     h200_with_log("nvidia-h200-user-without-kernel-log",
                   "H200: user ana without the kernel log (from nvidia-h200-real)", identity=user, restrict="1",
                   dmesg_run=refused)

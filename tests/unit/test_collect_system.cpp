@@ -490,6 +490,7 @@ TEST_CASE("collect: the kernel log from dmesg, this boot's and the previous boot
   v.answer("journal-kernel-previous", "journalctl",
            "2026-11-30T10:00:00+0000 node7 kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=0, GPU has fallen off "
            "the bus.\n");
+  v.dirs.insert("/var/log/journal"); // a persistent journal: it keeps the previous boot
   KernelLogFacts log;
   std::vector<ToolRun> tools;
   collect_kernel_log(v, CollectOptions{}, log, tools);
@@ -503,6 +504,14 @@ TEST_CASE("collect: the kernel log from dmesg, this boot's and the previous boot
   CHECK(log.events[1].code == 79);
   CHECK(log.events[1].boot == -1);
   CHECK(v.ran == std::vector<std::string>{"dmesg dmesg", "journal-kernel-previous journalctl"});
+
+  // Without a persistent journal the previous boot is not asked for.
+  v.dirs.erase("/var/log/journal");
+  v.ran.clear();
+  KernelLogFacts volatile_only;
+  collect_kernel_log(v, CollectOptions{}, volatile_only, tools);
+  CHECK_FALSE(volatile_only.previous_read);
+  CHECK(v.ran == std::vector<std::string>{"dmesg dmesg"});
 }
 
 TEST_CASE("collect: the kernel log falls back to the journal, and says why neither answered") {
