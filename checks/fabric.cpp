@@ -40,12 +40,14 @@ void fabric_manager(const CheckContext& ctx, Results& out) {
   for (const auto& s : fab.nvswitches)
     evidence.push_back(
         fmt::format("/sys/bus/pci/devices/{}: {} (NVSwitch generation {})", s.bdf, s.name, s.generation));
+  const std::string smi =
+      f.nvidia.smi_driver_version ? f.nvidia.smi_driver_version.source : "cmd nvidia-smi-xml";
   std::map<std::string, std::size_t> not_ready; // "state" (status) -> GPUs
   for (const auto* g : in_fabric) {
     const auto& h = g->health;
     std::string status = h.fabric_status.value_or("N/A");
-    evidence.push_back(fmt::format("cmd nvidia-smi-xml: GPU {} fabric state {}, status {}", g->bus_id,
-                                   *h.fabric_state, status));
+    evidence.push_back(
+        fmt::format("{}: GPU {} fabric state {}, status {}", smi, g->bus_id, *h.fabric_state, status));
     if (*h.fabric_state != "Completed" || (status != "Success" && status != "N/A"))
       ++not_ready[fmt::format("\"{}\" (status {})", *h.fabric_state, status)];
   }

@@ -32,7 +32,9 @@ bool any_health(const NvidiaGpuHealth& h) {
 
 void judge_nvidia(const Facts& f, const NvidiaSmiGpu& g, Results& out) {
   const auto& h = g.health;
-  const std::string src = "cmd nvidia-smi-xml: GPU " + g.bus_id + ": ";
+  const std::string key =
+      f.nvidia.smi_driver_version ? f.nvidia.smi_driver_version.source : "cmd nvidia-smi-xml";
+  const std::string src = key + ": GPU " + g.bus_id + ": ";
   std::vector<std::string> evidence;
   auto cite = [&](const char* what, const auto& v) {
     if (v) evidence.push_back(fmt::format("{}{} {}", src, what, *v));
@@ -129,13 +131,14 @@ void gpu_memory_errors(const CheckContext& ctx, Results& out) {
 void gpu_throttled(const CheckContext& ctx, Results& out) {
   const Facts& f = ctx.facts;
   if (f.nvidia.smi_gpus.empty()) return out.skip("", "nvidia-smi reported no GPU");
+  const std::string smi =
+      f.nvidia.smi_driver_version ? f.nvidia.smi_driver_version.source : "cmd nvidia-smi-xml";
   for (const auto& g : f.nvidia.smi_gpus) {
     std::string subject = subject_of(f, g);
     const auto& held = g.health.clocks_held_by;
     std::vector<std::string> evidence;
     for (const auto& r : held)
-      evidence.push_back(
-          fmt::format("cmd nvidia-smi-xml: GPU {}: clocks event reason {}: Active", g.bus_id, r));
+      evidence.push_back(fmt::format("{}: GPU {}: clocks event reason {}: Active", smi, g.bus_id, r));
     if (held.empty()) {
       out.pass(subject, "no hardware slowdown, thermal slowdown or power brake holds the clocks down");
       continue;

@@ -63,6 +63,8 @@ std::string at(const std::string& time, bool boot_relative) {
 
 std::string event_when(const KernelEvent& e) {
   std::string boot = e.boot == 0 ? "this boot" : "in the previous boot";
+  if (e.first_time.empty()) // a line pasted without its time
+    return e.count == 1 ? "once " + boot : fmt::format("{} times {}", e.count, boot);
   if (e.count == 1) return fmt::format("once {}, at {}", boot, at(e.first_time, e.boot_relative));
   return fmt::format("{} times {}, first at {}, last at {}", e.count, boot, at(e.first_time, e.boot_relative),
                      at(e.last_time, e.boot_relative));

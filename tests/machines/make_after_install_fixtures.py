@@ -308,6 +308,17 @@ def main():
                   "H200: user ana without the kernel log (from nvidia-h200-real)", identity=user, restrict="1",
                   dmesg_run=refused)
 
+    # 11. The A100 of stas00/ml-engineering's debugging notes, from its two real pastes: the Xid 63 line and the
+    # nvidia-smi -q excerpt of the same GPU (00000000:10:1C.0, remap pending), replayed through the text parser.
+    s = Snapshot("nvidia-a100-remap-pending-text",
+                 "A100-SXM4-80GB with a row remap pending, from real text pastes (from nvidia-h200-real)")
+    proc = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  510.73.08  Thu May  5 23:41:26 UTC 2022\n"
+    nvidia_base(s, ["0000:10:1c.0"], device_id="0x20b2", driver_version="510.73.08", proc_version=proc)
+    s.fs("/var/lib/dpkg/status", dpkg([("libnvidia-compute-510", "510.73.08-0ubuntu1")]))
+    s.command("nvidia-smi-q", ["nvidia-smi", "-q"], realdata("nvidia-smi-q-excerpt-a100-ecc-row-remap-pending-1.txt"))
+    s.command("dmesg", ["dmesg"], BOOT + realdata("dmesg-nvrm-xid63-row-remap-1.txt"))
+    s.finish(ROOT_IDENTITY, PATH_ENV)
+
     amd_fixtures()
 
 
