@@ -62,15 +62,25 @@ std::string what_lost(const KernelEvent& e) {
                      e.reporter.empty() ? "on the GPU" : "reported by its port " + e.reporter, event_when(e));
 }
 
+bool lost(const Facts& f, const KernelEvent& e) {
+  if (e.kind == Kind::fallen_off_bus || (e.kind == Kind::xid && e.code == 79)) return true;
+  // A fatal AER counts when it names a GPU or a port above one.
+  return fatal_aer(e) && gpu_of_event(f, e, Vendor::nvidia) && !e.pci.empty();
+}
+
+// Whether `subject` was lost from the bus in a boot where one of `events` happened.
+bool lost_in_boot(const Facts& f, const std::string& subject, const std::vector<const KernelEvent*>& events) {
+  return std::any_of(f.kernel_log.events.begin(), f.kernel_log.events.end(), [&](const KernelEvent& e) {
+    return lost(f, e) && event_subject(gpu_of_event(f, e, Vendor::nvidia), e) == subject &&
+           std::any_of(events.begin(), events.end(), [&](const auto* x) { return x->boot == e.boot; });
+  });
+}
+
 } // namespace
 
 void kernel_gpu_lost(const CheckContext& ctx, Results& out) {
   const Facts& f = ctx.facts;
-  auto groups = by_subject(f, [&](const KernelEvent& e) {
-    if (e.kind == Kind::fallen_off_bus || (e.kind == Kind::xid && e.code == 79)) return true;
-    // A fatal AER counts when it names a GPU or a port above one.
-    return fatal_aer(e) && gpu_of_event(f, e, Vendor::nvidia) && !e.pci.empty();
-  });
+  auto groups = by_subject(f, [&](const KernelEvent& e) { return lost(f, e); });
   for (const auto& [subject, events] : groups) {
     Status status = Status::info;
     std::vector<std::string> what;
@@ -175,6 +185,10 @@ void driver_init_failed(const CheckContext& ctx, Results& out) {
               "dmesg say why (the open kernel modules required, GSP firmware missing, a driver too old for "
               "the GPU, "
               "PCIe BAR space; see driver.module-flavour and driver.firmware-missing).";
+    if (!amd && lost_in_boot(f, subject, events))
+      advice = "The GPU fell off the bus in the same boot (see kernel.gpu-lost): the driver failed to bring "
+               "back a GPU that no longer answered, the bus is the cause, not the driver. Reboot, and follow "
+               "kernel.gpu-lost if it happens again.";
     if (status != Status::error)
       advice = "It happened before the last reboot; this boot's log shows no failure.";
     out.add(status, subject,

@@ -174,6 +174,18 @@ TEST_CASE("check: driver.init-failed") {
   expect_quiet(single(run_check("driver.init-failed", with_log(nvidia_machine(), {}))), Status::pass);
 }
 
+TEST_CASE("check: driver.init-failed after the GPU fell off the bus blames the bus, not the driver") {
+  // NVRM re-probes a GPU that fell off the bus and fails (NVSentinel issue 155's log): the driver is not
+  // the cause, and its usual suspects (module flavour, firmware) would send the user the wrong way.
+  Facts f = with_log(nvidia_machine(), {event(Kind::fallen_off_bus, {}, "0000:18:00.0"),
+                                        event(Kind::probe_failed, {}, "0000:18:00.0")});
+  auto r = single(run_check("driver.init-failed", f));
+  CHECK(r.status == Status::error);
+  CHECK(contains(r.message, "fell off the bus"));
+  CHECK(contains(r.message, "kernel.gpu-lost"));
+  CHECK(!contains(r.message, "driver.module-flavour"));
+}
+
 TEST_CASE("check: driver.firmware-missing names the package of this distribution, or a stale initramfs") {
   Facts f = with_log(amd_machine({120001}),
                      {event(Kind::firmware_missing, {}, "0000:03:00.0", 1, 0, "amdgpu/gc_12_0_1_pfp.bin"),
