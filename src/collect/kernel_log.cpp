@@ -8,6 +8,7 @@
 #include "util/text.hpp"
 
 #include <algorithm>
+#include <future>
 
 namespace gpudoctor {
 
@@ -88,8 +89,20 @@ ToolRun tool_of(const CommandResult& r, const CommandSpec& spec) {
 
 } // namespace
 
+// Only a persistent journal keeps the previous boot: its files lie in /var/log/journal/<machine id>/. An
+// empty or missing folder (a container image's, or journald keeping them under /run) has nothing to give.
+bool persistent_journal(SystemView& view) {
+  auto names = view.list_dir("/var/log/journal");
+  return names && !names->empty();
+}
+
 void collect_kernel_log(SystemView& view, const CollectOptions& opt, KernelLogFacts& log,
                         std::vector<ToolRun>& tools) {
+  // The previous boot is read beside this one: journalctl takes tens of milliseconds just to start.
+  auto previous_spec = log_spec("journal-kernel-previous", k_journal_previous, opt);
+  std::future<Read> previous;
+  if (persistent_journal(view))
+    previous = std::async(std::launch::async, [&] { return read_log(view, previous_spec, -1); });
   std::vector<std::string> refusals;
   std::optional<Read> current;
   if (dmesg_allowed(view)) {
@@ -120,16 +133,13 @@ void collect_kernel_log(SystemView& view, const CollectOptions& opt, KernelLogFa
     log.why_not = text::join(distinct, "; ");
   }
 
-  // Only a persistent journal (/var/log/journal) keeps the previous boot: elsewhere journalctl can only say
-  // so.
-  if (!view.exists("/var/log/journal")) return;
-  auto spec = log_spec("journal-kernel-previous", k_journal_previous, opt);
-  Read previous = read_log(view, spec, -1);
-  if (previous.run.found && previous.run.timed_out) tools.push_back(tool_of(previous.run, spec));
-  if (previous.ok) {
+  if (!previous.valid()) return;
+  Read before = previous.get();
+  if (before.run.found && before.run.timed_out) tools.push_back(tool_of(before.run, previous_spec));
+  if (before.ok) {
     log.previous_read = true;
-    log.truncated = log.truncated || previous.run.truncated;
-    keep(log, previous.scan);
+    log.truncated = log.truncated || before.run.truncated;
+    keep(log, before.scan);
   }
 }
 

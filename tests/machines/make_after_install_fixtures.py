@@ -184,6 +184,9 @@ DRIVER = "580.159.04"
 DRIVER_PACKAGES = [("libnvidia-compute-580", DRIVER + "-0ubuntu0.24.04.1")]
 
 
+MACHINE_ID = "0b2c5a7e9f1d4c3ab8e6d5f4a3b2c1d0"
+
+
 def journal_line(time, msg):
     return f"{time} hgx07 kernel: {msg}\n"
 
@@ -217,6 +220,9 @@ def h200_with_log(name, note, dmesg=None, previous=None, edit=None, identity=ROO
         s.command("dmesg", ["dmesg"], dmesg)
     if previous is not None:  # a persistent journal keeps the previous boot
         s.stat["/var/log/journal"] = {"type": "dir", "mode": "2755", "uid": 0, "gid": 101, "group": "systemd-journal"}
+        # journald keeps a persistent journal's files in a folder named by the machine id
+        s.stat["/var/log/journal/" + MACHINE_ID] = {"type": "dir", "mode": "2755", "uid": 0, "gid": 101,
+                                                   "group": "systemd-journal"}
         s.command("journal-kernel-previous", ["journalctl", "-k", "-b", "-1", "-o", "short-iso", "--no-pager"],
                   previous)
     env = dict(PATH_ENV)

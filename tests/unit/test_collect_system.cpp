@@ -6,6 +6,7 @@
 #include "util/text.hpp"
 
 #include <fstream>
+#include <mutex>
 #include <set>
 #include <sstream>
 
@@ -457,8 +458,10 @@ class LogView : public MemView {
 public:
   std::map<std::string, CommandResult> by_program;
   std::vector<std::string> ran;
+  std::mutex mutex; // the collector may run its commands in parallel, as collect_all does
   CommandResult run(const CommandSpec& spec) override {
     std::string program = spec.argv.empty() ? "" : spec.argv[0];
+    std::lock_guard lock(mutex);
     ran.push_back(spec.key + " " + program);
     if (auto it = by_program.find(spec.key + " " + program); it != by_program.end()) {
       CommandResult r = it->second;
@@ -490,7 +493,8 @@ TEST_CASE("collect: the kernel log from dmesg, this boot's and the previous boot
   v.answer("journal-kernel-previous", "journalctl",
            "2026-11-30T10:00:00+0000 node7 kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=0, GPU has fallen off "
            "the bus.\n");
-  v.dirs.insert("/var/log/journal"); // a persistent journal: it keeps the previous boot
+  // A persistent journal keeps its files in a folder named by the machine id: it has the previous boot.
+  v.dirs.insert("/var/log/journal/0b2c5a7e9f1d4c3ab8e6d5f4a3b2c1d0");
   KernelLogFacts log;
   std::vector<ToolRun> tools;
   collect_kernel_log(v, CollectOptions{}, log, tools);
@@ -503,15 +507,22 @@ TEST_CASE("collect: the kernel log from dmesg, this boot's and the previous boot
   CHECK(log.events[0].boot == 0);
   CHECK(log.events[1].code == 79);
   CHECK(log.events[1].boot == -1);
-  CHECK(v.ran == std::vector<std::string>{"dmesg dmesg", "journal-kernel-previous journalctl"});
+  auto ran = v.ran; // both boots are read at the same time
+  std::sort(ran.begin(), ran.end());
+  CHECK(ran == std::vector<std::string>{"dmesg dmesg", "journal-kernel-previous journalctl"});
 
-  // Without a persistent journal the previous boot is not asked for.
-  v.dirs.erase("/var/log/journal");
-  v.ran.clear();
-  KernelLogFacts volatile_only;
-  collect_kernel_log(v, CollectOptions{}, volatile_only, tools);
-  CHECK_FALSE(volatile_only.previous_read);
-  CHECK(v.ran == std::vector<std::string>{"dmesg dmesg"});
+  // Without a persistent journal the previous boot is not asked for; an empty /var/log/journal (a container
+  // image's, journald keeping its files under /run) is none.
+  for (bool empty_folder : {false, true}) {
+    CAPTURE(empty_folder);
+    v.dirs.clear();
+    if (empty_folder) v.dirs.insert("/var/log/journal");
+    v.ran.clear();
+    KernelLogFacts volatile_only;
+    collect_kernel_log(v, CollectOptions{}, volatile_only, tools);
+    CHECK_FALSE(volatile_only.previous_read);
+    CHECK(v.ran == std::vector<std::string>{"dmesg dmesg"});
+  }
 }
 
 TEST_CASE("collect: the kernel log falls back to the journal, and says why neither answered") {
