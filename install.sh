@@ -64,6 +64,24 @@ if [[ $os_id == ubuntu && $os_version == 22.04 && -z $CXX ]]; then
   CXX=g++-12
 fi
 
+# A fresh machine may still be running unattended-upgrades: wait for dpkg's lock instead of failing.
+apt_get() { "${sudo_cmd[@]}" apt-get -o DPkg::Lock::Timeout=600 "$@"; }
+
+# A dpkg run killed earlier (a boot-time upgrade cut short) makes every apt-get install refuse with "dpkg was
+# interrupted". Finishing it is what dpkg itself asks for, and nothing else can install the dependencies.
+finish_interrupted_dpkg() {
+  local pending
+  pending=$(find /var/lib/dpkg/updates -mindepth 1 -maxdepth 1 2>/dev/null | head -1 || true)
+  [[ -z $pending && -z $(dpkg --audit 2>/dev/null || true) ]] && return 0
+  say "dpkg was interrupted before this run: finishing it with dpkg --configure -a"
+  local try
+  for try in {1..120}; do  # dpkg does not wait for its lock: another dpkg may still be finishing (10 minutes)
+    "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive dpkg --configure -a && return 0
+    ((try < 120)) && sleep 5
+  done
+  die "dpkg --configure -a failed: finish or repair the interrupted dpkg run, then run install.sh again"
+}
+
 install_deps() {
   case " $os_id $os_like " in
     *" debian "*|*" ubuntu "*) ;;
@@ -78,8 +96,9 @@ install_deps() {
   [[ $mode == test ]] && wanted+=("${test_packages[@]}")
   say "Installing build dependencies with apt-get: ${wanted[*]}"
   export DEBIAN_FRONTEND=noninteractive
-  "${sudo_cmd[@]}" apt-get update -qq
-  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${wanted[@]}"
+  finish_interrupted_dpkg
+  apt_get update -qq
+  apt_get install -y -qq --no-install-recommends "${wanted[@]}"
   if [[ $mode == test ]]; then
     local available=()
     for pkg in "${test_optional_packages[@]}"; do
@@ -87,7 +106,7 @@ install_deps() {
     done
     if ((${#available[@]})); then
       say "Installing the real tools the end-to-end tests meet: ${available[*]}"
-      "${sudo_cmd[@]}" apt-get install -y -qq "${available[@]}"
+      apt_get install -y -qq "${available[@]}"
     fi
   fi
 }
@@ -136,4 +155,5 @@ cmake -S "$here" -B "$build_dir" "${cmake_args[@]}" -DGPUDOCTOR_BUILD_TESTS=ON -
 cmake --build "$build_dir" -j "$jobs"
 say "Running the test suite"
 cd "$build_dir"
-ctest --output-on-failure -j "$jobs"
+# The root tests (label root: real Debian roots, minutes) run once per CI run, in the plain build.
+if ((sanitize)); then ctest --output-on-failure -j "$jobs" -LE root; else ctest --output-on-failure -j "$jobs"; fi

@@ -96,6 +96,29 @@ inline constexpr Target k_targets[] = {
        require(!p.name.empty() && !p.version.empty() && !p.release.empty(), "rpm name, version, release");
      (void)parse::rpm_qa_versions(s);
    }},
+  {"dpkg_records", [](std::string_view s) {
+     for (const auto& r : parse::dpkg_records(s)) {
+       require(!r.name.empty(), "dpkg record name");
+       for (const auto& clause : r.clauses) {
+         require(!clause.empty(), "a clause has an alternative");
+         for (const auto& alt : clause) require(!alt.empty() && alt.find_first_of(" ,|(") == std::string::npos, "dep name");
+       }
+     }
+     for (const auto& name : parse::apt_auto_installed(s)) require(!name.empty(), "auto name");
+   }},
+  {"dnf_versionlock", [](std::string_view s) {
+     for (const auto& e : parse::dnf_versionlock(s)) {
+       require(!e.empty() && e.find_first_of(" \t") == std::string::npos, "one word an entry");
+       auto name = parse::versionlock_name(e);
+       require(name.size() < e.size(), "the name is a prefix");
+     }
+   }},
+  {"rpm_relations", [](std::string_view s) {
+     for (const auto& [name, rel] : parse::rpm_relations(s)) {
+       require(!name.empty(), "rpm name");
+       for (const auto& r : rel.requires_) require(!r.empty() && r.front() != '/', "no file requirement");
+     }
+   }},
   {"apt_sources", [](std::string_view s) {
      for (const char* file : {"x.list", "x.sources"})
        for (const auto& e : parse::apt_sources(s, file))

@@ -48,11 +48,11 @@ if ! command -v "$cxx" >/dev/null || ! fuzzer_works; then
     sudo_cmd=()
     (($(id -u) != 0)) && sudo_cmd=(sudo)
     say "Installing clang and its fuzzer runtime with apt-get"
-    "${sudo_cmd[@]}" apt-get update -qq
+    "${sudo_cmd[@]}" apt-get -o DPkg::Lock::Timeout=600 update -qq
     # Debian 12 and Ubuntu 24.04 ship libFuzzer in libclang-rt-dev; Ubuntu 22.04 in clang's own packages.
-    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends clang
+    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends clang
     if apt-cache show libclang-rt-dev >/dev/null 2>&1; then
-      DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends libclang-rt-dev
+      DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends libclang-rt-dev
     fi
   fi
   if ! command -v "$cxx" >/dev/null || ! fuzzer_works; then

@@ -1,6 +1,8 @@
 // gpudoctor: the command line. Parsing lives here (CLI11 is heavy: one translation unit); each subcommand
 // is a plain function in app/. Exceptions stop here: usage errors exit 2, anything else 3.
 #include "app/commands.hpp"
+#include "util/escape.hpp"
+#include "system/lifecycle.hpp"
 
 #include <cstdio>
 #include <exception>
@@ -40,6 +42,10 @@ void add_fix_options(CLI::App& cmd, FixOptions& opt, std::string& from, std::str
   cmd.add_option("--cuda", opt.cuda, "CUDA release to install instead of the chosen one (12.8)");
   cmd.add_option("--rocm", opt.rocm, "ROCm release to install instead of the chosen one (7.2)");
   cmd.add_option("--torch", opt.torch, "PyTorch version to install (default: the newest on the index)");
+  cmd.add_flag("--unhold", opt.unhold,
+               "Release held packages of the stack being removed (default: the script stops on them)");
+  cmd.add_flag("--stop-gpu-users", opt.stop_gpu_users,
+               "Stop processes that use the old GPU before the purge (default: the script stops on them)");
   cmd.add_flag("--any-host", opt.any_host,
                "Do not make the script check the host name (the OS release still)");
   cmd.add_flag("--render-all", opt.render_all, "For tests: render every step, even those with nothing to do");
@@ -51,6 +57,7 @@ void add_fix_options(CLI::App& cmd, FixOptions& opt, std::string& from, std::str
 } // namespace
 
 int main(int argc, char** argv) {
+  gpudoctor::start_lifecycle(); // first: signals, the reaper, stale temporary folders (before any thread)
   CLI::App app{"gpudoctor: what is wrong with this GPU machine, and how to fix it"};
   app.set_version_flag("--version", "gpudoctor " GPUDOCTOR_VERSION);
   app.require_subcommand(1);
@@ -77,7 +84,11 @@ int main(int argc, char** argv) {
   auto* bundle_cmd =
       app.add_subcommand("bundle", "Record everything the checks read into one redacted archive");
   bundle_cmd->add_option("-o,--output", bundle.output, "The .tar.gz to write");
-  bundle_cmd->add_flag("--obfuscate", bundle.obfuscate, "Also replace the hostname and user name");
+  bundle_cmd->add_flag("--obfuscate", bundle.obfuscate,
+                       "Also replace host and user names, addresses, GPU serials and UUIDs by pseudonyms");
+  bundle_cmd->add_option("--obfuscate-key", bundle.obfuscate_key,
+                         "Key file of the pseudonyms (created 0600 if absent; keep it here, never send it): "
+                         "a site's bundles give each host one stable pseudonym. Implies --obfuscate");
   bundle_cmd->add_flag("--probes", bundle.check.probes, "Also run the GPU probes and record their outputs");
   bundle_cmd->add_option("--upload", bundle.upload.url,
                          "Then send the archive to this https:// URL (a presigned PUT URL, or POST)");
@@ -88,6 +99,8 @@ int main(int argc, char** argv) {
   bundle_cmd
       ->add_option("--upload-timeout", upload_timeout_ms, "Time limit of the upload in ms (default 60000)")
       ->check(CLI::Range(1000, 3600000));
+  bundle_cmd->add_option("--root", bundle.root,
+                         "For tests: record the machine of fix --root DIR (its files; no command is run)");
   add_check_options(*bundle_cmd, bundle.check, bundle_color);
 
   CheckOptions probe;
@@ -163,7 +176,7 @@ int main(int argc, char** argv) {
     }
     if (*undo_cmd) return cmd_undo(undo);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "gpudoctor: internal error: %s\n", e.what());
+    std::fprintf(stderr, "gpudoctor: internal error: %s\n", escape::one_line(e.what()).c_str());
     return 3;
   }
   return 2;

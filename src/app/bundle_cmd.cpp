@@ -2,16 +2,25 @@
 // report inside is exactly what `check --from` will say), add the reports, and pack it as .tar.gz.
 #include "app/commands.hpp"
 #include "app/pipeline.hpp"
+#include "bundle/obfuscation_key.hpp"
+#include "app/rooted_view.hpp"
 #include "bundle/redact.hpp"
+#include "fix/inventory.hpp"
+#include "fix/stacks.hpp"
 #include "system/live_view.hpp"
 #include "system/recording_view.hpp"
 #include "system/replay_view.hpp"
+#include "system/temp_files.hpp"
 #include "util/archive.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <unistd.h>
+
+#include <fmt/format.h>
 
 namespace gpudoctor {
 
@@ -28,7 +37,7 @@ std::string default_name(const std::string& host) {
   std::string stamp = snapshot::utc_now();
   for (char& c : stamp)
     if (c == ':') c = '-';
-  return "gpudoctor-bundle-" + (host.empty() ? std::string("host") : host) + "-" + stamp + ".tar.gz";
+  return fmt::format("gpudoctor-bundle-{}-{}.tar.gz", host.empty() ? "host" : host, stamp);
 }
 
 bool same_conclusions(const std::vector<Result>& a, const std::vector<Result>& b) {
@@ -47,39 +56,56 @@ int cmd_bundle(const BundleOptions& opt) {
       std::fprintf(stderr, "gpudoctor: %s\n", usage.c_str());
       return 2;
     }
+  // The key file too: a bad one is said before recording, and a new one exists before the first bundle.
+  std::string key;
+  if (!opt.obfuscate_key.empty()) {
+    auto loaded = load_or_create_obfuscation_key(opt.obfuscate_key);
+    if (!loaded) {
+      std::fprintf(stderr, "gpudoctor: %s\n", loaded.error().c_str());
+      return 2;
+    }
+    key = std::move(*loaded);
+  }
   auto data = load_data(opt.check);
   if (!data) {
     std::fprintf(stderr, "gpudoctor: %s\n", data.error().c_str());
     return 3;
   }
-  std::error_code ec;
-  std::string tmpl = (fs::temp_directory_path(ec) / "gpudoctor-bundle-XXXXXX").string();
-  if (!::mkdtemp(tmpl.data())) {
-    std::fprintf(stderr, "gpudoctor: cannot create a temporary folder\n");
+  auto staging = temp::Folder::create("bundle");
+  if (!staging) {
+    std::fprintf(stderr, "gpudoctor: %s\n", staging.error().c_str());
     return 3;
   }
-  fs::path work = tmpl;
-  fs::path snap_dir = work / "snapshot";
-  struct Cleanup {
-    fs::path dir;
-    ~Cleanup() {
-      std::error_code ignored;
-      fs::remove_all(dir, ignored);
-    }
-  } cleanup{work};
+  fs::path snap_dir = staging->path() / "snapshot";
 
-  LiveView live;
-  RecordingView recorder(live, snap_dir, "gpudoctor " GPUDOCTOR_VERSION);
+  std::unique_ptr<LiveView> live =
+      opt.root.empty() ? std::make_unique<LiveView>() : std::make_unique<RootedView>(opt.root);
+  RecordingView recorder(*live, snap_dir, "gpudoctor " GPUDOCTOR_VERSION);
   Report live_report = run_pipeline(recorder, *data, opt.check);
+  // What `fix` and `migrate` read beyond the checks (apt's marks, pins, container configuration, ...), so a
+  // plan made --from the bundle is the plan made on the machine.
+  if (auto stacks = fix::load_stacks())
+    (void)fix::take_inventory(recorder, live_report.facts, data->kb, *stacks);
   snapshot::Manifest manifest;
   manifest.created = snapshot::utc_now();
   manifest.tool = "gpudoctor " GPUDOCTOR_VERSION;
   manifest.origin = "live";
   recorder.finish(manifest);
 
-  RedactionLog log = redact_snapshot(snap_dir, opt.obfuscate);
+  RedactOptions redact;
+  redact.kb = &data->kb;
+  redact.obfuscate = opt.obfuscate || !key.empty();
+  redact.obfuscation_key = key;
+  redact.key_from_file = !key.empty();
+  for (const auto& [path, why] : recorder.skipped()) {
+    std::fprintf(stderr, "gpudoctor: note: not recorded: %s\n", why.c_str());
+    redact.skipped.push_back(path);
+  }
+  RedactionLog log = redact_snapshot(snap_dir, redact);
+  for (const auto& warning : log.warnings)
+    std::fprintf(stderr, "gpudoctor: note: %s\n", warning.c_str());
   manifest.redacted = log.redacted;
-  manifest.note = opt.obfuscate ? "redacted and obfuscated" : "redacted";
+  manifest.note = redact.obfuscate ? "redacted and obfuscated; " + log.note : "redacted";
   write_text(snap_dir / "manifest.json", dump_json(snapshot::manifest_to_json(manifest)));
 
   auto replay = ReplayView::open(snap_dir);
@@ -96,15 +122,20 @@ int cmd_bundle(const BundleOptions& opt) {
   topt.verbose = true;
   write_text(snap_dir / "report.txt", render_text(report, data->cat, topt));
 
-  std::string output = opt.output.empty() ? default_name(live_report.facts.hostname) : opt.output;
+  std::string output = opt.output.empty() ? default_name(log.host) : opt.output;
+  temp::track(output); // a half-written archive is removed if gpudoctor is interrupted
   auto packed = pack_tar_gz(snap_dir, output);
+  temp::untrack(output);
   if (!packed) {
     std::fprintf(stderr, "gpudoctor: %s\n", packed.error().c_str());
     return 2;
   }
   Summary s = summarize(report.results);
-  std::fprintf(stderr, "gpudoctor: wrote %s (%d errors, %d warnings; %zu values redacted)\n", output.c_str(),
-               s.error, s.warn, log.redacted.size());
+  auto values = std::count_if(log.redacted.begin(), log.redacted.end(), [](const std::string& entry) {
+    return entry.starts_with("env:") || entry.starts_with("file:") || entry.starts_with("skipped:");
+  });
+  std::fprintf(stderr, "gpudoctor: wrote %s (%d errors, %d warnings; %td values and files redacted)\n",
+               output.c_str(), s.error, s.warn, values);
   std::printf("%s\n", output.c_str());
   if (opt.upload.url.empty()) return 0;
   std::fflush(stdout);

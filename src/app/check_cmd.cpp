@@ -2,6 +2,7 @@
 #include "app/pipeline.hpp"
 #include "app/snapshot_source.hpp"
 #include "system/live_view.hpp"
+#include "util/escape.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -11,20 +12,20 @@ namespace gpudoctor {
 int cmd_check(const CheckOptions& opt) {
   auto data = load_data(opt);
   if (!data) {
-    std::fprintf(stderr, "gpudoctor: %s\n", data.error().c_str());
+    std::fprintf(stderr, "gpudoctor: %s\n", escape::one_line(data.error()).c_str());
     return 3;
   }
   for (const auto& id : opt.only)
     if (!data->cat.find(id)) {
       std::fprintf(stderr, "gpudoctor: unknown check id \"%s\" (gpudoctor check --list shows them)\n",
-                   id.c_str());
+                   escape::one_line(id).c_str());
       return 2;
     }
   Report report;
   if (opt.from) {
     auto snap = OpenedSnapshot::open(*opt.from);
     if (!snap) {
-      std::fprintf(stderr, "gpudoctor: cannot read snapshot %s\n", snap.error().c_str());
+      std::fprintf(stderr, "gpudoctor: cannot read snapshot %s\n", escape::one_line(snap.error()).c_str());
       return 2;
     }
     report = run_pipeline((*snap)->view(), *data, opt);
@@ -65,7 +66,7 @@ int cmd_explain(const std::string& id) {
       return 0;
     }
     std::fprintf(stderr, "gpudoctor: no check or fix \"%s\" (gpudoctor check --list shows the checks)\n",
-                 id.c_str());
+                 escape::one_line(id).c_str());
     return 2;
   }
   std::printf("%s: %s\n", e->id.c_str(), e->title.c_str());

@@ -31,7 +31,9 @@ struct CheckOptions {
 struct BundleOptions {
   std::string output; // .tar.gz path; empty: gpudoctor-bundle-<host>-<time>.tar.gz
   bool obfuscate = false;
-  UploadOptions upload; // url empty: no upload
+  std::string obfuscate_key; // --obfuscate-key FILE (implies obfuscate); empty: a random key per bundle
+  UploadOptions upload;      // url empty: no upload
+  std::string root;          // tests: record the files below ROOT (fix --root's machine), running no command
   CheckOptions check;
 };
 
@@ -52,6 +54,8 @@ struct FixOptions {
   std::string mirror;                    // repository setup points at this mirror (scheme://host replaced)
   std::string driver, cuda, rocm, torch; // version overrides
   bool any_host = false;                 // the script does not check the host name
+  bool unhold = false;                   // held packages of the stack are released (journaled; undo holds)
+  bool stop_gpu_users = false;           // processes using the old GPU are stopped before the purge
   bool render_all = false;               // tests: every step, even those with nothing to do here
   std::string root; // tests: facts from the files below ROOT, --apply runs in chroot ROOT
   CheckOptions check;

@@ -1,6 +1,7 @@
 // gpudoctor fix: the fixes the checks point to, or the script of one of them (docs/fixes.md).
 #include "app/commands.hpp"
 #include "app/fix_session.hpp"
+#include "util/escape.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
@@ -13,10 +14,11 @@ namespace {
 int list_fixes(const FixSession& s) {
   auto fixes = fix::applicable_fixes(s.book, s.report.results);
   if (fixes.empty()) {
-    std::printf("Nothing to fix: no warning or error on %s has a fix.\n", s.source.c_str());
+    std::printf("Nothing to fix: no warning or error on %s has a fix.\n", escape::one_line(s.source).c_str());
     return 0;
   }
-  std::printf("Fixes for %s (gpudoctor fix ID prints the script; --apply runs it):\n", s.source.c_str());
+  std::printf("Fixes for %s (gpudoctor fix ID prints the script; --apply runs it):\n",
+              escape::one_line(s.source).c_str());
   for (const auto& f : fixes) {
     std::vector<std::string> why;
     for (const auto* r : f.results)
@@ -24,8 +26,8 @@ int list_fixes(const FixSession& s) {
                     ")");
     std::string title =
         f.recipe ? f.recipe->title : "no script: a manual fix (gpudoctor explain " + f.fix + ")";
-    std::printf("  %-32s %s\n  %-32s   for %s\n", f.fix.c_str(), title.c_str(), "",
-                text::join(why, ", ").c_str());
+    std::printf("  %-32s %s\n  %-32s   for %s\n", escape::one_line(f.fix).c_str(),
+                escape::one_line(title).c_str(), "", escape::one_line(text::join(why, ", ")).c_str());
   }
   return 0;
 }
@@ -39,17 +41,18 @@ int cmd_fix(const FixOptions& opt) {
   if (opt.id.empty()) return list_fixes(*session);
   if (!session->book.find(opt.id)) {
     if (const FixEntry* f = session->data.cat.find_fix(opt.id)) {
-      std::fprintf(stderr, "gpudoctor: %s has no script: it is done by hand. %s\n", opt.id.c_str(),
-                   f->description.c_str());
+      std::fprintf(stderr, "gpudoctor: %s has no script: it is done by hand. %s\n",
+                   escape::one_line(opt.id).c_str(), escape::one_line(f->description).c_str());
       return 2;
     }
     std::fprintf(stderr, "gpudoctor: no fix %s (gpudoctor fix lists the ones for this machine)\n",
-                 opt.id.c_str());
+                 escape::one_line(opt.id).c_str());
     return 2;
   }
   auto plan = fix::plan_fix(opt.id, session->context(opt));
   if (!plan) {
-    std::fprintf(stderr, "gpudoctor: cannot make %s here: %s\n", opt.id.c_str(), plan.error().c_str());
+    std::fprintf(stderr, "gpudoctor: cannot make %s here: %s\n", escape::one_line(opt.id).c_str(),
+                 escape::one_line(plan.error()).c_str());
     return 2;
   }
   return deliver_plan(*plan, *session, opt, false);

@@ -5,6 +5,7 @@
 #include "fix/render.hpp"
 #include "system/live_view.hpp"
 #include "util/atomic_file.hpp"
+#include "util/escape.hpp"
 
 #include <cstdio>
 
@@ -16,6 +17,8 @@ fix::PlanContext FixSession::context(const FixOptions& opt) const {
   po.mirror = opt.mirror;
   po.render_all = opt.render_all;
   po.check_host = check_host && !opt.any_host;
+  po.unhold = opt.unhold;
+  po.stop_gpu_users = opt.stop_gpu_users;
   po.source = source;
   return fix::PlanContext{report.facts, data.kb, stacks, book, inventory, report.results, po};
 }
@@ -25,7 +28,7 @@ std::unique_ptr<FixSession> open_fix_session(const FixOptions& opt, int& status)
   status = 3;
   auto data = load_data(opt.check);
   if (!data) {
-    std::fprintf(stderr, "gpudoctor: %s\n", data.error().c_str());
+    std::fprintf(stderr, "gpudoctor: %s\n", escape::one_line(data.error()).c_str());
     return nullptr;
   }
   s->data = std::move(*data);
@@ -45,7 +48,7 @@ std::unique_ptr<FixSession> open_fix_session(const FixOptions& opt, int& status)
   if (opt.from) {
     auto snap = OpenedSnapshot::open(*opt.from);
     if (!snap) {
-      std::fprintf(stderr, "gpudoctor: cannot read snapshot %s\n", snap.error().c_str());
+      std::fprintf(stderr, "gpudoctor: cannot read snapshot %s\n", escape::one_line(snap.error()).c_str());
       status = 2;
       return nullptr;
     }
@@ -70,7 +73,8 @@ std::unique_ptr<FixSession> open_fix_session(const FixOptions& opt, int& status)
 
 int deliver_plan(const fix::Plan& plan, const FixSession& session, const FixOptions& opt, bool migration) {
   if (plan.steps.empty()) {
-    std::fprintf(stderr, "gpudoctor: %s has nothing to do on %s.\n", plan.id.c_str(), session.source.c_str());
+    std::fprintf(stderr, "gpudoctor: %s has nothing to do on %s.\n", plan.id.c_str(),
+                 escape::one_line(session.source).c_str());
     return 0;
   }
   fix::Script script = fix::render_script(plan, session.book.library, GPUDOCTOR_VERSION);
@@ -84,11 +88,11 @@ int deliver_plan(const fix::Plan& plan, const FixSession& session, const FixOpti
   }
   if (!opt.emit.empty()) {
     if (auto w = atomic_write(opt.emit, script.text, 0755); !w) {
-      std::fprintf(stderr, "gpudoctor: %s\n", w.error().c_str());
+      std::fprintf(stderr, "gpudoctor: %s\n", escape::one_line(w.error()).c_str());
       return 3;
     }
     std::fprintf(stderr, "gpudoctor: wrote %s (%s, %zu steps). Try it with --dry-run first.\n",
-                 opt.emit.c_str(), script.id.c_str(), plan.steps.size());
+                 escape::one_line(opt.emit).c_str(), script.id.c_str(), plan.steps.size());
     return 0;
   }
   std::fwrite(script.text.data(), 1, script.text.size(), stdout);

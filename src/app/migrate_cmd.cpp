@@ -2,6 +2,7 @@
 #include "app/commands.hpp"
 #include "app/fix_session.hpp"
 #include "fix/apply.hpp"
+#include "util/escape.hpp"
 
 #include <cstdio>
 
@@ -18,7 +19,8 @@ int cmd_migrate(const MigrateOptions& opt) {
   if (!session) return status;
   auto plan = fix::plan_migration(opt.to, session->context(opt.fix));
   if (!plan) {
-    std::fprintf(stderr, "gpudoctor: cannot plan the move to %s: %s\n", opt.to.c_str(), plan.error().c_str());
+    std::fprintf(stderr, "gpudoctor: cannot plan the move to %s: %s\n", opt.to.c_str(),
+                 escape::one_line(plan.error()).c_str());
     return 2;
   }
   return deliver_plan(*plan, *session, opt.fix, true);

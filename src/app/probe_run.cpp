@@ -1,5 +1,7 @@
 #include "app/probe_run.hpp"
 
+#include "util/escape.hpp"
+
 #include <cstdio>
 #include <unistd.h>
 
@@ -13,7 +15,7 @@ ProbeSession::ProbeSession(SystemView& view, const CheckOptions& opt) : m_view(v
   ProbeSay note = [this](const std::string& what) {
     std::lock_guard lock(m_mutex);
     clear_line();
-    std::fprintf(stderr, "gpudoctor: %s\n", what.c_str());
+    std::fprintf(stderr, "gpudoctor: %s\n", escape::one_line(what).c_str());
   };
   m_options.requested = opt.probes;
   m_options.timeout = std::chrono::milliseconds(opt.probe_timeout_ms);
@@ -25,7 +27,7 @@ ProbeSession::ProbeSession(SystemView& view, const CheckOptions& opt) : m_view(v
     if (!m_terminal) return;
     std::lock_guard lock(m_mutex);
     clear_line();
-    std::fprintf(stderr, "gpudoctor: %s ...", what.c_str());
+    std::fprintf(stderr, "gpudoctor: %s ...", escape::one_line(what).c_str());
     m_line_open = true;
   };
 }

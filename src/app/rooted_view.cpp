@@ -1,8 +1,74 @@
 #include "app/rooted_view.hpp"
 
+#include "system/process.hpp"
+#include "util/text.hpp"
+
+#include <algorithm>
+#include <unistd.h>
+
 namespace gpudoctor {
 
+std::optional<std::string> RootedView::resolve(const std::string& path, bool follow_last) {
+  std::vector<std::string> todo = text::split(path, '/');
+  std::reverse(todo.begin(), todo.end());
+  std::vector<std::string> done;
+  int hops = 0;
+  while (!todo.empty()) {
+    std::string part = todo.back();
+    todo.pop_back();
+    if (part == ".") continue;
+    if (part == "..") {
+      if (!done.empty()) done.pop_back(); // ".." stops at the root
+      continue;
+    }
+    std::string here = "/" + text::join(done, "/") + (done.empty() ? "" : "/") + part;
+    auto target = (todo.empty() && !follow_last) ? std::nullopt : LiveView::read_link(here);
+    if (!target) {
+      done.push_back(part);
+      continue;
+    }
+    if (++hops > 40) return std::nullopt; // a loop, as ELOOP
+    auto more = text::split(*target, '/');
+    todo.insert(todo.end(), more.rbegin(), more.rend());
+    if (!target->empty() && target->front() == '/') done.clear();
+  }
+  return "/" + text::join(done, "/");
+}
+
+std::optional<std::string> RootedView::read_file(const std::string& path) {
+  auto p = resolve(path, true);
+  return p ? LiveView::read_file(*p) : std::nullopt;
+}
+
+std::optional<std::vector<std::string>> RootedView::list_dir(const std::string& path) {
+  auto p = resolve(path, true);
+  return p ? LiveView::list_dir(*p) : std::nullopt;
+}
+
+std::optional<std::string> RootedView::read_link(const std::string& path) {
+  auto p = resolve(path, false);
+  return p ? LiveView::read_link(*p) : std::nullopt;
+}
+
+std::optional<FileStat> RootedView::stat(const std::string& path) {
+  auto p = resolve(path, true);
+  return p ? LiveView::stat(*p) : std::nullopt;
+}
+
 CommandResult RootedView::run(const CommandSpec& spec) {
+  if (spec.key.starts_with("python-env@") && ::geteuid() == 0) {
+    CommandSpec in_root = spec;
+    in_root.argv = {"chroot", m_dir};
+    in_root.argv.insert(in_root.argv.end(), spec.argv.begin(), spec.argv.end());
+    auto env = environment();
+    env["LC_ALL"] = "C";
+    CommandResult r = run_process(in_root, env);
+    r.argv = spec.argv;
+    // chroot says 127 when the program is not in DIR: "not found", as on a machine without it.
+    if (r.exit_code == 127 && r.err.find("chroot: failed to run command") != std::string::npos)
+      r.found = false;
+    return r;
+  }
   CommandResult r;
   r.key = spec.key;
   r.argv = spec.argv;
@@ -11,7 +77,7 @@ CommandResult RootedView::run(const CommandSpec& spec) {
 }
 
 std::map<std::string, std::string> RootedView::environment() {
-  auto id = m_files.identity();
+  auto id = identity();
   return {{"PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"},
           {"HOME", id.home.empty() ? "/root" : id.home},
           {"USER", id.user},

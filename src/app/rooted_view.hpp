@@ -1,29 +1,31 @@
 // For tests (--root DIR of fix and migrate): the files of a throwaway root, such as a debootstrap chroot,
-// read as if they were this machine's. Commands are not run (they would run on the host, not in DIR) and
-// the environment is a login shell's, so the facts are those of DIR's files alone.
+// read as if they were this machine's. Commands are not run (they would run on the host, not in DIR), but
+// for the Python interpreters' sys.path probes, which run in `chroot DIR` when gpudoctor is root; the
+// environment is a login shell's. So the facts are those of DIR's files and its Pythons. `bundle --root DIR`
+// records a snapshot of it, so tests can compare a plan made --from that snapshot with the live one.
 #pragma once
 
 #include "system/live_view.hpp"
 
 namespace gpudoctor {
 
-class RootedView : public SystemView {
+// A LiveView of DIR's files (so `bundle --root` records it like a live machine) that runs no command.
+// Links are resolved inside DIR, as a chroot resolves them (/var/run -> /run is DIR's /run, not the host's).
+class RootedView : public LiveView {
 public:
-  explicit RootedView(std::string root) : m_files(std::move(root)) {}
+  explicit RootedView(std::string root) : LiveView(root), m_dir(std::move(root)) {}
 
-  std::optional<std::string> read_file(const std::string& path) override { return m_files.read_file(path); }
-  std::optional<std::vector<std::string>> list_dir(const std::string& path) override {
-    return m_files.list_dir(path);
-  }
-  std::optional<std::string> read_link(const std::string& path) override { return m_files.read_link(path); }
-  std::optional<FileStat> stat(const std::string& path) override { return m_files.stat(path); }
+  std::optional<std::string> read_file(const std::string& path) override;
+  std::optional<std::vector<std::string>> list_dir(const std::string& path) override;
+  std::optional<std::string> read_link(const std::string& path) override;
+  std::optional<FileStat> stat(const std::string& path) override;
   CommandResult run(const CommandSpec& spec) override;
   std::map<std::string, std::string> environment() override;
-  Identity identity() override { return m_files.identity(); }
-  std::string kind() const override { return "live"; }
 
 private:
-  LiveView m_files;
+  // `path` with every link on the way resolved inside DIR (the last one too when `follow_last`).
+  std::optional<std::string> resolve(const std::string& path, bool follow_last);
+  std::string m_dir;
 };
 
 } // namespace gpudoctor

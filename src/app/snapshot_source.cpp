@@ -2,19 +2,12 @@
 
 #include "util/archive.hpp"
 
-#include <cstdlib>
-#include <unistd.h>
-
 namespace gpudoctor {
 
 namespace fs = std::filesystem;
 
 OpenedSnapshot::~OpenedSnapshot() {
-  m_view.reset();
-  if (!m_temp_dir.empty()) {
-    std::error_code ec;
-    fs::remove_all(m_temp_dir, ec);
-  }
+  m_view.reset(); // before its folder goes
 }
 
 std::expected<std::unique_ptr<OpenedSnapshot>, std::string> OpenedSnapshot::open(const fs::path& path) {
@@ -23,13 +16,12 @@ std::expected<std::unique_ptr<OpenedSnapshot>, std::string> OpenedSnapshot::open
   fs::path root = path;
   if (!fs::exists(path, ec)) return std::unexpected(path.string() + ": no such file or folder");
   if (!fs::is_directory(path, ec)) {
-    std::string tmpl = (fs::temp_directory_path(ec) / "gpudoctor-snapshot-XXXXXX").string();
-    if (!::mkdtemp(tmpl.data()))
-      return std::unexpected("cannot create a temporary folder to unpack " + path.string());
-    snap->m_temp_dir = tmpl;
-    auto unpacked = extract_archive(path, snap->m_temp_dir, ArchiveLimits{});
+    auto folder = temp::Folder::create("snapshot");
+    if (!folder) return std::unexpected("cannot unpack " + path.string() + ": " + folder.error());
+    snap->m_temp_dir = std::move(*folder);
+    auto unpacked = extract_archive(path, snap->m_temp_dir->path(), ArchiveLimits{});
     if (!unpacked) return std::unexpected(path.string() + ": " + unpacked.error());
-    root = snap->m_temp_dir;
+    root = snap->m_temp_dir->path();
     // A bundle may hold its snapshot in one top folder.
     if (!fs::exists(root / "manifest.json", ec)) {
       std::vector<fs::path> dirs;

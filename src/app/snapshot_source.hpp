@@ -3,10 +3,12 @@
 #pragma once
 
 #include "system/replay_view.hpp"
+#include "system/temp_files.hpp"
 
 #include <expected>
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 namespace gpudoctor {
 
@@ -22,7 +24,7 @@ public:
 private:
   OpenedSnapshot() = default;
   std::unique_ptr<ReplayView> m_view;
-  std::filesystem::path m_temp_dir; // removed on destruction; empty for a folder
+  std::optional<temp::Folder> m_temp_dir; // where a bundle was unpacked; removed on destruction
 };
 
 } // namespace gpudoctor

@@ -1,8 +1,12 @@
-// --obfuscate: the hostname and the user name replaced by stand-ins everywhere in a recorded snapshot (file
-// contents, file and folder names, links, command outputs and keys), consistently, so that the snapshot still
-// replays as the machine it was: /home/alice/.bashrc becomes /home/user-1/.bashrc, in the tree and in every
-// path that names it.
+// --obfuscate: who and what a snapshot names (identities.hpp: hosts, users, GPU serials and unique ids) and
+// every address and GPU UUID in it (address_scan.hpp) replaced by keyed pseudonyms (pseudonyms.hpp),
+// consistently, in file contents, file and folder names, link targets, command outputs and keys, so the
+// snapshot still replays as the machine it was: /home/alice/.bashrc becomes /home/user-3f9a1c2b/.bashrc in
+// the tree and in every path that names it.
 #pragma once
+
+#include "bundle/identities.hpp"
+#include "bundle/pseudonyms.hpp"
 
 #include <filesystem>
 #include <string>
@@ -18,10 +22,25 @@ using StandIns = std::vector<std::pair<std::string, std::string>>; // word -> st
 // in "/home/ai/x" and "ai.example", not in "maintainers").
 std::string replace_words(std::string_view text, const StandIns& words);
 
-// Applies replace_words to every text file, link target and name below `dir` (files holding a NUL byte are
-// left alone), except the files listed in `skip` (relative to `dir`, already scrubbed). Returns the relative
-// paths whose name or content changed.
-std::vector<std::string> obfuscate_tree(const std::filesystem::path& dir, const StandIns& words,
-                                        const std::vector<std::string>& skip);
+class Obfuscator {
+public:
+  // The identities found in the snapshot at `dir` (before it is rewritten), with pseudonyms under `key`.
+  Obfuscator(const std::filesystem::path& dir, std::string key);
+
+  // A text as the obfuscated snapshot has it. `device_list`: a value such as CUDA_VISIBLE_DEVICES, where any
+  // GPU-<hex> prefix names a GPU (elsewhere four hex digits at least).
+  std::string text(std::string_view s, bool device_list = false) const;
+  // Rewrites the snapshot at `dir` in place (not manifest.json). Returns what it replaced, for the manifest
+  // ("hostname", "user names", ...), and the relative paths changed.
+  std::vector<std::string> apply(const std::filesystem::path& dir) const;
+
+  const Identities& identities() const { return m_identities; }
+  const Pseudonyms& pseudonyms() const { return m_pseudonyms; }
+
+private:
+  Identities m_identities;
+  Pseudonyms m_pseudonyms;
+  StandIns m_words;
+};
 
 } // namespace gpudoctor

@@ -1,12 +1,14 @@
 #include "bundle/redact.hpp"
 
 #include "bundle/obfuscate.hpp"
+#include "bundle/obfuscation_key.hpp"
+#include "knowledge/knowledge.hpp"
 #include "system/snapshot.hpp"
 #include "util/file_text.hpp"
 #include "util/json.hpp"
 #include "util/text.hpp"
 
-#include <algorithm>
+#include <fmt/format.h>
 
 namespace gpudoctor {
 
@@ -14,103 +16,74 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* k_redacted = "<redacted>";
-
 std::string read_all(const fs::path& p) {
   return read_whole_file(p).value_or("");
 }
 
+// A variable's value: by its name, else its credentials and secret shapes. A variable the checks judge
+// keeps its value but for secret shapes, whose consistent placeholders change no conclusion.
+void redact_environment(const fs::path& dir, TextRedactor& redactor, RedactionLog& log) {
+  auto j = parse_json(read_all(dir / "env.json"));
+  if (!j || !j->is_object()) return;
+  Json out = Json::object();
+  bool changed = false;
+  for (const auto& [name, value] : j->items()) {
+    std::string v = value.is_string() ? value.get<std::string>() : "";
+    std::string redacted = redactor.names().redact(name)   ? std::string(k_redacted)
+                           : redactor.names().judged(name) ? redactor.shapes(v)
+                                                           : redactor.scrub(v, true);
+    if (redacted != v) log.redacted.push_back("env:" + name);
+    changed = changed || redacted != v || !value.is_string();
+    out[name] = redacted;
+  }
+  if (changed) write_whole_file(dir / "env.json", dump_json(out));
+}
+
+SecretNames secret_names(const RedactOptions& options) {
+  if (options.kb) return SecretNames(*options.kb);
+  static const auto builtin = load_knowledge();
+  return builtin ? SecretNames(*builtin) : SecretNames();
+}
+
 } // namespace
 
-bool is_secret_name(const std::string& name) {
-  std::string n = text::lower(name);
-  // Where a secret or a cache lives is no secret: TIKTOKEN_CACHE_DIR, HF_TOKEN_PATH.
-  for (const char* place : {"_dir", "_path", "_home", "_root", "_cache"})
-    if (text::ends_with(n, place)) return false;
-  if (text::starts_with(n, "tokenizers_")) return false; // Hugging Face tokenizers' settings
-  for (const char* part :
-       {"token", "secret", "password", "passwd", "api_key", "apikey", "credential", "private_key"})
-    if (text::contains(n, part)) return true;
-  return text::ends_with(n, "_key") || n == "key";
-}
-
-std::string redact_url_credentials(const std::string& value) {
-  std::string out;
-  std::size_t pos = 0;
-  while (pos < value.size()) {
-    auto scheme = value.find("://", pos);
-    if (scheme == std::string::npos) break;
-    std::size_t start = scheme + 3;
-    std::size_t end = value.find_first_of("/ ,;\"'", start);
-    if (end == std::string::npos) end = value.size();
-    std::size_t at = value.rfind('@', end == 0 ? 0 : end - 1);
-    out += value.substr(pos, start - pos);
-    if (at != std::string::npos && at >= start && at < end) {
-      out += k_redacted;
-      pos = at; // keep "@host..."
-    } else {
-      pos = start;
-    }
-  }
-  out += value.substr(pos);
-  return out;
-}
-
-RedactionLog redact_snapshot(const fs::path& dir, bool obfuscate) {
+RedactionLog redact_snapshot(const fs::path& dir, const RedactOptions& options) {
   RedactionLog log;
+  TextRedactor redactor(secret_names(options));
+  redact_environment(dir, redactor, log);
+  redact_recorded_files(dir, redactor, log);
+  for (const auto& path : options.skipped)
+    log.redacted.push_back("skipped:" + path);
+  for (auto& entry : log.redacted) // a path can hold a secret's shape as well as a file can
+    entry = redactor.shapes(entry);
   Identity id;
   if (auto j = parse_json(read_all(dir / "identity.json")); j && j->is_object())
     id = snapshot::identity_from_json(*j);
-  StandIns stand_ins;
-  if (obfuscate) {
-    if (!id.hostname.empty()) stand_ins.push_back({id.hostname, "host-1"});
-    if (!id.user.empty() && id.user != "root" && id.user != id.hostname)
-      stand_ins.push_back({id.user, "user-1"});
-    // The longer word first: a host "alice-gpu" of user "alice" becomes host-1, not user-1-gpu.
-    std::sort(stand_ins.begin(), stand_ins.end(),
-              [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
-  }
-  auto scrub = [&](const std::string& s) { return replace_words(s, stand_ins); };
-  auto stand_in_of = [&](const std::string& word) -> std::string {
-    for (const auto& [from, to] : stand_ins)
-      if (from == word) return to;
-    return {};
-  };
-  if (auto j = parse_json(read_all(dir / "env.json")); j && j->is_object()) {
-    Json out = Json::object();
-    for (const auto& [name, value] : j->items()) {
-      std::string v = value.is_string() ? value.get<std::string>() : "";
-      if (is_secret_name(name)) {
-        log.redacted.push_back("env:" + name);
-        out[name] = k_redacted;
-        continue;
-      }
-      std::string without_credentials = redact_url_credentials(v);
-      if (without_credentials != v) log.redacted.push_back("env:" + name);
-      out[name] = scrub(without_credentials);
-    }
-    write_whole_file(dir / "env.json", dump_json(out));
-  }
-  redact_config_files(dir, log);
-  redact_kernel_logs(dir, log);
-  if (obfuscate) {
-    if (auto host = stand_in_of(id.hostname); !host.empty()) {
-      id.hostname = host;
-      log.redacted.push_back("hostname");
-    }
-    if (auto user = stand_in_of(id.user); !user.empty()) {
-      id.user = user;
-      id.home = scrub(id.home);
-      for (auto& group : id.groups) // the user's own group bears the name
-        group = scrub(group);
-      log.redacted.push_back("user");
-    }
-    write_whole_file(dir / "identity.json", dump_json(snapshot::identity_to_json(id)));
-    // Everything else that names them: /home/<user> in the tree and in paths, outputs, command keys.
-    auto changed = obfuscate_tree(dir, stand_ins, {"env.json", "identity.json", "manifest.json"});
-    if (!changed.empty()) log.redacted.push_back("names in " + std::to_string(changed.size()) + " files");
-  }
+  log.host = id.hostname;
+  if (!options.obfuscate) return log;
+
+  std::string key = options.obfuscation_key.empty() ? random_obfuscation_key() : options.obfuscation_key;
+  Obfuscator obfuscator(dir, key);
+  auto done = obfuscator.apply(dir);
+  // What was redacted is named by paths that name the user too.
+  for (auto& entry : log.redacted)
+    entry = obfuscator.text(entry);
+  log.redacted.insert(log.redacted.end(), done.begin(), done.end());
+  log.host = obfuscator.text(id.hostname);
+  log.warnings = obfuscator.identities().kept;
+  log.note =
+      options.key_from_file && !options.obfuscation_key.empty()
+          ? fmt::format("pseudonyms keyed by the site's key {}: bundles of that key give a host, a user, "
+                        "an address the same pseudonym",
+                        obfuscator.pseudonyms().key_id())
+          : "pseudonyms keyed by a random key of this bundle alone: they compare with no other bundle";
   return log;
+}
+
+RedactionLog redact_snapshot(const fs::path& dir, bool obfuscate) {
+  RedactOptions options;
+  options.obfuscate = obfuscate;
+  return redact_snapshot(dir, options);
 }
 
 } // namespace gpudoctor

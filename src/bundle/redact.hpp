@@ -1,29 +1,43 @@
-// Redaction of a recorded snapshot before it leaves the machine (snapshot-v1 "Redaction").
+// Redaction of a recorded snapshot before it leaves the machine (snapshot-v1 "Redaction";
+// docs/security.md, "Redaction and obfuscation").
 #pragma once
 
+#include "bundle/redact_text.hpp"
+#include "bundle/secret_names.hpp"
+
 #include <filesystem>
-#include <map>
 #include <string>
 #include <vector>
 
 namespace gpudoctor {
 
-// Names that look like secrets: *TOKEN*, *SECRET*, *PASSWORD*, *PASSWD*, *_KEY, *API_KEY*, *CREDENTIAL*.
-bool is_secret_name(const std::string& name);
-// "https://user:pass@host/x" -> "https://<redacted>@host/x"; other text unchanged.
-std::string redact_url_credentials(const std::string& value);
+struct Knowledge;
 
 struct RedactionLog {
-  std::vector<std::string> redacted; // manifest "redacted": "env:NAME", "hostname", "user"
+  // manifest "redacted": "env:NAME", "file:/PATH" (each name a file was read by), "hostname", "user", ...
+  std::vector<std::string> redacted;
+  std::string note;                  // for the manifest's note: how names were obfuscated
+  std::string host;                  // the hostname as the bundle has it (its pseudonym with obfuscation)
+  std::vector<std::string> warnings; // for the user: names left as they are, and why
 };
 
-// Rewrites env.json (secrets; with `obfuscate` also the hostname and user names) and identity.json in place.
+struct RedactOptions {
+  const Knowledge* kb = nullptr; // the variables the checks judge, never redacted by name; null: built-in
+  bool obfuscate = false;
+  std::string obfuscation_key; // the key of the pseudonyms (bytes); empty: a random key for this bundle
+  bool key_from_file = false;  // the key is a site's (--obfuscate-key), so pseudonyms compare across bundles
+  std::vector<std::string> skipped; // paths the recorder refused to read: listed as "skipped:PATH"
+};
+
+// Rewrites the snapshot in `dir` in place: env.json (by name, credentials and shapes), every recorded file
+// (redact_recorded_files) and, with `obfuscate`, every identity (obfuscate.hpp), the log's entries included.
+RedactionLog redact_snapshot(const std::filesystem::path& dir, const RedactOptions& options);
 RedactionLog redact_snapshot(const std::filesystem::path& dir, bool obfuscate);
-// In the recorded configuration files (shell profiles, /etc/environment, pip.conf, apt/dnf sources,
-// daemon.json): values of secret-looking names and URL credentials. Logs "file:/PATH" for each file changed.
-void redact_config_files(const std::filesystem::path& dir, RedactionLog& log);
-// In the recorded kernel logs (dmesg, journal-kernel-previous): secret-looking name=value words and URL
-// credentials. Logs "cmd:KEY" for each output changed.
-void redact_kernel_logs(const std::filesystem::path& dir, RedactionLog& log);
+
+// Every recorded file below `dir` except env.json, identity.json and manifest.json: configuration files
+// (redact_config.hpp) wherever they are and through links to them, JSON by its keys, all other text for
+// credentials and secret shapes, and secret shapes in names and link targets. Logs "file:/PATH" for each file
+// changed, under every name it was read by ("file:cmd/..." for command outputs).
+void redact_recorded_files(const std::filesystem::path& dir, TextRedactor& redactor, RedactionLog& log);
 
 } // namespace gpudoctor

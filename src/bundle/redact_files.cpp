@@ -1,13 +1,17 @@
-// Redaction of the configuration files a snapshot records (shell profiles, /etc/environment, pip.conf, apt
-// and dnf sources, daemon.json): ML users keep tokens in ~/.bashrc (export HF_TOKEN=...), private indexes
-// carry credentials in URLs, and dnf .repo files may hold a password. Values of secret-looking names and URL
-// credentials are replaced; everything a check reads (paths, hosts, suites) stays.
+// Redaction of every recorded file: configuration files by the rules of their kind (ML users keep tokens in
+// ~/.bashrc, private indexes carry credentials in URLs, dnf .repo files may hold a password, daemon.json
+// proxies and registry logins), JSON by its keys, and all other text (tool outputs, listings, logs) for
+// credentials in syntax and secret shapes. File and folder names and link targets lose secret shapes.
 #include "bundle/redact.hpp"
+#include "bundle/redact_config.hpp"
+#include "bundle/tree_rewrite.hpp"
+#include "system/snapshot.hpp"
 #include "util/file_text.hpp"
+#include "util/json.hpp"
 #include "util/text.hpp"
 
-#include <cctype>
-#include <fstream>
+#include <map>
+#include <set>
 
 namespace gpudoctor {
 
@@ -15,60 +19,92 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool is_config_file(const std::string& rel) { // relative to fs/, without a leading '/'
-  std::string name = rel.substr(rel.find_last_of('/') + 1);
-  for (const char* profile : {".bashrc", ".profile", ".bash_profile", ".bash_login", ".zshrc", ".zprofile"})
-    if (name == profile && text::starts_with(rel, "home/")) return true;
-  if (text::starts_with(rel, "root/") && name[0] == '.') return true;
-  if (rel == "etc/profile" || rel == "etc/bash.bashrc" || rel == "etc/environment") return true;
-  if (text::starts_with(rel, "etc/profile.d/")) return true;
-  if (name == "pip.conf" || name == "daemon.json") return true;
-  if (text::starts_with(rel, "etc/apt/sources.list") || text::starts_with(rel, "etc/yum.repos.d/"))
-    return true;
-  return false;
+struct ConfigFile {
+  ConfigKind kind;
+  std::vector<std::string> names; // the machine paths it was read as: its own and those of links to it
+};
+
+// The configuration files below fs/, keyed by their place relative to the snapshot ("fs/home/a/.bashrc").
+// A link with a configuration file's name (stow: ~/.bashrc -> dotfiles/bash/bashrc) makes its target one.
+std::map<std::string, ConfigFile> config_files(const fs::path& dir) {
+  std::map<std::string, ConfigFile> out;
+  fs::path root = dir / "fs";
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string rel = it->path().lexically_relative(root).generic_string();
+    auto kind = config_kind(rel);
+    if (!kind) continue;
+    fs::path real = it->path();
+    if (it->is_symlink(ec)) {
+      auto resolved = snapshot::resolve_inside(root, "/" + rel, true);
+      if (!resolved || !fs::is_regular_file(fs::symlink_status(*resolved, ec))) continue;
+      real = *resolved;
+    } else if (!it->is_regular_file(ec)) {
+      continue;
+    }
+    std::string key = real.lexically_relative(dir).generic_string();
+    auto own = config_kind(real.lexically_relative(root).generic_string());
+    auto [entry, added] = out.try_emplace(key, ConfigFile{own.value_or(*kind), {}});
+    entry->second.names.push_back("/" + rel);
+  }
+  return out;
 }
 
-// "export HF_TOKEN=hf_abc" -> "export HF_TOKEN=<redacted>"; "password = x" (INI) likewise. The rest of the
-// line keeps its URL credentials removed.
-std::string redact_line(const std::string& line) {
-  std::size_t p = line.find_first_not_of(" \t");
-  if (p == std::string::npos) return line;
-  for (const char* prefix : {"export ", "declare -x ", "readonly ", "local "})
-    if (line.compare(p, std::string(prefix).size(), prefix) == 0) {
-      p = line.find_first_not_of(" \t", p + std::string(prefix).size());
-      break;
-    }
-  if (p != std::string::npos) {
-    std::size_t end = p;
-    while (end < line.size() && (std::isalnum(static_cast<unsigned char>(line[end])) || line[end] == '_' ||
-                                 line[end] == '-' || line[end] == '.'))
-      ++end;
-    std::size_t sep = line.find_first_not_of(" \t", end);
-    bool assignment = end > p && sep != std::string::npos && (line[sep] == '=' || line[sep] == ':');
-    if (assignment && is_secret_name(line.substr(p, end - p))) return line.substr(0, sep + 1) + "<redacted>";
+bool looks_like_json(const std::string& rel, std::string_view content) {
+  if (text::ends_with(rel, ".json")) return true;
+  std::size_t first = content.find_first_not_of(" \t\r\n");
+  return first != std::string_view::npos && (content[first] == '{' || content[first] == '[');
+}
+
+std::string redact_other(const std::string& rel, std::string_view content, TextRedactor& redactor,
+                         bool assignments) {
+  if (looks_like_json(rel, content))
+    if (auto doc = parse_json(content))
+      return redact_json(*doc, redactor) ? dump_json(*doc) : std::string(content);
+  return redactor.scrub(content, assignments);
+}
+
+// The recorded kernel logs (relative paths of their outputs). The kernel's messages repeat the kernel command
+// line and module parameters, written as NAME=value (luks.api_key=...): they are redacted as assignments,
+// like configuration text.
+std::set<std::string> kernel_log_outputs(const fs::path& dir) {
+  std::set<std::string> out;
+  auto doc = parse_json(read_whole_file(dir / "commands.json").value_or(""));
+  if (!doc || !doc->is_array()) return out;
+  for (const auto& entry : *doc) {
+    if (!entry.is_object()) continue;
+    std::string key = entry.value("key", "");
+    if (key != "dmesg" && key != "journal-kernel-previous") continue;
+    for (const char* stream : {"stdout", "stderr"})
+      if (entry.contains(stream) && entry[stream].is_string()) out.insert(entry[stream].get<std::string>());
   }
-  return redact_url_credentials(line);
+  return out;
 }
 
 } // namespace
 
-void redact_config_files(const fs::path& dir, RedactionLog& log) {
-  fs::path root = dir / "fs";
-  std::error_code ec;
-  if (!fs::is_directory(root, ec)) return;
-  for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
-    std::error_code type_ec;
-    if (!it->is_regular_file(type_ec) || it->is_symlink(type_ec)) continue;
-    std::string rel = it->path().lexically_relative(root).generic_string();
-    if (!is_config_file(rel)) continue;
-    std::string before = read_whole_file(it->path()).value_or(""), after;
-    auto lines = text::split(before, '\n', true);
-    for (std::size_t i = 0; i < lines.size(); ++i)
-      after += redact_line(lines[i]) + (i + 1 < lines.size() ? "\n" : "");
-    if (after == before) continue;
-    std::ofstream(it->path(), std::ios::binary | std::ios::trunc) << after;
-    log.redacted.push_back("file:/" + rel);
-  }
+void redact_recorded_files(const fs::path& dir, TextRedactor& redactor, RedactionLog& log) {
+  auto configs = config_files(dir);
+  auto kernel_logs = kernel_log_outputs(dir);
+  TreeRewrite rewrite;
+  rewrite.content = [&](const std::string& rel, std::string_view content) -> std::optional<std::string> {
+    auto config = configs.find(rel);
+    std::string out = config != configs.end()
+                          ? redact_config_text(content, config->second.kind, redactor)
+                          : redact_other(rel, content, redactor, kernel_logs.count(rel) > 0);
+    if (out == content) return std::nullopt;
+    if (config == configs.end()) {
+      log.redacted.push_back("file:" + (text::starts_with(rel, "fs/") ? rel.substr(2) : rel));
+      return out;
+    }
+    std::string own = rel.substr(2);
+    log.redacted.push_back("file:" + own);
+    for (const auto& name : config->second.names)
+      if (name != own) log.redacted.push_back("file:" + name);
+    return out;
+  };
+  rewrite.name = [&](const std::string& name) { return redactor.shapes(name); };
+  rewrite_tree(dir, rewrite, {"env.json", "identity.json", "manifest.json"});
 }
 
 } // namespace gpudoctor

@@ -21,6 +21,7 @@ ToolRun tool_run_of(const CommandResult& r, const CommandSpec& spec) {
   t.program = spec.argv.empty() ? spec.key : spec.argv[0];
   t.found = r.found;
   t.timed_out = r.timed_out;
+  t.unkillable = r.unkillable;
   t.exit_code = r.exit_code;
   t.duration_ms = r.duration_ms;
   // A replayed run keeps the limit it had on its machine.

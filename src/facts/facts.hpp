@@ -115,6 +115,7 @@ struct ToolRun {
   std::string program;
   bool found = false;
   bool timed_out = false;
+  bool unkillable = false; // it, or a process it started, was still there after SIGKILL (left running)
   std::optional<int> exit_code;
   long duration_ms = 0;
   long timeout_ms = 0;

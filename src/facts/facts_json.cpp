@@ -224,7 +224,9 @@ Json tools_json(const std::vector<ToolRun>& tools) {
                    {"found", t.found},
                    {"exit", opt(t.exit_code)},
                    {"timed_out", t.timed_out},
+                   {"unkillable", t.unkillable},
                    {"duration_ms", t.duration_ms},
+                   {"timeout_ms", t.timeout_ms},
                    {"failure", t.failure.empty() ? Json(nullptr) : Json(t.failure)}});
   return out;
 }

@@ -1,44 +1,22 @@
 #include "fix/apply.hpp"
 
 #include "fix/apply_state.hpp"
+#include "fix/script_text.hpp"
+#include "system/process.hpp"
 #include "util/atomic_file.hpp"
+#include "util/escape.hpp"
 #include "util/json.hpp"
-#include "util/process.hpp"
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
-#include <sys/wait.h>
 #include <unistd.h>
 
 namespace gpudoctor::fix {
 
 namespace {
-
-// Runs argv with this process's terminal and environment; the exit status, 128+N for signal N.
-int run_inherited(const std::vector<std::string>& argv) {
-  std::vector<char*> args;
-  for (const auto& a : argv)
-    args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  std::fflush(stdout);
-  std::fflush(stderr);
-  pid_t pid = ::fork();
-  if (pid < 0) return 127;
-  if (pid == 0) {
-    ::execvp(args[0], args.data());
-    std::fprintf(stderr, "gpudoctor: cannot run %s\n", args[0]);
-    ::_exit(127);
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return 127;
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return 127;
-}
 
 std::string new_run_id() {
   char stamp[32];
@@ -63,6 +41,17 @@ std::vector<std::string> step_command(const Json& st, const std::string& step, c
   return argv;
 }
 
+} // namespace
+
+int run_attached(const std::vector<std::string>& command, const std::string& root) {
+  std::vector<std::string> argv;
+  if (!root.empty()) argv = {"chroot", root};
+  argv.insert(argv.end(), command.begin(), command.end());
+  return run_foreground(argv);
+}
+
+namespace {
+
 int run_steps(Record& rec, const ApplyOptions& opt, bool migration) {
   Json& st = rec.doc;
   std::vector<std::string> done = st.value("done", std::vector<std::string>{});
@@ -70,7 +59,7 @@ int run_steps(Record& rec, const ApplyOptions& opt, bool migration) {
   for (const auto& step : st["steps"]) {
     std::string id = step.get<std::string>();
     if (std::find(done.begin(), done.end(), id) != done.end()) continue;
-    int status = run_inherited(step_command(st, id, opt));
+    int status = run_foreground(step_command(st, id, opt));
     if (status == 100) {
       st["status"] = "reboot";
       rec.save();
@@ -85,8 +74,8 @@ int run_steps(Record& rec, const ApplyOptions& opt, bool migration) {
       std::fprintf(stderr,
                    "\ngpudoctor: step %s failed (exit status %d); nothing after it ran.\n"
                    "  Journal: %s\n  `gpudoctor undo%s` restores the files this run edited.\n",
-                   id.c_str(), status, journal.c_str(),
-                   opt.root.empty() ? "" : (" --root " + opt.root).c_str());
+                   escape::one_line(id).c_str(), status, escape::one_line(journal).c_str(),
+                   opt.root.empty() ? "" : (" --root " + shell_quote(opt.root)).c_str());
       return 1;
     }
     done.push_back(id);
@@ -96,7 +85,7 @@ int run_steps(Record& rec, const ApplyOptions& opt, bool migration) {
   st["status"] = "done";
   rec.save();
   std::printf("\nAll %zu steps ran. Journal: %s\n`gpudoctor undo` restores the files this run edited.\n",
-              done.size(), journal.c_str());
+              done.size(), escape::one_line(journal).c_str());
   return 0;
 }
 
@@ -126,7 +115,7 @@ int apply_plan(const Plan& plan, const Script& script, const ApplyOptions& opt, 
   std::string in_root = opt.root.empty() ? dir : dir.substr(opt.root.size());
   std::string script_path = in_root + "/scripts/" + script.id + ".sh";
   if (auto w = atomic_write(opt.root + script_path, script.text, 0700); !w) {
-    std::fprintf(stderr, "gpudoctor: %s\n", w.error().c_str());
+    std::fprintf(stderr, "gpudoctor: %s\n", escape::one_line(w.error()).c_str());
     return 3;
   }
   bool script_as_root = needs_root || am_root || !opt.root.empty();
@@ -161,17 +150,19 @@ int resume_migration(const ApplyOptions& opt) {
   std::string path = state_dir(opt.root) + "/migrate.json";
   auto doc = parse_json(read_text(path));
   if (!doc || !doc->is_object()) {
-    std::fprintf(stderr, "gpudoctor: no migration to resume (%s)\n", path.c_str());
+    std::fprintf(stderr, "gpudoctor: no migration to resume (%s)\n", escape::one_line(path).c_str());
     return 2;
   }
   Record rec{*doc, path};
   std::string status = rec.doc.value("status", "");
   if (status == "done") {
-    std::printf("The migration %s is complete; nothing to resume.\n", rec.doc.value("script_id", "").c_str());
+    std::printf("The migration %s is complete; nothing to resume.\n",
+                escape::one_line(rec.doc.value("script_id", "")).c_str());
     return 0;
   }
-  std::printf("Resuming %s after step %zu of %zu.\n", rec.doc.value("script_id", "").c_str(),
-              rec.doc["done"].size(), rec.doc["steps"].size());
+  std::printf("Resuming %s after step %zu of %zu.\n",
+              escape::one_line(rec.doc.value("script_id", "")).c_str(), rec.doc["done"].size(),
+              rec.doc["steps"].size());
   rec.doc["status"] = "running";
   int rc = run_steps(rec, opt, true);
   Record{rec.doc, state_dir(opt.root) + "/last-apply.json"}.save();

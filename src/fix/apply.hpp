@@ -7,6 +7,7 @@
 #include "fix/render.hpp"
 
 #include <string>
+#include <vector>
 
 namespace gpudoctor::fix {
 
@@ -26,8 +27,13 @@ int apply_plan(const Plan& plan, const Script& script, const ApplyOptions& opt, 
 // Continues the migration recorded in the state file after the reboot.
 int resume_migration(const ApplyOptions& opt);
 
-// Restores the files the last apply edited or removed, removes those it created, and prints the commands
-// that would reinstall what it removed.
+// Restores the files the last apply edited or removed, removes those it created, puts the packages it
+// purged back from the script's cache (what has no cached .deb is printed as a command), purges those it
+// installed and holds again what it unheld. As non-root, the package commands are printed, not run.
 int undo_last_apply(const std::string& root, bool yes);
+
+// Runs argv with this process's terminal and environment (in `chroot ROOT` when root is given); the exit
+// status, 128+N for signal N.
+int run_attached(const std::vector<std::string>& argv, const std::string& root = {});
 
 } // namespace gpudoctor::fix

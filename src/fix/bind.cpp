@@ -4,6 +4,7 @@
 #include "util/text.hpp"
 
 #include <algorithm>
+#include <map>
 
 namespace gpudoctor::fix {
 
@@ -29,8 +30,27 @@ std::string run_user(const Facts& facts) {
   return id.user;
 }
 
-void bind_stack(Params& p, const StackInventory& inv, const VendorStack& stack) {
+// Every vendor's keep globs: what no purge or autoremove may take (kernels, dkms, Mesa, firmware).
+std::vector<std::string> keep_globs(const Stacks& stacks) {
+  std::vector<std::string> out;
+  for (const auto& v : stacks.vendors)
+    for (const auto& g : v.keep)
+      if (std::find(out.begin(), out.end(), g) == out.end()) out.push_back(g);
+  return out;
+}
+
+void bind_stack(Params& p, const StackInventory& inv, const VendorStack& stack, const Stacks& stacks,
+                bool migrating) {
   p.set("stack.packages", inv.packages);
+  p.set("stack.held", inv.held);
+  p.set("stack.replacements", inv.replacements);
+  p.set("stack.versionlocks", inv.versionlocks);
+  p.set("stack.keep", keep_globs(stacks));
+  p.set("stack.device_nodes", stack.device_nodes);
+  p.set("stack.services", stack.services);
+  p.set("stack.user_caches", inv.user_caches);
+  p.set("stack.container_edits", inv.container_edits);
+  p.set("stack.cdi", inv.cdi);
   p.set("stack.config_packages", inv.config_packages);
   p.set("stack.dkms", inv.dkms);
   p.set("stack.trees", inv.trees);
@@ -43,8 +63,31 @@ void bind_stack(Params& p, const StackInventory& inv, const VendorStack& stack) 
   p.set("stack.ld_conf", inv.ld_conf);
   p.set("stack.modprobe", inv.modprobe);
   p.set("stack.icd", inv.icd);
-  p.set("stack.vars_re", stack.profile_vars);
+  // A migration also drops the GPU selection: its indices and UUIDs name GPUs that leave the machine.
+  p.set("stack.vars_re", migrating && !stacks.device_selection_vars.empty()
+                             ? stack.profile_vars + "|" + stacks.device_selection_vars
+                             : stack.profile_vars);
   p.set("stack.paths_re", stack.profile_paths);
+}
+
+// Repository URLs as apt compares them (gd_repo_id): no scheme, no trailing slash.
+std::string repo_id(const std::string& url) {
+  auto scheme = url.find("://");
+  std::string id = scheme == std::string::npos ? url : url.substr(scheme + 3);
+  while (!id.empty() && id.back() == '/')
+    id.pop_back();
+  return id;
+}
+
+// Where the vendor's repositories come from: the mirror (whose sources replace the vendor's), or the vendor.
+void bind_repo_origin(Params& p, const std::vector<std::string>& vendor_urls, const std::string& mirror) {
+  p.set("install.mirror", mirror);
+  p.set("install.vendor_repo", mirror.empty() && !vendor_urls.empty() ? vendor_urls.front() : "");
+  std::vector<std::string> ids;
+  if (!mirror.empty())
+    for (const auto& u : vendor_urls)
+      ids.push_back(repo_id(u));
+  p.set("install.vendor_repo_ids", ids);
 }
 
 std::expected<void, std::string> bind_nvidia_install(Params& p, const OsKey& os, const PlanContext& ctx,
@@ -82,6 +125,7 @@ std::expected<void, std::string> bind_nvidia_install(Params& p, const OsKey& os,
   p.set("install.toolkit_packages", std::vector<std::string>{"cuda-toolkit-" + suffix});
   p.set("install.repo_url", mirror_url(repo, ctx.options.mirror));
   p.set("install.key_url", mirror_url(key_url, ctx.options.mirror));
+  bind_repo_origin(p, {repo}, ctx.options.mirror);
   if (dir->uncertain) c->notes.push_back("NVIDIA's repository folder " + dir->value + " is not confirmed");
   if (key->uncertain) c->notes.push_back("the signing key URL " + key_url + " is not confirmed");
   notes.insert(notes.end(), c->notes.begin(), c->notes.end());
@@ -118,19 +162,26 @@ std::expected<void, std::string> bind_amd_install(Params& p, const OsKey& os, co
   p.set("install.graphics_url", graphics.empty() ? "" : mirror_url(graphics, ctx.options.mirror));
   p.set("install.codename", codename);
   p.set("install.key_url", mirror_url(key->url, ctx.options.mirror));
+  std::vector<std::string> vendor_urls = {amdgpu, rocm};
+  if (!graphics.empty()) vendor_urls.push_back(graphics);
+  bind_repo_origin(p, vendor_urls, ctx.options.mirror);
   notes.insert(notes.end(), c->notes.begin(), c->notes.end());
   return {};
 }
 
-// The Python environment in use, when it is one gpudoctor may change (a venv or conda env, not the system's).
-std::string python_in_use(const Facts& facts) {
-  if (facts.python.envs.empty()) return {};
-  const auto& env = facts.python.envs.front();
-  const std::string& exe = env.executable;
-  if (exe.empty() || env.role == "system" || text::starts_with(exe, "/usr/") ||
-      text::starts_with(exe, "/bin/"))
-    return {};
-  return exe;
+// The Python environments gpudoctor may change (venvs and conda envs, never the system's), the one in use
+// first.
+std::vector<std::string> pythons_to_change(const Facts& facts) {
+  std::vector<std::string> out;
+  for (const auto& env : facts.python.envs) {
+    const std::string& exe = env.executable;
+    // An interpreter that did not answer is only taken when it was named (--python): the script checks it.
+    if (exe.empty() || exe.front() != '/' || env.role == "system" || text::starts_with(exe, "/usr/") ||
+        text::starts_with(exe, "/bin/") || (!env.error.empty() && env.role != "--python"))
+      continue;
+    if (std::find(out.begin(), out.end(), exe) == out.end()) out.push_back(exe);
+  }
+  return out;
 }
 
 std::expected<void, std::string> bind_torch(Params& p, const std::string& vendor, const OsKey& os,
@@ -154,15 +205,17 @@ std::expected<void, std::string> bind_torch(Params& p, const std::string& vendor
     index = t->index;
     notes.push_back("PyTorch index " + index + ": " + t->why);
   }
-  std::string python = python_in_use(ctx.facts);
-  if (index.empty() || python.empty()) {
-    if (python.empty())
+  auto pythons = pythons_to_change(ctx.facts);
+  if (index.empty() || pythons.empty()) {
+    if (pythons.empty())
       notes.push_back(
           "no virtual or conda environment is in use: PyTorch is not reinstalled (gpudoctor never "
           "pip-installs into the system Python)");
     return {};
   }
-  p.set("torch.python", python);
+  p.set("torch.python", pythons);
+  if (const auto* other = ctx.stacks.vendor(vendor == "nvidia" ? "amd" : "nvidia"))
+    p.set("torch.outgoing", other->wheels);
   p.set("torch.user", run_user(ctx.facts));
   p.set("torch.index_url", mirror_url("https://download.pytorch.org/whl/" + index, ctx.options.mirror));
   p.set("torch.tag", index);
@@ -206,6 +259,45 @@ std::string cuda_target(const PlanContext& ctx) {
   return best;
 }
 
+std::string list_of(const std::vector<std::string>& names) {
+  return text::join(names, ", ");
+}
+
+// What the plan should say about a purge: what stays and why, what comes in its place, what it stops for.
+void purge_notes(const StackInventory& inv, const std::string& vendor, const PlanOptions& opt,
+                 std::vector<std::string>& notes) {
+  std::string stack = vendor == "amd" ? "ROCm" : "NVIDIA";
+  std::map<std::string, std::vector<std::string>> by_user;
+  for (const auto& [pkg, user] : inv.kept)
+    by_user[user].push_back(pkg);
+  for (const auto& [user, pkgs] : by_user)
+    notes.push_back("kept: " + list_of(pkgs) + ", which " + user + " needs; " + user +
+                    " is not part of the " + stack +
+                    " stack and removing them would remove it (gpudoctor check says the same: "
+                    "stack.both-vendors)");
+  if (!inv.held.empty())
+    notes.push_back("held with apt-mark hold: " + list_of(inv.held) +
+                    (opt.unhold ? ": released before the purge (--unhold; gpudoctor undo holds them again)"
+                                : ": the script stops before changing anything; make the plan with --unhold "
+                                  "(or run the script with --unhold) to release them"));
+  if (!inv.versionlocks.empty())
+    notes.push_back("dnf version locks removed with the packages: " + list_of(inv.versionlocks));
+  if (!inv.replacements.empty())
+    notes.push_back("the distribution's " + list_of(inv.replacements) + " come in the same transaction as " +
+                    (vendor == "amd" ? "AMD" : "NVIDIA") +
+                    "'s own builds of them go, so what needs them (a "
+                    "desktop) keeps working");
+  if (!inv.orphans.empty())
+    notes.push_back(
+        "apt would then autoremove " + list_of(inv.orphans) +
+        ": the cleanup step purges exactly what this purge orphaned, never a kernel, dkms or Mesa");
+  if (!inv.container_edits.empty() || !inv.cdi.empty())
+    notes.push_back(
+        "NVIDIA's runtime leaves Docker's and containerd's configuration and its CDI specs go; Docker "
+        "and containerd read it when they restart (the reboot)");
+  notes.insert(notes.end(), inv.notes.begin(), inv.notes.end());
+}
+
 } // namespace
 
 std::expected<Params, std::string> bind_params(const Recipe& recipe, const std::string& vendor,
@@ -214,10 +306,16 @@ std::expected<Params, std::string> bind_params(const Recipe& recipe, const std::
   Params p;
   p.set("family", family_name(os.family));
   p.set("os.ubuntu", os.ubuntu ? "yes" : "");
+  p.set("os.rhel", os.family == Family::rhel ? "yes" : "");
+  p.set("opt.unhold", ctx.options.unhold ? "yes" : "");
+  p.set("opt.stop_gpu_users", ctx.options.stop_gpu_users ? "yes" : "");
   p.set("user", run_user(ctx.facts));
   p.set("homes", ctx.inventory.homes);
   if (vendor == "amd" || vendor == "nvidia")
-    if (const auto* stack = ctx.stacks.vendor(vendor)) bind_stack(p, ctx.inventory.of(vendor), *stack);
+    if (const auto* stack = ctx.stacks.vendor(vendor))
+      bind_stack(p, ctx.inventory.of(vendor), *stack, ctx.stacks, migrating);
+  if (text::starts_with(recipe.id, "purge-") && (vendor == "amd" || vendor == "nvidia"))
+    purge_notes(ctx.inventory.of(vendor), vendor, ctx.options, notes);
   if (recipe.id == "install-nvidia")
     if (auto r = bind_nvidia_install(p, os, ctx, notes); !r) return std::unexpected(r.error());
   if (recipe.id == "install-rocm")

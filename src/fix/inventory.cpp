@@ -2,12 +2,14 @@
 // package sources, keys and pins, ld.so.conf.d, modprobe.d, ICD files, and the users' homes.
 #include "fix/inventory.hpp"
 
+#include "fix/container_config.hpp"
+#include "fix/inventory_packages.hpp"
+#include "util/linear_regex.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <fnmatch.h>
-#include <regex>
 #include <set>
 
 namespace gpudoctor::fix {
@@ -51,6 +53,73 @@ std::vector<std::string> dpkg_config_only(SystemView& view) {
   return out;
 }
 
+bool blank(char c) {
+  return c == ' ' || c == '\t';
+}
+
+// The key file a one-line apt entry names: "deb [arch=amd64 signed-by=/etc/apt/keyrings/x.gpg] ..." (up to
+// the next blank or ']'). A linear scan: lines are data of any length.
+std::string one_line_signed_by(const std::string& line) {
+  auto at = line.find("signed-by=");
+  if (at == std::string::npos) return {};
+  auto start = at + 10, end = start;
+  while (end < line.size() && line[end] != ']' && !blank(line[end]))
+    ++end;
+  return line.substr(start, end - start);
+}
+
+// The key file of a deb822 stanza line "Signed-By: /usr/share/keyrings/x.gpg" (field names are
+// case-insensitive); only a path counts, not an inline key block.
+std::string deb822_signed_by(const std::string& line) {
+  std::size_t i = 0;
+  while (i < line.size() && blank(line[i]))
+    ++i;
+  if (text::lower(std::string_view(line).substr(i, 10)) != "signed-by:") return {};
+  i += 10;
+  while (i < line.size() && blank(line[i]))
+    ++i;
+  if (i >= line.size() || line[i] != '/') return {};
+  auto end = i;
+  while (end < line.size() && !std::isspace(static_cast<unsigned char>(line[end])))
+    ++end;
+  return line.substr(i, end - i);
+}
+
+// The variable a profile line assigns ("  export NAME=..." or "NAME=..."), or "".
+std::string assigned_name(const std::string& line) {
+  std::size_t i = 0;
+  while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i])))
+    ++i;
+  if (line.compare(i, 6, "export") == 0 && i + 6 < line.size() &&
+      std::isspace(static_cast<unsigned char>(line[i + 6]))) {
+    i += 6;
+    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i])))
+      ++i;
+  }
+  auto ident = [](char c, bool first) {
+    return c == '_' || std::isalpha(static_cast<unsigned char>(c)) ||
+           (!first && std::isdigit(static_cast<unsigned char>(c)));
+  };
+  auto start = i;
+  while (i < line.size() && ident(line[i], i == start))
+    ++i;
+  if (i == start || i >= line.size() || line[i] != '=') return {};
+  return line.substr(start, i - start);
+}
+
+// Whether an ld.so.conf line is one folder matching `folders` (an ERE), or a folder below one: the line
+// holds one word, and the word or a part of it ending before a '/' matches.
+bool names_folder(const std::string& line, const LinearRegex& folders) {
+  std::string word = text::trim(line);
+  if (word.empty() || std::any_of(word.begin(), word.end(),
+                                  [](char c) { return std::isspace(static_cast<unsigned char>(c)); }))
+    return false;
+  if (folders.full_match(word)) return true;
+  for (std::size_t slash = word.find('/', 1); slash != std::string::npos; slash = word.find('/', slash + 1))
+    if (folders.full_match(std::string_view(word).substr(0, slash))) return true;
+  return false;
+}
+
 std::vector<std::string> vendor_hosts(const Knowledge& kb, const std::string& vendor) {
   std::vector<std::string> hosts;
   for (const auto& r : kb.vendor_repos)
@@ -71,8 +140,6 @@ void read_sources(SystemView& view, const std::string& vendor, StackInventory& i
       files.push_back("/etc/apt/sources.list.d/" + n);
   for (const auto& n : children(view, "/etc/yum.repos.d"))
     if (text::ends_with(n, ".repo")) files.push_back("/etc/yum.repos.d/" + n);
-  static const std::regex signed_by(R"(signed-by=([^\] ]+))");
-  static const std::regex signed_by_822(R"(^\s*Signed-By:\s*(/\S+))", std::regex::icase);
   for (const auto& file : files) {
     auto content = view.read_file(file);
     if (!content) continue;
@@ -89,9 +156,10 @@ void read_sources(SystemView& view, const std::string& vendor, StackInventory& i
       } else if (mine) {
         ours++;
       }
-      std::smatch m;
-      if (mine && (std::regex_search(line, m, signed_by) || std::regex_search(line, m, signed_by_822)))
-        if (view.exists(m[1].str())) add_unique(inv.keyrings, m[1].str());
+      if (!mine) continue;
+      std::string key = one_line_signed_by(line);
+      if (key.empty()) key = deb822_signed_by(line);
+      if (!key.empty() && view.exists(key)) add_unique(inv.keyrings, key);
     }
     if (ours == 0) continue;
     bool whole = others == 0 && file != "/etc/apt/sources.list";
@@ -141,13 +209,13 @@ void read_config_dirs(SystemView& view, const VendorStack& stack, StackInventory
     auto content = view.read_file("/etc/apt/preferences.d/" + name);
     if (content && names_host(*content, inv.hosts)) inv.pins.push_back("/etc/apt/preferences.d/" + name);
   }
-  std::regex folder("^\\s*(" + stack.profile_paths + ")(/\\S*)?\\s*$");
+  auto folder = LinearRegex::compile(stack.profile_paths);
   for (const auto& name : children(view, "/etc/ld.so.conf.d")) {
     if (!text::ends_with(name, ".conf")) continue;
     auto content = view.read_file("/etc/ld.so.conf.d/" + name);
     if (!content) continue;
     for (const auto& line : text::lines(*content))
-      if (!is_comment_or_blank(line) && std::regex_match(line, folder)) {
+      if (folder && !is_comment_or_blank(line) && names_folder(line, *folder)) {
         inv.ld_conf.push_back("/etc/ld.so.conf.d/" + name);
         break;
       }
@@ -176,18 +244,55 @@ void read_config_dirs(SystemView& view, const VendorStack& stack, StackInventory
     if (view.exists(k)) add_unique(inv.keyrings, k);
 }
 
+// NVIDIA's runtime in Docker's and containerd's configuration, and its CDI specs.
+void read_containers(SystemView& view, const VendorStack& stack, StackInventory& inv) {
+  if (stack.vendor != "nvidia") return;
+  struct Engine {
+    const char* file;
+    std::optional<std::string> (*edit)(const std::string&);
+    const char* what;
+  };
+  for (const Engine& e : {Engine{"/etc/docker/daemon.json", docker_without_nvidia, "Docker"},
+                          Engine{"/etc/containerd/config.toml", containerd_without_nvidia, "containerd"}}) {
+    auto content = view.read_file(e.file);
+    if (!content) continue;
+    if (auto edited = e.edit(*content)) {
+      inv.container_edits.insert(inv.container_edits.end(), {e.file, base64(*content), base64(*edited)});
+    } else if (text::contains(*content, "nvidia")) {
+      inv.notes.push_back(std::string(e.file) + " names nvidia but gpudoctor cannot read it as " + e.what +
+                          "'s configuration: left as it is; remove NVIDIA's runtime from it by hand");
+    }
+  }
+  for (const char* dir : {"/etc/cdi", "/var/run/cdi"})
+    for (const auto& name : children(view, dir))
+      if (text::starts_with(name, "nvidia") &&
+          (text::ends_with(name, ".yaml") || text::ends_with(name, ".json")))
+        inv.cdi.push_back(std::string(dir) + "/" + name);
+}
+
+void read_user_caches(SystemView& view, const VendorStack& stack, const std::vector<std::string>& homes,
+                      StackInventory& inv) {
+  for (const auto& rel : stack.user_caches)
+    for (const auto& home : homes)
+      if (auto st = view.stat(home + "/" + rel); st && st->type == FileType::dir) {
+        add_unique(inv.user_caches, rel);
+        break;
+      }
+}
+
 StackInventory read_stack(SystemView& view, const Facts& facts, const Knowledge& kb, const Stacks& stacks,
-                          const VendorStack& stack, const std::vector<std::string>& config_only) {
+                          const VendorStack& stack, const std::vector<std::string>& config_only,
+                          const PkgGraph& graph) {
   StackInventory inv;
   inv.hosts = vendor_hosts(kb, stack.vendor);
-  for (const auto& [name, version] : facts.packages.installed)
-    if (vendor_package(stacks, stack, name)) inv.packages.push_back(name);
+  read_stack_packages(view, facts, stacks, stack, graph, inv);
   for (const auto& name : config_only)
     if (vendor_package(stacks, stack, name)) inv.config_packages.push_back(name);
   read_dkms(view, facts, stack, inv);
   read_trees(view, facts, stack.vendor, inv);
   read_sources(view, stack.vendor, inv);
   read_config_dirs(view, stack, inv);
+  read_containers(view, stack, inv);
   return inv;
 }
 
@@ -213,14 +318,12 @@ std::vector<ProfileAssignment> system_assignments(SystemView& view) {
   std::vector<std::string> files = {"/etc/environment", "/etc/profile", "/etc/bash.bashrc", "/etc/nccl.conf"};
   for (const auto& n : children(view, "/etc/profile.d"))
     if (text::ends_with(n, ".sh")) files.push_back("/etc/profile.d/" + n);
-  static const std::regex assignment(R"(^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=)");
   std::vector<ProfileAssignment> out;
   for (const auto& file : files) {
     auto content = view.read_file(file);
     if (!content) continue;
     for (const auto& line : text::lines(*content)) {
-      std::smatch m;
-      if (std::regex_search(line, m, assignment)) out.push_back({file, m[1].str()});
+      if (auto name = assigned_name(line); !name.empty()) out.push_back({file, name});
     }
   }
   return out;
@@ -238,11 +341,15 @@ Inventory take_inventory(SystemView& view, const Facts& facts, const Knowledge& 
   Inventory inv;
   std::vector<std::string> config_only;
   if (facts.packages.manager == "dpkg") config_only = dpkg_config_only(view);
+  PkgGraph graph = read_package_graph(view, facts);
   if (const auto* amd = stacks.vendor("amd"))
-    inv.amd = read_stack(view, facts, kb, stacks, *amd, config_only);
+    inv.amd = read_stack(view, facts, kb, stacks, *amd, config_only, graph);
   if (const auto* nv = stacks.vendor("nvidia"))
-    inv.nvidia = read_stack(view, facts, kb, stacks, *nv, config_only);
+    inv.nvidia = read_stack(view, facts, kb, stacks, *nv, config_only, graph);
   inv.homes = login_homes(view, facts);
+  for (auto* stack_inv : {&inv.amd, &inv.nvidia})
+    if (const auto* stack = stacks.vendor(stack_inv == &inv.amd ? "amd" : "nvidia"))
+      read_user_caches(view, *stack, inv.homes, *stack_inv);
   inv.system_assignments = system_assignments(view);
   return inv;
 }

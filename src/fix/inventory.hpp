@@ -9,12 +9,18 @@
 #include "system/system_view.hpp"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpudoctor::fix {
 
 struct StackInventory {
-  std::vector<std::string> packages;        // installed, the vendor's (stacks.yaml globs)
+  std::vector<std::string> packages; // what a purge removes: the stack on the dependency graph
+  std::vector<std::string> held;     // of those, held (apt-mark hold)
+  std::vector<std::pair<std::string, std::string>> kept; // the stack's packages left: package, who needs it
+  std::vector<std::string> replacements;    // the distribution's packages installed in their place
+  std::vector<std::string> orphans;         // auto-installed packages nothing needs after the purge
+  std::vector<std::string> versionlocks;    // dnf versionlock entries of the packages purged
   std::vector<std::string> config_packages; // removed, configuration files left (dpkg "rc")
   std::vector<std::string> dkms;            // module/version
   std::vector<std::string> trees;           // /opt/rocm-6.2.4, /opt/rocm, /var/lib/dkms/amdgpu/6.8.5-...
@@ -23,6 +29,10 @@ struct StackInventory {
   std::vector<std::string> source_edits;    // source files with some lines of this vendor
   std::vector<std::string> hosts;           // the vendor's repository hosts
   std::vector<std::string> keyrings, pins, ld_conf, modprobe, icd;
+  std::vector<std::string> container_edits; // file, old content, new content (base64), repeated
+  std::vector<std::string> cdi;             // the vendor's CDI specs (/etc/cdi, /var/run/cdi)
+  std::vector<std::string> user_caches;     // folders below the homes only the stack uses (relative)
+  std::vector<std::string> notes;           // what the inventory saw and leaves (a daemon.json not JSON)
 };
 
 // A variable a system-wide profile (/etc/environment, /etc/profile.d/*.sh, ...) sets.

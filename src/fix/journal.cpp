@@ -6,10 +6,30 @@
 
 namespace gpudoctor::fix {
 
+namespace {
+
+// A field as gd_journal escaped it: \\, \t, \r and \n stand for a backslash, tab, CR and line feed.
+std::string unescape(const std::string& field) {
+  std::string out;
+  for (std::size_t i = 0; i < field.size(); ++i) {
+    if (field[i] != '\\' || i + 1 == field.size()) {
+      out += field[i];
+      continue;
+    }
+    char c = field[++i];
+    out += c == 't' ? '\t' : c == 'r' ? '\r' : c == 'n' ? '\n' : c;
+  }
+  return out;
+}
+
+} // namespace
+
 std::vector<JournalEntry> parse_journal(const std::string& text) {
   std::vector<JournalEntry> out;
   for (const auto& line : text::lines(text)) {
     auto f = text::split(line, '\t', true);
+    for (auto& field : f)
+      field = unescape(field);
     if (f.size() < 4) continue;
     JournalEntry e{f[0], f[1], f[2], f[3], {f.begin() + 4, f.end()}};
     out.push_back(std::move(e));
@@ -36,6 +56,7 @@ RunEffects run_effects(const std::vector<JournalEntry>& journal, const std::stri
       if (!known) fx.created.push_back(arg(e, 0));
     } else if (e.event == "purge-package") {
       fx.purged.emplace_back(arg(e, 0), arg(e, 1));
+      if (arg(e, 2) == "auto") fx.auto_marked.push_back(arg(e, 0));
     } else if (e.event == "installed-package") {
       fx.installed.push_back(arg(e, 0));
     } else if (e.event == "removed-tree" || e.event == "removed-link") {
@@ -44,6 +65,14 @@ RunEffects run_effects(const std::vector<JournalEntry>& journal, const std::stri
       fx.groups.emplace_back(arg(e, 0), arg(e, 1));
     } else if (e.event == "pip-install" || e.event == "pip-uninstall") {
       fx.pip.push_back(arg(e, 0) + ": " + e.event.substr(4) + " " + arg(e, 1));
+    } else if (e.event == "cached-package" && e.args.size() >= 3) {
+      fx.cached[e.args[0]] = e.args[2];
+    } else if (e.event == "unheld") {
+      fx.unheld.push_back(arg(e, 0));
+    } else if (e.event == "versionlock-removed") {
+      fx.versionlocks.push_back(arg(e, 0));
+    } else if (e.event == "stopped-service" || e.event == "stopped-process") {
+      fx.stopped.push_back(arg(e, 0) + (e.args.size() > 1 ? " (" + arg(e, 1) + ")" : ""));
     } else if (e.event == "undone") {
       fx.undone = true;
     }

@@ -3,16 +3,40 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 namespace gpudoctor::fix {
 
 const std::vector<ParamInfo>& param_catalogue() {
   static const std::vector<ParamInfo> params = {
       {"family", "distribution family: debian or rhel"},
       {"os.ubuntu", "\"yes\" on Ubuntu and its derivatives, else empty"},
+      {"os.rhel", "\"yes\" in the RHEL family, else empty"},
+      {"opt.unhold",
+       "\"yes\" when the plan was made with --unhold (held packages of the stack are released)"},
+      {"opt.stop_gpu_users", "\"yes\" with --stop-gpu-users (processes using the old GPU are stopped)"},
       {"user", "the user the fix is for (who ran gpudoctor; SUDO_USER under sudo)"},
       {"homes", "home folders whose shell profiles are cleaned: every login user's, or the user's", true},
-      {"stack.packages", "the recipe vendor's packages that are installed (explicit names, never globs)",
+      {"stack.packages",
+       "what a purge removes: the vendor's installed packages and their dependents of the stack (explicit "
+       "names)",
        true},
+      {"stack.held", "of those, the held ones (apt-mark hold)", true},
+      {"stack.replacements",
+       "the distribution's packages installed in place of the vendor's (Mesa for AMD's)", true},
+      {"stack.versionlocks", "dnf versionlock entries of the packages the purge removes", true},
+      {"stack.keep",
+       "globs of the packages never removed (kernels, dkms, Mesa, firmware: every vendor's keep)", true},
+      {"stack.device_nodes", "ERE of the device files whose users must stop before the purge"},
+      {"stack.services", "systemd units stopped before the purge (nvidia-persistenced, the Fabric Manager)",
+       true},
+      {"stack.user_caches",
+       "folders below the homes only the stack uses (.cache/miopen), where some home has one", true},
+      {"stack.container_edits",
+       "Docker/containerd files to rewrite without the vendor's runtime: file, old, new "
+       "(base64), repeated",
+       true},
+      {"stack.cdi", "the vendor's CDI specs", true},
       {"stack.config_packages", "its removed packages whose configuration files are left (dpkg state rc)",
        true},
       {"stack.dkms", "its DKMS modules, as module/version", true},
@@ -36,6 +60,10 @@ const std::vector<ParamInfo>& param_catalogue() {
       {"install.driver_stream", "RHEL family: the nvidia-driver module stream (580-open), else empty"},
       {"install.toolkit_packages", "the toolkit packages (cuda-toolkit-13-0)", true},
       {"install.repo_url", "NVIDIA's repository folder for this OS (or the mirror's)"},
+      {"install.mirror", "the --mirror URL, else empty"},
+      {"install.vendor_repo", "the vendor's own repository URL when no mirror is used, else empty"},
+      {"install.vendor_repo_ids", "the vendor's repositories (URL without scheme) a mirror's sources replace",
+       true},
       {"install.key_url", "the vendor repository's signing key URL (or the mirror's)"},
       {"install.rocm", "the ROCm release to install (7.2)"},
       {"install.amdgpu_dir", "its amdgpu driver repository folder (30.30)"},
@@ -43,7 +71,8 @@ const std::vector<ParamInfo>& param_catalogue() {
       {"install.rocm_url", "AMD's ROCm repository URL (or the mirror's)"},
       {"install.graphics_url", "AMD's graphics repository URL (ROCm 7), else empty"},
       {"install.codename", "the release name AMD's apt repositories are used with here (jammy, noble)"},
-      {"torch.python", "the Python environment in use (a venv or conda python), else empty"},
+      {"torch.python", "the virtual and conda environments' pythons (the one in use first)", true},
+      {"torch.outgoing", "pip distributions (globs) of the other vendor's PyTorch that go with it", true},
       {"torch.user", "the user owning that environment"},
       {"torch.index_url",
        "the PyTorch wheel index (https://download.pytorch.org/whl/cu130, or the mirror's)"},
@@ -72,29 +101,6 @@ const std::vector<std::string>& Params::get(const std::string& name) const {
   static const std::vector<std::string> none;
   auto it = m_values.find(name);
   return it == m_values.end() ? none : it->second;
-}
-
-namespace {
-
-bool bare_ok(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         std::string_view("._-+:/=@%,").find(c) != std::string_view::npos;
-}
-
-} // namespace
-
-std::string shell_quote(const std::string& word) {
-  if (!word.empty() && std::all_of(word.begin(), word.end(), bare_ok) && word[0] != '=') return word;
-  std::string out = "'";
-  for (char c : word)
-    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-std::string unsafe_for_raw(const std::string& word) {
-  for (char c : word)
-    if (!bare_ok(c) && c != '~') return std::string(1, c);
-  return {};
 }
 
 std::vector<std::string> placeholders(const std::string& text) {
@@ -127,10 +133,15 @@ std::string expand(const std::string& text, const Params& params, bool raw_every
     std::string value;
     for (const auto& w : words) {
       if (!value.empty()) value += ' ';
+      if (!raw_everywhere && w.find('\0') != std::string::npos)
+        throw std::invalid_argument(
+            fmt::format("the value of {} has a NUL byte, which bash cannot hold", name));
       if (raw && !raw_everywhere)
         if (auto bad = unsafe_for_raw(w); !bad.empty())
-          throw std::invalid_argument("the value of " + name + " (\"" + w + "\") has a '" + bad +
-                                      "', which a script may not hold unquoted");
+          throw std::invalid_argument(
+              fmt::format("the value of {} (\"{}\") has a '{}', which a script may not "
+                          "hold unquoted",
+                          name, script_comment(w), script_comment(bad)));
       value += raw || raw_everywhere ? w : shell_quote(w);
     }
     if (words.empty() && !raw && !raw_everywhere && !is_list_param(name)) value = "''";

@@ -3,6 +3,8 @@
 // list of words; a scalar is a list of one. Bound from the facts by the planner (bind.cpp).
 #pragma once
 
+#include "fix/script_text.hpp"
+
 #include <map>
 #include <string>
 #include <vector>
@@ -33,13 +35,9 @@ private:
   std::map<std::string, std::vector<std::string>> m_values;
 };
 
-// A word as bash reads it back unchanged: bare when it is made of safe characters, else in single quotes.
-std::string shell_quote(const std::string& word);
-// Whether a value may be put into a script unquoted ({{!name}}): letters, digits and ._-+:/=~@%,
-std::string unsafe_for_raw(const std::string& word); // the first bad character, or "" when fine
-
-// Replaces {{name}} and {{!name}} in `text`. Throws std::invalid_argument naming the parameter when a raw
-// value is unsafe. `raw_everywhere`: titles and descriptions, shown as text (every value raw, joined).
+// Replaces {{name}} and {{!name}} in `text` (script_text.hpp quotes the words). Throws
+// std::invalid_argument naming the parameter when a raw value is unsafe or a value holds a NUL byte.
+// `raw_everywhere`: titles and descriptions, shown as text (every value raw, joined).
 std::string expand(const std::string& text, const Params& params, bool raw_everywhere = false);
 // The parameter names `text` refers to (for the loader's check).
 std::vector<std::string> placeholders(const std::string& text);

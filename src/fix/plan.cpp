@@ -1,11 +1,13 @@
 // The planner: which steps, with which parameters, for one fix or one migration.
 #include "fix/plan.hpp"
 
+#include "util/linear_regex.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
-#include <regex>
 #include <stdexcept>
+
+#include <fmt/format.h>
 
 namespace gpudoctor::fix {
 
@@ -52,10 +54,13 @@ std::expected<std::string, std::string> resolve_vendor(const Recipe& r, const Fa
   return std::string(amd ? "nvidia" : "amd");
 }
 
+// The names come from the machine's profiles (unbounded: a 1 MB name is a line of a file), so the match is
+// linear (util/linear_regex), never std::regex's recursive backtracking. A pattern that does not compile is
+// a recipe bug (tests/unit/test_fix_data.cpp compiles them all): nothing matches.
 bool system_sets(const Inventory& inv, const std::string& pattern) {
-  std::regex re("^(" + pattern + ")$");
-  return std::any_of(inv.system_assignments.begin(), inv.system_assignments.end(),
-                     [&](const ProfileAssignment& a) { return std::regex_match(a.name, re); });
+  auto re = LinearRegex::compile(pattern);
+  return re && std::any_of(inv.system_assignments.begin(), inv.system_assignments.end(),
+                           [&](const ProfileAssignment& a) { return re->full_match(a.name); });
 }
 
 bool include_step(const Step& s, const Params& p, const PlanContext& ctx) {
@@ -106,6 +111,7 @@ public:
         ps.root = s.root;
         ps.destructive = s.destructive;
         ps.reboot = s.reboot;
+        ps.stage = s.stage;
         plan.steps.push_back(std::move(ps));
       }
     } catch (const std::invalid_argument& e) {
@@ -150,6 +156,39 @@ private:
   OsKey m_os;
 };
 
+// The facts the script's code holds as words (GD_FOR_HOST, ...): bash cannot hold a NUL byte.
+std::expected<Plan, std::string> without_nul(Plan plan) {
+  const std::pair<const char*, const std::string*> words[] = {{"host name", &plan.host},
+                                                              {"kernel release", &plan.kernel},
+                                                              {"OS id", &plan.os.id},
+                                                              {"OS version", &plan.os.version}};
+  for (const auto& [what, value] : words)
+    if (value->find('\0') != std::string::npos)
+      return std::unexpected(fmt::format("the {} has a NUL byte, which a script cannot hold", what));
+  return plan;
+}
+
+// Stages: the prepare steps first (sources, keys, holds), then the download step when the plan installs or
+// removes anything (every later install downloaded before the first removal), then the other steps in recipe
+// order, with the cleanup steps moved to just before the reboot (after the installs: what the new stack needs
+// is no orphan).
+void arrange(Plan& plan, const Step& download) {
+  std::vector<PlannedStep> prepare, main, cleanup;
+  for (auto& s : plan.steps)
+    (s.stage == "prepare" ? prepare : s.stage == "cleanup" ? cleanup : main).push_back(std::move(s));
+  bool needs_download = !prepare.empty() || std::any_of(main.begin(), main.end(),
+                                                        [](const PlannedStep& s) { return s.destructive; });
+  plan.steps = std::move(prepare);
+  if (needs_download)
+    plan.steps.push_back({"prepare." + download.id, download.title, download.run, download.verify,
+                          download.where, download.root, download.destructive, download.reboot, ""});
+  auto reboot = std::find_if(main.begin(), main.end(),
+                             [](const PlannedStep& s) { return s.id.starts_with("reboot."); });
+  main.insert(reboot, std::make_move_iterator(cleanup.begin()), std::make_move_iterator(cleanup.end()));
+  plan.steps.insert(plan.steps.end(), std::make_move_iterator(main.begin()),
+                    std::make_move_iterator(main.end()));
+}
+
 void dedupe(std::vector<std::string>& list) {
   std::vector<std::string> out;
   for (auto& s : list)
@@ -167,9 +206,10 @@ std::expected<Plan, std::string> plan_fix(const std::string& id, const PlanConte
   Builder b(ctx, *os);
   Plan plan = b.start("fix", id, r->title);
   if (auto added = b.add(*r, "", plan); !added) return std::unexpected(added.error());
+  arrange(plan, ctx.book.download_step);
   b.add_why(plan, {r});
   dedupe(plan.notes);
-  return plan;
+  return without_nul(std::move(plan));
 }
 
 std::expected<Plan, std::string> plan_migration(const std::string& to, const PlanContext& ctx) {
@@ -188,15 +228,16 @@ std::expected<Plan, std::string> plan_migration(const std::string& to, const Pla
     recipes.push_back(r);
     if (auto added = b.add(*r, to, plan); !added) return std::unexpected(added.error());
   }
+  arrange(plan, ctx.book.download_step);
   plan.must_pass = m->must_pass;
   Params post;
   post.set("post.checks", text::join(m->must_pass, ","));
   const Step& s = ctx.book.check_step;
   plan.steps.push_back({"migrate." + s.id, s.title, expand(s.run, post), expand(s.verify, post), s.where,
-                        s.root, s.destructive, s.reboot});
+                        s.root, s.destructive, s.reboot, ""});
   b.add_why(plan, recipes);
   dedupe(plan.notes);
-  return plan;
+  return without_nul(std::move(plan));
 }
 
 } // namespace gpudoctor::fix

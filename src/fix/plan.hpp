@@ -24,6 +24,7 @@ struct PlannedStep {
   std::string verify; // bash
   std::string where;  // the recipe file and line
   bool root = false, destructive = false, reboot = false;
+  std::string stage; // "", "prepare", "cleanup" (recipe.hpp)
 };
 
 struct Plan {
@@ -44,9 +45,11 @@ struct Plan {
 
 struct PlanOptions {
   VersionRequest versions;
-  std::string mirror;      // replaces scheme and host of every vendor URL
-  bool render_all = false; // every step, even those with nothing to do here (tests: shellcheck coverage)
-  bool check_host = true;  // the script refuses another host name
+  std::string mirror;          // replaces scheme and host of every vendor URL
+  bool render_all = false;     // every step, even those with nothing to do here (tests: shellcheck coverage)
+  bool check_host = true;      // the script refuses another host name
+  bool unhold = false;         // held packages of the stack are released (else the script stops on them)
+  bool stop_gpu_users = false; // processes using the old GPU are stopped (else the script stops on them)
   std::string source = "this machine";
 };
 

@@ -15,6 +15,9 @@ std::string family_name(Family f);
 struct Step {
   std::string id, title;
   bool root = false, destructive = false, reboot = false;
+  // "prepare": runs before every other step of the plan (sources and keys, holds: what the downloads need);
+  // "cleanup": after the others, before the reboot (what only the installs can tell is no longer needed).
+  std::string stage;
   std::vector<std::string> when; // included when any of these parameters is non-empty (empty: always)
   std::string when_system_sets;  // included when a system-wide profile sets a variable matching this
   std::string run, debian, rhel; // bash: for every family, or per family (which wins over run)
@@ -47,6 +50,7 @@ struct RecipeBook {
   std::vector<Recipe> recipes;
   std::vector<Migration> migrations;
   Step check_step;     // the last step of a migration
+  Step download_step;  // after the prepare steps of a plan that installs or removes: everything downloaded
   std::string library; // fixes/lib.bash, copied into every script
 
   const Recipe* find(const std::string& id) const;

@@ -54,12 +54,15 @@ void check_placeholders(const Fields& f, const char* key, const std::string& tex
   for (const auto& name : placeholders(text))
     if (!is_known_param(name))
       f.fail(f.node()[key], "{{" + name + "}} is not a parameter (docs/fixes.md lists them)");
+  // A quoted word must stand where bash reads a word; titles and descriptions are text, never run.
+  if (std::string_view(key) != "title" && std::string_view(key) != "description")
+    if (auto bad = misplaced_placeholder(text); !bad.empty()) f.fail(f.node()[key], bad);
 }
 
 Step read_step(const std::string& rel, const YAML::Node& node) {
   Fields f(rel, node,
-           {"id", "title", "root", "destructive", "reboot", "when", "when_system_sets", "run", "debian",
-            "rhel", "verify", "debian_verify", "rhel_verify"});
+           {"id", "title", "root", "destructive", "reboot", "stage", "when", "when_system_sets", "run",
+            "debian", "rhel", "verify", "debian_verify", "rhel_verify"});
   Step s;
   s.id = f.text("id");
   if (!valid_id(s.id)) f.fail(node["id"], "a step id is lower-case letters, digits and '-'");
@@ -68,6 +71,9 @@ Step read_step(const std::string& rel, const YAML::Node& node) {
   s.root = f.flag("root");
   s.destructive = f.flag("destructive");
   s.reboot = f.flag("reboot");
+  s.stage = f.text_or("stage", "");
+  if (!s.stage.empty() && s.stage != "prepare" && s.stage != "cleanup")
+    f.fail(node["stage"], "stage is prepare or cleanup");
   s.when = f.list("when");
   for (const auto& p : s.when)
     if (!is_known_param(p)) f.fail(node["when"], "\"" + p + "\" is not a parameter");
@@ -118,7 +124,7 @@ Recipe read_recipe(const std::string& rel, const YAML::Node& doc) {
 }
 
 void read_migrations(const std::string& rel, const YAML::Node& doc, RecipeBook& book) {
-  Fields top(rel, doc, {"migrations", "check_step"});
+  Fields top(rel, doc, {"migrations", "check_step", "download_step"});
   const YAML::Node list = doc["migrations"];
   if (!list.IsSequence()) top.fail(doc, "\"migrations\" must be a list");
   for (const auto& node : list) {
@@ -130,6 +136,8 @@ void read_migrations(const std::string& rel, const YAML::Node& doc, RecipeBook& 
   }
   if (!doc["check_step"].IsDefined()) top.fail(doc, "missing \"check_step\"");
   book.check_step = read_step(rel, doc["check_step"]);
+  if (!doc["download_step"].IsDefined()) top.fail(doc, "missing \"download_step\"");
+  book.download_step = read_step(rel, doc["download_step"]);
 }
 
 } // namespace

@@ -1,10 +1,13 @@
 #include "fix/render.hpp"
 
-#include "fix/params.hpp"
+#include "fix/script_text.hpp"
+#include "util/escape.hpp"
 #include "util/text.hpp"
 
 #include <cstdint>
 #include <cstdio>
+
+#include <fmt/format.h>
 
 namespace gpudoctor::fix {
 
@@ -18,12 +21,13 @@ std::string flags_of(const PlannedStep& s, const char* sep = " ") {
   return text::join(f, sep);
 }
 
-// Words of `text` wrapped at `width` columns, each line starting with `prefix`.
+// Words of `text` (from the facts: made one inert line first) wrapped at `width` columns, each line
+// starting with `prefix`.
 std::string wrap(const std::string& text, const std::string& first, const std::string& prefix,
                  std::size_t width = 110) {
   std::string out, line = first;
   bool empty = true;
-  for (const auto& word : text::split(text, ' ')) {
+  for (const auto& word : text::split(script_comment(text), ' ')) {
     if (!empty && line.size() + 1 + word.size() > width) {
       out += line + "\n";
       line = prefix;
@@ -68,8 +72,8 @@ std::string header(const Plan& plan, const std::string& version) {
   std::string h = "#!/usr/bin/env bash\n";
   // The helpers take lists that may be empty here (a step with nothing to remove of that kind).
   h += "# shellcheck disable=SC2119,SC2120\n";
-  h += "# gpudoctor " + (plan.kind == "fix" ? "fix " + plan.id : std::string("migrate")) + ": " + plan.title +
-       "\n#\n";
+  h += "# gpudoctor " + (plan.kind == "fix" ? "fix " + plan.id : std::string("migrate")) + ": " +
+       script_comment(plan.title) + "\n#\n";
   for (std::size_t i = 0; i < plan.description.size(); ++i)
     h += wrap(plan.description[i], i == 0 ? "# What: " : "#       ", "#       ");
   if (plan.why.empty()) {
@@ -83,9 +87,9 @@ std::string header(const Plan& plan, const std::string& version) {
                 (plan.kernel.empty() ? "" : ", kernel " + plan.kernel),
             "# For:  ", "#       ");
   for (const auto& g : plan.gpus)
-    h += "#       " + g + "\n";
+    h += "#       " + script_comment(g) + "\n";
   if (plan.gpus.empty()) h += "#       no NVIDIA or AMD GPU on the PCI bus\n";
-  h += "# From: " + plan.source + ", by gpudoctor " + version + ".\n";
+  h += "# From: " + script_comment(plan.source) + ", by gpudoctor " + version + ".\n";
   if (!plan.notes.empty()) {
     h += "#\n# Notes:\n";
     for (const auto& n : plan.notes)
@@ -99,9 +103,8 @@ std::string header(const Plan& plan, const std::string& version) {
   h += "#\n# Steps (R: needs root, D: destructive, B: needs a reboot):\n";
   for (std::size_t i = 0; i < plan.steps.size(); ++i) {
     const auto& s = plan.steps[i];
-    char line[256];
-    std::snprintf(line, sizeof line, "#  %2zu. %-38s %c%c%c  ", i + 1, s.id.c_str(), s.root ? 'R' : '-',
-                  s.destructive ? 'D' : '-', s.reboot ? 'B' : '-');
+    std::string line = fmt::format("#  {:2}. {:<38} {}{}{}  ", i + 1, script_comment(s.id),
+                                   s.root ? 'R' : '-', s.destructive ? 'D' : '-', s.reboot ? 'B' : '-');
     h += wrap(s.title, line, "#" + std::string(50, ' '));
   }
   if (!plan.must_pass.empty())
@@ -115,7 +118,7 @@ Script render_script(const Plan& plan, const std::string& library, const std::st
   std::vector<std::string> ids, titles, flags;
   for (const auto& s : plan.steps) {
     ids.push_back(s.id);
-    titles.push_back(s.title);
+    titles.push_back(script_comment(s.title)); // printed and journaled by the script: one inert line
     flags.push_back(flags_of(s));
   }
   std::string vars;
@@ -134,7 +137,8 @@ Script render_script(const Plan& plan, const std::string& library, const std::st
     const auto& s = plan.steps[i];
     std::string n = std::to_string(i + 1);
     std::string f = flags_of(s, ", ");
-    steps += "\n# " + n + ". " + s.title + (f.empty() ? "" : " [" + f + "]") + " (" + s.where + ")\n";
+    steps += "\n# " + n + ". " + script_comment(s.title) + (f.empty() ? "" : " [" + f + "]") + " (" +
+             script_comment(s.where) + ")\n";
     steps += "gd_step_" + n + "() {\n" + indent_body(s.body) + "}\n";
     steps += "gd_verify_" + n + "() {\n" + indent_body(s.verify) + "}\n";
   }
@@ -144,23 +148,24 @@ Script render_script(const Plan& plan, const std::string& library, const std::st
                 static_cast<unsigned long long>(fnv1a(header(plan, version) + body) & 0xffffffffULL));
   Script script;
   script.id = plan.id + "-" + hash;
-  script.text = header(plan, version) + "\nset -euo pipefail\n\nGD_SCRIPT_ID=" + script.id + "\n" + body;
+  // Quoted: shellcheck reads an unquoted "purge-rocm-0be3c6dc" as arithmetic (SC2100).
+  script.text = header(plan, version) + "\nset -euo pipefail\n\nGD_SCRIPT_ID='" + script.id + "'\n" + body;
   return script;
 }
 
 std::string render_plan_summary(const Plan& plan) {
-  std::string out = plan.title + " (" + plan.os.name + ", " + family_name(plan.os.family) + " family)\n";
+  using escape::one_line;
+  std::string out = one_line(plan.title) + " (" + one_line(plan.os.name) + ", " +
+                    family_name(plan.os.family) + " family)\n";
   for (const auto& w : plan.why)
-    out += "  because " + w + "\n";
+    out += "  because " + one_line(w) + "\n";
   for (const auto& n : plan.notes)
-    out += "  note: " + n + "\n";
+    out += "  note: " + one_line(n) + "\n";
   out += "Steps (R: needs root, D: destructive, B: needs a reboot):\n";
   for (std::size_t i = 0; i < plan.steps.size(); ++i) {
     const auto& s = plan.steps[i];
-    char line[256];
-    std::snprintf(line, sizeof line, "  %2zu. %c%c%c %s\n", i + 1, s.root ? 'R' : '-',
-                  s.destructive ? 'D' : '-', s.reboot ? 'B' : '-', s.title.c_str());
-    out += line;
+    out += fmt::format("  {:2}. {}{}{} {}\n", i + 1, s.root ? 'R' : '-', s.destructive ? 'D' : '-',
+                       s.reboot ? 'B' : '-', one_line(s.title));
   }
   return out;
 }

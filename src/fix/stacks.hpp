@@ -14,6 +14,17 @@ struct VendorStack {
   std::vector<std::string> packages, keep; // shell globs over package names
   std::string profile_vars, profile_paths; // EREs
   std::vector<std::string> dkms, keyrings, modprobe_modules, icd, alternatives, groups;
+  std::vector<std::string> core;        // globs: a package depending directly on one of these is the stack's
+  std::vector<std::string> services;    // systemd units stopped before the purge
+  std::string device_nodes;             // ERE of the device files whose users must stop first
+  std::vector<std::string> user_caches; // folders below each home only the stack uses
+  std::vector<std::string> wheels;      // pip distributions (globs) only this vendor's PyTorch needs
+};
+
+// A package of a vendor's that stands in for one of the distribution's (AMD's Mesa and libdrm).
+struct Replacement {
+  std::string vendor, family, package, distribution;
+  bool uncertain = false;
 };
 
 struct CudaInstall {
@@ -63,6 +74,8 @@ struct Stacks {
   std::vector<OsValue> nvidia_repo_dirs, amd_apt_codenames;
   std::vector<RocmInstall> rocm_installs;
   std::vector<RepoKey> repo_keys;
+  std::vector<Replacement> replacements;
+  std::string device_selection_vars; // ERE
 
   const VendorStack* vendor(const std::string& name) const;
   // The value of the most specific row whose os ("<ID> <version prefix>") matches.

@@ -54,7 +54,8 @@ public:
   void read(const YAML::Node& doc) {
     Fields top(m_rel, doc,
                {"sources", "vendors", "cuda_installs", "cuda_arch_first", "cuda_major_min_arch",
-                "torch_cuda_indexes", "nvidia_repo_dirs", "rocm_installs", "amd_apt_codenames", "repo_keys"});
+                "torch_cuda_indexes", "nvidia_repo_dirs", "rocm_installs", "amd_apt_codenames", "repo_keys",
+                "replacements", "device_selection_vars"});
     const YAML::Node sources = doc["sources"];
     if (!sources.IsMap()) top.fail(doc, "\"sources\" must map keys to citations");
     for (const auto& kv : sources)
@@ -95,6 +96,13 @@ public:
       Fields f = row(n, {"vendor", "family", "url", "uncertain"});
       stacks.repo_keys.push_back({f.text("vendor"), f.text("family"), f.text("url"), f.flag("uncertain")});
     }
+    for (const auto& n : rows(top, "replacements")) {
+      Fields f = row(n, {"vendor", "family", "package", "distribution", "uncertain"});
+      stacks.replacements.push_back({f.text("vendor"), f.text("family"), f.text("package"),
+                                     f.text("distribution"), f.flag("uncertain")});
+    }
+    Fields dsv = row(doc["device_selection_vars"], {"vars"});
+    stacks.device_selection_vars = dsv.text("vars");
   }
 
 private:
@@ -130,12 +138,21 @@ private:
   }
 
   void vendor(const YAML::Node& n) {
-    Fields f = row(n, {"vendor", "packages", "keep", "profile_vars", "profile_paths", "dkms", "keyrings",
-                       "modprobe_modules", "icd", "alternatives", "groups"});
+    Fields f = row(n, {"vendor", "packages", "keep", "core", "profile_vars", "profile_paths", "dkms",
+                       "keyrings", "modprobe_modules", "icd", "alternatives", "groups", "services",
+                       "device_nodes", "user_caches", "wheels"});
     VendorStack v{
         f.text("vendor"),        f.list("packages"),     f.list("keep"),     f.text("profile_vars"),
         f.text("profile_paths"), f.list("dkms"),         f.list("keyrings"), f.list("modprobe_modules"),
         f.list("icd"),           f.list("alternatives"), f.list("groups")};
+    v.core = f.list("core");
+    v.services = f.list("services");
+    v.device_nodes = f.text("device_nodes");
+    v.user_caches = f.list("user_caches");
+    for (const auto& c : v.user_caches)
+      if (c.empty() || c.front() == '/' || text::contains(c, ".."))
+        f.fail(n["user_caches"], "user_caches are folders below a home: relative, without ..");
+    v.wheels = f.list("wheels");
     stacks.vendors.push_back(std::move(v));
   }
 };

@@ -2,74 +2,163 @@
 #include "fix/apply.hpp"
 #include "fix/apply_state.hpp"
 #include "fix/journal.hpp"
+#include "fix/script_text.hpp"
 #include "util/atomic_file.hpp"
+#include "util/escape.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <unistd.h>
+#include <vector>
 
 namespace gpudoctor::fix {
+
+using escape::one_line;
+
+namespace {
+
+std::string joined(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words)
+    out += " " + shell_quote(w);
+  return out;
+}
+
+// Runs a package command as root (in `chroot ROOT` for tests), or prints it for the user to run. `shown`:
+// how to print it when the argv is long (a hundred cached .debs).
+int package_command(const std::vector<std::string>& argv, const std::string& root, const char* what,
+                    const std::string& shown = {}) {
+  std::string text = shown.empty() ? joined(argv).substr(1) : shown;
+  if (::geteuid() != 0) {
+    std::printf("\n%s; as root:\n  %s\n", what, joined(argv).c_str() + 1);
+    return 0;
+  }
+  std::printf("\n%s:\n  %s\n", what, one_line(text).c_str());
+  int status = run_attached(argv, root);
+  if (status != 0) std::fprintf(stderr, "gpudoctor: that failed (exit status %d)\n", status);
+  return status == 0 ? 0 : 1;
+}
+
+// The packages of the run: the old ones back first (from the script's cache: their repository may be gone),
+// then what the run installed out (the old ones already satisfy what needs either), then the holds and locks.
+int undo_packages(const RunEffects& fx, const std::string& root, bool rhel) {
+  int failures = 0;
+  std::vector<std::string> from_cache, by_name, purged_names;
+  for (const auto& [name, version] : fx.purged) {
+    purged_names.push_back(name);
+    auto it = fx.cached.find(name);
+    std::error_code ec;
+    if (!rhel && it != fx.cached.end() && std::filesystem::exists(root + it->second, ec))
+      from_cache.push_back(it->second);
+    else
+      by_name.push_back(name + (version.empty() ? "" : (rhel ? "-" : "=") + version));
+  }
+  if (!from_cache.empty()) {
+    std::vector<std::string> argv = {"env",
+                                     "DEBIAN_FRONTEND=noninteractive",
+                                     "apt-get",
+                                     "install",
+                                     "-y",
+                                     "-q",
+                                     "--allow-downgrades",
+                                     "--no-install-recommends"};
+    argv.insert(argv.end(), from_cache.begin(), from_cache.end());
+    std::string dir = from_cache.front().substr(0, from_cache.front().rfind('/'));
+    failures += package_command(argv, root, "The run removed packages; they come back from its cache",
+                                "apt-get install --allow-downgrades " + std::to_string(from_cache.size()) +
+                                    " .deb files of " + dir);
+    if (!fx.auto_marked.empty()) {
+      std::vector<std::string> mark = {"apt-mark", "auto"};
+      mark.insert(mark.end(), fx.auto_marked.begin(), fx.auto_marked.end());
+      failures +=
+          package_command(mark, root, "apt had installed some of them as dependencies; so marked again");
+    }
+  }
+  if (!by_name.empty()) {
+    std::string cmd = rhel ? "dnf install" : "apt-get install";
+    std::printf("\nThe run removed packages that are not in its cache; this reinstalls them from their\n"
+                "repositories (restored above, when the run removed them):\n  %s%s\n",
+                cmd.c_str(), joined(by_name).c_str());
+  }
+  std::vector<std::string> installed;
+  for (const auto& name : fx.installed)
+    if (std::find(purged_names.begin(), purged_names.end(), name) == purged_names.end() &&
+        std::find(installed.begin(), installed.end(), name) == installed.end())
+      installed.push_back(name);
+  if (!installed.empty()) {
+    std::vector<std::string> argv =
+        rhel ? std::vector<std::string>{"dnf", "remove", "-y"}
+             : std::vector<std::string>{"env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "purge", "-y",
+                                        "-q"};
+    argv.insert(argv.end(), installed.begin(), installed.end());
+    failures += package_command(argv, root, "The run installed packages; they go");
+  }
+  if (!fx.unheld.empty()) {
+    std::vector<std::string> argv = {"apt-mark", "hold"};
+    argv.insert(argv.end(), fx.unheld.begin(), fx.unheld.end());
+    failures += package_command(argv, root, "The run released holds; they are held again");
+  }
+  for (const auto& entry : fx.versionlocks)
+    failures += package_command({"dnf", "-q", "versionlock", "add", entry}, root,
+                                "The run removed a version lock; it is back");
+  for (const auto& s : fx.stopped)
+    std::printf("The run stopped %s; start it again if it should run.\n", one_line(s).c_str());
+  return failures;
+}
+
+} // namespace
 
 int undo_last_apply(const std::string& root, bool yes) {
   std::string path = state_dir(root) + "/last-apply.json";
   auto doc = parse_json(read_text(path));
   if (!doc || !doc->is_object()) {
-    std::fprintf(stderr, "gpudoctor: no apply to undo (%s)\n", path.c_str());
+    std::fprintf(stderr, "gpudoctor: no apply to undo (%s)\n", one_line(path).c_str());
     return 2;
   }
   Record rec{*doc, path};
   std::string journal = rec.doc.value("journal", ""), run = rec.doc.value("run", "");
   RunEffects fx = run_effects(parse_journal(read_text(journal)), run);
   if (rec.doc.value("status", "") == "undone" || fx.undone) {
-    std::printf("The last apply (%s) was undone already.\n", rec.doc.value("script_id", "").c_str());
+    std::printf("The last apply (%s) was undone already.\n",
+                one_line(rec.doc.value("script_id", "")).c_str());
     return 0;
   }
   if (!fx.found) {
-    std::printf("The journal %s has nothing of run %s: nothing to undo.\n", journal.c_str(), run.c_str());
+    std::printf("The journal %s has nothing of run %s: nothing to undo.\n", one_line(journal).c_str(),
+                one_line(run).c_str());
     return 0;
   }
   if (!yes && !confirm("Restore " + std::to_string(fx.backups.size()) + " files and remove " +
-                       std::to_string(fx.created.size()) + " that run " + run + " created?")) {
+                       std::to_string(fx.created.size()) + " that run " + one_line(run) + " created?")) {
     std::fprintf(stderr, "gpudoctor: nothing was undone%s\n", ::isatty(STDIN_FILENO) ? "" : " (pass --yes)");
     return 2;
   }
   int failures = 0;
   for (auto it = fx.backups.rbegin(); it != fx.backups.rend(); ++it) {
     auto r = atomic_copy(root + it->second, root + it->first);
-    std::printf("%s %s\n", r ? "restored" : "could not restore", it->first.c_str());
+    std::printf("%s %s\n", r ? "restored" : "could not restore", one_line(it->first).c_str());
     if (!r) {
-      std::fprintf(stderr, "  %s\n", r.error().c_str());
+      std::fprintf(stderr, "  %s\n", one_line(r.error()).c_str());
       ++failures;
     }
   }
   for (const auto& f : fx.created) {
     std::error_code ec;
-    if (std::filesystem::remove(root + f, ec)) std::printf("removed %s (the run created it)\n", f.c_str());
+    if (std::filesystem::remove(root + f, ec))
+      std::printf("removed %s (the run created it)\n", one_line(f).c_str());
   }
   bool rhel = rec.doc.value("family", "") == "rhel";
-  if (!fx.purged.empty()) {
-    std::string cmd = rhel ? "dnf install" : "apt-get install";
-    for (const auto& [name, version] : fx.purged)
-      cmd += " " + name + (version.empty() ? "" : (rhel ? "-" : "=") + version);
-    std::printf(
-        "\nThe run removed packages; this reinstalls them (from their repositories, which the run may have\n"
-        "removed too: restored above):\n  %s\n",
-        cmd.c_str());
-  }
-  if (!fx.installed.empty()) {
-    std::string cmd = rhel ? "dnf remove" : "apt-get purge";
-    for (const auto& name : fx.installed)
-      cmd += " " + name;
-    std::printf("\nThe run installed packages; this removes them:\n  %s\n", cmd.c_str());
-  }
+  failures += undo_packages(fx, root, rhel);
   for (const auto& t : fx.trees)
-    std::printf("Not restored (removed without a backup): %s\n", t.c_str());
+    std::printf("Not restored (removed without a backup): %s\n", one_line(t).c_str());
   for (const auto& [user, group] : fx.groups)
-    std::printf("Added %s to %s; to undo: gpasswd -d %s %s\n", user.c_str(), group.c_str(), user.c_str(),
-                group.c_str());
+    std::printf("Added %s to %s; to undo: gpasswd -d %s %s\n", one_line(user).c_str(),
+                one_line(group).c_str(), shell_quote(user).c_str(), shell_quote(group).c_str());
   for (const auto& p : fx.pip)
-    std::printf("pip: %s\n", p.c_str());
+    std::printf("pip: %s\n", one_line(p).c_str());
   if (failures) return 1;
   {
     std::ofstream out(journal, std::ios::app);

@@ -133,6 +133,39 @@ std::vector<RpmPackage> rpm_qa(std::string_view text);
 // name -> "version-release" (the highest when a name is installed more than once, like kernel).
 std::map<std::string, std::string> rpm_qa_versions(std::string_view text);
 
+// ---- package relations (the dependency graph a purge is computed from) ----------------------------------
+
+// One package of /var/lib/dpkg/status with its relations. `clauses`: Pre-Depends and Depends, one clause per
+// comma, each the names of its alternatives (versions and :arch dropped); `provides`: virtual names.
+struct DpkgRecord {
+  std::string name, version;
+  std::string want;   // "install", "hold", "deinstall", "purge" (the selection; "hold": apt-mark hold)
+  std::string status; // "installed", "config-files", "half-installed", ...
+  std::vector<std::vector<std::string>> clauses;
+  std::vector<std::string> provides;
+  bool installed() const { return status == "installed"; }
+  bool held() const { return want == "hold"; }
+};
+std::vector<DpkgRecord> dpkg_records(std::string_view text);
+
+// /var/lib/apt/extended_states: the packages apt installed as dependencies ("Auto-Installed: 1").
+std::vector<std::string> apt_auto_installed(std::string_view text);
+
+// /etc/dnf/plugins/versionlock.list: the entries (one pattern a line: "name-epoch:version-release.arch",
+// globs allowed; "!" entries exclude), comments and blanks skipped.
+std::vector<std::string> dnf_versionlock(std::string_view text);
+// The package name an entry locks: the part before the "-[epoch:]version-release" tail ("nvidia-driver"
+// for "nvidia-driver-3:580.95.05-1.el9.*"); empty for an exclusion or an entry that is not one.
+std::string versionlock_name(std::string_view entry);
+
+// Output of `rpm -qa --queryformat '[%{NAME}\tP\t%{PROVIDES}\n][%{NAME}\tR\t%{REQUIRES}\n]'` (snapshot key
+// rpm-provides): each package's provided and required capabilities (names only: "libc.so.6()(64bit)",
+// "rocm-core"; versions dropped; rpmlib() and file requirements left out).
+struct RpmRelations {
+  std::vector<std::string> provides, requires_;
+};
+std::map<std::string, RpmRelations> rpm_relations(std::string_view text);
+
 struct AptSource {
   std::string file;
   int line = 0;           // 1-based: the entry's line, or the first line of its deb822 stanza

@@ -1,6 +1,7 @@
 #include "probe/probe_compile.hpp"
 
 #include "collect/collectors.hpp"
+#include "system/temp_files.hpp"
 #include "util/file_text.hpp"
 #include "util/text.hpp"
 
@@ -94,7 +95,9 @@ std::expected<void, std::string> build(SystemView& view, const std::string& comp
       }
   }
   std::string key = "probe-build@" + backend + (program == "kernels" ? "-kernels" : "");
+  temp::track(tmp); // the compiler's half-written output goes if gpudoctor is interrupted
   auto r = view.run({key, argv, k_compile_timeout, {}});
+  temp::untrack(tmp);
   std::error_code ec;
   if (!r.ok()) {
     fs::remove(tmp, ec);
@@ -198,8 +201,18 @@ std::expected<ProbePrograms, std::string> compile_probes(const std::string& back
         "cached in " + dir.string() + " (compiled earlier with " + *compiler + " for " + targets.names + ")";
     return out;
   }
+  // A build folder made now is a temporary one until its programs are in it: removed if gpudoctor is
+  // interrupted while the compiler runs.
+  bool fresh = !fs::exists(dir, ec);
   fs::create_directories(dir, ec);
   if (ec) return std::unexpected("cannot create the probe cache " + dir.string() + ": " + ec.message());
+  struct Registered {
+    fs::path dir;
+    ~Registered() {
+      if (!dir.empty()) temp::untrack(dir);
+    }
+  } registered{fresh ? dir : fs::path()};
+  if (fresh) temp::track(dir);
   std::ofstream(dir / "gpudoctor_probe_targets.h")
       << "#define GPUDOCTOR_PROBE_TARGETS \"" << targets.names << "\"\n";
   if (say)

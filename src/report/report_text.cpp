@@ -1,7 +1,10 @@
 // The text report, for people: what the machine is, then per area the problems first with what to do;
-// what passed only with -v. Colour only when asked (a terminal without NO_COLOR).
+// what passed only with -v. Colour only when asked (a terminal without NO_COLOR). Every string that comes
+// from the machine or a snapshot is escaped (util/escape) before it is painted: the only escape sequences
+// in the output are the report's own colours.
 #include "report/report.hpp"
 #include "report/summary_lines.hpp"
+#include "util/escape.hpp"
 
 #include <algorithm>
 #include <map>
@@ -33,22 +36,24 @@ std::string mark(Status s, const Style& st) {
   return "?";
 }
 
+using escape::one_line;
+
 void render_result(const Result& r, const Catalogue& cat, const Style& st, std::string& out) {
+  std::string where = one_line(r.id) + (r.subject.empty() ? "" : " · " + one_line(r.subject));
   if (r.status == Status::pass || r.status == Status::skip) {
     // The catalogue titles name problems; for what passed, the message says what was found.
-    out += "  " + mark(r.status, st) + "  " + r.id + (r.subject.empty() ? "" : " · " + r.subject) + ": " +
-           st.paint("2", r.message) + "\n";
+    out += "  " + mark(r.status, st) + "  " + where + ": " + st.paint("2", one_line(r.message)) + "\n";
     return;
   }
-  out += "  " + mark(r.status, st) + "  " + st.paint("1", r.title);
-  out += st.paint("2", "  [" + r.id + (r.subject.empty() ? "" : " · " + r.subject) + "]") + "\n";
-  out += "      " + r.message + "\n";
+  out += "  " + mark(r.status, st) + "  " + st.paint("1", one_line(r.title));
+  out += st.paint("2", "  [" + where + "]") + "\n";
+  out += "      " + one_line(r.message) + "\n";
   for (const auto& e : r.evidence)
-    out += st.paint("2", "      · " + e) + "\n";
+    out += st.paint("2", "      · " + one_line(e)) + "\n";
   for (const auto& fix : r.fixes) {
     const FixEntry* f = cat.find_fix(fix);
-    out += "      → " + st.paint("1", "gpudoctor fix " + fix) + (f ? " (" + f->title + ")" : std::string()) +
-           "\n";
+    out += "      → " + st.paint("1", "gpudoctor fix " + one_line(fix)) +
+           (f ? " (" + one_line(f->title) + ")" : std::string()) + "\n";
   }
 }
 
@@ -59,10 +64,10 @@ std::string render_text(const Report& report, const Catalogue& cat, const TextOp
   std::string out;
   const Facts& f = report.facts;
   std::string head = "gpudoctor " GPUDOCTOR_VERSION;
-  if (!f.hostname.empty()) head += " · " + f.hostname;
-  if (f.os.pretty_name) head += " · " + *f.os.pretty_name;
-  if (f.os.kernel_release) head += " · kernel " + *f.os.kernel_release;
-  if (report.source_kind != "live") head += " · from snapshot " + report.source_path;
+  if (!f.hostname.empty()) head += " · " + one_line(f.hostname);
+  if (f.os.pretty_name) head += " · " + one_line(*f.os.pretty_name);
+  if (f.os.kernel_release) head += " · kernel " + one_line(*f.os.kernel_release);
+  if (report.source_kind != "live") head += " · from snapshot " + one_line(report.source_path);
   out += st.paint("1", head) + "\n\n";
 
   out += st.paint("1", "Machine") + "\n";
@@ -70,7 +75,7 @@ std::string render_text(const Report& report, const Catalogue& cat, const TextOp
     for (std::size_t i = 0; i < lines.size(); ++i) {
       std::string name = i == 0 ? label : "";
       name.resize(12, ' ');
-      out += "  " + st.paint("2", name) + lines[i] + "\n";
+      out += "  " + st.paint("2", name) + one_line(lines[i]) + "\n";
     }
   }
 

@@ -1,6 +1,6 @@
 #include "system/live_view.hpp"
 
-#include "util/process.hpp"
+#include "system/process.hpp"
 
 #include <algorithm>
 #include <dirent.h>

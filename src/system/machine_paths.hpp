@@ -15,6 +15,9 @@ inline constexpr const char* init_cgroup = "/proc/1/cgroup";
 inline constexpr const char* modules = "/proc/modules";
 inline constexpr const char* nvidia_driver_version = "/proc/driver/nvidia/version";
 inline constexpr const char* self_exe = "/proc/self/exe"; // gpudoctor's own binary, to find its probes
+// gpudoctor's own processes (system/process_table): never recorded, never replayed.
+inline constexpr const char* proc_root = "/proc"; // /proc/<pid>/stat, /proc/<pid>/environ
+inline constexpr const char* boot_id = "/proc/sys/kernel/random/boot_id"; // names gpudoctor's temp folders
 
 // sysfs (Documentation/ABI/testing/sysfs-bus-pci, sysfs-module; amdkfd topology)
 inline constexpr const char* pci_devices = "/sys/bus/pci/devices";

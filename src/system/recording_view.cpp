@@ -4,14 +4,28 @@
 
 #include <deque>
 #include <fstream>
+#include <unistd.h>
 
 namespace gpudoctor {
 
 namespace fs = std::filesystem;
 
 RecordingView::RecordingView(LiveView& live, fs::path out_dir, std::string tool)
-    : m_live(live), m_dir(std::move(out_dir)), m_tool(std::move(tool)) {
+    : m_live(live), m_dir(std::move(out_dir)), m_tool(std::move(tool)), m_guard(live, ::geteuid() == 0) {
   fs::create_directories(m_dir / "fs");
+}
+
+bool RecordingView::refused(const std::string& path, bool folder) {
+  auto why = m_guard.refuse(path, folder);
+  if (!why) return false;
+  std::lock_guard lock(m_mutex);
+  m_skipped.emplace_back(path, *why);
+  return true;
+}
+
+std::vector<std::pair<std::string, std::string>> RecordingView::skipped() {
+  std::lock_guard lock(m_mutex);
+  return m_skipped;
 }
 
 void RecordingView::write_file(const fs::path& where, const std::string& content) {
@@ -66,6 +80,7 @@ std::optional<fs::path> RecordingView::mirror_path(const std::string& path, bool
 }
 
 std::optional<std::string> RecordingView::read_file(const std::string& path) {
+  if (refused(path, false)) return std::nullopt;
   auto content = m_live.read_file(path);
   if (!content) return content;
   std::lock_guard lock(m_mutex);
@@ -76,14 +91,19 @@ std::optional<std::string> RecordingView::read_file(const std::string& path) {
 void RecordingView::record_child(const std::string& dir_path, const fs::path& mirrored_dir,
                                  const std::string& name) {
   std::string child = dir_path == "/" ? "/" + name : dir_path + "/" + name;
-  auto st = m_live.lstat(child);
+  // Looked at where the folder resolved to (mirrored_dir is below fs/): a link on the way, such as
+  // /var/run -> /run, is then the recorded machine's, even when the machine is a folder (bundle --root).
+  std::string resolved = "/" + mirrored_dir.lexically_relative(m_dir / "fs").generic_string();
+  if (resolved == "/.") resolved = "/";
+  std::string real = resolved == "/" ? "/" + name : resolved + "/" + name;
+  auto st = m_live.lstat(real);
   if (!st) return;
   fs::path at = mirrored_dir / name;
   std::error_code ec;
   if (fs::exists(fs::symlink_status(at, ec))) return; // already recorded with content
   switch (st->type) {
   case FileType::link:
-    if (auto target = m_live.read_link(child)) fs::create_symlink(*target, at, ec);
+    if (auto target = m_live.read_link(real)) fs::create_symlink(*target, at, ec);
     break;
   case FileType::dir:
     fs::create_directories(at, ec);
@@ -98,6 +118,7 @@ void RecordingView::record_child(const std::string& dir_path, const fs::path& mi
 }
 
 std::optional<std::vector<std::string>> RecordingView::list_dir(const std::string& path) {
+  if (refused(path, true)) return std::nullopt;
   auto names = m_live.list_dir(path);
   if (!names) return names;
   std::lock_guard lock(m_mutex);

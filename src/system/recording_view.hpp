@@ -2,6 +2,7 @@
 // into a snapshot folder (format 1) as it happens. `gpudoctor bundle` is this plus a report and redaction.
 #pragma once
 
+#include "system/foreign_links.hpp"
 #include "system/live_view.hpp"
 #include "system/snapshot.hpp"
 #include "util/json.hpp"
@@ -27,18 +28,23 @@ public:
   // Writes manifest.json, stat.json and commands.json. Call once, after collection.
   void finish(const snapshot::Manifest& manifest);
   const std::filesystem::path& dir() const { return m_dir; }
+  // The paths not read because of ForeignLinkGuard, each with why ("PATH leads through a link ...").
+  std::vector<std::pair<std::string, std::string>> skipped();
 
 private:
   // Mirrors `path` into fs/, creating every symlink met on the way as the machine has it; returns the
   // location the content belongs at (inside fs/), or nothing when the path is absent.
   std::optional<std::filesystem::path> mirror_path(const std::string& path, bool follow_final);
   void write_file(const std::filesystem::path& where, const std::string& content);
+  bool refused(const std::string& path, bool folder);
   void record_child(const std::string& dir_path, const std::filesystem::path& mirrored_dir,
                     const std::string& name);
 
   LiveView& m_live;
   std::filesystem::path m_dir;
   std::string m_tool;
+  ForeignLinkGuard m_guard;
+  std::vector<std::pair<std::string, std::string>> m_skipped;
   std::mutex m_mutex;
   Json m_stats = Json::object();
   Json m_commands = Json::array();

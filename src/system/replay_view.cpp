@@ -105,6 +105,7 @@ std::expected<std::unique_ptr<ReplayView>, std::string> ReplayView::open(const f
           if (a.is_string()) r.argv.push_back(a.get<std::string>());
       r.found = json_bool(entry, "found").value_or(true);
       r.timed_out = json_bool(entry, "timed_out").value_or(false);
+      r.unkillable = json_bool(entry, "unkillable").value_or(false);
       if (auto code = json_int(entry, "exit")) r.exit_code = static_cast<int>(*code);
       r.duration_ms = json_int(entry, "duration_ms").value_or(0);
       r.timeout_ms = json_int(entry, "timeout_ms").value_or(0);

@@ -120,6 +120,7 @@ Json command_to_json(const CommandResult& r, const std::string& out_file, const 
   j["found"] = r.found;
   j["exit"] = r.exit_code ? Json(*r.exit_code) : Json(nullptr);
   j["timed_out"] = r.timed_out;
+  if (r.unkillable) j["unkillable"] = true;
   j["duration_ms"] = r.duration_ms;
   if (r.timeout_ms > 0) j["timeout_ms"] = r.timeout_ms;
   if (r.signal) j["signal"] = *r.signal;

@@ -54,6 +54,7 @@ struct CommandResult {
   bool found = false;           // false: program not on PATH (replayed as exit 127)
   std::optional<int> exit_code; // empty when killed by a signal or timed out
   bool timed_out = false;
+  bool unkillable = false;   // it (or a process it started) outlived SIGKILL: left running, not waited on
   std::optional<int> signal; // the signal that ended it (a crash), when not killed at the time limit
   long timeout_ms = 0;       // the time limit it ran under
   long duration_ms = 0;

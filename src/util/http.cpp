@@ -1,5 +1,7 @@
 #include "util/http.hpp"
 
+#include "util/text.hpp"
+
 #include <chrono>
 #include <mutex>
 
@@ -69,6 +71,34 @@ std::string url_without_credentials(const std::string& url) {
   return url.substr(0, scheme + 3) + "<redacted>" + url.substr(at);
 }
 
+std::optional<UrlParts> parse_url(const std::string& url) {
+  CURLU* handle = curl_url();
+  if (!handle) return std::nullopt;
+  std::optional<UrlParts> parts;
+  if (curl_url_set(handle, CURLUPART_URL, url.c_str(), 0) == CURLUE_OK) {
+    auto part = [&](CURLUPart which, unsigned flags = 0) -> std::optional<std::string> {
+      char* value = nullptr;
+      if (curl_url_get(handle, which, &value, flags) != CURLUE_OK || !value) return std::nullopt;
+      std::string s = value;
+      curl_free(value);
+      return s;
+    };
+    auto scheme = part(CURLUPART_SCHEME);
+    auto host = part(CURLUPART_HOST);
+    auto port = part(CURLUPART_PORT, CURLU_DEFAULT_PORT);
+    if (scheme && host && port) {
+      parts = UrlParts{text::lower(*scheme),
+                       text::lower(*host),
+                       *port,
+                       part(CURLUPART_PATH).value_or("/"),
+                       part(CURLUPART_USER).has_value() || part(CURLUPART_PASSWORD).has_value(),
+                       part(CURLUPART_QUERY).has_value()};
+    }
+  }
+  curl_url_cleanup(handle);
+  return parts;
+}
+
 HttpResponse http_request(const HttpRequest& request) {
   static std::once_flag once;
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
@@ -95,9 +125,14 @@ HttpResponse http_request(const HttpRequest& request) {
   curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
   curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
   if (!request.ca_file.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, request.ca_file.c_str());
+  const char* protocols = request.https_only ? "https" : "http,https";
 #if LIBCURL_VERSION_NUM >= 0x075500
-  curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, protocols);
+  curl_easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, protocols);
+#else
+  long mask = request.https_only ? CURLPROTO_HTTPS : (CURLPROTO_HTTP | CURLPROTO_HTTPS);
+  curl_easy_setopt(curl, CURLOPT_PROTOCOLS, mask);
+  curl_easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS, mask);
 #endif
   curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, request.follow_redirects ? 1L : 0L);
   curl_easy_setopt(curl, CURLOPT_MAXREDIRS, 5L);
@@ -121,6 +156,9 @@ HttpResponse http_request(const HttpRequest& request) {
   char* effective = nullptr;
   if (curl_easy_getinfo(curl, CURLINFO_EFFECTIVE_URL, &effective) == CURLE_OK && effective)
     response.effective_url = effective;
+  char* redirect = nullptr;
+  if (curl_easy_getinfo(curl, CURLINFO_REDIRECT_URL, &redirect) == CURLE_OK && redirect)
+    response.redirect_url = redirect;
   response.status = status;
   response.body_truncated = sink.truncated;
   if (code == CURLE_OK || (code == CURLE_WRITE_ERROR && sink.truncated)) {

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,8 @@ struct HttpRequest {
   std::chrono::milliseconds timeout{5000}; // the whole request, connection included
   std::size_t max_body_bytes = 64 * 1024;  // of the answer; the rest ends the transfer (body_truncated)
   std::string ca_file;                     // trust this CA bundle instead of the system's (tests)
-  bool follow_redirects = true;            // up to 5
+  bool follow_redirects = true;            // up to 5, to http or https; else a 3xx is the answer
+  bool https_only = false;                 // refuse any other scheme, redirects included
 };
 
 struct HttpResponse {
@@ -29,10 +31,19 @@ struct HttpResponse {
   std::string body;
   bool body_truncated = false;
   std::string effective_url; // after redirects
+  std::string redirect_url;  // a 3xx not followed: where it points (absolute), as libcurl resolves Location
   long duration_ms = 0;
 };
 
 HttpResponse http_request(const HttpRequest& request);
+
+// A URL's parts, as libcurl parses them (so a check agrees with what libcurl would connect to). Scheme and
+// host are lower case; `port` is the explicit one or the scheme's default.
+struct UrlParts {
+  std::string scheme, host, port, path;
+  bool has_userinfo = false, has_query = false;
+};
+std::optional<UrlParts> parse_url(const std::string& url);
 
 // "https://user:token@host/simple" -> "https://<redacted>@host/simple": for reports and messages.
 std::string url_without_credentials(const std::string& url);

@@ -1,5 +1,7 @@
 #include "util/json.hpp"
 
+#include "util/escape.hpp"
+
 namespace gpudoctor {
 
 std::expected<Json, std::string> parse_json(std::string_view text) {
@@ -20,7 +22,8 @@ std::expected<Json, std::string> parse_json(std::string_view text) {
 }
 
 std::string dump_json(const Json& j, int indent) {
-  return j.dump(indent, ' ', false, nlohmann::detail::error_handler_t::replace);
+  // nlohmann escapes C0 controls but leaves DEL, C1 and bidi controls raw: JSON is printed to terminals too.
+  return escape::json_text(j.dump(indent, ' ', false, nlohmann::detail::error_handler_t::replace));
 }
 
 std::optional<std::string> json_string(const Json& j, const char* key) {

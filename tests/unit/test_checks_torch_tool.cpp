@@ -157,6 +157,20 @@ TEST_CASE("check: tool.timeout") {
     f.tools.front().timed_out = false;
     expect_quiet(single(run_check("tool.timeout", f)), Status::pass);
   }
+  SUBCASE("killed, it did not end (a wedged driver): said, and left") {
+    f.tools.front().unkillable = true;
+    auto u = single(run_check("tool.timeout", f));
+    expect_fired(u, Status::warn, "nvidia-smi", {"5000 ms", "did not end when killed", "still running"}, {});
+    CHECK(u.evidence.back() == "cmd nvidia-smi-xml: still there after SIGKILL (unkillable)");
+  }
+  SUBCASE("it exited, but what it started did not end when killed") {
+    f.tools.front().timed_out = false;
+    f.tools.front().exit_code = 0;
+    f.tools.front().unkillable = true;
+    auto u = single(run_check("tool.timeout", f));
+    expect_fired(u, Status::warn, "nvidia-smi", {"finished", "did not end when killed"}, {});
+    CHECK(u.evidence.front() == "cmd nvidia-smi-xml: exit 0");
+  }
 }
 
 TEST_CASE("check: tool.failed") {

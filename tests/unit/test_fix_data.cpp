@@ -1,7 +1,9 @@
 // The fix data: recipes, migrations, stack tables and the script library load; they agree with the check
 // catalogue; a broken recipe is refused with its file and line.
 #include "check_fixtures.hpp"
+#include "fix/params.hpp"
 #include "fix_fixtures.hpp"
+#include "util/linear_regex.hpp"
 #include "util/text.hpp"
 
 #include <filesystem>
@@ -115,16 +117,21 @@ TEST_CASE("fix data: a purge takes the vendor's packages only, never Mesa's or t
   const auto& nv = *s.vendor("nvidia");
   for (const char* p :
        {"rocm-core", "rocm-hip-sdk", "hip-runtime-amd", "amdgpu-dkms", "amdgpu-dkms-firmware",
-        "amdgpu-install", "rocminfo", "hsa-rocr", "miopen-hip", "rccl", "libamdhip64-5", "hipcc"})
+        "amdgpu-install", "rocminfo", "hsa-rocr", "miopen-hip", "rccl", "libamdhip64-5", "hipcc",
+        // AMD's own builds of libdrm and Mesa (amdgpu-install's graphics use case) are AMD's.
+        "libdrm-amdgpu-amdgpu1", "libdrm2-amdgpu", "libdrm-amdgpu-common", "libgl1-amdgpu-mesa-dri",
+        "libegl1-amdgpu-mesa", "libgbm1-amdgpu", "mesa-amdgpu-va-drivers", "xserver-xorg-amdgpu-video-amdgpu",
+        "libllvm17.0.60001-amdgpu", "amdgpu-core"})
     CHECK_MESSAGE(fix::vendor_package(s, amd, p), std::string(p));
-  for (const char* p : {"cuda-toolkit-12-4", "nvidia-driver-550", "nvidia-open-580", "libnvidia-compute-550",
-                        "cuda-keyring", "libcudnn9-cuda-12", "linux-modules-nvidia-550-generic",
-                        "kmod-nvidia-latest-dkms", "nvidia-container-toolkit"})
+  for (const char* p :
+       {"cuda-toolkit-12-4", "nvidia-driver-550", "nvidia-open-580", "libnvidia-compute-550", "cuda-keyring",
+        "libcudnn9-cuda-12", "linux-modules-nvidia-550-generic", "kmod-nvidia-latest-dkms",
+        "nvidia-container-toolkit", "xserver-xorg-video-nvidia-560"})
     CHECK_MESSAGE(fix::vendor_package(s, nv, p), std::string(p));
   for (const char* p : {"libdrm-amdgpu1", "libdrm2", "mesa-vulkan-drivers", "libgl1-mesa-dri", "libglx-mesa0",
                         "xserver-xorg-video-amdgpu", "firmware-amd-graphics", "linux-firmware", "dkms",
                         "linux-headers-6.8.0-45-generic", "xserver-xorg-video-nouveau", "libdrm-amdgpu",
-                        "mesa-dri-drivers"}) {
+                        "mesa-dri-drivers", "libdrm-radeon1", "libgbm1", "mesa-va-drivers", "libegl-mesa0"}) {
     CHECK_MESSAGE(!fix::vendor_package(s, amd, p), std::string(p));
     CHECK_MESSAGE(!fix::vendor_package(s, nv, p), std::string(p));
   }
@@ -151,4 +158,21 @@ TEST_CASE("fix data: the inventory of a snapshot lists exactly what is there") {
         std::vector<std::string>{"hip-runtime-amd", "rocm-core", "rocminfo"});
   CHECK(leftovers->inventory.amd.config_packages == std::vector<std::string>{"amdgpu-dkms"});
   CHECK(leftovers->inventory.amd.alternatives == std::vector<std::string>{"rocm"});
+}
+
+TEST_CASE("fix data: every when_system_sets pattern compiles for the linear matcher") {
+  // plan.cpp matches them with util/linear_regex (linear on a snapshot's names); one that does not compile
+  // would silently match nothing.
+  std::vector<std::string> patterns;
+  for (const auto& v : stacks().vendors)
+    patterns.push_back(v.profile_vars);
+  for (const auto& r : recipes().recipes)
+    for (const auto& s : r.steps)
+      if (!s.when_system_sets.empty() && !fix::is_known_param(s.when_system_sets))
+        patterns.push_back(s.when_system_sets);
+  CHECK(patterns.size() >= 5);
+  for (const auto& p : patterns) {
+    auto re = LinearRegex::compile(p);
+    CHECK_MESSAGE(re.has_value(), p, ": ", re ? std::string() : re.error());
+  }
 }

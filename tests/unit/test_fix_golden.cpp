@@ -3,6 +3,7 @@
 // tests/e2e/fix_scripts.sh runs shellcheck over them.
 #include "fix/render.hpp"
 #include "fix_fixtures.hpp"
+#include "util/text.hpp"
 
 #include <cstdlib>
 #include <filesystem>
@@ -41,6 +42,7 @@ const Golden kGolden[] = {
     {"tests/fixes/machines/rocky9-mi210-rocm/snapshot", "fix", "purge-rocm"},
     {"tests/fixes/machines/rocky9-mi210-rocm/snapshot", "migrate", "nvidia"},
     {"tests/fixes/machines/rocky9-mi210-rocm/snapshot", "fix", "install-rocm", {.rocm = "6.2"}},
+    {"tests/fixes/machines/ubuntu2204-rocm6/snapshot", "migrate", "nvidia"},
     // After the install (issue 13)
     {"tests/machines/amd-debian12-firmware-missing/snapshot", "fix", "install-firmware"},
     {"tests/machines/nvidia-hgx-h200-no-fabric-manager/snapshot", "fix", "install-fabric-manager"},
@@ -105,23 +107,35 @@ TEST_CASE("fix plans: the steps carry their flags and the purge names exactly th
   CHECK(plan->needs_root());
   CHECK(plan->needs_reboot());
   REQUIRE(!plan->steps.empty());
-  CHECK(plan->steps.front().id == "purge-rocm.packages");
-  CHECK(plan->steps.front().destructive);
-  CHECK(plan->steps.front().body == "gd_purge_packages hip-runtime-amd rocm-core rocminfo");
+  // Holds are looked at first, then everything is downloaded, and only then does anything go.
+  CHECK(plan->steps.front().id == "purge-rocm.holds");
+  auto at = [&](const std::string& id) {
+    return std::find_if(plan->steps.begin(), plan->steps.end(),
+                        [&](const fix::PlannedStep& s) { return s.id == id; });
+  };
+  REQUIRE(at("purge-rocm.packages") != plan->steps.end());
+  CHECK(at("prepare.download") < at("purge-rocm.packages"));
+  CHECK(at("install-nvidia.keyring") < at("prepare.download"));
+  CHECK(at("purge-rocm.packages")->destructive);
+  CHECK(text::trim(at("purge-rocm.packages")->body) ==
+        "gd_purge_packages hip-runtime-amd rocm-core rocminfo --");
+  CHECK(at("purge-rocm.autoremove") > at("install-nvidia.toolkit"));
+  CHECK(at("purge-rocm.autoremove") < at("reboot.reboot"));
   CHECK(plan->steps.back().id == "migrate.check");
   bool torch = false;
   for (const auto& s : plan->steps) {
     if (s.id == "torch-reinstall.reinstall") {
       torch = true;
       CHECK(!s.root);
-      CHECK(s.body.find("/home/sam/venvs/sd-rocm/bin/python3 https://download.pytorch.org/whl/cu130 cu130") !=
-            std::string::npos);
+      CHECK(s.body.find(
+                "https://download.pytorch.org/whl/cu130 cu130 torch /home/sam/venvs/sd-rocm/bin/python3 "
+                "-- pytorch-triton-rocm") != std::string::npos);
     }
     if (s.body.starts_with("gd_purge_packages") || s.body.starts_with("gd_install_packages"))
       CHECK(s.body.find('*') == std::string::npos); // never a glob handed to the package manager
   }
   CHECK(torch);
-  // The mirror replaces the vendors' hosts, and only them.
+  // The mirror replaces the vendors' hosts: the vendor's own repository is only named to be disabled.
   fix::PlanOptions opt;
   opt.mirror = "file:///srv/mirror/";
   auto mirrored = fix::plan_migration("nvidia", m->context(opt));
@@ -131,7 +145,18 @@ TEST_CASE("fix plans: the steps carry their flags and the purge names exactly th
     all += s.body + "\n";
   CHECK(all.find("file:///srv/mirror/compute/cuda/repos/ubuntu2204/x86_64/ /") != std::string::npos);
   CHECK(all.find("file:///srv/mirror/whl/cu130") != std::string::npos);
-  CHECK(all.find("developer.download.nvidia.com") == std::string::npos);
+  CHECK(all.find("gd_disable_sources developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64\n") !=
+        std::string::npos);
+  CHECK(all.find("https://developer.download.nvidia.com") == std::string::npos);
+  CHECK(all.find("gd_cuda_keyring") == std::string::npos);
+  auto direct = fix::plan_migration("nvidia", m->context());
+  REQUIRE(direct.has_value());
+  std::string direct_all;
+  for (const auto& s : direct->steps)
+    direct_all += s.body + "\n";
+  CHECK(direct_all.find(
+            "gd_cuda_keyring https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64/") !=
+        std::string::npos);
   CHECK(fix::mirror_url("https://repo.radeon.com/rocm/apt/7.2", "http://m.lan/x/") ==
         "http://m.lan/x/rocm/apt/7.2");
   CHECK(fix::mirror_url("https://repo.radeon.com/rocm/apt/7.2", "") ==

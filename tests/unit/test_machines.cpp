@@ -132,8 +132,12 @@ TEST_CASE("bundle --obfuscate: the user and host names are gone from names and c
   fs::remove_all(dir);
   fs::copy(src, dir, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
   auto before = judge(dir, *data);
-  RedactionLog log = redact_snapshot(dir, true);
-  CHECK(std::find(log.redacted.begin(), log.redacted.end(), "user") != log.redacted.end());
+  Obfuscator names(dir, "a key");
+  RedactOptions options;
+  options.obfuscate = true;
+  options.obfuscation_key = "a key";
+  RedactionLog log = redact_snapshot(dir, options);
+  CHECK(std::find(log.redacted.begin(), log.redacted.end(), "user names") != log.redacted.end());
   CHECK(std::find(log.redacted.begin(), log.redacted.end(), "hostname") != log.redacted.end());
 
   for (const auto& entry : fs::recursive_directory_iterator(dir)) {
@@ -147,14 +151,14 @@ TEST_CASE("bundle --obfuscate: the user and host names are gone from names and c
       CHECK_MESSAGE(content.find("mi210-node07") == std::string::npos, rel);
     }
   }
-  CHECK(fs::exists(dir / "fs/home/user-1"));
+  CHECK(fs::exists(dir / ("fs/home/" + names.text("ravi"))));
   auto after = judge(dir, *data);
   REQUIRE(after.size() == before.size());
   for (std::size_t i = 0; i < before.size(); ++i) {
     CAPTURE(before[i].id);
     CHECK(after[i].id == before[i].id);
     CHECK(after[i].status == before[i].status);
-    CHECK(after[i].subject == replace_words(before[i].subject, {{"ravi", "user-1"}}));
+    CHECK(after[i].subject == names.text(before[i].subject));
   }
   fs::remove_all(dir);
 }

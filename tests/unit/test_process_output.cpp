@@ -1,6 +1,6 @@
 // run_process keeps the first bytes of a long output by default, and the last ones with keep_tail (the
 // kernel log: its newest lines are the ones that matter).
-#include "util/process.hpp"
+#include "system/process.hpp"
 
 #include <doctest/doctest.h>
 

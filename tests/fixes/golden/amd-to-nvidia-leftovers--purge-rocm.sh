@@ -2,11 +2,17 @@
 # shellcheck disable=SC2119,SC2120
 # gpudoctor fix purge-rocm: Remove the ROCm stack
 #
-# What: Purges the ROCm and amdgpu-dkms packages that are installed (exactly those, never Mesa's graphics
-#       packages nor another vendor's; the script stops if the package manager would take anything else with
-#       them), then what they leave: /opt/rocm* and DKMS trees, update-alternatives entries, AMD's
-#       repositories, keys and pins, ld.so.conf.d entries, amdgpu modprobe files, OpenCL ICD files, and ROCm
-#       variables and folders in shell profiles. Edited and removed files are backed up; the trees are not.
+# What: Purges ROCm, amdgpu-dkms and AMD's own builds of Mesa and libdrm as the installed dependency graph has
+#       them: every package of the stack and every package of the stack that depends on one (versioned forms
+#       such as rocm-hip-sdk6.1.0 included), never the kernel, Mesa's or another vendor's packages. What a
+#       package outside the stack still needs (Ubuntu's libucx0 needs libamdhip64-5) stays, and the notes say
+#       so; the distribution's Mesa comes in the same transaction as AMD's goes. Held packages stop the script
+#       before it changes anything (unless --unhold), so do processes with /dev/kfd open (unless
+#       --stop-gpu-users). Then what the packages leave: /opt/rocm* and DKMS trees, update-alternatives
+#       entries, AMD's repositories, keys and pins, ld.so.conf.d entries, amdgpu modprobe files, OpenCL ICD
+#       files, ROCm variables, folders and scripts in shell profiles, MIOpen's caches; at the end, what only
+#       the purged packages needed (apt's autoremove, limited to what this purge orphaned). Edited and removed
+#       files are backed up; the trees and caches are not.
 # Why:  stack.both-vendors (warn): Only NVIDIA GPUs are present, but ROCm 6.0.2 (/opt/rocm-6.0.2) is installed
 #         too: its libraries and paths can shadow the ones you need. Remove it.
 #       stack.leftover-paths (warn, environment): The environment names 4 GPU-stack folders that are missing
@@ -22,40 +28,61 @@
 # /var/backups/gpudoctor/<id>/<run>/ (gpudoctor undo restores them), and a second run changes nothing.
 #
 # Steps (R: needs root, D: destructive, B: needs a reboot):
-#   1. purge-rocm.packages                    RD-  Purge the installed ROCm packages
-#   2. purge-rocm.config-files                RD-  Purge the configuration files removed ROCm packages left
-#   3. purge-rocm.trees                       RD-  Remove the ROCm folders no package owns any more
-#   4. purge-rocm.alternatives                R--  Remove update-alternatives entries that point nowhere
-#   5. purge-rocm.profiles                    R--  Remove ROCm variables and folders from shell profiles
+#   1. purge-rocm.holds                       R--  Release the holds on the packages the purge removes (or
+#                                                  stop, saying which)
+#   2. prepare.download                       R--  Download everything the next steps install (and keep the
+#                                                  old stack's packages for undo)
+#   3. purge-rocm.gpu-users                   R--  Stop what uses the AMD GPU (no services, processes with
+#                                                  /dev/kfd open)
+#   4. purge-rocm.packages                    RD-  Purge the ROCm, amdgpu and AMD graphics packages (the
+#                                                  distribution's Mesa in place of AMD's)
+#   5. purge-rocm.config-files                RD-  Purge the configuration files removed ROCm packages left
+#   6. purge-rocm.trees                       RD-  Remove the ROCm folders no package owns any more
+#   7. purge-rocm.alternatives                R--  Remove update-alternatives entries that point nowhere
+#   8. purge-rocm.profiles                    R--  Remove ROCm variables and folders from shell profiles
+#   9. purge-rocm.autoremove                  RD-  Purge what only the removed packages needed (apt's
+#                                                  autoremove, limited to what this purge orphaned)
 
 set -euo pipefail
 
-GD_SCRIPT_ID=purge-rocm-7d31d569
+GD_SCRIPT_ID='purge-rocm-1f47950d'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04
 GD_FOR_HOST=sd-vm
 GD_KERNEL=5.15.0-105-generic
 GD_STEP_IDS=(
+  purge-rocm.holds
+  prepare.download
+  purge-rocm.gpu-users
   purge-rocm.packages
   purge-rocm.config-files
   purge-rocm.trees
   purge-rocm.alternatives
   purge-rocm.profiles
+  purge-rocm.autoremove
 )
 GD_STEP_TITLES=(
-  'Purge the installed ROCm packages'
+  'Release the holds on the packages the purge removes (or stop, saying which)'
+  'Download everything the next steps install (and keep the old stack'\''s packages for undo)'
+  'Stop what uses the AMD GPU (no services, processes with /dev/kfd open)'
+  'Purge the ROCm, amdgpu and AMD graphics packages (the distribution'\''s Mesa in place of AMD'\''s)'
   'Purge the configuration files removed ROCm packages left'
   'Remove the ROCm folders no package owns any more'
   'Remove update-alternatives entries that point nowhere'
   'Remove ROCm variables and folders from shell profiles'
+  'Purge what only the removed packages needed (apt'\''s autoremove, limited to what this purge orphaned)'
 )
 GD_STEP_FLAGS=(
+  root
+  root
+  root
   'root destructive'
   'root destructive'
   'root destructive'
   root
   root
+  'root destructive'
 )
 
 # ---------------------------------------------------------------------------------------------------------
@@ -76,6 +103,11 @@ GD_STEP=-
 GD_PHASE=
 GD_APT_UPDATED=0
 GD_CHANGES=0
+GD_UNHOLD=0
+GD_STOP_GPU_USERS=0
+GD_COLLECT=
+GD_STEP_INDEX=0
+GD_REBOOTING=0
 
 gd_say() { printf '%s\n' "$*"; }
 gd_note() { printf '    %s\n' "$*"; }
@@ -86,9 +118,10 @@ gd_die() {
 gd_now() { date -u +%Y-%m-%dT%H:%M:%SZ; }
 gd_is_root() { [[ $(id -u) -eq 0 ]]; }
 
-# Words as bash would need them typed.
+# Words as bash would need them typed; in the C locale, so that every byte that is not printable ASCII
+# (terminal escapes, bidi controls) is written as an escape.
 gd_quote() {
-  local out='' word
+  local out='' word LC_ALL=C
   for word in "$@"; do out+=" $(printf '%q' "$word")"; done
   printf '%s' "${out# }"
 }
@@ -103,14 +136,44 @@ gd_in_list() {
   return 1
 }
 
+# gd_read_lines ARRAY <<<"$(command)": the non-empty lines into ARRAY. Scripts do not use process
+# substitution: it needs /dev/fd, which a chroot without /proc lacks.
+gd_read_lines() {
+  local -n gd_lines_out=$1
+  local line
+  gd_lines_out=()
+  while IFS= read -r line; do
+    if [[ -n $line ]]; then gd_lines_out+=("$line"); fi
+  done
+}
+
+# The lines of the second text that the first lacks (both sorted first).
+gd_only_in_second() {
+  local a b
+  a=$(mktemp)
+  b=$(mktemp)
+  sort -u <<<"$1" >"$a"
+  sort -u <<<"$2" >"$b"
+  comm -13 "$a" "$b"
+  rm -f -- "$a" "$b"
+}
+
 gd_init_dirs() {
   if gd_is_root; then
     GD_LOG_DIR=/var/log/gpudoctor
     GD_BACKUP_ROOT=/var/backups/gpudoctor
+    GD_STATE_DIR=/var/lib/gpudoctor
+    GD_CACHE_DIR=/var/cache/gpudoctor/$GD_SCRIPT_ID
+    GD_WORK_DIR=$GD_CACHE_DIR
   else
     local state=${XDG_STATE_HOME:-$HOME/.local/state}/gpudoctor
     GD_LOG_DIR=$state/log
     GD_BACKUP_ROOT=$state/backups
+    GD_STATE_DIR=$state
+    # The downloads of an earlier root step (gd_prepare_downloads) are read from root's cache.
+    GD_CACHE_DIR=/var/cache/gpudoctor/$GD_SCRIPT_ID
+    GD_WORK_DIR=${XDG_CACHE_HOME:-$HOME/.cache}/gpudoctor/$GD_SCRIPT_ID
+    if [[ ! -d $GD_CACHE_DIR ]]; then GD_CACHE_DIR=$GD_WORK_DIR; fi
   fi
   GD_JOURNAL=$GD_LOG_DIR/$GD_SCRIPT_ID.journal
   if [[ -z $GD_RUN_ID ]]; then GD_RUN_ID=$(date -u +%Y%m%dT%H%M%SZ)-$$; fi
@@ -118,11 +181,19 @@ gd_init_dirs() {
 }
 
 # One journal line: time, run, step, event, arguments (tab-separated). Nothing is written with --dry-run.
+# A backslash, tab, CR or line feed in a field is written \\, \t, \r or \n: no value (a path, a title) can
+# end its field or its line and forge an entry for `gpudoctor undo`, which reads them back.
 gd_journal() {
   if ((GD_DRY_RUN)); then return 0; fi
   mkdir -p -- "$GD_LOG_DIR"
-  local IFS=$'\t'
-  printf '%s\t%s\t%s\t%s\n' "$(gd_now)" "$GD_RUN_ID" "$GD_STEP" "$*" >>"$GD_JOURNAL"
+  local IFS=$'\t' field fields=()
+  for field in "$GD_RUN_ID" "$GD_STEP" "$@"; do
+    field=${field//\\/\\\\}
+    field=${field//$'\t'/\\t}
+    field=${field//$'\r'/\\r}
+    fields+=("${field//$'\n'/\\n}")
+  done
+  printf '%s\t%s\n' "$(gd_now)" "${fields[*]}" >>"$GD_JOURNAL"
 }
 gd_journal_sync() {
   if ((GD_DRY_RUN)); then return 0; fi
@@ -255,6 +326,34 @@ gd_write_file() {
   gd_note "wrote $file"
 }
 
+# gd_install_file SOURCE FILE MODE: FILE becomes a copy of SOURCE, atomically, byte for byte (binary files
+# such as keys: gd_write_file reads its content into bash, which drops NUL bytes).
+gd_install_file() {
+  local src=$1 file=$2 mode=$3 dir tmp
+  if [[ -f $file && ! -L $file ]] && cmp -s -- "$src" "$file"; then return 0; fi
+  if ((GD_DRY_RUN)); then
+    gd_note "would write $file ($(wc -c <"$src") bytes)"
+    return 0
+  fi
+  dir=$(gd_dir_of "$file")
+  mkdir -p -- "$dir"
+  tmp=$(mktemp "$dir/.gpudoctor-XXXXXX.tmp")
+  cp -- "$src" "$tmp"
+  chmod "$mode" -- "$tmp"
+  sync -- "$tmp"
+  if [[ -e $file || -L $file ]]; then
+    gd_backup "$file"
+  else
+    gd_journal created "$file"
+    gd_journal_sync
+  fi
+  mv -f -- "$tmp" "$file"
+  sync -- "$dir"
+  GD_CHANGES=$((GD_CHANGES + 1))
+  case $file in /etc/apt/* | /etc/yum.repos.d/*) GD_APT_UPDATED=0 ;; esac
+  gd_note "wrote $file"
+}
+
 # Removes files (or symbolic links), keeping a backup of each.
 gd_remove_files() {
   local file dir
@@ -354,9 +453,9 @@ gd_filter_drop_mentions() {
   done
 }
 
-# Shell-profile lines: drops assignments of variables matching VARS_RE (an ERE of whole names) and
-# removes folders matching PATHS_RE (an ERE) from PATH-like assignments (also in the ${PATH:+:${PATH}}
-# idiom); a line left with nothing but its own variable goes. Lines with anything else on them (;, &&,
+# Shell-profile lines: drops assignments of variables matching VARS_RE (an ERE of whole names) and lines
+# that source a script in a folder matching PATHS_RE (an ERE), and removes such folders from PATH-like
+# assignments (also in the ${PATH:+:${PATH}} idiom); a line left with nothing but its own variable goes. Lines with anything else on them (;, &&,
 # $( ), other ${...:...} expansions) are kept as they are.
 gd_filter_profile() {
   GD_VARS_RE=$1 GD_PATHS_RE=$2 awk '
@@ -366,6 +465,13 @@ gd_filter_profile() {
     {
       line = $0
       if (line ~ /^[[:space:]]*#/) { print line; next }
+      # "source /opt/rocm/share/env.sh" or ". /opt/rocm-6.2.4/env": a script of the stack, nothing else.
+      if (match(line, /^[[:space:]]*(source|\.)[[:space:]]+/)) {
+        arg = substr(line, RLENGTH + 1); sub(/[[:space:]]+#.*$/, "", arg); sub(/[[:space:]]+$/, "", arg)
+        if (arg ~ /^".*"$/ || arg ~ /^\047.*\047$/) arg = substr(arg, 2, length(arg) - 2)
+        if (paths != "" && arg !~ /[[:space:];&|`]|\$\(/ && arg ~ ("^(" paths ")(/.*)?$")) next
+        print line; next
+      }
       if (!match(line, /^[[:space:]]*(export[[:space:]]+)?[A-Za-z_][A-Za-z0-9_]*=/)) { print line; next }
       head = substr(line, 1, RLENGTH); rest = substr(line, RLENGTH + 1)
       name = head; sub(/^[[:space:]]*(export[[:space:]]+)?/, "", name); sub(/=$/, "", name)
@@ -411,9 +517,28 @@ gd_filter_ld_conf() {
 
 gd_pkg_installed() {
   case $GD_FAMILY in
-  debian) [[ $(dpkg-query -W -f='${db:Status-Abbrev}' -- "$1" 2>/dev/null) == ii* ]] ;;
+  debian) [[ $(dpkg-query -W -f='${db:Status-Abbrev}' -- "$1" 2>/dev/null) == [ih]i* ]] ;;
   rhel) rpm -q --quiet -- "$1" 2>/dev/null ;;
   esac
+}
+
+# Whether apt or dnf can install a package (it is in the package index).
+gd_pkg_available() {
+  case $GD_FAMILY in
+  # No package caches written: --dry-run must leave the machine as it was.
+  debian) [[ -n $(apt-cache -q=2 -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= show --no-all-versions -- "$1" \
+    2>/dev/null | grep -m1 '^Version:' || true) ]] ;;
+  rhel) dnf -q list --available -- "$1" >/dev/null 2>&1 ;;
+  esac
+}
+
+# Names of the held packages among those given (apt-mark hold; dpkg's selection "hold").
+gd_held_packages() {
+  local name
+  [[ $GD_FAMILY == debian ]] || return 0
+  for name in "$@"; do
+    if [[ $(dpkg-query -W -f='${db:Status-Want}' -- "$name" 2>/dev/null) == hold ]]; then printf '%s\n' "$name"; fi
+  done
 }
 
 gd_pkg_config_only() {
@@ -444,22 +569,56 @@ gd_extra_removals() {
   done
 }
 
-# Purges exactly the packages given that are installed; stops when the package manager would take any
-# other package with them (something else depends on them).
+# The apt options that make installs come from this script's download cache (gd_prepare_downloads), once
+# it is complete: apt takes a package from there when it is there (not --no-download: apt cannot install
+# from a file:// mirror with it, and a file:// mirror's packages are on the machine already).
+gd_apt_cache_opts() {
+  if [[ $GD_FAMILY == debian && -f $GD_CACHE_DIR/ready ]]; then
+    printf '%s\n' -o "Dir::Cache::archives=$GD_CACHE_DIR/debs/"
+  fi
+}
+
+# Records what a later step needs downloaded (gd_prepare_downloads runs the later steps with GD_COLLECT).
+gd_collect() {
+  local list=$1
+  shift
+  printf '%s\n' "$@" >>"$GD_COLLECT/$list"
+}
+
+# The packages apt would autoremove now (one a line).
+gd_autoremovable() {
+  [[ $GD_FAMILY == debian ]] || return 0
+  LC_ALL=C apt-get -s -q -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= -o Dir::Log::Planner=/dev/null \
+    autoremove 2>/dev/null | awk '$1 == "Remv" { print $2 }' | sort -u
+}
+
+# gd_purge_packages NAME... [-- REPLACEMENT...]: purges exactly the packages given that are installed, and
+# installs the distribution's REPLACEMENTs (AMD's Mesa -> Mesa) that are not installed in the same
+# transaction; stops when the package manager would take any other package with them.
 gd_purge_packages() {
-  local want=() name extra sim
-  for name in "$@"; do
-    if gd_pkg_installed "$name"; then want+=("$name"); fi
+  local want=() repl=() name extra sim opts=()
+  while (($#)) && [[ $1 != -- ]]; do
+    if gd_pkg_installed "$1"; then want+=("$1"); fi
+    shift
   done
+  if (($#)); then shift; fi
   if ((${#want[@]} == 0)); then
-    gd_note "none of these packages is installed: $*"
+    gd_note "none of these packages is installed"
+    return 0
+  fi
+  for name in "$@"; do
+    if ! gd_pkg_installed "$name" && gd_pkg_available "$name"; then repl+=("$name"); fi
+  done
+  if [[ -n $GD_COLLECT ]]; then
+    for name in "${want[@]}"; do gd_collect outgoing "$name=$(gd_pkg_version "$name")"; done
+    if ((${#repl[@]})); then gd_collect install "${repl[@]}"; fi
     return 0
   fi
   case $GD_FAMILY in
   debian)
     # A simulation that writes nothing: no package caches, no solver log (so --dry-run changes nothing).
     if ! sim=$(LC_ALL=C apt-get -s -q -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= \
-      -o Dir::Log::Planner=/dev/null purge "${want[@]}" 2>&1); then
+      -o Dir::Log::Planner=/dev/null purge "${want[@]}" "${repl[@]/%/+}" 2>&1); then
       gd_die "apt-get cannot remove $(gd_quote "${want[@]}"): $sim"
     fi
     extra=$(printf '%s\n' "$sim" | gd_extra_removals "${want[@]}")
@@ -472,13 +631,75 @@ gd_purge_packages() {
   if [[ -n $extra ]]; then
     gd_die "removing $(gd_quote "${want[@]}") would also remove: ${extra//$'\n'/ }; handle those first"
   fi
-  for name in "${want[@]}"; do gd_journal purge-package "$name" "$(gd_pkg_version "$name")"; done
-  gd_journal_sync
+  if ((${#repl[@]})); then gd_note "installing the distribution's $(gd_quote "${repl[@]}") in their place"; fi
+  if ((!GD_DRY_RUN)); then
+    # What apt could autoremove before the purge is not the purge's to remove (gd_autoremove_orphans).
+    mkdir -p -- "$GD_STATE_DIR"
+    if [[ ! -f $GD_STATE_DIR/$GD_SCRIPT_ID.autoremove-before ]]; then
+      gd_autoremovable >"$GD_STATE_DIR/$GD_SCRIPT_ID.autoremove-before"
+    fi
+    local autos=''
+    if [[ $GD_FAMILY == debian ]]; then autos=" $(apt-mark showauto -- "${want[@]}" 2>/dev/null | tr '\n' ' ')"; fi
+    for name in "${want[@]}"; do
+      if [[ $autos == *" $name "* ]]; then
+        gd_journal purge-package "$name" "$(gd_pkg_version "$name")" auto
+      else
+        gd_journal purge-package "$name" "$(gd_pkg_version "$name")"
+      fi
+    done
+    gd_journal_sync
+  fi
+  local before
+  before=$(gd_installed_names)
   case $GD_FAMILY in
-  debian) gd_run env DEBIAN_FRONTEND=noninteractive apt-get purge -y -q "${want[@]}" ;;
-  rhel) gd_run dnf remove -y "${want[@]}" ;;
+  debian)
+    gd_read_lines opts <<<"$(gd_apt_cache_opts)"
+    gd_run env DEBIAN_FRONTEND=noninteractive apt-get purge -y -q "${opts[@]}" "${want[@]}" "${repl[@]/%/+}"
+    ;;
+  rhel)
+    if ((${#repl[@]})); then gd_run dnf install -y "${repl[@]}"; fi
+    gd_run dnf remove -y "${want[@]}"
+    ;;
   esac
+  if ((GD_DRY_RUN)); then return 0; fi
+  gd_journal_new_packages "$before"
   GD_CHANGES=$((GD_CHANGES + 1))
+}
+
+# What the purge orphaned: apt's autoremove list now, minus what it listed before the purge, never a package
+# matching one of the KEEP_GLOBs (kernels, dkms, Mesa, firmware).
+gd_new_orphans() {
+  local before=$GD_STATE_DIR/$GD_SCRIPT_ID.autoremove-before name glob keep
+  if [[ $GD_FAMILY != debian || ! -f $before ]]; then return 0; fi
+  while IFS= read -r name; do
+    [[ -n $name ]] || continue
+    keep=0
+    for glob in "$@"; do
+      # shellcheck disable=SC2053 # a glob, on purpose
+      if [[ $name == $glob ]]; then keep=1; fi
+    done
+    if ((!keep)) && ! grep -qxF -- "$name" "$before"; then printf '%s\n' "$name"; fi
+  done <<<"$(gd_autoremovable)"
+}
+
+# gd_autoremove_orphans KEEP_GLOB...: AMD's uninstall guide's `apt autoremove`, limited to what this script's
+# purge orphaned (gd_new_orphans), each package named and journaled like the purge's own.
+gd_autoremove_orphans() {
+  local orphans=()
+  gd_read_lines orphans <<<"$(gd_new_orphans "$@")"
+  if ((${#orphans[@]} == 0)) || [[ -z ${orphans[0]} ]]; then return 0; fi
+  gd_note "no longer needed by anything: $(gd_quote "${orphans[@]}")"
+  if [[ -n $GD_COLLECT ]]; then return 0; fi
+  gd_purge_packages "${orphans[@]}"
+}
+
+gd_verify_no_orphans() {
+  local left
+  left=$(gd_new_orphans "$@")
+  if [[ -n $left ]]; then
+    gd_say "apt would still autoremove: ${left//$'\n'/ }" >&2
+    return 1
+  fi
 }
 
 # Purges what removed packages left: their configuration files (dpkg state "rc").
@@ -518,19 +739,41 @@ gd_install_packages() {
     gd_note "already installed: $*"
     return 0
   fi
-  gd_package_index_update
+  if [[ -n $GD_COLLECT ]]; then
+    gd_collect install "${missing[@]}"
+    return 0
+  fi
+  local opts=() before
+  gd_read_lines opts <<<"$(gd_apt_cache_opts)"
+  if ((${#opts[@]} == 0)); then gd_package_index_update; fi
+  before=$(gd_installed_names)
   case $GD_FAMILY in
   debian)
-    gd_run env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+    gd_run env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${opts[@]}" \
+      "${missing[@]}"
     ;;
   rhel) gd_run dnf install -y "${missing[@]//=/-}" ;;
   esac
   if ((GD_DRY_RUN)); then return 0; fi
-  for spec in "${missing[@]}"; do
-    name=${spec%%=*}
-    gd_journal installed-package "$name" "$(gd_pkg_version "$name")"
-  done
+  gd_journal_new_packages "$before"
   GD_CHANGES=$((GD_CHANGES + 1))
+}
+
+# The installed packages, one name a line (sorted).
+gd_installed_names() {
+  case $GD_FAMILY in
+  debian) dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' 2>/dev/null | awk '$1 ~ /^.i/ { print $2 }' | sort -u ;;
+  rhel) rpm -qa --qf '%{NAME}\n' 2>/dev/null | sort -u ;;
+  esac
+}
+
+# Journals every package installed since BEFORE (gd_installed_names), dependencies included: undo takes
+# out exactly what the run brought in.
+gd_journal_new_packages() {
+  local name
+  while IFS= read -r name; do
+    if [[ -n $name ]]; then gd_journal installed-package "$name" "$(gd_pkg_version "$name")"; fi
+  done <<<"$(gd_only_in_second "$1" "$(gd_installed_names)")"
 }
 
 gd_verify_not_installed() {
@@ -576,6 +819,177 @@ gd_verify_absent() {
   fi
 }
 
+# ---- before a purge: holds, version locks, the GPU's users ----------------------------------------------
+
+# gd_release_holds ALLOWED NAME...: held packages among NAME count as installed. With ALLOWED (yes: the plan
+# was made with --unhold, or the script runs with --unhold) they are unheld, each journaled so that
+# `gpudoctor undo` holds them again; otherwise the script stops here, before it changed anything.
+gd_release_holds() {
+  local allowed=$1 held=() name
+  shift
+  gd_read_lines held <<<"$(gd_held_packages "$@")"
+  if ((${#held[@]} == 0)) || [[ -z ${held[0]} ]]; then return 0; fi
+  if [[ $allowed != yes ]] && ((!GD_UNHOLD)); then
+    gd_die "held with apt-mark hold: $(gd_quote "${held[@]}"). Someone pinned them on purpose; nothing has" \
+      "been changed. Release them with apt-mark unhold, or run this again with --unhold (gpudoctor undo holds" \
+      "them again)"
+  fi
+  for name in "${held[@]}"; do
+    if ((!GD_DRY_RUN)); then gd_journal unheld "$name"; fi
+    gd_run apt-mark unhold "$name"
+  done
+  GD_CHANGES=$((GD_CHANGES + 1))
+}
+
+gd_verify_not_held() {
+  local held=()
+  gd_read_lines held <<<"$(gd_held_packages "$@")"
+  if ((${#held[@]})) && [[ -n ${held[0]} ]]; then
+    gd_say "still held: ${held[*]}" >&2
+    return 1
+  fi
+}
+
+# gd_remove_versionlocks ENTRY...: dnf versionlock entries of the packages a purge removes (a lock would
+# stop the next install of another version); each is journaled so that undo locks it again.
+gd_remove_versionlocks() {
+  local entry current
+  if [[ $GD_FAMILY != rhel ]]; then return 0; fi
+  current=$(dnf -q versionlock list 2>/dev/null || true)
+  for entry in "$@"; do
+    if ! grep -qxF -- "$entry" <<<"$current"; then continue; fi
+    if ((!GD_DRY_RUN)); then gd_journal versionlock-removed "$entry"; fi
+    gd_run dnf -q versionlock delete "$entry"
+    GD_CHANGES=$((GD_CHANGES + 1))
+  done
+}
+
+gd_verify_no_versionlocks() {
+  local entry current
+  if [[ $GD_FAMILY != rhel ]]; then return 0; fi
+  current=$(dnf -q versionlock list 2>/dev/null || true)
+  for entry in "$@"; do
+    if grep -qxF -- "$entry" <<<"$current"; then
+      gd_say "still locked: $entry" >&2
+      return 1
+    fi
+  done
+}
+
+# The processes that have a device file matching NODES_RE (an ERE) open: "PID COMMAND USER" lines. Read from
+# /proc; where /proc is not mounted (a chroot) nothing can be seen and a note says so.
+gd_gpu_users() {
+  local nodes=$1 fd target pid seen=' '
+  if [[ ! -d /proc/self/fd ]]; then
+    gd_note "/proc is not mounted here: cannot see which processes use the GPU" >&2
+    return 0
+  fi
+  for fd in /proc/[0-9]*/fd/*; do
+    target=$(readlink -- "$fd" 2>/dev/null) || continue
+    [[ $target =~ ^($nodes)$ ]] || continue
+    pid=${fd#/proc/}
+    pid=${pid%%/*}
+    if [[ $pid == "$$" || $seen == *" $pid "* ]]; then continue; fi
+    seen+="$pid "
+    printf '%s %s %s\n' "$pid" "$(cat "/proc/$pid/comm" 2>/dev/null || echo '?')" \
+      "$(stat -c %U "/proc/$pid" 2>/dev/null || echo '?')"
+  done
+}
+
+# gd_stop_gpu_users NODES_RE ALLOWED [SERVICE...]: stops the services that hold the GPU (nvidia-persistenced,
+# the Fabric Manager), then looks for processes with the GPU's device files open. With ALLOWED (the plan was
+# made with --stop-gpu-users, or the script runs with it) they get SIGTERM, then SIGKILL after 10 s; otherwise
+# the script stops and names them: a purge under a running job fails half-way.
+gd_stop_gpu_users() {
+  local nodes=$1 allowed=$2 unit users=() line pid i
+  shift 2
+  for unit in "$@"; do
+    if gd_have systemctl && systemctl is-active --quiet "$unit" 2>/dev/null; then
+      if ((!GD_DRY_RUN)); then gd_journal stopped-service "$unit"; fi
+      gd_run systemctl stop "$unit"
+      GD_CHANGES=$((GD_CHANGES + 1))
+    fi
+  done
+  gd_read_lines users <<<"$(gd_gpu_users "$nodes")"
+  if ((${#users[@]} == 0)) || [[ -z ${users[0]} ]]; then return 0; fi
+  if [[ $allowed != yes ]] && ((!GD_STOP_GPU_USERS)); then
+    gd_die "these processes use the GPU (pid command user): ${users[*]}. Stop them first, or run this again" \
+      "with --stop-gpu-users (they get SIGTERM, then SIGKILL after 10 s)"
+  fi
+  for line in "${users[@]}"; do
+    pid=${line%% *}
+    if ((!GD_DRY_RUN)); then gd_journal stopped-process "$pid" "${line#* }"; fi
+    gd_run kill -TERM "$pid" || true
+  done
+  if ((GD_DRY_RUN)); then return 0; fi
+  for ((i = 0; i < 100; i++)); do
+    gd_read_lines users <<<"$(gd_gpu_users "$nodes" 2>/dev/null)"
+    if ((${#users[@]} == 0)) || [[ -z ${users[0]} ]]; then break; fi
+    sleep 0.1
+  done
+  for line in "${users[@]}"; do
+    if [[ -n $line ]]; then gd_run kill -KILL "${line%% *}" || true; fi
+  done
+  GD_CHANGES=$((GD_CHANGES + 1))
+}
+
+gd_verify_no_gpu_users() {
+  local users=()
+  gd_read_lines users <<<"$(gd_gpu_users "$1" 2>/dev/null)"
+  if ((${#users[@]})) && [[ -n ${users[0]} ]]; then
+    gd_say "still using the GPU: ${users[*]}" >&2
+    return 1
+  fi
+}
+
+# ---- side effects owed until they succeed --------------------------------------------------------------
+
+# A change that needs the initramfs rebuilt, ldconfig, depmod or systemd's daemon-reload owes that effect
+# (in $GD_STATE_DIR/owed-effects, shared by every gpudoctor script) until it succeeds: a run that failed
+# half-way (a full /boot) is finished by the next run, whichever step that runs.
+gd_owe() {
+  local effect
+  if ((GD_DRY_RUN)); then
+    gd_note "would then run: $*"
+    return 0
+  fi
+  mkdir -p -- "$GD_STATE_DIR"
+  for effect in "$@"; do
+    if ! grep -qxF -- "$effect" "$GD_STATE_DIR/owed-effects" 2>/dev/null; then
+      printf '%s\n' "$effect" >>"$GD_STATE_DIR/owed-effects"
+      sync -- "$GD_STATE_DIR/owed-effects"
+    fi
+    gd_journal owed "$effect"
+  done
+}
+
+gd_run_effect() {
+  case $1 in
+  initramfs) gd_update_initramfs ;;
+  ldconfig) gd_ldconfig ;;
+  depmod) if gd_have depmod; then gd_run depmod -a "$(gd_kernel)"; fi ;;
+  daemon-reload) if gd_have systemctl && [[ -d /run/systemd/system ]]; then gd_run systemctl daemon-reload; fi ;;
+  *) gd_note "unknown effect $1: dropped" ;;
+  esac
+}
+
+# Runs every effect owed, oldest first; each leaves the list once it succeeded.
+gd_settle() {
+  local owed=$GD_STATE_DIR/owed-effects effect rest
+  if ((GD_DRY_RUN)) || [[ ! -s $owed ]] || ! gd_is_root; then return 0; fi
+  while [[ -s $owed ]]; do
+    effect=$(head -n1 -- "$owed")
+    gd_note "owed by a change: $effect"
+    gd_run_effect "$effect"
+    rest=$(tail -n +2 -- "$owed")
+    if [[ -n $rest ]]; then printf '%s\n' "$rest" >"$owed.tmp"; else : >"$owed.tmp"; fi
+    mv -f -- "$owed.tmp" "$owed"
+    sync -- "$owed"
+    gd_journal paid "$effect"
+    GD_CHANGES=$((GD_CHANGES + 1))
+  done
+}
+
 # ---- repositories ---------------------------------------------------------------------------------------
 
 # Copies a URL (https://, http:// or file://) to a local file.
@@ -588,6 +1002,8 @@ gd_fetch() {
       curl -fsSL --retry 2 -o "$dest" -- "$url"
     elif gd_have wget; then
       wget -q -O "$dest" -- "$url"
+    elif [[ -x /usr/lib/apt/apt-helper ]]; then
+      /usr/lib/apt/apt-helper -q download-file "$url" "$dest" >/dev/null
     else
       gd_die "neither curl nor wget is installed to fetch $url"
     fi
@@ -595,20 +1011,347 @@ gd_fetch() {
   esac
 }
 
-# Installs a repository signing key (ASCII-armoured, as the vendor publishes it) at KEYFILE.
+# gd_install_key URL KEYFILE [dearmor]: the repository signing key (ASCII-armoured, as the vendors publish
+# it) at KEYFILE, as it is, or with `dearmor` as binary OpenPGP (what gpg --dearmor writes: AMD's guide puts
+# /etc/apt/keyrings/rocm.gpg). A key already there is kept.
 gd_install_key() {
-  local url=$1 keyfile=$2 tmp
+  local url=$1 keyfile=$2 how=${3:-} tmp
+  if [[ -s $keyfile ]]; then
+    gd_note "keeping the key $keyfile"
+    return 0
+  fi
   if ((GD_DRY_RUN)); then
-    if [[ ! -f $keyfile ]]; then gd_note "would fetch $url to $keyfile"; fi
+    gd_note "would fetch $url to $keyfile"
     return 0
   fi
   tmp=$(mktemp)
   gd_fetch "$url" "$tmp" || {
     rm -f -- "$tmp"
-    gd_die "cannot fetch the signing key $url"
+    gd_fail_downloads "cannot fetch the signing key $url"
   }
-  gd_write_file "$keyfile" 0644 <"$tmp"
+  if [[ $how == dearmor ]] && grep -q -- '-----BEGIN PGP PUBLIC KEY BLOCK-----' "$tmp"; then
+    # The armour's body is base64 after the header lines and the blank line, up to the "=" checksum line.
+    if ! awk '/^-----BEGIN/ { body = 0; next } body && /^=/ { exit } body { print } /^[[:space:]]*$/ { body = 1 }' \
+      "$tmp" | base64 -d >"$tmp.gpg" 2>/dev/null || [[ ! -s $tmp.gpg ]]; then
+      rm -f -- "$tmp" "$tmp.gpg"
+      gd_die "the signing key $url is not an OpenPGP key"
+    fi
+    mv -f -- "$tmp.gpg" "$tmp"
+  fi
+  gd_install_file "$tmp" "$keyfile" 0644
   rm -f -- "$tmp"
+}
+
+# A repository as apt names it, without its scheme and trailing slashes: http and https are one repository.
+gd_repo_id() {
+  local u=${1#*://}
+  while [[ $u == */ ]]; do u=${u%/}; done
+  printf '%s' "$u"
+}
+
+# The package sources configured here, "FILE<TAB>URI<TAB>SUITE" a line (one-line .list files and deb822
+# .sources stanzas; comments and disabled stanzas left out).
+gd_apt_entries() {
+  local f
+  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+    [[ -f $f ]] || continue
+    awk -v f="$f" '$1 == "deb" {
+      i = 2
+      if ($2 ~ /^\[/) { while (i <= NF && $i !~ /\]$/) i++; i++ }
+      if (i + 1 <= NF) print f "\t" $i "\t" $(i + 1)
+    }' "$f"
+  done
+  for f in /etc/apt/sources.list.d/*.sources; do
+    [[ -f $f ]] || continue
+    awk -v f="$f" '
+      function flush(  i, j) {
+        if (types ~ /deb/ && enabled != "no") for (i = 1; i <= nu; i++) for (j = 1; j <= ns; j++) print f "\t" u[i] "\t" s[j]
+        nu = 0; ns = 0; types = ""; enabled = ""
+      }
+      /^[[:space:]]*$/ { flush(); next }
+      /^[[:space:]]*#/ { next }
+      { key = tolower($1) }
+      key == "types:" { types = $0 }
+      key == "uris:" { for (k = 2; k <= NF; k++) u[++nu] = $k }
+      key == "suites:" { for (k = 2; k <= NF; k++) s[++ns] = $k }
+      key == "enabled:" { enabled = tolower($2) }
+      END { flush() }' "$f"
+  done
+}
+
+# The file that has an entry for repository URI and SUITE (any scheme), or nothing.
+gd_apt_source_file() {
+  local want suite=$2 file uri s
+  want=$(gd_repo_id "$1")
+  while IFS=$'\t' read -r file uri s; do
+    if [[ $(gd_repo_id "$uri") == "$want" && $s == "$suite" ]]; then
+      printf '%s\n' "$file"
+      return 0
+    fi
+  done <<<"$(gd_apt_entries)"
+}
+
+# gd_add_apt_source FILE URI SUITE COMPONENTS OPTIONS [COMMENT]: FILE with one entry "deb [OPTIONS] URI SUITE
+# COMPONENTS", unless another file has an entry for that repository and suite already: that one is reused,
+# since a second entry for the same repository with another signed-by breaks apt for the whole machine.
+gd_add_apt_source() {
+  local file=$1 uri=$2 suite=$3 components=$4 options=$5 comment=${6:-} existing
+  existing=$(gd_apt_source_file "$uri" "$suite")
+  if [[ -n $existing && $existing != "$file" ]]; then
+    gd_note "reusing the source of $existing for $uri $suite"
+    return 0
+  fi
+  gd_write_file "$file" 0644 <<LIST
+${comment:+# $comment
+}deb [$options] $uri $suite${components:+ $components}
+LIST
+}
+
+gd_verify_apt_source() {
+  if [[ -z $(gd_apt_source_file "$1" "$2") ]]; then
+    gd_say "no package source for $1 $2" >&2
+    return 1
+  fi
+}
+
+# Lines of a one-line source file whose repository is one of REPO_IDs, commented out.
+gd_filter_disable_repos() {
+  local line uri word skip
+  while IFS= read -r line || [[ -n $line ]]; do
+    uri=
+    if [[ $line =~ ^[[:space:]]*deb[[:space:]] ]]; then
+      skip=0
+      for word in $line; do
+        if [[ $word == deb ]]; then continue; fi
+        if [[ $word == '['* ]]; then skip=1; fi
+        if ((skip)); then
+          if [[ $word == *']' ]]; then skip=0; fi
+          continue
+        fi
+        uri=$word
+        break
+      done
+    fi
+    if [[ -n $uri ]] && gd_in_list "$(gd_repo_id "$uri")" "$@"; then
+      printf '# disabled by gpudoctor (its mirror replaces this source): %s\n' "$line"
+    else
+      printf '%s\n' "$line"
+    fi
+  done
+}
+
+# gd_disable_sources REPO_ID...: comments out the vendor's entries for these repositories (the URI without
+# its scheme) in every one-line source file, with a backup: with --mirror, gpudoctor's source replaces them.
+gd_disable_sources() {
+  local f
+  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+    if [[ -f $f ]]; then gd_edit_file "$f" gd_filter_disable_repos "$@"; fi
+  done
+}
+
+# gd_cuda_keyring REPO_URL: NVIDIA's source, its key and its pin come from NVIDIA's cuda-keyring package, as
+# NVIDIA's installation guide does it; a machine that has a source for that repository keeps it.
+gd_cuda_keyring() {
+  local repo=$1 tmp
+  if [[ -n $(gd_apt_source_file "$repo" /) ]]; then
+    gd_note "reusing the source of $(gd_apt_source_file "$repo" /) for $repo"
+    return 0
+  fi
+  if ((GD_DRY_RUN)); then
+    gd_note "would install NVIDIA's cuda-keyring from ${repo%/}/cuda-keyring_1.1-1_all.deb"
+    return 0
+  fi
+  tmp=$(mktemp -d)
+  gd_fetch "${repo%/}/cuda-keyring_1.1-1_all.deb" "$tmp/cuda-keyring.deb" || {
+    rm -rf -- "$tmp"
+    gd_fail_downloads "cannot fetch ${repo%/}/cuda-keyring_1.1-1_all.deb"
+  }
+  gd_run dpkg -i "$tmp/cuda-keyring.deb"
+  rm -rf -- "$tmp"
+  gd_journal installed-package cuda-keyring "$(gd_pkg_version cuda-keyring)"
+  GD_APT_UPDATED=0
+  GD_CHANGES=$((GD_CHANGES + 1))
+}
+
+# ---- downloads before anything is removed --------------------------------------------------------------
+
+# Puts back what this run changed before its downloads failed (sources, keys, cuda-keyring, holds): the
+# journal of the run says what, newest first.
+gd_rollback_run() {
+  local event a b removed=0
+  if [[ ! -f $GD_JOURNAL ]]; then return 0; fi
+  while IFS=$'\t' read -r event a b; do
+    case $event in
+    created) rm -f -- "$a" && removed=1 ;;
+    backup) cp -P -p -- "$b" "$a.gpudoctor-restore" && mv -f -- "$a.gpudoctor-restore" "$a" ;;
+    unheld) apt-mark hold "$a" >/dev/null ;;
+    installed-package) dpkg --purge "$a" >/dev/null 2>&1 && removed=1 ;;
+    esac
+  done <<<"$(awk -F '\t' -v run="$GD_RUN_ID" '$2 == run { print $4 "\t" $5 "\t" $6 }' "$GD_JOURNAL" | tac)"
+  gd_journal rolled-back
+  gd_say "gpudoctor script: put back the sources, keys and holds this run had changed" >&2
+  # The package lists of the sources just removed would linger until the next update.
+  if ((removed)) && [[ $GD_FAMILY == debian ]]; then apt-get update -q >/dev/null 2>&1 || true; fi
+}
+
+gd_fail_downloads() {
+  gd_rollback_run
+  gd_die "$@" "(nothing was removed or upgraded)"
+}
+
+# KiB available in the filesystem holding PATH (or its nearest existing parent).
+gd_free_kib() {
+  local path=$1
+  while [[ ! -e $path ]]; do path=$(gd_dir_of "$path"); done
+  stat -f -c '%a %S' -- "$path" | awk '{ printf "%d\n", $1 * $2 / 1024 }'
+}
+
+# gd_check_space INSTALL... -- OUTGOING...: refuses to start when the cache cannot hold the downloads (sizes
+# from the package index) and the old stack's packages kept for undo, or the system cannot hold the new
+# packages once installed (a full ROCm is over 20 GB).
+gd_check_space() {
+  local install=() outgoing=() uris download=0 installed=0 old=0 free need
+  while (($#)) && [[ $1 != -- ]]; do install+=("$1") && shift; done
+  if (($#)); then shift; fi
+  outgoing=("$@")
+  if [[ $GD_FAMILY != debian ]]; then return 0; fi
+  if ((${#install[@]})); then
+    uris=$(LC_ALL=C apt-get install --print-uris -qq -y --no-install-recommends "${install[@]}" 2>/dev/null || true)
+    download=$(awk '{ s += $3 } END { printf "%d\n", s / 1024 }' <<<"$uris")
+    local specs=()
+    gd_read_lines specs <<<"$(awk '{ n = $2; sub(/\.deb$/, "", n); split(n, f, "_"); gsub(/%3a/, ":", f[2]); print f[1] "=" f[2] }' <<<"$uris")"
+    if ((${#specs[@]})) && [[ -n ${specs[0]} ]]; then
+      installed=$(apt-cache show --no-all-versions "${specs[@]}" 2>/dev/null |
+        awk '/^Installed-Size:/ { s += $2 } END { printf "%d\n", s }')
+    fi
+  fi
+  if ((${#outgoing[@]})); then
+    old=$(dpkg-query -W -f='${Installed-Size}\n' -- "${outgoing[@]%%=*}" 2>/dev/null | awk '{ s += $1 } END { printf "%d\n", s }')
+  fi
+  # A margin: 5% and 100 MiB, for the package manager's own files.
+  need=$(((download + old) * 105 / 100 + 102400))
+  free=$(gd_free_kib "$GD_CACHE_DIR")
+  if ((free < need)); then
+    gd_fail_downloads "not enough free space for the downloads in $GD_CACHE_DIR: needs $((need / 1024)) MiB" \
+      "(packages to install $((download / 1024)) MiB, the old stack's packages kept for undo $((old / 1024)) MiB," \
+      "and a margin), has $((free / 1024)) MiB"
+  fi
+  need=$((installed * 105 / 100 + 102400))
+  free=$(gd_free_kib /usr)
+  if ((free < need)); then
+    gd_fail_downloads "not enough free space to install: the new packages take $((installed / 1024)) MiB," \
+      "/usr has $((free / 1024)) MiB"
+  fi
+  gd_note "space: downloads $((download / 1024)) MiB, the old stack's packages $((old / 1024)) MiB, installed" \
+    "$((installed / 1024)) MiB"
+}
+
+# Keeps a .deb of each outgoing NAME=VERSION in the cache, so `gpudoctor undo` can put the old stack back
+# after its repository is gone: from the repository now, else from apt's own cache.
+gd_cache_outgoing() {
+  local dir=$GD_CACHE_DIR/outgoing spec name version file missing=()
+  mkdir -p -- "$dir"
+  # One apt-get download for all (one by one only when that fails: a version no repository has any more).
+  if ! (cd "$dir" && apt-get download -q "$@" >/dev/null 2>&1); then
+    for spec in "$@"; do
+      if [[ -z $(find "$dir" -maxdepth 1 -name "${spec%%=*}_*.deb" -print -quit) ]]; then
+        (cd "$dir" && apt-get download -q "$spec" >/dev/null 2>&1) || true
+      fi
+    done
+  fi
+  for spec in "$@"; do
+    name=${spec%%=*}
+    version=${spec#*=}
+    file=$(find "$dir" -maxdepth 1 -name "${name}_*.deb" -print -quit)
+    if [[ -z $file ]]; then
+      file=$(find /var/cache/apt/archives -maxdepth 1 -name "${name}_${version/:/%3a}_*.deb" -print -quit 2>/dev/null)
+      if [[ -n $file ]]; then cp -- "$file" "$dir/" && file=$dir/${file##*/}; fi
+    fi
+    if [[ -n $file ]]; then
+      gd_journal cached-package "$name" "$version" "$file"
+    else
+      missing+=("$spec")
+    fi
+  done
+  if ((${#missing[@]})); then
+    gd_note "no .deb of $(gd_quote "${missing[@]}") (not in a repository nor apt's cache): undo cannot reinstall them from here"
+  fi
+}
+
+# gd_prepare_downloads: before the first removal, everything the later steps install is downloaded (one
+# apt-get install --download-only into this script's cache, pip download of the PyTorch wheels), the old
+# stack's packages are kept for undo, and the space is checked first. What the later steps need is what they
+# say in a dry run (GD_COLLECT). Any failure puts back what this run added and stops: nothing was removed.
+gd_prepare_downloads() {
+  local collect i n=${#GD_STEP_IDS[@]} install=() outgoing=() out line python index tag pkgs rc=0
+  collect=$(mktemp -d)
+  for ((i = GD_STEP_INDEX + 1; i < n; i++)); do
+    if ! (GD_DRY_RUN=1 GD_COLLECT=$collect "gd_step_$((i + 1))") >/dev/null 2>"$collect/err"; then
+      out=$(tail -n 3 "$collect/err")
+      rm -rf -- "$collect"
+      gd_fail_downloads "step ${GD_STEP_IDS[i]} would fail: $out"
+    fi
+  done
+  if [[ -f $collect/install ]]; then gd_read_lines install <<<"$(sort -u "$collect/install")"; fi
+  if [[ -f $collect/outgoing ]]; then gd_read_lines outgoing <<<"$(sort -u "$collect/outgoing")"; fi
+  if ((${#install[@]} + ${#outgoing[@]} == 0)) && [[ ! -f $collect/pip ]]; then
+    gd_note "nothing to download: the next steps install and remove nothing"
+    rm -rf -- "$collect"
+    return 0
+  fi
+  if ((GD_DRY_RUN)); then
+    gd_note "would update the package index and download into $GD_CACHE_DIR: ${install[*]:-nothing}"
+    if [[ -f $collect/pip ]]; then
+      gd_note "would download PyTorch's wheels: $(awk -F '\t' '{ printf "%s%s from %s", (NR > 1 ? "; " : ""), $4, $2 }' "$collect/pip")"
+    fi
+    gd_note "would keep the .debs of the ${#outgoing[@]} packages the purge removes (for undo)"
+    rm -rf -- "$collect"
+    return 0
+  fi
+  mkdir -p -- "$GD_CACHE_DIR/debs/partial" "$GD_CACHE_DIR/wheels"
+  rm -f -- "$GD_CACHE_DIR/ready"
+  GD_APT_UPDATED=0
+  if [[ $GD_FAMILY == debian ]]; then
+    out=$(LC_ALL=C apt-get update -q 2>&1) || rc=$?
+    if ((rc)) || grep -q '^[EW]: Failed to fetch' <<<"$out"; then
+      gd_fail_downloads "apt-get update failed: $(grep -E '^(E|W): ' <<<"$out" | head -n 5 | tr '\n' ' ')"
+    fi
+    GD_APT_UPDATED=1
+    gd_check_space "${install[@]}" -- "${outgoing[@]}"
+    if ((${#install[@]})); then
+      gd_note "+ apt-get install --download-only ${install[*]}"
+      out=$(LC_ALL=C DEBIAN_FRONTEND=noninteractive apt-get install --download-only -y -q --no-install-recommends \
+        -o "Dir::Cache::archives=$GD_CACHE_DIR/debs/" "${install[@]}" 2>&1) || {
+        gd_fail_downloads "could not download $(gd_quote "${install[@]}"): $(grep -E '^E: ' <<<"$out" | head -n 5 | tr '\n' ' ')"
+      }
+    fi
+  else
+    gd_run dnf makecache -q || gd_fail_downloads "dnf makecache failed"
+    if ((${#install[@]})); then
+      gd_run dnf install -y --downloadonly --destdir "$GD_CACHE_DIR/debs" "${install[@]}" ||
+        gd_fail_downloads "could not download $(gd_quote "${install[@]}")"
+    fi
+  fi
+  if [[ -f $collect/pip ]]; then
+    while IFS=$'\t' read -r python index tag pkgs; do
+      # shellcheck disable=SC2086 # the packages are words
+      out=$("$python" -m pip download --no-cache-dir -q --dest "$GD_CACHE_DIR/wheels/$tag" --index-url "$index" \
+        $pkgs 2>&1) || gd_fail_downloads "pip could not download $pkgs from $index: $(tail -n 2 <<<"$out" | tr '\n' ' ')"
+      gd_note "downloaded $pkgs from $index"
+    done <"$collect/pip"
+  fi
+  rm -rf -- "$collect"
+  if [[ $GD_FAMILY == debian ]]; then gd_cache_outgoing "${outgoing[@]}"; fi
+  : >"$GD_CACHE_DIR/ready"
+  gd_journal downloaded "$GD_CACHE_DIR"
+  GD_CHANGES=$((GD_CHANGES + 1))
+}
+
+gd_verify_downloads() {
+  if [[ ! -f $GD_CACHE_DIR/ready && -d $GD_CACHE_DIR/debs ]]; then
+    gd_say "the downloads are not complete ($GD_CACHE_DIR)" >&2
+    return 1
+  fi
 }
 
 # ---- system ---------------------------------------------------------------------------------------------
@@ -800,18 +1543,120 @@ gd_clean_profiles() {
   done
 }
 
-# Verifies that no profile still assigns a variable matching VARS_RE.
+# gd_verify_profiles VARS_RE PATHS_RE [--system] HOME...: the step removed all it promises: filtering each
+# profile again changes nothing (the lines it keeps on purpose, such as "export X=1; export ROCM_PATH=...",
+# do not fail it).
 gd_verify_profiles() {
-  local vars=$1 file files=() bad=()
-  shift
+  local vars=$1 paths=$2 file files=() bad=()
+  shift 2
   readarray -t files <<<"$(gd_profile_files "$@")"
   for file in "${files[@]}"; do
-    if [[ -n $file ]] && grep -qE "^[[:space:]]*(export[[:space:]]+)?($vars)=" -- "$file"; then
+    # shellcheck disable=SC2094 # the file is only read here
+    if [[ -n $file && -r $file ]] && ! gd_filter_profile "$vars" "$paths" <"$file" | cmp -s - "$file"; then
       bad+=("$file")
     fi
   done
   if ((${#bad[@]})); then
     gd_say "still set in: ${bad[*]}" >&2
+    return 1
+  fi
+}
+
+# gd_remove_user_caches REL... -- HOME...: folders below each home that only the stack uses (MIOpen's
+# databases and kernel cache), removed without a backup: they are caches, rebuilt by the stack that uses them.
+gd_remove_user_caches() {
+  local rels=() home rel dir
+  while (($#)) && [[ $1 != -- ]]; do rels+=("$1") && shift; done
+  if (($#)); then shift; fi
+  for home in "$@"; do
+    for rel in "${rels[@]}"; do
+      dir=$home/$rel
+      if [[ $home != /* || $rel == /* || $rel == *..* ]]; then gd_die "refusing to remove $dir"; fi
+      if [[ -L $dir || ! -d $dir ]]; then continue; fi
+      if ((GD_DRY_RUN)); then
+        gd_note "would remove $dir ($(du -sh -- "$dir" 2>/dev/null | cut -f1), a cache: no backup)"
+        continue
+      fi
+      gd_journal removed-tree "$dir"
+      gd_journal_sync
+      rm -rf -- "$dir"
+      GD_CHANGES=$((GD_CHANGES + 1))
+      gd_note "removed $dir"
+    done
+  done
+}
+
+gd_verify_user_caches_absent() {
+  local rels=() home rel
+  while (($#)) && [[ $1 != -- ]]; do rels+=("$1") && shift; done
+  if (($#)); then shift; fi
+  for home in "$@"; do
+    for rel in "${rels[@]}"; do
+      if [[ -d $home/$rel && ! -L $home/$rel ]]; then
+        gd_say "still there: $home/$rel" >&2
+        return 1
+      fi
+    done
+  done
+}
+
+# gd_replace_if_unchanged FILE OLD_BASE64 NEW_BASE64: FILE becomes NEW when it still is OLD (what the plan
+# was made from, e.g. Docker's daemon.json with NVIDIA's runtime); a file changed since is left as it is,
+# with a note. The contents travel in base64, so nothing of them is ever read as bash.
+gd_replace_if_unchanged() {
+  local file=$1 old new current
+  old=$(
+    printf '%s' "$2" | base64 -d
+    printf x
+  )
+  new=$(
+    printf '%s' "$3" | base64 -d
+    printf x
+  )
+  old=${old%x}
+  new=${new%x}
+  if [[ ! -f $file || -L $file ]]; then return 0; fi
+  current=$(
+    cat -- "$file"
+    printf x
+  )
+  current=${current%x}
+  if [[ $current == "$new" ]]; then return 0; fi
+  if [[ $current != "$old" ]]; then
+    gd_note "$file changed since this script was made: left as it is (edit its NVIDIA entries by hand)"
+    return 0
+  fi
+  printf '%s' "$new" | gd_write_file "$file" "$(stat -c %a -- "$file")"
+}
+
+# gd_replace_files_if_unchanged FILE OLD NEW [FILE OLD NEW...]: gd_replace_if_unchanged for each triple.
+gd_replace_files_if_unchanged() {
+  while (($# >= 3)); do
+    gd_replace_if_unchanged "$1" "$2" "$3"
+    shift 3
+  done
+}
+
+gd_verify_files_replaced() {
+  while (($# >= 3)); do
+    gd_verify_replaced "$1" "$2" || return 1
+    shift 3
+  done
+}
+
+gd_verify_replaced() {
+  local file=$1 old current
+  old=$(
+    printf '%s' "$2" | base64 -d
+    printf x
+  )
+  if [[ ! -f $file ]]; then return 0; fi
+  current=$(
+    cat -- "$file"
+    printf x
+  )
+  if [[ ${current%x} == "${old%x}" ]]; then
+    gd_say "$file still has the entries to remove" >&2
     return 1
   fi
 }
@@ -849,10 +1694,70 @@ gd_verify_ld_conf() {
 
 # ---- PyTorch --------------------------------------------------------------------------------------------
 
-# gd_torch_reinstall USER PYTHON INDEX_URL LOCAL_TAG [SPEC]: replaces torch (and torchvision, torchaudio
-# when present) with the build from INDEX_URL, unless the installed torch already carries LOCAL_TAG.
+# The installed distributions of a Python environment as "name==version" lines (names normalised).
+gd_pip_freeze() {
+  "$1" - <<'PY' 2>/dev/null || true
+import importlib.metadata as m, re
+for d in m.distributions():
+    name = d.metadata["Name"]
+    if name:
+        print(re.sub(r"[-_.]+", "-", name).lower() + "==" + d.version)
+PY
+}
+
+# The files of the named distributions (their RECORD), as absolute paths, for a snapshot.
+gd_pip_files() {
+  "$1" - "${@:2}" <<'PY'
+import importlib.metadata as m, os, sys
+for name in sys.argv[1:]:
+    try:
+        d = m.distribution(name)
+    except m.PackageNotFoundError:
+        continue
+    for f in d.files or []:
+        p = os.path.normpath(str(d.locate_file(f)))
+        if os.path.lexists(p):
+            print(p)
+PY
+}
+
+# Which installed distributions match the globs and only PyTorch itself needs (pip's Required-by).
+gd_pip_outgoing() {
+  local python=$1 line name glob needed
+  shift
+  while IFS= read -r line; do
+    name=${line%%==*}
+    for glob in "$@"; do
+      # shellcheck disable=SC2053 # a glob, on purpose
+      [[ $name == $glob ]] || continue
+      needed=$("$python" -m pip show "$name" 2>/dev/null | sed -n 's/^Required-by: *//p' | tr ',' '\n' |
+        sed 's/^ *//' | grep -v -x -e '' -e torch -e torchvision -e torchaudio || true)
+      if [[ -z $needed ]]; then printf '%s\n' "$name"; else gd_note "keeping $name: $needed needs it" >&2; fi
+      break
+    done
+  done <<<"$(gd_pip_freeze "$python")"
+}
+
+# gd_torch_reinstall USER INDEX_URL LOCAL_TAG SPEC PYTHON... [-- OUTGOING_GLOB...]: gd_torch_reinstall_one
+# for each PYTHON.
 gd_torch_reinstall() {
-  local user=$1 python=$2 index=$3 tag=$4 spec=${5:-torch} current pkgs=() extra
+  local head=("$1" "$2" "$3" "$4") pythons=() python
+  shift 4
+  while (($#)) && [[ $1 != -- ]]; do pythons+=("$1") && shift; done
+  for python in "${pythons[@]}"; do gd_torch_reinstall_one "${head[@]}" "$python" "$@"; done
+}
+
+# gd_torch_reinstall_one USER INDEX_URL LOCAL_TAG SPEC PYTHON [-- OUTGOING_GLOB...]: replaces torch (and
+# torchvision, torchaudio when present) in PYTHON's environment with the build from INDEX_URL (from this
+# script's download cache once gd_prepare_downloads filled it), unless torch already carries LOCAL_TAG. The
+# other vendor's companion wheels that only PyTorch needs (OUTGOING_GLOB: pytorch-triton-rocm, nvidia-*-cu12)
+# go first. pip runs as the environment's owner. When pip fails, the environment is put back as it was: the
+# files of every distribution the install could touch are kept in a snapshot and restored.
+gd_torch_reinstall_one() {
+  local user=$1 index=$2 tag=$3 spec=$4 python=$5 current pkgs=() extra out=() source=() pins=() dir
+  local snap touched=() before after name owner
+  shift 5
+  if (($#)) && [[ $1 == -- ]]; then shift; fi
   if [[ ! -x $python ]]; then
     gd_note "$python is gone: nothing to reinstall"
     return 0
@@ -866,23 +1771,81 @@ gd_torch_reinstall() {
   for extra in torchvision torchaudio; do
     if "$python" -m pip show -q "$extra" >/dev/null 2>&1; then pkgs+=("$extra"); fi
   done
-  if [[ -n $current ]]; then
-    gd_as_user "$user" "$python" -m pip uninstall -y torch torchvision torchaudio
-    gd_journal pip-uninstall "$python" "torch==$current"
+  if [[ -n $GD_COLLECT ]]; then
+    printf '%s\t%s\t%s\t%s\n' "$python" "$index" "$tag" "${pkgs[*]}" >>"$GD_COLLECT/pip"
+    return 0
   fi
-  gd_as_user "$user" "$python" -m pip install --index-url "$index" "${pkgs[@]}"
-  if ((!GD_DRY_RUN)); then gd_journal pip-install "$python" "${pkgs[*]}" "$index"; fi
+  owner=$(stat -c %U -- "${python%/bin/*}" 2>/dev/null || true)
+  if [[ -n $owner && $owner != UNKNOWN ]]; then user=$owner; fi
+  gd_read_lines out <<<"$(gd_pip_outgoing "$python" "$@")"
+  dir=$GD_CACHE_DIR/wheels/$tag
+  if [[ -f $GD_CACHE_DIR/ready && -d $dir ]]; then
+    source=(--no-index --find-links "$dir")
+    # Exactly the versions downloaded: pip would keep torch 2.9.0+rocm7.2 for "torch" otherwise.
+    for name in "${pkgs[@]}"; do
+      name=${name%%=*}
+      local whl
+      whl=$(find "$dir" -maxdepth 1 -name "${name}-*.whl" -print -quit)
+      if [[ -n $whl ]]; then
+        whl=${whl##*/}
+        whl=${whl#"$name"-}
+        pins+=("$name==${whl%%-*}")
+      else
+        pins+=("$name")
+      fi
+    done
+    gd_read_lines touched <<<"$(find "$dir" -maxdepth 1 -name '*.whl' -printf '%f\n' |
+      sed 's/-.*//; s/_/-/g' | tr '[:upper:]' '[:lower:]' | sort -u)"
+  else
+    source=(--index-url "$index")
+    pins=("${pkgs[@]}")
+    touched=(torch torchvision torchaudio triton pytorch-triton-rocm)
+  fi
+  if ((GD_DRY_RUN)); then
+    if ((${#out[@]})) && [[ -n ${out[0]} ]]; then gd_as_user "$user" "$python" -m pip uninstall -y "${out[@]}"; fi
+    gd_as_user "$user" "$python" -m pip install --no-cache-dir "${source[@]}" "${pins[@]}"
+    return 0
+  fi
+  # The snapshot: every file of what the install may replace, and of the wheels about to go.
+  snap=$GD_WORK_DIR/pip-snapshot-$(printf '%s' "$python" | cksum | cut -d' ' -f1).tar
+  mkdir -p -- "$GD_WORK_DIR"
+  before=$(gd_pip_freeze "$python")
+  gd_pip_files "$python" "${touched[@]}" "${out[@]}" | tar -P -cf "$snap" -T - 2>/dev/null || true
+  gd_journal pip-snapshot "$python" "$snap"
+  gd_journal_sync
+  if ((${#out[@]})) && [[ -n ${out[0]} ]]; then
+    gd_as_user "$user" "$python" -m pip uninstall -y "${out[@]}"
+    gd_journal pip-uninstall "$python" "${out[*]}"
+  fi
+  if ! gd_as_user "$user" "$python" -m pip install --no-cache-dir "${source[@]}" "${pins[@]}"; then
+    # Back to the snapshot: what the failed install added or changed goes, the old files come back.
+    after=$(gd_pip_freeze "$python")
+    local gone=()
+    gd_read_lines gone <<<"$(gd_only_in_second "$before" "$after" | sed 's/==.*//')"
+    if ((${#gone[@]})) && [[ -n ${gone[0]} ]]; then
+      gd_as_user "$user" "$python" -m pip uninstall -y "${gone[@]}" || true
+    fi
+    tar -P -xpf "$snap"
+    current=$("$python" -c 'import importlib.metadata as m; print(m.version("torch"))' 2>/dev/null || true)
+    gd_journal pip-restored "$python" "torch==$current"
+    gd_die "pip could not install ${pins[*]} into $python; the environment is as it was (torch ${current:-absent})"
+  fi
+  gd_journal pip-install "$python" "${pins[*]}" "$index"
   GD_CHANGES=$((GD_CHANGES + 1))
 }
 
+# gd_verify_torch LOCAL_TAG PYTHON...: torch in each environment is a +LOCAL_TAG build.
 gd_verify_torch() {
-  local python=$1 tag=$2 current
-  if [[ ! -x $python ]]; then return 0; fi
-  current=$("$python" -c 'import importlib.metadata as m; print(m.version("torch"))' 2>/dev/null || true)
-  if [[ $current != *"+$tag" ]]; then
-    gd_say "torch is ${current:-missing}, not a +$tag build" >&2
-    return 1
-  fi
+  local tag=$1 python current
+  shift
+  for python in "$@"; do
+    if [[ ! -x $python ]]; then continue; fi
+    current=$("$python" -c 'import importlib.metadata as m; print(m.version("torch"))' 2>/dev/null || true)
+    if [[ $current != *"+$tag" ]]; then
+      gd_say "torch in $python is ${current:-missing}, not a +$tag build" >&2
+      return 1
+    fi
+  done
 }
 
 # Registers NVIDIA's runtime with Docker (backing up daemon.json first) and restarts Docker, unless Docker
@@ -956,6 +1919,7 @@ gd_reboot() {
   fi
   gd_journal reboot-requested "$now"
   gd_journal_sync
+  GD_REBOOTING=1
   if ((GD_NO_REBOOT)) || [[ $now == unknown ]]; then
     gd_say "Reboot now, then run this script again (or gpudoctor migrate --resume) to continue."
     exit 100
@@ -970,13 +1934,16 @@ gd_reboot() {
 
 gd_usage() {
   cat <<USAGE
-usage: $0 [--dry-run] [--list] [--step ID] [--any-host] [--no-reboot] [--run-id ID]
+usage: $0 [--dry-run] [--list] [--step ID] [--any-host] [--no-reboot] [--run-id ID] [--unhold]
+          [--stop-gpu-users]
   --dry-run    print every command and every change, change nothing
   --list       list the steps (what each needs: root, destructive, reboot)
   --step ID    run one step only (its id or number)
   --any-host   run on another host name than the one this script was made for (same OS release)
   --no-reboot  stop at a reboot step instead of rebooting (exit status 100)
   --run-id ID  name of this run in the journal and the backup folder (gpudoctor --apply passes it)
+  --unhold     release held packages of the stack being removed (undo holds them again)
+  --stop-gpu-users  stop the processes that have the old GPU's device files open (SIGTERM, then SIGKILL)
 USAGE
 }
 
@@ -989,6 +1956,8 @@ gd_parse_args() {
     --any-host) GD_ANY_HOST=1 ;;
     --no-reboot) GD_NO_REBOOT=1 ;;
     --run-id) GD_RUN_ID=${2:?--run-id needs a name} && shift ;;
+    --unhold) GD_UNHOLD=1 ;;
+    --stop-gpu-users) GD_STOP_GPU_USERS=1 ;;
     -h | --help) gd_usage && exit 0 ;;
     *) gd_usage >&2 && exit 2 ;;
     esac
@@ -1004,13 +1973,15 @@ gd_preflight() {
   id=$(. /etc/os-release && printf '%s' "${ID:-}")
   # shellcheck source=/dev/null
   version=$(. /etc/os-release && printf '%s' "${VERSION_ID:-}")
+  # Shown as bash would need them typed: whatever the snapshot held, nothing reaches the terminal raw.
   if [[ $id != "$GD_FOR_OS_ID" || $version != "$GD_FOR_OS_VERSION" ]]; then
-    gd_die "made for $GD_FOR_OS_ID $GD_FOR_OS_VERSION, this is ${id:-unknown} ${version:-?}:" \
-      "make a new script here (gpudoctor fix / migrate)"
+    gd_die "made for $(gd_quote "$GD_FOR_OS_ID" "$GD_FOR_OS_VERSION")," \
+      "this is $(gd_quote "${id:-unknown}" "${version:-?}"): make a new script here (gpudoctor fix / migrate)"
   fi
   host=$(uname -n)
   if [[ -n $GD_FOR_HOST && $host != "$GD_FOR_HOST" ]] && ((!GD_ANY_HOST)); then
-    gd_die "made for host $GD_FOR_HOST, this is $host (--any-host if it is the same machine renamed)"
+    gd_die "made for host $(gd_quote "$GD_FOR_HOST"), this is $(gd_quote "$host")" \
+      "(--any-host if it is the same machine renamed)"
   fi
   case $GD_FAMILY in
   debian) gd_have dpkg-query || gd_die "no dpkg-query: this is not a Debian-family system" ;;
@@ -1028,19 +1999,21 @@ gd_list_steps() {
 
 gd_on_exit() {
   local status=$1
-  if ((status == 0 || status == 100)) || [[ $GD_STEP == - ]]; then return 0; fi
-  if ((GD_DRY_RUN)); then
-    printf 'gpudoctor script: the dry run stopped at step %s (exit status %s)\n' "$GD_STEP" "$status" >&2
-    return 0
+  # 100 means "reboot now" (gd_reboot); a command that failed with 100 (apt-get does) is a failure.
+  if ((status == 100 && !GD_REBOOTING)); then status=1; fi
+  if ((status != 0 && status != 100)) && [[ $GD_STEP != - ]]; then
+    if ((GD_DRY_RUN)); then
+      printf 'gpudoctor script: the dry run stopped at step %s (exit status %s)\n' "$GD_STEP" "$status" >&2
+    elif [[ $GD_PHASE == verify ]]; then
+      gd_journal verify-failed "$status"
+      printf 'gpudoctor script: step %s ran but its check failed; journal: %s\n' "$GD_STEP" "$GD_JOURNAL" >&2
+    else
+      gd_journal step-failed "$status"
+      printf 'gpudoctor script: step %s failed (exit status %s); nothing after it ran. Journal: %s\n' \
+        "$GD_STEP" "$status" "$GD_JOURNAL" >&2
+    fi
   fi
-  if [[ $GD_PHASE == verify ]]; then
-    gd_journal verify-failed "$status"
-    printf 'gpudoctor script: step %s ran but its check failed; journal: %s\n' "$GD_STEP" "$GD_JOURNAL" >&2
-  else
-    gd_journal step-failed "$status"
-    printf 'gpudoctor script: step %s failed (exit status %s); nothing after it ran. Journal: %s\n' \
-      "$GD_STEP" "$status" "$GD_JOURNAL" >&2
-  fi
+  exit "$status"
 }
 
 gd_main() {
@@ -1069,11 +2042,14 @@ gd_main() {
   n=${#GD_STEP_IDS[@]}
   for i in "${selected[@]}"; do
     GD_STEP=${GD_STEP_IDS[i]}
+    GD_STEP_INDEX=$i
     GD_PHASE=run
     gd_say "==> [$((i + 1))/$n] ${GD_STEP_TITLES[i]} (${GD_STEP_IDS[i]})"
     gd_journal step-begin "${GD_STEP_TITLES[i]}"
     "gd_step_$((i + 1))"
     if ((!GD_DRY_RUN)); then
+      # What a change owes (an initramfs, ldconfig), this run's or an earlier failed run's, is paid now.
+      gd_settle
       GD_PHASE=verify
       "gd_verify_$((i + 1))"
     fi
@@ -1092,44 +2068,76 @@ gd_main() {
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Purge the installed ROCm packages [root, destructive] (fixes/purge-rocm.yaml:14)
+# 1. Release the holds on the packages the purge removes (or stop, saying which) [root] (fixes/purge-rocm.yaml:19)
 gd_step_1() {
-  gd_purge_packages hip-runtime-amd rocm-core rocminfo
+  gd_release_holds '' hip-runtime-amd rocm-core rocminfo
 }
 gd_verify_1() {
+  gd_verify_not_held hip-runtime-amd rocm-core rocminfo
+}
+
+# 2. Download everything the next steps install (and keep the old stack's packages for undo) [root] (fixes/migrate.yaml:18)
+gd_step_2() {
+  gd_prepare_downloads
+}
+gd_verify_2() {
+  gd_verify_downloads
+}
+
+# 3. Stop what uses the AMD GPU (no services, processes with /dev/kfd open) [root] (fixes/purge-rocm.yaml:33)
+gd_step_3() {
+  gd_stop_gpu_users /dev/kfd ''
+}
+gd_verify_3() {
+  gd_verify_no_gpu_users /dev/kfd
+}
+
+# 4. Purge the ROCm, amdgpu and AMD graphics packages (the distribution's Mesa in place of AMD's) [root, destructive] (fixes/purge-rocm.yaml:39)
+gd_step_4() {
+  gd_purge_packages hip-runtime-amd rocm-core rocminfo --
+}
+gd_verify_4() {
   gd_verify_not_installed hip-runtime-amd rocm-core rocminfo
 }
 
-# 2. Purge the configuration files removed ROCm packages left [root, destructive] (fixes/purge-rocm.yaml:21)
-gd_step_2() {
+# 5. Purge the configuration files removed ROCm packages left [root, destructive] (fixes/purge-rocm.yaml:46)
+gd_step_5() {
   gd_purge_config_packages amdgpu-dkms
 }
-gd_verify_2() {
+gd_verify_5() {
   gd_verify_no_config_packages amdgpu-dkms
 }
 
-# 3. Remove the ROCm folders no package owns any more [root, destructive] (fixes/purge-rocm.yaml:35)
-gd_step_3() {
+# 6. Remove the ROCm folders no package owns any more [root, destructive] (fixes/purge-rocm.yaml:60)
+gd_step_6() {
   gd_remove_trees /opt/rocm-6.0.2 /opt/rocm
 }
-gd_verify_3() {
+gd_verify_6() {
   gd_verify_absent /opt/rocm-6.0.2 /opt/rocm
 }
 
-# 4. Remove update-alternatives entries that point nowhere [root] (fixes/purge-rocm.yaml:42)
-gd_step_4() {
+# 7. Remove update-alternatives entries that point nowhere [root] (fixes/purge-rocm.yaml:67)
+gd_step_7() {
   gd_remove_dangling_alternatives rocm
 }
-gd_verify_4() {
+gd_verify_7() {
   gd_verify_no_dangling_alternatives rocm
 }
 
-# 5. Remove ROCm variables and folders from shell profiles [root] (fixes/purge-rocm.yaml:82)
-gd_step_5() {
+# 8. Remove ROCm variables and folders from shell profiles [root] (fixes/purge-rocm.yaml:109)
+gd_step_8() {
   gd_clean_profiles 'ROCM_[A-Z_]*|HIP_[A-Z_]*|HSA_[A-Z0-9_]*|ROCR_[A-Z_]*|HCC_[A-Z_]*|PYTORCH_ROCM_ARCH|GPU_DEVICE_ORDINAL|MIOPEN_[A-Z_]*' '/opt/rocm(-[0-9][0-9.]*)?|\$\{?(ROCM_PATH|ROCM_HOME|HIP_PATH)\}?' --system /home/sam
 }
-gd_verify_5() {
-  gd_verify_profiles 'ROCM_[A-Z_]*|HIP_[A-Z_]*|HSA_[A-Z0-9_]*|ROCR_[A-Z_]*|HCC_[A-Z_]*|PYTORCH_ROCM_ARCH|GPU_DEVICE_ORDINAL|MIOPEN_[A-Z_]*' --system /home/sam
+gd_verify_8() {
+  gd_verify_profiles 'ROCM_[A-Z_]*|HIP_[A-Z_]*|HSA_[A-Z0-9_]*|ROCR_[A-Z_]*|HCC_[A-Z_]*|PYTORCH_ROCM_ARCH|GPU_DEVICE_ORDINAL|MIOPEN_[A-Z_]*' '/opt/rocm(-[0-9][0-9.]*)?|\$\{?(ROCM_PATH|ROCM_HOME|HIP_PATH)\}?' --system /home/sam
+}
+
+# 9. Purge what only the removed packages needed (apt's autoremove, limited to what this purge orphaned) [root, destructive] (fixes/purge-rocm.yaml:120)
+gd_step_9() {
+  gd_autoremove_orphans libdrm2 libdrm-common libdrm-dev libdrm-tests libdrm-amdgpu1 'libdrm-[!a]*' libdrm 'mesa-[!a]*' 'mesa-libGL*' 'mesa-libEGL*' 'mesa-libgbm*' 'mesa-dri-drivers*' mesa-filesystem 'mesa-vulkan-drivers*' 'libgl1-mesa*' 'libglx-mesa*' 'libegl-mesa*' libgbm1 libgbm-dev 'libosmesa*' 'libglapi-mesa*' 'libvulkan*' xserver-xorg 'xserver-xorg-core*' 'xserver-xorg-video-[!n]*' 'xserver-xorg-video-nouveau*' 'xserver-xorg-input-*' xserver-xorg-legacy 'firmware-*' 'linux-firmware*' amdgpu-firmware 'linux-image-*' 'linux-headers-*' 'linux-modules-extra-*' 'kernel-*' dkms
+}
+gd_verify_9() {
+  gd_verify_no_orphans libdrm2 libdrm-common libdrm-dev libdrm-tests libdrm-amdgpu1 'libdrm-[!a]*' libdrm 'mesa-[!a]*' 'mesa-libGL*' 'mesa-libEGL*' 'mesa-libgbm*' 'mesa-dri-drivers*' mesa-filesystem 'mesa-vulkan-drivers*' 'libgl1-mesa*' 'libglx-mesa*' 'libegl-mesa*' libgbm1 libgbm-dev 'libosmesa*' 'libglapi-mesa*' 'libvulkan*' xserver-xorg 'xserver-xorg-core*' 'xserver-xorg-video-[!n]*' 'xserver-xorg-video-nouveau*' 'xserver-xorg-input-*' xserver-xorg-legacy 'firmware-*' 'linux-firmware*' amdgpu-firmware 'linux-image-*' 'linux-headers-*' 'linux-modules-extra-*' 'kernel-*' dkms
 }
 
 gd_main "$@"

@@ -1,0 +1,80 @@
+// What a purge of a vendor's stack removes, computed on the installed dependency graph (pkg_graph.cpp) with
+// the rules of fixes/stacks.yaml: the vendor's packages (its globs, not kept), and what depends on them that
+// is the vendor's too (matched by a glob, or depending directly on a core package such as rocm-core).
+#include "fix/inventory_packages.hpp"
+
+#include "parse/parsers_system.hpp"
+#include "util/text.hpp"
+
+#include <algorithm>
+#include <fnmatch.h>
+
+namespace gpudoctor::fix {
+
+namespace {
+
+bool any_glob(const std::vector<std::string>& globs, const std::string& name) {
+  return std::any_of(globs.begin(), globs.end(),
+                     [&](const std::string& g) { return ::fnmatch(g.c_str(), name.c_str(), 0) == 0; });
+}
+
+bool kept_by_any(const Stacks& stacks, const std::string& name) {
+  return std::any_of(stacks.vendors.begin(), stacks.vendors.end(),
+                     [&](const VendorStack& v) { return any_glob(v.keep, name); });
+}
+
+// A package that depends directly on one of the stack's core packages (every ROCm package on rocm-core).
+bool depends_on_core(const PkgGraph& graph, const VendorStack& stack, const std::string& name) {
+  if (stack.core.empty()) return false;
+  const auto& node = graph.nodes().at(name);
+  return std::any_of(node.clauses.begin(), node.clauses.end(), [&](const auto& clause) {
+    return std::any_of(clause.begin(), clause.end(),
+                       [&](const std::string& alt) { return any_glob(stack.core, alt); });
+  });
+}
+
+} // namespace
+
+PkgGraph read_package_graph(SystemView& view, const Facts& facts) {
+  if (facts.packages.manager == "dpkg") {
+    auto status = view.read_file("/var/lib/dpkg/status");
+    auto marks = view.read_file("/var/lib/apt/extended_states");
+    return dpkg_graph(parse::dpkg_records(status ? *status : ""),
+                      parse::apt_auto_installed(marks ? *marks : ""));
+  }
+  if (facts.packages.manager == "rpm") {
+    CommandSpec spec{
+        "rpm-provides",
+        {"rpm", "-qa", "--queryformat", "[%{NAME}\\tP\\t%{PROVIDES}\\n][%{NAME}\\tR\\t%{REQUIRES}\\n]"}};
+    spec.timeout = std::chrono::milliseconds(30000);
+    auto r = view.run(spec);
+    return rpm_graph(facts.packages.installed, parse::rpm_relations(r.ok() ? r.out : ""));
+  }
+  return {};
+}
+
+void read_stack_packages(SystemView& view, const Facts& facts, const Stacks& stacks, const VendorStack& stack,
+                         const PkgGraph& graph, StackInventory& inv) {
+  PurgeRules rules;
+  rules.root = [&](const std::string& name) { return vendor_package(stacks, stack, name); };
+  rules.member = [&](const std::string& name) {
+    return vendor_package(stacks, stack, name) ||
+           (!kept_by_any(stacks, name) && depends_on_core(graph, stack, name));
+  };
+  std::string family = facts.packages.manager == "rpm" ? "rhel" : "debian";
+  for (const auto& r : stacks.replacements)
+    if (r.vendor == stack.vendor && r.family == family) rules.replacements[r.package] = r.distribution;
+  PurgeSet set = purge_set(graph, rules);
+  inv.packages = set.packages;
+  inv.held = set.held;
+  inv.kept = set.kept;
+  inv.replacements = set.replacements;
+  for (const auto& o : set.orphans)
+    if (!kept_by_any(stacks, o)) inv.orphans.push_back(o);
+  if (auto locks = view.read_file("/etc/dnf/plugins/versionlock.list"))
+    for (const auto& entry : parse::dnf_versionlock(*locks))
+      if (std::binary_search(inv.packages.begin(), inv.packages.end(), parse::versionlock_name(entry)))
+        inv.versionlocks.push_back(entry);
+}
+
+} // namespace gpudoctor::fix

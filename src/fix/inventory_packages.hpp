@@ -1,0 +1,21 @@
+// Internal to the inventory: the installed packages as a graph, and each vendor's purge set on it.
+#pragma once
+
+#include "facts/facts.hpp"
+#include "fix/inventory.hpp"
+#include "fix/pkg_graph.hpp"
+#include "fix/stacks.hpp"
+#include "system/system_view.hpp"
+
+namespace gpudoctor::fix {
+
+// The machine's installed packages with their relations: dpkg status and apt's marks, or rpm's provides and
+// requires (command key rpm-provides); empty when neither can be read.
+PkgGraph read_package_graph(SystemView& view, const Facts& facts);
+
+// Fills the package lists of `inv` for `stack`: what a purge removes, holds, what stays and why,
+// replacements, orphans, version locks.
+void read_stack_packages(SystemView& view, const Facts& facts, const Stacks& stacks, const VendorStack& stack,
+                         const PkgGraph& graph, StackInventory& inv);
+
+} // namespace gpudoctor::fix

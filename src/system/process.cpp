@@ -1,0 +1,295 @@
+// Processes are started with posix_spawn, not Boost.Process: Boost 1.74's environment code reads past the end
+// of its entries (AddressSanitizer reports it on every run with a custom environment), and posix_spawn gives
+// exactly what is needed: an explicit environment, a new process group, and no fork of a threaded process.
+// Each child is reaped by the one reaper (system/reaper) and what it leaves behind is found and killed by its
+// run's tag (system/process_tree).
+#include "system/process.hpp"
+
+#include "system/machine_paths.hpp"
+#include "system/process_tree.hpp"
+#include "system/reaper.hpp"
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace gpudoctor {
+
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+bool is_executable_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+}
+
+// Owns the file descriptors and spawn attributes of one launch, whatever path leaves run_process.
+struct Pipe {
+  int fd[2] = {-1, -1};
+  ~Pipe() {
+    for (int f : fd)
+      if (f >= 0) ::close(f);
+  }
+  // The read end is non-blocking: after a kill, what is left in the pipe is read without waiting.
+  bool open() { return ::pipe2(fd, O_CLOEXEC) == 0 && ::fcntl(fd[0], F_SETFL, O_NONBLOCK) == 0; }
+  void close_end(int i) {
+    if (fd[i] >= 0) ::close(fd[i]);
+    fd[i] = -1;
+  }
+};
+
+struct SpawnSetup {
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attr;
+  SpawnSetup() {
+    posix_spawn_file_actions_init(&actions);
+    posix_spawnattr_init(&attr);
+  }
+  ~SpawnSetup() {
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+  }
+};
+
+// Appends what is readable on `fd` to `sink`, keeping at most `cap` bytes (the first ones, or with `tail`
+// the last ones: up to twice the cap is held between trims); false at EOF or error.
+bool drain(int fd, std::string& sink, std::size_t cap, bool tail, bool& truncated) {
+  char buf[16384];
+  ssize_t n = ::read(fd, buf, sizeof buf);
+  if (n < 0) return errno == EINTR || errno == EAGAIN;
+  if (n == 0) return false;
+  if (tail) {
+    sink.append(buf, static_cast<std::size_t>(n));
+    if (sink.size() > 2 * cap) {
+      sink.erase(0, sink.size() - cap);
+      truncated = true;
+    }
+    return true;
+  }
+  std::size_t room = sink.size() < cap ? cap - sink.size() : 0;
+  if (static_cast<std::size_t>(n) > room) truncated = true;
+  sink.append(buf, std::min(static_cast<std::size_t>(n), room));
+  return true;
+}
+
+long ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(b - a).count();
+}
+
+// The child's complete environment: `env` less what the spec unsets, its extra variables, and the run's tag.
+std::vector<std::string> child_environment(const CommandSpec& spec,
+                                           const std::map<std::string, std::string>& env,
+                                           const std::string& tag) {
+  auto unset = [&](const std::string& name) {
+    if (name == proc::k_run_tag_name) return true;
+    for (const auto& u : spec.unset_env)
+      if (u == name ||
+          (!u.empty() && u.back() == '*' && name.compare(0, u.size() - 1, u, 0, u.size() - 1) == 0))
+        return true;
+    return false;
+  };
+  std::vector<std::string> out;
+  for (const auto& [name, value] : env)
+    if (!spec.extra_env.count(name) && !unset(name)) out.push_back(name + "=" + value);
+  for (const auto& [name, value] : spec.extra_env)
+    if (name != proc::k_run_tag_name) out.push_back(name + "=" + value);
+  out.push_back(std::string(proc::k_run_tag_name) + "=" + tag);
+  return out;
+}
+
+std::vector<char*> pointers(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (auto& s : strings)
+    out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+// Starts `exe` with stdin from /dev/null, stdout and stderr into the pipes, in a process group of its own (so
+// a terminal's Ctrl-C reaches gpudoctor, not the tool) and with default signal handling; 0 or an errno value.
+int start(const std::string& exe, std::vector<std::string> args, std::vector<std::string> envs, Pipe& out,
+          Pipe& err, reaper::Child& child) {
+  SpawnSetup setup;
+  posix_spawn_file_actions_addopen(&setup.actions, STDIN_FILENO, paths::dev_null, O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&setup.actions, out.fd[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&setup.actions, err.fd[1], STDERR_FILENO);
+  posix_spawnattr_setpgroup(&setup.attr, 0);
+  sigset_t none, all;
+  sigemptyset(&none);
+  sigfillset(&all);
+  posix_spawnattr_setsigmask(&setup.attr, &none);
+  posix_spawnattr_setsigdefault(&setup.attr, &all);
+  posix_spawnattr_setflags(&setup.attr,
+                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  auto argv = pointers(args);
+  auto envp = pointers(envs);
+  return reaper::spawn(
+      [&](pid_t& pid) {
+        return ::posix_spawn(&pid, exe.c_str(), &setup.actions, &setup.attr, argv.data(), envp.data());
+      },
+      child);
+}
+
+// Reads the child's output until it has exited and closed it, or until the time limit; after it exits, a
+// process it started may hold the output `linger` longer. The child's status, when it exited.
+std::optional<reaper::ExitStatus> collect(const reaper::Child& child, Pipe& out, Pipe& err,
+                                          Clock::time_point deadline, const ProcessLimits& limits, bool tail,
+                                          CommandResult& result) {
+  std::optional<reaper::ExitStatus> status;
+  Clock::time_point limit = deadline;
+  while (out.fd[0] >= 0 || err.fd[0] >= 0 || !status) {
+    auto now = Clock::now();
+    if (now >= limit) break;
+    pollfd fds[3];
+    nfds_t n = 0;
+    for (Pipe* p : {&out, &err})
+      if (p->fd[0] >= 0) fds[n++] = {p->fd[0], POLLIN, 0};
+    if (!status) fds[n++] = {child.exit_fd, POLLIN, 0};
+    int wait_ms = static_cast<int>(std::max<long>(ms_between(now, limit), 1));
+    if (::poll(fds, n, wait_ms) <= 0) continue;
+    for (nfds_t i = 0; i < n; ++i) {
+      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      if (fds[i].fd == child.exit_fd) {
+        status = reaper::take_status(child);
+        if (status) limit = std::min(deadline, Clock::now() + limits.output_linger);
+        continue;
+      }
+      Pipe& p = fds[i].fd == out.fd[0] ? out : err;
+      if (!drain(p.fd[0], &p == &out ? result.out : result.err, limits.max_output_bytes, tail,
+                 result.truncated))
+        p.close_end(0);
+    }
+  }
+  return status;
+}
+
+// Kills what is left of the run (its group, its tagged and descendant processes), waits a bounded time for it
+// to end, and reads what the pipes still hold. Marks the result unkillable when something outlived SIGKILL.
+std::optional<reaper::ExitStatus> finish(const reaper::Child& child, const std::string& tag,
+                                         std::optional<reaper::ExitStatus> status, Pipe& out, Pipe& err,
+                                         const ProcessLimits& limits, bool tail, CommandResult& result) {
+  auto until = Clock::now() + limits.kill_wait;
+  auto survivors = proc::kill_run(child.pid, tag, limits.kill_wait);
+  while (!status && Clock::now() < until) {
+    pollfd fd{child.exit_fd, POLLIN, 0};
+    int wait_ms = static_cast<int>(std::max<long>(ms_between(Clock::now(), until), 1));
+    if (::poll(&fd, 1, wait_ms) > 0) status = reaper::take_status(child);
+  }
+  if (!status) reaper::abandon(child);
+  result.unkillable = !status || !survivors.empty();
+  for (Pipe* p : {&out, &err})
+    while (p->fd[0] >= 0 && drain(p->fd[0], p == &out ? result.out : result.err, limits.max_output_bytes,
+                                  tail, result.truncated)) {
+      pollfd fd{p->fd[0], POLLIN, 0};
+      if (::poll(&fd, 1, 0) <= 0) break; // nothing more now: a survivor may hold it open forever
+    }
+  return status;
+}
+
+} // namespace
+
+std::string find_program(const std::string& name, const std::string& path_var) {
+  if (name.empty()) return {};
+  if (name.find('/') != std::string::npos) return is_executable_file(name) ? name : std::string{};
+  std::size_t start = 0;
+  while (start <= path_var.size()) {
+    auto end = path_var.find(':', start);
+    if (end == std::string::npos) end = path_var.size();
+    std::string dir = path_var.substr(start, end - start);
+    if (dir.empty()) dir = ".";
+    std::string candidate = dir + "/" + name;
+    if (is_executable_file(candidate)) return candidate;
+    start = end + 1;
+  }
+  return {};
+}
+
+CommandResult run_process(const CommandSpec& spec, const std::map<std::string, std::string>& env,
+                          const ProcessLimits& limits) {
+  CommandResult result;
+  result.key = spec.key;
+  result.argv = spec.argv;
+  result.timeout_ms = static_cast<long>(spec.timeout.count());
+  if (spec.argv.empty()) {
+    result.error = "empty command";
+    return result;
+  }
+  auto path_it = env.find("PATH");
+  std::string exe = find_program(spec.argv[0], path_it == env.end() ? "" : path_it->second);
+  if (exe.empty()) {
+    result.exit_code = 127;
+    return result; // found = false
+  }
+  result.found = true;
+
+  Pipe out, err;
+  if (!out.open() || !err.open()) {
+    result.error = std::string("pipe: ") + std::strerror(errno);
+    return result;
+  }
+  std::string tag = proc::new_run_tag();
+  auto started = Clock::now();
+  reaper::Child child;
+  if (int rc = start(exe, spec.argv, child_environment(spec, env, tag), out, err, child); rc != 0) {
+    result.error = "cannot start " + exe + ": " + std::strerror(rc);
+    return result;
+  }
+  out.close_end(1);
+  err.close_end(1);
+
+  auto status = collect(child, out, err, started + spec.timeout, limits, spec.keep_tail, result);
+  result.timed_out = !status;
+  result.duration_ms = ms_between(started, Clock::now()); // not counting the clean-up below
+  // Always: a daemon it started (setsid, double fork) is found by its tag even when the tool exited cleanly.
+  status = finish(child, tag, status, out, err, limits, spec.keep_tail, result);
+  for (std::string* sink : {&result.out, &result.err})
+    if (spec.keep_tail && sink->size() > limits.max_output_bytes) {
+      sink->erase(0, sink->size() - limits.max_output_bytes);
+      result.truncated = true;
+    }
+  if (!result.timed_out && status) {
+    result.exit_code = status->exit_code;
+    result.signal = status->signal;
+  }
+  return result;
+}
+
+int run_foreground(const std::vector<std::string>& argv) {
+  if (argv.empty()) return 127;
+  std::vector<std::string> args = argv;
+  auto args_p = pointers(args);
+  SpawnSetup setup;
+  // gpudoctor blocks SIGINT and SIGTERM in its threads (one thread takes them); the step must not inherit
+  // that.
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(&setup.attr, &none);
+  posix_spawnattr_setflags(&setup.attr, POSIX_SPAWN_SETSIGMASK);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  reaper::Child child;
+  int rc = reaper::spawn(
+      [&](pid_t& pid) {
+        return ::posix_spawnp(&pid, args_p[0], nullptr, &setup.attr, args_p.data(), environ);
+      },
+      child, true);
+  if (rc != 0) {
+    std::fprintf(stderr, "gpudoctor: cannot run %s: %s\n", argv[0].c_str(), std::strerror(rc));
+    return 127;
+  }
+  reaper::ExitStatus status = reaper::wait(child);
+  if (status.exit_code) return *status.exit_code;
+  return 128 + status.signal.value_or(0);
+}
+
+} // namespace gpudoctor

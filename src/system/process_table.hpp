@@ -1,0 +1,33 @@
+// What procfs says about processes, for gpudoctor's own process management (system/process_tree,
+// system/temp_files): who is whose parent, which run of a tool a process belongs to, whether a pid still
+// names the process that made a folder. Never part of a snapshot.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpudoctor::proc {
+
+struct ProcessInfo {
+  int pid = 0;
+  int ppid = 0;
+  int pgid = 0;
+  char state = '?';                  // R, S, D (uninterruptible), Z (zombie), T, ...
+  unsigned long long start_time = 0; // clock ticks after boot: with the pid, names one process for good
+  bool gone() const { return state == 'Z' || state == 'X' || state == 'x'; }
+};
+
+// Parses the content of /proc/<pid>/stat; nullopt when it is not one.
+std::optional<ProcessInfo> parse_stat(std::string_view stat);
+// The process `pid` now, or nullopt when there is none.
+std::optional<ProcessInfo> process_info(int pid);
+// Every process now (each /proc/<pid>/stat that can be read).
+std::vector<ProcessInfo> all_processes();
+// The value of `name` in the environment `pid` was started with; nullopt when unset or unreadable.
+std::optional<std::string> environment_value(int pid, std::string_view name);
+// This boot's id (random per boot), "" when unknown.
+std::string boot_id();
+
+} // namespace gpudoctor::proc

@@ -1,0 +1,154 @@
+#include "system/process_tree.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <map>
+#include <set>
+#include <thread>
+#include <unistd.h>
+
+namespace gpudoctor::proc {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::map<int, std::vector<int>> children_of(const std::vector<ProcessInfo>& table) {
+  std::map<int, std::vector<int>> kids;
+  for (const auto& p : table)
+    kids[p.ppid].push_back(p.pid);
+  return kids;
+}
+
+std::string self_prefix(int self) {
+  return std::to_string(self) + ".";
+}
+
+std::optional<std::string> live_tag(int pid) {
+  return environment_value(pid, k_run_tag_name);
+}
+
+KillSteps live_steps(std::function<std::vector<int>()> find) {
+  return {std::move(find), [](int pid) { ::kill(pid, SIGKILL); },
+          [](std::chrono::milliseconds ms) { std::this_thread::sleep_for(ms); }, [] { return Clock::now(); }};
+}
+
+} // namespace
+
+std::string new_run_tag() {
+  static std::atomic<unsigned> counter{0};
+  return self_prefix(static_cast<int>(::getpid())) + std::to_string(++counter);
+}
+
+std::map<int, std::string> owners(const std::vector<ProcessInfo>& table, int self,
+                                  const std::map<int, std::string>& leaders,
+                                  const std::function<std::optional<std::string>(int)>& tag_of) {
+  auto kids = children_of(table);
+  std::map<int, const ProcessInfo*> by_pid;
+  for (const auto& p : table)
+    by_pid[p.pid] = &p;
+  std::string mine = self_prefix(self);
+  std::map<int, std::string> owner;
+  // Top down from gpudoctor: a process's own tag wins, else it belongs where its parent does.
+  std::vector<std::pair<int, std::string>> todo;
+  for (int child : kids[self])
+    todo.emplace_back(child, "");
+  std::set<int> seen{self};
+  while (!todo.empty()) {
+    auto [pid, inherited] = todo.back();
+    todo.pop_back();
+    if (!seen.insert(pid).second) continue;
+    std::string run = inherited;
+    if (auto it = leaders.find(pid); it != leaders.end()) {
+      run = it->second;
+    } else if (const ProcessInfo* p = by_pid[pid]; p && p->state != 'D' && !p->gone()) {
+      // Not read from a process in uninterruptible sleep: reading its environment can block on its memory
+      // lock (a wedged driver's page fault), which would hang gpudoctor too. It belongs where its parent
+      // does.
+      if (auto tag = tag_of(pid); tag && tag->starts_with(mine)) run = *tag;
+    }
+    owner[pid] = run;
+    for (int child : kids[pid])
+      todo.emplace_back(child, run);
+  }
+  return owner;
+}
+
+std::vector<int> run_members(const std::vector<ProcessInfo>& table,
+                             const std::map<int, std::string>& owner_of, int leader, const std::string& tag) {
+  std::vector<int> out;
+  for (const auto& p : table) {
+    if (p.gone()) continue;
+    auto it = owner_of.find(p.pid);
+    if (it == owner_of.end()) continue; // not below gpudoctor: never touched
+    if (it->second == tag || (it->second.empty() && p.pgid == leader)) out.push_back(p.pid);
+  }
+  return out;
+}
+
+std::vector<int> below(const std::vector<ProcessInfo>& table, int root) {
+  auto kids = children_of(table);
+  std::map<int, const ProcessInfo*> by_pid;
+  for (const auto& p : table)
+    by_pid[p.pid] = &p;
+  std::vector<int> out, todo = kids[root];
+  std::set<int> seen{root};
+  while (!todo.empty()) {
+    int pid = todo.back();
+    todo.pop_back();
+    if (!seen.insert(pid).second) continue;
+    if (!by_pid[pid]->gone()) out.push_back(pid);
+    for (int child : kids[pid])
+      todo.push_back(child);
+  }
+  return out;
+}
+
+std::vector<int> kill_until_gone(const KillSteps& steps, Clock::time_point deadline) {
+  while (true) {
+    auto alive = steps.find();
+    if (alive.empty()) return {};
+    for (int pid : alive)
+      steps.kill(pid);
+    if (steps.now() >= deadline) return alive;
+    steps.pause(std::chrono::milliseconds(10));
+  }
+}
+
+std::vector<int> kill_run(int leader, const std::string& tag, std::chrono::milliseconds bound) {
+  int self = static_cast<int>(::getpid());
+  auto find = [&] {
+    auto table = all_processes();
+    return run_members(table, owners(table, self, {{leader, tag}}, live_tag), leader, tag);
+  };
+  return kill_until_gone(live_steps(find), Clock::now() + bound);
+}
+
+std::vector<int> kill_all_runs(const std::vector<int>& leaders, const std::vector<int>& roots,
+                               std::chrono::milliseconds bound) {
+  int self = static_cast<int>(::getpid());
+  auto find = [&] {
+    auto table = all_processes();
+    std::set<int> out(leaders.begin(), leaders.end());
+    std::set<int> groups(leaders.begin(), leaders.end());
+    auto owner_of = owners(table, self, {}, live_tag);
+    for (const auto& p : table)
+      if (auto it = owner_of.find(p.pid);
+          it != owner_of.end() && (!it->second.empty() || groups.count(p.pgid)))
+        out.insert(p.pid);
+    for (int root : roots) {
+      if (auto p = process_info(root); p && !p->gone()) out.insert(root);
+      for (int pid : below(table, root))
+        out.insert(pid);
+    }
+    std::erase_if(out, [&](int pid) {
+      auto it = std::find_if(table.begin(), table.end(), [&](const ProcessInfo& p) { return p.pid == pid; });
+      return pid == self || it == table.end() || it->gone();
+    });
+    return std::vector<int>(out.begin(), out.end());
+  };
+  return kill_until_gone(live_steps(find), Clock::now() + bound);
+}
+
+} // namespace gpudoctor::proc

@@ -1,0 +1,60 @@
+// Finding and killing everything one run of a tool started (docs/architecture.md, "Processes").
+//
+// gpudoctor is the child subreaper (system/reaper), so every process it ever started, however it forked,
+// stays below gpudoctor in the parent tree until it is gone: nothing escapes to init. Which run a process
+// belongs to is told by a tag in its environment (`GPUDOCTOR_RUN=<gpudoctor pid>.<n>`, set for each tool run
+// and inherited by whatever it starts, setsid and double forks included), else by its parent chain, else, for
+// a process that cleared its environment, by its process group. The process group alone is not enough: a
+// setsid child leaves it, and a daemon re-parented to gpudoctor is no longer below the tool.
+#pragma once
+
+#include "system/process_table.hpp"
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpudoctor::proc {
+
+inline constexpr const char* k_run_tag_name = "GPUDOCTOR_RUN";
+
+// A new tag for one run of a tool: "<gpudoctor pid>.<n>".
+std::string new_run_tag();
+
+// The run each process below `self` belongs to ("" when unknown): `leaders` are the main processes of runs
+// (pid, tag); `tag_of` reads a process's tag. Only tags of this gpudoctor (prefix "<self>.") count.
+std::map<int, std::string> owners(const std::vector<ProcessInfo>& table, int self,
+                                  const std::map<int, std::string>& leaders,
+                                  const std::function<std::optional<std::string>(int)>& tag_of);
+
+// The processes (not yet gone) of the run `tag` whose main process is `leader`: those it owns, and those of
+// unknown owner in the leader's process group.
+std::vector<int> run_members(const std::vector<ProcessInfo>& table,
+                             const std::map<int, std::string>& owner_of, int leader, const std::string& tag);
+
+// Processes (not yet gone) below `root` in `table`, `root` excluded.
+std::vector<int> below(const std::vector<ProcessInfo>& table, int root);
+
+// One bounded kill, with its steps injectable (tests): `find` says what is still alive, `kill` sends it
+// SIGKILL, `pause` lets time pass. Kills until `find` is empty or `now()` reaches `deadline`, and returns
+// what was still alive then: processes SIGKILL does not end (uninterruptible sleep in a wedged driver), which
+// are left, never waited on forever.
+struct KillSteps {
+  std::function<std::vector<int>()> find;
+  std::function<void(int)> kill;
+  std::function<void(std::chrono::milliseconds)> pause;
+  std::function<std::chrono::steady_clock::time_point()> now;
+};
+std::vector<int> kill_until_gone(const KillSteps& steps, std::chrono::steady_clock::time_point deadline);
+
+// The live versions, over /proc. Each returns the processes that were still alive at the bound.
+std::vector<int> kill_run(int leader, const std::string& tag, std::chrono::milliseconds bound);
+// Every process of every tool run of this gpudoctor (tagged, or in the group of one of `leaders`, the runs'
+// main processes), and `roots` with everything below them (interrupted --apply steps).
+std::vector<int> kill_all_runs(const std::vector<int>& leaders, const std::vector<int>& roots,
+                               std::chrono::milliseconds bound);
+
+} // namespace gpudoctor::proc

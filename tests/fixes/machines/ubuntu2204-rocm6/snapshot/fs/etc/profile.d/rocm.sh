@@ -1,0 +1,2 @@
+# ROCm
+export PATH=$PATH:/opt/rocm/bin

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Run as root, a bundle never follows a link owned by another user to a file that user could not read:
+# /etc/shadow through a venv's pip.conf (or an NCCL_CONF_FILE, a dotfile link) would otherwise be copied
+# into the archive. A link of that user to what it may read is still followed.
+source "$2/tests/e2e/common.bash"
+[[ $(id -u) == 0 ]] || skip "needs root (the case is root reading a user's link)"
+id -u nobody >/dev/null 2>&1 || skip "no user 'nobody' to own the links"
+chmod 755 "$work"
+
+secret="shadow-canary-$RANDOM$RANDOM"
+printf 'root:%s:19000:0:99999:7:::\n' "$secret" >"$work/shadow"
+chmod 600 "$work/shadow" # root's alone, like /etc/shadow
+mkdir "$work/venv" "$work/home"
+ln -s "$work/shadow" "$work/venv/pip.conf"
+chown -h nobody "$work/venv/pip.conf"
+# A folder link: the target file is readable by all, but the folder it is in is not searchable by nobody.
+mkdir -m 700 "$work/private"
+printf 'NCCL_DEBUG=%s\n' "$secret-2" >"$work/private/nccl.conf"
+chmod 644 "$work/private/nccl.conf"
+ln -s "$work/private" "$work/home/conf"
+chown -h nobody "$work/home/conf"
+
+VIRTUAL_ENV="$work/venv" NCCL_CONF_FILE="$work/home/conf/nccl.conf" \
+  "$gpudoctor" bundle -o "$work/bundle.tar.gz" >/dev/null 2>"$work/err" || fail "bundle failed: $(cat "$work/err")"
+mkdir "$work/unpacked"
+tar -xzf "$work/bundle.tar.gz" -C "$work/unpacked"
+if grep -rqa -- "$secret" "$work/unpacked"; then
+  fail "a file nobody could read was recorded through nobody's link: $(grep -rla -- "$secret" "$work/unpacked" | head -3)"
+fi
+pass "the files behind the user's links are not in the bundle"
+expect "$work/unpacked/manifest.json" "'skipped:$work/venv/pip.conf' in r['redacted']" "the manifest names the skipped file"
+grep -q "not recorded" "$work/err" || fail "no note on stderr: $(cat "$work/err")"
+pass "the bundle says what it did not record"
+
+# The same links, to files nobody may read, are followed.
+chmod 644 "$work/shadow"
+chmod 755 "$work/private"
+VIRTUAL_ENV="$work/venv" NCCL_CONF_FILE="$work/home/conf/nccl.conf" \
+  "$gpudoctor" bundle -o "$work/ok.tar.gz" >/dev/null 2>"$work/err" || fail "bundle failed: $(cat "$work/err")"
+mkdir "$work/ok"
+tar -xzf "$work/ok.tar.gz" -C "$work/ok"
+grep -rqa -- "$secret-2" "$work/ok" || fail "a link to a file its owner may read was not followed"
+pass "links to what their owner may read are recorded"

@@ -1,0 +1,56 @@
+// A value a script journals cannot forge a journal line (docs/security.md, "Scripts"): `gpudoctor undo`
+// runs as root on what the journal says (restore this backup over that file, remove what the run created),
+// and the values a script journals are paths and names of the machine, some of them a user's (a venv's
+// python). The real gd_journal of fixes/lib.bash writes; undo's reader reads back.
+#include "fix/journal.hpp"
+#include "util/file_text.hpp"
+#include "system/process.hpp"
+
+#include <filesystem>
+#include <string>
+#include <unistd.h>
+
+#include <doctest/doctest.h>
+
+using namespace gpudoctor;
+using namespace gpudoctor::fix;
+
+TEST_SUITE("security") {
+
+  TEST_CASE("journal: tabs, line feeds, CRs and backslashes in a value stay inside its field") {
+    namespace fs = std::filesystem;
+    fs::path dir = fs::temp_directory_path() / ("gpudoctor-journal-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const std::string forged = "\n2026-01-01T00:00:00Z\tr1\tx.y\tcreated\t/etc/passwd\n";
+    const std::string python = "/home/u/venv" + forged + "\\n\\t\r/bin/python3";
+    const std::string title = "Reinstall\tbackup\t/etc/shadow\t/tmp/evil" + forged;
+    std::string code =
+        "set -euo pipefail\nsource \"$LIB\"\n"
+        "GD_DRY_RUN=0 GD_LOG_DIR=\"$DIR\" GD_JOURNAL=\"$DIR/j\" GD_RUN_ID=r1 GD_STEP=torch.reinstall\n"
+        "gd_journal step-begin \"$TITLE\"\n"
+        "gd_journal pip-install \"$PYTHON\" 'torch torchvision' https://example.invalid/whl\n";
+    CommandSpec spec{"bash", {"bash", "--norc", "--noprofile", "-c", code}};
+    auto r = run_process(spec, {{"PATH", "/usr/bin:/bin"},
+                                {"LIB", std::string(GPUDOCTOR_SOURCE_DIR) + "/fixes/lib.bash"},
+                                {"DIR", dir.string()},
+                                {"TITLE", title},
+                                {"PYTHON", python}});
+    REQUIRE_MESSAGE(r.ok(), r.err);
+    auto text = read_whole_file((dir / "j").string());
+    fs::remove_all(dir);
+    REQUIRE(text.has_value());
+
+    auto entries = parse_journal(*text);
+    REQUIRE(entries.size() == 2);
+    CHECK(entries[0].event == "step-begin");
+    CHECK(entries[0].args == std::vector<std::string>{title});
+    CHECK(entries[1].event == "pip-install");
+    CHECK(entries[1].args ==
+          std::vector<std::string>{python, "torch torchvision", "https://example.invalid/whl"});
+    RunEffects fx = run_effects(entries, "r1");
+    CHECK(fx.created.empty());
+    CHECK(fx.backups.empty());
+    CHECK(fx.pip.size() == 1);
+  }
+
+} // TEST_SUITE
