@@ -3,6 +3,7 @@
 #
 #   ./install.sh                 install the build dependencies (apt), build Release, install, run `gpudoctor check`
 #   ./install.sh --test          install the build and test dependencies, build with tests, run the whole suite
+#   ./install.sh --deb           build the Debian package gpudoctor_<version>_<arch>.deb (docs/fleet.md)
 #
 # Options: --prefix DIR (default /usr/local), --no-deps (skip the package install), --sanitize (with --test:
 # AddressSanitizer and UndefinedBehaviorSanitizer build), --build-dir DIR, --jobs N.
@@ -16,10 +17,11 @@ sanitize=0
 build_dir=
 jobs=$(nproc 2>/dev/null || echo 2)
 
-usage() { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; }
 while (($#)); do
   case $1 in
     --test) mode="test" ;;
+    --deb) mode="deb" ;;
     --prefix) prefix=${2:?--prefix needs a folder}; shift ;;
     --prefix=*) prefix=${1#*=} ;;
     --no-deps) deps=0 ;;
@@ -40,7 +42,13 @@ build_packages=(build-essential cmake ninja-build pkg-config ccache
 # Tests also meet real tools: Debian's ROCm 5.2 (hipcc, rocminfo, rocm-smi) and a CPU PyTorch.
 # debootstrap, apt-utils (apt-ftparchive) and gnupg make the throwaway Debian root of tests/root/fix_debootstrap.sh;
 # openssl makes the certificate of the local HTTPS server (test_http, e2e/bundle_upload.sh).
-test_packages=(doctest-dev python3 shellcheck debootstrap apt-utils gnupg openssl)
+# The fleet integrations' tests (docs/fleet.md) start these for real: promtool and node_exporter, slurmctld and
+# slurmd with munge, ansible-playbook over a chroot connection; systemd for `systemd-analyze verify`; the
+# package build's tools (help2man, dpkg-shlibdeps, file).
+test_packages=(doctest-dev python3 shellcheck debootstrap apt-utils gnupg openssl
+  prometheus prometheus-node-exporter slurm-wlm munge ansible systemd help2man dpkg-dev file)
+# `cpack -G DEB`: the man page (help2man) and Depends (dpkg-shlibdeps, which CPack finds ELF files for with file).
+deb_packages=(help2man dpkg-dev file)
 test_optional_packages=(hipcc rocminfo rocm-smi python3-torch)
 
 os_id=unknown os_like="" os_version=""
@@ -94,11 +102,23 @@ install_deps() {
   esac
   local wanted=("${build_packages[@]}" "${cxx_packages[@]}")
   [[ $mode == test ]] && wanted+=("${test_packages[@]}")
+  [[ $mode == deb ]] && wanted+=("${deb_packages[@]}")
   say "Installing build dependencies with apt-get: ${wanted[*]}"
   export DEBIAN_FRONTEND=noninteractive
   finish_interrupted_dpkg
   apt_get update -qq
-  apt_get install -y -qq --no-install-recommends "${wanted[@]}"
+  # The services among the test packages (prometheus, node_exporter, munge, slurmctld, slurmd) must not start
+  # on install: the tests start their own, on loopback. policy-rc.d tells invoke-rc.d so (unless the machine
+  # already has one).
+  local policy=/usr/sbin/policy-rc.d made_policy=0
+  if [[ $mode == test && ! -e $policy ]]; then
+    printf '#!/bin/sh\n# install.sh --test: no service starts while the test packages install\nexit 101\n' |
+      "${sudo_cmd[@]}" tee "$policy" >/dev/null && "${sudo_cmd[@]}" chmod 0755 "$policy" && made_policy=1
+  fi
+  local rc=0
+  apt_get install -y -qq --no-install-recommends "${wanted[@]}" || rc=$?
+  if ((made_policy)); then "${sudo_cmd[@]}" rm -f "$policy"; fi
+  ((rc == 0)) || die "apt-get install failed (exit $rc)"
   if [[ $mode == test ]]; then
     local available=()
     for pkg in "${test_optional_packages[@]}"; do
@@ -135,6 +155,21 @@ if [[ $mode == install ]]; then
     1) echo "(gpudoctor found problems on this machine: see above; exit status 1)" ;;
     *) die "gpudoctor check failed with exit status $status" ;;
   esac
+  exit 0
+fi
+
+if [[ $mode == deb ]]; then
+  # Release, yaml-cpp and fmt inside the binary, no probe programs (they link the vendors' runtimes: the package
+  # ships their sources, compiled at run time where nvcc or hipcc is), installed below /usr.
+  build_dir=${build_dir:-$here/build-deb}
+  say "Building the Debian package in $build_dir"
+  cmake -S "$here" -B "$build_dir" "${cmake_args[@]}" -DCMAKE_BUILD_TYPE=Release -DGPUDOCTOR_BUILD_TESTS=OFF \
+    -DGPUDOCTOR_BUILD_PROBES=OFF -DGPUDOCTOR_STATIC_DEPS=ON -DCMAKE_INSTALL_PREFIX=/usr >/dev/null
+  cmake --build "$build_dir" -j "$jobs"
+  (cd "$build_dir" && rm -f gpudoctor_*.deb && cpack -G DEB >/dev/null) || die "cpack -G DEB failed"
+  deb=$(ls "$build_dir"/gpudoctor_*.deb)
+  say "Built $deb"
+  dpkg-deb --field "$deb" Package Version Architecture Depends
   exit 0
 fi
 

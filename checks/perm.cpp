@@ -4,6 +4,8 @@
 #include "system/machine_paths.hpp"
 #include "util/text.hpp"
 
+#include <fmt/format.h>
+
 namespace gpudoctor::checks {
 
 namespace {
@@ -17,8 +19,14 @@ std::string node_evidence(const DeviceNode& node) {
          (node.stat->group.empty() ? std::to_string(node.stat->gid) : node.stat->group);
 }
 
+// A user may be in 65536 groups (NGROUPS_MAX), and this evidence is quoted for every node: name the first 32.
 std::string groups_evidence(const Identity& id) {
-  return "user " + id.user + " (uid " + std::to_string(id.uid) + ") groups: " + text::join(id.groups, ",");
+  constexpr std::size_t k_shown = 32;
+  if (id.groups.size() <= k_shown)
+    return fmt::format("user {} (uid {}) groups: {}", id.user, id.uid, text::join(id.groups, ","));
+  std::vector<std::string> shown(id.groups.begin(), id.groups.begin() + k_shown);
+  return fmt::format("user {} (uid {}) groups: {} and {} more", id.user, id.uid, text::join(shown, ","),
+                     id.groups.size() - k_shown);
 }
 
 } // namespace

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer parser targets with clang and runs each for a bounded time; fails on any crash,
-# sanitizer report, timeout or leak.
+# Builds the libFuzzer targets (the parsers, the snapshot reader and the unpacker) with clang and runs each for
+# a bounded time; fails on any crash, sanitizer report, timeout or leak.
 #
 #   fuzz/run_all.sh [SECONDS]     seconds per target (default 20)
 #
 # Options: --build-dir DIR (default build-fuzz), --jobs N (targets run side by side; default: CPUs),
 # --only "NAME ..." (some targets), --install-deps (apt-get clang and its fuzzer runtime when missing).
-# Seeds: tests/data/realdata, tests/data/parse and fuzz/seeds, read at run time; what the fuzzer finds goes
+# Seeds: tests/data/realdata, tests/data/parse and fuzz/seeds, read at run time, and for the snapshot targets
+# BUILD/seeds/NAME, written by fuzz/make_snapshot_seeds.py; what the fuzzer finds goes
 # to BUILD/corpus/NAME (kept between runs), crashes to BUILD/artifacts/. docs/fuzzing.md explains the rest.
 set -euo pipefail
 
@@ -17,7 +18,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 only=
 install_deps=0
 
-usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
 while (($#)); do
   case $1 in
     --build-dir) build_dir=${2:?--build-dir needs a folder}; shift ;;
@@ -74,6 +75,15 @@ else
   mapfile -t targets <"$build_dir/fuzz-targets.txt"
 fi
 
+# The snapshot targets' seeds (test machines' JSON, hostile JSON and archives) are generated, not kept.
+seeds=$build_dir/seeds
+rm -rf "$seeds"
+if command -v python3 >/dev/null; then
+  python3 "$here/fuzz/make_snapshot_seeds.py" "$seeds"
+else
+  echo "run_all.sh: no python3: the snapshot targets start without their generated seeds" >&2
+fi
+
 results=$build_dir/results
 mkdir -p "$results" "$build_dir/artifacts"
 rm -f "$results"/*.txt
@@ -84,9 +94,11 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 run_one() {
   local name=$1 corpus=$build_dir/corpus/$1 log=$results/$1.log status=0
   mkdir -p "$corpus"
+  local extra=()
+  [[ -d $seeds/$name ]] && extra=("$seeds/$name")
   timeout $((seconds + 120)) "$build_dir/fuzz/fuzz_$name" -max_total_time="$seconds" -max_len=65536 \
     -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -dict="$here/fuzz/parsers.dict" \
-    -artifact_prefix="$build_dir/artifacts/$name-" "$corpus" \
+    -artifact_prefix="$build_dir/artifacts/$name-" "$corpus" "${extra[@]}" \
     "$here/tests/data/realdata" "$here/tests/data/parse" "$here/fuzz/seeds" >"$log" 2>&1 || status=$?
   local runs cov corp secs
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)

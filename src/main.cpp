@@ -1,6 +1,8 @@
 // gpudoctor: the command line. Parsing lives here (CLI11 is heavy: one translation unit); each subcommand
 // is a plain function in app/. Exceptions stop here: usage errors exit 2, anything else 3.
+#include "app/cli_values.hpp"
 #include "app/commands.hpp"
+#include "cli/completion.hpp"
 #include "util/escape.hpp"
 #include "system/lifecycle.hpp"
 
@@ -13,13 +15,21 @@ namespace {
 
 using namespace gpudoctor;
 
+// An option's value may not be empty: `--from "$UNSET"` must not mean "this machine".
+const CLI::Validator k_not_empty(
+    [](std::string& value) { return value.empty() ? std::string("cannot be empty") : std::string(); }, "",
+    "");
+
+const CLI::Validator k_version([](std::string& value) { return version_problem(value); }, "VERSION", "");
+
 void add_check_options(CLI::App& cmd, CheckOptions& opt, std::string& color) {
   cmd.add_option("--python", opt.pythons,
                  "Also inspect this python3 (repeatable); it is then the one in use");
   cmd.add_option("--timeout", opt.timeout_ms, "Time limit for each vendor tool, in milliseconds")
       ->check(CLI::Range(100, 600000));
   cmd.add_option("--knowledge", opt.knowledge_dir,
-                 "Read knowledge tables from this folder instead of the built-in ones");
+                 "Read knowledge tables from this folder instead of the built-in ones")
+      ->check(k_not_empty);
   cmd.add_option("--color", color, "Colour: auto, always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   cmd.add_option("--probe-timeout", opt.probe_timeout_ms, "Time limit for each GPU probe, in milliseconds")
@@ -32,16 +42,22 @@ ColorMode color_mode(const std::string& s) {
 
 // Options `fix` and `migrate` share (docs/fixes.md).
 void add_fix_options(CLI::App& cmd, FixOptions& opt, std::string& from, std::string& color) {
-  cmd.add_option("--from", from, "Plan for a snapshot (folder or bundle); the script refuses other machines");
-  cmd.add_option("--emit", opt.emit, "Write the script to this file instead of printing it");
+  cmd.add_option("--from", from, "Plan for a snapshot (folder or bundle); the script refuses other machines")
+      ->check(k_not_empty);
+  cmd.add_option("--emit", opt.emit, "Write the script to this file instead of printing it")
+      ->check(k_not_empty);
   cmd.add_flag("--apply", opt.apply, "Run the script step by step (sudo per step when not root)");
   cmd.add_flag("-y,--yes", opt.yes, "With --apply: do not ask first");
   cmd.add_option("--mirror", opt.mirror,
                  "Point repositories at this mirror (replaces each URL's scheme://host)");
-  cmd.add_option("--driver", opt.driver, "NVIDIA driver branch to install instead of the chosen one (570)");
-  cmd.add_option("--cuda", opt.cuda, "CUDA release to install instead of the chosen one (12.8)");
-  cmd.add_option("--rocm", opt.rocm, "ROCm release to install instead of the chosen one (7.2)");
-  cmd.add_option("--torch", opt.torch, "PyTorch version to install (default: the newest on the index)");
+  cmd.add_option("--driver", opt.driver, "NVIDIA driver branch to install instead of the chosen one (570)")
+      ->check(k_version);
+  cmd.add_option("--cuda", opt.cuda, "CUDA release to install instead of the chosen one (12.8)")
+      ->check(k_version);
+  cmd.add_option("--rocm", opt.rocm, "ROCm release to install instead of the chosen one (7.2)")
+      ->check(k_version);
+  cmd.add_option("--torch", opt.torch, "PyTorch version to install (default: the newest on the index)")
+      ->check(k_version);
   cmd.add_flag("--unhold", opt.unhold,
                "Release held packages of the stack being removed (default: the script stops on them)");
   cmd.add_flag("--stop-gpu-users", opt.stop_gpu_users,
@@ -58,7 +74,8 @@ void add_fix_options(CLI::App& cmd, FixOptions& opt, std::string& from, std::str
 
 int main(int argc, char** argv) {
   gpudoctor::start_lifecycle(); // first: signals, the reaper, stale temporary folders (before any thread)
-  CLI::App app{"gpudoctor: what is wrong with this GPU machine, and how to fix it"};
+  // Named, not argv[0]: the man page (help2man) and the completion script show this name.
+  CLI::App app{"gpudoctor: what is wrong with this GPU machine, and how to fix it", "gpudoctor"};
   app.set_version_flag("--version", "gpudoctor " GPUDOCTOR_VERSION);
   app.require_subcommand(1);
 
@@ -67,9 +84,18 @@ int main(int argc, char** argv) {
   bool list = false;
   std::string from;
   auto* check_cmd = app.add_subcommand("check", "Inspect this machine (or a snapshot) and report problems");
-  check_cmd->add_option("--from", from, "Re-diagnose a snapshot: a folder or a bundle .tar.gz");
-  check_cmd->add_option("--format", check.format, "Output format: text or json")
-      ->check(CLI::IsMember({"text", "json"}));
+  check_cmd->add_option("--from", from, "Re-diagnose a snapshot: a folder or a bundle .tar.gz")
+      ->check(k_not_empty);
+  check_cmd->add_option("--format", check.format, "Output format: text, json, prometheus, junit or npd")
+      ->check(CLI::IsMember({"text", "json", "prometheus", "junit", "npd"}));
+  // For programs (docs/fleet.md): a file replaced atomically, node-problem-detector's message length.
+  check_cmd->add_option("-o,--output", check.output,
+                        "Write the report to FILE (atomically) instead of stdout")
+      ->check(k_not_empty);
+  check_cmd
+      ->add_option("--max-output-length", check.max_output_length,
+                   "--format npd: fit the message in this many bytes (NPD's max_output_length, default 80)")
+      ->check(CLI::Range(std::size_t{40}, std::size_t{1} << 20));
   check_cmd->add_flag("-v,--verbose", check.verbose, "Also list what passed and what was skipped");
   check_cmd->add_flag("--strict", check.strict, "Exit 1 on warnings too");
   check_cmd->add_option("--only", check.only, "Run only these check ids")->delimiter(',');
@@ -83,7 +109,7 @@ int main(int argc, char** argv) {
   std::string bundle_color = "auto";
   auto* bundle_cmd =
       app.add_subcommand("bundle", "Record everything the checks read into one redacted archive");
-  bundle_cmd->add_option("-o,--output", bundle.output, "The .tar.gz to write");
+  bundle_cmd->add_option("-o,--output", bundle.output, "The .tar.gz to write")->check(k_not_empty);
   bundle_cmd->add_flag("--obfuscate", bundle.obfuscate,
                        "Also replace host and user names, addresses, GPU serials and UUIDs by pseudonyms");
   bundle_cmd->add_option("--obfuscate-key", bundle.obfuscate_key,
@@ -106,7 +132,8 @@ int main(int argc, char** argv) {
   CheckOptions probe;
   std::string probe_color = "auto", probe_from;
   auto* probe_cmd = app.add_subcommand("probe", "Build and run the GPU probes and judge what they measure");
-  probe_cmd->add_option("--from", probe_from, "Re-judge the probe outputs a snapshot recorded");
+  probe_cmd->add_option("--from", probe_from, "Re-judge the probe outputs a snapshot recorded")
+      ->check(k_not_empty);
   probe_cmd->add_option("--format", probe.format, "Output format: text or json")
       ->check(CLI::IsMember({"text", "json"}));
   probe_cmd->add_flag("-v,--verbose", probe.verbose, "Also list what passed and what was skipped");
@@ -138,6 +165,12 @@ int main(int argc, char** argv) {
       "undo", "Restore the files the last --apply edited; say how to reinstall what it removed");
   undo_cmd->add_flag("-y,--yes", undo.yes, "Do not ask first");
   undo_cmd->add_option("--root", undo.root, "For tests: the root the apply ran in (fix --root)");
+
+  // Hidden (no group): the bash completion script, generated from the subcommands and options above, at
+  // build time for the package (cmake/packaging.cmake).
+  std::string completion_shell;
+  auto* completion_cmd = app.add_subcommand("completion", "Print a shell completion script")->group("");
+  completion_cmd->add_option("shell", completion_shell, "bash")->required()->check(CLI::IsMember({"bash"}));
 
   try {
     app.parse(argc, argv);
@@ -175,6 +208,10 @@ int main(int argc, char** argv) {
       return cmd_migrate(migrate);
     }
     if (*undo_cmd) return cmd_undo(undo);
+    if (*completion_cmd) {
+      std::fputs(cli::bash_completion(app).c_str(), stdout);
+      return 0;
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpudoctor: internal error: %s\n", escape::one_line(e.what()).c_str());
     return 3;

@@ -68,8 +68,8 @@ int cmd_bundle(const BundleOptions& opt) {
   }
   auto data = load_data(opt.check);
   if (!data) {
-    std::fprintf(stderr, "gpudoctor: %s\n", data.error().c_str());
-    return 3;
+    std::fprintf(stderr, "gpudoctor: %s\n", data.error().message.c_str());
+    return data.error().status;
   }
   auto staging = temp::Folder::create("bundle");
   if (!staging) {

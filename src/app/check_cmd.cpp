@@ -12,8 +12,8 @@ namespace gpudoctor {
 int cmd_check(const CheckOptions& opt) {
   auto data = load_data(opt);
   if (!data) {
-    std::fprintf(stderr, "gpudoctor: %s\n", escape::one_line(data.error()).c_str());
-    return 3;
+    std::fprintf(stderr, "gpudoctor: %s\n", escape::one_line(data.error().message).c_str());
+    return data.error().status;
   }
   for (const auto& id : opt.only)
     if (!data->cat.find(id)) {
@@ -35,7 +35,7 @@ int cmd_check(const CheckOptions& opt) {
     LiveView live;
     report = run_pipeline(live, *data, opt);
   }
-  print_report(report, *data, opt);
+  if (!print_report(report, *data, opt)) return 2;
   return exit_status(report.results, opt.strict);
 }
 

@@ -5,6 +5,7 @@
 
 #include "bundle/upload.hpp"
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,8 +15,10 @@ namespace gpudoctor {
 enum class ColorMode { automatic, always, never };
 
 struct CheckOptions {
-  std::optional<std::string> from; // snapshot folder or .tar.gz
-  std::string format = "text";     // text | json
+  std::optional<std::string> from;    // snapshot folder or .tar.gz
+  std::string format = "text";        // text | json | prometheus | junit | npd (docs/fleet.md)
+  std::string output;                 // write the report to this file (atomically) instead of stdout
+  std::size_t max_output_length = 80; // --format npd: the message fits in this many bytes
   bool verbose = false;
   bool strict = false;
   std::vector<std::string> only;    // check ids

@@ -28,7 +28,8 @@ std::unique_ptr<FixSession> open_fix_session(const FixOptions& opt, int& status)
   status = 3;
   auto data = load_data(opt.check);
   if (!data) {
-    std::fprintf(stderr, "gpudoctor: %s\n", escape::one_line(data.error()).c_str());
+    std::fprintf(stderr, "gpudoctor: %s\n", escape::one_line(data.error().message).c_str());
+    status = data.error().status;
     return nullptr;
   }
   s->data = std::move(*data);
@@ -88,8 +89,9 @@ int deliver_plan(const fix::Plan& plan, const FixSession& session, const FixOpti
   }
   if (!opt.emit.empty()) {
     if (auto w = atomic_write(opt.emit, script.text, 0755); !w) {
-      std::fprintf(stderr, "gpudoctor: %s\n", escape::one_line(w.error()).c_str());
-      return 3;
+      // An output that cannot be written is exit 2 (shared/spec/report-v1.md), naming the path given.
+      std::fprintf(stderr, "gpudoctor: cannot write --emit %s: %s\n", escape::one_line(opt.emit).c_str(), escape::one_line(w.error()).c_str());
+      return 2;
     }
     std::fprintf(stderr, "gpudoctor: wrote %s (%s, %zu steps). Try it with --dry-run first.\n",
                  escape::one_line(opt.emit).c_str(), script.id.c_str(), plan.steps.size());

@@ -3,6 +3,9 @@
 #include "app/probe_run.hpp"
 #include "check/runner.hpp"
 #include "collect/collectors.hpp"
+#include "report/program_formats.hpp"
+#include "util/atomic_file.hpp"
+#include "util/escape.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -10,11 +13,12 @@
 
 namespace gpudoctor {
 
-std::expected<Loaded, std::string> load_data(const CheckOptions& opt) {
+std::expected<Loaded, LoadFailure> load_data(const CheckOptions& opt) {
   auto kb = load_knowledge(opt.knowledge_dir);
-  if (!kb) return std::unexpected("knowledge tables: " + kb.error());
+  if (!kb)
+    return std::unexpected(LoadFailure{"knowledge tables: " + kb.error(), opt.knowledge_dir.empty() ? 3 : 2});
   auto cat = load_catalogue();
-  if (!cat) return std::unexpected("catalogue: " + cat.error());
+  if (!cat) return std::unexpected(LoadFailure{"catalogue: " + cat.error(), 3});
   return Loaded{std::move(*kb), std::move(*cat)};
 }
 
@@ -25,29 +29,51 @@ Report run_pipeline(SystemView& view, const Loaded& data, const CheckOptions& op
   copt.extra_pythons = opt.pythons;
   copt.online = opt.online;
   Report report;
+  auto started = std::chrono::steady_clock::now();
   ProbeSession probes(view, opt);
   if (probes.active()) copt.python_known = [&](const PythonFacts& python) { probes.start_framework(python); };
   report.facts = collect_all(view, data.kb, copt);
   probes.finish(report.facts);
   CheckContext ctx{report.facts, data.kb};
   report.results = run_checks(ctx, data.cat, opt.only);
+  report.finished = std::chrono::system_clock::now();
+  report.duration =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
   return report;
 }
 
-void print_report(const Report& report, const Loaded& data, const CheckOptions& opt) {
-  if (opt.format == "json") {
-    std::string out = dump_json(report_to_json(report)) + "\n";
-    std::fwrite(out.data(), 1, out.size(), stdout);
-    return;
-  }
+namespace {
+
+std::string render(const Report& report, const Loaded& data, const CheckOptions& opt) {
+  if (opt.format == "json") return dump_json(report_to_json(report)) + "\n";
+  if (opt.format == "prometheus") return render_prometheus(report);
+  if (opt.format == "junit") return render_junit(report, data.cat, opt.strict);
+  if (opt.format == "npd") return render_npd(report, opt.strict, opt.max_output_length).message + "\n";
   TextOptions topt;
   topt.verbose = opt.verbose;
   const char* no_color = std::getenv("NO_COLOR");
   bool no_color_set = no_color && *no_color;
-  topt.color = opt.color == ColorMode::always ||
-               (opt.color == ColorMode::automatic && !no_color_set && ::isatty(STDOUT_FILENO));
-  std::string out = render_text(report, data.cat, topt);
-  std::fwrite(out.data(), 1, out.size(), stdout);
+  // A file is never a terminal: colour there only when asked for.
+  bool terminal = opt.output.empty() && ::isatty(STDOUT_FILENO);
+  topt.color =
+      opt.color == ColorMode::always || (opt.color == ColorMode::automatic && !no_color_set && terminal);
+  return render_text(report, data.cat, topt);
+}
+
+} // namespace
+
+bool print_report(const Report& report, const Loaded& data, const CheckOptions& opt) {
+  std::string out = render(report, data, opt);
+  if (opt.output.empty()) {
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return true;
+  }
+  // 0644: node_exporter reads the textfile as its own user.
+  if (auto written = atomic_write(opt.output, out, 0644); !written) {
+    std::fprintf(stderr, "gpudoctor: %s\n", escape::one_line(written.error()).c_str());
+    return false;
+  }
+  return true;
 }
 
 } // namespace gpudoctor

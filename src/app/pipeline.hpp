@@ -17,12 +17,20 @@ struct Loaded {
   Catalogue cat;
 };
 
+// Why the data could not be loaded, and the exit status: 2 when the user's --knowledge folder is at fault
+// (bad input, shared/spec/report-v1.md), 3 when the built-in data is.
+struct LoadFailure {
+  std::string message;
+  int status = 3;
+};
+
 // Loads the knowledge tables and catalogues; the error names the file and line.
-std::expected<Loaded, std::string> load_data(const CheckOptions& opt);
+std::expected<Loaded, LoadFailure> load_data(const CheckOptions& opt);
 
 Report run_pipeline(SystemView& view, const Loaded& data, const CheckOptions& opt);
 
-// Prints the report in the requested format to stdout.
-void print_report(const Report& report, const Loaded& data, const CheckOptions& opt);
+// Prints the report in the requested format to stdout, or replaces opt.output with it (atomically: a
+// reader such as node_exporter sees the old report or the new one). False when it could not be written.
+bool print_report(const Report& report, const Loaded& data, const CheckOptions& opt);
 
 } // namespace gpudoctor

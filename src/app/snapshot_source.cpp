@@ -2,6 +2,12 @@
 
 #include "util/archive.hpp"
 
+#include <cerrno>
+#include <cstring>
+#include <sys/stat.h>
+
+#include <fmt/format.h>
+
 namespace gpudoctor {
 
 namespace fs = std::filesystem;
@@ -14,10 +20,17 @@ std::expected<std::unique_ptr<OpenedSnapshot>, std::string> OpenedSnapshot::open
   std::unique_ptr<OpenedSnapshot> snap(new OpenedSnapshot());
   std::error_code ec;
   fs::path root = path;
-  if (!fs::exists(path, ec)) return std::unexpected(path.string() + ": no such file or folder");
-  if (!fs::is_directory(path, ec)) {
+  // stat, not open: a FIFO or a device given as --from is refused without opening it (a FIFO would block).
+  struct stat st {};
+  if (path.empty()) return std::unexpected("an empty path is no snapshot");
+  if (::stat(path.c_str(), &st) != 0)
+    return std::unexpected(fmt::format("{}: {}", path.string(), std::strerror(errno)));
+  if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
+    return std::unexpected(
+        fmt::format("{}: not a folder or a regular file (a bundle): refused", path.string()));
+  if (!S_ISDIR(st.st_mode)) {
     auto folder = temp::Folder::create("snapshot");
-    if (!folder) return std::unexpected("cannot unpack " + path.string() + ": " + folder.error());
+    if (!folder) return std::unexpected(fmt::format("cannot unpack {}: {}", path.string(), folder.error()));
     snap->m_temp_dir = std::move(*folder);
     auto unpacked = extract_archive(path, snap->m_temp_dir->path(), ArchiveLimits{});
     if (!unpacked) return std::unexpected(path.string() + ": " + unpacked.error());

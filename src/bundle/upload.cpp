@@ -68,8 +68,9 @@ std::string upload_url_for_messages(const std::string& url) {
 std::string upload_usage_error(const UploadOptions& opt) {
   if (text::starts_with(text::lower(opt.url), "http://"))
     return "--upload needs an https:// URL: a bundle is not sent unencrypted";
+  // Not echoed: without a scheme, nothing says which part is a credential ("user:pw@host/x").
   if (!text::starts_with(text::lower(opt.url), "https://") || opt.url.size() <= 8)
-    return "--upload needs an https:// URL, not '" + upload_url_for_messages(opt.url) + "'";
+    return "--upload needs an https:// URL (the value given is not repeated: it may hold a credential)";
   if (opt.method != "PUT" && opt.method != "POST")
     return "--upload-method must be PUT or POST, not '" + opt.method + "'";
   if (!opt.ca_file.empty() && !std::filesystem::is_regular_file(opt.ca_file))

@@ -4,6 +4,8 @@
 
 #include <future>
 
+#include <fmt/format.h>
+
 namespace gpudoctor {
 
 Facts collect_all(SystemView& view, const Knowledge& kb, const CollectOptions& opt) {
@@ -32,7 +34,9 @@ Facts collect_all(SystemView& view, const Knowledge& kb, const CollectOptions& o
   });
   collect_repos(view, kb, facts.repos);
 
-  collect_pci_gpus(view, kb, facts.gpus);
+  if (std::size_t left_out = collect_pci_gpus(view, kb, facts.gpus))
+    facts.collector_errors.push_back(
+        fmt::format("pci: {} more GPUs than the {} gpudoctor inspects were left out", left_out, k_max_gpus));
   // rocminfo can only say "no GPU" where there is neither /dev/kfd nor an AMD GPU: it waits for the PCI scan.
   auto amd = std::async(std::launch::async, [&, amd_gpu = facts.count(Vendor::amd) > 0] {
     collect_amd(view, opt, amd_gpu, facts.amd, amd_tools);

@@ -27,7 +27,11 @@ struct CollectOptions {
 
 void collect_os(SystemView& view, OsFacts& os);
 void collect_packages(SystemView& view, PackageFacts& packages);
-void collect_pci_gpus(SystemView& view, const Knowledge& kb, std::vector<Gpu>& gpus);
+// The largest machines hold 16-20 GPUs; a snapshot declaring more than this is hostile or broken, and every
+// GPU costs reads and checks (docs/security.md, "Limits").
+inline constexpr std::size_t k_max_gpus = 256;
+// Returns how many GPU functions beyond k_max_gpus were left out (said in Facts::collector_errors).
+std::size_t collect_pci_gpus(SystemView& view, const Knowledge& kb, std::vector<Gpu>& gpus);
 void collect_modules(SystemView& view, KernelModules& modules);
 void collect_nvidia(SystemView& view, const CollectOptions& opt, const PackageFacts& packages,
                     NvidiaFacts& nvidia, std::vector<ToolRun>& tools);

@@ -42,16 +42,21 @@ std::optional<std::string> pci_ids_text(SystemView& view) {
 
 } // namespace
 
-void collect_pci_gpus(SystemView& view, const Knowledge& kb, std::vector<Gpu>& gpus) {
+std::size_t collect_pci_gpus(SystemView& view, const Knowledge& kb, std::vector<Gpu>& gpus) {
   const std::string base = paths::pci_devices;
   auto devices = view.list_dir(base);
-  if (!devices) return;
+  if (!devices) return 0;
+  std::size_t left_out = 0;
   for (const auto& bdf : *devices) {
     std::string dir = base + "/" + bdf;
     auto pci_class = read_hex(view, dir + "/class");
     if (!pci_class || !is_gpu_class(*pci_class)) continue;
     auto vendor = read_hex(view, dir + "/vendor");
     if (!vendor || (*vendor != k_vendor_nvidia && *vendor != k_vendor_amd)) continue;
+    if (gpus.size() >= k_max_gpus) {
+      ++left_out;
+      continue;
+    }
     Gpu gpu;
     gpu.bdf = bdf;
     gpu.source = dir;
@@ -86,12 +91,13 @@ void collect_pci_gpus(SystemView& view, const Knowledge& kb, std::vector<Gpu>& g
   std::sort(gpus.begin(), gpus.end(), [](const Gpu& a, const Gpu& b) { return a.bdf < b.bdf; });
   for (std::size_t i = 0; i < gpus.size(); ++i)
     gpus[i].index = static_cast<int>(i);
-  if (gpus.empty()) return;
+  if (gpus.empty()) return left_out;
   // pci.ids is large: read it only when there is a GPU to name.
   if (auto ids = pci_ids_text(view))
     for (auto& gpu : gpus)
       gpu.pci_ids_name =
           parse::pci_ids_name(*ids, gpu.vendor_id, gpu.device_id, gpu.subsystem_vendor, gpu.subsystem_device);
+  return left_out;
 }
 
 } // namespace gpudoctor

@@ -5,6 +5,7 @@
 #include "util/text.hpp"
 
 #include <algorithm>
+#include <set>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -89,6 +90,9 @@ public:
 
   // Adds a recipe's steps (and those of the recipes it includes) to the plan.
   std::expected<void, std::string> add(const Recipe& r, const std::string& target, Plan& plan) {
+    // A recipe reached twice (listed by a migration and included by another, or a diamond of includes) adds
+    // its steps once; a cycle, which the loader refuses, could not recurse here either.
+    if (!m_added.insert(r.id).second) return {};
     if (!r.has_steps_for(m_os.family))
       return std::unexpected(r.id + " has no steps for the " + family_name(m_os.family) + " family (" +
                              m_os.name + ")");
@@ -153,6 +157,7 @@ public:
 
 private:
   const PlanContext& m_ctx;
+  std::set<std::string> m_added; // the recipes whose steps are in the plan
   OsKey m_os;
 };
 

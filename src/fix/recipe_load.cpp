@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <set>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 namespace gpudoctor::fix {
 
 std::string family_name(Family f) {
@@ -140,6 +143,27 @@ void read_migrations(const std::string& rel, const YAML::Node& doc, RecipeBook& 
   book.download_step = read_step(rel, doc["download_step"]);
 }
 
+// A recipe that includes itself, directly or through others, would never finish planning: name the cycle.
+void refuse_include_cycles(const RecipeBook& book) {
+  std::set<std::string> done;
+  std::vector<std::string> path;
+  auto visit = [&](auto& self, const Recipe& r) -> void {
+    if (done.count(r.id)) return;
+    if (auto at = std::find(path.begin(), path.end(), r.id); at != path.end()) {
+      std::vector<std::string> cycle(at, path.end());
+      cycle.push_back(r.id);
+      throw DataError{fmt::format("{}: its includes form a cycle: {}", r.file, fmt::join(cycle, " -> "))};
+    }
+    path.push_back(r.id);
+    for (const auto& inc : r.include)
+      self(self, *book.find(inc));
+    path.pop_back();
+    done.insert(r.id);
+  };
+  for (const auto& r : book.recipes)
+    visit(visit, r);
+}
+
 } // namespace
 
 std::expected<RecipeBook, std::string> load_recipes(const std::string& source_dir) {
@@ -154,6 +178,7 @@ std::expected<RecipeBook, std::string> load_recipes(const std::string& source_di
     for (const auto& r : book.recipes)
       for (const auto& inc : r.include)
         if (!book.find(inc)) throw DataError{r.file + ": includes " + inc + ", which is no recipe"};
+    refuse_include_cycles(book);
     const std::string rel = "fixes/migrate.yaml";
     read_migrations(rel, parse_yaml(rel, read_data_file(source_dir, rel)), book);
     book.library = read_data_file(source_dir, "fixes/lib.bash");

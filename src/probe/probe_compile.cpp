@@ -3,6 +3,7 @@
 #include "collect/collectors.hpp"
 #include "system/temp_files.hpp"
 #include "util/file_text.hpp"
+#include "util/temp_dir.hpp"
 #include "util/text.hpp"
 
 #include <cstdio>
@@ -53,8 +54,8 @@ fs::path cache_root(SystemView& view) {
     return fs::path(*xdg) / "gpudoctor";
   if (auto home = view.env("HOME"); home && !home->empty() && (*home)[0] == '/')
     return fs::path(*home) / ".cache" / "gpudoctor";
-  std::error_code ec;
-  return fs::temp_directory_path(ec) / ("gpudoctor-cache-" + std::to_string(::getuid()));
+  // Never the current folder (temp_directory_path(ec) gives an empty path for a bad TMPDIR).
+  return temp_root().value_or(fs::path("/tmp")) / ("gpudoctor-cache-" + std::to_string(::getuid()));
 }
 
 std::string tail_of(const std::string& s, std::size_t lines) {

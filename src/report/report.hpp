@@ -6,6 +6,7 @@
 #include "facts/facts.hpp"
 #include "util/json.hpp"
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,9 @@ struct Report {
   std::string source_path;          // the snapshot's path, for replays
   Facts facts;
   std::vector<Result> results;
+  // When the run ended and how long collecting and judging took (the metrics' timestamp and duration).
+  std::chrono::system_clock::time_point finished{};
+  std::chrono::milliseconds duration{0};
 };
 
 struct Summary {

@@ -3,12 +3,16 @@
 #include "system/process.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <dirent.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <optional>
 #include <pwd.h>
+#include <string>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vector>
 
 #include <climits>
 
@@ -18,8 +22,31 @@ namespace gpudoctor {
 
 namespace {
 
-// sysfs and procfs report sizes that are wrong (4096 or 0), so read until EOF, with a cap.
-constexpr std::size_t k_max_file_bytes = 64 * 1024 * 1024;
+// The re-entrant lookups: collectors stat files from several threads at once, and getgrgid/getpwuid hand
+// back one static buffer that another thread may overwrite while it is read.
+template <class Entry, class Lookup>
+bool lookup_entry(Entry& entry, std::vector<char>& buffer, Lookup lookup) {
+  buffer.resize(1024);
+  for (;;) {
+    Entry* found = nullptr;
+    int rc = lookup(&entry, buffer.data(), buffer.size(), &found);
+    if (rc == ERANGE && buffer.size() < (1u << 20)) {
+      buffer.resize(buffer.size() * 4);
+      continue;
+    }
+    return rc == 0 && found != nullptr;
+  }
+}
+
+std::optional<std::string> group_name(gid_t gid) {
+  struct group entry {};
+  std::vector<char> buffer;
+  if (!lookup_entry(entry, buffer, [gid](struct group* e, char* b, std::size_t n, struct group** out) {
+        return ::getgrgid_r(gid, e, b, n, out);
+      }))
+    return std::nullopt;
+  return std::string(entry.gr_name);
+}
 
 FileStat to_file_stat(const struct stat& st) {
   FileStat fs;
@@ -40,7 +67,7 @@ FileStat to_file_stat(const struct stat& st) {
   fs.mode = st.st_mode & 07777;
   fs.uid = st.st_uid;
   fs.gid = st.st_gid;
-  if (struct group* g = ::getgrgid(st.st_gid)) fs.group = g->gr_name;
+  if (auto name = group_name(st.st_gid)) fs.group = *name;
   return fs;
 }
 
@@ -71,7 +98,8 @@ std::optional<std::string> LiveView::read_file(const std::string& path) {
   }
   std::string content;
   char buf[65536];
-  while (content.size() < k_max_file_bytes) {
+  // sysfs and procfs report sizes that are wrong (4096 or 0), so read until EOF, with a cap.
+  while (content.size() < k_max_read_bytes) {
     ssize_t n = ::read(fd, buf, sizeof buf);
     if (n < 0) {
       if (errno == EINTR) continue;
@@ -133,9 +161,14 @@ Identity LiveView::identity() {
   Identity id;
   id.uid = ::getuid();
   id.gid = ::getgid();
-  if (struct passwd* pw = ::getpwuid(id.uid)) {
-    id.user = pw->pw_name;
-    id.home = pw->pw_dir;
+  struct passwd pw {};
+  std::vector<char> buffer;
+  uid_t uid = id.uid;
+  if (lookup_entry(pw, buffer, [uid](struct passwd* e, char* b, std::size_t n, struct passwd** out) {
+        return ::getpwuid_r(uid, e, b, n, out);
+      })) {
+    id.user = pw.pw_name;
+    id.home = pw.pw_dir;
   }
   int count = ::getgroups(0, nullptr);
   std::vector<gid_t> gids(count > 0 ? static_cast<std::size_t>(count) : 0);
@@ -144,10 +177,7 @@ Identity LiveView::identity() {
   if (std::find(gids.begin(), gids.end(), id.gid) == gids.end()) gids.insert(gids.begin(), id.gid);
   for (gid_t g : gids) {
     id.gids.push_back(g);
-    if (struct group* gr = ::getgrgid(g))
-      id.groups.emplace_back(gr->gr_name);
-    else
-      id.groups.push_back(std::to_string(g));
+    id.groups.push_back(group_name(g).value_or(std::to_string(g)));
   }
   char host[256] = {};
   if (::gethostname(host, sizeof host - 1) == 0) id.hostname = host;

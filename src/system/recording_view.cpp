@@ -1,8 +1,8 @@
 #include "system/recording_view.hpp"
 
+#include "system/path_walk.hpp"
 #include "util/text.hpp"
 
-#include <deque>
 #include <fstream>
 #include <unistd.h>
 
@@ -36,47 +36,32 @@ void RecordingView::write_file(const fs::path& where, const std::string& content
 }
 
 std::optional<fs::path> RecordingView::mirror_path(const std::string& path, bool follow_final) {
-  std::deque<std::string> pending;
-  for (auto& part : text::split(path, '/'))
-    pending.push_back(part);
-  std::vector<std::string> resolved;
-  int hops = 0;
-  auto live_path = [&] { return "/" + text::join(resolved, "/"); };
-  auto fs_path = [&] {
+  auto fs_path = [&](const std::vector<std::string>& parts) {
     fs::path p = m_dir / "fs";
-    for (const auto& part : resolved)
+    for (const auto& part : parts)
       p /= part;
     return p;
   };
-  while (!pending.empty()) {
-    std::string part = pending.front();
-    pending.pop_front();
-    if (part.empty() || part == ".") continue;
-    if (part == "..") {
-      if (!resolved.empty()) resolved.pop_back();
-      continue;
-    }
-    resolved.push_back(part);
-    auto st = m_live.lstat(live_path());
-    if (!st) return std::nullopt;
-    if (st->type != FileType::link) continue;
-    auto target = m_live.read_link(live_path());
-    if (!target) return std::nullopt;
-    fs::path link_at = fs_path();
+  // Each link met on the way is recorded as the machine has it, so replay's walk meets the same links.
+  auto look = [&](const std::vector<std::string>& parts) {
+    std::string live_path = "/" + text::join(parts, "/");
+    auto st = m_live.lstat(live_path);
+    if (!st) return PathNode{};
+    if (st->type != FileType::link) return PathNode{true, std::nullopt};
+    auto target = m_live.read_link(live_path);
+    if (!target) return PathNode{};
+    fs::path link_at = fs_path(parts);
     std::error_code ec;
     fs::create_directories(link_at.parent_path(), ec);
     if (!fs::is_symlink(fs::symlink_status(link_at, ec))) {
       fs::remove(link_at, ec); // an empty placeholder from a listing
       fs::create_symlink(*target, link_at, ec);
     }
-    if (pending.empty() && !follow_final) break;
-    if (++hops > 40) return std::nullopt;
-    resolved.pop_back();
-    if (!target->empty() && (*target)[0] == '/') resolved.clear();
-    auto target_parts = text::split(*target, '/');
-    pending.insert(pending.begin(), target_parts.begin(), target_parts.end());
-  }
-  return fs_path();
+    return PathNode{true, target};
+  };
+  auto parts = walk_path(path, follow_final, look);
+  if (!parts) return std::nullopt;
+  return fs_path(*parts);
 }
 
 std::optional<std::string> RecordingView::read_file(const std::string& path) {

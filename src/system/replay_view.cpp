@@ -1,13 +1,16 @@
 #include "system/replay_view.hpp"
 
 #include "util/file_text.hpp"
+#include "system/process.hpp"
 #include "util/text.hpp"
 
 #include <set>
 #include <sys/stat.h>
+#include <tuple>
 #include <unistd.h>
 
 #include <climits>
+#include <fmt/format.h>
 
 namespace gpudoctor {
 
@@ -15,33 +18,53 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::uintmax_t k_max_json_bytes = 256 * 1024 * 1024;
+static_assert(snapshot::k_max_command_output_bytes == ProcessLimits{}.max_output_bytes,
+              "a recorded output is at most what run_process keeps of a stream");
 
-std::optional<std::string> slurp(const fs::path& p) {
-  std::error_code ec;
-  if (!fs::is_regular_file(p, ec)) return std::nullopt;
-  auto size = fs::file_size(p, ec);
-  if (ec || size > k_max_json_bytes) return std::nullopt;
+// A regular file's content when it is at most `max_bytes`; never opens anything else (a FIFO would block).
+std::optional<std::string> slurp(const fs::path& p, std::uint64_t max_bytes) {
+  struct stat st {};
+  if (::lstat(p.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  if (static_cast<std::uint64_t>(st.st_size) > max_bytes) return std::nullopt;
   return read_whole_file(p);
 }
 
-// Reads an optional JSON file of the snapshot; absent is fine, malformed is an error naming the file.
-std::expected<std::optional<Json>, std::string> load_json(const fs::path& root, const char* name) {
-  std::error_code ec;
-  fs::path p = root / name;
-  if (!fs::exists(fs::symlink_status(p, ec))) return std::optional<Json>{};
-  if (fs::is_symlink(fs::symlink_status(p, ec))) return std::unexpected(std::string(name) + " is a symlink");
-  auto content = slurp(p);
-  if (!content) return std::unexpected(std::string(name) + " cannot be read");
-  auto j = parse_json(*content);
-  if (!j) return std::unexpected(std::string(name) + " is not valid JSON: " + j.error());
-  return std::optional<Json>(std::move(*j));
+// The text of a JSON file of the snapshot: absent is fine (nullopt), anything but a regular file within
+// `max_bytes` is an error naming the file. Its size is checked before it is read.
+std::expected<std::optional<std::string>, std::string> json_text(const fs::path& root, const char* name,
+                                                                 std::uint64_t max_bytes) {
+  struct stat st {};
+  if (::lstat((root / name).c_str(), &st) != 0) return std::optional<std::string>{};
+  if (S_ISLNK(st.st_mode)) return std::unexpected(fmt::format("{} is a symlink", name));
+  if (!S_ISREG(st.st_mode)) return std::unexpected(fmt::format("{} is not a regular file", name));
+  if (static_cast<std::uint64_t>(st.st_size) > max_bytes)
+    return std::unexpected(fmt::format("{} is larger than {} MiB: refused", name, max_bytes >> 20));
+  auto content = read_whole_file(root / name);
+  if (!content) return std::unexpected(fmt::format("{} cannot be read", name));
+  return content;
 }
 
-bool is_safe_relative(const std::string& rel) {
-  if (rel.empty() || rel[0] == '/') return false;
-  for (const auto& part : text::split(rel, '/'))
-    if (part == "..") return false;
+// Reads one optional JSON file with `reader` into `sink`; an error names the file.
+template <class Reader, class Sink>
+std::expected<void, std::string> load(const fs::path& root, const char* name, std::uint64_t max_bytes,
+                                      Reader reader, Sink& sink) {
+  auto text = json_text(root, name, max_bytes);
+  if (!text) return std::unexpected(text.error());
+  if (!*text) return {};
+  auto read = reader(**text);
+  if (!read.ok()) return std::unexpected(read.error);
+  sink = std::move(read.value);
+  return {};
+}
+
+// fs/ is where every machine path is resolved: a symlink there would hand the walk the analyst's own files
+// (fs -> /), so it must be a real folder of the snapshot, or absent (nothing was read).
+std::expected<bool, std::string> check_fs_folder(const fs::path& root) {
+  struct stat st {};
+  if (::lstat((root / "fs").c_str(), &st) != 0) return false;
+  if (S_ISLNK(st.st_mode))
+    return std::unexpected("fs is a symlink: a snapshot's fs/ must be a folder inside it");
+  if (!S_ISDIR(st.st_mode)) return std::unexpected("fs is not a folder");
   return true;
 }
 
@@ -52,93 +75,69 @@ std::expected<std::unique_ptr<ReplayView>, std::string> ReplayView::open(const f
   if (!fs::is_directory(root, ec)) return std::unexpected(root.string() + " is not a folder");
   std::unique_ptr<ReplayView> view(new ReplayView());
   view->m_root = fs::absolute(root, ec);
+  auto has_fs = check_fs_folder(view->m_root);
+  if (!has_fs) return std::unexpected(has_fs.error());
+  view->m_has_fs = *has_fs;
 
-  auto manifest = load_json(root, "manifest.json");
+  auto manifest = json_text(view->m_root, "manifest.json", snapshot::k_max_manifest_bytes);
   if (!manifest) return std::unexpected(manifest.error());
   if (!*manifest)
     return std::unexpected(root.string() + " has no manifest.json: it is not a gpudoctor snapshot");
-  auto parsed = snapshot::manifest_from_json(**manifest);
-  if (!parsed) return std::unexpected(parsed.error());
-  view->m_manifest = *parsed;
+  auto parsed = snapshot::read_manifest(**manifest);
+  if (!parsed.ok()) return std::unexpected(parsed.error);
+  view->m_manifest = std::move(parsed.value);
 
-  auto env = load_json(root, "env.json");
-  if (!env) return std::unexpected(env.error());
-  if (*env) {
-    if (!(*env)->is_object()) return std::unexpected("env.json is not a JSON object");
-    for (const auto& [name, value] : (*env)->items()) {
-      if (!value.is_string()) return std::unexpected("env.json: value of " + name + " is not a string");
-      view->m_env[name] = value.get<std::string>();
+  std::vector<snapshot::RecordedCommand> commands;
+  const fs::path& at = view->m_root;
+  if (auto r = load(at, "env.json", snapshot::k_max_env_bytes, snapshot::read_env, view->m_env); !r)
+    return std::unexpected(r.error());
+  if (auto r = load(at, "identity.json", snapshot::k_max_identity_bytes, snapshot::read_identity,
+                    view->m_identity);
+      !r)
+    return std::unexpected(r.error());
+  if (auto r = load(at, "stat.json", snapshot::k_max_stat_bytes, snapshot::read_stats, view->m_stats); !r)
+    return std::unexpected(r.error());
+  if (auto r = load(at, "commands.json", snapshot::k_max_commands_bytes, snapshot::read_commands, commands);
+      !r)
+    return std::unexpected(r.error());
+
+  std::size_t index = 0;
+  for (auto& c : commands) {
+    for (auto [field, file, sink] : {std::tuple{"stdout", &c.out_file, &c.result.out},
+                                     std::tuple{"stderr", &c.err_file, &c.result.err}}) {
+      if (file->empty()) continue;
+      auto resolved = snapshot::resolve_inside(view->m_root, *file, true);
+      auto content = resolved ? slurp(*resolved, snapshot::k_max_command_output_bytes) : std::nullopt;
+      if (!content)
+        return std::unexpected(
+            fmt::format("commands.json entry {}: {} file \"{}\" is missing, not a file, or "
+                        "larger than {} MiB",
+                        index, field, *file, snapshot::k_max_command_output_bytes >> 20));
+      *sink = std::move(*content);
     }
-  }
-
-  auto identity = load_json(root, "identity.json");
-  if (!identity) return std::unexpected(identity.error());
-  if (*identity) {
-    if (!(*identity)->is_object()) return std::unexpected("identity.json is not a JSON object");
-    view->m_identity = snapshot::identity_from_json(**identity);
-  }
-
-  auto stats = load_json(root, "stat.json");
-  if (!stats) return std::unexpected(stats.error());
-  if (*stats) {
-    if (!(*stats)->is_object()) return std::unexpected("stat.json is not a JSON object");
-    for (const auto& [path, entry] : (*stats)->items()) {
-      auto st = snapshot::stat_from_json(entry);
-      if (!st) return std::unexpected("stat.json: " + path + ": " + st.error());
-      view->m_stats[path] = *st;
-    }
-  }
-
-  auto commands = load_json(root, "commands.json");
-  if (!commands) return std::unexpected(commands.error());
-  if (*commands) {
-    if (!(*commands)->is_array()) return std::unexpected("commands.json is not a JSON array");
-    std::size_t index = 0;
-    for (const auto& entry : **commands) {
-      std::string where = "commands.json entry " + std::to_string(index++);
-      auto key = json_string(entry, "key");
-      if (!key || key->empty()) return std::unexpected(where + " has no \"key\"");
-      CommandResult r;
-      r.key = *key;
-      if (auto argv = entry.find("argv"); argv != entry.end() && argv->is_array())
-        for (const auto& a : *argv)
-          if (a.is_string()) r.argv.push_back(a.get<std::string>());
-      r.found = json_bool(entry, "found").value_or(true);
-      r.timed_out = json_bool(entry, "timed_out").value_or(false);
-      r.unkillable = json_bool(entry, "unkillable").value_or(false);
-      if (auto code = json_int(entry, "exit")) r.exit_code = static_cast<int>(*code);
-      r.duration_ms = json_int(entry, "duration_ms").value_or(0);
-      r.timeout_ms = json_int(entry, "timeout_ms").value_or(0);
-      if (auto sig = json_int(entry, "signal")) r.signal = static_cast<int>(*sig);
-      r.truncated = json_bool(entry, "truncated").value_or(false);
-      r.error = json_string(entry, "error").value_or("");
-      if (!r.found) r.exit_code = 127;
-      for (auto [field, sink] : {std::pair{"stdout", &r.out}, std::pair{"stderr", &r.err}}) {
-        auto file = json_string(entry, field);
-        if (!file) continue;
-        if (!is_safe_relative(*file))
-          return std::unexpected(where + ": " + field + " path \"" + *file + "\" leaves the snapshot");
-        auto resolved = snapshot::resolve_inside(view->m_root, *file, true);
-        auto content = resolved ? slurp(*resolved) : std::nullopt;
-        if (!content) return std::unexpected(where + ": " + field + " file \"" + *file + "\" is missing");
-        *sink = *content;
-      }
-      view->m_commands[r.key] = std::move(r); // a later run of the same key wins, as it did live
-    }
+    ++index;
+    std::string key = c.result.key;
+    view->m_commands[key] = std::move(c.result); // a later run of the same key wins, as it did live
   }
   return view;
 }
 
+std::optional<fs::path> ReplayView::in_fs(const std::string& path, bool follow_final) const {
+  // Checked again on every read: the walk trusts its root, and fs/ is the one component above it.
+  if (!m_has_fs || !check_fs_folder(m_root).value_or(false)) return std::nullopt;
+  return snapshot::resolve_inside(m_root / "fs", path, follow_final);
+}
+
 std::optional<std::string> ReplayView::read_file(const std::string& path) {
-  auto p = snapshot::resolve_inside(m_root / "fs", path, true);
+  auto p = in_fs(path, true);
   if (!p) return std::nullopt;
-  return slurp(*p);
+  return slurp(*p, k_max_read_bytes);
 }
 
 std::optional<std::vector<std::string>> ReplayView::list_dir(const std::string& path) {
   std::set<std::string> names;
   bool found = false;
-  if (auto p = snapshot::resolve_inside(m_root / "fs", path, true)) {
+  if (auto p = in_fs(path, true)) {
     std::error_code ec;
     if (fs::is_directory(fs::symlink_status(*p, ec))) {
       found = true;
@@ -163,7 +162,7 @@ std::optional<std::vector<std::string>> ReplayView::list_dir(const std::string& 
 }
 
 std::optional<std::string> ReplayView::read_link(const std::string& path) {
-  auto p = snapshot::resolve_inside(m_root / "fs", path, false);
+  auto p = in_fs(path, false);
   if (!p) return std::nullopt;
   char buf[PATH_MAX];
   ssize_t n = ::readlink(p->c_str(), buf, sizeof buf - 1);
@@ -173,7 +172,7 @@ std::optional<std::string> ReplayView::read_link(const std::string& path) {
 
 std::optional<FileStat> ReplayView::stat(const std::string& path) {
   if (auto it = m_stats.find(path); it != m_stats.end()) return it->second;
-  auto p = snapshot::resolve_inside(m_root / "fs", path, true);
+  auto p = in_fs(path, true);
   if (!p) return std::nullopt;
   struct stat st {};
   if (::lstat(p->c_str(), &st) != 0) return std::nullopt;

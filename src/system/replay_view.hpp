@@ -21,6 +21,11 @@ public:
   std::optional<FileStat> stat(const std::string& path) override;
   CommandResult run(const CommandSpec& spec) override;
   std::map<std::string, std::string> environment() override { return m_env; }
+  std::optional<std::string> env(const std::string& name) override {
+    auto it = m_env.find(name);
+    if (it == m_env.end()) return std::nullopt;
+    return it->second;
+  }
   Identity identity() override { return m_identity; }
   std::string kind() const override { return "replay"; }
 
@@ -28,7 +33,11 @@ public:
 
 private:
   ReplayView() = default;
+  // Where `path` of the machine lies inside fs/, never outside it; empty when absent.
+  std::optional<std::filesystem::path> in_fs(const std::string& path, bool follow_final) const;
+
   std::filesystem::path m_root;
+  bool m_has_fs = false;
   snapshot::Manifest m_manifest;
   std::map<std::string, std::string> m_env;
   Identity m_identity;

@@ -12,6 +12,10 @@
 
 namespace gpudoctor {
 
+// The most read_file gives of one file: the live view stops reading there (sysfs and procfs sizes are not
+// to be trusted), and a replayed file larger than that cannot have been recorded (docs/security.md).
+inline constexpr std::size_t k_max_read_bytes = 64 * 1024 * 1024;
+
 enum class FileType { file, dir, link, chr, block, fifo, socket, other };
 
 std::string file_type_name(FileType type);
@@ -85,7 +89,8 @@ public:
   // "live", "replay"; for the report's `source`.
   virtual std::string kind() const = 0;
 
-  std::optional<std::string> env(const std::string& name) {
+  // One variable; views that hold the environment answer without copying it (a snapshot may hold 100,000).
+  virtual std::optional<std::string> env(const std::string& name) {
     auto all = environment();
     auto it = all.find(name);
     if (it == all.end()) return std::nullopt;

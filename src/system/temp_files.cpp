@@ -1,6 +1,7 @@
 #include "system/temp_files.hpp"
 
 #include "system/process_table.hpp"
+#include "util/temp_dir.hpp"
 #include "util/text.hpp"
 
 #include <cctype>
@@ -67,10 +68,9 @@ void take_away(const fs::path& path, std::vector<fs::path>& placeholders) {
 } // namespace
 
 std::expected<Folder, std::string> Folder::create(const std::string& kind) {
-  std::error_code ec;
-  fs::path base = fs::temp_directory_path(ec);
-  if (ec || base.empty())
-    return std::unexpected(fmt::format("no usable temporary folder (TMPDIR): {}", ec.message()));
+  auto root = temp_root(); // a bad TMPDIR is said, never replaced by the current folder
+  if (!root) return std::unexpected(root.error());
+  fs::path base = *root;
   auto self = proc::process_info(static_cast<int>(::getpid()));
   std::string name = fmt::format("{}{}-{}-{}-{}-XXXXXX", k_prefix, kind, ::getpid(),
                                  self ? self->start_time : 0, boot_tag(proc::boot_id()));
@@ -152,8 +152,9 @@ bool is_stale_name(const std::string& name, const std::string& boot_id,
 std::vector<fs::path> remove_stale() {
   std::vector<fs::path> removed;
   std::error_code ec;
-  fs::path base = fs::temp_directory_path(ec);
-  if (ec || base.empty()) return removed;
+  auto root = temp_root();
+  if (!root) return removed;
+  fs::path base = *root;
   std::string boot = proc::boot_id();
   auto start_time_of = [](int pid) -> std::optional<unsigned long long> {
     auto p = proc::process_info(pid);

@@ -69,17 +69,21 @@ base_tarball=$cache/debian-bookworm-minbase-py.tar.gz
 ensure_base() {
   local mirror_url=${GPUDOCTOR_DEBIAN_MIRROR:-http://deb.debian.org/debian} start
   [[ -s $base_tarball ]] && return 0
-  echo "making the Debian 12 root with debootstrap (once; cached as $base_tarball)"
-  start=$SECONDS
-  if ! debootstrap --variant=minbase --include=python3-venv bookworm "$work/bootstrap" "$mirror_url" \
-    >"$work/debootstrap.log" 2>&1; then
-    tail -n 5 "$work/debootstrap.log" >&2
-    skip "debootstrap from $mirror_url failed (no network to the Debian archive?)"
-  fi
-  rm -rf "$work/bootstrap/var/cache/apt/archives/"*.deb "$work/bootstrap/var/lib/apt/lists/"*_*
-  tar -C "$work/bootstrap" -czf "$base_tarball.tmp" . && mv "$base_tarball.tmp" "$base_tarball"
-  rm -rf "$work/bootstrap"
-  echo "debootstrap took $((SECONDS - start)) s"
+  (
+    flock 9 # debian_root.bash (the package tests) makes the same root; one debootstrap at a time
+    [[ -s $base_tarball ]] && exit 0
+    echo "making the Debian 12 root with debootstrap (once; cached as $base_tarball)"
+    start=$SECONDS
+    if ! debootstrap --variant=minbase --include=python3-venv bookworm "$work/bootstrap" "$mirror_url" \
+      >"$work/debootstrap.log" 2>&1; then
+      tail -n 5 "$work/debootstrap.log" >&2
+      exit 125
+    fi
+    rm -rf "$work/bootstrap/var/cache/apt/archives/"*.deb "$work/bootstrap/var/lib/apt/lists/"*_*
+    tar -C "$work/bootstrap" -czf "$base_tarball.$$.tmp" . && mv "$base_tarball.$$.tmp" "$base_tarball"
+    rm -rf "$work/bootstrap"
+    echo "debootstrap took $((SECONDS - start)) s"
+  ) 9>"$cache/minbase.lock" || skip "debootstrap from $mirror_url failed (no network to the Debian archive?)"
 }
 
 # ---- the vendors' repositories, built from the graphs ------------------------------------------------------

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # No crash from data: a 1 MB line (first, last, and last without a newline), 100 KB of unclosed nesting
-# characters, and 1 MB more in every environment value, in EVERY file the collectors read
+# characters, and every environment value as long as Linux allows (128 KiB), in EVERY file the collectors read
 # (tests/security/inflate_snapshot.py). For each snapshot below and each kind of content, `check --from`,
 # `fix --from` (the list) and `migrate --from --to nvidia|amd`, and, where the GPUs are still recognised (the
 # "deep" content), every fix id with --render-all, and without it those whose steps depend on what the machine's

@@ -7,7 +7,9 @@ usage: inflate_snapshot.py SRC DST VARIANT
   nesting   100 KB of nesting characters, ((( [[[ {{{ <<< and quotes, never closed, first the kind the file
             starts with (so a JSON, XML or bracketed file's own parser goes 25,000 levels deep), then the file
   deep      the file, then all three of the above, last the line without a newline; and every environment value
-            (env.json) 1 MB longer, after a `:` (a list entry of its own). fs/sys/ is left as it was, so the
+            (env.json) as long as Linux lets one be (MAX_ARG_STRLEN: 128 KiB for NAME=value), the rest after a
+            `:` (a list entry of its own); no live environment holds more, and replay refuses an env.json over
+            16 MiB (docs/security.md, "Limits"). fs/sys/ is left as it was, so the
             GPUs are still recognised (a sysfs attribute with a second line is, rightly, not read as one) and
             fix and migrate go past "no GPU" into the inventory and the planner.
 Symbolic links stay links (their targets are inflated where they are files of the snapshot). Prints how many
@@ -62,9 +64,12 @@ env_path = os.path.join(dst, "env.json")
 if variant == "deep" and os.path.exists(env_path):
     with open(env_path) as f:
         env = json.load(f)
+    max_arg_strlen = 32 * 4096  # the kernel's bound on one environment string, NAME=value and its NUL
     for name in env:
-        env[name] = env[name] + ":" + "B" * MB
-        count += 1
+        room = max_arg_strlen - len(name) - len(env[name]) - 3
+        if room > 0:
+            env[name] = env[name] + ":" + "B" * room
+            count += 1
     with open(env_path, "w") as f:
         json.dump(env, f)
 print(count)

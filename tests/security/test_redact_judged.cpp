@@ -18,7 +18,7 @@ namespace {
 const Loaded& data() {
   static const Loaded loaded = [] {
     auto d = load_data(CheckOptions{});
-    REQUIRE_MESSAGE(d.has_value(), (d ? std::string() : d.error()));
+    REQUIRE_MESSAGE(d.has_value(), (d ? std::string() : d.error().message));
     return std::move(*d);
   }();
   return loaded;

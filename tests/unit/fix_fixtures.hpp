@@ -54,7 +54,7 @@ struct SnapshotMachine {
 inline std::unique_ptr<SnapshotMachine> open_machine(const std::string& rel) {
   auto m = std::make_unique<SnapshotMachine>();
   auto data = load_data(CheckOptions{});
-  REQUIRE_MESSAGE(data.has_value(), (data ? std::string() : data.error()));
+  REQUIRE_MESSAGE(data.has_value(), (data ? std::string() : data.error().message));
   m->data = std::move(*data);
   auto snap = OpenedSnapshot::open(std::string(GPUDOCTOR_SOURCE_DIR) + "/" + rel);
   REQUIRE_MESSAGE(snap.has_value(), (snap ? std::string() : snap.error()));

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <unistd.h>
 
@@ -109,6 +110,34 @@ TEST_CASE("fix data: a broken recipe is refused with its file and line") {
   CHECK(text::contains(ScratchFixes("demo.yaml", std::string(kGood) + "  - id: [\n").error(),
                        "fixes/demo.yaml:"));
   CHECK(text::contains(ScratchFixes("other.yaml", kGood).error(), "recipe demo must be in fixes/demo.yaml"));
+}
+
+TEST_CASE("fix data: includes that form a cycle are refused, naming it") {
+  // Before the guard a self-include loaded, and planning it recursed until the stack overflowed.
+  CHECK(text::contains(ScratchFixes("demo.yaml", std::string(kGood) + "include: [demo]\n").error(),
+                       "fixes/demo.yaml: its includes form a cycle: demo -> demo"));
+  CHECK(ScratchFixes("demo.yaml", std::string(kGood) + "include: [reboot]\n").error() == "(loaded)");
+}
+
+TEST_CASE("fix data: a recipe reached twice adds its steps once") {
+  ScratchFixes scratch("demo.yaml", std::string(kGood) + "include: [reboot, reboot]\n");
+  auto book = fix::load_recipes(scratch.root.string());
+  REQUIRE_MESSAGE(book.has_value(), (book ? std::string() : book.error()));
+  auto m = open_machine("tests/machines/nvidia-rtx3090-healthy/snapshot");
+  fix::PlanContext ctx = m->context();
+  fix::PlanContext scratch_ctx{ctx.facts, ctx.kb, ctx.stacks, *book, ctx.inventory, ctx.results, ctx.options};
+  auto plan = fix::plan_fix("demo", scratch_ctx);
+  REQUIRE_MESSAGE(plan.has_value(), (plan ? std::string() : plan.error()));
+  std::map<std::string, int> count;
+  for (const auto& step : plan->steps)
+    ++count[step.id];
+  CHECK(count["demo.one"] == 1);
+  for (const auto& [id, n] : count) {
+    CAPTURE(id);
+    CHECK(n == 1);
+  }
+  CHECK(std::any_of(plan->steps.begin(), plan->steps.end(),
+                    [](const fix::PlannedStep& s) { return text::starts_with(s.id, "reboot."); }));
 }
 
 TEST_CASE("fix data: a purge takes the vendor's packages only, never Mesa's or the other vendor's") {

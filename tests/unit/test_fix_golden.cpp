@@ -1,6 +1,7 @@
 // Golden scripts: what `gpudoctor fix` and `migrate` write for representative machines, byte for byte
 // (tests/fixes/golden/<machine>--<what>.sh). GPUDOCTOR_UPDATE_GOLDEN=1 rewrites them: review the diff.
-// tests/e2e/fix_scripts.sh runs shellcheck over them.
+// Where a script pastes fixes/lib.bash, a golden holds one marker line instead (the library is the same in
+// every script and is checked on its own); tests/e2e/fix_scripts.sh pastes it back and runs shellcheck.
 #include "fix/render.hpp"
 #include "fix_fixtures.hpp"
 #include "util/text.hpp"
@@ -48,6 +49,9 @@ const Golden kGolden[] = {
     {"tests/machines/nvidia-hgx-h200-no-fabric-manager/snapshot", "fix", "install-fabric-manager"},
 };
 
+// Keep in step with tests/e2e/fix_scripts.sh, which replaces this line by fixes/lib.bash.
+constexpr const char* k_library_marker = "# @gpudoctor-golden: fixes/lib.bash is pasted here\n";
+
 std::string machine_name(const std::string& snapshot) {
   return fs::path(snapshot).parent_path().filename().string();
 }
@@ -75,7 +79,14 @@ TEST_CASE("fix golden: the scripts for representative machines are what they wer
     auto plan = std::string(g.kind) == "fix" ? fix::plan_fix(g.what, ctx) : fix::plan_migration(g.what, ctx);
     REQUIRE_MESSAGE(plan.has_value(), (plan ? std::string() : plan.error()));
     CHECK(!plan->steps.empty());
-    std::string script = fix::render_script(*plan, recipes().library, "(test)").text;
+    std::string script = fix::render_script(*plan, k_library_marker, "(test)").text;
+    // The marker stands exactly where the library goes (the script's id, a hash of its text, differs).
+    const std::string& library = recipes().library;
+    std::string real = fix::render_script(*plan, library, "(test)").text;
+    auto at = script.find(k_library_marker);
+    REQUIRE(at != std::string::npos);
+    CHECK(real.size() == script.size() - std::string(k_library_marker).size() + library.size());
+    CHECK(real.compare(at, library.size(), library) == 0);
     fs::path file = dir / (name + ".sh");
     if (update) {
       fs::create_directories(dir);

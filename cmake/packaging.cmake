@@ -1,0 +1,70 @@
+# What a cluster admin installs besides the binary (docs/fleet.md), and the Debian package of it all:
+#   man page         help2man over `gpudoctor --help` and each subcommand's --help (cmake/man_page.cmake)
+#   bash completion  `gpudoctor completion bash`, generated from the command-line parser
+#   systemd units    contrib/systemd: a timer writing the Prometheus textfile
+#   Slurm and NHC    contrib/slurm: the HealthCheckProgram wrapper and the NHC check
+# `cpack -G DEB` in a build folder makes gpudoctor_<version>_<arch>.deb (./install.sh --deb configures one:
+# Release, GPUDOCTOR_STATIC_DEPS=ON, GPUDOCTOR_BUILD_PROBES=OFF so that the probe programs, which link the
+# vendors' runtimes, are not in it: their sources are, and gpudoctor compiles them where a GPU compiler is).
+
+set(gpudoctor_generated ${CMAKE_BINARY_DIR}/share)
+set(gpudoctor_completion ${gpudoctor_generated}/bash-completion/completions/gpudoctor)
+add_custom_command(
+  OUTPUT ${gpudoctor_completion}
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${gpudoctor_generated}/bash-completion/completions
+  COMMAND sh -c "\"$1\" completion bash >\"$2\"" sh $<TARGET_FILE:gpudoctor> ${gpudoctor_completion}
+  DEPENDS gpudoctor
+  COMMENT "Generating the bash completion from gpudoctor's parser"
+  VERBATIM)
+set(gpudoctor_docs ${gpudoctor_completion})
+install(FILES ${gpudoctor_completion} DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
+
+find_program(GPUDOCTOR_HELP2MAN help2man)
+if(GPUDOCTOR_HELP2MAN)
+  set(gpudoctor_man ${gpudoctor_generated}/man/man1/gpudoctor.1.gz)
+  add_custom_command(
+    OUTPUT ${gpudoctor_man}
+    COMMAND ${CMAKE_COMMAND} -DGPUDOCTOR=$<TARGET_FILE:gpudoctor> -DHELP2MAN=${GPUDOCTOR_HELP2MAN}
+            -DOUT=${gpudoctor_man} -P ${CMAKE_SOURCE_DIR}/cmake/man_page.cmake
+    DEPENDS gpudoctor ${CMAKE_SOURCE_DIR}/cmake/man_page.cmake
+    COMMENT "Generating the man page with help2man"
+    VERBATIM)
+  list(APPEND gpudoctor_docs ${gpudoctor_man})
+  install(FILES ${gpudoctor_man} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+else()
+  message(STATUS "help2man not found: no man page (apt-get install help2man)")
+endif()
+add_custom_target(gpudoctor_docs ALL DEPENDS ${gpudoctor_docs})
+
+# systemd looks in /usr/lib/systemd/system for units a package installs (whatever the prefix of the rest).
+set(GPUDOCTOR_SYSTEMD_UNIT_DIR lib/systemd/system CACHE STRING "Where the systemd units go, below the prefix")
+foreach(unit gpudoctor-metrics.service gpudoctor-metrics.timer)
+  configure_file(${CMAKE_SOURCE_DIR}/contrib/systemd/${unit}.in ${CMAKE_BINARY_DIR}/systemd/${unit} @ONLY)
+  install(FILES ${CMAKE_BINARY_DIR}/systemd/${unit} DESTINATION ${GPUDOCTOR_SYSTEMD_UNIT_DIR})
+endforeach()
+install(PROGRAMS ${CMAKE_SOURCE_DIR}/contrib/slurm/gpudoctor-slurm-healthcheck
+        DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/gpudoctor)
+install(FILES ${CMAKE_SOURCE_DIR}/contrib/slurm/gpudoctor_gpu.nhc DESTINATION ${CMAKE_INSTALL_DATADIR}/gpudoctor/nhc)
+install(FILES ${CMAKE_SOURCE_DIR}/README.md ${CMAKE_SOURCE_DIR}/docs/fleet.md
+        DESTINATION ${CMAKE_INSTALL_DOCDIR})
+
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME gpudoctor)
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "doctor for GPU machines (NVIDIA CUDA, AMD ROCm)")
+set(CPACK_PACKAGE_DESCRIPTION
+    "gpudoctor says what is wrong with a GPU machine and how to fix it: drivers, toolkits, PyTorch builds,\n"
+    "environment variables, permissions. It also writes Prometheus metrics, JUnit XML and\n"
+    "node-problem-detector messages, and ships a Slurm health check.")
+string(REPLACE ";" "" CPACK_PACKAGE_DESCRIPTION "${CPACK_PACKAGE_DESCRIPTION}")
+set(CPACK_PACKAGE_CONTACT "gpudoctor maintainers <maintainers@gpudoctor.invalid>")
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_STRIP_FILES ON)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION admin)
+set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
+# Depends from dpkg-shlibdeps over the ELF files of the package: the gpudoctor binary only.
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "prometheus-node-exporter, python3")
+set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
+include(CPack)

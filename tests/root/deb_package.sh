@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# The Debian package (docs/fleet.md): ./install.sh --deb builds gpudoctor_<version>_amd64.deb; its Depends
+# (dpkg-shlibdeps over the gpudoctor binary) name neither the vendors' runtimes nor yaml-cpp or fmt (linked in);
+# it holds the binary, the man page, the bash completion, the systemd units, the probe sources and the Slurm
+# and NHC checks; `systemd-analyze verify` accepts its units. In a throwaway Debian 12 root (the debootstrap
+# tarball fix_debootstrap.sh caches): `apt-get install ./gpudoctor_*.deb` installs it with its dependencies
+# from the Debian archive, `gpudoctor check` runs there (and writes nothing), and `apt-get purge` removes every
+# path the package installed (its own folders too) and nothing else.
+# shellcheck source=tests/e2e/common.bash
+source "$(dirname "$0")/../e2e/common.bash"
+# shellcheck source=tests/root/debian_root.bash
+source "$(dirname "$0")/debian_root.bash"
+
+deb=$(package_deb)
+[[ $(basename "$deb") =~ ^gpudoctor_[0-9.]+_amd64\.deb$ ]] || fail "the package is named $(basename "$deb")"
+depends=$(dpkg-deb --field "$deb" Depends)
+[[ -n $depends ]] || fail "the package has no Depends (dpkg-shlibdeps did not run?)"
+for lib in libamdhip64 libcudart libcuda libnvidia libhsa libyaml-cpp libfmt libasan; do
+  [[ $depends == *"$lib"* ]] && fail "the package depends on $lib: $depends"
+done
+pass "$(basename "$deb"): Depends: $depends"
+
+dpkg-deb --contents "$deb" | awk '{print $6}' | sed 's|^\./|/|' >"$work/contents"
+for path in /usr/bin/gpudoctor /usr/share/man/man1/gpudoctor.1.gz \
+  /usr/share/bash-completion/completions/gpudoctor /usr/lib/systemd/system/gpudoctor-metrics.service \
+  /usr/lib/systemd/system/gpudoctor-metrics.timer /usr/share/gpudoctor/probes/sources.txt \
+  /usr/libexec/gpudoctor/gpudoctor-slurm-healthcheck /usr/share/gpudoctor/nhc/gpudoctor_gpu.nhc \
+  /usr/share/doc/gpudoctor/fleet.md; do
+  grep -qx "$path" "$work/contents" || fail "the package lacks $path"
+done
+grep -q '^/usr/libexec/gpudoctor/gpudoctor-probe' "$work/contents" && fail "the package holds built probe programs"
+pass "the package holds the binary, man page, completion, units, probe sources, Slurm and NHC checks"
+
+# The units as systemd reads them, in the package's own tree (no systemd runs here): the targets they name
+# from this machine's systemd, the binary and the man page (Documentation=man:gpudoctor(1)) from the package.
+dpkg-deb -x "$deb" "$work/pkg"
+if command -v systemd-analyze >/dev/null && [[ -d /usr/lib/systemd/system || -d /lib/systemd/system ]]; then
+  units=$work/pkg/usr/lib/systemd/system
+  for dir in /usr/lib/systemd/system /lib/systemd/system; do
+    [[ -d $dir ]] && cp -rn "$dir/." "$units/" 2>/dev/null
+  done
+  verify=$(MANPATH=$work/pkg/usr/share/man systemd-analyze verify --root="$work/pkg" \
+    "$units/gpudoctor-metrics.service" "$units/gpudoctor-metrics.timer" 2>&1) ||
+    fail "systemd-analyze verify rejects the units: $verify"
+  [[ -z $verify ]] || fail "systemd-analyze verify has remarks on the units: $verify"
+  pass "systemd-analyze verify accepts gpudoctor-metrics.service and .timer (binary and man page found)"
+  echo "systemd-analyze security: $(systemd-analyze security --offline=true --root="$work/pkg" \
+    "$units/gpudoctor-metrics.service" 2>&1 | tail -n 1)"
+else
+  echo "(systemd-analyze or systemd's units are missing: the units are not verified; apt-get install systemd)"
+fi
+zcat "$work/pkg/usr/share/man/man1/gpudoctor.1.gz" | grep -q -- '--max-output-length' ||
+  fail "the man page does not describe the subcommands' options"
+
+# ---- a throwaway Debian 12 --------------------------------------------------------------------------------
+root=$work/root
+new_root "$root"
+# Every file, link and folder of the root but apt's and dpkg's own state and logs.
+tree() { (cd "$1" && find . -xdev \( -path ./var/cache/apt -o -path ./var/lib/apt -o -path ./var/lib/dpkg \
+  -o -path ./var/log -o -path ./tmp -o -path ./etc/resolv.conf -o -path ./etc/ld.so.cache \) -prune -o \
+  -printf '%p\n' | sed 's|^\.||' | sort); }
+mkdir -p "$root/tmp/gd" && cp "$deb" "$root/tmp/gd/"
+root_apt "$root" install "/tmp/gd/$(basename "$deb")" ||
+  fail "apt-get install ./$(basename "$deb") failed in Debian 12: $(tail -n 5 "$work/apt.log")"
+# shellcheck disable=SC2016 # dpkg-query's format
+in_root "$root" dpkg-query -W -f='${Status}' gpudoctor | grep -q 'install ok installed' || fail "not installed"
+in_root "$root" dpkg -L gpudoctor >"$work/installed"
+pass "apt-get install ./$(basename "$deb") in Debian 12 installed it with: $(grep -oE '^(Setting up|Unpacking) [^ ]+' "$work/apt.log" | awk '{print $3}' | sort -u | paste -sd' ')"
+
+tree "$root" >"$work/installed-tree"
+status=0
+in_root "$root" gpudoctor check --format json >"$work/report.json" 2>"$work/check.err" || status=$?
+((status <= 1)) || fail "gpudoctor check exited $status in the root: $(head -c 400 "$work/check.err")"
+expect "$work/report.json" "r['format'] == 'gpudoctor-report' and len(r['results']) > 20 and r['facts']['os']['id']['value'] == 'debian'" \
+  "gpudoctor check runs in the root and knows it is Debian"
+in_root "$root" gpudoctor --version | grep -q "^gpudoctor " || fail "gpudoctor --version"
+tree "$root" >"$work/checked-tree"
+diff "$work/installed-tree" "$work/checked-tree" >"$work/written" ||
+  fail "gpudoctor check left files in the root: $(head -n 10 "$work/written" | tr '\n' ' ')"
+
+# Purged, the root lacks exactly the package's files and the folders only it had; nothing else changed.
+root_apt "$root" purge gpudoctor || fail "apt-get purge gpudoctor failed"
+tree "$root" >"$work/purged-tree"
+comm -13 "$work/checked-tree" "$work/purged-tree" >"$work/appeared"
+[[ ! -s $work/appeared ]] || fail "the purge added $(head -n 10 "$work/appeared" | tr '\n' ' ')"
+comm -23 "$work/checked-tree" "$work/purged-tree" >"$work/removed"
+sort -u "$work/installed" | grep -vx '/\.' >"$work/owned"
+comm -23 "$work/removed" "$work/owned" >"$work/removed-not-owned"
+[[ ! -s $work/removed-not-owned ]] || fail "the purge removed what was not the package's: $(head -n 10 "$work/removed-not-owned" | tr '\n' ' ')"
+while read -r path; do
+  [[ -e $root$path || -L $root$path ]] || continue
+  [[ -d $root$path && ! -L $root$path ]] && continue # a folder others share (/usr/bin)
+  fail "apt-get purge left $path"
+done <"$work/owned"
+for dir in /usr/share/gpudoctor /usr/libexec/gpudoctor /usr/share/doc/gpudoctor; do
+  [[ ! -e $root$dir ]] || fail "apt-get purge left the folder $dir"
+done
+pass "apt-get purge removed all $(grep -c . "$work/removed") paths the package installed (its folders too), nothing else"
+root_apt "$root" autoremove --purge || fail "apt-get autoremove --purge failed"

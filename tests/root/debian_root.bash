@@ -1,0 +1,103 @@
+# Shared by the package tests in tests/root (deb_package.sh, ansible_chroot.sh): the gpudoctor package of this
+# checkout, and throwaway Debian 12 roots made from the debootstrap tarball that lib.bash (the other root tests)
+# caches.
+# shellcheck shell=bash
+# Needs: common.bash sourced, $gpudoctor, $source_dir, $work.
+# shellcheck disable=SC2154 # gpudoctor, source_dir and work come from common.bash
+
+[[ $(id -u) -eq 0 ]] || skip "needs root (chroot, dpkg and apt inside the root)"
+for tool in debootstrap chroot dpkg-deb tar flock cpack dpkg-shlibdeps; do
+  command -v "$tool" >/dev/null || skip "$tool is missing (./install.sh --test installs debootstrap, cmake, dpkg-dev)"
+done
+# The package is built without sanitizers whatever this build is: the sanitizer run would test it again.
+if ldd "$gpudoctor" 2>/dev/null | grep -q libasan; then
+  skip "a sanitizer build: the package (built without sanitizers) is tested by the plain build's run"
+fi
+
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/gpudoctor-test
+minbase=$cache/debian-bookworm-minbase-py.tar.gz
+mirror_url=${GPUDOCTOR_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+mkdir -p "$cache/apt-archives"
+
+# The minimal Debian 12 of lib.bash's ensure_base (the same debootstrap command, cache and lock), made here
+# when this test runs first.
+ensure_minbase() {
+  [[ -s $minbase ]] && return 0
+  (
+    flock 9
+    [[ -s $minbase ]] && exit 0
+    echo "making the Debian 12 root with debootstrap (once; cached as $minbase)"
+    debootstrap --variant=minbase --include=python3-venv bookworm "$work/bootstrap" "$mirror_url" >"$work/debootstrap.log" 2>&1 ||
+      exit 125
+    rm -rf "$work/bootstrap/var/cache/apt/archives/"*.deb "$work/bootstrap/var/lib/apt/lists/"*_*
+    # Its own temporary name, as in lib.bash: another root test may be making it too.
+    tar -C "$work/bootstrap" -czf "$minbase.$$.tmp" . && mv "$minbase.$$.tmp" "$minbase"
+    rm -rf "$work/bootstrap"
+  ) 9>"$cache/minbase.lock" || skip "debootstrap from $mirror_url failed (no network to the Debian archive?)"
+}
+
+in_root() { chroot "$1" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
+  DEBIAN_FRONTEND=noninteractive "${@:2}"; }
+
+# apt-get in the root, with the .debs of earlier runs offered first (fewer downloads), the new ones kept, and
+# the package lists refreshed once when they are too old for the archive (a superseded version is gone).
+root_apt() {
+  local root=$1
+  shift
+  cp -n "$cache"/apt-archives/*.deb "$root/var/cache/apt/archives/" 2>/dev/null || true
+  cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+  if ! in_root "$root" apt-get -q -y "$@" >"$work/apt.log" 2>&1; then
+    in_root "$root" apt-get -q update >>"$work/apt.log" 2>&1 || { tail -n 5 "$work/apt.log" >&2; return 1; }
+    in_root "$root" apt-get -q -y "$@" >>"$work/apt.log" 2>&1 || { tail -n 5 "$work/apt.log" >&2; return 1; }
+  fi
+  (
+    flock 9
+    cp -n "$root"/var/cache/apt/archives/*.deb "$cache/apt-archives/" 2>/dev/null || true
+  ) 9>"$cache/apt-archives.lock"
+}
+
+# new_root DIR [PACKAGES...]: the minimal root unpacked in DIR, with PACKAGES installed from the Debian
+# archive; a root with packages is cached as a tarball named by what it holds.
+new_root() {
+  local root=$1
+  shift
+  ensure_minbase
+  mkdir -p "$root"
+  if (($# == 0)); then
+    tar -C "$root" -xzf "$minbase"
+    return 0
+  fi
+  local key tarball
+  key=$( (stat -c '%s %Y' "$minbase"; echo "$*") | sha256sum | cut -c1-16)
+  tarball=$cache/debian-bookworm-minbase+$(tr ' ' '+' <<<"$*")-$key.tar.gz
+  if [[ ! -s $tarball ]]; then
+    (
+      flock 9
+      [[ -s $tarball ]] && exit 0
+      local stage=$work/stage-$key
+      mkdir -p "$stage" && tar -C "$stage" -xzf "$minbase"
+      root_apt "$stage" install --no-install-recommends "$@" || exit 1
+      in_root "$stage" apt-get clean
+      tar -C "$stage" -czf "$tarball.$$.tmp" . && mv "$tarball.$$.tmp" "$tarball"
+      rm -rf "$stage"
+    ) 9>"$tarball.lock" || skip "could not install $* into the Debian root (no network to the Debian archive?)"
+  fi
+  tar -C "$root" -xzf "$tarball"
+}
+
+# The .deb of this checkout, built once per build folder by ./install.sh --deb (tests share it under a lock);
+# GPUDOCTOR_TEST_DEB names one built already (./install.sh --deb), to test it without building it again.
+package_deb() {
+  if [[ -n ${GPUDOCTOR_TEST_DEB:-} ]]; then
+    echo "$GPUDOCTOR_TEST_DEB"
+    return 0
+  fi
+  local dir
+  dir=$(dirname "$gpudoctor")/deb-package
+  mkdir -p "$dir"
+  (
+    flock 9
+    "$source_dir/install.sh" --deb --no-deps --build-dir "$dir/build" >"$dir/build.log" 2>&1
+  ) 9>"$dir/lock" || { tail -n 20 "$dir/build.log" >&2; fail "./install.sh --deb failed ($dir/build.log)"; }
+  ls "$dir"/build/gpudoctor_*_*.deb
+}

@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# Bounded work on any input (docs/security.md, "Limits"): a small hostile bundle is refused with a message
+# naming the limit, or judged, in bounded time and memory, and leaves no temporary folder behind. The inputs
+# are generated here (nothing big is committed). The assertions are on the exit status and the message; the
+# time limit (timeout) and the memory bound (/usr/bin/time's maximum resident size) are safety nets, far above
+# the promise (5 s, 200 MB for a Release build) so that Debug and sanitizer builds keep to them too.
+source "$(dirname "$0")/../e2e/common.bash"
+
+time_limit=120      # seconds
+memory_limit=1048576 # KiB of maximum resident size
+tmp=$work/tmp # gpudoctor's TMPDIR: must be empty after every run
+mkdir -p "$tmp"
+timer=
+[[ -x /usr/bin/time ]] && timer=/usr/bin/time
+
+# Runs gpudoctor check --from $2; the exit status must be one of $1 ("2" or "0 1"); $3: a pattern the error
+# must hold (refusals). Asserts the safety nets and that no temporary folder is left.
+judge() {
+  local want=$1 from=$2 pattern=${3:-} what=$4 status=0
+  local cmd=(timeout -s KILL "$time_limit" "$gpudoctor" check --from "$from" --format json)
+  [[ -n $timer ]] && cmd=("$timer" -o "$work/rss" -f %M "${cmd[@]}")
+  TMPDIR=$tmp "${cmd[@]}" >"$work/out.json" 2>"$work/err" || status=$?
+  [[ $status != 137 && $status != 124 ]] || fail "$what: killed after $time_limit s (unbounded work)"
+  [[ " $want " == *" $status "* ]] || fail "$what: exit $status, not $want: $(head -c 400 "$work/err")"
+  if [[ -n $pattern ]] && ! grep -q -- "$pattern" "$work/err"; then
+    fail "$what: the message does not say \"$pattern\": $(head -c 400 "$work/err")"
+  fi
+  if [[ -n $timer ]]; then
+    local rss
+    rss=$(tail -n1 "$work/rss")
+    ((rss < memory_limit)) || fail "$what: $rss KiB resident, over the $memory_limit KiB safety net"
+  fi
+  [[ -z $(ls -A "$tmp") ]] || fail "$what: left $(ls "$tmp") in TMPDIR"
+  pass "$what: exit $status $(head -c 160 "$work/err")"
+}
+
+new_snapshot() {
+  rm -rf "$1"
+  mkdir -p "$1"
+  printf '{"format": "gpudoctor-snapshot", "version": 1, "origin": "fixture"}\n' >"$1/manifest.json"
+}
+
+# A 5 MB stat.json of 500,000 distinct keys: parsed in O(n log n) (quadratic before: never finished), then
+# refused for declaring more paths than the limit.
+new_snapshot "$work/stat5"
+"$py" -c '
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("{" + ",".join("\"%x\":0" % i for i in range(500000)) + "}")' "$work/stat5/stat.json"
+judge 2 "$work/stat5" "stat.json" "a 5 MB stat.json with 500,000 keys"
+
+# 2M keys (20 MB): refused by its size before it is read.
+new_snapshot "$work/stat2m"
+"$py" -c '
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("{" + ",".join("\"%x\":0" % i for i in range(2000000)) + "}")' "$work/stat2m/stat.json"
+judge 2 "$work/stat2m" "stat.json is larger than" "a stat.json with 2M keys"
+
+# A 250 MB env.json: refused by its size, never read into memory.
+new_snapshot "$work/env"
+"$py" -c '
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("{\"HOME\": \"/root\", \"BIG\": \"")
+    chunk = "x" * (1 << 20)
+    for _ in range(250): f.write(chunk)
+    f.write("\"}")' "$work/env/env.json"
+judge 2 "$work/env" "env.json is larger than" "a 250 MB env.json"
+rm -rf "$work/env"
+
+# A 195 KB group list, with AMD and NVIDIA GPUs whose device nodes the user cannot open (each such result
+# quotes the user's groups): judged, and the report stays small.
+new_snapshot "$work/groups"
+"$py" - "$work/groups" <<'PY'
+import json, os, sys
+d = sys.argv[1]
+groups = ["group%05d" % i for i in range(20000)]
+json.dump({"user": "u", "uid": 1000, "gid": 1000, "groups": groups, "gids": list(range(20000)),
+           "home": "/home/u", "hostname": "h"}, open(d + "/identity.json", "w"))
+stats = {"/dev/kfd": {"type": "char", "mode": "0600", "uid": 0, "gid": 99999, "group": "render"}}
+for i in range(64):
+    bdf = "0000:%02x:00.0" % (i + 1)
+    dev = d + "/fs/sys/bus/pci/devices/" + bdf
+    os.makedirs(dev + "/drm/renderD%d" % (128 + i))
+    for name, value in [("class", "0x030000"), ("vendor", "0x1002" if i % 2 else "0x10de"), ("device", "0x744c")]:
+        open(dev + "/" + name, "w").write(value + "\n")
+    stats["/dev/dri/renderD%d" % (128 + i)] = {"type": "char", "mode": "0600", "uid": 0, "gid": 99999, "group": "render"}
+    stats["/dev/nvidia%d" % i] = {"type": "char", "mode": "0600", "uid": 0, "gid": 99999, "group": "video"}
+json.dump(stats, open(d + "/stat.json", "w"))
+PY
+[[ $(stat -c %s "$work/groups/identity.json") -gt 195000 ]] || fail "the group list is smaller than 195 KB"
+judge "0 1" "$work/groups" "" "a 195 KB group list and 64 GPUs"
+size=$(stat -c %s "$work/out.json")
+((size < 4000000)) || fail "the report of the 195 KB group list is $size bytes: the group list is repeated"
+pass "the report is $size bytes"
+
+# 30,000 nested folders: in a bundle, refused before they are made (a tree that deep cannot even be removed
+# with paths); in a folder snapshot, judged.
+"$py" - "$work/deep.tar.gz" <<'PY'
+import io, sys, tarfile
+with tarfile.open(sys.argv[1], "w:gz", format=tarfile.PAX_FORMAT) as t:
+    d = b'{"format": "gpudoctor-snapshot", "version": 1}'
+    m = tarfile.TarInfo("manifest.json"); m.size = len(d); t.addfile(m, io.BytesIO(d))
+    m = tarfile.TarInfo("fs/" + "a/" * 30000 + "f"); m.size = 1; t.addfile(m, io.BytesIO(b"x"))
+    m = tarfile.TarInfo("fs/" + "b/" * 200 + "f"); m.size = 1; t.addfile(m, io.BytesIO(b"x"))
+PY
+judge 2 "$work/deep.tar.gz" "longer than" "a bundle with a member 30,000 folders deep"
+"$py" - "$work/deep2.tar.gz" <<'PY'
+import io, sys, tarfile
+with tarfile.open(sys.argv[1], "w:gz", format=tarfile.PAX_FORMAT) as t:
+    d = b'{"format": "gpudoctor-snapshot", "version": 1}'
+    m = tarfile.TarInfo("manifest.json"); m.size = len(d); t.addfile(m, io.BytesIO(d))
+    m = tarfile.TarInfo("fs/" + "b/" * 200 + "f"); m.size = 1; t.addfile(m, io.BytesIO(b"x"))
+PY
+judge 2 "$work/deep2.tar.gz" "nested deeper than" "a bundle with a member 200 folders deep"
+new_snapshot "$work/deepdir"
+"$py" - "$work/deepdir" <<'PY'
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+os.mkdir("fs", dir_fd=fd)
+for name in ["fs"] + ["a"] * 30000:
+    if name != "fs": os.mkdir(name, dir_fd=fd)
+    nfd = os.open(name, os.O_RDONLY, dir_fd=fd); os.close(fd); fd = nfd
+os.close(fd)
+PY
+judge "0 1" "$work/deepdir" "" "a folder snapshot 30,000 folders deep"
+
+# Many members, and members larger than anything gpudoctor records.
+"$py" - "$work/many.tar.gz" <<'PY'
+import io, sys, tarfile
+with tarfile.open(sys.argv[1], "w:gz") as t:
+    d = b'{"format": "gpudoctor-snapshot", "version": 1}'
+    m = tarfile.TarInfo("manifest.json"); m.size = len(d); t.addfile(m, io.BytesIO(d))
+    for i in range(50001):
+        m = tarfile.TarInfo("fs/x/%d" % i); m.type = tarfile.DIRTYPE; t.addfile(m)
+PY
+judge 2 "$work/many.tar.gz" "more than 50000 members" "a bundle of 50,001 members"
+"$py" - "$work/big.tar.gz" <<'PY'
+import sys, tarfile
+class Zeros:
+    def __init__(self, n): self.n = n
+    def read(self, k=-1):
+        k = self.n if k < 0 else min(k, self.n); self.n -= k; return b"\0" * k
+with tarfile.open(sys.argv[1], "w:gz", compresslevel=1) as t:
+    d = b'{"format": "gpudoctor-snapshot", "version": 1}'
+    import io
+    m = tarfile.TarInfo("manifest.json"); m.size = len(d); t.addfile(m, io.BytesIO(d))
+    m = tarfile.TarInfo("fs/big"); m.size = 65 << 20; t.addfile(m, Zeros(m.size))
+PY
+judge 2 "$work/big.tar.gz" "too large" "a bundle member of 65 MiB"
+
+# A folder snapshot's fs/ file larger than a live read keeps is not read (a live read stops at 64 MiB).
+new_snapshot "$work/bigfile"
+mkdir -p "$work/bigfile/fs/etc"
+truncate -s 65M "$work/bigfile/fs/etc/os-release"
+judge "0 1" "$work/bigfile" "" "a 65 MiB file below fs/"
+
+# More GPUs than any machine holds: the first 256 are judged, the rest left out and said so.
+new_snapshot "$work/gpus"
+"$py" - "$work/gpus" <<'PY'
+import os, sys
+for i in range(300):
+    dev = sys.argv[1] + "/fs/sys/bus/pci/devices/0000:%02x:%02x.0" % (i // 32 + 1, i % 32)
+    os.makedirs(dev)
+    for name, value in [("class", "0x030200"), ("vendor", "0x10de"), ("device", "0x2330")]:
+        open(dev + "/" + name, "w").write(value + "\n")
+PY
+judge "0 1" "$work/gpus" "" "a snapshot declaring 300 GPUs"
+expect "$work/out.json" "len(r['facts']['gpus']) == 256 and any('44 more GPUs' in e for e in r['facts']['collector_errors'])" \
+  "256 GPUs are judged and the 44 left out are named in collector_errors"
+
+# More environment variables than the limit; 100,000 are judged without copying the environment per lookup.
+new_snapshot "$work/envmany"
+"$py" -c 'import json, sys; json.dump({"V%06d" % i: "x" for i in range(100001)}, open(sys.argv[1], "w"))' \
+  "$work/envmany/env.json"
+judge 2 "$work/envmany" "more than 100000 variables" "an env.json of 100,001 variables"
+"$py" -c 'import json, sys; json.dump({"V%06d" % i: "x" for i in range(100000)}, open(sys.argv[1], "w"))' \
+  "$work/envmany/env.json"
+judge "0 1" "$work/envmany" "" "an env.json of 100,000 variables"

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# The command line refuses what it cannot use, with exit status 2 and a message naming the culprit
+# (shared/spec/report-v1.md), and never does something else instead: an empty --from is not a live check, a
+# FIFO given as --from is never opened, a bad TMPDIR never means unpacking into the current folder, a
+# credential in --upload is never echoed, version options take only versions, bundles are private (0600).
+source "$(dirname "$0")/../e2e/common.bash"
+gpudoctor=$(realpath "$gpudoctor") # the commands run in another folder
+
+# Runs the command in $work/cwd with a time limit; the exit status must be $1, stderr must hold $2.
+expect_refusal() {
+  local want=$1 pattern=$2 what=$3 status=0
+  shift 3
+  mkdir -p "$work/cwd"
+  (cd "$work/cwd" && timeout -s KILL 60 "$@") >"$work/out" 2>"$work/err" </dev/null || status=$?
+  [[ $status != 137 ]] || fail "$what: still running after 60 s (blocked?)"
+  [[ $status == "$want" ]] || fail "$what: exit $status, not $want: $(head -c 300 "$work/err")"
+  grep -qF -- "$pattern" "$work/err" || fail "$what: the message does not say \"$pattern\": $(head -c 300 "$work/err")"
+  pass "$what: exit $want: $(head -n1 "$work/err" | head -c 160)"
+}
+
+snap=$work/snap
+mkdir -p "$snap"
+printf '{"format": "gpudoctor-snapshot", "version": 1, "origin": "fixture"}\n' >"$snap/manifest.json"
+
+# --from "" (an unset variable in a script) is an error, not a live check of the analyst's machine.
+for sub in check probe fix migrate; do
+  extra=()
+  [[ $sub == migrate ]] && extra=(--to amd)
+  expect_refusal 2 "--from" "$sub --from \"\"" "$gpudoctor" "$sub" --from "" "${extra[@]}"
+done
+
+# --from a FIFO or a device: refused without opening it (opening a FIFO with no writer blocks forever).
+mkfifo "$work/fifo"
+expect_refusal 2 "$work/fifo" "check --from a FIFO" "$gpudoctor" check --from "$work/fifo"
+expect_refusal 2 "/dev/null" "check --from /dev/null" "$gpudoctor" check --from /dev/null
+ln -s "$work/fifo" "$work/fifo-link.tar.gz"
+expect_refusal 2 "fifo-link" "check --from a symlink to a FIFO" "$gpudoctor" check --from "$work/fifo-link.tar.gz"
+
+# A bad --knowledge folder: exit 2 naming it (not 3, "gpudoctor itself failed").
+expect_refusal 2 "$work/no-such-knowledge" "check --knowledge missing" \
+  "$gpudoctor" check --from "$snap" --knowledge "$work/no-such-knowledge"
+mkdir "$work/badknowledge"
+printf 'gpus: [unclosed\n' >"$work/badknowledge/gpus.yaml"
+expect_refusal 2 "badknowledge" "check --knowledge with broken YAML" \
+  "$gpudoctor" check --from "$snap" --knowledge "$work/badknowledge"
+
+# An --emit that cannot be written: exit 2 naming the path.
+amd=$source_dir/tests/machines/amd-user-not-in-render/snapshot
+nvidia=$source_dir/tests/machines/nvidia-rtx3090-healthy/snapshot
+emit=/proc/version/gpudoctor-fix.sh # below a file: unwritable, even for root
+expect_refusal 2 "$emit" "fix --emit to an unwritable path" \
+  "$gpudoctor" fix groups-render-video --from "$amd" --emit "$emit"
+
+# An unknown flag is named.
+expect_refusal 2 "--no-such-flag" "an unknown flag" "$gpudoctor" check --no-such-flag
+expect_refusal 2 "--also-unknown" "an unknown flag of fix" "$gpudoctor" fix --also-unknown
+
+# A credential in a scheme-less --upload value is never echoed.
+secret="pw$RANDOM$RANDOM"
+for value in "user:$secret@host.example/x" "$secret@host.example" "ftp://user:$secret@host.example/x"; do
+  expect_refusal 2 "--upload" "--upload $value" "$gpudoctor" bundle --upload "$value"
+  if grep -q -- "$secret" "$work/err" "$work/out"; then fail "--upload $value: the credential is echoed"; fi
+done
+pass "no --upload credential echoed"
+
+# Version options take a version (digits and dots), nothing else: each with a fix that uses it.
+declare -A fix_for=([--driver]="install-nvidia $nvidia" [--cuda]="install-nvidia $nvidia"
+  [--rocm]="install-rocm $amd" [--torch]="torch-reinstall $nvidia")
+for option in --driver --cuda --rocm --torch; do
+  read -r fix from <<<"${fix_for[$option]}"
+  for bad in '12.8; touch /tmp/x' '$(id)' $'12.8\n' '' 'latest' '1..2' '.1' '1.' '12.8 ' '-1' '1.2.3.4.5' '1234567'; do
+    expect_refusal 2 "$option: takes a version" "fix $fix $option '$bad'" \
+      "$gpudoctor" fix "$fix" --from "$from" --render-all "$option" "$bad"
+  done
+  for good in 570 570.124.06 12.8 7.2.1 2.6.0; do
+    "$gpudoctor" fix "$fix" --from "$from" --render-all "$option" "$good" >/dev/null 2>"$work/err" || true
+    if grep -q "takes a version" "$work/err"; then fail "$option $good is refused as not a version"; fi
+  done
+done
+pass "versions are accepted"
+
+# An invalid TMPDIR never means unpacking into the current folder.
+"$gpudoctor" check --from "$snap" >/dev/null 2>&1 || true
+tar -czf "$work/snap.tar.gz" -C "$snap" .
+for tmpdir in relative-dir "$work/missing" "$work/a-file" "$work/readonly" ""; do
+  [[ $tmpdir == "$work/readonly" && $(id -u) == 0 ]] && continue # root writes anywhere
+  : >"$work/a-file"
+  rm -rf "$work/cwd" && mkdir -p "$work/cwd/relative-dir"
+  status=0
+  (cd "$work/cwd" && TMPDIR=$tmpdir timeout 60 "$gpudoctor" check --from "$work/snap.tar.gz") \
+    >"$work/out" 2>"$work/err" || status=$?
+  [[ -z $(ls -A "$work/cwd/relative-dir") && $(ls -A "$work/cwd") == relative-dir ]] ||
+    fail "TMPDIR='$tmpdir': something was unpacked into the current folder: $(ls -A "$work/cwd" "$work/cwd/relative-dir")"
+  if [[ -n $tmpdir ]]; then
+    [[ $status == 2 ]] || fail "TMPDIR='$tmpdir': exit $status, not 2"
+    grep -q TMPDIR "$work/err" || fail "TMPDIR='$tmpdir': the message does not name TMPDIR: $(cat "$work/err")"
+  fi
+  pass "TMPDIR='$tmpdir': exit $status, nothing in the current folder"
+done
+
+# Bundles are written 0600, whatever the umask.
+status=0
+(umask 022 && "$gpudoctor" bundle -o "$work/b.tar.gz" >/dev/null 2>"$work/err") || status=$?
+[[ $status == 0 ]] || fail "bundle failed: $(cat "$work/err")"
+mode=$(stat -c %a "$work/b.tar.gz")
+[[ $mode == 600 ]] || fail "the bundle is mode $mode, not 600"
+pass "the bundle is mode 600"
+: >"$work/existing.tar.gz"
+chmod 0644 "$work/existing.tar.gz"
+(umask 022 && "$gpudoctor" bundle -o "$work/existing.tar.gz" >/dev/null 2>&1) || fail "bundle over a file failed"
+mode=$(stat -c %a "$work/existing.tar.gz")
+[[ $mode == 600 ]] || fail "a bundle written over a 0644 file is mode $mode, not 600"
+pass "a bundle written over an existing file is mode 600"
+
+# -o names something that is not a regular file: refused, and the node is left as it was (the bundle is
+# written beside the target and renamed over it, which would replace a device node).
+status=0
+"$gpudoctor" bundle -o /dev/null >/dev/null 2>"$work/err" || status=$?
+[[ $status == 2 && -c /dev/null ]] || fail "bundle -o /dev/null: exit $status, /dev/null: $(ls -l /dev/null)"
+grep -q "not a regular file" "$work/err" || fail "bundle -o /dev/null: $(cat "$work/err")"
+pass "bundle -o /dev/null is refused and /dev/null is left alone"
