@@ -2,6 +2,7 @@
 // build of PyTorch, which carries its own) supports the GPU's own target (knowledge.md §4.1, §4.3, §5.1).
 #include "checks/common.hpp"
 #include "checks/registry.hpp"
+#include "checks/torch_wheel.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
@@ -51,8 +52,9 @@ Verdict torch_rocm(const Knowledge& kb, const TorchBuild& torch, const std::stri
   v.evidence.push_back(torch.source + ": version " + torch.version + ", hip " + *torch.hip);
   // torch.version.hip X.Y.<build> is ROCm X.Y.
   std::string rocm = text::version_prefix(*torch.hip, 2);
-  if (auto wheel = kb.env.torch_arches(torch.version, rocm)) {
-    v.evidence.push_back("knowledge torch_rocm_arches " + wheel->torch + " rocm" + wheel->rocm + ": " +
+  WheelIdentity id = identify_wheel(torch);
+  if (const TorchWheelRow* wheel = id.variant.empty() ? nullptr : kb.torch_wheel(torch.version, id.variant)) {
+    v.evidence.push_back("knowledge torch_wheels " + wheel->torch + " " + wheel->variant + ": " +
                          wheel->source);
     v.support = lists(wheel->arches, target) ? Support::yes : Support::no;
     v.why = v.support == Support::yes ? "ships " + target + " code" : "ships no " + target + " code";

@@ -70,6 +70,14 @@ const std::vector<CheckEntry>& check_registry() {
       {"fabric.manager", fabric_manager},
       {"gpu.memory-errors", gpu_memory_errors},
       {"gpu.throttled", gpu_throttled},
+      // Issue 12: the software layer above the driver.
+      {"python.extension-mismatch", python_extension_mismatch},
+      {"python.libs-shadowed", python_libs_shadowed},
+      {"env.cuda-stubs", env_cuda_stubs},
+      {"wsl.driver", wsl_driver},
+      {"container.shm-small", container_shm_small},
+      {"rdma.memlock", rdma_memlock},
+      {"env.nccl-ib-hca-missing", env_nccl_ib_hca_missing},
   };
   return table;
 }

@@ -69,5 +69,13 @@ void driver_module_flavour(const CheckContext&, Results&);
 void fabric_manager(const CheckContext&, Results&);
 void gpu_memory_errors(const CheckContext&, Results&);
 void gpu_throttled(const CheckContext&, Results&);
+// Issue 12: the software layer above the driver.
+void python_extension_mismatch(const CheckContext&, Results&);
+void python_libs_shadowed(const CheckContext&, Results&);
+void env_cuda_stubs(const CheckContext&, Results&);
+void wsl_driver(const CheckContext&, Results&);
+void container_shm_small(const CheckContext&, Results&);
+void rdma_memlock(const CheckContext&, Results&);
+void env_nccl_ib_hca_missing(const CheckContext&, Results&);
 
 } // namespace gpudoctor::checks

@@ -2,9 +2,12 @@
 // (knowledge rocm.yaml).
 #include "checks/common.hpp"
 #include "checks/registry.hpp"
+#include "checks/torch_wheel.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
+
+#include <fmt/format.h>
 
 namespace gpudoctor::checks {
 
@@ -83,6 +86,17 @@ void rocm_gpu_unsupported(const CheckContext& ctx, Results& out) {
                   "; AMD covers Ryzen APUs in its separate \"ROCm on Radeon and Ryzen\" documentation, which "
                   "gpudoctor's tables do not hold.",
               evidence);
+      continue;
+    }
+    // The documented workaround: an override to a supported target of the GPU's own ISA family.
+    std::string how, as = rocm_target(ctx, gpu, how);
+    if (!how.empty() && std::ranges::find(row->gfx_targets, as) != row->gfx_targets.end()) {
+      evidence.push_back(env_evidence("HSA_OVERRIDE_GFX_VERSION", how.substr(how.find('=') + 1)));
+      out.pass(gpu.subject(),
+               fmt::format("{} ({}) is not an official target of ROCm {}, but {} makes ROCm run it as {}, a "
+                           "supported target of its ISA family (the documented workaround)",
+                           gpu.display_name(), gfx, rocm->version, how, as),
+               evidence);
       continue;
     }
     msg +=

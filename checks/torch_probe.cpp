@@ -1,8 +1,9 @@
-// torch.arch-missing, torch.no-device: what PyTorch itself said when the python3 in use imported it (the
-// framework probe, run by --probes).
+// torch.arch-missing (with probes; torch_arch.cpp without), torch.no-device: what PyTorch itself said when
+// the python3 in use imported it (the framework probe, run by --probes).
 #include "checks/common.hpp"
 #include "checks/probe_common.hpp"
 #include "checks/registry.hpp"
+#include "checks/torch_wheel.hpp"
 #include "util/text.hpp"
 
 namespace gpudoctor::checks {
@@ -52,33 +53,6 @@ std::string build_name(const FrameworkProbe& fw) {
   return fw.backend == "hip" ? "ROCm (HIP " + fw.hip.value_or("?") + ")" : "CUDA " + fw.cuda.value_or("?");
 }
 
-// sm_XY as (X, Y): the last digit is the minor version ("sm_120" is 12.0, "sm_86" 8.6).
-std::optional<std::pair<int, int>> compute_capability(const std::string& digits) {
-  if (digits.size() < 2) return std::nullopt;
-  auto major = text::to_int(digits.substr(0, digits.size() - 1)),
-       minor = text::to_int(digits.substr(digits.size() - 1));
-  if (!major || !minor) return std::nullopt;
-  return std::pair<int, int>{static_cast<int>(*major), static_cast<int>(*minor)};
-}
-
-// Whether an arch list entry runs on an NVIDIA GPU of `arch` ("sm_86"): machine code of the same major and a
-// lower or equal minor ("sm_80" runs on 8.6), or PTX of a lower or equal capability ("compute_80"), which the
-// driver compiles. Arch-specific code ("sm_90a") runs only on its own GPU.
-bool covers_nvidia(const std::string& entry, const std::string& arch) {
-  auto gpu = compute_capability(arch.substr(3));
-  if (!gpu) return false;
-  bool ptx = text::starts_with(entry, "compute_");
-  std::string digits = entry.substr(ptx ? 8 : text::starts_with(entry, "sm_") ? 3 : entry.size());
-  bool specific = !digits.empty() && (digits.back() == 'a');
-  bool family = !digits.empty() && (digits.back() == 'f');
-  if (specific || family) digits.pop_back();
-  auto cc = compute_capability(digits);
-  if (!cc) return false;
-  if (specific) return *cc == *gpu;
-  if (ptx) return *cc <= *gpu;
-  return cc->first == gpu->first && cc->second <= gpu->second;
-}
-
 std::string strip_features(const std::string& target) {
   return text::lower(target.substr(0, target.find(':')));
 }
@@ -102,7 +76,7 @@ bool no_kernel_image(const std::string& error) {
 
 } // namespace
 
-void torch_arch_missing(const CheckContext& ctx, Results& out) {
+void torch_arch_missing_from_probe(const CheckContext& ctx, Results& out) {
   const Facts& f = ctx.facts;
   const FrameworkProbe* fw = judgeable(f, out);
   if (!fw) return;
@@ -117,8 +91,7 @@ void torch_arch_missing(const CheckContext& ctx, Results& out) {
     std::string arch = vendor == Vendor::nvidia ? gpu.arch() : effective_gfx(ctx, gpu, evidence);
     bool covered = false;
     for (const auto& entry : fw->arch_list)
-      covered =
-          covered || (vendor == Vendor::nvidia ? covers_nvidia(entry, arch) : strip_features(entry) == arch);
+      covered = covered || arch_rule::entry_runs_on(entry, arch);
     // A device op that failed for want of code says the same, whatever the list claims.
     bool op_failed = false;
     for (const auto& d : fw->devices)

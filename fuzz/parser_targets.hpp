@@ -7,6 +7,7 @@
 
 #include "parse/kernel_log.hpp"
 #include "parse/parsers.hpp"
+#include "parse/parsers_layer.hpp"
 #include "parse/parsers_system.hpp"
 
 #include <stdexcept>
@@ -161,6 +162,37 @@ inline constexpr Target k_targets[] = {
        require(e.pci.empty() || e.pci.size() == 12, "PCI address form");
        require(e.first_line.size() <= 300 && e.last_line.size() <= 300, "evidence lines bounded");
      }
+   }},
+  {"elf_needed", [](std::string_view s) {
+     auto e = parse::elf_needed_bytes(s);
+     if (!e) return;
+     require(e->bits == 32 || e->bits == 64, "elf class");
+     require(e->needed.size() <= 512, "needed bound");
+     for (const auto& n : e->needed) require(n.size() < s.size(), "name inside the file");
+   }},
+  {"memlock_limit", [](std::string_view s) {
+     auto l = parse::memlock_limit(s);
+     if (l) require(!l->soft.empty() && !l->hard.empty(), "limit values");
+   }},
+  {"df_size_kib", [](std::string_view s) { (void)parse::df_size_kib(s); }},
+  {"requires_dist", [](std::string_view s) {
+     for (const auto& r : parse::requires_dist(s)) require(!r.name.empty(), "requirement name");
+   }},
+  {"nccl_ib_hca", [](std::string_view s) {
+     auto l = parse::nccl_ib_hca(s);
+     for (const auto& e : l.entries) {
+       require(!e.name.empty() && e.name.size() <= s.size(), "hca name");
+       require(!e.port || (*e.port >= 0 && *e.port <= 65535), "hca port");
+     }
+   }},
+  {"version_label", [](std::string_view s) {
+     auto v = parse::version_label(s);
+     if (!v) return require(s.find('+') == std::string_view::npos, "label after '+'");
+     require(v->label.size() < s.size(), "label inside the version");
+     require(!v->cuda_major || v->cuda, "cuda major of a cuda label");
+     require(!v->rocm_major || v->rocm, "rocm major of a rocm label");
+     require(!(v->cuda && v->rocm), "one vendor");
+     require(v->torch_release.empty() || v->torch_release.find('.') != std::string::npos, "torch release");
    }},
 };
 // clang-format on

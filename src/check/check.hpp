@@ -6,6 +6,7 @@
 #include "knowledge/knowledge.hpp"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpudoctor {
@@ -24,5 +25,7 @@ struct CheckEntry {
 
 // Every check, in the order they run; defined in checks/registry.cpp.
 const std::vector<CheckEntry>& check_registry();
+// Why a check makes no sense under WSL2 (the runner skips it there), or null; defined in checks/wsl.cpp.
+const char* wsl_skip_reason(std::string_view id);
 
 } // namespace gpudoctor

@@ -10,8 +10,12 @@ std::vector<Result> run_checks(const CheckContext& ctx, const Catalogue& cat,
   for (const auto& entry : check_registry()) {
     if (!only.empty() && std::find(only.begin(), only.end(), entry.id) == only.end()) continue;
     Results results;
+    const char* wsl = ctx.facts.host.wsl_evidence.empty() ? nullptr : wsl_skip_reason(entry.id);
     try {
-      entry.run(ctx, results);
+      if (wsl)
+        results.skip("", std::string("WSL2: ") + wsl + " (" + ctx.facts.host.wsl_evidence + ")");
+      else
+        entry.run(ctx, results);
     } catch (const std::exception& e) {
       // A bug in one check must not hide the others' conclusions.
       results = Results{};

@@ -61,6 +61,8 @@ Facts collect_all(SystemView& view, const Knowledge& kb, const CollectOptions& o
   collect_fabric(view, kb, opt, facts.packages, facts.nvidia, facts.fabric, after_tools);
   collect_nvidia_modinfo(view, opt, facts.gpus, facts.nvidia, after_tools);
   collect_stack_paths(view, facts.env, facts.toolkits, facts.stack_paths);
+  collect_python_extensions(view, kb, facts.python); // issue 12
+  collect_host(view, facts);
   // The network of this machine says nothing about a replayed one.
   if (opt.online && view.kind() != "replay") probe_repos(opt, facts.os, facts.repos);
   for (auto* list : {&nvidia_tools, &amd_tools, &toolkit_tools, &python_tools, &boot_tools, &container_tools,

@@ -6,6 +6,7 @@
 #include "facts/facts.hpp"
 #include "knowledge/knowledge.hpp"
 #include "system/system_view.hpp"
+#include "system/view_lookup.hpp" // find_on_path, final_link_target
 
 #include <chrono>
 #include <functional>
@@ -81,6 +82,10 @@ void collect_fabric(SystemView& view, const Knowledge& kb, const CollectOptions&
                     std::vector<ToolRun>& tools);
 void collect_nvidia_modinfo(SystemView& view, const CollectOptions& opt, const std::vector<Gpu>& gpus,
                             NvidiaFacts& nvidia, std::vector<ToolRun>& tools);
+// Issue 12: the compiled extensions beside PyTorch, torch's pins and the nvidia-* wheels' libraries; the
+// layer around the GPUs (WSL2, /dev/shm, memlock, RDMA ports, the loader's folders). Run after the others.
+void collect_python_extensions(SystemView& view, const Knowledge& kb, PythonFacts& python);
+void collect_host(SystemView& view, Facts& facts);
 
 // Ties facts of different collectors together: KFD nodes and render nodes to PCI GPUs.
 void link_amd_nodes(AmdFacts& amd, std::vector<Gpu>& gpus, const Knowledge& kb);
@@ -89,17 +94,12 @@ void link_amd_nodes(AmdFacts& amd, std::vector<Gpu>& gpus, const Knowledge& kb);
 Facts collect_all(SystemView& view, const Knowledge& kb, const CollectOptions& opt);
 
 // Shared helpers.
-// The first `name` on the PATH of `view`'s environment, found with stat (works on replay too).
-std::optional<std::string> find_on_path(SystemView& view, const std::string& name);
 // A ToolRun from a command result, with `failure` left for the caller.
 ToolRun tool_run_of(const CommandResult& r, const CommandSpec& spec);
 std::string file_source(const std::string& path, int line = 0);
 // A system tool (dkms, mokutil, modinfo) from the PATH, else /usr/sbin, /sbin or /usr/bin, which a user's
 // PATH often lacks; the bare name when none has it (a replay looks commands up by key).
 std::string sbin_program(SystemView& view, const std::string& name);
-// Where a chain of links ends (update-alternatives: /usr/local/cuda -> /etc/alternatives/cuda -> ...);
-// empty when `path` is no link.
-std::optional<std::string> final_link_target(SystemView& view, const std::string& path);
 // The CUDA toolkit version of a folder (version.json, version.txt, NVIDIA wheels, its cuda-X.Y name).
 Fact<std::string> cuda_version_at(SystemView& view, const std::string& dir);
 // The ROCm version of a folder (.info/version, TheRock's core/.info/version).

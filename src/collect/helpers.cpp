@@ -3,18 +3,6 @@
 
 namespace gpudoctor {
 
-std::optional<std::string> find_on_path(SystemView& view, const std::string& name) {
-  auto path = view.env("PATH");
-  if (!path) return std::nullopt;
-  for (const auto& dir : text::split(*path, ':')) {
-    if (dir.empty() || dir[0] != '/') continue; // relative PATH entries depend on the cwd; skip them
-    std::string candidate = dir + "/" + name;
-    auto st = view.stat(candidate);
-    if (st && st->type == FileType::file) return candidate;
-  }
-  return std::nullopt;
-}
-
 ToolRun tool_run_of(const CommandResult& r, const CommandSpec& spec) {
   ToolRun t;
   t.key = spec.key;

@@ -85,7 +85,8 @@ std::size_t collect_pci_gpus(SystemView& view, const Knowledge& kb, std::vector<
     if (auto drm = view.list_dir(dir + "/drm"))
       for (const auto& name : *drm)
         if (text::starts_with(name, "renderD")) gpu.render_node = paths::dri_node(name);
-    gpu.model = kb.find_gpu(gpu.vendor_id, gpu.device_id, gpu.revision, gpu.subsystem_device);
+    gpu.model =
+        kb.find_gpu(gpu.vendor_id, gpu.device_id, gpu.revision, gpu.subsystem_device, gpu.subsystem_vendor);
     gpus.push_back(std::move(gpu));
   }
   std::sort(gpus.begin(), gpus.end(), [](const Gpu& a, const Gpu& b) { return a.bdf < b.bdf; });

@@ -69,6 +69,14 @@ struct Candidate {
   std::string via;     // how a shim was resolved, for the report
 };
 
+// Who installed torch into `site` (pip, uv, conda), from its dist-info's INSTALLER file: a plain wheel and a
+// conda package carry different arch lists under the same version.
+std::string installer_of(SystemView& view, const std::string& site, const std::string& version) {
+  auto text = view.read_file(site + "/torch-" + version + ".dist-info/INSTALLER");
+  if (!text) return {};
+  return text::trim(text->substr(0, text->find('\n')));
+}
+
 std::optional<TorchBuild> find_torch(SystemView& view, const std::vector<std::string>& sys_path) {
   for (const auto& entry : sys_path) {
     if (entry.empty() || entry[0] != '/') continue;
@@ -83,6 +91,7 @@ std::optional<TorchBuild> find_torch(SystemView& view, const std::vector<std::st
     build.hip = parsed->hip;
     build.location = entry + "/torch";
     build.source = file;
+    build.installer = installer_of(view, entry, build.version);
     return build;
   }
   return std::nullopt;

@@ -31,6 +31,7 @@ std::optional<PythonDist> dist_of(const std::string& entry, const std::string& f
     return std::nullopt;
   PythonDist d;
   d.folder = folder;
+  d.entry = entry;
   auto dash = stem.find('-');
   d.name = normalise(stem.substr(0, dash));
   if (dash != std::string::npos) {

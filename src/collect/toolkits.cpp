@@ -29,20 +29,6 @@ Fact<std::string> cuda_version_at(SystemView& view, const std::string& dir) {
   return {};
 }
 
-// Follows a chain of links (update-alternatives: /usr/local/cuda -> /etc/alternatives/cuda -> ...).
-std::optional<std::string> final_link_target(SystemView& view, const std::string& path) {
-  std::optional<std::string> target;
-  std::string current = path;
-  for (int hop = 0; hop < 8; ++hop) {
-    auto next = view.read_link(current);
-    if (!next) break;
-    if (!next->empty() && (*next)[0] != '/') *next = current.substr(0, current.find_last_of('/') + 1) + *next;
-    target = *next;
-    current = *next;
-  }
-  return target;
-}
-
 namespace {
 
 void collect_cuda(SystemView& view, const CollectOptions& opt, ToolkitFacts& tk,

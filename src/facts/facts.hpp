@@ -265,6 +265,7 @@ struct TorchBuild {
   std::optional<std::string> hip;  // "6.2.41133"
   std::string location;            // .../site-packages/torch
   std::string source;              // the version.py read
+  std::string installer;           // torch-*.dist-info/INSTALLER: "pip", "uv", "conda"; empty when none
   bool cpu_only() const { return !cuda && !hip; }
 };
 
@@ -273,6 +274,18 @@ struct PythonDist {
   std::string name;    // normalised: lower case, '_' and '.' as '-' ("nvidia-cublas-cu12")
   std::string version; // "12.6.4.1", "2.8.0.dev20250529+rocm6.4"
   std::string folder;  // the site folder it is in
+  std::string entry;   // its *.dist-info / *.egg-info folder name as on disk
+};
+
+// A compiled extension beside PyTorch (flash-attn, xformers, bitsandbytes, ...), as its files say it was built.
+struct CompiledExtension {
+  std::string dist, version, folder; // normalised name, version (with its label), site folder
+  std::vector<std::string> requires_torch; // its METADATA's Requires-Dist specs of torch ("==2.5.1")
+  struct Library {
+    std::string path;
+    std::optional<std::vector<std::string>> needed; // DT_NEEDED (snapshot key elf-needed@<path>)
+  };
+  std::vector<Library> libraries; // the shared libraries in its package folders
 };
 
 struct PythonEnv {
@@ -285,6 +298,11 @@ struct PythonEnv {
   std::string error; // could not run it
   std::optional<TorchBuild> torch;
   std::vector<PythonDist> distributions; // of the site folders on sys_path (site-packages, dist-packages)
+  // Issue 12: compiled extensions, torch's own Requires-Dist pins (name -> spec), and the libraries the
+  // nvidia-* wheels put in <site>/nvidia/*/lib (folder -> file names).
+  std::vector<CompiledExtension> extensions;
+  std::map<std::string, std::string> torch_requires;
+  std::map<std::string, std::vector<std::string>> wheel_libs;
 };
 
 struct PythonFacts {
@@ -461,6 +479,35 @@ struct FirmwareListing {
   std::vector<std::string> files;
 };
 
+// ---- The layer around the GPUs (issue 12): WSL2, /dev/shm, memlock, RDMA ports, the loader's folders -------
+struct IbPort {
+  std::string device;     // mlx5_0
+  int port = 0;
+  std::string state;      // ACTIVE, DOWN, INIT, ARMED (the word of "4: ACTIVE")
+  std::string link_layer; // InfiniBand, Ethernet (RoCE)
+  std::string source;
+};
+
+// A folder the dynamic loader searches: LD_LIBRARY_PATH entries first, then ld.so.conf's, in that order.
+struct LoaderDir {
+  std::string dir;
+  std::string origin; // "env LD_LIBRARY_PATH", "/etc/ld.so.conf.d/cuda.conf:1"
+  std::optional<std::vector<std::string>> files; // its listing; empty optional: not read or not a folder
+};
+
+struct HostFacts {
+  std::string wsl_evidence;                          // why this is WSL2 (the kernel release); empty: not WSL
+  std::optional<std::vector<std::string>> wsl_libs;  // /usr/lib/wsl/lib, the libraries Windows provides
+  std::optional<FileStat> dxg;                       // /dev/dxg, the GPU paravirtualisation device
+  std::vector<std::string> wsl_shadows;              // a Linux driver installed inside the distribution
+  std::optional<std::uint64_t> shm_bytes;            // size of /dev/shm (df-shm), read in containers
+  std::string shm_source;
+  std::optional<std::string> memlock_soft, memlock_hard; // "unlimited" or bytes (/proc/self/limits)
+  std::string memlock_source;
+  std::vector<IbPort> ib_ports;
+  std::vector<LoaderDir> loader_dirs;
+};
+
 struct Facts {
   OsFacts os;
   PackageFacts packages;
@@ -480,6 +527,7 @@ struct Facts {
   KernelLogFacts kernel_log;
   FabricFacts fabric;
   FirmwareListing firmware;
+  HostFacts host; // issue 12
   std::vector<ToolRun> tools;
   ProbeFacts probes; // only with --probes, or replayed from a snapshot that holds probe outputs
   std::string hostname;

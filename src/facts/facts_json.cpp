@@ -201,7 +201,8 @@ Json python_json(const PythonFacts& py) {
                {"cuda", opt(e.torch->cuda)},
                {"hip", opt(e.torch->hip)},
                {"location", e.torch->location},
-               {"source", e.torch->source}};
+               {"source", e.torch->source},
+               {"installer", e.torch->installer}};
     envs.push_back({{"role", e.role},
                     {"executable", e.executable},
                     {"via", e.via.empty() ? Json(nullptr) : Json(e.via)},

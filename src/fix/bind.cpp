@@ -259,6 +259,25 @@ std::string cuda_target(const PlanContext& ctx) {
   return best;
 }
 
+// env.cuda-stubs' folders named in ld.so.conf files: the files (origin "file:line"), and an ERE of the
+// folders themselves (escaped literals) for gd_clean_ld_conf.
+void bind_cuda_stubs(Params& p, const Facts& facts) {
+  std::vector<std::string> files, dirs;
+  for (const auto& d : facts.host.loader_dirs) {
+    if (d.origin.empty() || d.origin[0] != '/' || !text::ends_with(d.dir, "/stubs")) continue;
+    std::string file = d.origin.substr(0, d.origin.rfind(':'));
+    if (std::ranges::find(files, file) == files.end()) files.push_back(file);
+    std::string re;
+    for (char c : d.dir) {
+      if (std::string_view(".[]()*+?{}|^$\\").find(c) != std::string_view::npos) re += '\\';
+      re += c;
+    }
+    if (std::ranges::find(dirs, re) == dirs.end()) dirs.push_back(re);
+  }
+  p.set("cuda.stubs_ld_conf", files);
+  p.set("cuda.stubs_re", text::join(dirs, "|"));
+}
+
 std::string list_of(const std::vector<std::string>& names) {
   return text::join(names, ", ");
 }
@@ -323,7 +342,10 @@ std::expected<Params, std::string> bind_params(const Recipe& recipe, const std::
   if (recipe.id == "torch-reinstall")
     if (auto r = bind_torch(p, vendor, os, ctx, migrating, notes); !r) return std::unexpected(r.error());
   if (recipe.id == "repo-fix-codename") p.set("repo.codename_edits", codename_edits(os, ctx));
-  if (recipe.id == "env-cuda-paths") p.set("cuda.target", cuda_target(ctx));
+  if (recipe.id == "env-cuda-paths") {
+    p.set("cuda.target", cuda_target(ctx));
+    bind_cuda_stubs(p, ctx.facts);
+  }
   p.set("ctk.repo_url", mirror_url("https://nvidia.github.io/libnvidia-container", ctx.options.mirror));
   p.set("ctk.key_url", mirror_url("https://nvidia.github.io/libnvidia-container/gpgkey", ctx.options.mirror));
   return p;

@@ -91,20 +91,43 @@ std::expected<Flavour, std::string> module_flavour_for(const Facts& facts, const
   return Flavour{true, "open kernel modules: NVIDIA's default since R560, for Turing (sm_75) and later"};
 }
 
-// The newest PyTorch CUDA index whose CUDA `driver` runs (minor-version compatibility included) and whose
-// wheels build for every GPU; `preferred` wins when it qualifies.
-std::optional<TorchCudaIndex> torch_index_for(const Knowledge& kb, const Stacks& stacks,
-                                              const std::string& driver, const std::vector<int>& sms,
-                                              const std::string& preferred) {
-  std::vector<TorchCudaIndex> ok;
-  for (const auto& t : stacks.torch_cuda_indexes) {
-    if (auto runs = kb.driver_runs_cuda(driver, t.cuda); !runs || !*runs) continue;
-    if (std::any_of(sms.begin(), sms.end(), [&](int sm) { return sm < t.min_sm || sm > t.max_sm; })) continue;
+// The wheel index chosen for these GPUs: the index and the CUDA of its wheels.
+struct TorchIndex {
+  std::string index, cuda;
+  std::string torch; // the newest release on it
+  bool uncertain = false;
+};
+
+// The arch names (sm_XX) of the NVIDIA GPUs whose model the tables know.
+std::vector<std::string> nvidia_arches(const Facts& facts) {
+  std::vector<std::string> out;
+  for (const auto& gpu : facts.gpus)
+    if (gpu.vendor == Vendor::nvidia && sm_number(gpu.arch())) out.push_back(gpu.arch());
+  return out;
+}
+
+// The PyTorch CUDA index with the newest release whose CUDA `driver` runs (minor-version compatibility
+// included) and whose wheels (those of the newest release on it: what `pip install torch` gets there) run on
+// every GPU (knowledge pytorch_wheels.yaml, arch_rule); `preferred` wins when it qualifies.
+std::optional<TorchIndex> torch_index_for(const Knowledge& kb, const std::string& driver,
+                                          const std::vector<std::string>& arches,
+                                          const std::string& preferred) {
+  std::vector<TorchIndex> ok;
+  for (const TorchWheelRow* w : kb.newest_torch_wheels()) {
+    if (!w->is_cuda()) continue;
+    if (auto runs = kb.driver_runs_cuda(driver, w->cuda); !runs || !*runs) continue;
+    if (std::any_of(arches.begin(), arches.end(),
+                    [&](const std::string& a) { return !arch_rule::list_runs_on(w->arches, a); }))
+      continue;
+    TorchIndex t{w->variant, w->cuda, w->torch, w->uncertain};
     if (t.index == preferred) return t;
     ok.push_back(t);
   }
-  std::sort(ok.begin(), ok.end(),
-            [](const auto& a, const auto& b) { return text::compare_versions(a.cuda, b.cuda) > 0; });
+  // The newest PyTorch first (an index that stopped at an older release gives an older torch), then CUDA.
+  std::sort(ok.begin(), ok.end(), [](const auto& a, const auto& b) {
+    if (int c = text::compare_versions(a.torch, b.torch); c != 0) return c > 0;
+    return text::compare_versions(a.cuda, b.cuda) > 0;
+  });
   if (ok.empty()) return std::nullopt;
   return ok.front();
 }
@@ -223,7 +246,7 @@ std::expected<NvidiaChoice, std::string> choose_nvidia(const Facts& facts, const
   for (const auto& r : stacks.cuda_installs)
     if (r.cuda == c.cuda) preferred = r.torch_index;
   // The branch's newest driver stands for the one that gets installed.
-  if (auto t = torch_index_for(kb, stacks, std::to_string(c.branch) + ".9999", sms, preferred)) {
+  if (auto t = torch_index_for(kb, std::to_string(c.branch) + ".9999", nvidia_arches(facts), preferred)) {
     c.torch_index = t->index;
     c.notes.push_back("PyTorch from the " + t->index + " wheel index: the newest whose CUDA driver " +
                       std::to_string(c.branch) + " runs and whose wheels build for these GPUs");
@@ -333,13 +356,17 @@ std::expected<TorchChoice, std::string> choose_torch_here(const Facts& facts, co
                                                             : "";
     if (driver.empty())
       return std::unexpected("no NVIDIA driver is loaded: install one first (fix install-nvidia)");
-    auto t = torch_index_for(kb, stacks, driver, nvidia_sms(facts), "");
+    auto t = torch_index_for(kb, driver, nvidia_arches(facts), "");
     if (!t)
       return std::unexpected("no PyTorch CUDA wheel index in the tables fits driver " + driver +
                              " and these GPUs");
-    return TorchChoice{t->index,
-                       "the newest CUDA (" + t->cuda + ") driver " + driver +
-                           " runs, minor-version compatibility included, with wheels for these GPUs"};
+    std::vector<std::string> arches = nvidia_arches(facts);
+    return TorchChoice{
+        t->index,
+        fmt::format("PyTorch {} for CUDA {}, the newest release whose CUDA driver {} runs "
+                    "(minor-version compatibility included) and whose wheels carry code for {}{}",
+                    t->torch, t->cuda, driver, arches.empty() ? "these GPUs" : text::join(arches, ", "),
+                    t->uncertain ? " (its arch list is not confirmed)" : "")};
   }
   std::string installed;
   for (const auto& r : facts.toolkits.rocm)

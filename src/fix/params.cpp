@@ -82,6 +82,8 @@ const std::vector<ParamInfo>& param_catalogue() {
       {"ctk.repo_url", "NVIDIA's container-toolkit repository (or the mirror's)"},
       {"ctk.key_url", "its signing key URL"},
       {"cuda.target", "the CUDA toolkit folder env-cuda-paths names everywhere"},
+      {"cuda.stubs_ld_conf", "ld.so.conf files naming a CUDA stubs folder (env.cuda-stubs)", true},
+      {"cuda.stubs_re", "ERE of those stubs folders, as literal paths"},
       {"post.checks", "the check ids that must pass after a migration, comma-separated"},
   };
   return params;

@@ -43,12 +43,6 @@ struct MajorMinArch {
   int min_sm = 0;
 };
 
-struct TorchCudaIndex {
-  std::string index, cuda;
-  int min_sm = 0, max_sm = 0;
-  bool uncertain = false;
-};
-
 struct OsValue {
   std::string os;    // "ubuntu 22.04", "rhel 9"
   std::string value; // "ubuntu2204", "jammy"
@@ -70,7 +64,6 @@ struct Stacks {
   std::vector<CudaInstall> cuda_installs;
   std::vector<ArchFirst> cuda_arch_first;
   std::vector<MajorMinArch> cuda_major_min_arch;
-  std::vector<TorchCudaIndex> torch_cuda_indexes;
   std::vector<OsValue> nvidia_repo_dirs, amd_apt_codenames;
   std::vector<RocmInstall> rocm_installs;
   std::vector<RepoKey> repo_keys;

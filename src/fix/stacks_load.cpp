@@ -54,8 +54,8 @@ public:
   void read(const YAML::Node& doc) {
     Fields top(m_rel, doc,
                {"sources", "vendors", "cuda_installs", "cuda_arch_first", "cuda_major_min_arch",
-                "torch_cuda_indexes", "nvidia_repo_dirs", "rocm_installs", "amd_apt_codenames", "repo_keys",
-                "replacements", "device_selection_vars"});
+                "nvidia_repo_dirs", "rocm_installs", "amd_apt_codenames", "repo_keys", "replacements",
+                "device_selection_vars"});
     const YAML::Node sources = doc["sources"];
     if (!sources.IsMap()) top.fail(doc, "\"sources\" must map keys to citations");
     for (const auto& kv : sources)
@@ -75,11 +75,6 @@ public:
       auto major = text::to_int(f.text("cuda_major"));
       if (!major) f.fail(n["cuda_major"], "cuda_major must be a number");
       stacks.cuda_major_min_arch.push_back({static_cast<int>(*major), sm(f, "min_arch")});
-    }
-    for (const auto& n : rows(top, "torch_cuda_indexes")) {
-      Fields f = row(n, {"index", "cuda", "min_arch", "max_arch", "uncertain"});
-      stacks.torch_cuda_indexes.push_back(
-          {f.text("index"), f.text("cuda"), sm(f, "min_arch"), sm(f, "max_arch"), f.flag("uncertain")});
     }
     for (const auto& n : rows(top, "nvidia_repo_dirs"))
       stacks.nvidia_repo_dirs.push_back(os_value(n, "dir"));

@@ -5,6 +5,7 @@
 #include "facts/facts.hpp"
 #include "knowledge/knowledge_env.hpp"
 #include "knowledge/knowledge_health.hpp"
+#include "knowledge/torch_wheels.hpp"
 
 #include <expected>
 #include <map>
@@ -18,6 +19,7 @@ struct GpuRow {
   unsigned vendor_id = 0, device_id = 0;
   std::optional<unsigned> revision; // decides the model for some AMD boards
   std::optional<unsigned> subsystem_device;
+  std::optional<unsigned> subsystem_vendor; // with subsystem_device: one board (open-gpu-kernel-modules rows)
   GpuModel model;
   bool vram_uncertain = false; // the VRAM figure is "?" in the sources (model.uncertain: the row's identity)
 };
@@ -79,6 +81,8 @@ struct VendorRepoRow {
 };
 
 struct Knowledge {
+  // GPU rows of knowledge files (a --knowledge folder or tests); they win over the GPU table compiled into
+  // gpudoctor (knowledge/gpu_table.hpp), which every lookup falls back to.
   std::vector<GpuRow> gpus;
   std::vector<CudaDriverRow> cuda_drivers;
   std::vector<CudaFamilyRow> cuda_families;
@@ -87,6 +91,8 @@ struct Knowledge {
   std::vector<std::string> gpu_env_prefixes; // environment variables worth collecting
   std::vector<std::string> gpu_env_names;
   std::vector<RocmReleaseRow> rocm_releases;
+  std::vector<TorchWheelRow> torch_wheels;         // pytorch_wheels.yaml (torch_wheels.hpp)
+  std::vector<TorchExtensionRow> torch_extensions; // extensions.yaml
   std::vector<DistroReleaseRow> distro_releases;
   std::vector<VendorRepoRow> vendor_repos;
   EnvKnowledge env; // NCCL/RCCL variables, allocator options, device selection (knowledge_env.hpp)
@@ -96,10 +102,12 @@ struct Knowledge {
 
   // The model of a PCI device; the most specific row wins (revision or subsystem match over device only).
   std::optional<GpuModel> find_gpu(unsigned vendor_id, unsigned device_id, std::optional<unsigned> revision,
-                                   std::optional<unsigned> subsystem_device) const;
+                                   std::optional<unsigned> subsystem_device,
+                                   std::optional<unsigned> subsystem_vendor = std::nullopt) const;
   // The same match, with the row's ids and vram_uncertain.
   std::optional<GpuRow> find_gpu_row(unsigned vendor_id, unsigned device_id, std::optional<unsigned> revision,
-                                     std::optional<unsigned> subsystem_device) const;
+                                     std::optional<unsigned> subsystem_device,
+                                     std::optional<unsigned> subsystem_vendor = std::nullopt) const;
   // Minimum driver for a toolkit version ("13.0.88" matches the row "13.0"; the most specific row wins).
   std::optional<CudaDriverRow> min_driver_for_cuda(const std::string& cuda_version) const;
   // Whether `driver` runs toolkit `cuda_version` (directly or through minor-version compatibility).
@@ -126,6 +134,13 @@ struct Knowledge {
   std::optional<DistroReleaseRow> distro_by_codename(const std::string& id,
                                                      const std::string& codename) const;
   std::optional<DistroReleaseRow> distro_by_version(const std::string& id, const std::string& version) const;
+  // The wheel row of a torch version ("2.5.1" -> the 2.5 row) and variant ("cu124"); null when unknown.
+  const TorchWheelRow* torch_wheel(const std::string& torch_version, const std::string& variant) const;
+  // The rows whose wheels run on `gpu_arch` (arch_rule), oldest release first.
+  std::vector<const TorchWheelRow*> torch_wheels_carrying(const std::string& gpu_arch) const;
+  // Per variant, the row of the newest release that has it: what `pip install torch` from that index gets.
+  std::vector<const TorchWheelRow*> newest_torch_wheels() const;
+  const TorchExtensionRow* torch_extension(const std::string& dist) const;
   // The vendor repository a URL points into (by host; "http(s)://" and a port are ignored).
   std::optional<VendorRepoRow> vendor_repo(const std::string& url) const;
 };

@@ -69,13 +69,4 @@ const DeviceSelectionRow* EnvKnowledge::device_selection_var(std::string_view na
   return nullptr;
 }
 
-std::optional<TorchRocmArchRow> EnvKnowledge::torch_arches(const std::string& torch_version,
-                                                           const std::string& rocm) const {
-  std::string torch = text::version_prefix(torch_version, 2);
-  std::string index = text::version_prefix(rocm, 2);
-  for (const auto& row : torch_rocm_arches)
-    if (text::version_prefix(row.torch, 2) == torch && text::version_prefix(row.rocm, 2) == index) return row;
-  return std::nullopt;
-}
-
 } // namespace gpudoctor

@@ -87,15 +87,6 @@ struct DeviceSelectionRow {
   bool uncertain = false;
 };
 
-// The gfx targets an official PyTorch ROCm wheel ships code for (knowledge.md §4.3).
-struct TorchRocmArchRow {
-  std::string torch; // "2.13" (every 2.13.x)
-  std::string rocm;  // the wheel index: "7.2"
-  std::vector<std::string> arches;
-  std::string source;
-  bool uncertain = false;
-};
-
 struct EnvKnowledge {
   std::vector<NcclVarRow> nccl_vars;
   std::vector<NcclPrefixRow> nccl_prefixes;
@@ -103,7 +94,6 @@ struct EnvKnowledge {
   std::vector<NcclRiskyRow> nccl_risky;
   std::vector<AllocOptionRow> alloc_options;
   std::vector<DeviceSelectionRow> device_selection;
-  std::vector<TorchRocmArchRow> torch_rocm_arches;
 
   const NcclVarRow* nccl_var(std::string_view name) const;
   const NcclPrefixRow* nccl_prefix(std::string_view name) const; // the family a name belongs to
@@ -114,9 +104,6 @@ struct EnvKnowledge {
   const AllocOptionRow* alloc_option(std::string_view option) const;
   std::vector<std::string> alloc_closest(std::string_view option, std::size_t max_distance) const;
   const DeviceSelectionRow* device_selection_var(std::string_view name) const;
-  // The wheel row of a torch version ("2.13.0+rocm7.2" or "2.13.0") built for ROCm `rocm` ("7.2").
-  std::optional<TorchRocmArchRow> torch_arches(const std::string& torch_version,
-                                               const std::string& rocm) const;
 };
 
 } // namespace gpudoctor

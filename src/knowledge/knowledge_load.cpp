@@ -285,14 +285,6 @@ private:
       if (d.vendor != "nvidia" && d.vendor != "amd") r.bad("vendor", "must be nvidia or amd");
       unique(node, "device selection " + d.name, "variable " + d.name);
       env.device_selection.push_back(std::move(d));
-    } else if (table == "torch_rocm_arches") {
-      Row r(node, {"torch", "rocm", "arches", "source", "uncertain"});
-      TorchRocmArchRow t{r.version("torch", 2, 3), r.version("rocm", 2, 3), list(r, "arches"), read_source(r),
-                         r.flag("uncertain")};
-      for (const auto& a : t.arches)
-        if (!text::starts_with(a, "gfx")) fail(node["arches"], "'" + a + "' is not an LLVM gfx name");
-      unique(node, "torch arches " + t.torch + " " + t.rocm, "row for torch " + t.torch + " ROCm " + t.rocm);
-      env.torch_rocm_arches.push_back(std::move(t));
     } else {
       return false;
     }
@@ -373,11 +365,42 @@ private:
     return true;
   }
 
+  // A row of pytorch_wheels.yaml: a CUDA variant names its CUDA, a ROCm one its ROCm, cpu neither.
+  void read_torch_wheel(const YAML::Node& node) {
+    Row r(node, {"torch", "variant", "cuda", "rocm", "arches", "source", "uncertain"});
+    TorchWheelRow w;
+    w.torch = r.version("torch", 2, 2);
+    w.variant = r.str("variant");
+    if (r.has("cuda")) w.cuda = r.version("cuda", 2, 3);
+    if (r.has("rocm")) w.rocm = r.version("rocm", 2, 3);
+    bool cpu = w.variant == "cpu";
+    if (cpu != (w.cuda.empty() && w.rocm.empty()) || (!w.cuda.empty() && !w.rocm.empty()))
+      fail(node, "a cpu row names no toolkit; a CUDA row names cuda, a ROCm row rocm");
+    std::string want = !w.cuda.empty()   ? "cu" + text::join(text::split(w.cuda, '.'), "")
+                       : !w.rocm.empty() ? "rocm" + w.rocm
+                                         : "cpu";
+    if (w.variant != want) r.bad("variant", "must be " + want + " for that toolkit");
+    YAML::Node arches = node["arches"];
+    if (!arches.IsDefined() || !arches.IsSequence()) fail(node, "missing list 'arches'");
+    for (const auto& a : arches) {
+      std::string e = a.IsScalar() ? a.Scalar() : "";
+      bool ok = w.rocm.empty() ? text::starts_with(e, "sm_") || text::starts_with(e, "compute_")
+                               : text::starts_with(e, "gfx");
+      if (!ok) fail(a, "'" + e + "' is not an arch of a " + (w.rocm.empty() ? "CUDA" : "ROCm") + " wheel");
+      w.arches.push_back(e);
+    }
+    if (cpu != w.arches.empty()) fail(node, "only cpu rows have no arches");
+    w.source = read_source(r);
+    w.uncertain = r.flag("uncertain");
+    unique(node, "torch wheel " + w.torch + " " + w.variant, "row for torch " + w.torch + " " + w.variant);
+    kb.torch_wheels.push_back(std::move(w));
+  }
+
   void read_row(const std::string& table, const YAML::Node& key_node, const YAML::Node& node) {
     if (table == "gpus") {
-      Row r(node, {"vendor", "device", "revision", "subsystem_device", "name", "arch", "family",
-                   "gfx_target_version", "vram_gib", "vram_uncertain", "memory_bandwidth_floor_gbps",
-                   "host_bandwidth_floor_gbps", "source", "uncertain"});
+      Row r(node, {"vendor", "device", "revision", "subsystem_device", "subsystem_vendor", "name", "arch",
+                   "family", "gfx_target_version", "vram_gib", "vram_uncertain",
+                   "memory_bandwidth_floor_gbps", "host_bandwidth_floor_gbps", "source", "uncertain"});
       GpuRow g;
       g.vendor_id = r.hex("vendor", 0xffff);
       if (g.vendor_id != 0x10de && g.vendor_id != 0x1002)
@@ -385,6 +408,7 @@ private:
       g.device_id = r.hex("device", 0xffff);
       if (r.has("revision")) g.revision = r.hex("revision", 0xff);
       if (r.has("subsystem_device")) g.subsystem_device = r.hex("subsystem_device", 0xffff);
+      if (r.has("subsystem_vendor")) g.subsystem_vendor = r.hex("subsystem_vendor", 0xffff);
       g.model.name = r.str("name");
       g.model.arch = r.str("arch");
       if (!text::starts_with(g.model.arch, g.vendor_id == 0x10de ? "sm_" : "gfx"))
@@ -402,7 +426,7 @@ private:
       g.model.uncertain = r.flag("uncertain");
       std::ostringstream id;
       id << std::hex << g.vendor_id << ':' << g.device_id << " rev " << g.revision.value_or(0x100)
-         << " subsys " << g.subsystem_device.value_or(0x10000);
+         << " subsys " << g.subsystem_device.value_or(0x10000) << ":" << g.subsystem_vendor.value_or(0x10000);
       unique(node, "gpu " + id.str(), "GPU row");
       kb.gpus.push_back(std::move(g));
     } else if (table == "toolkit_min_driver") {
@@ -486,6 +510,24 @@ private:
       r.flag("uncertain");
       unique(node, "repo host " + v.host, "row for " + v.host);
       kb.vendor_repos.push_back(std::move(v));
+    } else if (table == "torch_wheels") {
+      read_torch_wheel(node);
+    } else if (table == "torch_extensions") {
+      Row r(node, {"dist", "folders", "files", "rocm", "note", "source", "uncertain"});
+      TorchExtensionRow x{r.str("dist"),
+                          list(r, "folders"),
+                          r.has("files") ? list(r, "files") : std::vector<std::string>{},
+                          r.has("rocm") ? r.str("rocm") : "",
+                          r.has("note") ? r.str("note") : "",
+                          read_source(r),
+                          r.flag("uncertain")};
+      for (const auto& folder : x.folders)
+        if (folder.empty() || folder[0] == '/' || folder.find("..") != std::string::npos)
+          fail(node["folders"], "'" + folder + "' is not a folder inside the site folder");
+      if (x.rocm != "" && x.rocm != "none" && !dotted_number(x.rocm, 1, 4))
+        r.bad("rocm", "must be none or a release");
+      unique(node, "extension " + x.dist, "row for " + x.dist);
+      kb.torch_extensions.push_back(std::move(x));
     } else if (read_env_row(table, node) || read_health_row(table, node)) {
       // done
     } else {

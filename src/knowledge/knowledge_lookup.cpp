@@ -1,38 +1,106 @@
 // Lookups over the loaded knowledge tables. Pure functions of the tables; none throws.
+#include "knowledge/gpu_table.hpp"
 #include "knowledge/knowledge.hpp"
 #include "util/text.hpp"
 
+#include <algorithm>
+
 namespace gpudoctor {
+
+namespace {
+
+// How well a row fits the device: one point per board-specific id that matches; empty when a row names an id
+// that differs.
+std::optional<int> fit(std::optional<unsigned> row_revision, std::optional<unsigned> row_subsys_device,
+                       std::optional<unsigned> row_subsys_vendor, std::optional<unsigned> revision,
+                       std::optional<unsigned> subsystem_device, std::optional<unsigned> subsystem_vendor) {
+  int score = 0;
+  if (row_revision) {
+    if (revision != row_revision) return std::nullopt;
+    ++score;
+  }
+  if (row_subsys_device) {
+    if (subsystem_device != row_subsys_device) return std::nullopt;
+    ++score;
+  }
+  if (row_subsys_vendor) {
+    if (subsystem_vendor != row_subsys_vendor) return std::nullopt;
+    ++score;
+  }
+  return score;
+}
+
+std::optional<unsigned> id_of(int v) {
+  if (v < 0) return std::nullopt;
+  return static_cast<unsigned>(v);
+}
+
+GpuRow row_of(const GpuTableRow& t) {
+  GpuRow g;
+  g.vendor_id = t.vendor;
+  g.device_id = t.device;
+  g.revision = id_of(t.revision);
+  g.subsystem_device = id_of(t.subsystem_device);
+  g.subsystem_vendor = id_of(t.subsystem_vendor);
+  g.model.name = t.name;
+  g.model.arch = t.arch;
+  g.model.family = t.family;
+  if (t.gfx_target_version > 0) g.model.gfx_target_version = t.gfx_target_version;
+  if (t.vram_gib > 0) g.model.vram_bytes = static_cast<std::uint64_t>(t.vram_gib) << 30;
+  g.model.source = "gpu table: " + text::join(text::split(t.source, ' '), ", ");
+  g.model.uncertain = t.uncertain;
+  return g;
+}
+
+// The compiled-in table: the rows of one vendor and device are adjacent (sorted), found by binary search.
+std::optional<GpuRow> find_builtin(unsigned vendor_id, unsigned device_id, std::optional<unsigned> revision,
+                                   std::optional<unsigned> subsystem_device,
+                                   std::optional<unsigned> subsystem_vendor) {
+  auto rows = builtin_gpu_rows();
+  auto key = std::pair(vendor_id, device_id);
+  auto first = std::lower_bound(rows.begin(), rows.end(), key, [](const GpuTableRow& r, const auto& k) {
+    return std::pair<unsigned, unsigned>(r.vendor, r.device) < k;
+  });
+  const GpuTableRow* best = nullptr;
+  int best_score = -1;
+  for (auto it = first; it != rows.end() && it->vendor == vendor_id && it->device == device_id; ++it) {
+    auto score = fit(id_of(it->revision), id_of(it->subsystem_device), id_of(it->subsystem_vendor), revision,
+                     subsystem_device, subsystem_vendor);
+    if (score && *score > best_score) {
+      best = &*it;
+      best_score = *score;
+    }
+  }
+  if (!best) return std::nullopt;
+  return row_of(*best);
+}
+
+} // namespace
 
 std::optional<GpuRow> Knowledge::find_gpu_row(unsigned vendor_id, unsigned device_id,
                                               std::optional<unsigned> revision,
-                                              std::optional<unsigned> subsystem_device) const {
+                                              std::optional<unsigned> subsystem_device,
+                                              std::optional<unsigned> subsystem_vendor) const {
   const GpuRow* best = nullptr;
   int best_score = -1;
   for (const auto& row : gpus) {
     if (row.vendor_id != vendor_id || row.device_id != device_id) continue;
-    int score = 0; // one point per board-specific id that matches; a row naming an id that differs is out
-    if (row.revision) {
-      if (revision != row.revision) continue;
-      ++score;
-    }
-    if (row.subsystem_device) {
-      if (subsystem_device != row.subsystem_device) continue;
-      ++score;
-    }
-    if (score > best_score) {
+    auto score = fit(row.revision, row.subsystem_device, row.subsystem_vendor, revision, subsystem_device,
+                     subsystem_vendor);
+    if (score && *score > best_score) {
       best = &row;
-      best_score = score;
+      best_score = *score;
     }
   }
-  if (!best) return std::nullopt;
-  return *best;
+  if (best) return *best;
+  return find_builtin(vendor_id, device_id, revision, subsystem_device, subsystem_vendor);
 }
 
 std::optional<GpuModel> Knowledge::find_gpu(unsigned vendor_id, unsigned device_id,
                                             std::optional<unsigned> revision,
-                                            std::optional<unsigned> subsystem_device) const {
-  auto row = find_gpu_row(vendor_id, device_id, revision, subsystem_device);
+                                            std::optional<unsigned> subsystem_device,
+                                            std::optional<unsigned> subsystem_vendor) const {
+  auto row = find_gpu_row(vendor_id, device_id, revision, subsystem_device, subsystem_vendor);
   if (!row) return std::nullopt;
   return row->model;
 }

@@ -1,7 +1,7 @@
 #include "probe/probe_compile.hpp"
 
-#include "collect/collectors.hpp"
 #include "system/temp_files.hpp"
+#include "system/view_lookup.hpp"
 #include "util/file_text.hpp"
 #include "util/temp_dir.hpp"
 #include "util/text.hpp"

@@ -87,6 +87,30 @@ std::string LiveView::real_path(const std::string& path) const {
   return m_root + path;
 }
 
+std::optional<std::string> LiveView::read_range(const std::string& path, std::uint64_t offset,
+                                                std::size_t length) {
+  int fd = ::open(real_path(path).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return std::nullopt;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return std::nullopt;
+  }
+  std::string content;
+  length = std::min<std::size_t>(length, k_max_read_bytes);
+  content.resize(length);
+  std::size_t got = 0;
+  while (got < length) {
+    ssize_t n = ::pread(fd, content.data() + got, length - got, static_cast<off_t>(offset + got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  content.resize(got);
+  return content;
+}
+
 std::optional<std::string> LiveView::read_file(const std::string& path) {
   // O_NONBLOCK: a FIFO or a device node must never block the doctor.
   int fd = ::open(real_path(path).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);

@@ -60,4 +60,16 @@ inline std::string nvidia_gpu_node(int index) {
   return "/dev/nvidia" + std::to_string(index);
 }
 
+// Issue 12: limits, shared memory, RDMA ports and WSL2's GPU device.
+inline constexpr const char* self_limits = "/proc/self/limits"; // proc(5): the memlock limit
+inline constexpr const char* dev_shm = "/dev/shm";              // POSIX shared memory (NCCL's SHM transport)
+inline constexpr const char* dxg = "/dev/dxg";                  // WSL2's paravirtualised GPU
+inline std::string infiniband_ports(const std::string& device) {
+  return std::string(infiniband_class) + "/" + device + "/ports";
+}
+inline std::string infiniband_port_file(const std::string& device, const std::string& port,
+                                        const char* name) {
+  return infiniband_ports(device) + "/" + port + "/" + name;
+}
+
 } // namespace gpudoctor::paths

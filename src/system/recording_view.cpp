@@ -149,6 +149,26 @@ CommandResult RecordingView::run(const CommandSpec& spec) {
   return r;
 }
 
+std::optional<std::string>
+RecordingView::summary(const std::string& key, const std::vector<std::string>& what, const Derive& derive) {
+  std::optional<std::string> answer = derive(m_live);
+  CommandResult r;
+  r.key = key;
+  r.argv = what;
+  r.found = true;
+  r.exit_code = answer ? 0 : 1;
+  r.out = answer.value_or("");
+  std::lock_guard lock(m_mutex);
+  std::string stem = snapshot::command_file_stem(m_commands.size(), key);
+  std::string out_file;
+  if (!r.out.empty()) {
+    out_file = "cmd/" + stem + ".out";
+    write_file(m_dir / out_file, r.out);
+  }
+  m_commands.push_back(snapshot::command_to_json(r, out_file, ""));
+  return answer;
+}
+
 std::map<std::string, std::string> RecordingView::environment() {
   auto env = m_live.environment();
   std::lock_guard lock(m_mutex);

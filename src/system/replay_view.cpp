@@ -183,6 +183,13 @@ std::optional<FileStat> ReplayView::stat(const std::string& path) {
   return fs;
 }
 
+std::optional<std::string> ReplayView::summary(const std::string& key, const std::vector<std::string>&,
+                                               const Derive&) {
+  auto it = m_commands.find(key);
+  if (it == m_commands.end() || !it->second.ok()) return std::nullopt;
+  return it->second.out;
+}
+
 CommandResult ReplayView::run(const CommandSpec& spec) {
   if (auto it = m_commands.find(spec.key); it != m_commands.end()) return it->second;
   // Not recorded: that machine could not run it (or the snapshot predates the command).

@@ -20,6 +20,9 @@ public:
   std::optional<std::string> read_link(const std::string& path) override;
   std::optional<FileStat> stat(const std::string& path) override;
   CommandResult run(const CommandSpec& spec) override;
+  // The recorded answer of `key`; never derives (replay reads nothing outside the snapshot).
+  std::optional<std::string> summary(const std::string& key, const std::vector<std::string>& what,
+                                     const Derive& derive) override;
   std::map<std::string, std::string> environment() override { return m_env; }
   std::optional<std::string> env(const std::string& name) override {
     auto it = m_env.find(name);

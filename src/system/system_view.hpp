@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -88,6 +89,22 @@ public:
   virtual Identity identity() = 0;
   // "live", "replay"; for the report's `source`.
   virtual std::string kind() const = 0;
+
+  // Up to `length` bytes of a regular file from `offset` (the headers of files too large to read whole, such
+  // as shared libraries); nullopt when unreadable. Never recorded: a replay has no such bytes.
+  virtual std::optional<std::string> read_range(const std::string&, std::uint64_t, std::size_t) {
+    return std::nullopt;
+  }
+  // A summary derived from files that must not be recorded whole (snapshot key `elf-needed@<path>`: the
+  // DT_NEEDED names of a library). Live, `derive` reads what it needs through this view; a recording keeps
+  // only the answer, under `key` in commands.json (`what` as its argv); a replay answers from that record.
+  using Derive = std::function<std::optional<std::string>(SystemView&)>;
+  virtual std::optional<std::string> summary(const std::string& key, const std::vector<std::string>& what,
+                                             const Derive& derive) {
+    (void)key;
+    (void)what;
+    return derive(*this);
+  }
 
   // One variable; views that hold the environment answer without copying it (a snapshot may hold 100,000).
   virtual std::optional<std::string> env(const std::string& name) {

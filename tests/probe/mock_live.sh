@@ -95,8 +95,13 @@ expect "$work/replay.json" "any(x['id']=='probe.alloc' and x['status']=='warn' f
 # A knowledge table with a floor: the slow fixture warns, the healthy one passes.
 mkdir -p "$work/kb"
 cp "$source_dir"/checks/knowledge/*.yaml "$work/kb/"
-sed -i 's/\(device: 0x2204, name: "GeForce RTX 3090", [^}]*\)}/\1, memory_bandwidth_floor_gbps: 700}/' "$work/kb/gpus.yaml"
-grep -q 'memory_bandwidth_floor_gbps: 700' "$work/kb/gpus.yaml" || fail "could not add a floor to the RTX 3090 row"
+# The GPU table is compiled in (src/knowledge/gpu_table_data.cpp); a `gpus` row in a knowledge file overrides it.
+cat >"$work/kb/gpus-floor.yaml" <<'YAML'
+sources:
+  TEST-FLOOR: "tests/probe/mock_live.sh: a bandwidth floor for this test only"
+gpus:
+  - {vendor: 0x10de, device: 0x2204, name: "NVIDIA GeForce RTX 3090", arch: sm_86, family: Ampere, memory_bandwidth_floor_gbps: 700, source: TEST-FLOOR}
+YAML
 for fixture in slow:warn healthy:pass; do
   "$gpudoctor" check --from "$source_dir/tests/machines/probe-nvidia-rtx3090-${fixture%%:*}/snapshot" \
     --knowledge "$work/kb" --format json >"$work/kb-${fixture%%:*}.json" 2>/dev/null || true

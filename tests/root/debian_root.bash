@@ -10,7 +10,7 @@ for tool in debootstrap chroot dpkg-deb tar flock cpack dpkg-shlibdeps; do
   command -v "$tool" >/dev/null || skip "$tool is missing (./install.sh --test installs debootstrap, cmake, dpkg-dev)"
 done
 # The package is built without sanitizers whatever this build is: the sanitizer run would test it again.
-if ldd "$gpudoctor" 2>/dev/null | grep -q libasan; then
+if sanitizer_build; then
   skip "a sanitizer build: the package (built without sanitizers) is tested by the plain build's run"
 fi
 

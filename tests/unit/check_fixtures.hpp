@@ -133,15 +133,14 @@ inline Facts amd_machine(const std::vector<long long>& targets = {110000}) {
       device = 0x73bf; // RX 6800 XT
       rev = 0xc1;
     } else if (gfx == 100301) {
-      device = 0x73df; // RX 6700 XT: not in the tables, known by the KFD and pci.ids only
+      device = 0x73df; // RX 6700 XT
       rev = 0xc1;
     } else if (gfx == 120001) {
       device = 0x7551; // Radeon AI PRO R9700
       rev = std::nullopt;
     }
     Gpu g = make_amd_gpu(static_cast<int>(i), gfx, device, rev);
-    if (!g.model && device == 0x73df)
-      g.pci_ids_name = "Navi 22 [Radeon RX 6700/6700 XT/6750 XT / 6800M/6850M XT]";
+    if (device == 0x73df) g.pci_ids_name = "Navi 22 [Radeon RX 6700/6700 XT/6750 XT / 6800M/6850M XT]";
     f.amd.kfd_nodes.push_back(*g.kfd);
     f.gpus.push_back(std::move(g));
   }

@@ -171,7 +171,8 @@ TEST_CASE("check: env.hsa-override-unneeded stays quiet where the override may b
     set_env(f, "HSA_OVERRIDE_GFX_VERSION", "11.0.0");
     auto r = single(run_unneeded(f));
     expect_quiet(r, Status::pass, f.gpus[0].subject());
-    CHECK(contains(r.message, "ROCm 6.2, which does not list gfx1101"));
+    CHECK(contains(r.message, "ships no gfx1101 code")); // the wheel table's 2.6 rocm6.2.4 row
+    CHECK(contains(r.evidence.back(), "knowledge torch_wheels 2.6 rocm6.2.4"));
   }
   SUBCASE("a ROCm release gpudoctor has no table for") {
     Facts f = amd_machine({110001});

@@ -144,3 +144,29 @@ TEST_CASE("fix choose: the OS key maps derivatives onto their base") {
 
   CHECK(!os_key(with_os(Facts{}, "arch", "rolling", ""), kb()).has_value());
 }
+
+TEST_CASE(
+    "fix choose: torch-reinstall's index carries the GPU's architecture (knowledge pytorch_wheels.yaml)") {
+  auto here = [](unsigned device, const std::string& driver) {
+    Facts f = nvidia_box(device);
+    f.nvidia.kernel_module_version = {driver, "/proc/driver/nvidia/version"};
+    return choose_torch_here(f, kb(), stacks(), Vendor::nvidia);
+  };
+  // An RTX 5090 (sm_120) on a 570 driver: CUDA 13 needs 580, the cu126 wheels stop at sm_90: cu128.
+  auto blackwell = here(0x2b85, "570.124.06");
+  REQUIRE(blackwell.has_value());
+  CHECK(blackwell->index == "cu128");
+  CHECK(test::contains(blackwell->why, "sm_120"));
+  // With a 580 driver the newest release's cu130 wheels carry it.
+  CHECK(here(0x2b85, "580.65.06")->index == "cu130");
+  // 535 (CUDA 12.2) runs every CUDA 12 wheel through minor-version compatibility; the cu128 ones carry
+  // sm_120.
+  CHECK(here(0x2b85, "535.183.01")->index == "cu128");
+  // An RTX 4090 (sm_89) on 535: the newest release, through minor-version compatibility (cu126 of 2.14).
+  auto ada = here(0x2684, "535.183.01");
+  REQUIRE(ada.has_value());
+  CHECK(ada->index == "cu126");
+  CHECK(test::contains(ada->why, "PyTorch 2.14"));
+  // A driver too old for any CUDA 12 wheel.
+  CHECK_FALSE(here(0x2b85, "470.256.02").has_value());
+}

@@ -39,6 +39,8 @@ const Golden kGolden[] = {
     {"tests/machines/nvidia-rtx3090-healthy/snapshot", "migrate", "amd"},
     {"tests/fixes/machines/rhel9-v100-cuda/snapshot", "fix", "purge-nvidia"},
     {"tests/fixes/machines/rhel9-v100-cuda/snapshot", "fix", "env-cuda-paths"},
+    {"tests/machines/nvidia-cuda-stubs-ld-conf/snapshot", "fix", "env-cuda-paths"},
+    {"tests/machines/nvidia-rtx5090-torch-cu124/snapshot", "fix", "torch-reinstall"},
     {"tests/fixes/machines/rhel9-v100-cuda/snapshot", "migrate", "nvidia"},
     {"tests/fixes/machines/rocky9-mi210-rocm/snapshot", "fix", "purge-rocm"},
     {"tests/fixes/machines/rocky9-mi210-rocm/snapshot", "migrate", "nvidia"},

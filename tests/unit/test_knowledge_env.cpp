@@ -62,7 +62,6 @@ TEST_CASE("knowledge: environment tables load, every row cited") {
   CHECK(e.nccl_risky.size() >= 15);
   CHECK(e.alloc_options.size() >= 9);
   CHECK(e.device_selection.size() == 4);
-  CHECK(e.torch_rocm_arches.size() >= 1);
   for (const auto& r : e.nccl_vars)
     cited(r.source);
   for (const auto& r : e.nccl_prefixes)
@@ -74,8 +73,6 @@ TEST_CASE("knowledge: environment tables load, every row cited") {
   for (const auto& r : e.alloc_options)
     cited(r.source);
   for (const auto& r : e.device_selection)
-    cited(r.source);
-  for (const auto& r : e.torch_rocm_arches)
     cited(r.source);
   // Every risky setting is a variable NCCL knows, and its numeric thresholds belong to numeric variables.
   for (const auto& r : e.nccl_risky) {
@@ -143,13 +140,6 @@ TEST_CASE("knowledge: allocator options, device selection, ROCm wheel targets") 
   CHECK(e.device_selection_var("ROCR_VISIBLE_DEVICES")->vendor == "amd");
   CHECK(e.device_selection_var("HIP_VISIBLE_DEVICES")->vendor == "amd");
   CHECK(e.device_selection_var("PATH") == nullptr);
-
-  auto wheel = e.torch_arches("2.13.0+rocm7.2", "7.2");
-  REQUIRE(wheel);
-  CHECK(std::ranges::find(wheel->arches, "gfx1101") != wheel->arches.end());
-  CHECK(e.torch_arches("2.13.1", "7.2.53211"));
-  CHECK_FALSE(e.torch_arches("2.13.0", "7.1"));
-  CHECK_FALSE(e.torch_arches("2.6.0+rocm6.2.4", "6.2"));
 }
 
 TEST_CASE("knowledge: malformed environment rows give an error with file and line") {
@@ -173,9 +163,14 @@ TEST_CASE("knowledge: malformed environment rows give an error with file and lin
                 "'requires'"},
            Case{"alloc_conf_options:\n  - {option: x, kind: string, source: NCCL-ENV}\n", "'kind'"},
            Case{"device_selection:\n  - {name: X, vendor: intel, layer: l, source: NCCL-ENV}\n", "'vendor'"},
-           Case{"torch_rocm_arches:\n  - {torch: \"2.13\", rocm: \"7.2\", arches: [sm_90], source: "
-                "NCCL-ENV}\n",
-                "gfx"},
+           Case{"torch_wheels:\n  - {torch: \"2.13\", variant: rocm7.2, rocm: \"7.2\", arches: [sm_90], "
+                "source: NCCL-ENV}\n",
+                "not an arch of a ROCm wheel"},
+           Case{"torch_wheels:\n  - {torch: \"2.13\", variant: cu126, cuda: \"12.8\", arches: [sm_90], "
+                "source: NCCL-ENV}\n",
+                "must be cu128"},
+           Case{"torch_wheels:\n  - {torch: \"2.13\", variant: cpu, arches: [sm_90], source: NCCL-ENV}\n",
+                "only cpu rows have no arches"},
        }) {
     CAPTURE(c.rows);
     Scratch dir;

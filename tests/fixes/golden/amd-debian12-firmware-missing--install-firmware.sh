@@ -14,7 +14,7 @@
 #         from upstream linux-firmware), then rebuild the initramfs (sudo update-initramfs -u -k all, or sudo
 #         dracut --force) and reboot.
 # For:  host ws03, Debian GNU/Linux 12 (bookworm) (debian 12, debian family), kernel 6.1.0-28-amd64
-#       gpu0 (0000:63:00.0): Radeon AI PRO R9700 (gfx1201), no driver bound
+#       gpu0 (0000:63:00.0): AMD Radeon AI PRO R9700 (gfx1201), no driver bound
 # From: snapshot tests/machines/amd-debian12-firmware-missing/snapshot, by gpudoctor (test).
 #
 # Run it with --dry-run first: it prints every command and every change and changes nothing.
@@ -31,7 +31,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID='install-firmware-be8f00b3'
+GD_SCRIPT_ID='install-firmware-2cf80de1'
 GD_FAMILY=debian
 GD_FOR_OS_ID=debian
 GD_FOR_OS_VERSION=12

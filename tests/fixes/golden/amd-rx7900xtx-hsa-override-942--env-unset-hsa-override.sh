@@ -7,10 +7,10 @@
 #       HSA_OVERRIDE_GFX_VERSION`). A service that sets it (a systemd unit's Environment=) is not edited:
 #       check `systemctl cat` for it.
 # Why:  env.hsa-override-mismatch (error, gpu0 (0000:03:00.0)): HSA_OVERRIDE_GFX_VERSION=9.4.2 makes ROCm load
-#         gfx942 code, but GPU 0 (Radeon RX 7900 XTX) is gfx1100, of another ISA family (GFX9 (Vega/CDNA) vs
-#         GFX11 (RDNA3)): expect GPU faults, hangs or wrong results. Unset it.
+#         gfx942 code, but GPU 0 (AMD Radeon RX 7900 XTX) is gfx1100, of another ISA family (GFX9 (Vega/CDNA)
+#         vs GFX11 (RDNA3)): expect GPU faults, hangs or wrong results. Unset it.
 # For:  host navi-box, Ubuntu 22.04.4 LTS (ubuntu 22.04, debian family), kernel 6.5.0-21-generic
-#       gpu0 (0000:03:00.0): Radeon RX 7900 XTX (gfx1100), driver amdgpu
+#       gpu0 (0000:03:00.0): AMD Radeon RX 7900 XTX (gfx1100), driver amdgpu
 # From: snapshot tests/machines/amd-rx7900xtx-hsa-override-942/snapshot, by gpudoctor (test).
 #
 # Run it with --dry-run first: it prints every command and every change and changes nothing.
@@ -24,7 +24,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID='env-unset-hsa-override-499d6595'
+GD_SCRIPT_ID='env-unset-hsa-override-8917a5bf'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04

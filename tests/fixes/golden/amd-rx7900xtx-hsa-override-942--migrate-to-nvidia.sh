@@ -32,7 +32,7 @@
 #       script again after the reboot and it goes on after this step.
 # Why:  asked for by name; no check of this machine points to it.
 # For:  host navi-box, Ubuntu 22.04.4 LTS (ubuntu 22.04, debian family), kernel 6.5.0-21-generic
-#       gpu0 (0000:03:00.0): Radeon RX 7900 XTX (gfx1100), driver amdgpu
+#       gpu0 (0000:03:00.0): AMD Radeon RX 7900 XTX (gfx1100), driver amdgpu
 # From: snapshot tests/machines/amd-rx7900xtx-hsa-override-942/snapshot, by gpudoctor (test).
 #
 # Notes:
@@ -82,7 +82,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID='migrate-to-nvidia-e55e0d3a'
+GD_SCRIPT_ID='migrate-to-nvidia-bc8630e8'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04

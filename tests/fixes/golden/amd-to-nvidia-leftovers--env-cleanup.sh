@@ -10,7 +10,7 @@
 #         or of the absent vendor: leftovers of an uninstalled or replaced stack. They slow every command
 #         lookup at best, and load the wrong libraries at worst. Remove them from wherever they are set.
 # For:  host sd-vm, Ubuntu 22.04.4 LTS (ubuntu 22.04, debian family), kernel 5.15.0-105-generic
-#       gpu0 (0000:00:10.0): GeForce RTX 3090 (sm_86), driver nvidia
+#       gpu0 (0000:00:10.0): NVIDIA GeForce RTX 3090 (sm_86), driver nvidia
 # From: snapshot tests/machines/amd-to-nvidia-leftovers/snapshot, by gpudoctor (test).
 #
 # Run it with --dry-run first: it prints every command and every change and changes nothing.
@@ -24,7 +24,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID='env-cleanup-c58fd4c0'
+GD_SCRIPT_ID='env-cleanup-893c8aef'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04

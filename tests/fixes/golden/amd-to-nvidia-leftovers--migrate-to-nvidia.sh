@@ -39,12 +39,12 @@
 #         2.3.1+rocm6.0 is a ROCm (HIP 6.0.32830-d62f6a171) build but this machine has only NVIDIA GPUs: it
 #         will not see them. Reinstall PyTorch from the CUDA wheel index.
 # For:  host sd-vm, Ubuntu 22.04.4 LTS (ubuntu 22.04, debian family), kernel 5.15.0-105-generic
-#       gpu0 (0000:00:10.0): GeForce RTX 3090 (sm_86), driver nvidia
+#       gpu0 (0000:00:10.0): NVIDIA GeForce RTX 3090 (sm_86), driver nvidia
 # From: snapshot tests/machines/amd-to-nvidia-leftovers/snapshot, by gpudoctor (test).
 #
 # Notes:
-#   - CUDA 13.0 (the newest gpudoctor installs that builds for GeForce RTX 3090 (sm_86)) with driver branch
-#     580 (CUDA 13.0 needs 580.65.06 or newer)
+#   - CUDA 13.0 (the newest gpudoctor installs that builds for NVIDIA GeForce RTX 3090 (sm_86)) with driver
+#     branch 580 (CUDA 13.0 needs 580.65.06 or newer)
 #   - open kernel modules: NVIDIA's default since R560, for Turing (sm_75) and later
 #   - PyTorch from the cu130 wheel index: the newest whose CUDA driver 580 runs and whose wheels build for
 #     these GPUs
@@ -89,7 +89,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID='migrate-to-nvidia-477205e6'
+GD_SCRIPT_ID='migrate-to-nvidia-1d349c0c'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04

@@ -12,12 +12,12 @@
 #         2.3.1+rocm6.0 is a ROCm (HIP 6.0.32830-d62f6a171) build but this machine has only NVIDIA GPUs: it
 #         will not see them. Reinstall PyTorch from the CUDA wheel index.
 # For:  host sd-vm, Ubuntu 22.04.4 LTS (ubuntu 22.04, debian family), kernel 5.15.0-105-generic
-#       gpu0 (0000:00:10.0): GeForce RTX 3090 (sm_86), driver nvidia
+#       gpu0 (0000:00:10.0): NVIDIA GeForce RTX 3090 (sm_86), driver nvidia
 # From: snapshot tests/machines/amd-to-nvidia-leftovers/snapshot, by gpudoctor (test).
 #
 # Notes:
-#   - PyTorch index cu128: the newest CUDA (12.8) driver 525.147.05 runs, minor-version compatibility
-#     included, with wheels for these GPUs
+#   - PyTorch index cu126: PyTorch 2.14 for CUDA 12.6, the newest release whose CUDA driver 525.147.05 runs
+#     (minor-version compatibility included) and whose wheels carry code for sm_86
 #
 # Run it with --dry-run first: it prints every command and every change and changes nothing.
 # It refuses another OS release or host than the one above, writes a journal of every step to
@@ -25,11 +25,11 @@
 # /var/backups/gpudoctor/<id>/<run>/ (gpudoctor undo restores them), and a second run changes nothing.
 #
 # Steps (R: needs root, D: destructive, B: needs a reboot):
-#   1. torch-reinstall.reinstall              ---  Reinstall torch from https://download.pytorch.org/whl/cu128
+#   1. torch-reinstall.reinstall              ---  Reinstall torch from https://download.pytorch.org/whl/cu126
 
 set -euo pipefail
 
-GD_SCRIPT_ID='torch-reinstall-eba8cbe3'
+GD_SCRIPT_ID='torch-reinstall-a2e94b95'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04
@@ -39,7 +39,7 @@ GD_STEP_IDS=(
   torch-reinstall.reinstall
 )
 GD_STEP_TITLES=(
-  'Reinstall torch from https://download.pytorch.org/whl/cu128'
+  'Reinstall torch from https://download.pytorch.org/whl/cu126'
 )
 GD_STEP_FLAGS=(
   ''
@@ -49,12 +49,12 @@ GD_STEP_FLAGS=(
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Reinstall torch from https://download.pytorch.org/whl/cu128 (fixes/torch-reinstall.yaml:14)
+# 1. Reinstall torch from https://download.pytorch.org/whl/cu126 (fixes/torch-reinstall.yaml:14)
 gd_step_1() {
-  gd_torch_reinstall sam https://download.pytorch.org/whl/cu128 cu128 torch /home/sam/venvs/sd-rocm/bin/python3 -- pytorch-triton-rocm
+  gd_torch_reinstall sam https://download.pytorch.org/whl/cu126 cu126 torch /home/sam/venvs/sd-rocm/bin/python3 -- pytorch-triton-rocm
 }
 gd_verify_1() {
-  gd_verify_torch cu128 /home/sam/venvs/sd-rocm/bin/python3
+  gd_verify_torch cu126 /home/sam/venvs/sd-rocm/bin/python3
 }
 
 gd_main "$@"

@@ -13,14 +13,14 @@
 #         ("system not yet initialized"). Install nvidia-fabricmanager of exactly the driver's version, enable
 #         and start it (systemctl enable --now nvidia-fabricmanager).
 # For:  host hgx07, Ubuntu 24.04.3 LTS (ubuntu 24.04, debian family), kernel 6.18.44-fc-v657-gpu
-#       gpu0 (0000:18:00.0): NVIDIA H200 SXM 141GB (sm_90), driver nvidia
-#       gpu1 (0000:2a:00.0): NVIDIA H200 SXM 141GB (sm_90), driver nvidia
-#       gpu2 (0000:3a:00.0): NVIDIA H200 SXM 141GB (sm_90), driver nvidia
-#       gpu3 (0000:5d:00.0): NVIDIA H200 SXM 141GB (sm_90), driver nvidia
-#       gpu4 (0000:9a:00.0): NVIDIA H200 SXM 141GB (sm_90), driver nvidia
-#       gpu5 (0000:ab:00.0): NVIDIA H200 SXM 141GB (sm_90), driver nvidia
-#       gpu6 (0000:ba:00.0): NVIDIA H200 SXM 141GB (sm_90), driver nvidia
-#       gpu7 (0000:db:00.0): NVIDIA H200 SXM 141GB (sm_90), driver nvidia
+#       gpu0 (0000:18:00.0): NVIDIA H200 (sm_90), driver nvidia
+#       gpu1 (0000:2a:00.0): NVIDIA H200 (sm_90), driver nvidia
+#       gpu2 (0000:3a:00.0): NVIDIA H200 (sm_90), driver nvidia
+#       gpu3 (0000:5d:00.0): NVIDIA H200 (sm_90), driver nvidia
+#       gpu4 (0000:9a:00.0): NVIDIA H200 (sm_90), driver nvidia
+#       gpu5 (0000:ab:00.0): NVIDIA H200 (sm_90), driver nvidia
+#       gpu6 (0000:ba:00.0): NVIDIA H200 (sm_90), driver nvidia
+#       gpu7 (0000:db:00.0): NVIDIA H200 (sm_90), driver nvidia
 # From: snapshot tests/machines/nvidia-hgx-h200-no-fabric-manager/snapshot, by gpudoctor (test).
 #
 # Run it with --dry-run first: it prints every command and every change and changes nothing.
@@ -36,7 +36,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID='install-fabric-manager-40d44194'
+GD_SCRIPT_ID='install-fabric-manager-ce6f1278'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=24.04

@@ -8,7 +8,7 @@
 # Why:  driver.nouveau (error, gpu0 (0000:01:00.0)): The open-source nouveau driver owns this GPU; CUDA needs
 #         the NVIDIA driver. Blacklist nouveau, rebuild the initramfs and reboot.
 # For:  host mei-desktop, Ubuntu 22.04.4 LTS (ubuntu 22.04, debian family), kernel 6.5.0-28-generic
-#       gpu0 (0000:01:00.0): GeForce RTX 3060 (sm_86), driver nouveau
+#       gpu0 (0000:01:00.0): NVIDIA GeForce RTX 3060 (sm_86), driver nouveau
 # From: snapshot tests/machines/nvidia-nouveau/snapshot, by gpudoctor (test).
 #
 # Run it with --dry-run first: it prints every command and every change and changes nothing.
@@ -21,7 +21,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID='blacklist-nouveau-50954b15'
+GD_SCRIPT_ID='blacklist-nouveau-9d4852fe'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04

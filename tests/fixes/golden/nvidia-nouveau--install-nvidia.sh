@@ -12,12 +12,12 @@
 #       NVIDIA driver can. Needs a reboot.
 # Why:  asked for by name; no check of this machine points to it.
 # For:  host mei-desktop, Ubuntu 22.04.4 LTS (ubuntu 22.04, debian family), kernel 6.5.0-28-generic
-#       gpu0 (0000:01:00.0): GeForce RTX 3060 (sm_86), driver nouveau
+#       gpu0 (0000:01:00.0): NVIDIA GeForce RTX 3060 (sm_86), driver nouveau
 # From: snapshot tests/machines/nvidia-nouveau/snapshot, by gpudoctor (test).
 #
 # Notes:
-#   - CUDA 13.0 (the newest gpudoctor installs that builds for GeForce RTX 3060 (sm_86)) with driver branch
-#     580 (CUDA 13.0 needs 580.65.06 or newer)
+#   - CUDA 13.0 (the newest gpudoctor installs that builds for NVIDIA GeForce RTX 3060 (sm_86)) with driver
+#     branch 580 (CUDA 13.0 needs 580.65.06 or newer)
 #   - open kernel modules: NVIDIA's default since R560, for Turing (sm_75) and later
 #   - PyTorch from the cu130 wheel index: the newest whose CUDA driver 580 runs and whose wheels build for
 #     these GPUs
@@ -43,7 +43,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID='install-nvidia-9e19ceae'
+GD_SCRIPT_ID='install-nvidia-517c5172'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04

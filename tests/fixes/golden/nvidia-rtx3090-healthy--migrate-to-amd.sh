@@ -32,7 +32,7 @@
 #       script again after the reboot and it goes on after this step.
 # Why:  asked for by name; no check of this machine points to it.
 # For:  host gpu-vm01, Ubuntu 22.04.4 LTS (ubuntu 22.04, debian family), kernel 5.15.0-105-generic
-#       gpu0 (0000:00:10.0): GeForce RTX 3090 (sm_86), driver nvidia
+#       gpu0 (0000:00:10.0): NVIDIA GeForce RTX 3090 (sm_86), driver nvidia
 # From: snapshot tests/machines/nvidia-rtx3090-healthy/snapshot, by gpudoctor (test).
 #
 # Notes:
@@ -78,7 +78,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID='migrate-to-amd-a3fb77f6'
+GD_SCRIPT_ID='migrate-to-amd-15ab787d'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04

@@ -4,8 +4,9 @@
 #
 # What: Removes CUDA_HOME, CUDA_PATH and CUDA folders from the users' shell profiles, then names one toolkit,
 #       the one gpudoctor chose (/usr/local/cuda-12.0: the newest installed one the driver runs), in
-#       /etc/profile.d/cuda-path.sh and as the update-alternatives choice for /usr/local/cuda. Open a new
-#       shell afterwards.
+#       /etc/profile.d/cuda-path.sh and as the update-alternatives choice for /usr/local/cuda, and takes a
+#       toolkit's stubs folder out of the dynamic loader's configuration (env.cuda-stubs; LD_LIBRARY_PATH
+#       entries under a CUDA folder go with the profiles' CUDA folders). Open a new shell afterwards.
 # Why:  asked for by name; no check of this machine points to it.
 # For:  host gpu-vm01, Red Hat Enterprise Linux 9.4 (Plow) (rhel 9.4, rhel family), kernel
 #       5.14.0-427.13.1.el9_4.x86_64
@@ -24,7 +25,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID='env-cuda-paths-55c59853'
+GD_SCRIPT_ID='env-cuda-paths-cdfb24d5'
 GD_FAMILY=rhel
 GD_FOR_OS_ID=rhel
 GD_FOR_OS_VERSION=9.4
@@ -47,7 +48,7 @@ GD_STEP_FLAGS=(
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Remove CUDA variables and folders from the users' shell profiles (fixes/env-cuda-paths.yaml:12)
+# 1. Remove CUDA variables and folders from the users' shell profiles (fixes/env-cuda-paths.yaml:13)
 gd_step_1() {
   gd_clean_profiles 'CUDA_HOME|CUDA_PATH|CUDA_ROOT' '/usr/local/cuda(-[0-9][0-9.]*)?|\$\{?(CUDA_HOME|CUDA_PATH|CUDA_ROOT)\}?' /home/dana
 }
@@ -55,7 +56,7 @@ gd_verify_1() {
   gd_verify_profiles 'CUDA_HOME|CUDA_PATH|CUDA_ROOT' '/usr/local/cuda(-[0-9][0-9.]*)?|\$\{?(CUDA_HOME|CUDA_PATH|CUDA_ROOT)\}?' /home/dana
 }
 
-# 2. Name /usr/local/cuda-12.0 in /etc/profile.d/cuda-path.sh [root] (fixes/env-cuda-paths.yaml:17)
+# 2. Name /usr/local/cuda-12.0 in /etc/profile.d/cuda-path.sh [root] (fixes/env-cuda-paths.yaml:18)
 gd_step_2() {
 gd_write_file /etc/profile.d/cuda-path.sh 0644 <<'PROFILE'
 # Written by gpudoctor (env-cuda-paths): one CUDA toolkit for PATH and CUDA_HOME.

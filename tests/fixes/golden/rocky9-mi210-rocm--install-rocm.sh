@@ -13,7 +13,7 @@
 # Why:  asked for by name; no check of this machine points to it.
 # For:  host mi210-node03, Rocky Linux 9.4 (Blue Onyx) (rocky 9.4, rhel family), kernel
 #       5.14.0-427.13.1.el9_4.x86_64
-#       gpu0 (0000:63:00.0): Instinct MI210 (gfx90a), driver amdgpu
+#       gpu0 (0000:63:00.0): AMD Instinct MI210 (gfx90a), driver amdgpu
 # From: snapshot tests/fixes/machines/rocky9-mi210-rocm/snapshot, by gpudoctor (test).
 #
 # Notes:
@@ -39,7 +39,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID='install-rocm-1881579a'
+GD_SCRIPT_ID='install-rocm-268cb904'
 GD_FAMILY=rhel
 GD_FOR_OS_ID=rocky
 GD_FOR_OS_VERSION=9.4

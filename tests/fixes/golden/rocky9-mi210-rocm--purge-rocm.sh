@@ -18,7 +18,7 @@
 #         load the wrong libraries at worst. Remove them.
 # For:  host mi210-node03, Rocky Linux 9.4 (Blue Onyx) (rocky 9.4, rhel family), kernel
 #       5.14.0-427.13.1.el9_4.x86_64
-#       gpu0 (0000:63:00.0): Instinct MI210 (gfx90a), driver amdgpu
+#       gpu0 (0000:63:00.0): AMD Instinct MI210 (gfx90a), driver amdgpu
 # From: snapshot tests/fixes/machines/rocky9-mi210-rocm/snapshot, by gpudoctor (test).
 #
 # Run it with --dry-run first: it prints every command and every change and changes nothing.
@@ -40,7 +40,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID='purge-rocm-44d19af3'
+GD_SCRIPT_ID='purge-rocm-a548ee55'
 GD_FAMILY=rhel
 GD_FOR_OS_ID=rocky
 GD_FOR_OS_VERSION=9.4

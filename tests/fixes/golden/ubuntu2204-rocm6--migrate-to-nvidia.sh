@@ -40,7 +40,7 @@
 #         2.4.1+rocm6.1 is a ROCm (HIP 6.1.0) build but this machine has only NVIDIA GPUs: it will not see
 #         them. Reinstall PyTorch from the CUDA wheel index.
 # For:  host ws-gpu07, Ubuntu 22.04.4 LTS (ubuntu 22.04, debian family), kernel 6.5.0-28-generic
-#       gpu0 (0000:01:00.0): GeForce RTX 3060 (sm_86), driver nouveau
+#       gpu0 (0000:01:00.0): NVIDIA GeForce RTX 3060 (sm_86), driver nouveau
 # From: snapshot tests/fixes/machines/ubuntu2204-rocm6/snapshot, by gpudoctor (test).
 #
 # Notes:
@@ -49,8 +49,8 @@
 #   - the distribution's libegl-mesa0, libgbm1, libgl1-mesa-dri, libglapi-mesa, mesa-va-drivers,
 #     mesa-vdpau-drivers come in the same transaction as AMD's own builds of them go, so what needs them (a
 #     desktop) keeps working
-#   - CUDA 13.0 (the newest gpudoctor installs that builds for GeForce RTX 3060 (sm_86)) with driver branch
-#     580 (CUDA 13.0 needs 580.65.06 or newer)
+#   - CUDA 13.0 (the newest gpudoctor installs that builds for NVIDIA GeForce RTX 3060 (sm_86)) with driver
+#     branch 580 (CUDA 13.0 needs 580.65.06 or newer)
 #   - open kernel modules: NVIDIA's default since R560, for Turing (sm_75) and later
 #   - PyTorch from the cu130 wheel index: the newest whose CUDA driver 580 runs and whose wheels build for
 #     these GPUs
@@ -100,7 +100,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID='migrate-to-nvidia-ef464a61'
+GD_SCRIPT_ID='migrate-to-nvidia-93b0ac3d'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04

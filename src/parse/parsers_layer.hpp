@@ -1,0 +1,90 @@
+// Parsers for the software layer above the driver (issue 12): the DT_NEEDED names of a shared library, the
+// memlock limit of /proc/self/limits, `df -Pk`, the Requires-Dist lines of a Python distribution's
+// METADATA, NCCL_IB_HCA and the local version label of a compiled extension. Same contract as parsers.hpp:
+// pure, no I/O, no exceptions, any input survives (each is fuzzed).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpudoctor::parse {
+
+// ---- ELF dynamic section ---------------------------------------------------------------------------------
+
+// Bytes of the file at an offset (the bytes it has there, possibly fewer; empty optional: unreadable). The
+// reader asks for the ELF header, the program headers, the dynamic segment and the dynamic string table
+// only, each bounded (k_elf_max_read), never the whole library.
+using ElfReadAt = std::function<std::optional<std::string>(std::uint64_t offset, std::size_t length)>;
+inline constexpr std::size_t k_elf_max_read = 4u << 20; // the largest single read (a dynamic string table)
+
+struct ElfNeeded {
+  int bits = 0;                    // 32 or 64
+  std::string soname;              // DT_SONAME, when present
+  std::vector<std::string> needed; // DT_NEEDED, in the file's order
+};
+// ELF32/ELF64, either byte order. Empty for anything else or a file that contradicts itself (a segment past
+// the end, a string offset outside the table); at most 4096 dynamic entries and 512 names are read.
+std::optional<ElfNeeded> elf_needed(const ElfReadAt& read);
+// The same over a whole file's bytes (tests, fuzzing).
+std::optional<ElfNeeded> elf_needed_bytes(std::string_view bytes);
+
+// ---- /proc/self/limits
+// --------------------------------------------------------------------------------------
+
+struct Limit {
+  std::string soft, hard; // "unlimited" or a number as written ("8388608")
+  std::string unit;       // "bytes"
+};
+// The "Max locked memory" row.
+std::optional<Limit> memlock_limit(std::string_view text);
+
+// ---- df -Pk
+// ---------------------------------------------------------------------------------------------------
+
+// The size in KiB (1024-blocks) of the file system of the first data row.
+std::optional<std::uint64_t> df_size_kib(std::string_view text);
+
+// ---- METADATA of a Python distribution
+// ---------------------------------------------------------------------
+
+struct Requirement {
+  std::string name;   // normalised: lower case, '_' and '.' as '-'
+  std::string spec;   // "==2.5.1", ">=2.0", "" (any)
+  std::string marker; // the text after ';' ("platform_system == \"Linux\""), trimmed
+};
+// The Requires-Dist headers (the header block only: reading stops at the first empty line, the description).
+std::vector<Requirement> requires_dist(std::string_view metadata);
+
+// ---- NCCL_IB_HCA
+// -----------------------------------------------------------------------------------------------
+
+struct HcaEntry {
+  std::string name;        // a device name or prefix ("mlx5_0", "mlx5")
+  std::optional<int> port; // ":1"
+};
+struct HcaList {
+  bool exclude = false, exact = false; // a leading '^', then '='
+  std::vector<HcaEntry> entries;
+};
+// NCCL's syntax (environment-variable documentation, NCCL_IB_HCA): '^' excludes, '=' makes names exact (else
+// prefixes), entries are separated by ',', ":<port>" picks a port. Empty names are dropped; a port that is
+// not a number in 0..65535 is no port.
+HcaList nccl_ib_hca(std::string_view value);
+
+// ---- local version label of a compiled extension
+// -------------------------------------------------------------
+
+struct VersionLabel {
+  std::string label; // after '+', lower case: "cu123torch2.4cxx11abifalse"
+  bool cuda = false, rocm = false;
+  std::optional<int> cuda_major, rocm_major; // cu123 and cu12 -> 12; rocm6.1 and rocm61 -> 6
+  std::string torch_release;                 // "torch2.4" -> "2.4"; empty when none
+};
+// The label of "2.6.3+cu123torch2.4cxx11abiFALSE" (flash-attn), "+rocm6.1", "+cu121"; empty without '+'.
+std::optional<VersionLabel> version_label(std::string_view version);
+
+} // namespace gpudoctor::parse

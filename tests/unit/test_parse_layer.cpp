@@ -1,0 +1,217 @@
+// The parsers of the software layer: the ELF DT_NEEDED reader (over synthetic ELF32/ELF64 files of either
+// byte order, and a real library), /proc/self/limits, df -Pk and METADATA's Requires-Dist.
+#include "parse/parsers_layer.hpp"
+#include "unit/test_parse_util.hpp"
+
+#include <cstdint>
+#include <filesystem>
+
+#include <doctest/doctest.h>
+
+using namespace gpudoctor;
+
+namespace {
+
+// A minimal shared object: ELF header, a PT_LOAD covering the file, a PT_DYNAMIC, the dynamic entries and the
+// string table, in the requested class and byte order.
+struct ElfBuilder {
+  bool is64 = true, big = false;
+  std::string out;
+  void put(std::uint64_t v, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i)
+      out += static_cast<char>((v >> (8 * (big ? n - 1 - i : i))) & 0xff);
+  }
+  void put_at(std::size_t at, std::uint64_t v, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i)
+      out[at + i] = static_cast<char>((v >> (8 * (big ? n - 1 - i : i))) & 0xff);
+  }
+
+  std::string build(const std::vector<std::string>& needed, const std::string& soname) {
+    std::size_t word = is64 ? 8 : 4, ehsize = is64 ? 64 : 52, phentsize = is64 ? 56 : 32;
+    std::string strtab(1, '\0');
+    std::vector<std::uint64_t> offs;
+    for (const auto& n : needed) {
+      offs.push_back(strtab.size());
+      strtab += n + '\0';
+    }
+    std::uint64_t soname_off = strtab.size();
+    strtab += soname + '\0';
+    std::size_t phoff = ehsize, dyn_off = phoff + 2 * phentsize;
+    std::size_t dyn_entries = needed.size() + 4;
+    std::size_t str_off = dyn_off + dyn_entries * 2 * word;
+    std::size_t total = str_off + strtab.size();
+    out.assign(ehsize, '\0');
+    out.replace(0, 4,
+                "\x7f"
+                "ELF");
+    out[4] = is64 ? 2 : 1;
+    out[5] = big ? 2 : 1;
+    out[6] = 1;
+    if (is64) {
+      put_at(32, phoff, 8);
+      put_at(54, phentsize, 2);
+      put_at(56, 2, 2);
+    } else {
+      put_at(28, phoff, 4);
+      put_at(42, phentsize, 2);
+      put_at(44, 2, 2);
+    }
+    auto phdr = [&](std::uint32_t type, std::uint64_t off, std::uint64_t size) {
+      if (is64) {
+        put(type, 4), put(6, 4), put(off, 8), put(off, 8), put(off, 8), put(size, 8), put(size, 8), put(8, 8);
+      } else {
+        put(type, 4), put(off, 4), put(off, 4), put(off, 4), put(size, 4), put(size, 4), put(6, 4), put(4, 4);
+      }
+    };
+    phdr(1, 0, total);
+    phdr(2, dyn_off, dyn_entries * 2 * word);
+    for (auto o : offs)
+      put(1, word), put(o, word);
+    put(14, word), put(soname_off, word);
+    put(5, word), put(str_off, word);
+    put(10, word), put(strtab.size(), word);
+    put(0, word), put(0, word);
+    out += strtab;
+    return out;
+  }
+};
+
+} // namespace
+
+TEST_CASE("parse: elf_needed reads DT_NEEDED and DT_SONAME of ELF32/ELF64, either byte order") {
+  for (bool is64 : {true, false})
+    for (bool big : {false, true}) {
+      CAPTURE(is64);
+      CAPTURE(big);
+      ElfBuilder b{is64, big, {}};
+      std::string file = b.build({"libcudart.so.12", "libc10_cuda.so", "libc.so.6"}, "libflash.so");
+      auto e = parse::elf_needed_bytes(file);
+      REQUIRE(e);
+      CHECK(e->bits == (is64 ? 64 : 32));
+      CHECK(e->needed == std::vector<std::string>{"libcudart.so.12", "libc10_cuda.so", "libc.so.6"});
+      CHECK(e->soname == "libflash.so");
+      // Cut anywhere before the end: nothing, never a wrong list.
+      for (std::size_t cut : {4ul, 40ul, 100ul, file.size() - 1})
+        CHECK_FALSE(parse::elf_needed_bytes(std::string_view(file).substr(0, cut)));
+    }
+}
+
+TEST_CASE("parse: elf_needed refuses inconsistent files") {
+  ElfBuilder b;
+  std::string good = b.build({"libamdhip64.so.6"}, "x.so");
+  CHECK(parse::elf_needed_bytes(good));
+  CHECK_FALSE(parse::elf_needed_bytes("not an elf"));
+  std::string bad_class = good;
+  bad_class[4] = 7;
+  CHECK_FALSE(parse::elf_needed_bytes(bad_class));
+  std::string huge_phnum = good;
+  huge_phnum[56] = '\xff', huge_phnum[57] = '\xff';
+  CHECK_FALSE(parse::elf_needed_bytes(huge_phnum));
+  std::string no_nul = good; // the last string loses its terminator
+  no_nul.back() = 'x';
+  CHECK_FALSE(parse::elf_needed_bytes(no_nul));
+  // The reader asks only for bounded ranges.
+  std::size_t largest = 0;
+  (void)parse::elf_needed([&](std::uint64_t offset, std::size_t length) -> std::optional<std::string> {
+    largest = std::max(largest, length);
+    return offset < good.size() ? good.substr(offset, length) : std::string();
+  });
+  CHECK(largest <= parse::k_elf_max_read);
+}
+
+TEST_CASE("parse: elf_needed reads a library a compiler made") {
+  std::string lib =
+      test::read_file(std::filesystem::path(GPUDOCTOR_SOURCE_DIR) / "fuzz/seeds/elf-tiny-lib.so");
+  auto e = parse::elf_needed_bytes(lib);
+  REQUIRE(e);
+  CHECK(e->bits == 64);
+  CHECK(e->needed == std::vector<std::string>{"libm.so.6", "libc.so.6"});
+}
+
+TEST_CASE("parse: memlock_limit, df_size_kib, requires_dist") {
+  auto limits =
+      test::read_file(std::filesystem::path(GPUDOCTOR_SOURCE_DIR) / "fuzz/seeds/proc-self-limits.txt");
+  auto l = parse::memlock_limit(limits);
+  REQUIRE(l);
+  CHECK(l->soft == "8388608");
+  CHECK(l->hard == "8388608");
+  CHECK(parse::memlock_limit("Max locked memory         unlimited            unlimited            bytes\n")
+            ->soft == "unlimited");
+  CHECK_FALSE(parse::memlock_limit("Max locked memory  lots  more  bytes\n"));
+  CHECK_FALSE(parse::memlock_limit("Max open files  1024  4096  files\n"));
+
+  CHECK(parse::df_size_kib("Filesystem     1024-blocks  Used Available Capacity Mounted on\n"
+                           "shm                  65536     0     65536       0% /dev/shm\n") == 65536u);
+  CHECK(parse::df_size_kib("tmpfs 16777216 0 16777216 0% /dev/shm\n") == 16777216u);
+  CHECK_FALSE(parse::df_size_kib("df: /dev/shm: No such file or directory\n"));
+
+  auto reqs =
+      parse::requires_dist("Metadata-Version: 2.1\nName: torchvision\nRequires-Dist: numpy\n"
+                           "Requires-Dist: torch (==2.5.1)\n"
+                           "Requires-Dist: nvidia_cudnn_cu12==9.1.0.70; platform_system == \"Linux\"\n"
+                           "Requires-Dist: torch[opt-einsum]>=2.0\n\nRequires-Dist: in-the-description\n");
+  REQUIRE(reqs.size() == 4);
+  CHECK(reqs[0].name == "numpy");
+  CHECK(reqs[0].spec.empty());
+  CHECK(reqs[1].name == "torch");
+  CHECK(reqs[1].spec == "==2.5.1");
+  CHECK(reqs[2].name == "nvidia-cudnn-cu12");
+  CHECK(reqs[2].marker == "platform_system == \"Linux\"");
+  CHECK(reqs[3].spec == ">=2.0");
+}
+
+TEST_CASE("parse: nccl_ib_hca reads NCCL_IB_HCA as NCCL does") {
+  auto l = parse::nccl_ib_hca("mlx5_0:1,mlx5_1");
+  CHECK_FALSE(l.exclude);
+  CHECK_FALSE(l.exact);
+  REQUIRE(l.entries.size() == 2);
+  CHECK(l.entries[0].name == "mlx5_0");
+  CHECK(l.entries[0].port == 1);
+  CHECK(l.entries[1].name == "mlx5_1");
+  CHECK_FALSE(l.entries[1].port);
+
+  auto x = parse::nccl_ib_hca("^=mlx5_bond_0:1");
+  CHECK(x.exclude);
+  CHECK(x.exact);
+  REQUIRE(x.entries.size() == 1);
+  CHECK(x.entries[0].name == "mlx5_bond_0");
+
+  // Empty names are dropped; a port that is no small number is no port.
+  auto g = parse::nccl_ib_hca(",:1,mlx5_2:x,mlx5_3:99999999999,^");
+  REQUIRE(g.entries.size() == 3);
+  CHECK_FALSE(g.entries[0].port);
+  CHECK_FALSE(g.entries[1].port);
+  CHECK(g.entries[2].name == "^");
+  CHECK(parse::nccl_ib_hca("").entries.empty());
+  CHECK(parse::nccl_ib_hca("^").exclude);
+}
+
+TEST_CASE("parse: version_label reads an extension's local version label") {
+  auto fa = parse::version_label("2.6.3+cu118torch2.4cxx11abiFALSE");
+  REQUIRE(fa);
+  CHECK(fa->label == "cu118torch2.4cxx11abifalse");
+  CHECK(fa->cuda);
+  CHECK(fa->cuda_major == 11);
+  CHECK_FALSE(fa->rocm);
+  CHECK(fa->torch_release == "2.4");
+
+  CHECK(parse::version_label("2.7.4+cu12torch2.6cxx11abiTRUE")->cuda_major == 12);
+  CHECK(parse::version_label("0.20.0+cu130")->cuda_major == 13);
+  auto rocm = parse::version_label("2.6.3+rocm6.1torch2.5");
+  REQUIRE(rocm);
+  CHECK(rocm->rocm);
+  CHECK(rocm->rocm_major == 6);
+  CHECK(rocm->torch_release == "2.5");
+  CHECK(parse::version_label("1.0+rocm62")->rocm_major == 6);
+  // A two-digit ROCm major before its dot.
+  CHECK(parse::version_label("1.0+rocm10.1")->rocm_major == 10);
+
+  CHECK_FALSE(parse::version_label("2.5.1"));
+  auto other = parse::version_label("0.0.28.post3+git");
+  REQUIRE(other);
+  CHECK_FALSE(other->cuda);
+  CHECK_FALSE(other->rocm);
+  CHECK(other->torch_release.empty());
+  CHECK(parse::version_label("1+torch")->torch_release.empty());
+  CHECK(parse::version_label("1+cu")->cuda == false);
+}
