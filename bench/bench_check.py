@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Times `gpudoctor check --format json` against `python3 -m torch.utils.collect_env`, the report people paste
 into bug reports today, on this machine: median wall time and median peak memory over N runs each, and the
-ratios (goals: gpudoctor at least 20 times faster, under a tenth of the peak memory).
+ratios (goals: gpudoctor at least 20 times faster, under a tenth of the peak memory). The runs of the two
+alternate, so that the load of a shared machine weighs on both alike.
 
     bench/bench_check.py [path/to/gpudoctor] [--runs N]
 
@@ -25,10 +26,20 @@ def measure(argv):
     return time.perf_counter() - start, usage.ru_maxrss / 1024.0  # ru_maxrss is in KiB on Linux
 
 
-def series(argv, runs):
-    measure(argv)  # warm the page cache
-    samples = [measure(argv) for _ in range(runs)]
-    return statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples)
+def side_by_side(a, b, runs):
+    """Medians of (wall, peak) for a and for b, their runs alternating: a shared machine's load, which drifts
+    over a minute, then weighs on both alike."""
+    measure(a)  # warm the page cache
+    measure(b)
+    samples_a, samples_b = [], []
+    for _ in range(runs):
+        samples_a.append(measure(a))
+        samples_b.append(measure(b))
+
+    def medians(samples):
+        return statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples)
+
+    return medians(samples_a), medians(samples_b)
 
 
 def torch_python():
@@ -49,8 +60,8 @@ def main():
     if not python:
         sys.exit("no python3 imports torch here: collect_env cannot run")
 
-    g_wall, g_mem = series([args.gpudoctor, "check", "--format", "json"], args.runs)
-    c_wall, c_mem = series([python, "-m", "torch.utils.collect_env"], args.runs)
+    (g_wall, g_mem), (c_wall, c_mem) = side_by_side([args.gpudoctor, "check", "--format", "json"],
+                                                    [python, "-m", "torch.utils.collect_env"], args.runs)
     print(f"machine: kernel {os.uname().release}, {os.cpu_count()} cores; {args.runs} runs each; "
           f"collect_env via {python}")
     print(f"{'command':<40} {'wall (ms)':>10} {'peak (MiB)':>11}")

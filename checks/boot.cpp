@@ -146,32 +146,42 @@ void driver_secure_boot(const CheckContext& ctx, Results& out) {
     for (const auto& [name, version] : f.packages.installed)
       if ((g.vendor == Vendor::nvidia &&
            (text::starts_with(name, "nvidia-dkms") || name == "nvidia-kernel-dkms" ||
-            text::starts_with(name, "akmod-nvidia") || name == "kmod-nvidia-latest-dkms")) ||
+            text::starts_with(name, "akmod-nvidia") || text::starts_with(name, "kmod-nvidia"))) ||
           (g.vendor == Vendor::amd && name == "amdgpu-dkms")) {
         dkms_package = name + " " + version;
         evidence.push_back(f.packages.source + ": " + *dkms_package);
         break;
       }
-    bool out_of_tree = !entries.empty() || dkms_package;
+    // A vendor module (NVIDIA's .run, RHEL's kmod) lies in the kernel's extra/ or updates/ folder, or where
+    // the .run installer puts it; modinfo names the file even when the module is not loaded.
+    bool vendor_module = false;
+    if (g.vendor == Vendor::nvidia && f.nvidia.modinfo_filename) {
+      const std::string& file = *f.nvidia.modinfo_filename;
+      vendor_module = text::contains(file, "/extra/") || text::contains(file, "/updates/") ||
+                      text::contains(file, "/kernel/drivers/video/");
+      if (vendor_module) evidence.push_back(f.nvidia.modinfo_filename.source + ": filename " + file);
+    }
+    bool out_of_tree = !entries.empty() || dkms_package || vendor_module;
     bool loaded = f.modules.has(g.module);
     if (loaded) {
       out.pass(g.module, std::string(g.module) + " is loaded: its signature was accepted", evidence);
       continue;
     }
     if (!out_of_tree) {
-      out.pass(g.module, std::string("no DKMS build of ") + g.module + " is installed", evidence);
+      out.pass(g.module, std::string("no out-of-tree build of ") + g.module + " is installed", evidence);
       continue;
     }
     if (f.modules.readable) evidence.push_back(f.modules.source + ": " + g.module + " not loaded");
-    out.add(Status::error, g.module,
-            "Secure Boot is enabled and the " + std::string(g.module) +
-                " module is built locally by DKMS, but it "
-                "is not loaded: the kernel rejects modules not signed by an enrolled key (modprobe: \"Key "
-                "was rejected "
-                "by service\"). Enroll the DKMS signing key (mokutil --import, confirm in MokManager at the "
-                "next boot) "
-                "so the module loads, or turn Secure Boot off.",
-            evidence, {"enroll-mok"});
+    out.add(
+        Status::error, g.module,
+        "Secure Boot is enabled and the " + std::string(g.module) +
+            " module is built out of tree (DKMS, akmods or a vendor module), but it "
+            "is not loaded: the kernel rejects modules not signed by an enrolled key (modprobe: \"Key "
+            "was rejected "
+            "by service\"). Enroll the key that signs it (DKMS: /var/lib/dkms/mok.pub; akmods: "
+            "/etc/pki/akmods/certs/public_key.der; a vendor module: the vendor's key) with mokutil --import, "
+            "confirm in MokManager at the next boot, so the module loads; or turn Secure Boot off.",
+        evidence, {"enroll-mok"});
   }
   if (!any) out.skip("", "no GPU of a vendor whose driver is built out of tree");
 }

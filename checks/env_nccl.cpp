@@ -170,6 +170,14 @@ void env_nccl_unknown(const CheckContext& ctx, Results& out) {
                 name + " was removed in NCCL " + row->removed +
                     " and has no effect any more; remove it from " + s.where() + ".",
                 evidence);
+      } else if (!row->deprecated.empty() && row->rccl_current && ctx.facts.count(Vendor::nvidia) == 0 &&
+                 ctx.facts.count(Vendor::amd) > 0) {
+        // The library here is RCCL, which still reads and documents it.
+        out.pass(name,
+                 name + " is a known variable: RCCL reads it and documents it; only NCCL replaced it" +
+                     (row->replaced_by.empty() ? "" : ", with " + row->replaced_by) + ", in " +
+                     row->deprecated,
+                 evidence);
       } else if (!row->deprecated.empty()) {
         std::string when = row->deprecated == "yes" ? "" : " since NCCL " + row->deprecated;
         out.pass(name,

@@ -5,12 +5,15 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 namespace gpudoctor::checks {
 
 namespace {
 
 struct Verdict {
   bool problem = false;
+  std::size_t usable = 0; // devices the runtimes still see: none is an error, some a warning
   std::string message;
 };
 
@@ -20,28 +23,34 @@ struct Verdict {
 Verdict judge(const std::string& name, const std::string& value, std::size_t count,
               const std::vector<std::string>& uuids) {
   std::string v = text::trim(value);
-  if (v.empty()) return {true, name + " is set but empty: no GPU is visible"};
-  if (v == "-1" || v == "NoDevFiles") return {true, name + "=" + v + " hides every GPU"};
-  std::size_t usable = 0;
+  if (v.empty()) return {true, 0, name + " is set but empty: no GPU is visible"};
+  if (v == "-1" || v == "NoDevFiles") return {true, 0, name + "=" + v + " hides every GPU"};
   auto entries = text::split(v, ',', true);
+  std::vector<std::string> visible; // the entries before a bad one
   // What a bad entry leaves visible, and what it hides after it.
   auto consequence = [&](std::size_t position) {
     std::string s = "no GPU is visible";
-    if (usable > 0)
-      s = "only the " + std::to_string(usable) + " device" + (usable == 1 ? "" : "s") + " before it " +
-          (usable == 1 ? "is" : "are") + " visible";
+    if (!visible.empty())
+      s = fmt::format("device{} {} stay{} visible{}", visible.size() == 1 ? "" : "s",
+                      text::join(visible, ", "), visible.size() == 1 ? "s" : "",
+                      visible.size() == count ? " (every GPU here)" : "");
     if (position + 1 < entries.size()) s += ", and the entries after it are ignored";
     return s;
   };
+  auto bad = [&](std::string what) { return Verdict{true, visible.size(), std::move(what)}; };
   for (std::size_t i = 0; i < entries.size(); ++i) {
     std::string entry = text::trim(entries[i]);
     if (auto index = text::to_int(entry)) {
       if (*index < 0 || static_cast<std::size_t>(*index) >= count)
-        return {true, name + "=" + v + " names device " + entry + ", but there " +
-                          (count == 1 ? "is " : "are ") + std::to_string(count) + " GPU" +
-                          (count == 1 ? "" : "s") + " (indices 0.." + std::to_string(count - 1) +
-                          "): " + consequence(i)};
-      ++usable;
+        return bad(fmt::format("{}={} names device {}, but there {} {} GPU{} (indices 0..{}): {}", name, v,
+                               entry, count == 1 ? "is" : "are", count, count == 1 ? "" : "s", count - 1,
+                               consequence(i)));
+      if (std::find(visible.begin(), visible.end(), entry) != visible.end())
+        return bad(
+            fmt::format("{}={} repeats device {}: the runtimes stop at an entry they cannot use, so {} "
+                        "(PyTorch's own device count treats a repeated index as no device at all)",
+                        name, v, entry, consequence(i)));
+      visible.push_back(entry);
       continue;
     }
     // MIG devices have UUIDs of their own that nvidia-smi's GPU list does not hold: never judged unknown.
@@ -51,21 +60,22 @@ Verdict judge(const std::string& name, const std::string& value, std::size_t cou
       bool known = false;
       for (const auto& u : uuids)
         known = known || text::starts_with(u, entry);
-      if (!known)
-        return {true, name + " names " + entry + ", which matches no GPU's UUID: " + consequence(i)};
-      ++usable;
+      if (!known) return bad(name + " names " + entry + ", which matches no GPU's UUID: " + consequence(i));
+      visible.push_back(entry);
       continue;
     }
     if (uuid_like) {
-      ++usable; // UUIDs unknown here (no nvidia-smi, MIG, AMD): give it the benefit of the doubt
+      visible.push_back(
+          entry); // UUIDs unknown here (no nvidia-smi, MIG, AMD): give it the benefit of the doubt
       continue;
     }
-    return {true, name + "=" + v + " has \"" + entry +
-                      "\", which is neither an index nor a UUID: " + consequence(i)};
+    return bad(name + "=" + v + " has \"" + entry +
+               "\", which is neither an index nor a UUID: " + consequence(i));
   }
-  if (usable == 0) return {true, name + "=" + v + " leaves no GPU visible"};
-  return {false,
-          name + "=" + v + " selects " + std::to_string(usable) + " of " + std::to_string(count) + " GPUs"};
+  if (visible.empty()) return {true, 0, name + "=" + v + " leaves no GPU visible"};
+  return {false, visible.size(),
+          name + "=" + v + " selects " + std::to_string(visible.size()) + " of " + std::to_string(count) +
+              " GPUs"};
 }
 
 } // namespace
@@ -119,9 +129,10 @@ void env_visible_devices_empty(const CheckContext& ctx, Results& out) {
     // nvidia-smi's UUIDs are NVIDIA ones: only CUDA_VISIBLE_DEVICES on a machine with NVIDIA GPUs names them.
     bool names_nvidia = !amd_side;
     Verdict verdict = judge(name, it->second, count, names_nvidia ? uuids : std::vector<std::string>{});
+    // No GPU left is an error; a wrong entry while some stay visible is a warning naming them.
     if (verdict.problem)
-      out.add(Status::error, name, verdict.message + ".", {env_evidence(name, it->second)},
-              {"env-visible-devices"});
+      out.add(verdict.usable == 0 ? Status::error : Status::warn, name, verdict.message + ".",
+              {env_evidence(name, it->second)}, {"env-visible-devices"});
     else
       out.pass(name, verdict.message, {env_evidence(name, it->second)});
   }

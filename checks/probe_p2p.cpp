@@ -64,10 +64,12 @@ void judge(const Facts& f, const BackendProbes& b, const ProbeRun& run, Results&
     } else if (!unreachable.empty() || !slow.empty()) {
       std::string msg;
       if (!unreachable.empty())
-        msg = "Cannot reach " + text::join(unreachable, ", ") +
-              " peer-to-peer: NCCL/RCCL then copy through host "
-              "memory. Usual causes: PCIe ACS or the IOMMU in translated mode (iommu=pt), a virtual machine, "
-              "GPUs under different CPU sockets, or consumer cards whose driver disables P2P. ";
+        msg =
+            "Cannot reach " + text::join(unreachable, ", ") +
+            " peer-to-peer: NCCL/RCCL then copy through host "
+            "memory. Usual causes: PCIe ACS on the bridges between them, the IOMMU translating peer traffic "
+            "(boot with iommu=pt, passthrough, to avoid that), a virtual machine, GPUs under different CPU "
+            "sockets, or consumer cards whose driver disables P2P. ";
       if (!slow.empty()) msg += "Peer copies are slow to " + text::join(slow, ", ") + ".";
       out.add(Status::warn, subject, text::trim(msg), evidence);
     } else if (fine.empty()) {

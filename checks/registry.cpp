@@ -60,6 +60,16 @@ const std::vector<CheckEntry>& check_registry() {
       {"probe.p2p", probe_p2p},
       {"probe.alloc", probe_alloc},
       {"probe.timeout", probe_timeout},
+      // After the install (issue 13)
+      {"kernel.xid", kernel_xid},
+      {"kernel.gpu-lost", kernel_gpu_lost},
+      {"kernel.gpu-reset", kernel_gpu_reset},
+      {"driver.init-failed", driver_init_failed},
+      {"driver.firmware-missing", driver_firmware_missing},
+      {"driver.module-flavour", driver_module_flavour},
+      {"fabric.manager", fabric_manager},
+      {"gpu.memory-errors", gpu_memory_errors},
+      {"gpu.throttled", gpu_throttled},
       // Issue 12: the software layer above the driver.
       {"python.extension-mismatch", python_extension_mismatch},
       {"python.libs-shadowed", python_libs_shadowed},

@@ -59,6 +59,16 @@ void probe_host_bandwidth(const CheckContext&, Results&);
 void probe_p2p(const CheckContext&, Results&);
 void probe_alloc(const CheckContext&, Results&);
 void probe_timeout(const CheckContext&, Results&);
+// After the install (issue 13)
+void kernel_xid(const CheckContext&, Results&);
+void kernel_gpu_lost(const CheckContext&, Results&);
+void kernel_gpu_reset(const CheckContext&, Results&);
+void driver_init_failed(const CheckContext&, Results&);
+void driver_firmware_missing(const CheckContext&, Results&);
+void driver_module_flavour(const CheckContext&, Results&);
+void fabric_manager(const CheckContext&, Results&);
+void gpu_memory_errors(const CheckContext&, Results&);
+void gpu_throttled(const CheckContext&, Results&);
 // Issue 12: the software layer above the driver.
 void python_extension_mismatch(const CheckContext&, Results&);
 void python_libs_shadowed(const CheckContext&, Results&);

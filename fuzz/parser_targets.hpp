@@ -5,6 +5,7 @@
 // fuzz build's clang cannot compile libstdc++'s (docs/fuzzing.md).
 #pragma once
 
+#include "parse/kernel_log.hpp"
 #include "parse/parsers.hpp"
 #include "parse/parsers_layer.hpp"
 #include "parse/parsers_system.hpp"
@@ -148,6 +149,19 @@ inline constexpr Target k_targets[] = {
   {"ld_so_conf", [](std::string_view s) {
      auto c = parse::ld_so_conf(s, "x");
      for (const auto& d : c.dirs) require(!d.path.empty(), "ld.so.conf dir");
+   }},
+  {"modinfo", [](std::string_view s) {
+     for (const auto& [k, v] : parse::modinfo(s)) require(!k.empty() && v.size() <= 512, "modinfo field");
+     if (auto c = parse::amdgpu_ras_count(s)) require(c->ue >= 0 && c->ce >= 0, "RAS counts");
+   }},
+  {"kernel_log", [](std::string_view s) {
+     auto scan = parse::kernel_log(s);
+     require(scan.events.size() <= parse::k_max_kernel_event_groups, "kernel event groups capped");
+     for (const auto& e : scan.events) {
+       require(e.count > 0, "a group has lines");
+       require(e.pci.empty() || e.pci.size() == 12, "PCI address form");
+       require(e.first_line.size() <= 300 && e.last_line.size() <= 300, "evidence lines bounded");
+     }
    }},
   {"elf_needed", [](std::string_view s) {
      auto e = parse::elf_needed_bytes(s);

@@ -6,9 +6,12 @@
 #include "bundle/redact_config.hpp"
 #include "bundle/tree_rewrite.hpp"
 #include "system/snapshot.hpp"
+#include "util/file_text.hpp"
+#include "util/json.hpp"
 #include "util/text.hpp"
 
 #include <map>
+#include <set>
 
 namespace gpudoctor {
 
@@ -53,22 +56,42 @@ bool looks_like_json(const std::string& rel, std::string_view content) {
   return first != std::string_view::npos && (content[first] == '{' || content[first] == '[');
 }
 
-std::string redact_other(const std::string& rel, std::string_view content, TextRedactor& redactor) {
+std::string redact_other(const std::string& rel, std::string_view content, TextRedactor& redactor,
+                         bool assignments) {
   if (looks_like_json(rel, content))
     if (auto doc = parse_json(content))
       return redact_json(*doc, redactor) ? dump_json(*doc) : std::string(content);
-  return redactor.scrub(content, false);
+  return redactor.scrub(content, assignments);
+}
+
+// The recorded kernel logs (relative paths of their outputs). The kernel's messages repeat the kernel command
+// line and module parameters, written as NAME=value (luks.api_key=...): they are redacted as assignments,
+// like configuration text.
+std::set<std::string> kernel_log_outputs(const fs::path& dir) {
+  std::set<std::string> out;
+  auto doc = parse_json(read_whole_file(dir / "commands.json").value_or(""));
+  if (!doc || !doc->is_array()) return out;
+  for (const auto& entry : *doc) {
+    if (!entry.is_object()) continue;
+    std::string key = entry.value("key", "");
+    if (key != "dmesg" && key != "journal-kernel-previous") continue;
+    for (const char* stream : {"stdout", "stderr"})
+      if (entry.contains(stream) && entry[stream].is_string()) out.insert(entry[stream].get<std::string>());
+  }
+  return out;
 }
 
 } // namespace
 
 void redact_recorded_files(const fs::path& dir, TextRedactor& redactor, RedactionLog& log) {
   auto configs = config_files(dir);
+  auto kernel_logs = kernel_log_outputs(dir);
   TreeRewrite rewrite;
   rewrite.content = [&](const std::string& rel, std::string_view content) -> std::optional<std::string> {
     auto config = configs.find(rel);
-    std::string out = config != configs.end() ? redact_config_text(content, config->second.kind, redactor)
-                                              : redact_other(rel, content, redactor);
+    std::string out = config != configs.end()
+                          ? redact_config_text(content, config->second.kind, redactor)
+                          : redact_other(rel, content, redactor, kernel_logs.count(rel) > 0);
     if (out == content) return std::nullopt;
     if (config == configs.end()) {
       log.redacted.push_back("file:" + (text::starts_with(rel, "fs/") ? rel.substr(2) : rel));

@@ -60,14 +60,15 @@ void collect_rocminfo(SystemView& view, const CollectOptions& opt, AmdFacts& amd
 
 } // namespace
 
-void collect_amd(SystemView& view, const CollectOptions& opt, AmdFacts& amd, std::vector<ToolRun>& tools) {
+void collect_amd(SystemView& view, const CollectOptions& opt, bool amd_gpu, AmdFacts& amd,
+                 std::vector<ToolRun>& tools) {
   auto kfd = view.stat(paths::kfd);
   amd.kfd_device = kfd && kfd->type == FileType::chr;
   collect_kfd_topology(view, amd);
   if (auto version = view.read_file(paths::module_version("amdgpu")))
     if (!text::trim(*version).empty())
       amd.amdgpu_module_version = {text::trim(*version), paths::module_version("amdgpu")};
-  collect_rocminfo(view, opt, amd, tools);
+  if (amd.kfd_device || amd_gpu) collect_rocminfo(view, opt, amd, tools);
 }
 
 void link_amd_nodes(AmdFacts& amd, std::vector<Gpu>& gpus, const Knowledge& kb) {

@@ -8,15 +8,6 @@ namespace gpudoctor {
 
 namespace {
 
-// dkms and mokutil live in /usr/sbin on Debian/Ubuntu, which a user's PATH often lacks. A replay looks the
-// command up by key, so the program's path only matters live.
-std::string program(SystemView& view, const std::string& name) {
-  if (auto found = find_on_path(view, name)) return *found;
-  for (const char* dir : {"/usr/sbin/", "/sbin/", "/usr/bin/"})
-    if (auto st = view.stat(dir + name); st && st->type == FileType::file) return dir + name;
-  return name;
-}
-
 ToolRun record(const CommandResult& r, const CommandSpec& spec) {
   ToolRun run = tool_run_of(r, spec);
   if (r.found && !r.ok() && !r.timed_out) {
@@ -27,7 +18,7 @@ ToolRun record(const CommandResult& r, const CommandSpec& spec) {
 }
 
 void collect_dkms(SystemView& view, const CollectOptions& opt, BootFacts& boot, std::vector<ToolRun>& tools) {
-  CommandSpec spec{"dkms-status", {program(view, "dkms"), "status"}, opt.tool_timeout};
+  CommandSpec spec{"dkms-status", {sbin_program(view, "dkms"), "status"}, opt.tool_timeout};
   auto r = view.run(spec);
   if (!r.found) return;
   tools.push_back(record(r, spec));
@@ -42,7 +33,7 @@ void collect_dkms(SystemView& view, const CollectOptions& opt, BootFacts& boot, 
 
 void collect_secure_boot(SystemView& view, const CollectOptions& opt, BootFacts& boot,
                          std::vector<ToolRun>& tools) {
-  CommandSpec spec{"mokutil-sb-state", {program(view, "mokutil"), "--sb-state"}, opt.tool_timeout};
+  CommandSpec spec{"mokutil-sb-state", {sbin_program(view, "mokutil"), "--sb-state"}, opt.tool_timeout};
   auto r = view.run(spec);
   if (!r.found) return;
   // mokutil exits 1 on machines without EFI variables and says so: that is an answer, not a failure.

@@ -36,7 +36,10 @@ std::size_t collect_pci_gpus(SystemView& view, const Knowledge& kb, std::vector<
 void collect_modules(SystemView& view, KernelModules& modules);
 void collect_nvidia(SystemView& view, const CollectOptions& opt, const PackageFacts& packages,
                     NvidiaFacts& nvidia, std::vector<ToolRun>& tools);
-void collect_amd(SystemView& view, const CollectOptions& opt, AmdFacts& amd, std::vector<ToolRun>& tools);
+// rocminfo runs only where /dev/kfd exists or `amd_gpu` (an AMD GPU on the PCI bus): elsewhere it can only
+// fail to find one (70 ms, and it runs lsmod itself).
+void collect_amd(SystemView& view, const CollectOptions& opt, bool amd_gpu, AmdFacts& amd,
+                 std::vector<ToolRun>& tools);
 void collect_toolkits(SystemView& view, const CollectOptions& opt, const PackageFacts& packages,
                       ToolkitFacts& toolkits, std::vector<ToolRun>& tools);
 void collect_env(SystemView& view, const Knowledge& kb, EnvFacts& env);
@@ -66,6 +69,19 @@ void collect_python_distributions(SystemView& view, PythonFacts& python);
 // --online on a live machine: fetches each configured vendor repository and wheel index (util/http).
 void probe_repos(const CollectOptions& opt, const OsFacts& os, RepoFacts& repos);
 
+// After the install: the kernel log (dmesg or the journal, this boot and the previous one) as GPU events; the
+// PCIe ports above each GPU and amdgpu's RAS counters; the amdgpu firmware folder when the log names a
+// missing file; NVSwitch functions, Fabric Manager packages and service; `modinfo nvidia` when no module is
+// loaded.
+void collect_kernel_log(SystemView& view, const CollectOptions& opt, KernelLogFacts& log,
+                        std::vector<ToolRun>& tools);
+void collect_gpu_health(SystemView& view, std::vector<Gpu>& gpus);
+void collect_firmware_listing(SystemView& view, const KernelLogFacts& log, FirmwareListing& out);
+void collect_fabric(SystemView& view, const Knowledge& kb, const CollectOptions& opt,
+                    const PackageFacts& packages, const NvidiaFacts& nvidia, FabricFacts& fabric,
+                    std::vector<ToolRun>& tools);
+void collect_nvidia_modinfo(SystemView& view, const CollectOptions& opt, const std::vector<Gpu>& gpus,
+                            NvidiaFacts& nvidia, std::vector<ToolRun>& tools);
 // Issue 12: the compiled extensions beside PyTorch, torch's pins and the nvidia-* wheels' libraries; the
 // layer around the GPUs (WSL2, /dev/shm, memlock, RDMA ports, the loader's folders). Run after the others.
 void collect_python_extensions(SystemView& view, const Knowledge& kb, PythonFacts& python);
@@ -81,6 +97,9 @@ Facts collect_all(SystemView& view, const Knowledge& kb, const CollectOptions& o
 // A ToolRun from a command result, with `failure` left for the caller.
 ToolRun tool_run_of(const CommandResult& r, const CommandSpec& spec);
 std::string file_source(const std::string& path, int line = 0);
+// A system tool (dkms, mokutil, modinfo) from the PATH, else /usr/sbin, /sbin or /usr/bin, which a user's
+// PATH often lacks; the bare name when none has it (a replay looks commands up by key).
+std::string sbin_program(SystemView& view, const std::string& name);
 // The CUDA toolkit version of a folder (version.json, version.txt, NVIDIA wheels, its cuda-X.Y name).
 Fact<std::string> cuda_version_at(SystemView& view, const std::string& dir);
 // The ROCm version of a folder (.info/version, TheRock's core/.info/version).

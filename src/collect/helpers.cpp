@@ -17,6 +17,13 @@ ToolRun tool_run_of(const CommandResult& r, const CommandSpec& spec) {
   return t;
 }
 
+std::string sbin_program(SystemView& view, const std::string& name) {
+  if (auto found = find_on_path(view, name)) return *found;
+  for (const char* dir : {"/usr/sbin/", "/sbin/", "/usr/bin/"})
+    if (auto st = view.stat(dir + name); st && st->type == FileType::file) return dir + name;
+  return name;
+}
+
 std::string file_source(const std::string& path, int line) {
   return line > 0 ? path + ":" + std::to_string(line) : path;
 }

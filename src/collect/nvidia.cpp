@@ -42,16 +42,20 @@ void collect_smi(SystemView& view, const CollectOptions& opt, NvidiaFacts& nvidi
                  std::vector<ToolRun>& tools) {
   CommandSpec spec{"nvidia-smi-xml", {"nvidia-smi", "-q", "-x"}, opt.tool_timeout};
   auto r = view.run(spec);
-  if (!r.found) {
-    spec = CommandSpec{"nvidia-smi", {"nvidia-smi"}, opt.tool_timeout};
+  // Where there is no XML (fixtures made from a pasted `nvidia-smi -q` or the default table), the text forms.
+  for (CommandSpec other : {CommandSpec{"nvidia-smi-q", {"nvidia-smi", "-q"}, opt.tool_timeout},
+                            CommandSpec{"nvidia-smi", {"nvidia-smi"}, opt.tool_timeout}}) {
+    if (r.found) break;
+    spec = std::move(other);
     r = view.run(spec);
-    if (!r.found) return;
   }
+  if (!r.found) return;
   ToolRun run = tool_run_of(r, spec);
   std::string source = "cmd " + spec.key;
   if (r.ok()) {
-    auto report =
-        spec.key == "nvidia-smi-xml" ? parse::nvidia_smi_xml(r.out) : parse::nvidia_smi_table(r.out);
+    auto report = spec.key == "nvidia-smi-xml" ? parse::nvidia_smi_xml(r.out)
+                  : spec.key == "nvidia-smi-q" ? parse::nvidia_smi_query(r.out)
+                                               : parse::nvidia_smi_table(r.out);
     if (report) apply_smi_report(*report, source, nvidia);
   } else if (!r.timed_out) {
     auto failure = parse::nvidia_smi_failure(text::strip_ansi(r.out + "\n" + r.err));

@@ -40,6 +40,44 @@ std::optional<long long> Gpu::gfx_target_version() const {
   return std::nullopt;
 }
 
+std::string kernel_event_name(KernelEventKind k) {
+  switch (k) {
+  case KernelEventKind::xid:
+    return "xid";
+  case KernelEventKind::sxid:
+    return "sxid";
+  case KernelEventKind::fallen_off_bus:
+    return "fallen-off-the-bus";
+  case KernelEventKind::init_failed:
+    return "init-failed";
+  case KernelEventKind::probe_failed:
+    return "probe-failed";
+  case KernelEventKind::open_module_required:
+    return "open-module-required";
+  case KernelEventKind::gsp_error:
+    return "gsp-error";
+  case KernelEventKind::reset_required:
+    return "reset-required";
+  case KernelEventKind::firmware_missing:
+    return "firmware-missing";
+  case KernelEventKind::ring_timeout:
+    return "ring-timeout";
+  case KernelEventKind::reset_begin:
+    return "reset-begin";
+  case KernelEventKind::reset_succeeded:
+    return "reset-succeeded";
+  case KernelEventKind::reset_failed:
+    return "reset-failed";
+  case KernelEventKind::mes_failure:
+    return "mes-failure";
+  case KernelEventKind::init_fatal:
+    return "init-fatal";
+  case KernelEventKind::pcie_aer:
+    return "pcie-aer";
+  }
+  return "unknown";
+}
+
 std::size_t Facts::count(Vendor v) const {
   std::size_t n = 0;
   for (const auto& gpu : gpus)

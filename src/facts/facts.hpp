@@ -76,6 +76,13 @@ struct KfdNode {
   bool io_links_read = false; // the io_links folder was listed
 };
 
+// One amdgpu RAS counter file (<device>/ras/<block>_err_count: "ue: N" uncorrectable, "ce: N" corrected).
+struct RasCount {
+  std::string block; // umc, gfx, sdma, mmhub, xgmi_wafl, ...
+  long long ue = 0, ce = 0;
+  std::string source;
+};
+
 struct Gpu {
   std::string bdf; // 0000:01:00.0
   Vendor vendor = Vendor::other;
@@ -92,6 +99,8 @@ struct Gpu {
   std::optional<std::string> kfd_target;         // gfx target named by the KFD node's gfx_target_version
   std::optional<std::string> render_node;        // /dev/dri/renderD128
   std::optional<std::uint64_t> vram_bytes_sysfs; // amdgpu mem_info_vram_total
+  std::vector<std::string> upstream_ports;       // PCIe ports above it, nearest last (sysfs device path)
+  std::vector<struct RasCount> ras;              // amdgpu RAS error counters, per IP block
   std::string source;                            // the sysfs folder
   std::string display_name() const;              // best name: model, pci.ids, or ids
   std::string arch() const; // gfx/sm target: the KFD's, else the model's; "" when unknown
@@ -114,11 +123,30 @@ struct ToolRun {
   std::vector<std::string> evidence_lines;
 };
 
+// A GPU's memory, clock and fabric health as `nvidia-smi -q` (text or -x) reports it; empty: not reported
+// (N/A).
+struct NvidiaGpuHealth {
+  std::optional<std::string> ecc_mode; // current: "Enabled", "Disabled"
+  // Uncorrectable ECC errors (DRAM + SRAM, or the older double-bit total): volatile counts since the last
+  // driver load or GPU reset, aggregate ones over the GPU's life.
+  std::optional<long long> volatile_uncorrectable, aggregate_uncorrectable;
+  std::optional<long long> retired_sbe, retired_dbe; // retired pages (before Ampere)
+  std::optional<bool> retirement_pending;            // a page waits for the next reset to be retired
+  std::optional<long long> remapped_correctable, remapped_uncorrectable;
+  std::optional<bool> remap_pending, remap_failure; // row remapping (Ampere and later)
+  std::optional<bool> reset_required;               // GPU Reset Status: Reset Required
+  std::optional<std::string> recovery_action;       // GPU Recovery Action: "None", "Reset", "Reboot", ...
+  std::vector<std::string> clocks_held_by; // active: "HW Slowdown", "HW Thermal Slowdown", "HW Power Brake
+                                           // Slowdown", "SW Thermal Slowdown"
+  std::optional<std::string> fabric_state, fabric_status; // "Completed", "Success"; "N/A" without NVSwitch
+};
+
 struct NvidiaSmiGpu {
   std::string name, bus_id, uuid;
   std::optional<long long> memory_total_mib;
   std::string performance_state;      // "P0" (busy) .. "P8" (idle); empty when not reported
   std::optional<int> gpu_utilization; // percent
+  NvidiaGpuHealth health;
 };
 
 struct NvidiaFacts {
@@ -131,6 +159,9 @@ struct NvidiaFacts {
   bool smi_no_driver = false; // "couldn't communicate with the NVIDIA driver"
   std::vector<NvidiaSmiGpu> smi_gpus;
   std::vector<std::string> libnvidia_ml_versions; // versions of libnvidia-ml.so.X found on disk
+  // `modinfo nvidia`: the installed module, loaded or not (license "NVIDIA" = proprietary, "Dual MIT/GPL" =
+  // open). Asked only when an NVIDIA GPU is present and no module is loaded.
+  Fact<std::string> modinfo_filename, modinfo_version, modinfo_license, modinfo_signer;
 };
 
 struct RocmAgent {
@@ -373,6 +404,81 @@ struct ContainerFacts {
   bool nvidia_toolkit_config = false; // /etc/nvidia-container-runtime/config.toml exists
 };
 
+// --- After the install (issue 13): the kernel log, GPU health, the NVSwitch fabric
+// ---------------------------
+
+// What a kernel-log line says about a GPU (parse/kernel_log.hpp classifies the lines).
+enum class KernelEventKind {
+  xid,                  // NVRM: Xid (PCI:...): <code>, ...
+  sxid,                 // nvidia-nvswitchN: SXid (PCI:...): <code>, Fatal|Non-fatal, ...
+  fallen_off_bus,       // NVRM: ... has fallen off the bus
+  init_failed,          // NVRM: RmInitAdapter failed
+  probe_failed,         // <driver>: probe of <bdf> failed with error <n>; the NVIDIA probe routine failed
+  open_module_required, // NVRM: ... requires use of the NVIDIA open kernel modules
+  gsp_error,            // NVRM: GSP heartbeat / RPC timeouts, GSP init failures
+  reset_required,       // NVRM: ... GPU reset required
+  firmware_missing, // Direct firmware load for amdgpu/... (or nvidia/...) failed; NVRM: no GSP firmware image
+  ring_timeout,     // amdgpu: ring <name> timeout
+  reset_begin,      // amdgpu: GPU reset begin!
+  reset_succeeded,  // amdgpu: GPU reset(N) succeeded
+  reset_failed,     // amdgpu: GPU reset failed, GPU Recovery Failed, ASIC reset failed
+  mes_failure,      // amdgpu: MES failed to respond / might be in unrecoverable state
+  init_fatal,       // amdgpu: Fatal error during GPU init
+  pcie_aer,         // AER: PCIe errors reported by a port or device
+};
+std::string kernel_event_name(KernelEventKind k);
+
+// The lines of one kind, code, PCI address and detail, counted: the log is never kept whole.
+struct KernelEvent {
+  KernelEventKind kind = KernelEventKind::xid;
+  std::optional<int> code; // Xid, SXid
+  std::string pci;         // the PCI address the line names, as 0000:01:00.0; "" when it names none
+  std::string reporter;    // the device that printed it, when another (the port of an AER line)
+  std::string detail;      // Xid text, firmware file, ring name, AER severity, "GPU6" of NVRM
+  std::string process;     // "pid 1896, python3" of the first Xid line
+  int boot = 0;            // 0: this boot, -1: the previous one
+  std::size_t count = 0;
+  std::string first_time, last_time; // as the log prints them
+  bool boot_relative = false;        // the times are seconds since boot
+  std::string first_line, last_line; // the lines (at most 300 characters each), for evidence
+};
+
+struct KernelLogFacts {
+  bool read = false;          // this boot's messages were read
+  std::string source;         // "cmd dmesg"
+  std::string reader;         // "dmesg" or "journalctl"
+  std::string why_not;        // why not, and how to get the log
+  bool previous_read = false; // the previous boot's messages (journal-kernel-previous) were read
+  bool truncated = false;     // longer than what was kept: the last 4 MiB
+  std::size_t records = 0;    // messages read, both boots
+  std::vector<KernelEvent> events;
+  std::size_t events_dropped = 0; // groups over the cap
+};
+
+// An NVSwitch PCI function (NVIDIA, class 0x0680, a device id of knowledge nvswitch_devices).
+struct NvSwitchFunction {
+  std::string bdf;
+  unsigned device_id = 0;
+  std::string name;
+  int generation = 0;
+  Fact<std::string> driver; // bound kernel driver (nvidia-nvswitch is part of nvidia.ko)
+};
+
+struct FabricFacts {
+  std::vector<NvSwitchFunction> nvswitches;
+  Fact<std::string> manager_package, manager_version; // nvidia-fabricmanager[-<branch>] from dpkg/rpm
+  Fact<std::string> subnet_manager_version;           // nvlsm
+  bool service_checked = false;                       // systemctl-fabricmanager ran
+  Fact<std::string> service_state;                    // "active", "inactive", "failed", ...
+};
+
+// The amdgpu firmware folder, listed when the kernel log names a firmware file amdgpu could not load.
+struct FirmwareListing {
+  bool listed = false;
+  std::string dir; // /lib/firmware/amdgpu
+  std::vector<std::string> files;
+};
+
 // ---- The layer around the GPUs (issue 12): WSL2, /dev/shm, memlock, RDMA ports, the loader's folders -------
 struct IbPort {
   std::string device;     // mlx5_0
@@ -418,6 +524,9 @@ struct Facts {
   BootFacts boot;
   PathFacts stack_paths; // not `paths`: that is the namespace of machine paths
   ContainerFacts containers;
+  KernelLogFacts kernel_log;
+  FabricFacts fabric;
+  FirmwareListing firmware;
   HostFacts host; // issue 12
   std::vector<ToolRun> tools;
   ProbeFacts probes; // only with --probes, or replayed from a snapshot that holds probe outputs

@@ -1,6 +1,7 @@
 #include "facts/facts_json.hpp"
 
 #include "facts/config_facts_json.hpp"
+#include "facts/health_facts_json.hpp"
 #include "facts/probe_facts_json.hpp"
 
 #include <cstdio>
@@ -269,6 +270,7 @@ Json facts_to_json(const Facts& f) {
           {"packages", packages},
           {"tools", tools_json(f.tools)},
           {"probes", probe_facts_to_json(f.probes)},
+          {"health", health_to_json(f)},
           {"collector_errors", f.collector_errors}};
 }
 

@@ -56,6 +56,41 @@ std::string gpu_names(const Facts& facts, Vendor v) {
   return text::join(names, ", ");
 }
 
+struct Flavour {
+  bool open = true;
+  std::string note;
+};
+
+// The kernel-module flavour for every NVIDIA GPU, from the table driver.module-flavour judges by
+// (knowledge/health.yaml nvidia_module_flavours); a GPU without a row falls back to its compute capability
+// (the open modules need Turing, sm_75, or later).
+std::expected<Flavour, std::string> module_flavour_for(const Facts& facts, const Knowledge& kb) {
+  std::string needs_open, needs_proprietary; // the first GPU that decides each way
+  for (const auto& gpu : facts.gpus) {
+    if (gpu.vendor != Vendor::nvidia || !gpu.model) continue;
+    std::string who = fmt::format("{} ({})", gpu.display_name(), gpu.model->family);
+    if (const auto* row = kb.health.module_flavour(*gpu.model)) {
+      if (row->open == "unsupported" && needs_proprietary.empty()) needs_proprietary = who;
+      if (row->proprietary == "unsupported" && needs_open.empty()) needs_open = who;
+    } else if (auto sm = sm_number(gpu.arch()); sm && *sm < 75 && needs_proprietary.empty()) {
+      needs_proprietary = who;
+    }
+  }
+  if (!needs_open.empty() && !needs_proprietary.empty())
+    return std::unexpected(
+        fmt::format("no kernel-module flavour drives both {} (the open modules only) and {} "
+                    "(the proprietary modules only): install on machines of one kind",
+                    needs_open, needs_proprietary));
+  if (!needs_proprietary.empty())
+    return Flavour{false, fmt::format("proprietary kernel modules: the open modules do not drive {}",
+                                      needs_proprietary)};
+  if (!needs_open.empty())
+    return Flavour{
+        true,
+        fmt::format("open kernel modules: {} needs them (the proprietary ones do not drive it)", needs_open)};
+  return Flavour{true, "open kernel modules: NVIDIA's default since R560, for Turing (sm_75) and later"};
+}
+
 // The wheel index chosen for these GPUs: the index and the CUDA of its wheels.
 struct TorchIndex {
   std::string index, cuda;
@@ -202,10 +237,10 @@ std::expected<NvidiaChoice, std::string> choose_nvidia(const Facts& facts, const
                      " with driver branch " + std::to_string(c.branch) +
                      (req.driver.empty() ? " (CUDA " + c.cuda + " needs " + min->min_driver + " or newer)"
                                          : " (--driver)"));
-  c.open_modules = sms.empty() || *std::min_element(sms.begin(), sms.end()) >= 75;
-  c.notes.push_back(std::string(c.open_modules ? "open" : "proprietary") + " kernel modules: " +
-                    (c.open_modules ? "NVIDIA's default since R560, for Turing (sm_75) and later"
-                                    : "the open modules do not support GPUs before Turing (sm_75)"));
+  auto flavour = module_flavour_for(facts, kb);
+  if (!flavour) return std::unexpected(flavour.error());
+  c.open_modules = flavour->open;
+  c.notes.push_back(flavour->note);
 
   std::string preferred;
   for (const auto& r : stacks.cuda_installs)

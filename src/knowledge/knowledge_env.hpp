@@ -25,7 +25,8 @@ struct NcclVarRow {
   std::string removed;               // NCCL version; no effect any more
   std::string replaced_by;
   bool rccl_only = false;
-  bool documented = true; // false: read by the code, not in NCCL's documentation
+  bool rccl_current = false; // NCCL deprecated it, RCCL still reads and documents it: not deprecated on AMD
+  bool documented = true;    // false: read by the code, not in NCCL's documentation
   std::string note;
   std::string source;
   bool uncertain = false;

@@ -188,9 +188,9 @@ private:
     };
     EnvKnowledge& env = kb.env;
     if (table == "nccl_vars") {
-      Row r(node,
-            {"name", "kind", "values", "functions", "case_sensitive", "min", "max", "since", "deprecated",
-             "removed", "replaced_by", "rccl_only", "documented", "note", "source", "uncertain"});
+      Row r(node, {"name", "kind", "values", "functions", "case_sensitive", "min", "max", "since",
+                   "deprecated", "removed", "replaced_by", "rccl_only", "rccl_current", "documented", "note",
+                   "source", "uncertain"});
       NcclVarRow v;
       v.name = variable(r, "name");
       if (!text::starts_with(v.name, "NCCL_") && !text::starts_with(v.name, "RCCL_"))
@@ -215,6 +215,7 @@ private:
       v.removed = text_or(r, "removed");
       v.replaced_by = text_or(r, "replaced_by");
       v.rccl_only = r.flag("rccl_only");
+      v.rccl_current = r.flag("rccl_current");
       v.documented = !r.has("documented") || r.flag("documented");
       v.note = text_or(r, "note");
       v.source = read_source(r);
@@ -284,6 +285,80 @@ private:
       if (d.vendor != "nvidia" && d.vendor != "amd") r.bad("vendor", "must be nvidia or amd");
       unique(node, "device selection " + d.name, "variable " + d.name);
       env.device_selection.push_back(std::move(d));
+    } else {
+      return false;
+    }
+    return true;
+  }
+
+  // The after-the-install tables (knowledge_health.hpp): xid.yaml and health.yaml. False: not one of them.
+  bool read_health_row(const std::string& table, const YAML::Node& node) {
+    auto text_or = [&](const Row& r, const char* key) { return r.has(key) ? r.str(key) : std::string(); };
+    auto one_of = [&](const Row& r, const char* key, std::initializer_list<const char*> values) {
+      std::string v = r.str(key);
+      if (std::ranges::none_of(values, [&](const char* x) { return v == x; }))
+        r.bad(key,
+              "must be one of " + text::join(std::vector<std::string>(values.begin(), values.end()), ", "));
+      return v;
+    };
+    HealthKnowledge& h = kb.health;
+    if (table == "xid_codes") {
+      Row r(node, {"code", "mnemonic", "description", "resolution", "investigation", "category", "status",
+                   "after_repair", "advice", "source", "uncertain"});
+      XidRow x;
+      x.code = static_cast<int>(r.integer("code"));
+      x.mnemonic = r.str("mnemonic");
+      x.description = r.str("description");
+      x.resolution = r.str("resolution");
+      x.investigation = text_or(r, "investigation");
+      x.category = one_of(
+          r, "category",
+          {"application", "memory", "nvlink", "gsp-firmware", "bus", "power", "board", "driver", "unused"});
+      x.status = one_of(r, "status", {"info", "warn", "error"});
+      x.after_repair = r.flag("after_repair");
+      x.advice = text_or(r, "advice");
+      x.source = read_source(r);
+      r.flag("uncertain");
+      unique(node, "xid " + std::to_string(x.code), "row for Xid " + std::to_string(x.code));
+      h.xids.push_back(std::move(x));
+    } else if (table == "xid_resolutions") {
+      Row r(node, {"resolution", "advice", "source"});
+      XidResolutionRow x{r.str("resolution"), r.str("advice"), read_source(r)};
+      unique(node, "xid resolution " + x.resolution, "row for " + x.resolution);
+      h.xid_resolutions.push_back(std::move(x));
+    } else if (table == "nvidia_module_flavours") {
+      Row r(node, {"family", "model", "open", "proprietary", "source", "uncertain"});
+      ModuleFlavourRow m{r.str("family"),
+                         text_or(r, "model"),
+                         one_of(r, "open", {"required", "supported", "unsupported"}),
+                         one_of(r, "proprietary", {"supported", "unsupported"}),
+                         read_source(r),
+                         r.flag("uncertain")};
+      unique(node, "flavour " + m.family + " " + m.model, "row for " + m.family + " " + m.model);
+      h.module_flavours.push_back(std::move(m));
+    } else if (table == "nvswitch_devices") {
+      Row r(node, {"device", "name", "generation", "source", "uncertain"});
+      NvSwitchRow n{r.hex("device", 0xffff), r.str("name"), static_cast<int>(r.integer("generation")),
+                    read_source(r)};
+      r.flag("uncertain");
+      unique(node, "nvswitch " + std::to_string(n.device_id), "row for NVSwitch " + n.name);
+      h.nvswitches.push_back(std::move(n));
+    } else if (table == "nvlink_subnet_manager") {
+      Row r(node, {"family", "package", "source", "uncertain"});
+      SubnetManagerRow m{r.str("family"), r.str("package"), read_source(r)};
+      r.flag("uncertain");
+      unique(node, "subnet manager " + m.family, "row for " + m.family);
+      h.subnet_managers.push_back(std::move(m));
+    } else if (table == "firmware_packages") {
+      Row r(node, {"vendor", "os", "package", "note", "source", "uncertain"});
+      FirmwarePackageRow f{one_of(r, "vendor", {"amd", "nvidia"}),
+                           r.str("os"),
+                           r.str("package"),
+                           text_or(r, "note"),
+                           read_source(r),
+                           r.flag("uncertain")};
+      unique(node, "firmware " + f.vendor + " " + f.os + " " + f.package, "row for " + f.package);
+      h.firmware_packages.push_back(std::move(f));
     } else {
       return false;
     }
@@ -453,7 +528,7 @@ private:
         r.bad("rocm", "must be none or a release");
       unique(node, "extension " + x.dist, "row for " + x.dist);
       kb.torch_extensions.push_back(std::move(x));
-    } else if (read_env_row(table, node)) {
+    } else if (read_env_row(table, node) || read_health_row(table, node)) {
       // done
     } else {
       fail(key_node, "unknown table '" + table + "'");

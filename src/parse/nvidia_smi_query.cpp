@@ -1,7 +1,10 @@
 // `nvidia-smi -q` text: "Key : Value" lines, 4 spaces per level; one "GPU 00000000:DB:00.0" block per GPU.
+#include "parse/nvidia_smi_health.hpp"
 #include "parse/parsers.hpp"
 #include "parse/scan.hpp"
 #include "util/text.hpp"
+
+#include <array>
 
 namespace gpudoctor::parse {
 
@@ -17,7 +20,6 @@ std::string first_token(std::string_view value) {
 struct QueryReader {
   NvidiaSmiReport report;
   std::string kmd, umd;
-  std::string_view section; // the GPU-level block being read ("FB Memory Usage")
 
   void top(std::string_view key, std::string_view value) {
     if (key == "Driver Version" && report.driver_version.empty())
@@ -30,16 +32,27 @@ struct QueryReader {
       umd = first_token(value);
   }
 
+  // The section titles above the current line, by level (indent 4 is level 0): "ECC Errors", "Volatile".
+  std::array<std::string, 6> path;
+
   void gpu_field(std::size_t indent, std::string_view key, std::optional<std::string_view> value) {
     NvidiaSmiGpu& gpu = report.gpus.back();
-    if (indent == 4) section = value ? std::string_view() : key;
+    std::size_t level = indent / 4 - 1;
+    if (indent % 4 != 0 || level >= path.size()) return;
+    path[level] = std::string(key); // a key with a value may have children too ("HW Slowdown")
     if (!value) return;
     if (indent == 4 && key == "Product Name")
       gpu.name = std::string(*value);
     else if (indent == 4 && key == "GPU UUID")
       gpu.uuid = std::string(*value);
-    else if (indent == 8 && section == "FB Memory Usage" && key == "Total" && value->ends_with(" MiB"))
+    else if (indent == 8 && path[0] == "FB Memory Usage" && key == "Total" && value->ends_with(" MiB"))
       gpu.memory_total_mib = text::to_int(value->substr(0, value->size() - 4));
+    std::array<std::string_view, 6> keys;
+    for (std::size_t i = 0; i <= level; ++i)
+      keys[i] = path[i];
+    std::string_view reason;
+    if (auto field = detail::text_health_field(keys.data(), level + 1, reason))
+      detail::set_health(gpu.health, *field, *value, reason);
   }
 
   void line(std::string_view raw) {
@@ -55,7 +68,7 @@ struct QueryReader {
       value = std::string_view();
     if (indent == 0 && !value && t.starts_with("GPU ") && !bdf_from_nvidia_bus_id(t.substr(4)).empty()) {
       report.gpus.push_back({.bus_id = std::string(detail::trim_view(t.substr(4)))});
-      section = {};
+      path = {};
     } else if (indent == 0 && value) {
       top(key, *value);
     } else if (indent > 0 && !report.gpus.empty()) {

@@ -1,10 +1,12 @@
 // nvidia-smi -q -x without an XML library: a tolerant tag scanner that tracks the element path and keeps
 // the few leaf values gpudoctor needs. Unbalanced, truncated or garbage input yields what was read.
+#include "parse/nvidia_smi_health.hpp"
 #include "parse/parsers.hpp"
 #include "parse/scan.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
+#include <array>
 #include <initializer_list>
 
 namespace gpudoctor::parse {
@@ -79,6 +81,7 @@ private:
   void open(std::string_view name, std::string_view attrs, bool self_closing, std::size_t content_start);
   void close(std::string_view name, std::size_t close_start);
   void leaf(std::string_view value);
+  void health_leaf(NvidiaSmiGpu& gpu, std::string_view value) const;
   bool rel_path_is(std::initializer_list<std::string_view> names) const;
 };
 
@@ -189,7 +192,21 @@ void Reader::leaf(std::string_view value) {
     std::size_t p = 0;
     std::string_view number = detail::next_token(value, p);
     if (detail::next_token(value, p) == "MiB") gpu.memory_total_mib = text::to_int(number);
+  } else {
+    health_leaf(gpu, value);
   }
+}
+
+// The element path below <gpu> names a health field (nvidia_smi_health.hpp).
+void Reader::health_leaf(NvidiaSmiGpu& gpu, std::string_view value) const {
+  std::array<std::string_view, 6> path;
+  std::size_t n = stack_.size() - (*gpu_depth_ + 1);
+  if (n == 0 || n > path.size()) return;
+  for (std::size_t i = 0; i < n; ++i)
+    path[i] = stack_[*gpu_depth_ + 1 + i].name;
+  std::string_view reason;
+  if (auto field = detail::xml_health_field(path.data(), n, reason))
+    detail::set_health(gpu.health, *field, decode_entities(value), reason);
 }
 
 } // namespace

@@ -291,4 +291,16 @@ struct LdSoConf {
 // lines ("hwcap" lines are skipped).
 LdSoConf ld_so_conf(std::string_view text, std::string_view file);
 
+// ---- After the install: modinfo, amdgpu RAS counters ----------------------------------------------------
+
+// `modinfo nvidia`: its fields (filename, version, license, signer, ...); a repeated field keeps its first
+// value.
+std::map<std::string, std::string> modinfo(std::string_view text);
+
+// <device>/ras/<block>_err_count: "ue: 0\nce: 2" (uncorrectable, corrected). Empty when neither is there.
+struct AmdgpuRasCount {
+  long long ue = 0, ce = 0;
+};
+std::optional<AmdgpuRasCount> amdgpu_ras_count(std::string_view text);
+
 } // namespace gpudoctor::parse

@@ -33,6 +33,17 @@ inline std::string kfd_io_links(int node) {
 inline constexpr const char* net_class = "/sys/class/net";
 inline constexpr const char* infiniband_class = "/sys/class/infiniband";
 
+// After the install (docs/snapshot.md): who may read the kernel log
+// (Documentation/admin-guide/sysctl/kernel.rst); a PCI device's folder and amdgpu's RAS counters in it
+// (amdgpu_ras.c: <device>/ras/<block>_err_count).
+inline constexpr const char* dmesg_restrict = "/proc/sys/kernel/dmesg_restrict";
+inline std::string pci_device(const std::string& bdf) {
+  return std::string(pci_devices) + "/" + bdf;
+}
+inline std::string amdgpu_ras(const std::string& bdf) {
+  return pci_device(bdf) + "/ras";
+}
+
 // device nodes
 inline constexpr const char* kfd = "/dev/kfd";
 inline constexpr const char* dev_null = "/dev/null";

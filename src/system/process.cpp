@@ -61,12 +61,21 @@ struct SpawnSetup {
   }
 };
 
-// Appends what is readable on `fd` to `sink`, keeping at most `cap` bytes; false at EOF or error.
-bool drain(int fd, std::string& sink, std::size_t cap, bool& truncated) {
+// Appends what is readable on `fd` to `sink`, keeping at most `cap` bytes (the first ones, or with `tail`
+// the last ones: up to twice the cap is held between trims); false at EOF or error.
+bool drain(int fd, std::string& sink, std::size_t cap, bool tail, bool& truncated) {
   char buf[16384];
   ssize_t n = ::read(fd, buf, sizeof buf);
   if (n < 0) return errno == EINTR || errno == EAGAIN;
   if (n == 0) return false;
+  if (tail) {
+    sink.append(buf, static_cast<std::size_t>(n));
+    if (sink.size() > 2 * cap) {
+      sink.erase(0, sink.size() - cap);
+      truncated = true;
+    }
+    return true;
+  }
   std::size_t room = sink.size() < cap ? cap - sink.size() : 0;
   if (static_cast<std::size_t>(n) > room) truncated = true;
   sink.append(buf, std::min(static_cast<std::size_t>(n), room));
@@ -134,7 +143,7 @@ int start(const std::string& exe, std::vector<std::string> args, std::vector<std
 // Reads the child's output until it has exited and closed it, or until the time limit; after it exits, a
 // process it started may hold the output `linger` longer. The child's status, when it exited.
 std::optional<reaper::ExitStatus> collect(const reaper::Child& child, Pipe& out, Pipe& err,
-                                          Clock::time_point deadline, const ProcessLimits& limits,
+                                          Clock::time_point deadline, const ProcessLimits& limits, bool tail,
                                           CommandResult& result) {
   std::optional<reaper::ExitStatus> status;
   Clock::time_point limit = deadline;
@@ -156,7 +165,8 @@ std::optional<reaper::ExitStatus> collect(const reaper::Child& child, Pipe& out,
         continue;
       }
       Pipe& p = fds[i].fd == out.fd[0] ? out : err;
-      if (!drain(p.fd[0], &p == &out ? result.out : result.err, limits.max_output_bytes, result.truncated))
+      if (!drain(p.fd[0], &p == &out ? result.out : result.err, limits.max_output_bytes, tail,
+                 result.truncated))
         p.close_end(0);
     }
   }
@@ -167,7 +177,7 @@ std::optional<reaper::ExitStatus> collect(const reaper::Child& child, Pipe& out,
 // to end, and reads what the pipes still hold. Marks the result unkillable when something outlived SIGKILL.
 std::optional<reaper::ExitStatus> finish(const reaper::Child& child, const std::string& tag,
                                          std::optional<reaper::ExitStatus> status, Pipe& out, Pipe& err,
-                                         const ProcessLimits& limits, CommandResult& result) {
+                                         const ProcessLimits& limits, bool tail, CommandResult& result) {
   auto until = Clock::now() + limits.kill_wait;
   auto survivors = proc::kill_run(child.pid, tag, limits.kill_wait);
   while (!status && Clock::now() < until) {
@@ -178,8 +188,8 @@ std::optional<reaper::ExitStatus> finish(const reaper::Child& child, const std::
   if (!status) reaper::abandon(child);
   result.unkillable = !status || !survivors.empty();
   for (Pipe* p : {&out, &err})
-    while (p->fd[0] >= 0 &&
-           drain(p->fd[0], p == &out ? result.out : result.err, limits.max_output_bytes, result.truncated)) {
+    while (p->fd[0] >= 0 && drain(p->fd[0], p == &out ? result.out : result.err, limits.max_output_bytes,
+                                  tail, result.truncated)) {
       pollfd fd{p->fd[0], POLLIN, 0};
       if (::poll(&fd, 1, 0) <= 0) break; // nothing more now: a survivor may hold it open forever
     }
@@ -237,11 +247,16 @@ CommandResult run_process(const CommandSpec& spec, const std::map<std::string, s
   out.close_end(1);
   err.close_end(1);
 
-  auto status = collect(child, out, err, started + spec.timeout, limits, result);
+  auto status = collect(child, out, err, started + spec.timeout, limits, spec.keep_tail, result);
   result.timed_out = !status;
   result.duration_ms = ms_between(started, Clock::now()); // not counting the clean-up below
   // Always: a daemon it started (setsid, double fork) is found by its tag even when the tool exited cleanly.
-  status = finish(child, tag, status, out, err, limits, result);
+  status = finish(child, tag, status, out, err, limits, spec.keep_tail, result);
+  for (std::string* sink : {&result.out, &result.err})
+    if (spec.keep_tail && sink->size() > limits.max_output_bytes) {
+      sink->erase(0, sink->size() - limits.max_output_bytes);
+      result.truncated = true;
+    }
   if (!result.timed_out && status) {
     result.exit_code = status->exit_code;
     result.signal = status->signal;

@@ -50,6 +50,7 @@ struct CommandSpec {
   std::chrono::milliseconds timeout{5000};
   std::map<std::string, std::string> extra_env; // added to the inherited environment
   std::vector<std::string> unset_env;           // names (or prefixes ending in '*') removed from it
+  bool keep_tail = false; // over the output cap, keep the last bytes (a log's newest lines), not the first
 };
 
 struct CommandResult {

@@ -43,10 +43,25 @@ if dpkg-query -W -f='${Status}' hipcc 2>/dev/null | grep -q 'install ok installe
   if [[ ! -e /dev/kfd ]]; then
     expect "$report" "not r['facts']['drivers']['amd']['kfd_device']" "no /dev/kfd is reported"
   fi
-  if command -v rocminfo >/dev/null && ! rocminfo >/dev/null 2>&1; then
+  amd_gpus=$({ grep -l 0x1002 /sys/bus/pci/devices/*/vendor 2>/dev/null || true; } | wc -l)
+  if [[ ! -e /dev/kfd ]] && ((amd_gpus == 0)); then
+    # Without /dev/kfd and an AMD GPU, rocminfo could only say there is none: it is not run.
+    expect "$report" "not any(t['key']=='rocminfo' for t in r['facts']['tools'])" \
+      "rocminfo is not run where there is neither /dev/kfd nor an AMD GPU"
+  elif command -v rocminfo >/dev/null && ! rocminfo >/dev/null 2>&1; then
     expect "$report" "any(x['id']=='tool.failed' and x['subject']=='rocminfo' and x['status']=='info' for x in r['results'])" \
       "rocminfo's failure is an info result, not an error"
   fi
+fi
+
+# The kernel log: read with dmesg where this user may (root here), else from the journal, else skipped with the
+# reason; never copied into the report.
+if dmesg >/dev/null 2>&1; then
+  expect "$report" "r['facts']['health']['kernel_log']['read'] and r['facts']['health']['kernel_log']['reader']=='dmesg'" \
+    "the kernel log is read with dmesg"
+  expect "$report" "r['facts']['health']['kernel_log']['messages'] > 0" "its messages are counted"
+  expect "$report" "all('first_line' not in e and 'last_line' not in e for e in r['facts']['health']['kernel_log']['events'])" \
+    "the log's lines are not in the report's facts (only counted events)"
 fi
 
 # PyTorch of the system python3, asked of torch itself (slow, so only here).

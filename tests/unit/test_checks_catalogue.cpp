@@ -80,6 +80,23 @@ std::vector<Facts> broken_machines() {
     f.tools.push_back(t);
     out.push_back(f);
   }
+  { // After the install: AMD firmware missing on Debian; an HGX H100 without its Fabric Manager.
+    Facts f = amd_machine({120001});
+    f.os.id = {"debian", "/etc/os-release"};
+    f.kernel_log.read = true;
+    KernelEvent e;
+    e.kind = KernelEventKind::firmware_missing;
+    e.pci = f.gpus[0].bdf;
+    e.detail = "amdgpu/gc_12_0_1_pfp.bin";
+    e.count = 1;
+    e.first_line = e.last_line =
+        "amdgpu: Direct firmware load for amdgpu/gc_12_0_1_pfp.bin failed with error -2";
+    f.kernel_log.events.push_back(e);
+    out.push_back(f);
+    Facts h = nvidia_machine(8);
+    h.fabric.nvswitches.push_back({"0000:07:00.0", 0x22a3, "GH100 [H100 NVSwitch]", 3, {}});
+    out.push_back(h);
+  }
   { // AMD without /dev/kfd.
     Facts f = amd_machine();
     f.amd.kfd_device = false;

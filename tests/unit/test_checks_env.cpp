@@ -202,11 +202,11 @@ TEST_CASE("check: env.visible-devices-empty on one NVIDIA GPU") {
     expect_fired(judge("-1"), Status::error, "CUDA_VISIBLE_DEVICES", {"CUDA_VISIBLE_DEVICES=-1", "every GPU"},
                  {"env-visible-devices"});
   }
-  SUBCASE("0,1 names a GPU that does not exist") {
+  SUBCASE("0,1 names a GPU that does not exist: a warning, the one GPU stays visible") {
     auto r = judge("0,1");
-    expect_fired(r, Status::error, "CUDA_VISIBLE_DEVICES", {"CUDA_VISIBLE_DEVICES=0,1", "device 1", "1 GPU"},
+    expect_fired(r, Status::warn, "CUDA_VISIBLE_DEVICES", {"CUDA_VISIBLE_DEVICES=0,1", "device 1", "1 GPU"},
                  {"env-visible-devices"});
-    CHECK(contains(r.message, "only the 1 device before it is visible"));
+    CHECK(contains(r.message, "device 0 stays visible (every GPU here)"));
     CHECK_FALSE(contains(r.message, "after it"));
   }
   SUBCASE("1,0: CUDA stops at the bad entry, the ones after it are ignored") {
@@ -258,7 +258,7 @@ TEST_CASE("check: env.visible-devices-empty on several GPUs") {
   CHECK(contains(r.message, "selects 2 of 2"));
   set_env(f, "CUDA_VISIBLE_DEVICES", "0,2");
   r = single(run_check("env.visible-devices-empty", f));
-  expect_fired(r, Status::error, "CUDA_VISIBLE_DEVICES", {"device 2", "2 GPUs", "indices 0..1"},
+  expect_fired(r, Status::warn, "CUDA_VISIBLE_DEVICES", {"device 2", "2 GPUs", "indices 0..1"},
                {"env-visible-devices"});
 }
 
@@ -307,13 +307,36 @@ TEST_CASE("check: env.visible-devices-empty on an AMD-only machine") {
   SUBCASE("HIP_VISIBLE_DEVICES past the last GPU") {
     set_env(f, "HIP_VISIBLE_DEVICES", "0,1,2,3");
     auto r = single(run_check("env.visible-devices-empty", f));
-    expect_fired(r, Status::error, "HIP_VISIBLE_DEVICES",
-                 {"device 2", "only the 2 devices before it are visible"}, {"env-visible-devices"});
+    expect_fired(r, Status::warn, "HIP_VISIBLE_DEVICES",
+                 {"device 2", "devices 0, 1 stay visible (every GPU here)"}, {"env-visible-devices"});
   }
   SUBCASE("AMD UUIDs are not compared with NVIDIA ones") {
     Facts mixed = nvidia_machine(1);
     mixed.gpus.push_back(make_amd_gpu(1));
     set_env(mixed, "ROCR_VISIBLE_DEVICES", "GPU-5c2f6a1b3d4e7f80");
     expect_quiet(single(run_check("env.visible-devices-empty", mixed)), Status::pass, "ROCR_VISIBLE_DEVICES");
+  }
+}
+
+TEST_CASE("check: env.visible-devices-empty warns, under a title true for it, while GPUs stay visible") {
+  SUBCASE("ROCR_VISIBLE_DEVICES=0,1,2,3 on two GPUs: both stay visible, the rest name none") {
+    Facts f = amd_machine({110000, 110000});
+    set_env(f, "ROCR_VISIBLE_DEVICES", "0,1,2,3");
+    auto r = single(run_check("env.visible-devices-empty", f));
+    expect_fired(r, Status::warn, "ROCR_VISIBLE_DEVICES",
+                 {"device 2", "devices 0, 1 stay visible (every GPU here)"}, {"env-visible-devices"});
+    CHECK_FALSE(contains(r.title, "every GPU"));
+  }
+  SUBCASE("CUDA_VISIBLE_DEVICES=0,0 repeats a device") {
+    Facts f = nvidia_machine(2);
+    set_env(f, "CUDA_VISIBLE_DEVICES", "0,0");
+    auto r = single(run_check("env.visible-devices-empty", f));
+    expect_fired(r, Status::warn, "CUDA_VISIBLE_DEVICES", {"repeats device 0", "device 0 stays visible"},
+                 {"env-visible-devices"});
+  }
+  SUBCASE("no GPU left visible is still an error") {
+    Facts f = nvidia_machine(2);
+    set_env(f, "CUDA_VISIBLE_DEVICES", "5,0");
+    CHECK(single(run_check("env.visible-devices-empty", f)).status == Status::error);
   }
 }

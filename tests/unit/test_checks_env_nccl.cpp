@@ -63,6 +63,19 @@ TEST_CASE("check: env.nccl-unknown passes known, RCCL, family, foreign and depre
   CHECK(contains(for_subject(results, "NCCL_SHM_USE_CUDA_MEMCPY")->message, "RCCL"));
 }
 
+TEST_CASE("check: env.nccl-unknown: NCCL_MIN_NCHANNELS is deprecated for NCCL, not for RCCL") {
+  Facts amd = amd_machine({90400, 90400});
+  set_env(amd, "NCCL_MIN_NCHANNELS", "32");
+  auto r = single(run_check("env.nccl-unknown", amd));
+  expect_quiet(r, Status::pass, "NCCL_MIN_NCHANNELS");
+  CHECK_FALSE(contains(r.message, "deprecated"));
+  CHECK(contains(r.message, "RCCL reads it"));
+  Facts nv = nvidia_machine(2);
+  set_env(nv, "NCCL_MIN_NCHANNELS", "32");
+  auto n = single(run_check("env.nccl-unknown", nv));
+  CHECK(contains(n.message, "deprecated since NCCL 2.17"));
+}
+
 TEST_CASE("check: env.nccl-unknown edge cases") {
   SUBCASE("nothing set") {
     auto r = single(run_check("env.nccl-unknown", nvidia_machine()));

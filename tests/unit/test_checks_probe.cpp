@@ -326,6 +326,9 @@ TEST_CASE("probe.p2p") {
     for (const auto& r : results) {
       CHECK(r.status == Status::warn);
       CHECK(contains(r.message, "peer-to-peer"));
+      // iommu=pt is the remedy (passthrough), not the cause: the translating IOMMU is.
+      CHECK_FALSE(contains(r.message, "translated mode (iommu=pt)"));
+      CHECK(contains(r.message, "boot with iommu=pt"));
     }
   }
   SUBCASE("fast pairs pass, a slow one warns") {

@@ -732,3 +732,36 @@ TEST_CASE("knowledge: ROCm releases, OS codenames and vendor repositories") {
   CHECK_FALSE(k.vendor_repo("https://radeon.com.evil.example/rocm"));
   CHECK_FALSE(k.vendor_repo("http://archive.ubuntu.com/ubuntu"));
 }
+
+TEST_CASE("check: driver.secure-boot counts akmods, kmod packages and vendor modules, not only DKMS") {
+  auto sb_on = [] {
+    Facts f = nvidia_machine(1, "");
+    f.boot.secure_boot = {"enabled", "cmd mokutil-sb-state"};
+    f.boot.secure_boot_line = "SecureBoot enabled";
+    f.packages.readable = true;
+    f.packages.source = "/var/lib/rpm";
+    return f;
+  };
+  SUBCASE("a vendor module under /lib/modules/<kernel>/extra (modinfo), no DKMS, not loaded: error") {
+    Facts f = sb_on();
+    f.nvidia.modinfo_filename = {"/lib/modules/5.14.0-427.el9.x86_64/extra/drivers/video/nvidia/nvidia.ko.xz",
+                                 "cmd modinfo-nvidia"};
+    auto r = single(run_check("driver.secure-boot", f));
+    expect_fired(r, Status::error, "nvidia", {"out of tree", "Key was rejected by service"}, {"enroll-mok"});
+    CHECK(std::any_of(r.evidence.begin(), r.evidence.end(), [](const std::string& e) {
+      return contains(e, "/extra/drivers/video/nvidia/nvidia.ko.xz");
+    }));
+  }
+  SUBCASE("a precompiled kmod-nvidia package (RHEL) is out of tree") {
+    Facts f = sb_on();
+    f.packages.installed["kmod-nvidia-550.90.07-5.14.0-427"] = "550.90.07-1.el9";
+    expect_fired(single(run_check("driver.secure-boot", f)), Status::error, "nvidia", {"out of tree"},
+                 {"enroll-mok"});
+  }
+  SUBCASE("a module under the kernel's own tree is not") {
+    Facts f = sb_on();
+    f.nvidia.modinfo_filename = {"/lib/modules/6.8.0-45-generic/kernel/nvidia-550srv/nvidia.ko",
+                                 "cmd modinfo-nvidia"};
+    expect_quiet(single(run_check("driver.secure-boot", f)), Status::pass, "nvidia");
+  }
+}

@@ -6,6 +6,7 @@
 #include "util/text.hpp"
 
 #include <fstream>
+#include <mutex>
 #include <set>
 #include <sstream>
 
@@ -448,4 +449,188 @@ TEST_CASE("collect: the nvcc on PATH gives its toolkit's exact version when the 
   CHECK(tk.cuda[1].path == "/usr/local/cuda-13.0");
   CHECK(tk.cuda[1].version.value == "13.0.88");
   CHECK(tk.cuda[1].version.source == "cmd nvcc-version (/usr/local/cuda/bin/nvcc)");
+}
+
+namespace {
+
+// Commands answered by program as well as by key: dmesg and the journal share the key "dmesg".
+class LogView : public MemView {
+public:
+  std::map<std::string, CommandResult> by_program;
+  std::vector<std::string> ran;
+  std::mutex mutex; // the collector may run its commands in parallel, as collect_all does
+  CommandResult run(const CommandSpec& spec) override {
+    std::string program = spec.argv.empty() ? "" : spec.argv[0];
+    std::lock_guard lock(mutex);
+    ran.push_back(spec.key + " " + program);
+    if (auto it = by_program.find(spec.key + " " + program); it != by_program.end()) {
+      CommandResult r = it->second;
+      r.argv = spec.argv;
+      return r;
+    }
+    return MemView::run(spec);
+  }
+  void answer(const std::string& key, const std::string& program, const std::string& out, int exit_code = 0,
+              const std::string& err = "") {
+    CommandResult r;
+    r.key = key;
+    r.found = true;
+    r.exit_code = exit_code;
+    r.out = out;
+    r.err = err;
+    by_program[key + " " + program] = r;
+  }
+};
+
+} // namespace
+
+TEST_CASE("collect: the kernel log from dmesg, this boot's and the previous boot's GPU events") {
+  LogView v;
+  v.files["/proc/sys/kernel/dmesg_restrict"] = "0\n";
+  v.who.uid = 1000;
+  v.answer("dmesg", "dmesg",
+           "[    1.0] Linux version 6.8.0\n" + realdata("dmesg-nvrm-xid63-row-remap-1.txt"));
+  v.answer("journal-kernel-previous", "journalctl",
+           "2026-11-30T10:00:00+0000 node7 kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=0, GPU has fallen off "
+           "the bus.\n");
+  // A persistent journal keeps its files in a folder named by the machine id: it has the previous boot.
+  v.dirs.insert("/var/log/journal/0b2c5a7e9f1d4c3ab8e6d5f4a3b2c1d0");
+  KernelLogFacts log;
+  std::vector<ToolRun> tools;
+  collect_kernel_log(v, CollectOptions{}, log, tools);
+  CHECK(log.read);
+  CHECK(log.reader == "dmesg");
+  CHECK(log.previous_read);
+  CHECK(log.records == 2); // the pasted Xid line has no time: it counts as an event, not as a timed message
+  REQUIRE(log.events.size() == 2);
+  CHECK(log.events[0].code == 63);
+  CHECK(log.events[0].boot == 0);
+  CHECK(log.events[1].code == 79);
+  CHECK(log.events[1].boot == -1);
+  auto ran = v.ran; // both boots are read at the same time
+  std::sort(ran.begin(), ran.end());
+  CHECK(ran == std::vector<std::string>{"dmesg dmesg", "journal-kernel-previous journalctl"});
+
+  // Without a persistent journal the previous boot is not asked for; an empty /var/log/journal (a container
+  // image's, journald keeping its files under /run) is none.
+  for (bool empty_folder : {false, true}) {
+    CAPTURE(empty_folder);
+    v.dirs.clear();
+    if (empty_folder) v.dirs.insert("/var/log/journal");
+    v.ran.clear();
+    KernelLogFacts volatile_only;
+    collect_kernel_log(v, CollectOptions{}, volatile_only, tools);
+    CHECK_FALSE(volatile_only.previous_read);
+    CHECK(v.ran == std::vector<std::string>{"dmesg dmesg"});
+  }
+}
+
+TEST_CASE("collect: the kernel log falls back to the journal, and says why neither answered") {
+  SUBCASE("dmesg_restrict=1 for a user: dmesg is not run, the journal answers") {
+    LogView v;
+    v.files["/proc/sys/kernel/dmesg_restrict"] = "1\n";
+    v.who.uid = 1000;
+    v.answer("dmesg", "journalctl", "2026-12-01T10:00:00+0000 node7 kernel: Linux version 6.8.0\n");
+    KernelLogFacts log;
+    std::vector<ToolRun> tools;
+    collect_kernel_log(v, CollectOptions{}, log, tools);
+    CHECK(log.read);
+    CHECK(log.reader == "journalctl");
+    CHECK(v.ran.front() == "dmesg journalctl");
+  }
+  SUBCASE("a user outside adm: neither, and the reason names both") {
+    LogView v;
+    v.files["/proc/sys/kernel/dmesg_restrict"] = "1\n";
+    v.who.uid = 1000;
+    v.answer("dmesg", "journalctl",
+             "Hint: You are currently not seeing messages from other users and the system.\n"
+             "      Users in groups 'adm', 'systemd-journal' can see all messages.\n"
+             "      Pass -q to turn off this notice.\n-- No entries --\n");
+    KernelLogFacts log;
+    std::vector<ToolRun> tools;
+    collect_kernel_log(v, CollectOptions{}, log, tools);
+    CHECK_FALSE(log.read);
+    CHECK(text::contains(log.why_not, "kernel.dmesg_restrict = 1"));
+    CHECK(text::contains(log.why_not, "only members of adm or systemd-journal"));
+  }
+  SUBCASE("a container: dmesg refused, no journal files") {
+    LogView v;
+    v.answer("dmesg", "dmesg", "", 1, "dmesg: read kernel buffer failed: Operation not permitted\n");
+    v.answer("dmesg", "journalctl", "No journal files were found.\n-- No entries --\n");
+    KernelLogFacts log;
+    std::vector<ToolRun> tools;
+    collect_kernel_log(v, CollectOptions{}, log, tools);
+    CHECK_FALSE(log.read);
+    CHECK(log.why_not == "dmesg: read kernel buffer failed: Operation not permitted; journalctl: No "
+                         "journal files were found.");
+    CHECK(std::none_of(tools.begin(), tools.end(), [](const ToolRun& t) { return !t.failure.empty(); }));
+  }
+}
+
+TEST_CASE("collect: upstream ports and amdgpu RAS counters of a GPU, the amdgpu firmware folder on demand") {
+  MemView v;
+  v.links["/sys/bus/pci/devices/0000:03:00.0"] =
+      "../../../devices/pci0000:00/0000:00:01.1/0000:02:00.0/0000:03:00.0";
+  v.files["/sys/bus/pci/devices/0000:03:00.0/ras/umc_err_count"] = "ue: 2\nce: 7\n";
+  v.files["/sys/bus/pci/devices/0000:03:00.0/ras/gfx_err_count"] = "ue: 0\nce: 0\n";
+  v.files["/sys/bus/pci/devices/0000:03:00.0/ras/features"] = "feature mask: 0x3fff\n";
+  std::vector<Gpu> gpus = {make_amd_gpu()};
+  gpus[0].bdf = "0000:03:00.0";
+  collect_gpu_health(v, gpus);
+  CHECK(gpus[0].upstream_ports == std::vector<std::string>{"0000:00:01.1", "0000:02:00.0"});
+  REQUIRE(gpus[0].ras.size() == 2);
+  CHECK(gpus[0].ras[1].block == "umc");
+  CHECK(gpus[0].ras[1].ue == 2);
+  CHECK(gpus[0].ras[1].ce == 7);
+
+  v.files["/lib/firmware/amdgpu/gc_11_0_0_me.bin.zst"] = "";
+  FirmwareListing none, listed;
+  KernelLogFacts log;
+  collect_firmware_listing(v, log, none);
+  CHECK_FALSE(none.listed); // no firmware failure in the log: the folder is not read
+  log.events.push_back(
+      {KernelEventKind::firmware_missing, {}, "0000:03:00.0", "", "amdgpu/gc_12_0_1_pfp.bin"});
+  collect_firmware_listing(v, log, listed);
+  CHECK(listed.listed);
+  CHECK(listed.files == std::vector<std::string>{"gc_11_0_0_me.bin.zst"});
+}
+
+TEST_CASE("collect: modinfo nvidia only with an NVIDIA GPU and no module loaded; the fabric only on NVSwitch "
+          "systems") {
+  MemView v;
+  v.command("modinfo-nvidia",
+            "filename:       /lib/modules/6.8.0-45-generic/updates/dkms/nvidia.ko.zst\n"
+            "version:        570.86.15\nlicense:        NVIDIA\nsigner:         DKMS module signing key\n");
+  NvidiaFacts nv;
+  std::vector<ToolRun> tools;
+  collect_nvidia_modinfo(v, CollectOptions{}, {make_amd_gpu()}, nv, tools);
+  CHECK_FALSE(nv.modinfo_license); // no NVIDIA GPU: not asked
+  collect_nvidia_modinfo(v, CollectOptions{}, {make_nvidia_gpu()}, nv, tools);
+  CHECK(nv.modinfo_license.value == std::optional<std::string>("NVIDIA"));
+  CHECK(nv.modinfo_filename.value ==
+        std::optional<std::string>("/lib/modules/6.8.0-45-generic/updates/dkms/nvidia.ko.zst"));
+  CHECK(nv.modinfo_signer.value == std::optional<std::string>("DKMS module signing key"));
+
+  // An HGX H100: an NVSwitch function, the Fabric Manager package, its service.
+  const std::string sw = "/sys/bus/pci/devices/0000:07:00.0";
+  v.files[sw + "/class"] = "0x068000\n";
+  v.files[sw + "/vendor"] = "0x10de\n";
+  v.files[sw + "/device"] = "0x22a3\n";
+  v.command("systemctl-fabricmanager", "inactive\n", 3);
+  PackageFacts packages;
+  packages.source = "/var/lib/dpkg/status";
+  packages.installed["nvidia-fabricmanager-550"] = "550.90.07-1";
+  FabricFacts fab;
+  std::vector<ToolRun> t2;
+  collect_fabric(v, kb(), CollectOptions{}, packages, NvidiaFacts{}, fab, t2);
+  REQUIRE(fab.nvswitches.size() == 1);
+  CHECK(fab.nvswitches[0].generation == 3);
+  CHECK(fab.manager_version.value == std::optional<std::string>("550.90.07"));
+  CHECK(fab.service_state.value == std::optional<std::string>("inactive"));
+
+  MemView plain; // no NVSwitch and no fabric state: systemctl is not asked
+  FabricFacts none;
+  collect_fabric(plain, kb(), CollectOptions{}, packages, NvidiaFacts{}, none, t2);
+  CHECK_FALSE(none.service_checked);
+  CHECK_FALSE(none.manager_package);
 }

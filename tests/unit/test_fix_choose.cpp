@@ -3,6 +3,7 @@
 #include "check_fixtures.hpp"
 #include "fix/choose.hpp"
 #include "fix_fixtures.hpp"
+#include "util/text.hpp"
 
 #include <doctest/doctest.h>
 
@@ -57,6 +58,25 @@ TEST_CASE("fix choose: NVIDIA versions follow the GPU's compute capability") {
   REQUIRE(pinned.has_value());
   CHECK(pinned->branch == 570);
   CHECK(pinned->torch_index == "cu128");
+}
+
+TEST_CASE(
+    "fix choose: the kernel-module flavour comes from the knowledge table driver.module-flavour reads") {
+  // The same table as the check: a row that says a family lacks the open modules decides the choice.
+  Knowledge edited = kb();
+  for (auto& row : edited.health.module_flavours)
+    if (row.family == "Turing") row.open = "unsupported";
+  auto turing = choose_nvidia(nvidia_box(0x1eb8), edited, stacks(), {}); // Tesla T4, sm_75
+  REQUIRE(turing.has_value());
+  CHECK(!turing->open_modules);
+  CHECK(test::contains(text::join(turing->notes, "\n"), "the open modules do not drive Tesla T4 (Turing)"));
+
+  // Volta needs the proprietary modules and Blackwell the open ones: no one flavour drives both.
+  Facts mixed = nvidia_box(0x1db4);                 // V100
+  mixed.gpus.push_back(make_nvidia_gpu(1, 0x2b85)); // RTX 5090
+  auto both = choose_nvidia(mixed, kb(), stacks(), {});
+  REQUIRE(!both.has_value());
+  CHECK(test::contains(both.error(), "no kernel-module flavour drives both"));
 }
 
 TEST_CASE("fix choose: impossible NVIDIA combinations are refused with the reason") {

@@ -60,3 +60,36 @@ TEST_CASE("bundle: which variable names hold secrets") {
                            "SECRETS_ROOT", "PATH", "CUDA_HOME", "KEYBOARD", "TOKENIZERS_PARALLELISM"})
     CHECK_MESSAGE(!gpudoctor::is_secret_name(name), name);
 }
+
+TEST_CASE("bundle: the recorded kernel log is redacted and obfuscated like other text") {
+  fs::path dir = fs::temp_directory_path() / ("gpudoctor-redact-log-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  write(dir / "manifest.json", R"({"format": "gpudoctor-snapshot", "version": 1, "origin": "live"})");
+  write(dir / "identity.json", R"({"user": "ada", "uid": 1000, "gid": 1000, "groups": ["ada"], "gids": [1000],
+                                   "home": "/home/ada", "hostname": "gpu-node07"})");
+  write(
+      dir / "commands.json",
+      R"([{"key": "dmesg", "argv": ["journalctl", "-k"], "found": true, "exit": 0, "stdout": "cmd/1-dmesg.out"},
+            {"key": "journal-kernel-previous", "argv": ["journalctl"], "found": true, "exit": 0,
+             "stdout": "cmd/2-journal-kernel-previous.out"}])");
+  write(dir / "cmd/1-dmesg.out",
+        "2026-12-01T10:00:00+0000 gpu-node07 kernel: Kernel command line: BOOT_IMAGE=/vmlinuz root=/dev/sda1 "
+        "luks.api_key=s3cr3t-key nfsroot=http://ada:hunter2@10.1.2.3/root quiet\n"
+        "2026-12-01T10:00:05+0000 gpu-node07 kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=77, name=train.py, "
+        "GPU "
+        "has fallen off the bus.\n");
+  write(dir / "cmd/2-journal-kernel-previous.out",
+        "2026-11-30T09:00:00+0000 gpu-node07 kernel: token=abc123\n");
+  RedactionLog log = redact_snapshot(dir, true);
+  std::string now = read(dir / "cmd/1-dmesg.out");
+  CHECK(now.find("s3cr3t-key") == std::string::npos);
+  CHECK(now.find("hunter2") == std::string::npos);
+  CHECK(now.find("gpu-node07") == std::string::npos); // the host name, as everywhere with --obfuscate
+  CHECK(now.find("luks.api_key=<redacted>") != std::string::npos);
+  CHECK(now.find("http://<redacted>@") != std::string::npos);
+  CHECK(now.find("10.1.2.3") == std::string::npos); // addresses, as everywhere with --obfuscate
+  CHECK(now.find("NVRM: Xid (PCI:0000:3b:00): 79, pid=77, name=train.py") != std::string::npos); // facts stay
+  CHECK(read(dir / "cmd/2-journal-kernel-previous.out").find("abc123") == std::string::npos);
+  CHECK(std::find(log.redacted.begin(), log.redacted.end(), "file:cmd/1-dmesg.out") != log.redacted.end());
+  fs::remove_all(dir);
+}

@@ -41,7 +41,7 @@
 # Notes:
 #   - CUDA 12.6 (the newest gpudoctor installs that builds for Tesla V100 PCIe 16GB (sm_70)) with driver
 #     branch 560 (CUDA 12.6 needs 560.28.03 or newer)
-#   - proprietary kernel modules: the open modules do not support GPUs before Turing (sm_75)
+#   - proprietary kernel modules: the open modules do not drive Tesla V100 PCIe 16GB (Volta)
 #   - PyTorch from the cu126 wheel index: the newest whose CUDA driver 560 runs and whose wheels build for
 #     these GPUs
 #   - the signing key URL https://developer.download.nvidia.com/compute/cuda/repos/rhel9/x86_64/D42D0685.pub
@@ -76,7 +76,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID='migrate-to-nvidia-458458ef'
+GD_SCRIPT_ID='migrate-to-nvidia-d9abced3'
 GD_FAMILY=rhel
 GD_FOR_OS_ID=rhel
 GD_FOR_OS_VERSION=9.4

@@ -1,0 +1,160 @@
+// gpu.memory-errors, gpu.throttled: what nvidia-smi -q says of each NVIDIA GPU's memory and clocks, and
+// amdgpu's RAS counters. Uncorrectable counts are judged on the volatile counter (since the last driver load
+// or GPU reset: the memory is bad now); the aggregate one is the GPU's life, repaired by retirement or
+// remapping.
+#include "checks/common.hpp"
+#include "checks/registry.hpp"
+#include "parse/parsers.hpp"
+#include "util/text.hpp"
+
+#include <fmt/format.h>
+
+namespace gpudoctor::checks {
+
+namespace {
+
+const Gpu* gpu_of_smi(const Facts& f, const NvidiaSmiGpu& g) {
+  std::string bdf = parse::bdf_from_nvidia_bus_id(g.bus_id);
+  for (const auto& gpu : f.gpus)
+    if (gpu.bdf == bdf) return &gpu;
+  return nullptr;
+}
+
+std::string subject_of(const Facts& f, const NvidiaSmiGpu& g) {
+  const Gpu* gpu = gpu_of_smi(f, g);
+  return gpu ? gpu->subject() : "GPU " + g.bus_id;
+}
+
+bool any_health(const NvidiaGpuHealth& h) {
+  return h.volatile_uncorrectable || h.aggregate_uncorrectable || h.remap_pending || h.remap_failure ||
+         h.retirement_pending || h.retired_dbe || h.reset_required || h.recovery_action;
+}
+
+void judge_nvidia(const Facts& f, const NvidiaSmiGpu& g, Results& out) {
+  const auto& h = g.health;
+  const std::string key =
+      f.nvidia.smi_driver_version ? f.nvidia.smi_driver_version.source : "cmd nvidia-smi-xml";
+  const std::string src = key + ": GPU " + g.bus_id + ": ";
+  std::vector<std::string> evidence;
+  auto cite = [&](const char* what, const auto& v) {
+    if (v) evidence.push_back(fmt::format("{}{} {}", src, what, *v));
+  };
+  cite("ECC mode", h.ecc_mode);
+  cite("volatile uncorrectable ECC errors", h.volatile_uncorrectable);
+  cite("aggregate uncorrectable ECC errors", h.aggregate_uncorrectable);
+  auto yes = [](const std::optional<bool>& b) { return b && *b; };
+  if (h.remap_pending)
+    evidence.push_back(src + "remapped rows pending: " + (*h.remap_pending ? "Yes" : "No"));
+  if (h.remap_failure)
+    evidence.push_back(src + "remapping failure occurred: " + (*h.remap_failure ? "Yes" : "No"));
+  if (h.retirement_pending)
+    evidence.push_back(src + "page retirement pending: " + (*h.retirement_pending ? "Yes" : "No"));
+  cite("retired pages (double-bit)", h.retired_dbe);
+  if (h.reset_required) evidence.push_back(src + "reset required: " + (*h.reset_required ? "Yes" : "No"));
+  cite("GPU recovery action", h.recovery_action);
+
+  std::string subject = subject_of(f, g);
+  std::string action = h.recovery_action.value_or("None");
+  if (yes(h.remap_failure))
+    return out.add(
+        Status::error, subject,
+        "The GPU could not remap a failing memory row (\"Remapping Failure Occurred: Yes\"): its memory "
+        "has errors it can no longer repair. Drain it and have it serviced or replaced.",
+        evidence, {"reboot"});
+  if (h.volatile_uncorrectable.value_or(0) > 0 || action == "Reboot" || action == "Node Reboot")
+    return out.add(
+        Status::error, subject,
+        fmt::format("{} uncorrectable ECC error{} since the last GPU reset{}: programs on this GPU got "
+                    "(or were stopped before using) corrupt data. Drain the GPU and reset it "
+                    "(nvidia-smi -r) or reboot, so the bad memory is retired or remapped; repeated, "
+                    "have it serviced.",
+                    h.volatile_uncorrectable.value_or(0),
+                    h.volatile_uncorrectable.value_or(0) == 1 ? "" : "s",
+                    action != "None" ? fmt::format(" (the driver's recovery action: {})", action) : ""),
+        evidence, {"reboot"});
+  if (yes(h.remap_pending) || yes(h.retirement_pending) || yes(h.reset_required) || action != "None")
+    return out.add(
+        Status::warn, subject,
+        fmt::format("A memory repair waits for a GPU reset ({}): until then the GPU runs with the failing "
+                    "memory marked. Drain the GPU and reset it (sudo nvidia-smi -r) or reboot when "
+                    "convenient.",
+                    yes(h.remap_pending)        ? "a row remap is pending"
+                    : yes(h.retirement_pending) ? "a page retirement is pending"
+                    : action != "None"          ? "recovery action " + action
+                                                : "reset required"),
+        evidence, {"reboot"});
+  if (h.aggregate_uncorrectable.value_or(0) > 0)
+    return out.add(
+        Status::info, subject,
+        fmt::format("No uncorrectable error since the last reset and nothing pending; over its life the "
+                    "GPU had {} uncorrectable ECC error{}, which were repaired.",
+                    *h.aggregate_uncorrectable, *h.aggregate_uncorrectable == 1 ? "" : "s"),
+        evidence);
+  out.pass(subject, "no uncorrectable ECC error, nothing pending", evidence);
+}
+
+void judge_amd(const Gpu& gpu, Results& out) {
+  std::vector<std::string> evidence, bad;
+  for (const auto& r : gpu.ras) {
+    evidence.push_back(fmt::format("{}: ue {} ce {}", r.source, r.ue, r.ce));
+    if (r.ue > 0) bad.push_back(fmt::format("{} {}", r.block, r.ue));
+  }
+  if (bad.empty())
+    return out.pass(gpu.subject(), "amdgpu's RAS counters show no uncorrectable error", evidence);
+  out.add(Status::error, gpu.subject(),
+          fmt::format(
+              "amdgpu counted uncorrectable errors ({}): data on this GPU may be corrupt. Reboot so the bad "
+              "pages are retired (amdgpu keeps them in its bad-page table); repeated, have the GPU "
+              "serviced.",
+              text::join(bad, ", ")),
+          evidence, {"reboot"});
+}
+
+} // namespace
+
+void gpu_memory_errors(const CheckContext& ctx, Results& out) {
+  const Facts& f = ctx.facts;
+  bool any = false;
+  for (const auto& g : f.nvidia.smi_gpus) {
+    if (!any_health(g.health)) continue;
+    any = true;
+    judge_nvidia(f, g, out);
+  }
+  for (const auto& gpu : f.gpus)
+    if (gpu.vendor == Vendor::amd && !gpu.ras.empty()) {
+      any = true;
+      judge_amd(gpu, out);
+    }
+  if (!any) out.skip("", "no GPU reports ECC or RAS counters (nvidia-smi -q, amdgpu ras/)");
+}
+
+void gpu_throttled(const CheckContext& ctx, Results& out) {
+  const Facts& f = ctx.facts;
+  if (f.nvidia.smi_gpus.empty()) return out.skip("", "nvidia-smi reported no GPU");
+  const std::string smi =
+      f.nvidia.smi_driver_version ? f.nvidia.smi_driver_version.source : "cmd nvidia-smi-xml";
+  for (const auto& g : f.nvidia.smi_gpus) {
+    std::string subject = subject_of(f, g);
+    const auto& held = g.health.clocks_held_by;
+    std::vector<std::string> evidence;
+    for (const auto& r : held)
+      evidence.push_back(fmt::format("{}: GPU {}: clocks event reason {}: Active", smi, g.bus_id, r));
+    if (held.empty()) {
+      out.pass(subject, "no hardware slowdown, thermal slowdown or power brake holds the clocks down");
+      continue;
+    }
+    bool thermal = text::contains(text::join(held, ","), "Thermal");
+    bool brake = text::contains(text::join(held, ","), "Power Brake");
+    out.add(Status::warn, subject,
+            fmt::format(
+                "The GPU's clocks are held down now ({}): it runs well below its speed. {}",
+                text::join(held, ", "),
+                thermal ? "It is too hot: check its fans, the airflow and the room, and dust."
+                : brake ? "The power brake is asserted: the system's power supply or the board signals a "
+                          "power problem; check the PSU, the cables and the BMC's power events."
+                        : "The hardware slows it (thermal or power protection): check cooling and power."),
+            evidence);
+  }
+}
+
+} // namespace gpudoctor::checks

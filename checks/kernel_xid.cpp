@@ -1,0 +1,93 @@
+// kernel.xid: NVIDIA Xid (and NVSwitch SXid) events of the kernel log, one result per code and GPU, each
+// explained from NVIDIA's Xid catalogue (knowledge xid.yaml), whose resolution decides the status.
+#include "checks/common.hpp"
+#include "checks/kernel_common.hpp"
+#include "checks/registry.hpp"
+#include "parse/parsers.hpp"
+
+#include <fmt/format.h>
+
+namespace gpudoctor::checks {
+
+namespace {
+
+Status status_of(const std::string& s) {
+  return s == "error" ? Status::error : s == "warn" ? Status::warn : Status::info;
+}
+
+// nvidia-smi's view of the GPU's memory repairs: true when it shows nothing left pending.
+std::optional<bool> repair_done(const Facts& f, const Gpu* gpu) {
+  if (!gpu) return std::nullopt;
+  for (const auto& g : f.nvidia.smi_gpus) {
+    if (parse::bdf_from_nvidia_bus_id(g.bus_id) != gpu->bdf) continue;
+    const auto& h = g.health;
+    if (!h.remap_pending && !h.retirement_pending) return std::nullopt;
+    return !h.remap_pending.value_or(false) && !h.retirement_pending.value_or(false);
+  }
+  return std::nullopt;
+}
+
+void report_xid(const CheckContext& ctx, const KernelEvent& e, Results& out) {
+  const Facts& f = ctx.facts;
+  const Gpu* gpu = gpu_of_event(f, e, Vendor::nvidia);
+  std::vector<std::string> evidence = event_evidence(e);
+  const XidRow* row = ctx.kb.health.xid(*e.code);
+  std::string process = e.process.empty() ? "" : fmt::format(" ({})", e.process);
+  if (!row) {
+    out.add(boot_status(f, e, Status::warn), event_subject(gpu, e),
+            fmt::format(
+                "Xid {}{}, {}: a code NVIDIA's Xid catalogue (as gpudoctor read it) does not list. "
+                "Look it up in the catalogue of this driver's release; if it repeats, report it to NVIDIA "
+                "with an nvidia-bug-report.sh log.",
+                *e.code, process, event_when(e)),
+            evidence);
+    return;
+  }
+  evidence.push_back(fmt::format("knowledge xid_codes {}: {} ({}), resolution {}; {}", row->code,
+                                 row->mnemonic, row->category, row->resolution, row->source));
+  Status status = status_of(row->status);
+  std::string advice = ctx.kb.health.xid_advice(*row);
+  if (row->after_repair) {
+    if (auto done = repair_done(f, gpu); done && *done) {
+      status = Status::info;
+      advice = "nvidia-smi shows no remap or retirement pending any more: the repair is active.";
+    }
+  }
+  std::vector<std::string> fixes;
+  if (row->resolution == "RESTART_BM") fixes.push_back("reboot");
+  out.add(boot_status(f, e, status), event_subject(gpu, e),
+          fmt::format("Xid {} ({}){}, {}. {}", row->code, row->description, process, event_when(e), advice),
+          evidence, fixes);
+}
+
+void report_sxid(const Facts& f, const KernelEvent& e, Results& out) {
+  bool fatal = e.detail.starts_with("Fatal");
+  std::string subject = e.pci.empty() ? "nvswitch" : "nvswitch (" + e.pci + ")";
+  std::string advice =
+      fatal ? "A fatal NVSwitch error stops the GPUs' traffic over this switch: drain the GPUs, "
+              "restart the Fabric Manager or reboot, and check the Fabric Manager log; repeated, "
+              "have the baseboard serviced."
+            : "A non-fatal NVSwitch error: the fabric goes on; watch for repeats in the Fabric "
+              "Manager log.";
+  out.add(boot_status(f, e, fatal ? Status::error : Status::info), subject,
+          fmt::format("SXid {} ({}), {}. {}", *e.code, e.detail, event_when(e), advice), event_evidence(e));
+}
+
+} // namespace
+
+void kernel_xid(const CheckContext& ctx, Results& out) {
+  const Facts& f = ctx.facts;
+  bool any_event = false;
+  for (const auto& e : f.kernel_log.events) {
+    if (!e.code) continue;
+    if (e.kind == KernelEventKind::xid) report_xid(ctx, e, out);
+    if (e.kind == KernelEventKind::sxid) report_sxid(f, e, out);
+    any_event = any_event || e.kind == KernelEventKind::xid || e.kind == KernelEventKind::sxid;
+  }
+  if (any_event) return;
+  if (kernel_log_unread(f)) return out.skip("", kernel_log_skip_message(f));
+  if (f.count(Vendor::nvidia) == 0) return out.skip("", "no NVIDIA GPU");
+  out.pass("", fmt::format("{} holds no Xid", kernel_log_name(f)), {f.kernel_log.source});
+}
+
+} // namespace gpudoctor::checks

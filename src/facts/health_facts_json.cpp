@@ -1,0 +1,98 @@
+#include "facts/health_facts_json.hpp"
+
+namespace gpudoctor {
+
+namespace {
+
+template <class T> Json fact(const Fact<T>& f) {
+  if (!f) return nullptr;
+  return {{"value", *f}, {"source", f.source}};
+}
+
+template <class T> Json opt(const std::optional<T>& v) {
+  return v ? Json(*v) : Json(nullptr);
+}
+
+Json kernel_log_json(const KernelLogFacts& log) {
+  Json events = Json::array();
+  for (const auto& e : log.events)
+    events.push_back({{"kind", kernel_event_name(e.kind)},
+                      {"code", opt(e.code)},
+                      {"pci", e.pci.empty() ? Json(nullptr) : Json(e.pci)},
+                      {"reporter", e.reporter.empty() ? Json(nullptr) : Json(e.reporter)},
+                      {"detail", e.detail},
+                      {"process", e.process.empty() ? Json(nullptr) : Json(e.process)},
+                      {"boot", e.boot == 0 ? "this" : "previous"},
+                      {"count", e.count},
+                      {"first_time", e.first_time},
+                      {"last_time", e.last_time},
+                      {"boot_relative", e.boot_relative}});
+  return {{"read", log.read},
+          {"reader", log.reader.empty() ? Json(nullptr) : Json(log.reader)},
+          {"why_not", log.why_not.empty() ? Json(nullptr) : Json(log.why_not)},
+          {"previous_boot_read", log.previous_read},
+          {"truncated", log.truncated},
+          {"messages", log.records},
+          {"events", events},
+          {"events_dropped", log.events_dropped}};
+}
+
+Json nvidia_health_json(const NvidiaGpuHealth& h) {
+  return {{"ecc_mode", opt(h.ecc_mode)},
+          {"volatile_uncorrectable", opt(h.volatile_uncorrectable)},
+          {"aggregate_uncorrectable", opt(h.aggregate_uncorrectable)},
+          {"retired_pages_sbe", opt(h.retired_sbe)},
+          {"retired_pages_dbe", opt(h.retired_dbe)},
+          {"retirement_pending", opt(h.retirement_pending)},
+          {"remapped_rows_correctable", opt(h.remapped_correctable)},
+          {"remapped_rows_uncorrectable", opt(h.remapped_uncorrectable)},
+          {"remap_pending", opt(h.remap_pending)},
+          {"remap_failure", opt(h.remap_failure)},
+          {"reset_required", opt(h.reset_required)},
+          {"recovery_action", opt(h.recovery_action)},
+          {"clocks_held_by", h.clocks_held_by},
+          {"fabric_state", opt(h.fabric_state)},
+          {"fabric_status", opt(h.fabric_status)}};
+}
+
+Json fabric_json(const FabricFacts& f) {
+  Json switches = Json::array();
+  for (const auto& s : f.nvswitches)
+    switches.push_back(
+        {{"bdf", s.bdf}, {"name", s.name}, {"generation", s.generation}, {"driver", fact(s.driver)}});
+  return {{"nvswitches", switches},
+          {"manager_package", fact(f.manager_package)},
+          {"manager_version", fact(f.manager_version)},
+          {"subnet_manager_version", fact(f.subnet_manager_version)},
+          {"service_checked", f.service_checked},
+          {"service_state", fact(f.service_state)}};
+}
+
+} // namespace
+
+Json health_to_json(const Facts& f) {
+  Json gpus = Json::array();
+  for (const auto& g : f.gpus) {
+    Json ras = Json::array();
+    for (const auto& r : g.ras)
+      ras.push_back({{"block", r.block}, {"ue", r.ue}, {"ce", r.ce}, {"source", r.source}});
+    gpus.push_back({{"bdf", g.bdf}, {"upstream_ports", g.upstream_ports}, {"amdgpu_ras", ras}});
+  }
+  Json nvidia = Json::array();
+  for (const auto& g : f.nvidia.smi_gpus)
+    nvidia.push_back({{"bus_id", g.bus_id}, {"health", nvidia_health_json(g.health)}});
+  return {{"kernel_log", kernel_log_json(f.kernel_log)},
+          {"gpus", gpus},
+          {"nvidia_gpus", nvidia},
+          {"nvidia_module",
+           {{"filename", fact(f.nvidia.modinfo_filename)},
+            {"version", fact(f.nvidia.modinfo_version)},
+            {"license", fact(f.nvidia.modinfo_license)},
+            {"signer", fact(f.nvidia.modinfo_signer)}}},
+          {"fabric", fabric_json(f.fabric)},
+          {"amdgpu_firmware", f.firmware.listed
+                                  ? Json({{"dir", f.firmware.dir}, {"files", f.firmware.files.size()}})
+                                  : Json(nullptr)}};
+}
+
+} // namespace gpudoctor

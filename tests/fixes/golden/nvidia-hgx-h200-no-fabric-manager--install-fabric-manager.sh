@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2119,SC2120
+# gpudoctor fix install-fabric-manager: Install the NVIDIA Fabric Manager
+#
+# What: Installs the Fabric Manager of exactly the loaded driver's version (Debian and Ubuntu:
+#       nvidia-fabricmanager-<branch> where the repository has it, else nvidia-fabricmanager at that version;
+#       RHEL: nvidia-fabric-manager at that version), nvlsm beside it for Blackwell GPUs, and enables and
+#       starts the nvidia-fabricmanager service. The driver must be installed and loaded first (fix
+#       install-nvidia); NVIDIA's repository must be configured.
+# Why:  fabric.manager (error): This is an NVSwitch system and its NVLink fabric is not up: 8 of 8 GPUs report
+#         the fabric state "Not Started" (status N/A), not Completed; the nvidia-fabricmanager package is not
+#         installed; the nvidia-fabricmanager service is inactive. Until it is, CUDA fails with error 802
+#         ("system not yet initialized"). Install nvidia-fabricmanager of exactly the driver's version, enable
+#         and start it (systemctl enable --now nvidia-fabricmanager).
+# For:  host hgx07, Ubuntu 24.04.3 LTS (ubuntu 24.04, debian family), kernel 6.18.44-fc-v657-gpu
+#       gpu0 (0000:18:00.0): NVIDIA H200 (sm_90), driver nvidia
+#       gpu1 (0000:2a:00.0): NVIDIA H200 (sm_90), driver nvidia
+#       gpu2 (0000:3a:00.0): NVIDIA H200 (sm_90), driver nvidia
+#       gpu3 (0000:5d:00.0): NVIDIA H200 (sm_90), driver nvidia
+#       gpu4 (0000:9a:00.0): NVIDIA H200 (sm_90), driver nvidia
+#       gpu5 (0000:ab:00.0): NVIDIA H200 (sm_90), driver nvidia
+#       gpu6 (0000:ba:00.0): NVIDIA H200 (sm_90), driver nvidia
+#       gpu7 (0000:db:00.0): NVIDIA H200 (sm_90), driver nvidia
+# From: snapshot tests/machines/nvidia-hgx-h200-no-fabric-manager/snapshot, by gpudoctor (test).
+#
+# Run it with --dry-run first: it prints every command and every change and changes nothing.
+# It refuses another OS release or host than the one above, writes a journal of every step to
+# /var/log/gpudoctor/<id>.journal, backs up every file it edits or removes under
+# /var/backups/gpudoctor/<id>/<run>/ (gpudoctor undo restores them), and a second run changes nothing.
+#
+# Steps (R: needs root, D: destructive, B: needs a reboot):
+#   1. install-fabric-manager.package         R--  Install the Fabric Manager of the loaded driver's version
+#   2. install-fabric-manager.subnet-manager  R--  Install the NVLink Subnet Manager (4th-generation NVSwitch
+#                                                  systems)
+#   3. install-fabric-manager.service         R--  Enable and start the nvidia-fabricmanager service
+
+set -euo pipefail
+
+GD_SCRIPT_ID='install-fabric-manager-ce6f1278'
+GD_FAMILY=debian
+GD_FOR_OS_ID=ubuntu
+GD_FOR_OS_VERSION=24.04
+GD_FOR_HOST=hgx07
+GD_KERNEL=6.18.44-fc-v657-gpu
+GD_STEP_IDS=(
+  install-fabric-manager.package
+  install-fabric-manager.subnet-manager
+  install-fabric-manager.service
+)
+GD_STEP_TITLES=(
+  'Install the Fabric Manager of the loaded driver'\''s version'
+  'Install the NVLink Subnet Manager (4th-generation NVSwitch systems)'
+  'Enable and start the nvidia-fabricmanager service'
+)
+GD_STEP_FLAGS=(
+  root
+  root
+  root
+)
+
+# @gpudoctor-golden: fixes/lib.bash is pasted here
+
+# ---- the steps ------------------------------------------------------------------------
+
+# 1. Install the Fabric Manager of the loaded driver's version [root] (fixes/install-fabric-manager.yaml:14)
+gd_step_1() {
+  local version branch package
+  version=$(cat /sys/module/nvidia/version 2>/dev/null || true)
+  [[ -n $version ]] || gd_die "no NVIDIA driver is loaded: install and load it first, then run this again"
+  branch=${version%%.*}
+  package=nvidia-fabricmanager
+  if apt-cache show "nvidia-fabricmanager-$branch" >/dev/null 2>&1; then package=nvidia-fabricmanager-$branch; fi
+  if gd_pkg_installed "$package" && [[ $(gd_pkg_version "$package") == "$version"* ]]; then
+    gd_note "$package $version is installed"
+    return 0
+  fi
+  local exact
+  exact=$(apt-cache madison "$package" 2>/dev/null | awk -v v="$version" '$3 ~ "^" v "-" { print $3; exit }')
+  [[ -n $exact ]] || gd_die "the repositories have no $package $version: add NVIDIA's repository of this driver"
+  gd_install_packages "$package=$exact"
+}
+gd_verify_1() {
+  dpkg-query -W -f='${Version}\n' 'nvidia-fabricmanager*' 2>/dev/null | grep -q "^$(cat /sys/module/nvidia/version)"
+}
+
+# 2. Install the NVLink Subnet Manager (4th-generation NVSwitch systems) [root] (fixes/install-fabric-manager.yaml:43)
+gd_step_2() {
+  if ! nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | grep -Eq '(^| )G?B[0-9]{3}'; then
+    gd_note "no Blackwell NVSwitch GPU: the NVLink Subnet Manager is not needed"
+    return 0
+  fi
+  gd_install_packages nvlsm
+}
+gd_verify_2() {
+  ! nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | grep -Eq '(^| )G?B[0-9]{3}' || gd_pkg_installed nvlsm
+}
+
+# 3. Enable and start the nvidia-fabricmanager service [root] (fixes/install-fabric-manager.yaml:53)
+gd_step_3() {
+  gd_run systemctl enable --now nvidia-fabricmanager
+}
+gd_verify_3() {
+  systemctl is-active --quiet nvidia-fabricmanager
+}
+
+gd_main "$@"

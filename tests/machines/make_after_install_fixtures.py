@@ -1,0 +1,430 @@
+#!/usr/bin/env python3
+"""Writes the fixtures of issue 13 ("what breaks after the install") under tests/machines/<name>/snapshot.
+
+Each is built from a real capture of this project, edited as its README says: the NVIDIA ones from
+tests/machines/nvidia-h200-real (a real `gpudoctor bundle` of an H200 machine), the AMD ones from
+tests/machines/amd-mi210-healthy; kernel-log lines and nvidia-smi fields come from the public samples in
+tests/data/realdata (the README of each fixture names them). Run from the repository root:
+
+    tests/machines/make_after_install_fixtures.py        # rewrites the snapshots (README and expected.json stay)
+
+then GPUDOCTOR_UPDATE_GOLDEN=1 build/tests/unittest -tc='machines: every*' and review expected.json.
+"""
+import json
+import os
+import re
+import shutil
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+H200 = os.path.join(HERE, "nvidia-h200-real", "snapshot")
+MI210 = os.path.join(HERE, "amd-mi210-healthy", "snapshot")
+REALDATA = os.path.join(ROOT, "tests", "data", "realdata")
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def realdata(name):
+    return read(os.path.join(REALDATA, name))
+
+
+class Snapshot:
+    def __init__(self, name, note):
+        self.dir = os.path.join(HERE, name, "snapshot")
+        if os.path.exists(self.dir):
+            shutil.rmtree(self.dir)
+        os.makedirs(self.dir)
+        self.commands = []
+        self.stat = {}
+        self.json("manifest.json", {"format": "gpudoctor-snapshot", "version": 1, "created": "2026-12-01T00:00:00Z",
+                                    "tool": "gpudoctor 0.1.0", "origin": "fixture", "note": note})
+
+    def json(self, rel, obj):
+        self.write(rel, json.dumps(obj, indent=2) + "\n")
+
+    def write(self, rel, content):
+        path = os.path.join(self.dir, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(content)
+
+    def fs(self, path, content):
+        self.write("fs" + path, content)
+
+    def link(self, path, target):
+        full = os.path.join(self.dir, "fs" + path)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        os.symlink(target, full)
+
+    def copy_fs(self, base, paths):
+        for p in paths:
+            src = os.path.join(base, "fs" + p)
+            dst = os.path.join(self.dir, "fs" + p)
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            if os.path.isdir(src) and not os.path.islink(src):
+                shutil.copytree(src, dst, symlinks=True)
+            else:
+                shutil.copy2(src, dst)  # a link (os-release) is copied as the file it names
+
+    def command(self, key, argv, out="", exit_code=0, err=""):
+        entry = {"key": key, "argv": argv, "found": True, "exit": exit_code, "timed_out": False,
+                 "duration_ms": 12, "timeout_ms": 5000}
+        stem = f"{len(self.commands) + 1}-{re.sub(r'[^A-Za-z0-9_.-]', '_', key)}"
+        if out:
+            self.write(f"cmd/{stem}.out", out)
+            entry["stdout"] = f"cmd/{stem}.out"
+        if err:
+            self.write(f"cmd/{stem}.err", err)
+            entry["stderr"] = f"cmd/{stem}.err"
+        self.commands.append(entry)
+
+    def finish(self, identity, env):
+        self.json("identity.json", identity)
+        self.json("env.json", env)
+        self.json("stat.json", self.stat)
+        self.json("commands.json", self.commands)
+        for folder, dirs, files in os.walk(self.dir):  # git keeps no empty folder (docs/snapshot.md)
+            if not dirs and not files:
+                open(os.path.join(folder, ".gpudoctor-keep"), "w").close()
+
+
+ROOT_IDENTITY = {"user": "root", "uid": 0, "gid": 0, "groups": ["root"], "gids": [0], "home": "/root",
+                 "hostname": "hgx07"}
+PATH_ENV = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/root",
+            "LANG": "C.UTF-8"}
+
+# ---- NVIDIA, from the real H200 capture -------------------------------------------------------------------
+
+H200_GPU_FILES = ["class", "vendor", "device", "subsystem_vendor", "subsystem_device", "revision", "numa_node",
+                  "current_link_speed", "current_link_width", "max_link_speed", "max_link_width"]
+# HGX baseboards: eight GPUs behind their own PCIe switch ports, four NVSwitches (bus numbers as on HGX H100/H200
+# hosts; the H200 capture is a VM with one GPU at 0000:00:06.0).
+HGX_GPUS = ["0000:18:00.0", "0000:2a:00.0", "0000:3a:00.0", "0000:5d:00.0",
+            "0000:9a:00.0", "0000:ab:00.0", "0000:ba:00.0", "0000:db:00.0"]
+HGX_SWITCHES = ["0000:05:00.0", "0000:06:00.0", "0000:07:00.0", "0000:08:00.0"]
+
+
+def nvidia_base(s, gpus, device_id="0x2335", driver_version=None, proc_version=None, restrict="0"):
+    """os-release, kernel, modules, the GPUs in sysfs (files of the H200 capture), /dev nodes."""
+    s.copy_fs(H200, ["/etc/os-release", "/proc/cmdline", "/proc/modules", "/proc/sys/kernel/osrelease",
+                     "/proc/sys/kernel/arch", "/proc/driver/nvidia/version", "/sys/module/nvidia/version"])
+    if proc_version is not None:
+        s.fs("/proc/driver/nvidia/version", proc_version)
+    if driver_version is not None:
+        s.fs("/sys/module/nvidia/version", driver_version + "\n")
+    s.fs("/proc/sys/kernel/dmesg_restrict", restrict + "\n")
+    base_gpu = os.path.join(H200, "fs/sys/devices/pci0000:00/0000:00:06.0")
+    for i, bdf in enumerate(gpus):
+        bus = bdf[5:7]
+        root = f"pci0000:{bus}" if len(gpus) == 1 else f"pci0000:{int(bus, 16) & 0xf0:02x}"
+        port = f"0000:{int(bus, 16) & 0xf0:02x}:01.0" if len(gpus) > 1 else None
+        dev = f"/sys/devices/{root}/" + (f"{port}/" if port else "") + bdf
+        for name in H200_GPU_FILES:
+            content = read(os.path.join(base_gpu, name))
+            if name == "device":
+                content = device_id + "\n"
+            s.fs(f"{dev}/{name}", content)
+        s.link(f"{dev}/driver", ("../" * (4 if port else 3)) + "bus/pci/drivers/nvidia")
+        s.link(f"/sys/bus/pci/devices/{bdf}", "../../.." + dev[len("/sys"):])
+        s.stat[f"/dev/nvidia{i}"] = {"type": "char", "mode": "0666", "uid": 0, "gid": 0, "group": "root"}
+    for node in ["/dev/nvidiactl", "/dev/nvidia-uvm"]:
+        s.stat[node] = {"type": "char", "mode": "0666", "uid": 0, "gid": 0, "group": "root"}
+
+
+def nvswitches(s, bdfs):
+    for bdf in bdfs:
+        dev = f"/sys/devices/pci0000:00/0000:00:03.0/{bdf}"
+        for name, value in [("class", "0x068000"), ("vendor", "0x10de"), ("device", "0x22a3"),
+                            ("subsystem_vendor", "0x10de"), ("subsystem_device", "0x1796"), ("revision", "0xa1")]:
+            s.fs(f"{dev}/{name}", value + "\n")
+        s.link(f"{dev}/driver", "../../../../bus/pci/drivers/nvidia-nvswitch")
+        s.link(f"/sys/bus/pci/devices/{bdf}", "../../../devices/pci0000:00/0000:00:03.0/" + bdf)
+
+
+def smi_xml(gpus, edit=lambda i, g: g):
+    """The H200 capture's nvidia-smi -q -x, its <gpu> repeated per GPU with the ids changed, then `edit`ed."""
+    xml = read(os.path.join(H200, "cmd/6-nvidia-smi-xml.out"))
+    head, rest = xml.split("\t<gpu id=", 1)
+    gpu, tail = ("\t<gpu id=" + rest).split("\t</gpu>\n", 1)
+    gpu += "\t</gpu>\n"
+    out = []
+    for i, bdf in enumerate(gpus):
+        g = gpu.replace("00000000:00:06.0", "0000" + bdf.upper())
+        g = g.replace("<pci_bus>00</pci_bus>", f"<pci_bus>{bdf[5:7].upper()}</pci_bus>")
+        g = g.replace("<minor_number>0</minor_number>", f"<minor_number>{i}</minor_number>")
+        g = g.replace("GPU-d866a34b-e82e-1a83-297a-27e16e24fd5", f"GPU-d866a34b-e82e-1a83-297a-27e16e24fd{i}")
+        out.append(edit(i, g))
+    head = head.replace("<attached_gpus>1</attached_gpus>", f"<attached_gpus>{len(gpus)}</attached_gpus>")
+    return head + "".join(out) + tail
+
+
+def set_tag(g, path, value):
+    """Replaces the text of the element at `path` (a list of tag names) in one <gpu> element."""
+    pattern = "".join(rf"<{t}>(?:(?!</{t}>).)*?" for t in path[:-1]) + rf"<{path[-1]}>[^<]*</{path[-1]}>"
+    m = re.search(pattern, g, re.S)
+    assert m, path
+    seg = m.group(0)
+    seg = re.sub(rf"<{path[-1]}>[^<]*</{path[-1]}>", f"<{path[-1]}>{value}</{path[-1]}>", seg)
+    return g[:m.start()] + seg + g[m.end():]
+
+
+def dpkg(packages):
+    paragraphs = []
+    for name, version in packages:
+        paragraphs.append(f"Package: {name}\nStatus: install ok installed\nPriority: optional\nSection: misc\n"
+                          f"Architecture: amd64\nVersion: {version}\nDescription: {name}\n")
+    return "\n".join(paragraphs)
+
+
+DRIVER = "580.159.04"
+DRIVER_PACKAGES = [("libnvidia-compute-580", DRIVER + "-0ubuntu0.24.04.1")]
+
+
+MACHINE_ID = "0b2c5a7e9f1d4c3ab8e6d5f4a3b2c1d0"
+
+
+def journal_line(time, msg):
+    return f"{time} hgx07 kernel: {msg}\n"
+
+
+def hgx(name, note, fabric_state, packages, service):
+    s = Snapshot(name, note)
+    nvidia_base(s, HGX_GPUS)
+    nvswitches(s, HGX_SWITCHES)
+    s.fs("/var/lib/dpkg/status", dpkg(DRIVER_PACKAGES + packages))
+
+    def edit(i, g):
+        g = set_tag(g, ["fabric", "state"], fabric_state)
+        return g
+    s.command("nvidia-smi-xml", ["nvidia-smi", "-q", "-x"], smi_xml(HGX_GPUS, edit))
+    s.command("dmesg", ["dmesg"], "".join(f"[    {5 + i}.000000] nvidia-nvswitch{i}: probe of "
+                                            f"{bdf} succeeded\n" for i, bdf in enumerate(HGX_SWITCHES)))
+    s.command("systemctl-fabricmanager", ["systemctl", "is-active", "nvidia-fabricmanager"], service + "\n",
+              0 if service == "active" else 3)
+    s.finish(ROOT_IDENTITY, PATH_ENV)
+
+
+def h200_with_log(name, note, dmesg=None, previous=None, edit=None, identity=ROOT_IDENTITY, restrict="0",
+                  dmesg_run=None):
+    s = Snapshot(name, note)
+    nvidia_base(s, ["0000:00:06.0"], restrict=restrict)
+    s.fs("/var/lib/dpkg/status", dpkg(DRIVER_PACKAGES))
+    s.command("nvidia-smi-xml", ["nvidia-smi", "-q", "-x"], smi_xml(["0000:00:06.0"], edit or (lambda i, g: g)))
+    if dmesg_run:
+        dmesg_run(s)
+    elif dmesg is not None:
+        s.command("dmesg", ["dmesg"], dmesg)
+    if previous is not None:  # a persistent journal keeps the previous boot
+        s.stat["/var/log/journal"] = {"type": "dir", "mode": "2755", "uid": 0, "gid": 101, "group": "systemd-journal"}
+        # journald keeps a persistent journal's files in a folder named by the machine id
+        s.stat["/var/log/journal/" + MACHINE_ID] = {"type": "dir", "mode": "2755", "uid": 0, "gid": 101,
+                                                   "group": "systemd-journal"}
+        s.command("journal-kernel-previous", ["journalctl", "-k", "-b", "-1", "-o", "short-iso", "--no-pager"],
+                  previous)
+    env = dict(PATH_ENV)
+    env["HOME"] = identity["home"]
+    s.finish(identity, env)
+    return s
+
+
+BOOT = "[    0.000000] Linux version 6.8.0-49-generic (buildd@lcy02-amd64-103) (x86_64-linux-gnu-gcc-13)\n"
+
+
+def main():
+    # 1-2. HGX H200 without the Fabric Manager, and with one of another version whose service failed.
+    hgx("nvidia-hgx-h200-no-fabric-manager",
+        "HGX H200: 8 GPUs, 4 NVSwitches, no Fabric Manager (from nvidia-h200-real)", "Not Started", [], "inactive")
+    hgx("nvidia-hgx-h200-fabric-manager-mismatch",
+        "HGX H200: Fabric Manager 580.95.05 beside driver 580.159.04 (from nvidia-h200-real)", "Not Started",
+        [("nvidia-fabricmanager-580", "580.95.05-0ubuntu0.24.04.2")], "failed")
+
+    # 3. A Blackwell laptop GPU with the proprietary module: the real dmesg of an RTX 5090 Laptop GPU.
+    s = Snapshot("nvidia-rtx5090-laptop-proprietary",
+                 "RTX 5090 Laptop GPU (10de:2c58) with the proprietary 580.105.08 module (from nvidia-h200-real)")
+    proc = ("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.105.08  Wed Oct 29 23:15:11 UTC 2025\n"
+            "GCC version:  gcc version 13.3.0 (Ubuntu 13.3.0-6ubuntu2~24.04) \n")
+    nvidia_base(s, ["0000:02:00.0"], device_id="0x2c58", driver_version="580.105.08", proc_version=proc)
+    s.fs("/var/lib/dpkg/status", dpkg([("libnvidia-compute-580", "580.105.08-0ubuntu0.24.04.1"),
+                                       ("nvidia-dkms-580", "580.105.08-0ubuntu0.24.04.1")]))
+    s.command("nvidia-smi-xml", ["nvidia-smi", "-q", "-x"], "No devices were found\n", 6)
+    s.command("dmesg", ["dmesg"], realdata("dmesg-nvrm-open-modules-required-rtx5090-laptop-1.txt"))
+    s.finish(dict(ROOT_IDENTITY, hostname="laptop"), PATH_ENV)
+
+    # 4-5. Xid 79: this boot (the GPU answers no more), and in the previous boot (it is back after the reboot).
+    fallen = realdata("dmesg-nvrm-fallen-off-bus-no-xid-1.txt").replace("0000:b3:00.0", "0000:00:06.0") \
+        .replace("10de:26b5", "10de:2335")
+    xid79 = "[ 1843.308101] NVRM: Xid (PCI:0000:00:06): 79, pid='<unknown>', name=<unknown>, GPU has fallen off " \
+            "the bus.\n"
+    h200_with_log("nvidia-h200-xid79-this-boot", "H200: Xid 79 in this boot's log (from nvidia-h200-real)",
+                  dmesg=BOOT + xid79 + fallen)
+    previous = "".join(journal_line("2026-11-30T22:14:03+0000", m) for m in [
+        "NVRM: Xid (PCI:0000:00:06): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.",
+        "NVRM: The NVIDIA GPU 0000:00:06.0",
+        "NVRM: (PCI ID: 10de:2335) installed in this system has",
+        "NVRM: fallen off the bus and is not responding to commands."])
+    h200_with_log("nvidia-h200-xid79-previous-boot",
+                  "H200: Xid 79 before the last reboot, healthy since (from nvidia-h200-real)",
+                  dmesg=BOOT, previous=previous)
+
+    # 6. Xid 48, 63 and 94 with the remap pending (nvidia-smi fields per the A100 remap-pending excerpt).
+    mem = (BOOT +
+           "[ 5121.431275] NVRM: Xid (PCI:0000:00:06): 48, pid=22841, name=python3, An uncorrectable double bit "
+           "error (DBE) has been detected on GPU in the framebuffer at partition 6, subpartition 0.\n"
+           "[ 5121.431403] NVRM: Xid (PCI:0000:00:06): 94, pid=22841, name=python3, Contained: CE User Channel "
+           "(0x9). RST: No, D-RST: No\n"
+           "[ 5121.433012] NVRM: Xid (PCI:0000:00:06): 63, pid=1896, Row Remapper: New row marked for remapping, "
+           "reset gpu to activate.\n")
+
+    def pending(i, g):
+        g = set_tag(g, ["ecc_errors", "volatile", "dram_uncorrectable"], "1")
+        g = set_tag(g, ["ecc_errors", "aggregate", "dram_uncorrectable"], "1")
+        g = set_tag(g, ["remapped_rows", "remapped_row_unc"], "1")
+        g = set_tag(g, ["remapped_rows", "remapped_row_pending"], "Yes")
+        return g
+    h200_with_log("nvidia-h200-xid48-63-94-remap-pending",
+                  "H200: Xid 48, 94 and 63, a row remap pending (from nvidia-h200-real)", dmesg=mem, edit=pending)
+
+    # 7. A healthy busy server whose log holds only application Xids 13, 31 and 43.
+    app = BOOT
+    for t, pid in [(3021.5, 4410), (3055.2, 4410), (7210.0, 5120)]:
+        app += (f"[ {t:.6f}] NVRM: Xid (PCI:0000:00:06): 13, pid={pid}, name=python3, Graphics Exception: "
+                f"ESR 0x514730=0x2000e 0x514734=0x0 0x51472c=0x1070e11 0x514738=0x4\n"
+                f"[ {t + 0.000112:.6f}] NVRM: Xid (PCI:0000:00:06): 43, pid={pid}, name=python3, Ch 00000008\n")
+    app += ("[ 9012.000100] NVRM: Xid (PCI:0000:00:06): 31, pid=6021, name=train.py, Ch 0000000a, intr 00000000. "
+            "MMU Fault: ENGINE GRAPHICS GPC0 GPCCLIENT_T1_0 faulted @ 0x7f2a_1c000000. Fault is of type "
+            "FAULT_PDE ACCESS_TYPE_VIRT_READ\n")
+    h200_with_log("nvidia-h200-busy-application-xids",
+                  "H200: only application Xids 13, 31 and 43 in the log (from nvidia-h200-real)", dmesg=app)
+
+    # 8. A user outside adm and systemd-journal on Ubuntu (dmesg_restrict=1): no kernel log.
+    user = {"user": "ana", "uid": 1000, "gid": 1000, "groups": ["ana"], "gids": [1000], "home": "/home/ana",
+            "hostname": "hgx07"}
+
+    def refused(s):
+        s.command("dmesg", ["journalctl", "-k", "-b", "0", "-o", "short-iso", "--no-pager"],
+                  "-- No entries --\n", 0,
+                  "Hint: You are currently not seeing messages from other users and the system.\n"
+                  "      Users in groups 'adm', 'systemd-journal' can see all messages.\n"
+                  "      Pass -q to turn off this notice.\n")
+    h200_with_log("nvidia-h200-user-without-kernel-log",
+                  "H200: user ana without the kernel log (from nvidia-h200-real)", identity=user, restrict="1",
+                  dmesg_run=refused)
+
+    # 11. The A100 of stas00/ml-engineering's debugging notes, from its two real pastes: the Xid 63 line and the
+    # nvidia-smi -q excerpt of the same GPU (00000000:10:1C.0, remap pending), replayed through the text parser.
+    s = Snapshot("nvidia-a100-remap-pending-text",
+                 "A100-SXM4-80GB with a row remap pending, from real text pastes (from nvidia-h200-real)")
+    proc = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  510.73.08  Thu May  5 23:41:26 UTC 2022\n"
+    nvidia_base(s, ["0000:10:1c.0"], device_id="0x20b2", driver_version="510.73.08", proc_version=proc)
+    s.fs("/var/lib/dpkg/status", dpkg([("libnvidia-compute-510", "510.73.08-0ubuntu1")]))
+    s.command("nvidia-smi-q", ["nvidia-smi", "-q"], realdata("nvidia-smi-q-excerpt-a100-ecc-row-remap-pending-1.txt"))
+    s.command("dmesg", ["dmesg"], BOOT + realdata("dmesg-nvrm-xid63-row-remap-1.txt"))
+    s.finish(ROOT_IDENTITY, PATH_ENV)
+
+    amd_fixtures()
+
+
+# ---- AMD, from amd-mi210-healthy ------------------------------------------------------------------------------
+
+def amd_copy(name, note):
+    s = Snapshot(name, note)
+    shutil.rmtree(s.dir)
+    shutil.copytree(MI210, s.dir, symlinks=True)
+    for keep in ["commands.json", "manifest.json"]:
+        os.remove(os.path.join(s.dir, keep))
+    s.commands = json.load(open(os.path.join(MI210, "commands.json")))
+    s.json("manifest.json", {"format": "gpudoctor-snapshot", "version": 1, "created": "2026-12-01T00:00:00Z",
+                             "tool": "gpudoctor 0.1.0", "origin": "fixture", "note": note})
+    s.stat = json.load(open(os.path.join(MI210, "stat.json")))
+    return s
+
+
+def amd_finish(s):
+    s.json("stat.json", s.stat)
+    s.json("commands.json", s.commands)
+
+
+def amd_fixtures():
+    # 9. A ring-timeout / reset loop: the real SDMA timeout incident of ROCm/ROCm#2330, three times.
+    s = amd_copy("amd-mi210-ring-timeout-reset-loop", "MI210 hanging again and again (from amd-mi210-healthy)")
+    incident = realdata("dmesg-amdgpu-sdma-timeout-gpu-reset-1.txt").replace("0000:08:00.0", "0000:63:00.0") \
+        .replace("crash kernel:", "mi210-node07 kernel:")
+    log = "".join(incident.replace("May 11 13:59", f"May 11 {h:02d}:59") for h in (11, 13, 15))
+    # dmesg refused (CAP_SYSLOG dropped by the service that runs gpudoctor), the journal answered.
+    s.command("dmesg", ["dmesg"], "", 1, "dmesg: read kernel buffer failed: Operation not permitted\n")
+    s.command("dmesg", ["journalctl", "-k", "-b", "0", "-o", "short-iso", "--no-pager"], log)
+    amd_finish(s)
+
+    # 10. An AMD GPU missing its firmware on Debian 12 (per kernelci-core#2238's lines, for gfx12 files).
+    s = amd_copy("amd-debian12-firmware-missing",
+                 "Debian 12 with a Radeon AI PRO R9700 whose firmware is missing (from amd-mi210-healthy)")
+    gpu = "fs/sys/devices/pci0000:60/0000:60:03.1/0000:61:00.0/0000:62:00.0/0000:63:00.0"
+    with open(os.path.join(s.dir, gpu, "device"), "w") as f:
+        f.write("0x7551\n")
+    with open(os.path.join(s.dir, gpu, "revision"), "w") as f:
+        f.write("0xc0\n")
+    os.remove(os.path.join(s.dir, gpu, "driver"))  # amdgpu gave up: nothing bound
+    for extra in ["drm", "mem_info_vram_total"]:
+        p = os.path.join(s.dir, gpu, extra)
+        if os.path.isdir(p):
+            shutil.rmtree(p)
+        elif os.path.exists(p):
+            os.remove(p)
+    for p in ["fs/sys/class/kfd", "fs/sys/devices/virtual/kfd", "fs/sys/module/amdgpu/version"]:
+        full = os.path.join(s.dir, p)
+        if os.path.islink(full) or os.path.isfile(full):
+            os.remove(full)
+        elif os.path.isdir(full):
+            shutil.rmtree(full)
+    s.stat = {k: v for k, v in s.stat.items() if not k.startswith("/dev/kfd") and not k.startswith("/dev/dri")}
+    with open("/etc/os-release") as f:  # Debian 12, as on this project's development machine
+        os_release = f.read()
+    for p in ["fs/usr/lib/os-release"]:
+        with open(os.path.join(s.dir, p), "w") as f:
+            f.write(os_release)
+    # A desktop Debian 12 with the kernel's own amdgpu: no ROCm, no amdgpu-dkms.
+    for p in ["fs/opt", "fs/etc/alternatives/rocm"]:
+        full = os.path.join(s.dir, p)
+        if os.path.islink(full) or os.path.isfile(full):
+            os.remove(full)
+        elif os.path.isdir(full):
+            shutil.rmtree(full)
+    drop = ("Package: amdgpu-dkms", "Package: hip-runtime-amd", "Package: rocm-core", "Package: rocminfo")
+    status = os.path.join(s.dir, "fs/var/lib/dpkg/status")
+    paragraphs = [p for p in read(status).split("\n\n") if p.strip() and not p.startswith(drop)]
+    paragraphs.append("Package: firmware-amd-graphics\nStatus: install ok installed\nPriority: optional\n"
+                      "Section: non-free-firmware/kernel\nArchitecture: all\nSource: firmware-nonfree\n"
+                      "Version: 20230210-5\nDescription: Binary firmware for AMD/ATI graphics chips")
+    with open(status, "w") as f:
+        f.write("\n\n".join(paragraphs) + "\n")
+    modules = os.path.join(s.dir, "fs/proc/modules")
+    with open(modules, "w") as f:  # the kernel's own amdgpu, loaded: it found no firmware for the GPU
+        f.write("amdgpu 12914688 0 - Live 0x0000000000000000\ndrm_buddy 20480 1 amdgpu, Live 0x0000000000000000\n")
+    for name in ["gc_11_0_0_me.bin", "gc_11_0_0_mec.bin", "gc_11_0_0_pfp.bin", "gc_11_0_0_rlc.bin",
+                 "psp_13_0_0_sos.bin", "psp_13_0_0_ta.bin", "smu_13_0_0.bin", "dcn_3_2_0_dmcub.bin"]:
+        s.fs("/lib/firmware/amdgpu/" + name, "")
+    lines = ["[    3.101552] [drm] amdgpu kernel modesetting enabled."]
+    for fw in ["psp_14_0_3_sos.bin", "gc_12_0_1_pfp.bin", "gc_12_0_1_me.bin", "gc_12_0_1_mec.bin",
+               "gc_12_0_1_rlc.bin"]:
+        lines.append(f"[    3.576634] amdgpu 0000:63:00.0: Direct firmware load for amdgpu/{fw} failed with error -2")
+    lines += ["[    3.586367] amdgpu 0000:63:00.0: amdgpu: fail to request/validate toc microcode",
+              "[    3.593924] [drm:psp_sw_init [amdgpu]] *ERROR* Failed to load psp firmware!",
+              "[    3.600359] [drm:amdgpu_device_ip_init [amdgpu]] *ERROR* sw_init of IP block <psp> failed -2",
+              "[    3.608265] amdgpu 0000:63:00.0: amdgpu: amdgpu_device_ip_init failed",
+              "[    3.614955] amdgpu 0000:63:00.0: amdgpu: Fatal error during GPU init",
+              "[    3.615102] amdgpu: probe of 0000:63:00.0 failed with error -2"]
+    s.command("dmesg", ["dmesg"], "\n".join(lines) + "\n")
+    with open(os.path.join(s.dir, "fs/proc/sys/kernel/osrelease"), "w") as f:
+        f.write("6.1.0-28-amd64\n")  # Debian 12's kernel
+    identity = json.load(open(os.path.join(s.dir, "identity.json")))
+    identity["hostname"] = "ws03"
+    s.json("identity.json", identity)
+    amd_finish(s)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

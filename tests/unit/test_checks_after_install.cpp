@@ -1,0 +1,331 @@
+// The after-the-install checks: kernel.xid, kernel.gpu-lost, kernel.gpu-reset, driver.init-failed,
+// driver.firmware-missing, driver.module-flavour, fabric.manager, gpu.memory-errors, gpu.throttled.
+#include "check_fixtures.hpp"
+
+using namespace gpudoctor;
+using namespace gpudoctor::test;
+using Kind = KernelEventKind;
+
+namespace {
+
+KernelEvent event(Kind kind, std::optional<int> code, const std::string& pci, std::size_t count = 1,
+                  int boot = 0, const std::string& detail = "") {
+  KernelEvent e;
+  e.kind = kind;
+  e.code = code;
+  e.pci = pci;
+  e.detail = detail;
+  e.count = count;
+  e.boot = boot;
+  e.first_time = "100.5";
+  e.last_time = count > 1 ? "900.25" : "100.5";
+  e.boot_relative = true;
+  e.first_line = "NVRM: first line";
+  e.last_line = "NVRM: last line";
+  return e;
+}
+
+Facts with_log(Facts f, std::vector<KernelEvent> events) {
+  f.kernel_log.read = true;
+  f.kernel_log.reader = "dmesg";
+  f.kernel_log.source = "cmd dmesg";
+  f.kernel_log.records = 1200;
+  f.kernel_log.events = std::move(events);
+  return f;
+}
+
+} // namespace
+
+TEST_CASE("check: kernel-log checks skip, saying how to get the log, when it could not be read") {
+  Facts f = nvidia_machine();
+  f.kernel_log.why_not =
+      "dmesg: not readable by this user (kernel.dmesg_restrict = 1); journalctl: this user "
+      "sees no kernel messages (only members of adm or systemd-journal do)";
+  f.permissions.identity = user_identity();
+  for (const char* id : {"kernel.xid", "kernel.gpu-lost", "kernel.gpu-reset", "driver.init-failed",
+                         "driver.firmware-missing"}) {
+    CAPTURE(id);
+    auto r = single(run_check(id, f));
+    expect_quiet(r, Status::skip);
+    CHECK(contains(r.message, "dmesg_restrict = 1"));
+    CHECK(contains(r.message, "sudo gpudoctor check"));
+    CHECK(contains(r.message, "sudo usermod -aG adm alice"));
+  }
+}
+
+TEST_CASE("check: kernel.xid, one result per code and GPU, its status from the catalogue") {
+  SUBCASE("application Xids 13, 31, 43 on a busy server: info, never error, with count and times") {
+    Facts f = with_log(nvidia_machine(2),
+                       {event(Kind::xid, 13, "0000:18:00.0", 40), event(Kind::xid, 31, "0000:18:00.0", 2),
+                        event(Kind::xid, 43, "0000:19:00.0")});
+    f.kernel_log.events[0].process = "pid 77, train.py";
+    auto results = run_check("kernel.xid", f);
+    REQUIRE(results.size() == 3);
+    CHECK(count_status(results, Status::info) == 3);
+    expect_quiet(results[0], Status::info, "gpu0 (0000:18:00.0)");
+    CHECK(contains(results[0].message, "Xid 13 (Graphics Engine Exception) (pid 77, train.py), 40 times this "
+                                       "boot, first at 100.5 s after boot, last at 900.25 s after boot"));
+    CHECK(contains(results[0].message, "restart the application"));
+    CHECK(results[2].subject == "gpu1 (0000:19:00.0)");
+  }
+  SUBCASE("Xid 79 this boot: error, reboot") {
+    Facts f = with_log(nvidia_machine(), {event(Kind::xid, 79, "0000:18:00.0")});
+    expect_fired(single(run_check("kernel.xid", f)), Status::error, "gpu0 (0000:18:00.0)",
+                 {"Xid 79 (GPU has fallen off the bus), once this boot", "reboot the machine"}, {"reboot"});
+  }
+  SUBCASE("Xid 79 in the previous boot: warn while the GPU is back, error while it is not") {
+    Facts f = with_log(nvidia_machine(), {event(Kind::xid, 79, "0000:18:00.0", 1, -1)});
+    f.kernel_log.previous_read = true;
+    auto r = single(run_check("kernel.xid", f));
+    CHECK(r.status == Status::warn);
+    CHECK(contains(r.message, "once in the previous boot"));
+    CHECK(contains(r.evidence[0], "cmd journal-kernel-previous"));
+    Facts gone = with_log(nvidia_machine(), {event(Kind::xid, 79, "0000:3b:00.0", 1, -1)});
+    auto g = single(run_check("kernel.xid", gone));
+    CHECK(g.status == Status::error);
+    CHECK(g.subject == "PCI 0000:3b:00.0");
+  }
+  SUBCASE("Xid 63 warns with a remap pending, is info once nvidia-smi shows none; 48 and 94 are errors") {
+    Facts f = with_log(nvidia_machine(),
+                       {event(Kind::xid, 48, "0000:18:00.0"), event(Kind::xid, 63, "0000:18:00.0"),
+                        event(Kind::xid, 94, "0000:18:00.0")});
+    f.nvidia.smi_gpus[0].bus_id = "00000000:18:00.0";
+    f.nvidia.smi_gpus[0].health.remap_pending = true;
+    auto results = run_check("kernel.xid", f);
+    REQUIRE(results.size() == 3);
+    CHECK(results[0].status == Status::error);
+    CHECK(results[1].status == Status::warn);
+    CHECK(contains(results[1].message, "reset"));
+    CHECK(results[2].status == Status::error);
+    f.nvidia.smi_gpus[0].health.remap_pending = false;
+    CHECK(run_check("kernel.xid", f)[1].status == Status::info);
+  }
+  SUBCASE("a code the catalogue lacks warns; NVSwitch SXids: fatal error, non-fatal info") {
+    Facts f =
+        with_log(nvidia_machine(), {event(Kind::xid, 999, "0000:18:00.0"),
+                                    event(Kind::sxid, 24007, "0000:c3:00.0", 1, 0, "Fatal, Link 30 timeout"),
+                                    event(Kind::sxid, 12028, "0000:05:00.0", 3, 0, "Non-fatal, Link 32")});
+    auto results = run_check("kernel.xid", f);
+    REQUIRE(results.size() == 3);
+    CHECK(results[0].status == Status::warn);
+    CHECK(results[1].status == Status::error);
+    CHECK(results[1].subject == "nvswitch (0000:c3:00.0)");
+    CHECK(results[2].status == Status::info);
+  }
+  SUBCASE("no Xid: pass; no NVIDIA GPU: skip") {
+    expect_quiet(single(run_check("kernel.xid", with_log(nvidia_machine(), {}))), Status::pass);
+    expect_quiet(single(run_check("kernel.xid", with_log(amd_machine(), {}))), Status::skip);
+  }
+}
+
+TEST_CASE("check: kernel.gpu-lost, from the bus, Xid 79 or a fatal AER on the port above the GPU") {
+  SUBCASE("fallen off the bus: error, reboot") {
+    Facts f = with_log(nvidia_machine(), {event(Kind::fallen_off_bus, {}, "0000:18:00.0")});
+    expect_fired(single(run_check("kernel.gpu-lost", f)), Status::error, "gpu0 (0000:18:00.0)",
+                 {"\"fallen off the bus\", once this boot", "Reboot"}, {"reboot"});
+  }
+  SUBCASE("a fatal AER reported by the port above the GPU names it") {
+    Facts f = nvidia_machine();
+    f.gpus[0].upstream_ports = {"0000:00:01.1"};
+    KernelEvent aer = event(Kind::pcie_aer, {}, "0000:00:01.1", 1, 0, "Uncorrected (Fatal)");
+    f = with_log(f, {aer, event(Kind::pcie_aer, {}, "0000:18:00.0", 9, 0, "Corrected")});
+    expect_fired(single(run_check("kernel.gpu-lost", f)), Status::error, "gpu0 (0000:18:00.0)",
+                 {"a fatal PCIe error (AER)"}, {"reboot"});
+  }
+  SUBCASE("only corrected AER lines, or nothing: pass") {
+    Facts f = with_log(nvidia_machine(), {event(Kind::pcie_aer, {}, "0000:18:00.0", 9, 0, "Corrected")});
+    expect_quiet(single(run_check("kernel.gpu-lost", f)), Status::pass);
+  }
+}
+
+TEST_CASE("check: kernel.gpu-reset, one recovered reset warns, a loop or a failed reset is an error") {
+  SUBCASE("one reset that succeeded") {
+    Facts f = with_log(amd_machine(), {event(Kind::reset_begin, {}, "0000:03:00.0"),
+                                       event(Kind::reset_succeeded, {}, "0000:03:00.0")});
+    auto r = single(run_check("kernel.gpu-reset", f));
+    CHECK(r.status == Status::warn);
+    CHECK(contains(r.message, "Watch for repeats"));
+  }
+  SUBCASE("ring timeouts without an address belong to the only AMD GPU; three resets: error") {
+    Facts f = with_log(amd_machine(), {event(Kind::ring_timeout, {}, "", 3, 0, "gfx_0.0.0"),
+                                       event(Kind::reset_begin, {}, "0000:03:00.0", 3)});
+    auto r = single(run_check("kernel.gpu-reset", f));
+    CHECK(r.status == Status::error);
+    CHECK(r.subject == "gpu0 (0000:03:00.0)");
+    CHECK(contains(r.message, "ring gfx_0.0.0 timeout 3 times this boot"));
+  }
+  SUBCASE("a failed reset, or an NVIDIA GSP timeout: error") {
+    Facts f = with_log(amd_machine(), {event(Kind::reset_failed, {}, "0000:03:00.0")});
+    CHECK(single(run_check("kernel.gpu-reset", f)).status == Status::error);
+    Facts n = with_log(nvidia_machine(), {event(Kind::gsp_error, {}, "", 4, 0, "GPU6")});
+    auto r = single(run_check("kernel.gpu-reset", n));
+    CHECK(r.status == Status::error);
+    CHECK(contains(r.message, "nvidia-smi -r"));
+  }
+}
+
+TEST_CASE("check: driver.init-failed") {
+  Facts f = with_log(nvidia_machine(), {event(Kind::init_failed, {}, "0000:18:00.0")});
+  auto r = single(run_check("driver.init-failed", f));
+  CHECK(r.status == Status::error);
+  CHECK(contains(r.message, "RmInitAdapter failed once this boot"));
+  Facts old = with_log(nvidia_machine(), {event(Kind::init_failed, {}, "0000:18:00.0", 1, -1)});
+  CHECK(single(run_check("driver.init-failed", old)).status == Status::warn);
+  expect_quiet(single(run_check("driver.init-failed", with_log(nvidia_machine(), {}))), Status::pass);
+}
+
+TEST_CASE("check: driver.init-failed after the GPU fell off the bus blames the bus, not the driver") {
+  // NVRM re-probes a GPU that fell off the bus and fails (NVSentinel issue 155's log): the driver is not
+  // the cause, and its usual suspects (module flavour, firmware) would send the user the wrong way.
+  Facts f = with_log(nvidia_machine(), {event(Kind::fallen_off_bus, {}, "0000:18:00.0"),
+                                        event(Kind::probe_failed, {}, "0000:18:00.0")});
+  auto r = single(run_check("driver.init-failed", f));
+  CHECK(r.status == Status::error);
+  CHECK(contains(r.message, "fell off the bus"));
+  CHECK(contains(r.message, "kernel.gpu-lost"));
+  CHECK(!contains(r.message, "driver.module-flavour"));
+}
+
+TEST_CASE("check: driver.firmware-missing names the package of this distribution, or a stale initramfs") {
+  Facts f = with_log(amd_machine({120001}),
+                     {event(Kind::firmware_missing, {}, "0000:03:00.0", 1, 0, "amdgpu/gc_12_0_1_pfp.bin"),
+                      event(Kind::firmware_missing, {}, "0000:03:00.0", 1, 0, "amdgpu/gc_12_0_1_me.bin")});
+  f.os.id = {"debian", "/etc/os-release:1"};
+  f.firmware = {true, "/lib/firmware/amdgpu", {"gc_11_0_0_me.bin", "gc_12_0_1_me.bin.zst"}};
+  auto r = single(run_check("driver.firmware-missing", f));
+  expect_fired(r, Status::error, "gpu0 (0000:03:00.0)",
+               {"2 firmware files",
+                "Missing (/lib/firmware/amdgpu lacks them, also as .zst and .xz): "
+                "amdgpu/gc_12_0_1_pfp.bin",
+                "firmware-amd-graphics (in the non-free-firmware component: enable it",
+                "On disk now: amdgpu/gc_12_0_1_me.bin", "initramfs"},
+               {"install-firmware"});
+  f.packages.installed["firmware-amd-graphics"] = "20230210-5";
+  CHECK(contains(single(run_check("driver.firmware-missing", f)).message,
+                 "a newer firmware-amd-graphics than the installed 20230210-5"));
+  f.os.id = {"ubuntu", "/etc/os-release:1"};
+  CHECK(contains(single(run_check("driver.firmware-missing", f)).message, "Install linux-firmware"));
+  f.packages.installed["amdgpu-dkms"] = "1:6.12.12-2164967.24.04";
+  CHECK(contains(single(run_check("driver.firmware-missing", f)).message, "amdgpu-dkms-firmware"));
+}
+
+TEST_CASE("check: driver.module-flavour") {
+  SUBCASE("an RTX 5090 with the proprietary module: error; with the open one: pass") {
+    Facts f = nvidia_machine(1, "570.86.15");
+    f.gpus[0] = make_nvidia_gpu(0, 0x2b85);
+    f.nvidia.open_kernel_module = false;
+    expect_fired(single(run_check("driver.module-flavour", f)), Status::error, "gpu0 (0000:18:00.0)",
+                 {"runs only with the open NVIDIA kernel modules"}, {"install-nvidia"});
+    f.nvidia.open_kernel_module = true;
+    expect_quiet(single(run_check("driver.module-flavour", f)), Status::pass, "gpu0 (0000:18:00.0)");
+  }
+  SUBCASE("a V100 with the open module installed (modinfo, not loaded): error") {
+    Facts f = nvidia_machine(1, "");
+    f.gpus[0] = make_nvidia_gpu(0, 0x1db5);
+    f.nvidia.modinfo_license = {"Dual MIT/GPL", "cmd modinfo-nvidia"};
+    expect_fired(single(run_check("driver.module-flavour", f)), Status::error, "gpu0 (0000:18:00.0)",
+                 {"predates the GSP"}, {"install-nvidia"});
+  }
+  SUBCASE("NVRM's own words, even for a GPU the tables do not know") {
+    Facts f = with_log(nvidia_machine(1, ""), {event(Kind::open_module_required, {}, "0000:18:00.0")});
+    f.gpus[0].model.reset();
+    expect_fired(single(run_check("driver.module-flavour", f)), Status::error, "gpu0 (0000:18:00.0)",
+                 {"requires use of the NVIDIA open kernel modules"}, {"install-nvidia"});
+  }
+  SUBCASE("no module loaded or installed: skip") {
+    expect_quiet(single(run_check("driver.module-flavour", nvidia_machine(1, ""))), Status::skip,
+                 "gpu0 (0000:18:00.0)");
+  }
+}
+
+TEST_CASE("check: fabric.manager") {
+  auto hgx = [] {
+    Facts f = nvidia_machine(8, "550.90.07");
+    f.fabric.nvswitches.push_back({"0000:07:00.0", 0x22a3, "GH100 [H100 NVSwitch]", 3, {}});
+    f.packages.source = "/var/lib/dpkg/status";
+    for (auto& g : f.nvidia.smi_gpus) {
+      g.health.fabric_state = "Completed";
+      g.health.fabric_status = "Success";
+    }
+    return f;
+  };
+  SUBCASE("no Fabric Manager: error, error 802") {
+    expect_fired(single(run_check("fabric.manager", hgx())), Status::error, "",
+                 {"the nvidia-fabricmanager package is not installed", "error 802"},
+                 {"install-fabric-manager"});
+  }
+  SUBCASE("another version than the driver, or the service down: error") {
+    Facts f = hgx();
+    f.fabric.manager_package = {"nvidia-fabricmanager-550", "/var/lib/dpkg/status"};
+    f.fabric.manager_version = {"550.54.15", "/var/lib/dpkg/status"};
+    f.fabric.service_state = {"failed", "cmd systemctl-fabricmanager"};
+    auto r = single(run_check("fabric.manager", f));
+    CHECK(r.status == Status::error);
+    CHECK(contains(r.message, "the Fabric Manager is 550.54.15 but the driver is 550.90.07"));
+    CHECK(contains(r.message, "the nvidia-fabricmanager service is failed"));
+  }
+  SUBCASE("matching and active, the fabric trained: pass") {
+    Facts f = hgx();
+    f.fabric.manager_package = {"nvidia-fabricmanager-550", "/var/lib/dpkg/status"};
+    f.fabric.manager_version = {"550.90.07", "/var/lib/dpkg/status"};
+    f.fabric.service_state = {"active", "cmd systemctl-fabricmanager"};
+    expect_quiet(single(run_check("fabric.manager", f)), Status::pass);
+    f.nvidia.smi_gpus[3].health.fabric_state = "In Progress";
+    CHECK(single(run_check("fabric.manager", f)).status == Status::error);
+  }
+  SUBCASE("an HGX B200 (no switch function, GPUs in a fabric) without the NVLink Subnet Manager: error") {
+    Facts f = nvidia_machine(8, "570.86.15");
+    for (auto& g : f.gpus)
+      g = make_nvidia_gpu(g.index, 0x2901);
+    for (auto& g : f.nvidia.smi_gpus)
+      g.health.fabric_state = "Not Started";
+    f.fabric.manager_package = {"nvidia-fabricmanager", "/var/lib/dpkg/status"};
+    f.fabric.manager_version = {"570.86.15", "/var/lib/dpkg/status"};
+    f.fabric.service_state = {"active", "cmd systemctl-fabricmanager"};
+    auto r = single(run_check("fabric.manager", f));
+    CHECK(r.status == Status::error);
+    CHECK(contains(r.message, "NVLink Subnet Manager (nvlsm)"));
+    CHECK(contains(r.message, "8 of 8 GPUs report the fabric state \"Not Started\""));
+  }
+  SUBCASE("no NVSwitch: skip") {
+    expect_quiet(single(run_check("fabric.manager", nvidia_machine())), Status::skip);
+  }
+}
+
+TEST_CASE("check: gpu.memory-errors and gpu.throttled") {
+  Facts f = nvidia_machine(4);
+  for (std::size_t i = 0; i < 4; ++i) {
+    f.nvidia.smi_gpus[i].bus_id = "0000" + f.gpus[i].bdf;
+    f.nvidia.smi_gpus[i].health.ecc_mode = "Enabled";
+    f.nvidia.smi_gpus[i].health.volatile_uncorrectable = 0;
+    f.nvidia.smi_gpus[i].health.aggregate_uncorrectable = 0;
+    f.nvidia.smi_gpus[i].health.remap_pending = false;
+    f.nvidia.smi_gpus[i].health.remap_failure = false;
+  }
+  f.nvidia.smi_gpus[0].health.remap_pending = true;
+  f.nvidia.smi_gpus[1].health.volatile_uncorrectable = 2;
+  f.nvidia.smi_gpus[2].health.aggregate_uncorrectable = 5;
+  auto results = run_check("gpu.memory-errors", f);
+  REQUIRE(results.size() == 4);
+  expect_fired(results[0], Status::warn, "gpu0 (0000:18:00.0)", {"a row remap is pending", "nvidia-smi -r"},
+               {"reboot"});
+  expect_fired(results[1], Status::error, "gpu1 (0000:19:00.0)",
+               {"2 uncorrectable ECC errors since the last GPU reset"}, {"reboot"});
+  CHECK(results[2].status == Status::info);
+  CHECK(results[3].status == Status::pass);
+  f.nvidia.smi_gpus[3].health.remap_failure = true;
+  CHECK(run_check("gpu.memory-errors", f)[3].status == Status::error);
+
+  Facts amd = amd_machine();
+  amd.gpus[0].ras = {{"umc", 1, 40, "/sys/bus/pci/devices/0000:03:00.0/ras/umc_err_count"}};
+  expect_fired(single(run_check("gpu.memory-errors", amd)), Status::error, "gpu0 (0000:03:00.0)", {"umc 1"},
+               {"reboot"});
+  expect_quiet(single(run_check("gpu.memory-errors", amd_machine())), Status::skip);
+
+  f.nvidia.smi_gpus[1].health.clocks_held_by = {"HW Slowdown", "HW Thermal Slowdown"};
+  auto t = run_check("gpu.throttled", f);
+  REQUIRE(t.size() == 4);
+  CHECK(t[0].status == Status::pass);
+  CHECK(t[1].status == Status::warn);
+  CHECK(contains(t[1].message, "too hot"));
+}
