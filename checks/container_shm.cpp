@@ -3,6 +3,7 @@
 // troubleshooting guide, "Docker": "--shm-size=1g --ulimit memlock=-1").
 #include "checks/common.hpp"
 #include "checks/registry.hpp"
+#include "system/machine_paths.hpp"
 
 #include <fmt/format.h>
 
@@ -26,19 +27,20 @@ void container_shm_small(const CheckContext& ctx, Results& out) {
     return out.skip("", fmt::format("{} GPU{}: no GPU talks to another through /dev/shm here", gpus,
                                     gpus == 1 ? "" : "s"));
   if (!f.host.shm_bytes)
-    return out.skip("/dev/shm", "the size of /dev/shm could not be read (df -Pk /dev/shm)");
+    return out.skip(paths::dev_shm, "the size of /dev/shm could not be read (df -Pk /dev/shm)");
   std::vector<std::string> evidence = {
       f.os.container_evidence, fmt::format("{}: /dev/shm {}", f.host.shm_source, mib(*f.host.shm_bytes))};
   if (*f.host.shm_bytes >= k_min_shm)
-    return out.pass("/dev/shm", fmt::format("/dev/shm has {} for {} GPUs", mib(*f.host.shm_bytes), gpus),
+    return out.pass(paths::dev_shm,
+                    fmt::format("{} has {} for {} GPUs", paths::dev_shm, mib(*f.host.shm_bytes), gpus),
                     evidence);
-  out.add(Status::warn, "/dev/shm",
+  out.add(Status::warn, paths::dev_shm,
           fmt::format(
-              "/dev/shm in this container has {} (Docker's default is 64 MiB) while {} GPUs share it: NCCL "
+              "{} in this container has {} (Docker's default is 64 MiB) while {} GPUs share it: NCCL "
               "fails with \"unhandled system error\" or \"Bus error\" when its shared-memory segments do not "
               "fit, and DataLoader workers die. Start the container with --shm-size=1g or more (or "
               "--ipc=host), as NCCL's troubleshooting guide asks.",
-              mib(*f.host.shm_bytes), gpus),
+              paths::dev_shm, mib(*f.host.shm_bytes), gpus),
           evidence);
 }
 

@@ -3,6 +3,7 @@
 // until the fabric is trained, CUDA fails with error 802 "system not yet initialized".
 #include "checks/common.hpp"
 #include "checks/registry.hpp"
+#include "system/machine_paths.hpp"
 #include "util/text.hpp"
 
 #include <map>
@@ -39,7 +40,7 @@ void fabric_manager(const CheckContext& ctx, Results& out) {
   std::vector<std::string> evidence, problems;
   for (const auto& s : fab.nvswitches)
     evidence.push_back(
-        fmt::format("/sys/bus/pci/devices/{}: {} (NVSwitch generation {})", s.bdf, s.name, s.generation));
+        fmt::format("{}: {} (NVSwitch generation {})", paths::pci_device(s.bdf), s.name, s.generation));
   const std::string smi =
       f.nvidia.smi_driver_version ? f.nvidia.smi_driver_version.source : "cmd nvidia-smi-xml";
   std::map<std::string, std::size_t> not_ready; // "state" (status) -> GPUs

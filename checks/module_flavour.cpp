@@ -4,6 +4,7 @@
 #include "checks/common.hpp"
 #include "checks/kernel_common.hpp"
 #include "checks/registry.hpp"
+#include "system/machine_paths.hpp"
 
 #include <fmt/format.h>
 
@@ -20,7 +21,7 @@ struct Flavour {
 // license).
 std::optional<Flavour> flavour_of(const Facts& f) {
   const auto& nv = f.nvidia;
-  if (nv.kernel_module_version && nv.kernel_module_version.source.find("/proc/") != std::string::npos)
+  if (nv.kernel_module_version && nv.kernel_module_version.source.starts_with(paths::nvidia_driver_version))
     return Flavour{nv.open_kernel_module,
                    fmt::format("{}: {} kernel module {}", nv.kernel_module_version.source,
                                nv.open_kernel_module ? "open" : "proprietary", *nv.kernel_module_version)};

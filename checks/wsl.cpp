@@ -7,6 +7,7 @@
 #include "check/check.hpp"
 #include "checks/common.hpp"
 #include "checks/registry.hpp"
+#include "system/machine_paths.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
@@ -50,15 +51,16 @@ void wsl_driver(const CheckContext& ctx, Results& out) {
         "/usr/lib/wsl/lib: {}", h.wsl_libs->empty() ? std::string("(empty)") : text::join(*h.wsl_libs, " ")));
   else
     evidence.push_back("/usr/lib/wsl/lib: missing");
-  evidence.push_back(fmt::format("/dev/dxg: {}", h.dxg ? "present" : "missing"));
+  evidence.push_back(fmt::format("{}: {}", paths::dxg, h.dxg ? "present" : "missing"));
   for (const auto& s : h.wsl_shadows)
     evidence.push_back("inside the distribution: " + s);
   std::vector<std::string> problems;
   if (!h.dxg)
     problems.push_back(
-        "/dev/dxg is missing, so WSL2 gives this distribution no GPU (a WSL 1 distribution, an old "
-        "WSL kernel, or a Windows GPU driver without WSL support: run `wsl --update` and install "
-        "the vendor's Windows driver)");
+        fmt::format("{} is missing, so WSL2 gives this distribution no GPU (a WSL 1 distribution, an old WSL "
+                    "kernel, or a Windows GPU driver without WSL support: run `wsl --update` and install the "
+                    "vendor's Windows driver)",
+                    paths::dxg));
   bool amd =
       std::ranges::any_of(h.wsl_shadows, [](const std::string& s) { return text::contains(s, "amdgpu"); });
   std::vector<std::string> nvidia;

@@ -3,8 +3,8 @@
 #include "app/cli_values.hpp"
 #include "app/commands.hpp"
 #include "cli/completion.hpp"
-#include "util/escape.hpp"
 #include "system/lifecycle.hpp"
+#include "util/escape.hpp"
 
 #include <cstdio>
 #include <exception>
@@ -89,8 +89,8 @@ int main(int argc, char** argv) {
   check_cmd->add_option("--format", check.format, "Output format: text, json, html, prometheus, junit or npd")
       ->check(CLI::IsMember({"text", "json", "html", "prometheus", "junit", "npd"}));
   // For programs (docs/fleet.md): a file replaced atomically, node-problem-detector's message length.
-  check_cmd->add_option("-o,--output", check.output,
-                        "Write the report to FILE (atomically) instead of stdout")
+  check_cmd
+      ->add_option("-o,--output", check.output, "Write the report to FILE (atomically) instead of stdout")
       ->check(k_not_empty);
   check_cmd
       ->add_option("--max-output-length", check.max_output_length,

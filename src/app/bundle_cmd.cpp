@@ -2,8 +2,8 @@
 // report inside is exactly what `check --from` will say), add the reports, and pack it as .tar.gz.
 #include "app/commands.hpp"
 #include "app/pipeline.hpp"
-#include "bundle/obfuscation_key.hpp"
 #include "app/rooted_view.hpp"
+#include "bundle/obfuscation_key.hpp"
 #include "bundle/redact.hpp"
 #include "fix/inventory.hpp"
 #include "fix/stacks.hpp"

@@ -90,7 +90,8 @@ int deliver_plan(const fix::Plan& plan, const FixSession& session, const FixOpti
   if (!opt.emit.empty()) {
     if (auto w = atomic_write(opt.emit, script.text, 0755); !w) {
       // An output that cannot be written is exit 2 (shared/spec/report-v1.md), naming the path given.
-      std::fprintf(stderr, "gpudoctor: cannot write --emit %s: %s\n", escape::one_line(opt.emit).c_str(), escape::one_line(w.error()).c_str());
+      std::fprintf(stderr, "gpudoctor: cannot write --emit %s: %s\n", escape::one_line(opt.emit).c_str(),
+                   escape::one_line(w.error()).c_str());
       return 2;
     }
     std::fprintf(stderr, "gpudoctor: wrote %s (%s, %zu steps). Try it with --dry-run first.\n",

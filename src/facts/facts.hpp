@@ -277,9 +277,10 @@ struct PythonDist {
   std::string entry;   // its *.dist-info / *.egg-info folder name as on disk
 };
 
-// A compiled extension beside PyTorch (flash-attn, xformers, bitsandbytes, ...), as its files say it was built.
+// A compiled extension beside PyTorch (flash-attn, xformers, bitsandbytes, ...), as its files say it was
+// built.
 struct CompiledExtension {
-  std::string dist, version, folder; // normalised name, version (with its label), site folder
+  std::string dist, version, folder;       // normalised name, version (with its label), site folder
   std::vector<std::string> requires_torch; // its METADATA's Requires-Dist specs of torch ("==2.5.1")
   struct Library {
     std::string path;
@@ -479,9 +480,10 @@ struct FirmwareListing {
   std::vector<std::string> files;
 };
 
-// ---- The layer around the GPUs (issue 12): WSL2, /dev/shm, memlock, RDMA ports, the loader's folders -------
+// ---- The layer around the GPUs (issue 12): WSL2, /dev/shm, memlock, RDMA ports, the loader's folders
+// -------
 struct IbPort {
-  std::string device;     // mlx5_0
+  std::string device; // mlx5_0
   int port = 0;
   std::string state;      // ACTIVE, DOWN, INIT, ARMED (the word of "4: ACTIVE")
   std::string link_layer; // InfiniBand, Ethernet (RoCE)
@@ -491,16 +493,16 @@ struct IbPort {
 // A folder the dynamic loader searches: LD_LIBRARY_PATH entries first, then ld.so.conf's, in that order.
 struct LoaderDir {
   std::string dir;
-  std::string origin; // "env LD_LIBRARY_PATH", "/etc/ld.so.conf.d/cuda.conf:1"
+  std::string origin;                            // "env LD_LIBRARY_PATH", "/etc/ld.so.conf.d/cuda.conf:1"
   std::optional<std::vector<std::string>> files; // its listing; empty optional: not read or not a folder
 };
 
 struct HostFacts {
-  std::string wsl_evidence;                          // why this is WSL2 (the kernel release); empty: not WSL
-  std::optional<std::vector<std::string>> wsl_libs;  // /usr/lib/wsl/lib, the libraries Windows provides
-  std::optional<FileStat> dxg;                       // /dev/dxg, the GPU paravirtualisation device
-  std::vector<std::string> wsl_shadows;              // a Linux driver installed inside the distribution
-  std::optional<std::uint64_t> shm_bytes;            // size of /dev/shm (df-shm), read in containers
+  std::string wsl_evidence;                         // why this is WSL2 (the kernel release); empty: not WSL
+  std::optional<std::vector<std::string>> wsl_libs; // /usr/lib/wsl/lib, the libraries Windows provides
+  std::optional<FileStat> dxg;                      // /dev/dxg, the GPU paravirtualisation device
+  std::vector<std::string> wsl_shadows;             // a Linux driver installed inside the distribution
+  std::optional<std::uint64_t> shm_bytes;           // size of /dev/shm (df-shm), read in containers
   std::string shm_source;
   std::optional<std::string> memlock_soft, memlock_hard; // "unlimited" or bytes (/proc/self/limits)
   std::string memlock_source;

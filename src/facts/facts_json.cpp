@@ -197,12 +197,9 @@ Json python_json(const PythonFacts& py) {
   for (const auto& e : py.envs) {
     Json torch = nullptr;
     if (e.torch)
-      torch = {{"version", e.torch->version},
-               {"cuda", opt(e.torch->cuda)},
-               {"hip", opt(e.torch->hip)},
-               {"location", e.torch->location},
-               {"source", e.torch->source},
-               {"installer", e.torch->installer}};
+      torch = {{"version", e.torch->version}, {"cuda", opt(e.torch->cuda)},
+               {"hip", opt(e.torch->hip)},    {"location", e.torch->location},
+               {"source", e.torch->source},   {"installer", e.torch->installer}};
     envs.push_back({{"role", e.role},
                     {"executable", e.executable},
                     {"via", e.via.empty() ? Json(nullptr) : Json(e.via)},

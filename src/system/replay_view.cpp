@@ -1,7 +1,7 @@
 #include "system/replay_view.hpp"
 
-#include "util/file_text.hpp"
 #include "system/process.hpp"
+#include "util/file_text.hpp"
 #include "util/text.hpp"
 
 #include <set>

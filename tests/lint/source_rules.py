@@ -4,7 +4,8 @@
 1. Layers only look down: a file includes its own folder, the same layer, or a lower one
    (util < system < parse/facts/knowledge < probe < collect < check < fleet < fix/report/bundle < app/cli
    < main.cpp).
-2. One seam to the machine: only src/system/ spells /sys/, /proc/ or /dev/ paths in code.
+2. One seam to the machine: only src/system/ spells /sys/, /proc/ or /dev/ paths in code (src/, checks/ and
+   probes/ host code).
 
 Usage: source_rules.py SOURCE_DIR. Prints each breach as file:line and exits 1 if there is one.
 """
@@ -35,8 +36,28 @@ def code_part(line):
     return line if at < 0 else line[:at]
 
 
-def main():
-    src = os.path.join(sys.argv[1], "src")
+def machine_path_breaches(root, folder):
+    """Lines of `folder` (below root) that spell a machine path outside src/system/."""
+    breaches = []
+    for where, _, files in os.walk(os.path.join(root, folder)):
+        rel_folder = os.path.relpath(where, root)
+        if rel_folder.split(os.sep)[:2] == ["src", "system"]:
+            continue
+        for name in sorted(files):
+            if not name.endswith((".cpp", ".hpp", ".h")):
+                continue
+            path = os.path.join(where, name)
+            with open(path, encoding="utf-8", errors="replace") as f:
+                for number, line in enumerate(f, 1):
+                    if MACHINE_PATH.search(code_part(line)):
+                        breaches.append(f"{os.path.relpath(path, root)}:{number}: a machine path outside "
+                                        "src/system/ (name it through system/machine_paths.hpp)")
+    return breaches
+
+
+def layer_breaches(root):
+    """Includes of src/ that look up a layer."""
+    src = os.path.join(root, "src")
     breaches = []
     for folder, _, files in os.walk(src):
         rel_folder = os.path.relpath(folder, src)
@@ -45,7 +66,7 @@ def main():
             if not name.endswith((".cpp", ".hpp", ".h")):
                 continue
             path = os.path.join(folder, name)
-            rel = os.path.relpath(path, os.path.dirname(src))
+            rel = os.path.relpath(path, root)
             own = len(LAYERS) if rel_folder == "." else RANK.get(top)
             if own is None:
                 breaches.append(f"{rel}: folder src/{top} has no layer in tests/lint/source_rules.py")
@@ -55,14 +76,19 @@ def main():
                     m = INCLUDE.match(line)
                     if m and m.group(1) in RANK and RANK[m.group(1)] > own:
                         breaches.append(f"{rel}:{number}: src/{top} includes {m.group(1)}/, a higher layer")
-                    if top != "system" and MACHINE_PATH.search(code_part(line)):
-                        breaches.append(f"{rel}:{number}: a machine path outside src/system/ (read it through "
-                                        "SystemView)")
+    return breaches
+
+
+def main():
+    root = sys.argv[1]
+    breaches = layer_breaches(root)
+    for folder in ("src", "checks", "probes"):
+        breaches += machine_path_breaches(root, folder)
     for b in breaches:
         print(b)
     if breaches:
         return 1
-    print(f"source rules hold over {src}")
+    print(f"source rules hold over {root}")
     return 0
 
 
