@@ -48,6 +48,19 @@ std::optional<std::string> group_name(gid_t gid) {
   return std::string(entry.gr_name);
 }
 
+// A descriptor of `path` when it is a regular file, else -1. O_NONBLOCK: a FIFO or a device node must never
+// block the doctor (it is refused after the open, which does not wait).
+int open_regular(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return -1;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
 FileStat to_file_stat(const struct stat& st) {
   FileStat fs;
   if (S_ISREG(st.st_mode))
@@ -89,13 +102,8 @@ std::string LiveView::real_path(const std::string& path) const {
 
 std::optional<std::string> LiveView::read_range(const std::string& path, std::uint64_t offset,
                                                 std::size_t length) {
-  int fd = ::open(real_path(path).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  int fd = open_regular(real_path(path));
   if (fd < 0) return std::nullopt;
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return std::nullopt;
-  }
   std::string content;
   length = std::min<std::size_t>(length, k_max_read_bytes);
   content.resize(length);
@@ -112,14 +120,8 @@ std::optional<std::string> LiveView::read_range(const std::string& path, std::ui
 }
 
 std::optional<std::string> LiveView::read_file(const std::string& path) {
-  // O_NONBLOCK: a FIFO or a device node must never block the doctor.
-  int fd = ::open(real_path(path).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  int fd = open_regular(real_path(path));
   if (fd < 0) return std::nullopt;
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return std::nullopt;
-  }
   std::string content;
   char buf[65536];
   // sysfs and procfs report sizes that are wrong (4096 or 0), so read until EOF, with a cap.

@@ -1,7 +1,10 @@
 // A throwaway snapshot folder for the redaction and obfuscation tests: files written where a recording
-// would put them, and a search of every byte below it (names, link targets, contents) for a canary.
+// would put them, and a search of every byte below it (names, link targets, contents) for a canary; and the
+// judgement of a snapshot, to compare before and after redaction.
 #pragma once
 
+#include "app/pipeline.hpp"
+#include "app/snapshot_source.hpp"
 #include "util/file_text.hpp"
 #include "util/json.hpp"
 
@@ -74,5 +77,22 @@ public:
 private:
   std::filesystem::path m_dir;
 };
+
+// The built-in knowledge and catalogues, loaded once.
+inline const Loaded& loaded_data() {
+  static const Loaded loaded = [] {
+    auto d = load_data(CheckOptions{});
+    REQUIRE_MESSAGE(d.has_value(), (d ? std::string() : d.error().message));
+    return std::move(*d);
+  }();
+  return loaded;
+}
+
+// What `check --from` concludes about a snapshot folder.
+inline std::vector<Result> judge(const std::filesystem::path& snapshot) {
+  auto opened = OpenedSnapshot::open(snapshot);
+  REQUIRE_MESSAGE(opened.has_value(), (opened ? std::string() : opened.error()));
+  return run_pipeline((*opened)->view(), loaded_data(), CheckOptions{}).results;
+}
 
 } // namespace gpudoctor::test

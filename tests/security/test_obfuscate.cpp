@@ -14,6 +14,7 @@
 
 namespace fs = std::filesystem;
 using namespace gpudoctor;
+using namespace gpudoctor::test;
 using gpudoctor::test::SnapshotDir;
 
 namespace {
@@ -26,21 +27,6 @@ RedactionLog obfuscate(const SnapshotDir& snap, const std::string& key = k_key) 
   options.obfuscation_key = key;
   options.key_from_file = !key.empty();
   return redact_snapshot(snap.dir(), options);
-}
-
-const Loaded& data() {
-  static const Loaded loaded = [] {
-    auto d = load_data(CheckOptions{});
-    REQUIRE_MESSAGE(d.has_value(), (d ? std::string() : d.error().message));
-    return std::move(*d);
-  }();
-  return loaded;
-}
-
-std::vector<Result> judge(const fs::path& snapshot) {
-  auto opened = OpenedSnapshot::open(snapshot);
-  REQUIRE_MESSAGE(opened.has_value(), (opened ? std::string() : opened.error()));
-  return run_pipeline((*opened)->view(), data(), CheckOptions{}).results;
 }
 
 // "host-3f9a1c2b": a class and 8 hex digits.

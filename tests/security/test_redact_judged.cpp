@@ -12,23 +12,9 @@
 
 namespace fs = std::filesystem;
 using namespace gpudoctor;
+using namespace gpudoctor::test;
 
 namespace {
-
-const Loaded& data() {
-  static const Loaded loaded = [] {
-    auto d = load_data(CheckOptions{});
-    REQUIRE_MESSAGE(d.has_value(), (d ? std::string() : d.error().message));
-    return std::move(*d);
-  }();
-  return loaded;
-}
-
-std::vector<Result> judge(const fs::path& snapshot) {
-  auto opened = OpenedSnapshot::open(snapshot);
-  REQUIRE_MESSAGE(opened.has_value(), (opened ? std::string() : opened.error()));
-  return run_pipeline((*opened)->view(), data(), CheckOptions{}).results;
-}
 
 // A fixture copied into `snap` with `extra` merged into its environment.
 void copy_fixture(const test::SnapshotDir& snap, const std::string& machine, const Json& extra) {
@@ -46,7 +32,7 @@ void copy_fixture(const test::SnapshotDir& snap, const std::string& machine, con
 TEST_SUITE("security") {
 
   TEST_CASE("redaction: no variable a knowledge table judges is redacted by its name") {
-    const Knowledge& kb = data().kb;
+    const Knowledge& kb = loaded_data().kb;
     Json env = Json::object();
     for (const auto& row : kb.env.nccl_vars)
       env[row.name] = "1";
