@@ -3,6 +3,7 @@
 #include "check_fixtures.hpp"
 #include "collect/collectors.hpp"
 #include "collect/pyenv_shim.hpp"
+#include "testutil.hpp"
 #include "util/text.hpp"
 
 #include <fstream>
@@ -21,104 +22,6 @@ std::string realdata(const std::string& name) {
   ss << in.rdbuf();
   return ss.str();
 }
-
-// Files, folders (implied by the files below them, or declared), links and command outputs.
-class MemView : public SystemView {
-public:
-  std::map<std::string, std::string> files, links;
-  std::set<std::string> dirs;
-  std::map<std::string, CommandResult> commands;
-  std::map<std::string, std::string> env;
-  Identity who;
-
-  std::optional<std::string> read_file(const std::string& path) override {
-    auto it = files.find(path);
-    if (it == files.end()) return std::nullopt;
-    return it->second;
-  }
-  std::optional<std::vector<std::string>> list_dir(const std::string& path) override {
-    std::set<std::string> names;
-    bool found = dirs.count(path) > 0;
-    std::string prefix = path + "/";
-    auto collect = [&](const std::string& p) {
-      if (!text_starts(p, prefix)) return;
-      found = true;
-      std::string rest = p.substr(prefix.size());
-      names.insert(rest.substr(0, rest.find('/')));
-    };
-    for (const auto& [p, content] : files)
-      collect(p);
-    for (const auto& p : dirs)
-      collect(p);
-    for (const auto& [p, target] : links)
-      collect(p);
-    if (!found) return std::nullopt;
-    return std::vector<std::string>(names.begin(), names.end());
-  }
-  std::optional<std::string> read_link(const std::string& path) override {
-    auto it = links.find(path);
-    if (it == links.end()) return std::nullopt;
-    return it->second;
-  }
-  std::optional<FileStat> stat(const std::string& path) override {
-    std::string p = resolve(path);
-    FileStat st;
-    if (files.count(p)) {
-      st.type = FileType::file;
-      return st;
-    }
-    if (dirs.count(p) || list_dir(p)) {
-      st.type = FileType::dir;
-      return st;
-    }
-    return std::nullopt;
-  }
-  CommandResult run(const CommandSpec& spec) override {
-    auto it = commands.find(spec.key);
-    if (it != commands.end()) return it->second;
-    CommandResult r;
-    r.key = spec.key;
-    r.found = false;
-    r.exit_code = 127;
-    return r;
-  }
-  std::map<std::string, std::string> environment() override { return env; }
-  Identity identity() override { return who; }
-  std::string kind() const override { return "replay"; }
-
-  void command(const std::string& key, const std::string& out, int exit_code = 0,
-               const std::string& err = "") {
-    CommandResult r;
-    r.key = key;
-    r.found = true;
-    r.exit_code = exit_code;
-    r.out = out;
-    r.err = err;
-    commands[key] = r;
-  }
-
-private:
-  // Links followed in every component, as the kernel does.
-  std::string resolve(std::string path) const {
-    for (int hop = 0; hop < 16; ++hop) {
-      std::string prefix;
-      bool changed = false;
-      for (const auto& part : text::split(path, '/')) {
-        prefix += "/" + part;
-        if (auto it = links.find(prefix); it != links.end()) {
-          path = it->second + path.substr(prefix.size());
-          changed = true;
-          break;
-        }
-      }
-      if (!changed) break;
-    }
-    return path;
-  }
-  static bool text_starts(const std::string& s, const std::string& p) {
-    return s.compare(0, p.size(), p) == 0;
-  }
-};
 
 } // namespace
 

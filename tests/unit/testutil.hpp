@@ -1,0 +1,174 @@
+// What the unit and security tests share: a per-case temporary folder, reading a file whole, an in-memory
+// machine that records what was read, and the built-in data loaded once.
+#pragma once
+
+#include "app/pipeline.hpp"
+#include "system/system_view.hpp"
+#include "util/text.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+namespace gpudoctor::test {
+
+// A fresh folder under the temporary directory, unique per case (mkdtemp), removed with what it holds.
+class TempDir {
+public:
+  explicit TempDir(const std::string& prefix = "gpudoctor-test") {
+    std::string templ = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
+    if (!::mkdtemp(templ.data())) FAIL("mkdtemp " << templ << " failed");
+    path_ = templ;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+private:
+  std::filesystem::path path_;
+};
+
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+inline void write_text(const std::filesystem::path& p, const std::string& content) {
+  std::filesystem::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary) << content;
+}
+
+// The built-in knowledge and catalogue, loaded once for the whole run.
+inline const Loaded& loaded_data() {
+  static const Loaded data = [] {
+    auto loaded = load_data(CheckOptions{});
+    if (!loaded) FAIL("built-in data does not load: " << loaded.error().message);
+    return std::move(*loaded);
+  }();
+  return data;
+}
+
+// A machine in memory: files, folders (implied by the files below them, or declared), links and command
+// outputs by key. Every path read is recorded in `reads`, so a test can say what a collector looked at.
+class MemView : public SystemView {
+public:
+  std::map<std::string, std::string> files, links;
+  std::set<std::string> dirs;
+  std::map<std::string, CommandResult> commands;
+  std::map<std::string, std::string> env;
+  Identity who;
+
+  std::string view_kind = "replay"; // no network probing, as for a snapshot
+  std::vector<std::string> reads;
+
+  std::optional<std::string> read_file(const std::string& path) override {
+    {
+      std::lock_guard lock(reads_mutex);
+      reads.push_back(path);
+    }
+    auto it = files.find(path);
+    if (it == files.end()) return std::nullopt;
+    return it->second;
+  }
+  std::optional<std::vector<std::string>> list_dir(const std::string& path) override {
+    std::set<std::string> names;
+    bool found = dirs.count(path) > 0;
+    std::string prefix = path + "/";
+    auto collect = [&](const std::string& p) {
+      if (!text_starts(p, prefix)) return;
+      found = true;
+      std::string rest = p.substr(prefix.size());
+      names.insert(rest.substr(0, rest.find('/')));
+    };
+    for (const auto& [p, content] : files)
+      collect(p);
+    for (const auto& p : dirs)
+      collect(p);
+    for (const auto& [p, target] : links)
+      collect(p);
+    if (!found) return std::nullopt;
+    return std::vector<std::string>(names.begin(), names.end());
+  }
+  std::optional<std::string> read_link(const std::string& path) override {
+    auto it = links.find(path);
+    if (it == links.end()) return std::nullopt;
+    return it->second;
+  }
+  std::optional<FileStat> stat(const std::string& path) override {
+    std::string p = resolve(path);
+    FileStat st;
+    if (files.count(p)) {
+      st.type = FileType::file;
+      return st;
+    }
+    if (dirs.count(p) || list_dir(p)) {
+      st.type = FileType::dir;
+      return st;
+    }
+    return std::nullopt;
+  }
+  CommandResult run(const CommandSpec& spec) override {
+    auto it = commands.find(spec.key);
+    if (it != commands.end()) return it->second;
+    CommandResult r;
+    r.key = spec.key;
+    r.found = false;
+    r.exit_code = 127;
+    return r;
+  }
+  std::map<std::string, std::string> environment() override { return env; }
+  Identity identity() override { return who; }
+  std::string kind() const override { return view_kind; }
+
+  void command(const std::string& key, const std::string& out, int exit_code = 0,
+               const std::string& err = "") {
+    CommandResult r;
+    r.key = key;
+    r.found = true;
+    r.exit_code = exit_code;
+    r.out = out;
+    r.err = err;
+    commands[key] = r;
+  }
+
+private:
+  std::mutex reads_mutex; // collectors read in parallel, as collect_all runs them
+
+  // Links followed in every component, as the kernel does.
+  std::string resolve(std::string path) const {
+    for (int hop = 0; hop < 16; ++hop) {
+      std::string prefix;
+      bool changed = false;
+      for (const auto& part : text::split(path, '/')) {
+        prefix += "/" + part;
+        if (auto it = links.find(prefix); it != links.end()) {
+          path = it->second + path.substr(prefix.size());
+          changed = true;
+          break;
+        }
+      }
+      if (!changed) break;
+    }
+    return path;
+  }
+  static bool text_starts(const std::string& s, const std::string& p) {
+    return s.compare(0, p.size(), p) == 0;
+  }
+};
+
+} // namespace gpudoctor::test
