@@ -108,6 +108,8 @@ std::vector<std::pair<std::string, std::vector<std::string>>> machine_summary(co
   out.push_back({"Python", python_lines(f)});
   if (f.probes.requested) out.push_back({"Probes", probe_summary_lines(f.probes)});
   if (f.os.in_container) out.push_back({"Container", {f.os.container_evidence}});
+  // What could not be collected, so that a clean report is not read as a clean machine.
+  if (!f.collector_errors.empty()) out.push_back({"Collection", f.collector_errors});
   return out;
 }
 
