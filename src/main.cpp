@@ -6,7 +6,9 @@
 #include "system/lifecycle.hpp"
 #include "util/escape.hpp"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 
 #include <CLI/CLI.hpp>
@@ -70,9 +72,25 @@ void add_fix_options(CLI::App& cmd, FixOptions& opt, std::string& from, std::str
   add_check_options(cmd, opt.check, color);
 }
 
+// What stdout could not take (a full disk, /dev/full, a closed pipe) shows only when it is flushed: a run
+// whose output was lost exits 2, as for any output that cannot be written (shared/spec/report-v1.md).
+int with_stdout_written(int status) {
+  if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return status;
+  std::fprintf(stderr, "gpudoctor: cannot write the output: %s\n", std::strerror(errno));
+  return 2;
+}
+
+int run_command(int argc, char** argv);
+
 } // namespace
 
 int main(int argc, char** argv) {
+  return with_stdout_written(run_command(argc, argv));
+}
+
+namespace {
+
+int run_command(int argc, char** argv) {
   gpudoctor::start_lifecycle(); // first: signals, the reaper, stale temporary folders (before any thread)
   // Named, not argv[0]: the man page (help2man) and the completion script show this name.
   CLI::App app{"gpudoctor: what is wrong with this GPU machine, and how to fix it", "gpudoctor"};
@@ -165,6 +183,10 @@ int main(int argc, char** argv) {
       "undo", "Restore the files the last --apply edited; say how to reinstall what it removed");
   undo_cmd->add_flag("-y,--yes", undo.yes, "Do not ask first");
   undo_cmd->add_option("--root", undo.root, "For tests: the root the apply ran in (fix --root)");
+  undo_cmd
+      ->add_option("--state", undo.state,
+                   "The state file of the apply to undo (a user's apply whose steps ran through sudo)")
+      ->check(k_not_empty);
 
   // fleet and diff: many nodes compared, and one machine's two reports (docs/fleet.md, "Comparing nodes").
   FleetOptions fleet;
@@ -267,3 +289,5 @@ int main(int argc, char** argv) {
   }
   return 2;
 }
+
+} // namespace

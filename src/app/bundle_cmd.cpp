@@ -12,11 +12,12 @@
 #include "system/replay_view.hpp"
 #include "system/temp_files.hpp"
 #include "util/archive.hpp"
+#include "util/escape.hpp"
+#include "util/file_text.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <unistd.h>
 
@@ -28,9 +29,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void write_text(const fs::path& p, const std::string& s) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out << s;
+// Says why a staged bundle cannot be shipped (a full disk: a missing file, or a secret not redacted) and
+// gives exit status 2, as for every output that cannot be written (shared/spec/report-v1.md).
+int refuse_incomplete(const std::vector<std::string>& failures) {
+  for (const auto& why : failures)
+    std::fprintf(stderr, "gpudoctor: %s\n", escape::one_line(why).c_str());
+  std::fprintf(stderr, "gpudoctor: no bundle written: its snapshot could not be written whole\n");
+  return 2;
 }
 
 std::string default_name(const std::string& host) {
@@ -74,7 +79,7 @@ int cmd_bundle(const BundleOptions& opt) {
   auto staging = temp::Folder::create("bundle");
   if (!staging) {
     std::fprintf(stderr, "gpudoctor: %s\n", staging.error().c_str());
-    return 3;
+    return 2;
   }
   fs::path snap_dir = staging->path() / "snapshot";
 
@@ -91,6 +96,7 @@ int cmd_bundle(const BundleOptions& opt) {
   manifest.tool = "gpudoctor " GPUDOCTOR_VERSION;
   manifest.origin = "live";
   recorder.finish(manifest);
+  if (auto failures = recorder.write_failures(); !failures.empty()) return refuse_incomplete(failures);
 
   RedactOptions redact;
   redact.kb = &data->kb;
@@ -106,7 +112,12 @@ int cmd_bundle(const BundleOptions& opt) {
     std::fprintf(stderr, "gpudoctor: note: %s\n", warning.c_str());
   manifest.redacted = log.redacted;
   manifest.note = redact.obfuscate ? "redacted and obfuscated; " + log.note : "redacted";
-  write_text(snap_dir / "manifest.json", dump_json(snapshot::manifest_to_json(manifest)));
+  std::vector<std::string> failures = log.failed;
+  auto write = [&](const std::string& name, const std::string& text) {
+    if (auto written = write_whole_file(snap_dir / name, text); !written) failures.push_back(written.error());
+  };
+  write("manifest.json", dump_json(snapshot::manifest_to_json(manifest)));
+  if (!failures.empty()) return refuse_incomplete(failures);
 
   auto replay = ReplayView::open(snap_dir);
   if (!replay) {
@@ -117,11 +128,12 @@ int cmd_bundle(const BundleOptions& opt) {
   if (!same_conclusions(live_report.results, report.results))
     std::fprintf(stderr, "gpudoctor: warning: the redacted snapshot judges differently from the live run\n");
   report.source_kind = "live";
-  write_text(snap_dir / "report.json", dump_json(report_to_json(report)) + "\n");
+  write("report.json", dump_json(report_to_json(report)) + "\n");
   TextOptions topt;
   topt.verbose = true;
-  write_text(snap_dir / "report.txt", render_text(report, data->cat, topt));
-  write_text(snap_dir / "report.html", render_html(report, data->cat));
+  write("report.txt", render_text(report, data->cat, topt));
+  write("report.html", render_html(report, data->cat));
+  if (!failures.empty()) return refuse_incomplete(failures);
 
   std::string output = opt.output.empty() ? default_name(log.host) : opt.output;
   temp::track(output); // a half-written archive is removed if gpudoctor is interrupted

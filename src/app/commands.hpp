@@ -73,6 +73,7 @@ struct MigrateOptions {
 struct UndoOptions {
   std::string root; // tests, as for fix
   bool yes = false;
+  std::string state; // the state file of the apply to undo (default: the last apply of this user)
 };
 
 // gpudoctor fleet and diff: many nodes' reports side by side, and one machine's two reports compared

@@ -27,7 +27,7 @@ int cmd_migrate(const MigrateOptions& opt) {
 }
 
 int cmd_undo(const UndoOptions& opt) {
-  return fix::undo_last_apply(opt.root, opt.yes);
+  return fix::undo_last_apply(opt.root, opt.yes, opt.state);
 }
 
 } // namespace gpudoctor

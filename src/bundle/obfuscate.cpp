@@ -96,25 +96,27 @@ std::string Obfuscator::text(std::string_view s, bool device_list) const {
   return replace_words(pseudonymize_addresses(s, m_pseudonyms, device_list ? 1 : 4), m_words);
 }
 
-std::vector<std::string> Obfuscator::apply(const fs::path& dir) const {
+std::vector<std::string> Obfuscator::apply(const fs::path& dir, std::vector<std::string>& failed) const {
   if (auto env = parse_json(read_whole_file(dir / "env.json").value_or("")); env && env->is_object()) {
     for (auto it = env->begin(); it != env->end(); ++it)
       if (it->is_string()) *it = text(it->get<std::string>(), device_list_variable(it.key()));
-    write_whole_file(dir / "env.json", dump_json(*env));
+    if (auto written = write_whole_file(dir / "env.json", dump_json(*env)); !written)
+      failed.push_back(written.error());
   }
   TreeRewrite rewrite;
   rewrite.content = [&](const std::string&, std::string_view content) -> std::optional<std::string> {
     return text(content);
   };
   rewrite.name = [&](const std::string& name) { return text(name); };
-  auto changed = rewrite_tree(dir, rewrite, {"env.json", "manifest.json"});
+  auto rewritten = rewrite_tree(dir, rewrite, {"env.json", "manifest.json"});
+  failed.insert(failed.end(), rewritten.failed.begin(), rewritten.failed.end());
   std::vector<std::string> done;
   if (!m_identities.hosts.empty()) done.push_back("hostname");
   if (!m_identities.users.empty()) done.push_back("user names");
   if (!m_identities.serials.empty() || !m_identities.gpu_ids.empty())
     done.push_back("GPU serials and unique ids");
   done.push_back("addresses and UUIDs");
-  if (!changed.empty()) done.push_back(fmt::format("names in {} files", changed.size()));
+  if (!rewritten.changed.empty()) done.push_back(fmt::format("names in {} files", rewritten.changed.size()));
   return done;
 }
 

@@ -31,8 +31,8 @@ public:
   // GPU-<hex> prefix names a GPU (elsewhere four hex digits at least).
   std::string text(std::string_view s, bool device_list = false) const;
   // Rewrites the snapshot at `dir` in place (not manifest.json). Returns what it replaced, for the manifest
-  // ("hostname", "user names", ...), and the relative paths changed.
-  std::vector<std::string> apply(const std::filesystem::path& dir) const;
+  // ("hostname", "user names", ...); what could not be rewritten is added to `failed`.
+  std::vector<std::string> apply(const std::filesystem::path& dir, std::vector<std::string>& failed) const;
 
   const Identities& identities() const { return m_identities; }
   const Pseudonyms& pseudonyms() const { return m_pseudonyms; }

@@ -36,7 +36,9 @@ void redact_environment(const fs::path& dir, TextRedactor& redactor, RedactionLo
     changed = changed || redacted != v || !value.is_string();
     out[name] = redacted;
   }
-  if (changed) write_whole_file(dir / "env.json", dump_json(out));
+  if (!changed) return;
+  if (auto written = write_whole_file(dir / "env.json", dump_json(out)); !written)
+    log.failed.push_back(written.error());
 }
 
 SecretNames secret_names(const RedactOptions& options) {
@@ -64,7 +66,7 @@ RedactionLog redact_snapshot(const fs::path& dir, const RedactOptions& options) 
 
   std::string key = options.obfuscation_key.empty() ? random_obfuscation_key() : options.obfuscation_key;
   Obfuscator obfuscator(dir, key);
-  auto done = obfuscator.apply(dir);
+  auto done = obfuscator.apply(dir, log.failed);
   // What was redacted is named by paths that name the user too.
   for (auto& entry : log.redacted)
     entry = obfuscator.text(entry);

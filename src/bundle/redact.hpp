@@ -19,6 +19,7 @@ struct RedactionLog {
   std::string note;                  // for the manifest's note: how names were obfuscated
   std::string host;                  // the hostname as the bundle has it (its pseudonym with obfuscation)
   std::vector<std::string> warnings; // for the user: names left as they are, and why
+  std::vector<std::string> failed;   // writes that failed (a full disk): the folder may still hold secrets
 };
 
 struct RedactOptions {

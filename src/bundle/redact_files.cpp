@@ -104,7 +104,8 @@ void redact_recorded_files(const fs::path& dir, TextRedactor& redactor, Redactio
     return out;
   };
   rewrite.name = [&](const std::string& name) { return redactor.shapes(name); };
-  rewrite_tree(dir, rewrite, {"env.json", "identity.json", "manifest.json"});
+  auto rewritten = rewrite_tree(dir, rewrite, {"env.json", "identity.json", "manifest.json"});
+  log.failed.insert(log.failed.end(), rewritten.failed.begin(), rewritten.failed.end());
 }
 
 } // namespace gpudoctor

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 namespace gpudoctor {
 
 namespace fs = std::filesystem;
@@ -18,8 +20,9 @@ std::ptrdiff_t depth(const fs::path& p) {
 
 } // namespace
 
-std::vector<std::string> rewrite_tree(const fs::path& dir, const TreeRewrite& rewrite,
-                                      const std::vector<std::string>& skip) {
+TreeRewritten rewrite_tree(const fs::path& dir, const TreeRewrite& rewrite,
+                           const std::vector<std::string>& skip) {
+  TreeRewritten out;
   std::vector<fs::path> entries;
   std::error_code ec;
   for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::none, ec);
@@ -28,7 +31,6 @@ std::vector<std::string> rewrite_tree(const fs::path& dir, const TreeRewrite& re
   std::sort(entries.begin(), entries.end(), [](const fs::path& a, const fs::path& b) {
     return depth(a) > depth(b) || (depth(a) == depth(b) && a < b);
   });
-  std::vector<std::string> changed;
   for (const auto& path : entries) {
     std::string rel = path.lexically_relative(dir).generic_string();
     if (std::find(skip.begin(), skip.end(), rel) != skip.end()) continue;
@@ -40,26 +42,32 @@ std::vector<std::string> rewrite_tree(const fs::path& dir, const TreeRewrite& re
       if (!ec && new_target != target) {
         fs::remove(path, ec);
         fs::create_symlink(new_target, path, ec);
+        if (ec)
+          out.failed.push_back(fmt::format("cannot rewrite the link {}: {}", path.string(), ec.message()));
         touched = true;
       }
     } else if (fs::is_regular_file(status) && rewrite.content &&
                fs::file_size(path, ec) <= k_max_text_bytes) {
       std::string content = read_whole_file(path).value_or("");
       if (content.find('\0') == std::string::npos)
-        if (auto scrubbed = rewrite.content(rel, content); scrubbed && *scrubbed != content)
-          touched = write_whole_file(path, *scrubbed);
+        if (auto scrubbed = rewrite.content(rel, content); scrubbed && *scrubbed != content) {
+          auto written = write_whole_file(path, *scrubbed);
+          if (!written) out.failed.push_back(written.error());
+          touched = true;
+        }
     }
     std::string name = path.filename().string();
     std::string new_name = rewrite.name ? rewrite.name(name) : name;
     if (new_name != name && !new_name.empty() && new_name.find('/') == std::string::npos &&
         !fs::exists(fs::symlink_status(path.parent_path() / new_name, ec))) {
       fs::rename(path, path.parent_path() / new_name, ec);
+      if (ec) out.failed.push_back(fmt::format("cannot rename {}: {}", path.string(), ec.message()));
       touched = true;
     }
-    if (touched) changed.push_back(rel);
+    if (touched) out.changed.push_back(rel);
   }
-  std::sort(changed.begin(), changed.end());
-  return changed;
+  std::sort(out.changed.begin(), out.changed.end());
+  return out;
 }
 
 } // namespace gpudoctor

@@ -20,9 +20,15 @@ struct TreeRewrite {
   std::function<std::string(const std::string&)> name;
 };
 
-// Applies `rewrite` below `dir`, leaving the relative paths in `skip`. Returns the relative paths (as they
-// were) whose content, link target or name changed, sorted.
-std::vector<std::string> rewrite_tree(const std::filesystem::path& dir, const TreeRewrite& rewrite,
-                                      const std::vector<std::string>& skip);
+struct TreeRewritten {
+  std::vector<std::string>
+      changed; // relative paths (as they were) whose content, link or name changed, sorted
+  std::vector<std::string> failed; // what could not be rewritten and why (a full disk): the folder still
+                                   // holds what was to be removed, so it must not be shipped
+};
+
+// Applies `rewrite` below `dir`, leaving the relative paths in `skip`.
+TreeRewritten rewrite_tree(const std::filesystem::path& dir, const TreeRewrite& rewrite,
+                           const std::vector<std::string>& skip);
 
 } // namespace gpudoctor

@@ -116,7 +116,7 @@ int apply_plan(const Plan& plan, const Script& script, const ApplyOptions& opt, 
   std::string script_path = in_root + "/scripts/" + script.id + ".sh";
   if (auto w = atomic_write(opt.root + script_path, script.text, 0700); !w) {
     std::fprintf(stderr, "gpudoctor: %s\n", escape::one_line(w.error()).c_str());
-    return 3;
+    return 2;
   }
   bool script_as_root = needs_root || am_root || !opt.root.empty();
   std::string log_dir = script_as_root ? "/var/log/gpudoctor" : user_state_home() + "/gpudoctor/log";
@@ -136,7 +136,7 @@ int apply_plan(const Plan& plan, const Script& script, const ApplyOptions& opt, 
   for (const auto& s : plan.steps)
     st["steps"].push_back(s.id);
   st["done"] = Json::array();
-  if (!rec.save()) return 3;
+  if (!rec.save()) return 2;
   if (migration) {
     Record last{st, dir + "/last-apply.json"};
     last.save();

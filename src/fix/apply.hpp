@@ -30,7 +30,9 @@ int resume_migration(const ApplyOptions& opt);
 // Restores the files the last apply edited or removed, removes those it created, puts the packages it
 // purged back from the script's cache (what has no cached .deb is printed as a command), purges those it
 // installed and holds again what it unheld. As non-root, the package commands are printed, not run.
-int undo_last_apply(const std::string& root, bool yes);
+// `state_file`: the apply's state file; empty: the last apply of this user (state_dir). An apply whose steps
+// ran as root through sudo has root's journal and backups: as non-root, undo runs itself through sudo.
+int undo_last_apply(const std::string& root, bool yes, const std::string& state_file = {});
 
 // Runs argv with this process's terminal and environment (in `chroot ROOT` when root is given); the exit
 // status, 128+N for signal N.

@@ -4,9 +4,12 @@
 #include "util/atomic_file.hpp"
 #include "util/file_text.hpp"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace gpudoctor::fix {
@@ -38,9 +41,18 @@ bool confirm(const std::string& question) {
 }
 
 bool Record::save() const {
+  struct stat before {};
+  bool existed = ::stat(path.c_str(), &before) == 0;
   auto r = atomic_write(path, dump_json(doc) + "\n", 0600);
-  if (!r) std::fprintf(stderr, "gpudoctor: cannot save the state: %s\n", r.error().c_str());
-  return r.has_value();
+  if (!r) {
+    std::fprintf(stderr, "gpudoctor: cannot save the state: %s\n", r.error().c_str());
+    return false;
+  }
+  // Root undoing a user's apply (undo --state) leaves the user's state file the user's.
+  if (existed && ::geteuid() == 0 && ::chown(path.c_str(), before.st_uid, before.st_gid) != 0)
+    std::fprintf(stderr, "gpudoctor: cannot give %s back to its owner: %s\n", path.c_str(),
+                 std::strerror(errno));
+  return true;
 }
 
 std::string state_dir(const std::string& root) {

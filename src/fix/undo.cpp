@@ -3,16 +3,23 @@
 #include "fix/apply_state.hpp"
 #include "fix/journal.hpp"
 #include "fix/script_text.hpp"
+#include "system/machine_paths.hpp"
+#include "system/process.hpp"
 #include "util/atomic_file.hpp"
 #include "util/escape.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <ctime>
+#include <expected>
 #include <filesystem>
-#include <fstream>
 #include <unistd.h>
 #include <vector>
+
+#include <fmt/format.h>
 
 namespace gpudoctor::fix {
 
@@ -109,16 +116,51 @@ int undo_packages(const RunEffects& fx, const std::string& root, bool rhel) {
   return failures;
 }
 
+std::expected<void, std::string> append_line(const std::string& file, const std::string& line) {
+  std::FILE* out = std::fopen(file.c_str(), "ae");
+  if (!out) return std::unexpected(fmt::format("cannot write {}: {}", file, std::strerror(errno)));
+  bool written = std::fputs(line.c_str(), out) >= 0;
+  int err = errno;
+  if (std::fclose(out) != 0 && written) {
+    written = false;
+    err = errno;
+  }
+  if (!written) return std::unexpected(fmt::format("cannot write {}: {}", file, std::strerror(err)));
+  return {};
+}
+
+// The steps of this apply ran through sudo: the journal and the backups are root's, so root undoes it, from
+// this user's state file (which sudo's root would not find in its own state folder).
+int undo_as_root(const std::string& state_file, bool yes) {
+  std::error_code ec;
+  std::string self = std::filesystem::read_symlink(paths::self_exe, ec).string();
+  std::vector<std::string> argv = {"sudo", "--",      self.empty() ? "gpudoctor" : self,
+                                   "undo", "--state", state_file};
+  if (yes) argv.push_back("--yes");
+  const char* path_var = std::getenv("PATH");
+  if (find_program("sudo", path_var ? path_var : "/usr/bin:/bin").empty()) {
+    std::fprintf(stderr,
+                 "gpudoctor: the last apply ran its steps as root, so its journal and backups are root's; "
+                 "as root, run:\n  %s\n",
+                 joined({"gpudoctor", "undo", "--state", state_file}).c_str() + 1);
+    return 2;
+  }
+  std::printf("The last apply ran its steps as root: undoing it through sudo.\n");
+  std::fflush(stdout);
+  return run_attached(argv);
+}
+
 } // namespace
 
-int undo_last_apply(const std::string& root, bool yes) {
-  std::string path = state_dir(root) + "/last-apply.json";
+int undo_last_apply(const std::string& root, bool yes, const std::string& state_file) {
+  std::string path = state_file.empty() ? state_dir(root) + "/last-apply.json" : state_file;
   auto doc = parse_json(read_text(path));
   if (!doc || !doc->is_object()) {
     std::fprintf(stderr, "gpudoctor: no apply to undo (%s)\n", one_line(path).c_str());
     return 2;
   }
   Record rec{*doc, path};
+  if (rec.doc.value("needs_root", false) && root.empty() && ::geteuid() != 0) return undo_as_root(path, yes);
   std::string journal = rec.doc.value("journal", ""), run = rec.doc.value("run", "");
   RunEffects fx = run_effects(parse_journal(read_text(journal)), run);
   if (rec.doc.value("status", "") == "undone" || fx.undone) {
@@ -160,16 +202,16 @@ int undo_last_apply(const std::string& root, bool yes) {
   for (const auto& p : fx.pip)
     std::printf("pip: %s\n", one_line(p).c_str());
   if (failures) return 1;
-  {
-    std::ofstream out(journal, std::ios::app);
-    char stamp[32];
-    std::time_t now = std::time(nullptr);
-    std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-    out << stamp << '\t' << run << "\t-\tundone\n";
+  char stamp[32];
+  std::time_t now = std::time(nullptr);
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  // Unrecorded, a second undo would restore the same backups over what came after: say so, exit 2.
+  if (auto noted = append_line(journal, fmt::format("{}\t{}\t-\tundone\n", stamp, run)); !noted) {
+    std::fprintf(stderr, "gpudoctor: the files are restored, but %s\n", one_line(noted.error()).c_str());
+    return 2;
   }
   rec.doc["status"] = "undone";
-  rec.save();
-  return 0;
+  return rec.save() ? 0 : 2;
 }
 
 } // namespace gpudoctor::fix

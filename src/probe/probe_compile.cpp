@@ -7,7 +7,6 @@
 #include "util/text.hpp"
 
 #include <cstdio>
-#include <fstream>
 #include <set>
 #include <unistd.h>
 
@@ -214,8 +213,10 @@ std::expected<ProbePrograms, std::string> compile_probes(const std::string& back
     }
   } registered{fresh ? dir : fs::path()};
   if (fresh) temp::track(dir);
-  std::ofstream(dir / "gpudoctor_probe_targets.h")
-      << "#define GPUDOCTOR_PROBE_TARGETS \"" << targets.names << "\"\n";
+  if (auto written = write_whole_file(dir / "gpudoctor_probe_targets.h",
+                                      "#define GPUDOCTOR_PROBE_TARGETS \"" + targets.names + "\"\n");
+      !written)
+    return std::unexpected("cannot fill the probe cache: " + written.error());
   if (say)
     say("compiling the " + title + " probes with " + *compiler + " for " + targets.names +
         " (once; cached in " + dir.string() + ")");

@@ -1,10 +1,13 @@
 #include "system/recording_view.hpp"
 
 #include "system/path_walk.hpp"
+#include "util/file_text.hpp"
 #include "util/text.hpp"
 
-#include <fstream>
+#include <algorithm>
 #include <unistd.h>
+
+#include <fmt/format.h>
 
 namespace gpudoctor {
 
@@ -12,7 +15,9 @@ namespace fs = std::filesystem;
 
 RecordingView::RecordingView(LiveView& live, fs::path out_dir, std::string tool)
     : m_live(live), m_dir(std::move(out_dir)), m_tool(std::move(tool)), m_guard(live, ::geteuid() == 0) {
-  fs::create_directories(m_dir / "fs");
+  std::error_code ec;
+  fs::create_directories(m_dir / "fs", ec);
+  if (ec) failed_write(fmt::format("cannot create {}: {}", (m_dir / "fs").string(), ec.message()));
 }
 
 bool RecordingView::refused(const std::string& path, bool folder) {
@@ -31,8 +36,20 @@ std::vector<std::pair<std::string, std::string>> RecordingView::skipped() {
 void RecordingView::write_file(const fs::path& where, const std::string& content) {
   std::error_code ec;
   fs::create_directories(where.parent_path(), ec);
-  std::ofstream out(where, std::ios::binary | std::ios::trunc);
-  out << content;
+  if (auto written = write_whole_file(where, content); !written) failed_write(written.error());
+}
+
+void RecordingView::failed_write(std::string why) {
+  constexpr std::size_t k_kept = 8; // enough to say what happened; a full disk fails every write after
+  std::lock_guard lock(m_failures_mutex);
+  if (m_write_failures.size() < k_kept &&
+      std::find(m_write_failures.begin(), m_write_failures.end(), why) == m_write_failures.end())
+    m_write_failures.push_back(std::move(why));
+}
+
+std::vector<std::string> RecordingView::write_failures() {
+  std::lock_guard lock(m_failures_mutex);
+  return m_write_failures;
 }
 
 std::optional<fs::path> RecordingView::mirror_path(const std::string& path, bool follow_final) {
@@ -89,9 +106,11 @@ void RecordingView::record_child(const std::string& dir_path, const fs::path& mi
   switch (st->type) {
   case FileType::link:
     if (auto target = m_live.read_link(real)) fs::create_symlink(*target, at, ec);
+    if (ec) failed_write(fmt::format("cannot record the link {}: {}", at.string(), ec.message()));
     break;
   case FileType::dir:
     fs::create_directories(at, ec);
+    if (ec) failed_write(fmt::format("cannot record the folder {}: {}", at.string(), ec.message()));
     break;
   case FileType::file:
     write_file(at, "");

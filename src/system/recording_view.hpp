@@ -30,6 +30,9 @@ public:
 
   // Writes manifest.json, stat.json and commands.json. Call once, after collection.
   void finish(const snapshot::Manifest& manifest);
+  // The first writes into the snapshot folder that failed (a full disk), with why: a snapshot with any is
+  // incomplete, and must not be shipped as if it were whole.
+  std::vector<std::string> write_failures();
   const std::filesystem::path& dir() const { return m_dir; }
   // The paths not read because of ForeignLinkGuard, each with why ("PATH leads through a link ...").
   std::vector<std::pair<std::string, std::string>> skipped();
@@ -39,6 +42,7 @@ private:
   // location the content belongs at (inside fs/), or nothing when the path is absent.
   std::optional<std::filesystem::path> mirror_path(const std::string& path, bool follow_final);
   void write_file(const std::filesystem::path& where, const std::string& content);
+  void failed_write(std::string why);
   bool refused(const std::string& path, bool folder);
   void record_child(const std::string& dir_path, const std::filesystem::path& mirrored_dir,
                     const std::string& name);
@@ -49,6 +53,8 @@ private:
   ForeignLinkGuard m_guard;
   std::vector<std::pair<std::string, std::string>> m_skipped;
   std::mutex m_mutex;
+  std::mutex m_failures_mutex; // apart from m_mutex: some writes happen while it is held, some not
+  std::vector<std::string> m_write_failures;
   Json m_stats = Json::object();
   Json m_commands = Json::array();
 };

@@ -1,7 +1,13 @@
 #include "util/file_text.hpp"
 
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
 #include <fstream>
 #include <sstream>
+#include <unistd.h>
+
+#include <fmt/format.h>
 
 namespace gpudoctor {
 
@@ -14,10 +20,24 @@ std::optional<std::string> read_whole_file(const std::filesystem::path& path) {
   return content.str();
 }
 
-bool write_whole_file(const std::filesystem::path& path, std::string_view content) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(content.data(), static_cast<std::streamsize>(content.size()));
-  return static_cast<bool>(out);
+std::expected<void, std::string> write_whole_file(const std::filesystem::path& path,
+                                                  std::string_view content) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return std::unexpected(fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
+  std::size_t done = 0;
+  while (done < content.size()) {
+    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+      ::close(fd);
+      return std::unexpected(fmt::format("cannot write {}: {}", path.string(), std::strerror(err)));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0)
+    return std::unexpected(fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
+  return {};
 }
 
 } // namespace gpudoctor

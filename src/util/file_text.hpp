@@ -1,6 +1,7 @@
 // Whole files as strings: one way to read and write them, binary-safe.
 #pragma once
 
+#include <expected>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -11,7 +12,9 @@ namespace gpudoctor {
 // The whole content of a file; empty when it cannot be opened or read.
 std::optional<std::string> read_whole_file(const std::filesystem::path& path);
 
-// Replaces the content of a file (not atomically: see atomic_file.hpp for that); false when it cannot.
-bool write_whole_file(const std::filesystem::path& path, std::string_view content);
+// Replaces the content of a file (not atomically: see atomic_file.hpp for that). The error names the file
+// and the reason (a full disk shows when the data is flushed, so the file is closed before it is judged).
+std::expected<void, std::string> write_whole_file(const std::filesystem::path& path,
+                                                  std::string_view content);
 
 } // namespace gpudoctor
