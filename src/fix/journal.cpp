@@ -27,6 +27,9 @@ std::string unescape(const std::string& field) {
 std::vector<JournalEntry> parse_journal(const std::string& text) {
   std::vector<JournalEntry> out;
   for (const auto& line : text::lines(text)) {
+    // bash cannot write a NUL byte, so a line holding one is damage, not an entry (and would reach undo's
+    // shell quoting, which cannot quote it).
+    if (line.find('\0') != std::string::npos) continue;
     auto f = text::split(line, '\t', true);
     for (auto& field : f)
       field = unescape(field);

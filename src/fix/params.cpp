@@ -117,7 +117,8 @@ std::vector<std::string> placeholders(const std::string& text) {
   return out;
 }
 
-std::string expand(const std::string& text, const Params& params, bool raw_everywhere) {
+std::expected<std::string, std::string> expand(const std::string& text, const Params& params,
+                                               bool raw_everywhere) {
   std::string out;
   std::size_t pos = 0;
   while (true) {
@@ -136,14 +137,12 @@ std::string expand(const std::string& text, const Params& params, bool raw_every
     for (const auto& w : words) {
       if (!value.empty()) value += ' ';
       if (!raw_everywhere && w.find('\0') != std::string::npos)
-        throw std::invalid_argument(
-            fmt::format("the value of {} has a NUL byte, which bash cannot hold", name));
+        return std::unexpected(fmt::format("the value of {} has a NUL byte, which bash cannot hold", name));
       if (raw && !raw_everywhere)
         if (auto bad = unsafe_for_raw(w); !bad.empty())
-          throw std::invalid_argument(
-              fmt::format("the value of {} (\"{}\") has a '{}', which a script may not "
-                          "hold unquoted",
-                          name, script_comment(w), script_comment(bad)));
+          return std::unexpected(
+              fmt::format("the value of {} (\"{}\") has a '{}', which a script may not hold unquoted", name,
+                          script_comment(w), script_comment(bad)));
       value += raw || raw_everywhere ? w : shell_quote(w);
     }
     if (words.empty() && !raw && !raw_everywhere && !is_list_param(name)) value = "''";

@@ -5,6 +5,7 @@
 
 #include "fix/script_text.hpp"
 
+#include <expected>
 #include <map>
 #include <string>
 #include <vector>
@@ -35,10 +36,11 @@ private:
   std::map<std::string, std::vector<std::string>> m_values;
 };
 
-// Replaces {{name}} and {{!name}} in `text` (script_text.hpp quotes the words). Throws
-// std::invalid_argument naming the parameter when a raw value is unsafe or a value holds a NUL byte.
+// Replaces {{name}} and {{!name}} in `text` (script_text.hpp quotes the words). The error names the
+// parameter when a raw value is unsafe or a value holds a NUL byte (which shell_quote cannot quote).
 // `raw_everywhere`: titles and descriptions, shown as text (every value raw, joined).
-std::string expand(const std::string& text, const Params& params, bool raw_everywhere = false);
+std::expected<std::string, std::string> expand(const std::string& text, const Params& params,
+                                               bool raw_everywhere = false);
 // The parameter names `text` refers to (for the loader's check).
 std::vector<std::string> placeholders(const std::string& text);
 

@@ -100,26 +100,29 @@ public:
     if (!vendor) return std::unexpected(vendor.error());
     auto params = bind_params(r, *vendor, m_os, m_ctx, !target.empty(), plan.notes);
     if (!params) return std::unexpected(params.error());
-    try {
-      std::string what = text::trim(expand(r.description, *params, true));
-      plan.description.push_back(target.empty() && plan.description.empty() ? what
-                                                                            : "(" + r.id + ") " + what);
-      for (const auto& s : r.steps) {
-        if (s.body(m_os.family).empty() || !include_step(s, *params, m_ctx)) continue;
-        PlannedStep ps;
-        ps.id = r.id + "." + s.id;
-        ps.title = text::trim(expand(s.title, *params, true));
-        ps.body = expand(s.body(m_os.family), *params);
-        ps.verify = expand(s.verify_for(m_os.family), *params);
-        ps.where = s.where;
-        ps.root = s.root;
-        ps.destructive = s.destructive;
-        ps.reboot = s.reboot;
-        ps.stage = s.stage;
-        plan.steps.push_back(std::move(ps));
-      }
-    } catch (const std::invalid_argument& e) {
-      return std::unexpected(r.id + ": " + e.what());
+    auto what = expand(r.description, *params, true);
+    if (!what) return std::unexpected(fmt::format("{}: {}", r.id, what.error()));
+    plan.description.push_back(target.empty() && plan.description.empty()
+                                   ? text::trim(*what)
+                                   : fmt::format("({}) {}", r.id, text::trim(*what)));
+    for (const auto& s : r.steps) {
+      if (s.body(m_os.family).empty() || !include_step(s, *params, m_ctx)) continue;
+      auto title = expand(s.title, *params, true);
+      auto body = expand(s.body(m_os.family), *params);
+      auto verify = expand(s.verify_for(m_os.family), *params);
+      for (const auto* part : {&title, &body, &verify})
+        if (!*part) return std::unexpected(fmt::format("{}: {}", r.id, part->error()));
+      PlannedStep ps;
+      ps.id = r.id + "." + s.id;
+      ps.title = text::trim(*title);
+      ps.body = std::move(*body);
+      ps.verify = std::move(*verify);
+      ps.where = s.where;
+      ps.root = s.root;
+      ps.destructive = s.destructive;
+      ps.reboot = s.reboot;
+      ps.stage = s.stage;
+      plan.steps.push_back(std::move(ps));
     }
     for (const auto& inc : r.include)
       if (const Recipe* other = m_ctx.book.find(inc))
@@ -238,8 +241,12 @@ std::expected<Plan, std::string> plan_migration(const std::string& to, const Pla
   Params post;
   post.set("post.checks", text::join(m->must_pass, ","));
   const Step& s = ctx.book.check_step;
-  plan.steps.push_back({"migrate." + s.id, s.title, expand(s.run, post), expand(s.verify, post), s.where,
-                        s.root, s.destructive, s.reboot, ""});
+  auto run = expand(s.run, post);
+  auto verify = expand(s.verify, post);
+  if (!run || !verify)
+    return std::unexpected(fmt::format("fixes/migrate.yaml: {}", run ? verify.error() : run.error()));
+  plan.steps.push_back({"migrate." + s.id, s.title, std::move(*run), std::move(*verify), s.where, s.root,
+                        s.destructive, s.reboot, ""});
   b.add_why(plan, recipes);
   dedupe(plan.notes);
   return without_nul(std::move(plan));

@@ -3,8 +3,8 @@
 // and the values a script journals are paths and names of the machine, some of them a user's (a venv's
 // python). The real gd_journal of fixes/lib.bash writes; undo's reader reads back.
 #include "fix/journal.hpp"
-#include "util/file_text.hpp"
 #include "system/process.hpp"
+#include "util/file_text.hpp"
 
 #include <filesystem>
 #include <string>
@@ -51,6 +51,15 @@ TEST_SUITE("security") {
     CHECK(fx.created.empty());
     CHECK(fx.backups.empty());
     CHECK(fx.pip.size() == 1);
+  }
+
+  TEST_CASE("journal: a damaged line with a NUL byte is no entry, so undo never has to quote it") {
+    // shell_quote refuses a NUL (bash cannot hold one): read as an entry, it ended `undo` with exit 3.
+    std::string text = std::string("2026-12-01T09:00:00Z\trun1\tstep\tinstalled\tpkg") + '\0' + "x\n" +
+                       "2026-12-01T09:00:01Z\trun1\tstep\tinstalled\tgood\n";
+    auto entries = parse_journal(text);
+    REQUIRE(entries.size() == 1);
+    CHECK(entries[0].args == std::vector<std::string>{"good"});
   }
 
 } // TEST_SUITE

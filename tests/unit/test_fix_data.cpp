@@ -205,3 +205,19 @@ TEST_CASE("fix data: every when_system_sets pattern compiles for the linear matc
     CHECK_MESSAGE(re.has_value(), p, ": ", re ? std::string() : re.error());
   }
 }
+
+TEST_CASE("fix data: the planner says what is wrong with a value it cannot put in a script, never throws") {
+  // The migration's last step is expanded after the recipes'; a raw placeholder there met a value with a
+  // shell metacharacter, and the planner's std::invalid_argument escaped its std::expected API (exit 3).
+  auto m = open_machine("tests/machines/amd-to-nvidia-leftovers/snapshot");
+  fix::RecipeBook book = recipes();
+  book.check_step.run = "gd_post_check {{!post.checks}}";
+  for (auto& migration : book.migrations)
+    migration.must_pass.push_back("x$(reboot)");
+  auto base = m->context();
+  fix::PlanContext ctx{base.facts, base.kb, base.stacks, book, base.inventory, base.results, base.options};
+  std::expected<fix::Plan, std::string> plan = std::unexpected("not planned");
+  CHECK_NOTHROW(plan = fix::plan_migration("nvidia", ctx));
+  REQUIRE_FALSE(plan.has_value());
+  CHECK(text::contains(plan.error(), "post.checks"));
+}
