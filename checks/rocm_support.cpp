@@ -51,6 +51,53 @@ bool apu_target(const std::string& gfx) {
   return gfx == "gfx1150" || gfx == "gfx1151" || gfx == "gfx1152";
 }
 
+// Where the GPU's target is in AMD's matrix relative to the release in use: the first newer release that
+// lists it (and the first of those the tables are sure of, to install), else the last older one that did.
+// Rows are in release order (rocm.yaml).
+struct OtherReleases {
+  const RocmReleaseRow* first_newer = nullptr;
+  const RocmReleaseRow* first_certain_newer = nullptr;
+  const RocmReleaseRow* last_older = nullptr;
+};
+
+OtherReleases releases_with(const Knowledge& kb, const std::string& gfx, const std::string& in_use) {
+  OtherReleases out;
+  for (const auto& row : kb.rocm_releases) {
+    if (std::ranges::find(row.gfx_targets, gfx) == row.gfx_targets.end()) continue;
+    if (text::compare_versions(row.rocm, in_use) > 0) {
+      if (!out.first_newer) out.first_newer = &row;
+      if (!out.first_certain_newer && !row.uncertain) out.first_certain_newer = &row;
+    } else {
+      out.last_older = &row;
+    }
+  }
+  return out;
+}
+
+// The sentence that says which release to install instead, and whether the fix can do it.
+std::string other_release_advice(const OtherReleases& rel, const std::string& gfx, bool& fixable) {
+  fixable = false;
+  if (rel.first_newer) {
+    std::string doubt = rel.first_newer->uncertain
+                            ? fmt::format(" (a point release after {}.0; AMD's notes leave unclear which)",
+                                          rel.first_newer->rocm)
+                            : "";
+    if (!rel.first_certain_newer)
+      return fmt::format(" The first ROCm release that supports {} is {}{}.", gfx, rel.first_newer->rocm,
+                         doubt);
+    fixable = true;
+    return fmt::format(
+        " The first ROCm release that supports {} is {}{}: `gpudoctor fix install-rocm --rocm {}` "
+        "installs one that does.",
+        gfx, rel.first_newer->rocm, doubt, rel.first_certain_newer->rocm);
+  }
+  if (rel.last_older)
+    return fmt::format(" The last ROCm release that supports {} is {}: AMD's later releases dropped it.", gfx,
+                       rel.last_older->rocm);
+  return fmt::format(" No ROCm release in gpudoctor's tables (AMD's matrix from 5.7 to 7.2) supports {}.",
+                     gfx);
+}
+
 } // namespace
 
 void rocm_gpu_unsupported(const CheckContext& ctx, Results& out) {
@@ -102,16 +149,18 @@ void rocm_gpu_unsupported(const CheckContext& ctx, Results& out) {
     msg +=
         ": ROCm's libraries carry no code built for it, so programs fail with \"invalid device function\" or "
         "see no GPU.";
+    bool fixable = false;
+    std::string advice = other_release_advice(releases_with(ctx.kb, gfx, rocm->version), gfx, fixable);
     auto override_it = f.env.all.find("HSA_OVERRIDE_GFX_VERSION");
     if (override_it != f.env.all.end()) {
       msg +=
           " HSA_OVERRIDE_GFX_VERSION=" + override_it->second +
           " makes ROCm treat it as another target: that often works within one ISA family, without support.";
       evidence.push_back(env_evidence("HSA_OVERRIDE_GFX_VERSION", override_it->second));
-    } else {
-      msg += " A newer ROCm may support it; check AMD's compatibility matrix.";
     }
-    out.add(Status::warn, gpu.subject(), msg, evidence);
+    msg += advice;
+    out.add(Status::warn, gpu.subject(), msg, evidence,
+            fixable ? std::vector<std::string>{"install-rocm"} : std::vector<std::string>{});
   }
 }
 

@@ -144,11 +144,34 @@ TEST_CASE("check: rocm.gpu-unsupported") {
     add_rocm(f, "6.2.0");
     expect_quiet(single(run_check("rocm.gpu-unsupported", f)), Status::pass, "gpu0 (0000:03:00.0)");
   }
+  SUBCASE("an R9700 (gfx1201) on ROCm 6.3.2 is told the first release that supports it, and the fix") {
+    Facts f = amd_machine({120001});
+    add_rocm(f, "6.3.2");
+    auto r = single(run_check("rocm.gpu-unsupported", f));
+    expect_fired(r, Status::warn, "gpu0 (0000:03:00.0)",
+                 {"The first ROCm release that supports gfx1201 is 6.4 (a point release after 6.4.0",
+                  "`gpudoctor fix install-rocm --rocm 7.0`"},
+                 {"install-rocm"});
+  }
+  SUBCASE("a GPU no release supports any more is told the last one that did") {
+    Facts f = amd_machine({90006}); // gfx906 (MI50), dropped after ROCm 6.2
+    add_rocm(f, "6.3.2");
+    auto r = single(run_check("rocm.gpu-unsupported", f));
+    expect_fired(r, Status::warn, "gpu0 (0000:03:00.0)",
+                 {"The last ROCm release that supports gfx906 is 6.2"}, {});
+  }
+  SUBCASE("a target no release lists gets no release to install") {
+    Facts f = amd_machine({100301});
+    add_rocm(f, "6.1.3");
+    auto r = single(run_check("rocm.gpu-unsupported", f));
+    CHECK(contains(r.message, "No ROCm release in gpudoctor's tables"));
+    CHECK(r.fixes.empty());
+  }
   SUBCASE("RDNA4 needs the later 6.4 point releases") {
     Facts f = amd_machine({120001});
     add_rocm(f, "6.4.0");
     expect_fired(single(run_check("rocm.gpu-unsupported", f)), Status::warn, "gpu0 (0000:03:00.0)",
-                 {"gfx1201"}, {});
+                 {"gfx1201"}, {"install-rocm"});
     Facts g = amd_machine({120001});
     add_rocm(g, "6.4.2");
     expect_quiet(single(run_check("rocm.gpu-unsupported", g)), Status::pass, "gpu0 (0000:03:00.0)");
@@ -159,7 +182,7 @@ TEST_CASE("check: rocm.gpu-unsupported") {
     add_rocm(f, "7.0.2");
     point_opt_rocm(f, "6.1.3");
     expect_fired(single(run_check("rocm.gpu-unsupported", f)), Status::warn, "gpu0 (0000:03:00.0)",
-                 {"ROCm 6.1.3"}, {});
+                 {"ROCm 6.1.3"}, {"install-rocm"});
   }
   SUBCASE("a release the tables lack (the distribution's 5.2): skip") {
     Facts f = amd_machine({100301});
