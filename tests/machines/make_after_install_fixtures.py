@@ -8,7 +8,8 @@ tests/data/realdata (the README of each fixture names them). Run from the reposi
 
     tests/machines/make_after_install_fixtures.py        # rewrites the snapshots (README and expected.json stay)
 
-then GPUDOCTOR_UPDATE_GOLDEN=1 build/tests/unittest -tc='machines: every*' and review expected.json.
+then `cmake --build build` (a new fixture gets its own case), GPUDOCTOR_UPDATE_GOLDEN=1 build/tests/unittest
+-tc='machine: *' and review expected.json.
 """
 import json
 import os

@@ -3,15 +3,12 @@
 // judgement of a snapshot, to compare before and after redaction.
 #pragma once
 
-#include "app/pipeline.hpp"
-#include "app/snapshot_source.hpp"
+#include "unit/testutil.hpp"
 #include "util/file_text.hpp"
 #include "util/json.hpp"
 
-#include <atomic>
 #include <filesystem>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include <doctest/doctest.h>
@@ -20,20 +17,10 @@ namespace gpudoctor::test {
 
 class SnapshotDir {
 public:
-  SnapshotDir() {
-    static std::atomic<int> counter{0};
-    m_dir = std::filesystem::temp_directory_path() /
-            ("gpudoctor-sec-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    std::filesystem::remove_all(m_dir);
+  SnapshotDir() : m_dir(m_temp.path()) {
     std::filesystem::create_directories(m_dir / "fs");
     write("manifest.json", R"({"format": "gpudoctor-snapshot", "version": 1, "origin": "fixture"})");
   }
-  ~SnapshotDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(m_dir, ec);
-  }
-  SnapshotDir(const SnapshotDir&) = delete;
-  SnapshotDir& operator=(const SnapshotDir&) = delete;
 
   const std::filesystem::path& dir() const { return m_dir; }
 
@@ -75,24 +62,13 @@ public:
   }
 
 private:
-  std::filesystem::path m_dir;
+  TempDir m_temp{"gpudoctor-sec"};
+  const std::filesystem::path& m_dir;
 };
-
-// The built-in knowledge and catalogues, loaded once.
-inline const Loaded& loaded_data() {
-  static const Loaded loaded = [] {
-    auto d = load_data(CheckOptions{});
-    REQUIRE_MESSAGE(d.has_value(), (d ? std::string() : d.error().message));
-    return std::move(*d);
-  }();
-  return loaded;
-}
 
 // What `check --from` concludes about a snapshot folder.
 inline std::vector<Result> judge(const std::filesystem::path& snapshot) {
-  auto opened = OpenedSnapshot::open(snapshot);
-  REQUIRE_MESSAGE(opened.has_value(), (opened ? std::string() : opened.error()));
-  return run_pipeline((*opened)->view(), loaded_data(), CheckOptions{}).results;
+  return judged_snapshot(snapshot).results;
 }
 
 } // namespace gpudoctor::test

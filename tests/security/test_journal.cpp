@@ -4,11 +4,10 @@
 // python). The real gd_journal of fixes/lib.bash writes; undo's reader reads back.
 #include "fix/journal.hpp"
 #include "system/process.hpp"
+#include "unit/testutil.hpp"
 #include "util/file_text.hpp"
 
-#include <filesystem>
 #include <string>
-#include <unistd.h>
 
 #include <doctest/doctest.h>
 
@@ -18,9 +17,7 @@ using namespace gpudoctor::fix;
 TEST_SUITE("security") {
 
   TEST_CASE("journal: tabs, line feeds, CRs and backslashes in a value stay inside its field") {
-    namespace fs = std::filesystem;
-    fs::path dir = fs::temp_directory_path() / ("gpudoctor-journal-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
+    test::TempDir dir("gpudoctor-journal");
     const std::string forged = "\n2026-01-01T00:00:00Z\tr1\tx.y\tcreated\t/etc/passwd\n";
     const std::string python = "/home/u/venv" + forged + "\\n\\t\r/bin/python3";
     const std::string title = "Reinstall\tbackup\t/etc/shadow\t/tmp/evil" + forged;
@@ -32,12 +29,11 @@ TEST_SUITE("security") {
     CommandSpec spec{"bash", {"bash", "--norc", "--noprofile", "-c", code}};
     auto r = run_process(spec, {{"PATH", "/usr/bin:/bin"},
                                 {"LIB", std::string(GPUDOCTOR_SOURCE_DIR) + "/fixes/lib.bash"},
-                                {"DIR", dir.string()},
+                                {"DIR", dir.path().string()},
                                 {"TITLE", title},
                                 {"PYTHON", python}});
     REQUIRE_MESSAGE(r.ok(), r.err);
     auto text = read_whole_file((dir / "j").string());
-    fs::remove_all(dir);
     REQUIRE(text.has_value());
 
     auto entries = parse_journal(*text);

@@ -2,10 +2,10 @@
 // resolved inside it (docs/security.md). tests/security/replay_confinement.sh covers the same through the
 // command line, bundles included.
 #include "system/replay_view.hpp"
+#include "unit/testutil.hpp"
 #include "util/file_text.hpp"
 
 #include <filesystem>
-#include <unistd.h>
 
 #include <doctest/doctest.h>
 
@@ -16,20 +16,14 @@ namespace {
 
 // A temporary folder with a snapshot (snap/) and a folder outside it holding a canary.
 struct Scene {
-  fs::path dir;
+  test::TempDir tmp{"gpudoctor-confine"};
+  const fs::path& dir = tmp.path();
   Scene() {
-    std::string tmpl = (fs::temp_directory_path() / "gpudoctor-confine-XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()));
-    dir = tmpl;
     fs::create_directories(dir / "snap");
     fs::create_directories(dir / "outside/etc");
     REQUIRE(
         write_whole_file(dir / "snap/manifest.json", R"({"format": "gpudoctor-snapshot", "version": 1})"));
     REQUIRE(write_whole_file(dir / "outside/etc/os-release", "ID=canary\n"));
-  }
-  ~Scene() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
   }
   fs::path snap() const { return dir / "snap"; }
 };

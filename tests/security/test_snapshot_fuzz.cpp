@@ -2,11 +2,11 @@
 // machines' files, their truncations and byte flips, and garbage; the unpacker over real bundles written by
 // pack_tar_gz, cut and flipped. No crash, no exception, no broken invariant (docs/fuzzing.md).
 #include "fuzz/snapshot_targets.hpp"
+#include "unit/testutil.hpp"
 #include "util/archive.hpp"
 #include "util/file_text.hpp"
 
 #include <filesystem>
-#include <unistd.h>
 
 #include <doctest/doctest.h>
 
@@ -88,9 +88,7 @@ TEST_SUITE("security") {
   }
 
   TEST_CASE("snapshot fuzz targets: the unpacker over real bundles, cut and flipped") {
-    std::string tmpl = (fs::temp_directory_path() / "gpudoctor-fuzz-bundles-XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()));
-    fs::path dir = tmpl;
+    test::TempDir dir("gpudoctor-fuzz-bundles");
     int packed = 0;
     for (const char* machine : {"amd-user-not-in-render", "nvidia-rtx3090-healthy"}) {
       fs::path out = dir / (std::string(machine) + ".tar.gz");
@@ -104,7 +102,5 @@ TEST_SUITE("security") {
     CHECK(packed == 2);
     for (const auto& g : garbage())
       CHECK(failures(g, true) == "");
-    std::error_code ec;
-    fs::remove_all(dir, ec);
   }
 }

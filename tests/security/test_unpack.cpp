@@ -1,10 +1,10 @@
 // Unpacking an untrusted bundle (util/unpack): the whole archive is checked before anything is written, and
 // nothing lands outside the destination (docs/security.md).
+#include "unit/testutil.hpp"
 #include "util/unpack.hpp"
 
 #include <filesystem>
 #include <string>
-#include <unistd.h>
 
 #include <doctest/doctest.h>
 
@@ -51,18 +51,10 @@ std::string tar_end() {
 }
 
 struct Dest {
-  fs::path base, dir;
-  Dest() {
-    std::string tmpl = (fs::temp_directory_path() / "gpudoctor-unpack-XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()));
-    base = tmpl;
-    dir = base / "dest";
-    fs::create_directories(dir);
-  }
-  ~Dest() {
-    std::error_code ec;
-    fs::remove_all(base, ec);
-  }
+  test::TempDir tmp{"gpudoctor-unpack"};
+  const fs::path& base = tmp.path();
+  fs::path dir = base / "dest";
+  Dest() { fs::create_directories(dir); }
   bool empty() const { return fs::is_empty(dir); }
 };
 

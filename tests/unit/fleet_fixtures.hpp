@@ -2,9 +2,8 @@
 // and nodes built by hand.
 #pragma once
 
-#include "app/pipeline.hpp"
-#include "app/snapshot_source.hpp"
 #include "fleet/node_report.hpp"
+#include "unit/testutil.hpp"
 
 #include <string>
 
@@ -14,12 +13,7 @@ namespace gpudoctor::test {
 
 // The JSON report of tests/machines/<machine>/snapshot, judged now.
 inline std::string fixture_report(const std::string& machine) {
-  static auto data = load_data(CheckOptions{});
-  REQUIRE(data.has_value());
-  auto opened = OpenedSnapshot::open(std::string(GPUDOCTOR_TEST_MACHINES) + "/" + machine + "/snapshot");
-  REQUIRE_MESSAGE(opened.has_value(), (opened ? std::string() : opened.error()));
-  Report report = run_pipeline((*opened)->view(), *data, CheckOptions{});
-  return dump_json(report_to_json(report));
+  return dump_json(report_to_json(judged_machine(machine)));
 }
 
 inline NodeReport read_report(const std::string& json, bool details = false) {

@@ -4,12 +4,11 @@
 #include "system/live_view.hpp"
 #include "system/recording_view.hpp"
 #include "system/replay_view.hpp"
-#include "unit/test_parse_util.hpp"
+#include "unit/testutil.hpp"
 #include "util/json.hpp"
 
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 #include <doctest/doctest.h>
 
@@ -40,8 +39,8 @@ PythonFacts one_env(const std::string& site) {
 } // namespace
 
 TEST_CASE("collect: an extension's DT_NEEDED is read live, recorded as a summary, and replayed") {
-  fs::path root = fs::temp_directory_path() / ("gpudoctor-layer-" + std::to_string(::getpid()));
-  fs::remove_all(root);
+  test::TempDir tmp("gpudoctor-layer");
+  const fs::path root = tmp / "root";
   const std::string site = "/venv/lib/python3.12/site-packages";
   fs::create_directories(root / ("." + site + "/bitsandbytes"));
   fs::create_directories(root / ("." + site + "/bitsandbytes-0.43.3.dist-info"));
@@ -53,8 +52,7 @@ TEST_CASE("collect: an extension's DT_NEEDED is read live, recorded as a summary
   const std::string lib = site + "/bitsandbytes/libbitsandbytes_cuda121.so";
 
   LiveView live(root.string());
-  fs::path snap = root.parent_path() / (root.filename().string() + "-snapshot");
-  fs::remove_all(snap);
+  const fs::path snap = tmp / "snapshot";
   PythonFacts recorded = one_env(site);
   {
     RecordingView rec(live, snap, "gpudoctor test");
@@ -70,7 +68,7 @@ TEST_CASE("collect: an extension's DT_NEEDED is read live, recorded as a summary
   CHECK(x.requires_torch == std::vector<std::string>{""});
 
   // The snapshot holds the summary under its key, and not the library: the listing's entry is empty.
-  auto commands = parse_json(test::read_file(snap / "commands.json"));
+  auto commands = parse_json(test::slurp(snap / "commands.json"));
   REQUIRE(commands);
   bool keyed = false;
   for (const auto& c : *commands)
@@ -89,7 +87,4 @@ TEST_CASE("collect: an extension's DT_NEEDED is read live, recorded as a summary
   REQUIRE(replayed.envs[0].extensions.size() == 1);
   REQUIRE(replayed.envs[0].extensions[0].libraries.size() == 1);
   CHECK(replayed.envs[0].extensions[0].libraries[0].needed == x.libraries[0].needed);
-
-  fs::remove_all(root);
-  fs::remove_all(snap);
 }

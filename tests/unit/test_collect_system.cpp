@@ -4,26 +4,14 @@
 #include "collect/collectors.hpp"
 #include "collect/pyenv_shim.hpp"
 #include "testutil.hpp"
+#include "unit/test_parse_util.hpp"
 #include "util/text.hpp"
 
-#include <fstream>
 #include <mutex>
 #include <set>
-#include <sstream>
 
 using namespace gpudoctor;
 using namespace gpudoctor::test;
-
-namespace {
-
-std::string realdata(const std::string& name) {
-  std::ifstream in(std::string(GPUDOCTOR_TEST_DATA) + "/realdata/" + name);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-} // namespace
 
 TEST_CASE("collect: vendor repositories from apt (one-line, deb822), dnf and pip") {
   MemView v;

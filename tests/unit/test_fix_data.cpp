@@ -3,14 +3,13 @@
 #include "check_fixtures.hpp"
 #include "fix/params.hpp"
 #include "fix_fixtures.hpp"
+#include "unit/testutil.hpp"
 #include "util/linear_regex.hpp"
 #include "util/text.hpp"
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
-#include <unistd.h>
 
 #include <doctest/doctest.h>
 
@@ -22,22 +21,15 @@ namespace {
 
 // A scratch source folder with fixes/ holding one given recipe file (and the real migrate.yaml and lib.bash).
 struct ScratchFixes {
-  fs::path root;
+  TempDir dir{"gpudoctor-fix"};
+  const fs::path& root = dir.path();
   ScratchFixes(const std::string& name, const std::string& content) {
-    static int counter = 0;
-    root = fs::temp_directory_path() /
-           ("gpudoctor-fix-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    fs::remove_all(root);
     fs::create_directories(root / "fixes");
     for (const char* keep : {"migrate.yaml", "lib.bash", "purge-rocm.yaml", "purge-nvidia.yaml",
                              "install-nvidia.yaml", "install-rocm.yaml", "torch-reinstall.yaml",
                              "reboot.yaml", "blacklist-nouveau.yaml", "groups-render-video.yaml"})
       fs::copy_file(fs::path(GPUDOCTOR_SOURCE_DIR) / "fixes" / keep, root / "fixes" / keep);
-    std::ofstream(root / "fixes" / name) << content;
-  }
-  ~ScratchFixes() {
-    std::error_code ec;
-    fs::remove_all(root, ec);
+    write_text(root / "fixes" / name, content);
   }
   std::string error() const {
     auto r = fix::load_recipes(root.string());

@@ -9,7 +9,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include <doctest/doctest.h>
 
@@ -56,13 +55,6 @@ constexpr const char* k_library_marker = "# @gpudoctor-golden: fixes/lib.bash is
 
 std::string machine_name(const std::string& snapshot) {
   return fs::path(snapshot).parent_path().filename().string();
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 } // namespace

@@ -20,7 +20,7 @@ bool has(const std::vector<std::string>& list, const std::string& item) {
 
 TEST_CASE("fix inventory: a 1 MB line in every file it reads is judged, not a crash") {
   const std::string huge(1 << 20, 'a');
-  FileMapView view;
+  MemView view;
   // Each file the inventory parses line by line, with one enormous line beside a real one.
   view.files["/etc/apt/sources.list.d/rocm.list"] = "deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] "
                                                     "https://repo.radeon.com/rocm/apt/6.2.4 jammy main\n"
@@ -47,7 +47,7 @@ TEST_CASE("fix inventory: a 1 MB line in every file it reads is judged, not a cr
 }
 
 TEST_CASE("fix inventory: ld.so.conf.d files naming the stack's folders, and only those") {
-  FileMapView view;
+  MemView view;
   view.files["/etc/ld.so.conf.d/a.conf"] = "# ROCm\n  /opt/rocm-6.2.4/lib  \n";
   view.files["/etc/ld.so.conf.d/b.conf"] = "/opt/rocmx/lib\n";
   view.files["/etc/ld.so.conf.d/c.conf"] = "/opt/rocm/lib /usr/lib\n";

@@ -49,7 +49,7 @@ bool has(const std::vector<std::string>& list, const std::string& item) {
 }
 
 fix::Inventory inventory_of(const std::string& status, const std::string& extended = "") {
-  FileMapView view;
+  MemView view;
   view.files["/var/lib/dpkg/status"] = status;
   if (!extended.empty()) view.files["/var/lib/apt/extended_states"] = extended;
   Facts facts;
@@ -174,7 +174,7 @@ TEST_CASE("purge set: held packages are listed; auto-installed packages only the
 }
 
 TEST_CASE("purge set: rpm provides and requires, and dnf version locks of the purged packages") {
-  FileMapView view;
+  MemView view;
   CommandResult rel;
   rel.found = true;
   rel.exit_code = 0;

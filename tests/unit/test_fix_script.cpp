@@ -1,14 +1,12 @@
 // Parameters into bash (quoting, raw values), the journal and undo's reading of it, atomic writes.
 #include "fix/journal.hpp"
 #include "fix/params.hpp"
+#include "unit/testutil.hpp"
 #include "util/atomic_file.hpp"
 #include "util/text.hpp"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <doctest/doctest.h>
 
@@ -72,30 +70,23 @@ TEST_CASE("fix journal: undo restores the state before the run and knows what it
 }
 
 TEST_CASE("fix atomic files: a write replaces the whole file; a copy keeps the mode") {
-  fs::path dir = fs::temp_directory_path() / ("gpudoctor-atomic-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  test::TempDir tmp("gpudoctor-atomic");
+  const fs::path& dir = tmp.path();
   std::string target = (dir / "etc/conf").string();
   REQUIRE(atomic_write(target, "old\n", 0640).has_value());
   REQUIRE(atomic_write(target, "new content\n", 0640).has_value());
-  std::ifstream in(target);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  CHECK(ss.str() == "new content\n");
+  CHECK(test::slurp(target) == "new content\n");
   struct stat st {};
   REQUIRE(::stat(target.c_str(), &st) == 0);
   CHECK((st.st_mode & 07777) == 0640);
   std::string backup = (dir / "backup").string();
   REQUIRE(atomic_write(backup, "before\n", 0600).has_value());
   REQUIRE(atomic_copy(backup, target).has_value());
-  std::ifstream again(target);
-  std::stringstream ss2;
-  ss2 << again.rdbuf();
-  CHECK(ss2.str() == "before\n");
+  CHECK(test::slurp(target) == "before\n");
   REQUIRE(::stat(target.c_str(), &st) == 0);
   CHECK((st.st_mode & 07777) == 0600);
   int leftovers = 0;
   for (const auto& e : fs::directory_iterator(dir / "etc"))
     leftovers += e.path().filename() != "conf";
   CHECK(leftovers == 0);
-  fs::remove_all(dir);
 }

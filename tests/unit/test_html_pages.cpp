@@ -32,11 +32,7 @@ void self_contained(const std::string& page) {
 }
 
 Report judged(const std::string& machine) {
-  static auto data = load_data(CheckOptions{});
-  REQUIRE(data.has_value());
-  auto opened = OpenedSnapshot::open(std::string(GPUDOCTOR_TEST_MACHINES) + "/" + machine + "/snapshot");
-  REQUIRE(opened.has_value());
-  Report r = run_pipeline((*opened)->view(), *data, CheckOptions{});
+  Report r = judged_machine(machine);
   r.source_kind = "snapshot";
   r.source_path = machine;
   return r;
@@ -45,10 +41,8 @@ Report judged(const std::string& machine) {
 } // namespace
 
 TEST_CASE("html: the report page of a machine with probes: verdict, problems, GPU table, topology") {
-  auto data = load_data(CheckOptions{});
-  REQUIRE(data.has_value());
   Report r = judged("probe-amd-2gpu-no-p2p");
-  std::string page = render_html(r, data->cat);
+  std::string page = render_html(r, loaded_data().cat);
   self_contained(page);
   CHECK(page.find("<title>gpudoctor report: mi210-node07</title>") != std::string::npos);
   CHECK(page.find("7 warnings worth a look") != std::string::npos);
@@ -68,9 +62,7 @@ TEST_CASE("html: the report page of a machine with probes: verdict, problems, GP
 }
 
 TEST_CASE("html: fix commands appear with the fix's title; a machine without probes has no topology") {
-  auto data = load_data(CheckOptions{});
-  REQUIRE(data.has_value());
-  std::string page = render_html(judged("amd-to-nvidia-leftovers"), data->cat);
+  std::string page = render_html(judged("amd-to-nvidia-leftovers"), loaded_data().cat);
   self_contained(page);
   CHECK(page.find("<div class=\"fix\">Fix: <code>gpudoctor fix ") != std::string::npos);
   CHECK(page.find("id=\"topology\"") == std::string::npos);

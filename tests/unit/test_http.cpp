@@ -2,6 +2,7 @@
 // http.server): trusted and untrusted certificates, a refused port, a server that never answers, proxy and
 // no_proxy from the environment. Nothing outside this machine is contacted.
 #include "collect/collectors.hpp"
+#include "unit/testutil.hpp"
 #include "util/http.hpp"
 
 #include <arpa/inet.h>
@@ -133,16 +134,14 @@ private:
 class LocalHttps {
 public:
   explicit LocalHttps(bool tls = true) {
-    dir_ = fs::temp_directory_path() /
-           ("gpudoctor-http-" + std::to_string(::getpid()) + (tls ? "-tls" : "-plain"));
-    fs::create_directories(dir_);
     std::string cmd = "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 "
                       "-addext subjectAltName=IP:127.0.0.1 -keyout '" +
                       (dir_ / "key.pem").string() + "' -out '" + (dir_ / "cert.pem").string() +
                       "' >/dev/null 2>&1";
     if (std::system(cmd.c_str()) != 0) return;
     std::ofstream(dir_ / "server.py") << k_server;
-    std::string script = (dir_ / "server.py").string(), folder = dir_.string(), mode = tls ? "tls" : "plain";
+    std::string script = (dir_ / "server.py").string(), folder = dir_.path().string(),
+                mode = tls ? "tls" : "plain";
     char* argv[] = {const_cast<char*>("python3"), script.data(), folder.data(), mode.data(), nullptr};
     scheme_ = tls ? "https" : "http";
     if (::posix_spawnp(&pid_, "python3", nullptr, nullptr, argv, environ) != 0) {
@@ -160,8 +159,6 @@ public:
       int status = 0;
       ::waitpid(pid_, &status, 0);
     }
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
   }
   bool ready() const { return port > 0; }
   std::string url(const std::string& path) const {
@@ -171,7 +168,7 @@ public:
   int port = 0;
 
 private:
-  fs::path dir_;
+  test::TempDir dir_{"gpudoctor-http"};
   std::string scheme_;
   pid_t pid_ = -1;
 };

@@ -1,11 +1,11 @@
 // util/json_reader: the fast reader `fleet` uses reads what util/json reads, and refuses what it refuses.
+#include "unit/testutil.hpp"
 #include "util/json.hpp"
 #include "util/json_reader.hpp"
 
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <unistd.h>
 
 #include <doctest/doctest.h>
 
@@ -53,8 +53,8 @@ TEST_CASE("json_reader: garbage, truncations, bad UTF-8 and deep nesting are err
 }
 
 TEST_CASE("json_reader: files are read whole, never through a link, and over a size limit refused") {
-  fs::path dir = fs::temp_directory_path() / ("gd-json-reader-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  test::TempDir tmp("gd-json-reader");
+  const fs::path& dir = tmp.path();
   std::ofstream(dir / "a.json") << R"({"k": "first"})";
   std::ofstream(dir / "big.json") << "[" << std::string(2000, ' ') << "]";
   fs::create_symlink(dir / "a.json", dir / "link.json");
@@ -73,7 +73,6 @@ TEST_CASE("json_reader: files are read whole, never through a link, and over a s
   auto c = reader.parse_file(dir / "c.json");
   REQUIRE(c.has_value());
   CHECK(c->is_array());
-  fs::remove_all(dir);
 }
 
 TEST_CASE("json_reader: reads what util/json writes, hidden characters included") {

@@ -1,39 +1,16 @@
 #include "knowledge/knowledge.hpp"
+#include "unit/testutil.hpp"
 #include "util/embedded.hpp"
 #include "util/text.hpp"
 
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <unistd.h>
 
 #include <doctest/doctest.h>
 
 using namespace gpudoctor;
 
 namespace {
-
-// A scratch folder of knowledge files, removed at the end of the test.
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    static int counter = 0;
-    path = std::filesystem::temp_directory_path() /
-           ("gpudoctor-kb-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    std::filesystem::remove_all(path);
-    std::filesystem::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  void write(const std::string& name, const std::string& content) const {
-    std::ofstream(path / name) << content;
-  }
-  std::string str() const { return path.string(); }
-};
 
 const Knowledge& embedded() {
   static const Knowledge kb = [] {
@@ -53,8 +30,8 @@ std::vector<std::string> keys_of(const std::string& source) {
 
 const char* kSources = "sources:\n  PCIIDS: \"pci.ids\"\n";
 
-std::string load_error(const TempDir& dir) {
-  auto k = load_knowledge(dir.str());
+std::string load_error(const test::TempDir& dir) {
+  auto k = load_knowledge(dir.path().string());
   if (k) return "(loaded)";
   return k.error();
 }
@@ -109,14 +86,15 @@ TEST_CASE("knowledge: every row cites source keys that its file defines") {
     CHECK_FALSE(citation.empty());
 
   // The loader enforces it: a key defined only in another file does not count.
-  TempDir dir;
-  dir.write("a.yaml", std::string(kSources) +
-                          "gfx_targets:\n"
-                          "  - {gfx_target_version: 110000, target: gfx1100, family: GFX11, "
-                          "source: PCIIDS}\n");
-  dir.write("b.yaml", "sources:\n  KFD: \"kernel\"\n"
-                      "gfx_targets:\n"
-                      "  - {gfx_target_version: 120000, target: gfx1200, family: GFX12, source: PCIIDS}\n");
+  test::TempDir dir;
+  test::write_text(dir / "a.yaml", std::string(kSources) +
+                                       "gfx_targets:\n"
+                                       "  - {gfx_target_version: 110000, target: gfx1100, family: GFX11, "
+                                       "source: PCIIDS}\n");
+  test::write_text(dir / "b.yaml",
+                   "sources:\n  KFD: \"kernel\"\n"
+                   "gfx_targets:\n"
+                   "  - {gfx_target_version: 120000, target: gfx1200, family: GFX12, source: PCIIDS}\n");
   std::string err = load_error(dir);
   CHECK(text::contains(err, "b.yaml:4"));
   CHECK(text::contains(err, "'PCIIDS'"));
@@ -157,8 +135,8 @@ TEST_CASE("knowledge: GPU spot checks") {
 }
 
 TEST_CASE("knowledge: a revision or subsystem match beats a device-only row") {
-  TempDir dir;
-  dir.write("gpus.yaml", std::string(kSources) + R"(gpus:
+  test::TempDir dir;
+  test::write_text(dir / "gpus.yaml", std::string(kSources) + R"(gpus:
   - {vendor: 0x10de, device: 0x20b2, name: "A100 SXM4 80GB", arch: sm_80, family: Ampere, source: PCIIDS}
   - {vendor: 0x10de, device: 0x20b2, subsystem_device: 0x147f, name: "A100 board B", arch: sm_80,
      family: Ampere, source: PCIIDS}
@@ -172,7 +150,7 @@ TEST_CASE("knowledge: a revision or subsystem match beats a device-only row") {
     uncertain: true
   - {vendor: 0x1002, device: 0x1234, name: "any rev", arch: gfx1030, family: RDNA2, source: [PCIIDS]}
 )");
-  auto k = load_knowledge(dir.str());
+  auto k = load_knowledge(dir.path().string());
   REQUIRE_MESSAGE(k, (k ? "" : k.error()));
   CHECK(k->find_gpu(0x10de, 0x20b2, std::nullopt, 0x147f)->name == "A100 board B");
   CHECK(k->find_gpu(0x10de, 0x20b2, std::nullopt, 0x1463)->name == "A100 SXM4 80GB");
@@ -269,18 +247,20 @@ TEST_CASE("knowledge: GPU environment variables") {
 
 TEST_CASE("knowledge: malformed files give an error with file and line") {
   SUBCASE("bad YAML") {
-    TempDir dir;
-    dir.write("broken.yaml", std::string(kSources) + "gpus:\n  - {vendor: 0x10de, device: [0x2335\n");
+    test::TempDir dir;
+    test::write_text(dir / "broken.yaml",
+                     std::string(kSources) + "gpus:\n  - {vendor: 0x10de, device: [0x2335\n");
     std::string err = load_error(dir);
     CHECK(text::contains(err, "broken.yaml:"));
-    CHECK(text::contains(err, dir.str()));
+    CHECK(text::contains(err, dir.path().string()));
   }
   SUBCASE("a row missing its name") {
-    TempDir dir;
-    dir.write("gpus.yaml", std::string(kSources) +
-                               "gpus:\n"
-                               "  - {vendor: 0x10de, device: 0x2335, arch: sm_90, family: Hopper, "
-                               "source: PCIIDS}\n");
+    test::TempDir dir;
+    test::write_text(dir / "gpus.yaml",
+                     std::string(kSources) +
+                         "gpus:\n"
+                         "  - {vendor: 0x10de, device: 0x2335, arch: sm_90, family: Hopper, "
+                         "source: PCIIDS}\n");
     std::string err = load_error(dir);
     CHECK(text::contains(err, "gpus.yaml:4"));
     CHECK(text::contains(err, "'name'"));
@@ -305,46 +285,48 @@ TEST_CASE("knowledge: malformed files give an error with file and line") {
              "vram_gib"},
         Case{"just text", "mapping"}}) {
     CAPTURE(c.row);
-    TempDir dir;
-    dir.write("gpus.yaml", std::string(kSources) + "gpus:\n  - " + c.row + "\n");
+    test::TempDir dir;
+    test::write_text(dir / "gpus.yaml", std::string(kSources) + "gpus:\n  - " + c.row + "\n");
     std::string err = load_error(dir);
     CHECK(text::contains(err, "gpus.yaml:4"));
     CHECK(text::contains(err, c.says));
   }
   SUBCASE("duplicate rows, bad versions, unknown tables") {
-    TempDir dir;
-    dir.write("cuda.yaml", std::string(kSources) +
-                               "toolkit_min_driver:\n"
-                               "  - {cuda: \"12.4\", min_driver: \"550.54.14\", source: PCIIDS}\n"
-                               "  - {cuda: \"12.4\", min_driver: \"550.54.15\", source: PCIIDS}\n");
+    test::TempDir dir;
+    test::write_text(dir / "cuda.yaml",
+                     std::string(kSources) +
+                         "toolkit_min_driver:\n"
+                         "  - {cuda: \"12.4\", min_driver: \"550.54.14\", source: PCIIDS}\n"
+                         "  - {cuda: \"12.4\", min_driver: \"550.54.15\", source: PCIIDS}\n");
     std::string err = load_error(dir);
     CHECK(text::contains(err, "cuda.yaml:5"));
     CHECK(text::contains(err, "duplicate"));
 
-    TempDir v;
-    v.write("cuda.yaml", std::string(kSources) +
-                             "toolkit_min_driver:\n"
-                             "  - {cuda: \"12.x\", min_driver: \"550.54.14\", source: PCIIDS}\n");
+    test::TempDir v;
+    test::write_text(v / "cuda.yaml",
+                     std::string(kSources) +
+                         "toolkit_min_driver:\n"
+                         "  - {cuda: \"12.x\", min_driver: \"550.54.14\", source: PCIIDS}\n");
     CHECK(text::contains(load_error(v), "cuda.yaml:4"));
 
-    TempDir t;
-    t.write("x.yaml", std::string(kSources) + "gpu_models:\n  - {name: X}\n");
+    test::TempDir t;
+    test::write_text(t / "x.yaml", std::string(kSources) + "gpu_models:\n  - {name: X}\n");
     err = load_error(t);
     CHECK(text::contains(err, "x.yaml:3"));
     CHECK(text::contains(err, "unknown table 'gpu_models'"));
 
-    TempDir s;
-    s.write("a.yaml", "sources: [PCIIDS]\n");
+    test::TempDir s;
+    test::write_text(s / "a.yaml", "sources: [PCIIDS]\n");
     CHECK(text::contains(load_error(s), "a.yaml:1"));
 
-    TempDir n;
-    n.write("a.yaml", "");
+    test::TempDir n;
+    test::write_text(n / "a.yaml", "");
     CHECK(text::contains(load_error(n), "a.yaml"));
   }
   SUBCASE("missing or empty folder") {
-    TempDir dir;
+    test::TempDir dir;
     CHECK(text::contains(load_error(dir), "no knowledge files"));
-    auto k = load_knowledge(dir.str() + "/absent");
+    auto k = load_knowledge(dir.path().string() + "/absent");
     REQUIRE_FALSE(k);
     CHECK(text::contains(k.error(), "absent"));
   }

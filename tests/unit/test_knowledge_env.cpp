@@ -1,12 +1,11 @@
 // The environment-variable knowledge: nccl.yaml, pytorch_env.yaml, env.yaml's device_selection
 // (knowledge_env.hpp).
 #include "knowledge/knowledge.hpp"
+#include "unit/testutil.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <unistd.h>
 
 #include <doctest/doctest.h>
 
@@ -14,27 +13,13 @@ using namespace gpudoctor;
 
 namespace {
 
-struct Scratch {
-  std::filesystem::path path;
-  Scratch() {
-    static int counter = 0;
-    path = std::filesystem::temp_directory_path() /
-           ("gpudoctor-kbenv-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    std::filesystem::remove_all(path);
-    std::filesystem::create_directories(path);
-  }
-  ~Scratch() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  Scratch(const Scratch&) = delete;
-  Scratch& operator=(const Scratch&) = delete;
-  std::string error_of(const std::string& file, const std::string& content) const {
-    std::ofstream(path / file) << "sources:\n  NCCL-ENV: \"env.rst\"\n" << content;
-    auto k = load_knowledge(path.string());
-    return k ? "(loaded)" : k.error();
-  }
-};
+// What the loader says of a knowledge folder holding one file (with the sources it cites).
+std::string error_of(const std::string& file, const std::string& content) {
+  test::TempDir dir("gpudoctor-kbenv");
+  test::write_text(dir / file, "sources:\n  NCCL-ENV: \"env.rst\"\n" + content);
+  auto k = load_knowledge(dir.path().string());
+  return k ? "(loaded)" : k.error();
+}
 
 const Knowledge& kb() {
   static const Knowledge k = [] {
@@ -173,8 +158,7 @@ TEST_CASE("knowledge: malformed environment rows give an error with file and lin
                 "only cpu rows have no arches"},
        }) {
     CAPTURE(c.rows);
-    Scratch dir;
-    std::string err = dir.error_of("e.yaml", c.rows);
+    std::string err = error_of("e.yaml", c.rows);
     CHECK(text::contains(err, "e.yaml:"));
     CHECK(text::contains(err, c.says));
   }

@@ -1,11 +1,10 @@
 // The after-the-install knowledge: the whole Xid catalogue, module flavours per GPU family, NVSwitch devices,
 // firmware packages per distribution, and the loader's refusals.
 #include "knowledge/knowledge.hpp"
+#include "unit/testutil.hpp"
 #include "util/text.hpp"
 
 #include <filesystem>
-#include <fstream>
-#include <unistd.h>
 
 #include <doctest/doctest.h>
 
@@ -23,12 +22,9 @@ const Knowledge& kb() {
 }
 
 std::string load_error(const std::string& yaml) {
-  auto dir = std::filesystem::temp_directory_path() / ("gpudoctor-kb-health-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  std::ofstream(dir / "x.yaml") << yaml;
-  auto k = load_knowledge(dir.string());
-  std::filesystem::remove_all(dir);
+  test::TempDir dir("gpudoctor-kb-health");
+  test::write_text(dir / "x.yaml", yaml);
+  auto k = load_knowledge(dir.path().string());
   return k ? "(loaded)" : k.error();
 }
 

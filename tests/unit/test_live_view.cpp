@@ -1,5 +1,6 @@
 // LiveView on this machine: what the collectors' threads get from it at the same time.
 #include "system/live_view.hpp"
+#include "unit/testutil.hpp"
 
 #include <atomic>
 #include <filesystem>
@@ -17,8 +18,8 @@ namespace fs = std::filesystem;
 
 TEST_CASE("live view: group names stay right when many threads stat files of different groups") {
   // getgrgid's one static buffer, shared by threads, gave one file the group of another's.
-  fs::path dir = fs::temp_directory_path() / ("gpudoctor-live-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  test::TempDir tmp("gpudoctor-live");
+  const fs::path& dir = tmp.path();
   struct Owned {
     std::string path;
     std::string group;
@@ -33,7 +34,6 @@ TEST_CASE("live view: group names stay right when many threads stat files of dif
     files.push_back({path, g->gr_name});
   }
   if (files.size() < 2) {
-    fs::remove_all(dir);
     MESSAGE("fewer than two groups to chown to (not root): nothing to compare");
     return;
   }
@@ -50,6 +50,5 @@ TEST_CASE("live view: group names stay right when many threads stat files of dif
     });
   for (auto& th : threads)
     th.join();
-  fs::remove_all(dir);
   CHECK(wrong.load() == 0);
 }

@@ -1,10 +1,13 @@
 // Whole machines: every snapshot under tests/machines/<name>/snapshot must give exactly the results in
-// tests/machines/<name>/expected.json, from its folder and from a .tar.gz of it, run after run.
+// tests/machines/<name>/expected.json, from its folder and from a .tar.gz of it, run after run. One case a
+// machine, "machine: <name>" (the list is generated from the folders by tests/CMakeLists.txt), so one runs
+// alone: unittest -tc='machine: nvidia-nouveau'.
 // GPUDOCTOR_UPDATE_GOLDEN=1 rewrites expected.json from what gpudoctor says now (review the diff!).
 #include "app/pipeline.hpp"
 #include "app/snapshot_source.hpp"
 #include "bundle/obfuscate.hpp"
 #include "bundle/redact.hpp"
+#include "unit/testutil.hpp"
 #include "util/archive.hpp"
 
 #include <algorithm>
@@ -12,22 +15,15 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
-#include <sstream>
 #include <thread>
 
 #include <doctest/doctest.h>
 
 namespace fs = std::filesystem;
 using namespace gpudoctor;
+using namespace gpudoctor::test;
 
 namespace {
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 Json conclusions(const std::vector<Result>& results) {
   Json out = Json::array();
@@ -36,72 +32,85 @@ Json conclusions(const std::vector<Result>& results) {
   return out;
 }
 
-std::vector<Result> judge(const fs::path& snapshot, const Loaded& data) {
-  auto opened = OpenedSnapshot::open(snapshot);
-  REQUIRE_MESSAGE(opened.has_value(), (opened ? std::string() : opened.error()));
-  return run_pipeline((*opened)->view(), data, CheckOptions{}).results;
-}
-
-std::vector<fs::path> machines() {
-  std::vector<fs::path> out;
+// The machine fixtures on disk: the folders under tests/machines that hold a snapshot.
+std::vector<std::string> machines_on_disk() {
+  std::vector<std::string> out;
   for (const auto& entry : fs::directory_iterator(GPUDOCTOR_TEST_MACHINES))
-    if (fs::exists(entry.path() / "snapshot" / "manifest.json")) out.push_back(entry.path());
+    if (fs::exists(entry.path() / "snapshot" / "manifest.json"))
+      out.push_back(entry.path().filename().string());
   std::sort(out.begin(), out.end());
   return out;
 }
 
+// The machine fixtures that have a case: the generated list.
+const std::vector<std::string> k_machine_cases = {
+#define GPUDOCTOR_MACHINE(name) name,
+#include "machine_cases.inc"
+#undef GPUDOCTOR_MACHINE
+};
+
+// tests/machines/<name>: its snapshot gives the results of its expected.json (and the messages it names),
+// packed as .tar.gz too, and a second run changes nothing.
+void check_machine(const std::string& name) {
+  const fs::path dir = machine_dir(name);
+  const bool update = std::getenv("GPUDOCTOR_UPDATE_GOLDEN") != nullptr;
+  auto results = judged_snapshot(dir / "snapshot").results;
+  Json got = conclusions(results);
+  fs::path expected_file = dir / "expected.json";
+  if (update) {
+    Json doc = {{"machine", name}, {"results", got}};
+    // The message assertions are written by hand: keep them across updates.
+    if (fs::exists(expected_file))
+      if (auto old = parse_json(slurp(expected_file)); old && old->is_object())
+        if (auto it = old->find("messages"); it != old->end()) doc["messages"] = *it;
+    std::ofstream(expected_file) << dump_json(doc) << "\n";
+    return;
+  }
+  REQUIRE_MESSAGE(fs::exists(expected_file),
+                  "no expected.json: run with GPUDOCTOR_UPDATE_GOLDEN=1 and review it");
+  auto expected = parse_json(slurp(expected_file));
+  REQUIRE(expected.has_value());
+  Json want = (*expected)["results"];
+  CHECK_MESSAGE(got == want, "got:\n" << dump_json(got));
+
+  // Optional assertions on messages: {"id": ..., "subject": ..., "message_contains": ...}.
+  if (auto it = expected->find("messages"); it != expected->end())
+    for (const auto& m : *it) {
+      bool found = false;
+      for (const auto& r : results)
+        if (r.id == m.value("id", "") && r.subject == m.value("subject", "") &&
+            r.message.find(m.value("message_contains", "")) != std::string::npos)
+          found = true;
+      CHECK_MESSAGE(found, "no result " << m.dump() << " found");
+    }
+
+  // The same snapshot packed as .tar.gz judges the same, and a second run changes nothing.
+  TempDir tmp("gpudoctor-test-machine");
+  fs::path packed = tmp / (name + ".tar.gz");
+  REQUIRE(pack_tar_gz(dir / "snapshot", packed).has_value());
+  CHECK(conclusions(judged_snapshot(packed).results) == got);
+  CHECK(conclusions(judged_snapshot(dir / "snapshot").results) == got);
+}
+
 } // namespace
 
-TEST_CASE("machines: every snapshot gives its expected results") {
-  auto data = load_data(CheckOptions{});
-  REQUIRE(data.has_value());
-  bool update = std::getenv("GPUDOCTOR_UPDATE_GOLDEN") != nullptr;
-  auto list = machines();
-  CHECK(list.size() >= 6);
-  for (const auto& dir : list) {
-    CAPTURE(dir.filename().string());
-    auto results = judge(dir / "snapshot", *data);
-    Json got = conclusions(results);
-    fs::path expected_file = dir / "expected.json";
-    if (update) {
-      Json doc = {{"machine", dir.filename().string()}, {"results", got}};
-      // The message assertions are written by hand: keep them across updates.
-      if (fs::exists(expected_file))
-        if (auto old = parse_json(slurp(expected_file)); old && old->is_object())
-          if (auto it = old->find("messages"); it != old->end()) doc["messages"] = *it;
-      std::ofstream(expected_file) << dump_json(doc) << "\n";
-      continue;
-    }
-    REQUIRE_MESSAGE(fs::exists(expected_file),
-                    "no expected.json: run with GPUDOCTOR_UPDATE_GOLDEN=1 and review it");
-    auto expected = parse_json(slurp(expected_file));
-    REQUIRE(expected.has_value());
-    Json want = (*expected)["results"];
-    CHECK_MESSAGE(got == want, "got:\n" << dump_json(got));
-
-    // Optional assertions on messages: {"id": ..., "subject": ..., "message_contains": ...}.
-    if (auto it = expected->find("messages"); it != expected->end())
-      for (const auto& m : *it) {
-        bool found = false;
-        for (const auto& r : results)
-          if (r.id == m.value("id", "") && r.subject == m.value("subject", "") &&
-              r.message.find(m.value("message_contains", "")) != std::string::npos)
-            found = true;
-        CHECK_MESSAGE(found, "no result " << m.dump() << " found");
-      }
-
-    // The same snapshot packed as .tar.gz judges the same, and a second run changes nothing.
-    fs::path tmp = fs::temp_directory_path() / ("gpudoctor-test-" + dir.filename().string() + ".tar.gz");
-    REQUIRE(pack_tar_gz(dir / "snapshot", tmp).has_value());
-    CHECK(conclusions(judge(tmp, *data)) == got);
-    CHECK(conclusions(judge(dir / "snapshot", *data)) == got);
-    fs::remove(tmp);
+#define GPUDOCTOR_MACHINE(name)                                                                              \
+  TEST_CASE("machine: " name) {                                                                              \
+    check_machine(name);                                                                                     \
   }
+#include "machine_cases.inc"
+#undef GPUDOCTOR_MACHINE
+
+TEST_CASE("machines: every fixture folder has its case, and the list is not empty") {
+  // The list is made when CMake globs tests/machines: a folder added since is caught here.
+  CHECK(machines_on_disk().size() >= 6);
+  CHECK_MESSAGE(k_machine_cases == machines_on_disk(),
+                "the generated list of machine cases is not the folders under tests/machines: re-run cmake");
 }
 
 TEST_CASE("replay: a .gpudoctor-keep file is left out of listings, so its folder replays as empty") {
-  fs::path root = fs::temp_directory_path() / "gpudoctor-test-keep";
-  fs::remove_all(root);
+  TempDir tmp("gpudoctor-test-keep");
+  const fs::path& root = tmp.path();
   fs::create_directories(root / "fs/site/numpy-2.5.2.dist-info");
   fs::create_directories(root / "fs/site/torch");
   std::ofstream(root / "fs/site/numpy-2.5.2.dist-info/.gpudoctor-keep");
@@ -114,7 +123,6 @@ TEST_CASE("replay: a .gpudoctor-keep file is left out of listings, so its folder
   CHECK(view.list_dir("/site") == std::vector<std::string>{"numpy-2.5.2.dist-info", "torch"});
   CHECK(view.list_dir("/site/numpy-2.5.2.dist-info") == std::vector<std::string>{});
   CHECK(view.list_dir("/site/torch") == std::vector<std::string>{"version.py"});
-  fs::remove_all(root);
 }
 
 TEST_CASE("bundle --obfuscate: the user and host names are gone from names and contents; the snapshot still "
@@ -125,13 +133,11 @@ TEST_CASE("bundle --obfuscate: the user and host names are gone from names and c
         "python-env@_home_user-1_venvs");
   CHECK(replace_words("", {{"x", "y"}}).empty());
 
-  auto data = load_data(CheckOptions{});
-  REQUIRE(data.has_value());
-  fs::path src = fs::path(GPUDOCTOR_TEST_MACHINES) / "probe-amd-2gpu-no-p2p" / "snapshot";
-  fs::path dir = fs::temp_directory_path() / "gpudoctor-test-obfuscate";
-  fs::remove_all(dir);
+  fs::path src = machine_dir("probe-amd-2gpu-no-p2p") / "snapshot";
+  TempDir tmp("gpudoctor-test-obfuscate");
+  const fs::path dir = tmp / "snapshot";
   fs::copy(src, dir, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
-  auto before = judge(dir, *data);
+  auto before = judged_snapshot(dir).results;
   Obfuscator names(dir, "a key");
   RedactOptions options;
   options.obfuscate = true;
@@ -152,7 +158,7 @@ TEST_CASE("bundle --obfuscate: the user and host names are gone from names and c
     }
   }
   CHECK(fs::exists(dir / ("fs/home/" + names.text("ravi"))));
-  auto after = judge(dir, *data);
+  auto after = judged_snapshot(dir).results;
   REQUIRE(after.size() == before.size());
   for (std::size_t i = 0; i < before.size(); ++i) {
     CAPTURE(before[i].id);
@@ -160,7 +166,6 @@ TEST_CASE("bundle --obfuscate: the user and host names are gone from names and c
     CHECK(after[i].status == before[i].status);
     CHECK(after[i].subject == names.text(before[i].subject));
   }
-  fs::remove_all(dir);
 }
 
 namespace {
@@ -204,12 +209,10 @@ private:
 
 TEST_CASE("probes: the framework probe starts once the python3 in use is known, not after every collector") {
   // Importing torch takes seconds (2.6-4.4 s on the H200 machines): it must not wait for a slow vendor tool.
-  auto data = load_data(CheckOptions{});
-  REQUIRE(data.has_value());
-  auto opened = OpenedSnapshot::open(fs::path(GPUDOCTOR_TEST_MACHINES) / "nvidia-h200-real" / "snapshot");
+  auto opened = OpenedSnapshot::open(machine_dir("nvidia-h200-real") / "snapshot");
   REQUIRE_MESSAGE(opened.has_value(), (opened ? std::string() : opened.error()));
   SlowNvidiaSmi view((*opened)->view());
-  auto results = run_pipeline(view, *data, CheckOptions{}).results;
+  auto results = run_pipeline(view, loaded_data(), CheckOptions{}).results;
   auto events = view.events();
   auto at = [&](const std::string& what) {
     return std::find(events.begin(), events.end(), what) - events.begin();
@@ -219,6 +222,5 @@ TEST_CASE("probes: the framework probe starts once the python3 in use is known, 
   CHECK(at("python-gpu start") < at("nvidia-smi-xml end"));
   CHECK(at("probe-devices@cuda start") > at("nvidia-smi-xml end")); // the compiled probes wait for the facts
   // And the results are those of the snapshot, as without the delay.
-  CHECK(conclusions(results) ==
-        conclusions(judge(fs::path(GPUDOCTOR_TEST_MACHINES) / "nvidia-h200-real" / "snapshot", *data)));
+  CHECK(conclusions(results) == conclusions(judged_machine("nvidia-h200-real").results));
 }

@@ -7,12 +7,12 @@
 #include <doctest/doctest.h>
 
 using namespace gpudoctor;
-using gpudoctor::test::read_file;
 using gpudoctor::test::realdata;
+using gpudoctor::test::slurp;
 
 namespace {
 std::string parse_data(const std::string& name) {
-  return read_file(test::data_path("parse/" + name));
+  return slurp(test::data_path("parse/" + name));
 }
 } // namespace
 
@@ -290,8 +290,7 @@ TEST_CASE("parse: kernel command line") {
   CHECK(parse::kernel_cmdline("").params.empty());
   CHECK(parse::kernel_cmdline("a=\"unterminated b").get("a") == "unterminated b");
 
-  if (std::filesystem::exists("/proc/cmdline"))
-    CHECK_NOTHROW(parse::kernel_cmdline(read_file("/proc/cmdline")));
+  if (std::filesystem::exists("/proc/cmdline")) CHECK_NOTHROW(parse::kernel_cmdline(slurp("/proc/cmdline")));
 }
 
 TEST_CASE("parse: shell profiles, the forms CUDA and ROCm instructions use") {

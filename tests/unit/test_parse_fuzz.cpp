@@ -127,7 +127,7 @@ TEST_CASE("parse: every parser survives every sample, its truncations and garbag
   for (const auto& file : files) {
     std::string path = file.string();
     CAPTURE(path);
-    std::string sample = test::read_file(file);
+    std::string sample = test::slurp(file);
     CHECK_FALSE(sample.empty());
     auto vs = variants(sample, rng);
     for (std::size_t i = 0; i < vs.size(); ++i) {

@@ -120,8 +120,7 @@ TEST_CASE("parse: elf_needed refuses inconsistent files") {
 }
 
 TEST_CASE("parse: elf_needed reads a library a compiler made") {
-  std::string lib =
-      test::read_file(std::filesystem::path(GPUDOCTOR_SOURCE_DIR) / "fuzz/seeds/elf-tiny-lib.so");
+  std::string lib = test::slurp(std::filesystem::path(GPUDOCTOR_SOURCE_DIR) / "fuzz/seeds/elf-tiny-lib.so");
   auto e = parse::elf_needed_bytes(lib);
   REQUIRE(e);
   CHECK(e->bits == 64);
@@ -129,8 +128,7 @@ TEST_CASE("parse: elf_needed reads a library a compiler made") {
 }
 
 TEST_CASE("parse: memlock_limit, df_size_kib, requires_dist") {
-  auto limits =
-      test::read_file(std::filesystem::path(GPUDOCTOR_SOURCE_DIR) / "fuzz/seeds/proc-self-limits.txt");
+  auto limits = test::slurp(std::filesystem::path(GPUDOCTOR_SOURCE_DIR) / "fuzz/seeds/proc-self-limits.txt");
   auto l = parse::memlock_limit(limits);
   REQUIRE(l);
   CHECK(l->soft == "8388608");

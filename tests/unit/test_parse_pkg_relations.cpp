@@ -10,8 +10,7 @@
 using namespace gpudoctor;
 
 TEST_CASE("parse: dpkg records keep Provides, alternatives and the hold") {
-  auto records =
-      parse::dpkg_records(test::read_file(test::data_path("parse") / "dpkg-status-provides-hold.txt"));
+  auto records = parse::dpkg_records(test::slurp(test::data_path("parse") / "dpkg-status-provides-hold.txt"));
   REQUIRE(records.size() == 3);
   const auto& nv = records[0];
   CHECK(nv.name == "libnvidia-compute-560");
@@ -29,16 +28,15 @@ TEST_CASE("parse: dpkg records keep Provides, alternatives and the hold") {
 }
 
 TEST_CASE("parse: apt's automatic marks, dnf's version locks, rpm's relations") {
-  auto autos =
-      parse::apt_auto_installed(test::read_file(test::data_path("parse") / "apt-extended-states.txt"));
+  auto autos = parse::apt_auto_installed(test::slurp(test::data_path("parse") / "apt-extended-states.txt"));
   CHECK(autos == std::vector<std::string>{"hipblas", "libhsa-runtime64-1"});
-  auto locks = parse::dnf_versionlock(test::read_file(test::data_path("parse") / "dnf-versionlock.list"));
+  auto locks = parse::dnf_versionlock(test::slurp(test::data_path("parse") / "dnf-versionlock.list"));
   REQUIRE(locks.size() == 4);
   CHECK(parse::versionlock_name(locks[0]) == "nvidia-driver");
   CHECK(parse::versionlock_name(locks[1]) == "nvidia-driver-cuda-libs");
   CHECK(parse::versionlock_name(locks[2]) == "kmod-nvidia-open-dkms");
   CHECK(parse::versionlock_name(locks[3]).empty()); // an exclusion locks nothing
-  auto rel = parse::rpm_relations(test::read_file(test::data_path("parse") / "rpm-provides.txt"));
+  auto rel = parse::rpm_relations(test::slurp(test::data_path("parse") / "rpm-provides.txt"));
   REQUIRE(rel.size() == 2);
   CHECK(rel["rocm-core"].provides == std::vector<std::string>{"rocm-core", "rocm-core(x86-64)"});
   CHECK(rel["hip-runtime-amd"].requires_ ==

@@ -7,8 +7,8 @@
 #include <doctest/doctest.h>
 
 using namespace gpudoctor;
-using gpudoctor::test::read_file;
 using gpudoctor::test::realdata;
+using gpudoctor::test::slurp;
 
 TEST_CASE("parse: os-release, Ubuntu 24.04, Debian 12, RHEL 9, derivatives") {
   // Hand-written in the layout each distribution ships.
@@ -56,7 +56,7 @@ TEST_CASE("parse: os-release of this machine") {
   std::filesystem::path path = "/etc/os-release";
   if (!std::filesystem::exists(path)) path = "/usr/lib/os-release";
   if (!std::filesystem::exists(path)) return;
-  auto os = parse::os_release(read_file(path));
+  auto os = parse::os_release(slurp(path));
   CHECK_FALSE(os.id.empty());
   CHECK_FALSE(os.pretty_name.empty());
 }
@@ -80,8 +80,7 @@ TEST_CASE("parse: /proc/modules and lsmod") {
   CHECK(parse::proc_modules("").empty());
   CHECK(parse::proc_modules("bad/name 1 0\n\xff\xfe 2 0\n").empty());
 
-  if (std::filesystem::exists("/proc/modules"))
-    CHECK_NOTHROW(parse::proc_modules(read_file("/proc/modules")));
+  if (std::filesystem::exists("/proc/modules")) CHECK_NOTHROW(parse::proc_modules(slurp("/proc/modules")));
 }
 
 TEST_CASE("parse: dpkg status") {
@@ -103,7 +102,7 @@ TEST_CASE("parse: dpkg status") {
   CHECK(parse::dpkg_status("").empty());
 
   if (std::filesystem::exists("/var/lib/dpkg/status")) {
-    auto real = parse::dpkg_status(read_file("/var/lib/dpkg/status"));
+    auto real = parse::dpkg_status(slurp("/var/lib/dpkg/status"));
     CHECK(real.count("dpkg") == 1);
   }
 }
@@ -154,8 +153,8 @@ TEST_CASE("parse: CUDA toolkit version.json, version.txt and nvcc --version") {
 
 TEST_CASE("parse: torch/version.py") {
   // Debian's python3-torch 1.13.1+dfsg-4 ships a version.py that says 1.13.0a0 (a source build's default).
-  auto deb = parse::torch_version_py(
-      read_file(test::data_path("parse/torch-version-debian-python3-torch-1.13.1.py")));
+  auto deb =
+      parse::torch_version_py(slurp(test::data_path("parse/torch-version-debian-python3-torch-1.13.1.py")));
   REQUIRE(deb);
   CHECK(deb->version == "1.13.0a0");
   CHECK_FALSE(deb->cuda);
@@ -186,7 +185,7 @@ TEST_CASE("parse: torch/version.py") {
 }
 
 TEST_CASE("parse: pci.ids names, hand-made excerpt") {
-  std::string ids = read_file(test::data_path("parse/pci-ids-excerpt.txt"));
+  std::string ids = slurp(test::data_path("parse/pci-ids-excerpt.txt"));
   REQUIRE_FALSE(ids.empty());
   CHECK(parse::pci_ids_name(ids, 0x10de, 0x2335) == "GH100 [H200 SXM 141GB]");
   CHECK(parse::pci_ids_name(ids, 0x10de, 0x2335, 0x10de, 0x18be) == "H200 SXM 141GB");
@@ -208,7 +207,7 @@ TEST_CASE("parse: pci.ids of this machine") {
   for (const char* p : {"/usr/share/misc/pci.ids", "/usr/share/hwdata/pci.ids"})
     if (std::filesystem::exists(p)) path = p;
   if (path.empty()) return;
-  std::string ids = read_file(path);
+  std::string ids = slurp(path);
   auto h100 = parse::pci_ids_name(ids, 0x10de, 0x2330);
   REQUIRE(h100);
   CHECK(h100->find("H100") != std::string::npos);
@@ -238,12 +237,12 @@ TEST_CASE("parse: cuDNN and NCCL header versions") {
   // The CUDA toolkit of this machine, when it has these headers.
   std::filesystem::path inc = "/usr/local/cuda/include";
   if (std::filesystem::exists(inc / "cudnn_version.h")) {
-    auto v = parse::cudnn_header_version(read_file(inc / "cudnn_version.h"));
+    auto v = parse::cudnn_header_version(slurp(inc / "cudnn_version.h"));
     REQUIRE(v);
     CHECK(std::count(v->begin(), v->end(), '.') == 2);
   }
   if (std::filesystem::exists(inc / "nccl.h")) {
-    auto v = parse::nccl_header_version(read_file(inc / "nccl.h"));
+    auto v = parse::nccl_header_version(slurp(inc / "nccl.h"));
     REQUIRE(v);
     CHECK(v->starts_with("2."));
   }

@@ -1,9 +1,7 @@
 // The probes' JSON lines (docs/probes.md) into probe facts: real outputs of this project's probe programs
 // without a device, every event of a healthy run, garbage, and PCI bus ids in the runtimes' spellings.
 #include "probe/probe_parse.hpp"
-
-#include <fstream>
-#include <sstream>
+#include "unit/test_parse_util.hpp"
 
 #include <doctest/doctest.h>
 
@@ -13,11 +11,9 @@ namespace {
 
 // A file of tests/data/probe: probe lines as the probe programs print them.
 std::string data(const std::string& name) {
-  std::ifstream in(std::string(GPUDOCTOR_TEST_DATA) + "/probe/" + name);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  REQUIRE_MESSAGE(!ss.str().empty(), "no test data " << name);
-  return ss.str();
+  std::string text = test::slurp(test::data_path("probe/" + name));
+  REQUIRE_MESSAGE(!text.empty(), "no test data " << name);
+  return text;
 }
 
 ProbeRun run_of(const std::string& name) {

@@ -1,8 +1,10 @@
 // What the unit and security tests share: a per-case temporary folder, reading a file whole, an in-memory
-// machine that records what was read, and the built-in data loaded once.
+// machine that records what was read, the built-in data loaded once, and a snapshot judged as `check --from`
+// judges it.
 #pragma once
 
 #include "app/pipeline.hpp"
+#include "app/snapshot_source.hpp"
 #include "system/system_view.hpp"
 #include "util/text.hpp"
 
@@ -61,6 +63,23 @@ inline const Loaded& loaded_data() {
     return std::move(*loaded);
   }();
   return data;
+}
+
+// What `check --from` reports about a snapshot (a folder or a .tar.gz), with the built-in data.
+inline Report judged_snapshot(const std::filesystem::path& snapshot) {
+  auto opened = OpenedSnapshot::open(snapshot);
+  REQUIRE_MESSAGE(opened.has_value(), snapshot.string() << ": " << (opened ? std::string() : opened.error()));
+  return run_pipeline((*opened)->view(), loaded_data(), CheckOptions{});
+}
+
+// The folder of a machine fixture: tests/machines/<name>.
+inline std::filesystem::path machine_dir(const std::string& name) {
+  return std::filesystem::path(GPUDOCTOR_TEST_MACHINES) / name;
+}
+
+// What `check --from` reports about the machine fixture tests/machines/<name>/snapshot.
+inline Report judged_machine(const std::string& name) {
+  return judged_snapshot(machine_dir(name) / "snapshot");
 }
 
 // A machine in memory: files, folders (implied by the files below them, or declared), links and command
