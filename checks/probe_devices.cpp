@@ -7,6 +7,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 namespace gpudoctor::checks {
 
 namespace {
@@ -53,7 +55,10 @@ void judge(const Facts& f, const BackendProbes& b, const ProbeRun& run, Results&
     // The other vendor's GPUs are here: this runtime has nothing to find (Ubuntu installs HIP's runtime
     // beside OpenMPI on NVIDIA machines). With no GPU at all, the runtime's words are worth showing.
     Vendor other = vendor == Vendor::nvidia ? Vendor::amd : Vendor::nvidia;
-    return out.add(f.count(other) > 0 ? Status::skip : Status::info, subject, msg, evidence);
+    if (f.count(other) > 0) return out.add(Status::skip, subject, msg, evidence);
+    return out.add_titled(Status::info, subject,
+                          fmt::format("The {} runtime on a machine without its GPUs", b.title()), msg,
+                          evidence);
   }
   // Which PCI GPUs the runtime lacks, by bus id (a runtime without bus ids: by count).
   std::vector<std::string> missing;
@@ -80,8 +85,8 @@ void judge(const Facts& f, const BackendProbes& b, const ProbeRun& run, Results&
                     " on the PCI bus" + runtime_said + "; missing: " + text::join(missing, ", ") + ".";
   if (!vars.empty()) {
     evidence.insert(evidence.end(), vars.begin(), vars.end());
-    return out.add(Status::info, subject, msg + " A device-selection variable is set and explains it.",
-                   evidence);
+    return out.add_titled(Status::info, subject, "A device-selection variable hides GPUs from the runtime",
+                          msg + " A device-selection variable is set and explains it.", evidence);
   }
   out.add(Status::error, subject,
           msg + " Programs using " + b.title() + " will not see " + (missing.size() == 1 ? "it" : "them") +

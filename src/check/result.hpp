@@ -21,9 +21,16 @@ struct Result {
   std::vector<std::string> fixes;
 };
 
-// Collects one check's results; the runner fills in id and title.
+// Collects one check's results; the runner fills in id, and the catalogue's title where the check gave none.
 class Results {
 public:
+  // A result whose own title replaces the catalogue's, which names the check's problem: for an info result
+  // that is not that problem (a title must be true for the result it heads).
+  void add_titled(Status status, std::string subject, std::string title, std::string message,
+                  std::vector<std::string> evidence = {}) {
+    add(status, std::move(subject), std::move(message), std::move(evidence));
+    m_items.back().title = std::move(title);
+  }
   void add(Status status, std::string subject, std::string message, std::vector<std::string> evidence = {},
            std::vector<std::string> fixes = {});
   void pass(std::string subject, std::string message, std::vector<std::string> evidence = {}) {

@@ -25,7 +25,7 @@ std::vector<Result> run_checks(const CheckContext& ctx, const Catalogue& cat,
     const CatalogueEntry* info = cat.find(entry.id);
     for (auto& r : results.items()) {
       r.id = entry.id;
-      r.title = info ? info->title : entry.id;
+      if (r.title.empty()) r.title = info ? info->title : entry.id;
       all.push_back(std::move(r));
     }
   }

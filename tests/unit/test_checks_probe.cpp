@@ -149,6 +149,8 @@ TEST_CASE("probe.runtime-devices") {
     CHECK(r.status == Status::info);
     CHECK(r.subject == "CUDA runtime");
     CHECK(evidence_has(r, "cudaErrorInsufficientDriver: CUDA driver version is insufficient"));
+    // With no GPU at all, "Runtime sees fewer GPUs than the PCI bus holds" would be false.
+    CHECK(r.title == "The CUDA runtime on a machine without its GPUs");
     SUBCASE("the other vendor's GPUs are here: nothing for this runtime to find, skip") {
       Facts amd = f;
       amd.gpus.push_back(make_amd_gpu(0));
@@ -177,6 +179,7 @@ TEST_CASE("probe.runtime-devices") {
     Facts f = with_probes(2, {{"devices", start("devices", 1) + "\n" + device_line(0, base.gpus[0].bdf)}});
     Result r = single(run_check("probe.runtime-devices", f));
     CHECK(r.status == Status::error);
+    CHECK(r.title == "Runtime sees fewer GPUs than the PCI bus holds");
     CHECK(contains(r.message, "sees 1 of the 2 NVIDIA GPUs"));
     CHECK(contains(r.message, "missing: gpu1"));
     SUBCASE("explained by CUDA_VISIBLE_DEVICES: info") {
@@ -184,6 +187,7 @@ TEST_CASE("probe.runtime-devices") {
       Result v = single(run_check("probe.runtime-devices", f));
       CHECK(v.status == Status::info);
       CHECK(evidence_has(v, "env CUDA_VISIBLE_DEVICES=0"));
+      CHECK(v.title == "A device-selection variable hides GPUs from the runtime");
     }
   }
   SUBCASE("the runtime cannot count: error with its error") {
