@@ -156,6 +156,11 @@ int run_command(int argc, char** argv) {
       ->check(CLI::IsMember({"text", "json"}));
   probe_cmd->add_flag("-v,--verbose", probe.verbose, "Also list what passed and what was skipped");
   probe_cmd->add_flag("--strict", probe.strict, "Exit 1 on warnings too");
+  probe_cmd
+      ->add_option("--backend", probe.probe_backends,
+                   "Compile these probes (cuda, hip; repeatable) even without a GPU or driver of their "
+                   "vendor")
+      ->check(CLI::IsMember({"cuda", "hip"}));
   add_check_options(*probe_cmd, probe, probe_color);
 
   std::string explain_id;

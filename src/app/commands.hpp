@@ -29,6 +29,9 @@ struct CheckOptions {
   bool probes = false;          // --probes: build/run the GPU probes (docs/probes.md)
   bool online = false;          // --online: fetch the configured GPU vendor repositories and wheel indexes
   int probe_timeout_ms = 30000; // per probe process
+  // --backend cuda|hip (repeatable): compile these probes even without a GPU or driver of their vendor
+  // (default: a vendor's probes are compiled only where its GPUs or driver are).
+  std::vector<std::string> probe_backends;
 };
 
 struct BundleOptions {

@@ -20,7 +20,7 @@ ProbeSession::ProbeSession(SystemView& view, const CheckOptions& opt) : m_view(v
   m_options.requested = opt.probes;
   m_options.timeout = std::chrono::milliseconds(opt.probe_timeout_ms);
   if (!replay) {
-    m_installed.emplace(own_folder(), note);
+    m_installed.emplace(own_folder(), note, opt.probe_backends);
     m_options.source = &*m_installed;
   }
   m_options.progress = [this](const std::string& what) {

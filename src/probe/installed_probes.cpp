@@ -3,7 +3,10 @@
 #include "probe/probe_source.hpp"
 #include "system/machine_paths.hpp"
 
+#include <algorithm>
 #include <unistd.h>
+
+#include <fmt/format.h>
 
 namespace gpudoctor {
 
@@ -28,8 +31,8 @@ fs::path own_folder() {
   return ec ? fs::path() : exe.parent_path();
 }
 
-InstalledProbes::InstalledProbes(fs::path exe_dir, ProbeSay say)
-    : m_exe_dir(std::move(exe_dir)), m_say(std::move(say)) {}
+InstalledProbes::InstalledProbes(fs::path exe_dir, ProbeSay say, std::vector<std::string> forced)
+    : m_exe_dir(std::move(exe_dir)), m_say(std::move(say)), m_forced(std::move(forced)) {}
 
 std::expected<ProbePrograms, std::string> InstalledProbes::programs(const std::string& backend,
                                                                     SystemView& view, const Facts& facts) {
@@ -39,6 +42,10 @@ std::expected<ProbePrograms, std::string> InstalledProbes::programs(const std::s
     if (executable(dir / host) && executable(dir / kernels))
       return ProbePrograms{(dir / host).string(), (dir / kernels).string(),
                            "built with gpudoctor (" + dir.lexically_normal().string() + ")", true};
+  // Prebuilt probes cost nothing to run; compiling costs tens of seconds, to learn that there is no device.
+  if (std::ranges::find(m_forced, backend) == m_forced.end())
+    if (auto why = probe::nothing_to_probe(backend, facts); !why.empty())
+      return std::unexpected(fmt::format("{} (`--backend {}` compiles them anyway)", why, backend));
   return compiled(backend, view, facts);
 }
 

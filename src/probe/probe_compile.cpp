@@ -158,6 +158,16 @@ Targets probe_targets(const std::string& backend, const Facts& facts) {
   return t;
 }
 
+std::string nothing_to_probe(const std::string& backend, const Facts& facts) {
+  if (backend == "hip") {
+    if (facts.count(Vendor::amd) > 0 || facts.amd.kfd_device || facts.modules.has("amdgpu")) return {};
+    return "no AMD GPU, no /dev/kfd and no amdgpu module here: the HIP probes are not compiled";
+  }
+  if (facts.count(Vendor::nvidia) > 0 || facts.modules.has("nvidia") || facts.nvidia.kernel_module_version)
+    return {};
+  return "no NVIDIA GPU and no nvidia module here: the CUDA probes are not compiled";
+}
+
 std::expected<ProbePrograms, std::string> compile_probes(const std::string& backend, SystemView& view,
                                                          const Facts& facts, const fs::path& sources,
                                                          const ProbeSay& say) {

@@ -25,6 +25,9 @@ struct Targets {
 };
 Targets probe_targets(const std::string& backend, const Facts& facts);
 
+// Why compiling `backend`'s probes is pointless here (no GPU of its vendor, no driver); "" when it is not.
+std::string nothing_to_probe(const std::string& backend, const Facts& facts);
+
 // Finds the compiler, compiles (or reuses the cache) and returns the programs.
 std::expected<ProbePrograms, std::string> compile_probes(const std::string& backend, SystemView& view,
                                                          const Facts& facts,

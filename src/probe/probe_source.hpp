@@ -41,7 +41,8 @@ public:
 // <exe_dir>/share/gpudoctor/probes and <exe_dir>/../share/gpudoctor/probes.
 class InstalledProbes : public ProbeSource {
 public:
-  InstalledProbes(std::filesystem::path exe_dir, ProbeSay say);
+  // `forced`: backends whose probes are compiled even where nothing_to_probe says there is nothing to find.
+  InstalledProbes(std::filesystem::path exe_dir, ProbeSay say, std::vector<std::string> forced = {});
   std::expected<ProbePrograms, std::string> programs(const std::string& backend, SystemView& view,
                                                      const Facts& facts) override;
   std::expected<ProbePrograms, std::string> compiled(const std::string& backend, SystemView& view,
@@ -50,6 +51,7 @@ public:
 private:
   std::filesystem::path m_exe_dir;
   ProbeSay m_say;
+  std::vector<std::string> m_forced;
 };
 
 // The folder of the running gpudoctor binary (from /proc/self/exe).

@@ -17,10 +17,39 @@ cp "$source_dir"/probes/*.h "$source_dir"/probes/*.cpp "$source_dir"/probes/*.cu
   "$prefix/share/gpudoctor/probes/"
 export XDG_CACHE_HOME=$work/cache PATH=$PATH:/usr/local/cuda/bin
 
+# Where a vendor has no GPU and no driver, its probes are not compiled (tens of seconds to learn that there is
+# no device) unless --backend asks for them.
+status=0
+"$prefix/bin/gpudoctor" probe --format json >"$work/auto.json" 2>"$work/auto.err" || status=$?
+[[ $status == 0 || $status == 1 ]] || fail "the run without --backend exited $status: $(cat "$work/auto.err")"
+for backend in "${have[@]}"; do
+  title=$([[ $backend == cuda ]] && echo CUDA || echo HIP)
+  vendor_here=$("$py" - "$work/auto.json" "$backend" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+f = r["facts"]
+vendor = "nvidia" if sys.argv[2] == "cuda" else "amd"
+gpus = any(g.get("vendor", "").lower() == vendor for g in f.get("gpus", []))
+drivers = f["drivers"]
+modules = drivers["gpu_modules_loaded"]
+driver = ("nvidia" in modules) if vendor == "nvidia" else ("amdgpu" in modules or drivers["amd"]["kfd_device"])
+print("yes" if gpus or driver else "no")
+PY
+)
+  if [[ $vendor_here == no ]]; then
+    if grep -q "compiling the $title probes" "$work/auto.err"; then
+      fail "the $title probes were compiled without a GPU or driver of their vendor"
+    fi
+    expect "$work/auto.json"       "[('not compiled' in b['unavailable']) for b in r['facts']['probes']['backends'] if b['backend']=='$backend']==[True]"       "no $title GPU or driver here: its probes are not compiled, and the report says why"
+  fi
+done
+
 for round in first second; do
   status=0
   start=$(date +%s%N)
-  "$prefix/bin/gpudoctor" probe --format json >"$work/$round.json" 2>"$work/$round.err" || status=$?
+  backend_args=()
+  for backend in "${have[@]}"; do backend_args+=(--backend "$backend"); done
+  "$prefix/bin/gpudoctor" probe --format json "${backend_args[@]}" >"$work/$round.json" 2>"$work/$round.err" || status=$?
   ms=$((($(date +%s%N) - start) / 1000000))
   [[ $status == 0 || $status == 1 ]] || fail "$round run exited $status: $(cat "$work/$round.err")"
   expect "$work/$round.json" "r['format']=='gpudoctor-report'" "$round run: stdout is the JSON report (${ms} ms)"

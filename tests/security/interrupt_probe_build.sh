@@ -17,7 +17,7 @@ if [ "\$1" = --version ]; then echo "Cuda compilation tools, release 12.4, V12.4
 sleep $marker
 SCRIPT
 chmod +x "$work/fakebin/nvcc"
-XDG_CACHE_HOME=$work/cache PATH="$work/fakebin:$PATH" "$prefix/bin/gpudoctor" probe >/dev/null 2>"$work/err" &
+XDG_CACHE_HOME=$work/cache PATH="$work/fakebin:$PATH" "$prefix/bin/gpudoctor" probe --backend cuda >/dev/null 2>"$work/err" &
 pid=$!
 for _ in $(seq 300); do
   pgrep -f "sleep $marker\$" >/dev/null && break
