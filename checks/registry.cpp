@@ -82,4 +82,8 @@ const std::vector<CheckEntry>& check_registry() {
   return table;
 }
 
+CheckTable builtin_checks() {
+  return CheckTable{check_registry(), wsl_skip_reason};
+}
+
 } // namespace gpudoctor

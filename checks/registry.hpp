@@ -3,6 +3,17 @@
 
 #include "check/check.hpp"
 
+namespace gpudoctor {
+
+// Every check, in the order they run (registry.cpp).
+const std::vector<CheckEntry>& check_registry();
+// Why a check makes no sense under WSL2, or null (wsl.cpp).
+const char* wsl_skip_reason(std::string_view id);
+// The two together, for run_checks.
+CheckTable builtin_checks();
+
+} // namespace gpudoctor
+
 namespace gpudoctor::checks {
 
 void gpu_none(const CheckContext&, Results&);

@@ -2,6 +2,7 @@
 
 #include "app/probe_run.hpp"
 #include "check/runner.hpp"
+#include "checks/registry.hpp"
 #include "collect/collectors.hpp"
 #include "report/program_formats.hpp"
 #include "util/atomic_file.hpp"
@@ -35,7 +36,7 @@ Report run_pipeline(SystemView& view, const Loaded& data, const CheckOptions& op
   report.facts = collect_all(view, data.kb, copt);
   probes.finish(report.facts);
   CheckContext ctx{report.facts, data.kb};
-  report.results = run_checks(ctx, data.cat, opt.only);
+  report.results = run_checks(ctx, data.cat, builtin_checks(), opt.only);
   report.finished = std::chrono::system_clock::now();
   report.duration =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);

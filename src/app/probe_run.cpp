@@ -8,7 +8,7 @@
 namespace gpudoctor {
 
 ProbeSession::ProbeSession(SystemView& view, const CheckOptions& opt) : m_view(view) {
-  const bool replay = view.kind() == "replay";
+  const bool replay = view.is_replay();
   m_active = opt.probes || replay;
   if (!m_active) return;
   m_terminal = ::isatty(STDERR_FILENO) != 0;

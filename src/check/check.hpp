@@ -23,9 +23,12 @@ struct CheckEntry {
   CheckFn run;
 };
 
-// Every check, in the order they run; defined in checks/registry.cpp.
-const std::vector<CheckEntry>& check_registry();
-// Why a check makes no sense under WSL2 (the runner skips it there), or null; defined in checks/wsl.cpp.
-const char* wsl_skip_reason(std::string_view id);
+// The checks to run, in order, and why one makes no sense under WSL2 (the runner skips it there; null: it
+// does). The runner is handed the table (checks/registry.hpp has gpudoctor's): src/check never reaches up
+// into the checks it runs.
+struct CheckTable {
+  const std::vector<CheckEntry>& checks;
+  const char* (*wsl_skip_reason)(std::string_view id) = nullptr;
+};
 
 } // namespace gpudoctor

@@ -4,13 +4,15 @@
 
 namespace gpudoctor {
 
-std::vector<Result> run_checks(const CheckContext& ctx, const Catalogue& cat,
+std::vector<Result> run_checks(const CheckContext& ctx, const Catalogue& cat, const CheckTable& table,
                                const std::vector<std::string>& only) {
   std::vector<Result> all;
-  for (const auto& entry : check_registry()) {
+  for (const auto& entry : table.checks) {
     if (!only.empty() && std::find(only.begin(), only.end(), entry.id) == only.end()) continue;
     Results results;
-    const char* wsl = ctx.facts.host.wsl_evidence.empty() ? nullptr : wsl_skip_reason(entry.id);
+    const char* wsl = ctx.facts.host.wsl_evidence.empty() || !table.wsl_skip_reason
+                          ? nullptr
+                          : table.wsl_skip_reason(entry.id);
     try {
       if (wsl)
         results.skip("", std::string("WSL2: ") + wsl + " (" + ctx.facts.host.wsl_evidence + ")");

@@ -9,8 +9,9 @@
 
 namespace gpudoctor {
 
-// `only`: check ids to run (empty: all). Results come in registry order, titles from the catalogue.
-std::vector<Result> run_checks(const CheckContext& ctx, const Catalogue& cat,
+// Runs `table`'s checks; `only`: check ids to run (empty: all). Results come in the table's order, titles
+// from the catalogue.
+std::vector<Result> run_checks(const CheckContext& ctx, const Catalogue& cat, const CheckTable& table,
                                const std::vector<std::string>& only = {});
 
 } // namespace gpudoctor

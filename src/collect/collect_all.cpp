@@ -122,8 +122,7 @@ Facts collect_all(SystemView& view, const Knowledge& kb, const CollectOptions& o
   guard.run("python-extensions", [&] { collect_python_extensions(view, kb, facts.python); }); // issue 12
   guard.run("host", [&] { collect_host(view, facts); });
   // The network of this machine says nothing about a replayed one.
-  if (opt.online && view.kind() != "replay")
-    guard.run("online", [&] { probe_repos(opt, facts.os, facts.repos); });
+  if (opt.online && !view.is_replay()) guard.run("online", [&] { probe_repos(opt, facts.os, facts.repos); });
   for (auto* list : {&nvidia_tools, &amd_tools, &toolkit_tools, &python_tools, &boot_tools, &container_tools,
                      &log_tools, &after_tools})
     facts.tools.insert(facts.tools.end(), list->begin(), list->end());

@@ -89,6 +89,9 @@ public:
   virtual Identity identity() = 0;
   // "live", "replay"; for the report's `source`.
   virtual std::string kind() const = 0;
+  // Whether this view answers from a recording (a snapshot, a test's machine): then nothing beyond it may be
+  // asked (no network probing, no probe programs started).
+  bool is_replay() const { return kind() == "replay"; }
 
   // Up to `length` bytes of a regular file from `offset` (the headers of files too large to read whole, such
   // as shared libraries); nullopt when unreadable. Never recorded: a replay has no such bytes.

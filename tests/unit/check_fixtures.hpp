@@ -4,6 +4,7 @@
 
 #include "check/catalogue.hpp"
 #include "check/runner.hpp"
+#include "checks/registry.hpp"
 #include "facts/facts.hpp"
 #include "knowledge/knowledge.hpp"
 #include "system/system_view.hpp"
@@ -233,7 +234,7 @@ inline std::vector<Result> run_check(const std::string& id, const Facts& facts) 
     registered = registered || id == e.id;
   REQUIRE_MESSAGE(registered, id << " is not in the registry");
   CheckContext ctx{facts, kb()};
-  return run_checks(ctx, catalogue(), {id});
+  return run_checks(ctx, catalogue(), builtin_checks(), {id});
 }
 
 // The one result of a check that gives one; fails the test otherwise.

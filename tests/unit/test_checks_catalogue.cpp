@@ -234,7 +234,7 @@ TEST_CASE("check: every fix id a check emits is in its catalogue entry and in fi
   std::set<std::string> fired;
   for (const auto& f : broken_machines()) {
     CheckContext ctx{f, kb()};
-    auto results = run_checks(ctx, catalogue());
+    auto results = run_checks(ctx, catalogue(), builtin_checks());
     for (const auto& r : results) {
       CAPTURE(describe(r));
       if (r.status == Status::warn || r.status == Status::error) fired.insert(r.id);
@@ -263,7 +263,7 @@ TEST_CASE("check: every check gives at least one result, with id and title, on a
   machines.push_back(amd_machine({110000, 100301, 120001}));
   for (const auto& f : machines) {
     CheckContext ctx{f, kb()};
-    auto results = run_checks(ctx, catalogue());
+    auto results = run_checks(ctx, catalogue(), builtin_checks());
     std::set<std::string> ids;
     for (const auto& r : results) {
       CAPTURE(describe(r));

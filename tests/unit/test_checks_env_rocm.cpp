@@ -52,7 +52,7 @@ const Knowledge& rocm_kb() {
 
 std::vector<Result> run_unneeded(const Facts& f) {
   CheckContext ctx{f, rocm_kb()};
-  return run_checks(ctx, catalogue(), {"env.hsa-override-unneeded"});
+  return run_checks(ctx, catalogue(), builtin_checks(), {"env.hsa-override-unneeded"});
 }
 
 void add_rocm(Facts& f, const std::string& version) {

@@ -89,8 +89,8 @@ TEST_CASE("wsl.driver and the WSL2 gate") {
   CHECK(contains(single(run_check("wsl.driver", nodxg)).message, "/dev/dxg is missing"));
 
   // The runner skips what makes no sense there, saying why.
-  auto results =
-      run_checks(CheckContext{f, kb()}, catalogue(), {"gpu.none", "driver.dkms-broken", "wsl.driver"});
+  auto results = run_checks(CheckContext{f, kb()}, catalogue(), builtin_checks(),
+                            {"gpu.none", "driver.dkms-broken", "wsl.driver"});
   REQUIRE(results.size() == 3);
   CHECK(results[0].status == Status::skip);
   CHECK(contains(results[0].message, "WSL2: the GPU is the Windows host's"));
