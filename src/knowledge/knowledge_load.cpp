@@ -151,7 +151,7 @@ public:
     NcclVarRow v;
     v.name = variable(r, "name");
     if (!text::starts_with(v.name, "NCCL_") && !text::starts_with(v.name, "RCCL_"))
-      yaml::fail(node["name"], "'" + v.name + "' is not an NCCL_ or RCCL_ name");
+      yaml::fail(node["name"], fmt::format("'{}' is not an NCCL_ or RCCL_ name", v.name));
     v.kind = r.text("kind");
     static const std::set<std::string> kinds = {"int",  "bool",    "enum", "level",
                                                 "list", "ifnames", "hcas", "text"};
@@ -159,10 +159,10 @@ public:
       r.bad("kind", "must be one of int, bool, enum, level, list, ifnames, hcas, text");
     v.values = r.list_if("values");
     if ((v.kind == "enum" || v.kind == "level" || v.kind == "list") && v.values.empty())
-      yaml::fail(node, "kind " + v.kind + " needs 'values'");
+      yaml::fail(node, fmt::format("kind {} needs 'values'", v.kind));
     if (v.kind == "int")
       for (const auto& x : v.values)
-        if (!text::to_int(x, 10)) yaml::fail(node["values"], "'" + x + "' is not a number");
+        if (!text::to_int(x, 10)) yaml::fail(node["values"], fmt::format("'{}' is not a number", x));
     v.functions = r.list_if("functions");
     v.case_sensitive = r.flag("case_sensitive");
     v.min = r.integer_if("min");
@@ -331,7 +331,8 @@ public:
     GpuRow g;
     g.vendor_id = r.hex("vendor", 0xffff);
     if (g.vendor_id != 0x10de && g.vendor_id != 0x1002)
-      yaml::fail(node["vendor"], "unknown vendor '" + r.text("vendor") + "' (expected 0x10de or 0x1002)");
+      yaml::fail(node["vendor"],
+                 fmt::format("unknown vendor '{}' (expected 0x10de or 0x1002)", r.text("vendor")));
     g.device_id = r.hex("device", 0xffff);
     if (r.has("revision")) g.revision = r.hex("revision", 0xff);
     if (r.has("subsystem_device")) g.subsystem_device = r.hex("subsystem_device", 0xffff);
@@ -339,7 +340,8 @@ public:
     g.model.name = r.text("name");
     g.model.arch = r.text("arch");
     if (!text::starts_with(g.model.arch, g.vendor_id == 0x10de ? "sm_" : "gfx"))
-      yaml::fail(node["arch"], "arch '" + g.model.arch + "' must be sm_XX for NVIDIA and gfxNNNN for AMD");
+      yaml::fail(node["arch"],
+                 fmt::format("arch '{}' must be sm_XX for NVIDIA and gfxNNNN for AMD", g.model.arch));
     g.model.family = r.text("family");
     if (r.has("gfx_target_version")) g.model.gfx_target_version = r.positive("gfx_target_version");
     if (r.has("vram_gib"))
@@ -349,7 +351,7 @@ public:
       g.model.memory_bandwidth_floor_gbps = r.number("memory_bandwidth_floor_gbps");
     if (r.has("host_bandwidth_floor_gbps"))
       g.model.host_bandwidth_floor_gbps = r.number("host_bandwidth_floor_gbps");
-    g.model.source = "knowledge " + name_ + ": " + read_source(r);
+    g.model.source = fmt::format("knowledge {}: {}", name_, read_source(r));
     g.model.uncertain = r.flag("uncertain");
     std::ostringstream id;
     id << std::hex << g.vendor_id << ':' << g.device_id << " rev " << g.revision.value_or(0x100) << " subsys "
@@ -411,11 +413,11 @@ public:
     x.gfx_targets = r.list("gfx_targets");
     for (const auto& t : x.gfx_targets)
       if (!text::starts_with(t, "gfx"))
-        yaml::fail(node["gfx_targets"], "'" + t + "' is not an LLVM gfx name");
+        yaml::fail(node["gfx_targets"], fmt::format("'{}' is not an LLVM gfx name", t));
     x.os = r.list("os");
     for (const auto& o : x.os)
       if (text::split(o, ' ').size() != 2 || !dotted_number(text::split(o, ' ')[1], 1, 3))
-        yaml::fail(node["os"], "'" + o + "' is not '<os-release ID> <version>'");
+        yaml::fail(node["os"], fmt::format("'{}' is not '<os-release ID> <version>'", o));
     x.source = read_source(r);
     x.uncertain = r.flag("uncertain");
     unique(node, "rocm " + x.rocm, "row for ROCm " + x.rocm);
@@ -457,7 +459,7 @@ public:
                         r.flag("uncertain")};
     for (const auto& folder : x.folders)
       if (folder.empty() || folder[0] == '/' || folder.find("..") != std::string::npos)
-        yaml::fail(node["folders"], "'" + folder + "' is not a folder inside the site folder");
+        yaml::fail(node["folders"], fmt::format("'{}' is not a folder inside the site folder", folder));
     if (x.rocm != "" && x.rocm != "none" && !dotted_number(x.rocm, 1, 4))
       r.bad("rocm", "must be none or a release");
     unique(node, "extension " + x.dist, "row for " + x.dist);
