@@ -59,7 +59,6 @@ public:
   void load(const yaml::Node& doc);
 
   // The readers are public so that k_tables, after the class, can name them.
-
   void read_sources(const yaml::Node& node) {
     if (!node.is_map()) yaml::fail(node, "'sources' must be a mapping of key: citation");
     for (const auto& [key_node, value] : node.entries()) {
