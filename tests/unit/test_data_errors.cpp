@@ -5,11 +5,12 @@
 #include "fix/recipe.hpp"
 #include "fix/stacks.hpp"
 #include "knowledge/knowledge.hpp"
+#include "system/temp_files.hpp"
 #include "util/file_text.hpp"
 #include "util/text.hpp"
 
+#include <algorithm>
 #include <filesystem>
-#include <unistd.h>
 
 #include <doctest/doctest.h>
 
@@ -18,28 +19,20 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A copy of the source folder's data (checks/, fixes/) in a scratch folder, one file replaced.
+// A copy of the source folder's data (checks/, fixes/) in a temporary folder, one file replaced.
 struct ScratchData {
+  temp::Folder folder;
   fs::path root;
-  ScratchData(const std::string& rel, const std::string& content) {
-    static int counter = 0;
-    root = fs::temp_directory_path() /
-           ("gpudoctor-data-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    fs::remove_all(root);
-    for (const char* folder : {"checks/knowledge", "fixes"}) {
-      fs::create_directories(root / folder);
-      for (const auto& entry : fs::directory_iterator(fs::path(GPUDOCTOR_SOURCE_DIR) / folder))
-        if (entry.is_regular_file()) fs::copy_file(entry.path(), root / folder / entry.path().filename());
+  ScratchData(const std::string& rel, const std::string& content)
+      : folder(temp::Folder::create("dataerrors").value()), root(folder.path()) {
+    for (const char* sub : {"checks/knowledge", "fixes"}) {
+      fs::create_directories(root / sub);
+      for (const auto& entry : fs::directory_iterator(fs::path(GPUDOCTOR_SOURCE_DIR) / sub))
+        if (entry.is_regular_file()) fs::copy_file(entry.path(), root / sub / entry.path().filename());
     }
     fs::copy_file(fs::path(GPUDOCTOR_SOURCE_DIR) / "checks/catalogue.yaml", root / "checks/catalogue.yaml");
     REQUIRE(write_whole_file(root / rel, content));
   }
-  ~ScratchData() {
-    std::error_code ec;
-    fs::remove_all(root, ec);
-  }
-  ScratchData(const ScratchData&) = delete;
-  ScratchData& operator=(const ScratchData&) = delete;
 
   template <class R> static std::string error_of(const R& r) {
     return r ? std::string("(loaded)") : r.error();
