@@ -13,6 +13,7 @@
 #include <filesystem>
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 using namespace gpudoctor;
 namespace fs = std::filesystem;
@@ -75,21 +76,10 @@ std::string at_line(const std::string& file, int line) {
   return file + ":" + std::to_string(line) + ": ";
 }
 
-const char* kRecipe = R"(id: demo
-title: Demo
-description: A demo.
-steps:
-  - id: one
-    title: One
-    root: false
-    run: gd_say {{user}}
-    verify: "true"
-)";
-
 } // namespace
 
 TEST_CASE("data errors: the unchanged copies load") {
-  ScratchData data("fixes/demo.yaml", kRecipe);
+  ScratchData data("fixes/reboot.yaml", source("fixes/reboot.yaml"));
   CHECK(data.catalogue() == "(loaded)");
   CHECK(data.recipes() == "(loaded)");
   CHECK(data.stacks() == "(loaded)");
@@ -98,10 +88,13 @@ TEST_CASE("data errors: the unchanged copies load") {
 
 TEST_CASE("data errors: a key given twice in one mapping is refused, not read as its first value") {
   // Before the adapter yaml-cpp kept both entries and every reader took the first one silently.
-  std::string twice =
-      edited(kRecipe, "    run: gd_say {{user}}\n", "    run: gd_say {{user}}\n    run: reboot\n");
-  std::string err = ScratchData("fixes/demo.yaml", twice).recipes();
-  CHECK(text::contains(err, "fixes/demo.yaml:9: key 'run' given twice in one mapping (first at line 8)"));
+  std::string reboot = source("fixes/reboot.yaml");
+  std::string run = "    run: gd_reboot\n";
+  std::string err =
+      ScratchData("fixes/reboot.yaml", edited(reboot, run, run + "    run: gd_say twice\n")).recipes();
+  CHECK(text::contains(
+      err, at_line("fixes/reboot.yaml", line_of(reboot, run) + 1) +
+               fmt::format("key 'run' given twice in one mapping (first at line {})", line_of(reboot, run))));
 
   std::string cuda = source("checks/knowledge/cuda.yaml");
   std::string row = "{cuda: \"10.0\", min_driver: \"410.48\",";
