@@ -1,17 +1,23 @@
 // gpudoctor: the command line. Parsing lives here (CLI11 is heavy: one translation unit); each subcommand
-// is a plain function in app/. Exceptions stop here: usage errors exit 2, anything else 3.
+// is a plain function in app/. The subcommands are one table (k_subcommands): name, help line, options and
+// what runs it; the parser, --help and the bash completion (cli/completion.cpp) are all made from it.
+// Exceptions stop here: usage errors exit 2, anything else 3.
 #include "app/cli_values.hpp"
 #include "app/commands.hpp"
 #include "cli/completion.hpp"
 #include "system/lifecycle.hpp"
 #include "util/escape.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 namespace {
 
@@ -24,7 +30,50 @@ const CLI::Validator k_not_empty(
 
 const CLI::Validator k_version([](std::string& value) { return version_problem(value); }, "VERSION", "");
 
-void add_check_options(CLI::App& cmd, CheckOptions& opt, std::string& color) {
+// Every option's value. One subcommand runs, so subcommands share `from` and `color`.
+struct Values {
+  std::string from;
+  std::string color = "auto";
+  CheckOptions check;
+  bool list = false;
+  BundleOptions bundle;
+  std::size_t upload_timeout_ms = 60000;
+  CheckOptions probe;
+  std::string explain_id;
+  FixOptions fix;
+  MigrateOptions migrate;
+  UndoOptions undo;
+  FleetOptions fleet;
+  DiffOptions diff;
+  std::string completion_shell;
+};
+
+ColorMode color_mode(const std::string& s) {
+  return s == "always" ? ColorMode::always : s == "never" ? ColorMode::never : ColorMode::automatic;
+}
+
+void add_color(CLI::App& cmd, Values& v) {
+  cmd.add_option("--color", v.color, "Colour: auto, always or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+}
+
+void add_format(CLI::App& cmd, std::string& format, std::vector<std::string> choices) {
+  std::string help = "Output format: " + choices.front();
+  for (std::size_t i = 1; i < choices.size(); ++i)
+    help += (i + 1 == choices.size() ? " or " : ", ") + choices[i];
+  cmd.add_option("--format", format, help)->check(CLI::IsMember(choices));
+}
+
+void add_output(CLI::App& cmd, std::string& output, const char* help) {
+  cmd.add_option("-o,--output", output, help)->check(k_not_empty);
+}
+
+void add_from(CLI::App& cmd, Values& v, const char* help) {
+  cmd.add_option("--from", v.from, help)->check(k_not_empty);
+}
+
+// What every subcommand that judges a machine takes (check, bundle, probe, fix, migrate).
+void add_check_options(CLI::App& cmd, CheckOptions& opt, Values& v) {
   cmd.add_option("--python", opt.pythons,
                  "Also inspect this python3 (repeatable); it is then the one in use");
   cmd.add_option("--timeout", opt.timeout_ms, "Time limit for each vendor tool, in milliseconds")
@@ -32,20 +81,91 @@ void add_check_options(CLI::App& cmd, CheckOptions& opt, std::string& color) {
   cmd.add_option("--knowledge", opt.knowledge_dir,
                  "Read knowledge tables from this folder instead of the built-in ones")
       ->check(k_not_empty);
-  cmd.add_option("--color", color, "Colour: auto, always or never")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+  add_color(cmd, v);
   cmd.add_option("--probe-timeout", opt.probe_timeout_ms, "Time limit for each GPU probe, in milliseconds")
       ->check(CLI::Range(1000, 600000));
 }
 
-ColorMode color_mode(const std::string& s) {
-  return s == "always" ? ColorMode::always : s == "never" ? ColorMode::never : ColorMode::automatic;
+void add_check(CLI::App& cmd, Values& v) {
+  CheckOptions& c = v.check;
+  add_from(cmd, v, "Re-diagnose a snapshot: a folder or a bundle .tar.gz");
+  add_format(cmd, c.format, {"text", "json", "html", "prometheus", "junit", "npd"});
+  // For programs (docs/fleet.md): a file replaced atomically, node-problem-detector's message length.
+  add_output(cmd, c.output, "Write the report to FILE (atomically) instead of stdout");
+  cmd.add_option("--max-output-length", c.max_output_length,
+                 "--format npd: fit the message in this many bytes (NPD's max_output_length, default 80)")
+      ->check(CLI::Range(std::size_t{40}, std::size_t{1} << 20));
+  cmd.add_flag("-v,--verbose", c.verbose, "Also list what passed and what was skipped");
+  cmd.add_flag("--strict", c.strict, "Exit 1 on warnings too");
+  cmd.add_option("--only", c.only, "Run only these check ids")->delimiter(',');
+  cmd.add_flag("--list", v.list, "List every check id with its title");
+  cmd.add_flag("--probes", c.probes, "Also build and run the GPU probes (docs/probes.md)");
+  cmd.add_flag("--online", c.online,
+               "Also fetch each configured GPU vendor repository and wheel index (proxy, DNS, TLS)");
+  add_check_options(cmd, c, v);
+}
+
+int run_check(Values& v, CLI::App&) {
+  if (v.list) return cmd_list_checks();
+  if (!v.from.empty()) v.check.from = v.from;
+  v.check.color = color_mode(v.color);
+  return cmd_check(v.check);
+}
+
+void add_bundle(CLI::App& cmd, Values& v) {
+  BundleOptions& b = v.bundle;
+  add_output(cmd, b.output, "The .tar.gz to write");
+  cmd.add_flag("--obfuscate", b.obfuscate,
+               "Also replace host and user names, addresses, GPU serials and UUIDs by pseudonyms");
+  cmd.add_option("--obfuscate-key", b.obfuscate_key,
+                 "Key file of the pseudonyms (created 0600 if absent; keep it here, never send it): "
+                 "a site's bundles give each host one stable pseudonym. Implies --obfuscate");
+  cmd.add_flag("--probes", b.check.probes, "Also run the GPU probes and record their outputs");
+  cmd.add_option("--upload", b.upload.url,
+                 "Then send the archive to this https:// URL (a presigned PUT URL, or POST)");
+  cmd.add_option("--upload-method", b.upload.method, "PUT (default) or POST")
+      ->check(CLI::IsMember({"PUT", "POST"}));
+  cmd.add_option("--ca-file", b.upload.ca_file, "Trust this CA bundle (PEM) for --upload");
+  cmd.add_option("--upload-timeout", v.upload_timeout_ms, "Time limit of the upload in ms (default 60000)")
+      ->check(CLI::Range(1000, 3600000));
+  cmd.add_option("--root", b.root,
+                 "For tests: record the machine of fix --root DIR (its files; no command is run)");
+  add_check_options(cmd, b.check, v);
+}
+
+int run_bundle(Values& v, CLI::App&) {
+  v.bundle.upload.timeout = std::chrono::milliseconds(v.upload_timeout_ms);
+  return cmd_bundle(v.bundle);
+}
+
+void add_probe(CLI::App& cmd, Values& v) {
+  add_from(cmd, v, "Re-judge the probe outputs a snapshot recorded");
+  add_format(cmd, v.probe.format, {"text", "json"});
+  cmd.add_flag("-v,--verbose", v.probe.verbose, "Also list what passed and what was skipped");
+  cmd.add_flag("--strict", v.probe.strict, "Exit 1 on warnings too");
+  cmd.add_option("--backend", v.probe.probe_backends,
+                 "Compile these probes (cuda, hip; repeatable) even without a GPU or driver of their vendor")
+      ->check(CLI::IsMember({"cuda", "hip"}));
+  add_check_options(cmd, v.probe, v);
+}
+
+int run_probe(Values& v, CLI::App&) {
+  if (!v.from.empty()) v.probe.from = v.from;
+  v.probe.color = color_mode(v.color);
+  return cmd_probe(v.probe);
+}
+
+void add_explain(CLI::App& cmd, Values& v) {
+  cmd.add_option("id", v.explain_id, "A check id (gpudoctor check --list) or fix id")->required();
+}
+
+int run_explain(Values& v, CLI::App&) {
+  return cmd_explain(v.explain_id);
 }
 
 // Options `fix` and `migrate` share (docs/fixes.md).
-void add_fix_options(CLI::App& cmd, FixOptions& opt, std::string& from, std::string& color) {
-  cmd.add_option("--from", from, "Plan for a snapshot (folder or bundle); the script refuses other machines")
-      ->check(k_not_empty);
+void add_fix_options(CLI::App& cmd, FixOptions& opt, Values& v) {
+  add_from(cmd, v, "Plan for a snapshot (folder or bundle); the script refuses other machines");
   cmd.add_option("--emit", opt.emit, "Write the script to this file instead of printing it")
       ->check(k_not_empty);
   cmd.add_flag("--apply", opt.apply, "Run the script step by step (sudo per step when not root)");
@@ -69,7 +189,174 @@ void add_fix_options(CLI::App& cmd, FixOptions& opt, std::string& from, std::str
   cmd.add_flag("--render-all", opt.render_all, "For tests: render every step, even those with nothing to do");
   cmd.add_option("--root", opt.root,
                  "For tests: the machine is the files below DIR; --apply runs in chroot DIR");
-  add_check_options(cmd, opt.check, color);
+  add_check_options(cmd, opt.check, v);
+}
+
+void add_fix(CLI::App& cmd, Values& v) {
+  cmd.add_option("id", v.fix.id, "The fix (gpudoctor fix without an id lists them)");
+  add_fix_options(cmd, v.fix, v);
+}
+
+int run_fix(Values& v, CLI::App&) {
+  if (!v.from.empty()) v.fix.from = v.from;
+  return cmd_fix(v.fix);
+}
+
+void add_migrate(CLI::App& cmd, Values& v) {
+  cmd.add_option("--to", v.migrate.to, "nvidia or amd")->check(CLI::IsMember({"nvidia", "amd"}));
+  cmd.add_flag("--resume", v.migrate.resume, "Continue the applied migration after its reboot");
+  add_fix_options(cmd, v.migrate.fix, v);
+}
+
+int run_migrate(Values& v, CLI::App&) {
+  if (!v.from.empty()) v.migrate.fix.from = v.from;
+  if (v.migrate.to.empty() && !v.migrate.resume) {
+    std::fprintf(stderr, "gpudoctor: migrate needs --to nvidia|amd (or --resume)\n");
+    return 2;
+  }
+  return cmd_migrate(v.migrate);
+}
+
+void add_undo(CLI::App& cmd, Values& v) {
+  cmd.add_flag("-y,--yes", v.undo.yes, "Do not ask first");
+  cmd.add_option("--root", v.undo.root, "For tests: the root the apply ran in (fix --root)");
+  cmd.add_option("--state", v.undo.state,
+                 "The state file of the apply to undo (a user's apply whose steps ran through sudo)")
+      ->check(k_not_empty);
+}
+
+int run_undo(Values& v, CLI::App&) {
+  return cmd_undo(v.undo);
+}
+
+// fleet and diff: many nodes compared, and one machine's two reports (docs/fleet.md, "Comparing nodes").
+void add_fleet(CLI::App& cmd, Values& v) {
+  FleetOptions& f = v.fleet;
+  cmd.add_option("paths", f.paths, "Reports (.json), bundles, snapshot folders, or folders of them")
+      ->required()
+      ->check(k_not_empty);
+  add_format(cmd, f.format, {"text", "json", "html"});
+  add_output(cmd, f.output, "Write to this file (replaced atomically) instead of stdout");
+  cmd.add_flag("-v,--verbose", f.verbose, "List every node, every name and what agrees");
+  cmd.add_flag("--strict", f.strict, "Exit 1 on a warning or a drifting property too");
+  cmd.add_flag("--rejudge", f.rejudge,
+               "Judge snapshots and bundles with this gpudoctor instead of reading their report.json");
+  cmd.add_option("-j,--jobs", f.jobs, "Reading threads (default: one per core)")->check(CLI::Range(1, 256));
+  add_color(cmd, v);
+}
+
+int run_fleet(Values& v, CLI::App&) {
+  v.fleet.color = color_mode(v.color);
+  return cmd_fleet(v.fleet);
+}
+
+void add_diff(CLI::App& cmd, Values& v) {
+  DiffOptions& d = v.diff;
+  cmd.add_option("before", d.before, "The earlier snapshot, bundle or report")
+      ->required()
+      ->check(k_not_empty);
+  cmd.add_option("after", d.after, "The later one")->required()->check(k_not_empty);
+  add_format(cmd, d.format, {"text", "json", "html"});
+  add_output(cmd, d.output, "Write to this file (replaced atomically) instead of stdout");
+  cmd.add_flag("--force", d.force,
+               "Compare even when the two are not one machine (another host name, no GPU in common)");
+  add_color(cmd, v);
+}
+
+int run_diff(Values& v, CLI::App&) {
+  v.diff.color = color_mode(v.color);
+  return cmd_diff(v.diff);
+}
+
+// Hidden: the bash completion script, generated from this table, at build time for the package
+// (cmake/packaging.cmake).
+void add_completion(CLI::App& cmd, Values& v) {
+  cmd.add_option("shell", v.completion_shell, "bash")->required()->check(CLI::IsMember({"bash"}));
+}
+
+int run_completion(Values&, CLI::App& app) {
+  std::fputs(cli::bash_completion(app).c_str(), stdout);
+  return 0;
+}
+
+struct Subcommand {
+  const char* name;
+  const char* about;
+  void (*add)(CLI::App&, Values&);
+  int (*run)(Values&, CLI::App& app); // app: the whole command line
+  bool hidden = false;                // not in --help nor the completion
+};
+
+const Subcommand k_subcommands[] = {
+    {"check", "Inspect this machine (or a snapshot) and report problems", add_check, run_check},
+    {"bundle", "Record everything the checks read into one redacted archive", add_bundle, run_bundle},
+    {"probe", "Build and run the GPU probes and judge what they measure", add_probe, run_probe},
+    {"explain", "Say what a check looks at, why it matters and how to fix it", add_explain, run_explain},
+    {"fix", "List the fixes for this machine, or print (or apply) one's script", add_fix, run_fix},
+    {"migrate", "One staged plan to move this machine to the other vendor", add_migrate, run_migrate},
+    {"undo", "Restore the files the last --apply edited; say how to reinstall what it removed", add_undo,
+     run_undo},
+    {"fleet", "Compare many nodes' reports: what differs, the odd ones out, who fails what", add_fleet,
+     run_fleet},
+    {"diff", "What changed on one machine between two snapshots, bundles or reports", add_diff, run_diff},
+    {"completion", "Print a shell completion script", add_completion, run_completion, true},
+};
+
+// Options a subcommand accepts but can never use: scripts pass them (the options are shared), so they parse
+// as before, are hidden from --help and the completion, and a warning names them when given.
+struct Deprecated {
+  std::string_view subcommand, option, why;
+};
+constexpr Deprecated k_deprecated[] = {
+    {"bundle", "--color", "nothing bundle prints is coloured"},
+    {"fix", "--color", "a fix script and the list of fixes are never coloured"},
+    {"migrate", "--color", "a migration script is never coloured"},
+    {"fix", "--probe-timeout", "fix runs no GPU probe"},
+    {"migrate", "--probe-timeout", "migrate runs no GPU probe"},
+};
+
+// Options that only do something together with another: given without it, a warning says so.
+struct Needs {
+  std::string_view subcommand, option;
+  std::array<std::string_view, 2> any_of; // options of the same subcommand; "--format=npd": with that value
+};
+constexpr Needs k_needs[] = {
+    {"check", "--max-output-length", {"--format=npd"}},
+    {"check", "--probe-timeout", {"--probes"}},
+    {"bundle", "--probe-timeout", {"--probes"}},
+    {"bundle", "--upload-method", {"--upload"}},
+    {"bundle", "--ca-file", {"--upload"}},
+    {"bundle", "--upload-timeout", {"--upload"}},
+    {"fix", "--yes", {"--apply"}},
+    {"migrate", "--yes", {"--apply", "--resume"}},
+};
+
+// Whether `option` ("--upload", or "--format=npd" for that value) was given to `cmd`.
+bool given(const CLI::App& cmd, std::string_view option) {
+  if (option.empty()) return false;
+  auto eq = option.find('=');
+  const CLI::Option* opt = cmd.get_option(std::string(option.substr(0, eq)));
+  if (opt->count() == 0) return false;
+  return eq == std::string_view::npos || opt->as<std::string>() == option.substr(eq + 1);
+}
+
+// Hides the deprecated options of `cmd` (CLI11 hides an option of the empty group; so does the completion).
+void hide_deprecated(CLI::App& cmd) {
+  for (const auto& d : k_deprecated)
+    if (d.subcommand == cmd.get_name()) cmd.get_option(std::string(d.option))->group("");
+}
+
+// The warnings for options of `cmd` given where they do nothing; on stderr, before the subcommand runs.
+void warn_unused(const CLI::App& cmd) {
+  for (const auto& d : k_deprecated)
+    if (d.subcommand == cmd.get_name() && given(cmd, d.option))
+      fmt::print(stderr, "gpudoctor: warning: {} {} is ignored ({}) and deprecated: drop it\n", d.subcommand,
+                 d.option, d.why);
+  for (const auto& n : k_needs)
+    if (n.subcommand == cmd.get_name() && given(cmd, n.option) &&
+        std::ranges::none_of(n.any_of, [&](std::string_view o) { return given(cmd, o); }))
+      fmt::print(stderr, "gpudoctor: warning: {} {} has no effect without {}\n", n.subcommand, n.option,
+                 n.any_of[1].empty() ? n.any_of[0] : fmt::format("{} or {}", n.any_of[0], n.any_of[1]));
 }
 
 // What stdout could not take (a full disk, /dev/full, a closed pipe) shows only when it is flushed: a run
@@ -97,148 +384,15 @@ int run_command(int argc, char** argv) {
   app.set_version_flag("--version", "gpudoctor " GPUDOCTOR_VERSION);
   app.require_subcommand(1);
 
-  CheckOptions check;
-  std::string check_color = "auto";
-  bool list = false;
-  std::string from;
-  auto* check_cmd = app.add_subcommand("check", "Inspect this machine (or a snapshot) and report problems");
-  check_cmd->add_option("--from", from, "Re-diagnose a snapshot: a folder or a bundle .tar.gz")
-      ->check(k_not_empty);
-  check_cmd->add_option("--format", check.format, "Output format: text, json, html, prometheus, junit or npd")
-      ->check(CLI::IsMember({"text", "json", "html", "prometheus", "junit", "npd"}));
-  // For programs (docs/fleet.md): a file replaced atomically, node-problem-detector's message length.
-  check_cmd
-      ->add_option("-o,--output", check.output, "Write the report to FILE (atomically) instead of stdout")
-      ->check(k_not_empty);
-  check_cmd
-      ->add_option("--max-output-length", check.max_output_length,
-                   "--format npd: fit the message in this many bytes (NPD's max_output_length, default 80)")
-      ->check(CLI::Range(std::size_t{40}, std::size_t{1} << 20));
-  check_cmd->add_flag("-v,--verbose", check.verbose, "Also list what passed and what was skipped");
-  check_cmd->add_flag("--strict", check.strict, "Exit 1 on warnings too");
-  check_cmd->add_option("--only", check.only, "Run only these check ids")->delimiter(',');
-  check_cmd->add_flag("--list", list, "List every check id with its title");
-  check_cmd->add_flag("--probes", check.probes, "Also build and run the GPU probes (docs/probes.md)");
-  check_cmd->add_flag("--online", check.online,
-                      "Also fetch each configured GPU vendor repository and wheel index (proxy, DNS, TLS)");
-  add_check_options(*check_cmd, check, check_color);
-
-  BundleOptions bundle;
-  std::string bundle_color = "auto";
-  auto* bundle_cmd =
-      app.add_subcommand("bundle", "Record everything the checks read into one redacted archive");
-  bundle_cmd->add_option("-o,--output", bundle.output, "The .tar.gz to write")->check(k_not_empty);
-  bundle_cmd->add_flag("--obfuscate", bundle.obfuscate,
-                       "Also replace host and user names, addresses, GPU serials and UUIDs by pseudonyms");
-  bundle_cmd->add_option("--obfuscate-key", bundle.obfuscate_key,
-                         "Key file of the pseudonyms (created 0600 if absent; keep it here, never send it): "
-                         "a site's bundles give each host one stable pseudonym. Implies --obfuscate");
-  bundle_cmd->add_flag("--probes", bundle.check.probes, "Also run the GPU probes and record their outputs");
-  bundle_cmd->add_option("--upload", bundle.upload.url,
-                         "Then send the archive to this https:// URL (a presigned PUT URL, or POST)");
-  bundle_cmd->add_option("--upload-method", bundle.upload.method, "PUT (default) or POST")
-      ->check(CLI::IsMember({"PUT", "POST"}));
-  bundle_cmd->add_option("--ca-file", bundle.upload.ca_file, "Trust this CA bundle (PEM) for --upload");
-  std::size_t upload_timeout_ms = 60000;
-  bundle_cmd
-      ->add_option("--upload-timeout", upload_timeout_ms, "Time limit of the upload in ms (default 60000)")
-      ->check(CLI::Range(1000, 3600000));
-  bundle_cmd->add_option("--root", bundle.root,
-                         "For tests: record the machine of fix --root DIR (its files; no command is run)");
-  add_check_options(*bundle_cmd, bundle.check, bundle_color);
-
-  CheckOptions probe;
-  std::string probe_color = "auto", probe_from;
-  auto* probe_cmd = app.add_subcommand("probe", "Build and run the GPU probes and judge what they measure");
-  probe_cmd->add_option("--from", probe_from, "Re-judge the probe outputs a snapshot recorded")
-      ->check(k_not_empty);
-  probe_cmd->add_option("--format", probe.format, "Output format: text or json")
-      ->check(CLI::IsMember({"text", "json"}));
-  probe_cmd->add_flag("-v,--verbose", probe.verbose, "Also list what passed and what was skipped");
-  probe_cmd->add_flag("--strict", probe.strict, "Exit 1 on warnings too");
-  probe_cmd
-      ->add_option("--backend", probe.probe_backends,
-                   "Compile these probes (cuda, hip; repeatable) even without a GPU or driver of their "
-                   "vendor")
-      ->check(CLI::IsMember({"cuda", "hip"}));
-  add_check_options(*probe_cmd, probe, probe_color);
-
-  std::string explain_id;
-  auto* explain_cmd =
-      app.add_subcommand("explain", "Say what a check looks at, why it matters and how to fix it");
-  explain_cmd->add_option("id", explain_id, "A check id (gpudoctor check --list) or fix id")->required();
-
-  FixOptions fix;
-  std::string fix_from, fix_color = "auto";
-  auto* fix_cmd =
-      app.add_subcommand("fix", "List the fixes for this machine, or print (or apply) one's script");
-  fix_cmd->add_option("id", fix.id, "The fix (gpudoctor fix without an id lists them)");
-  add_fix_options(*fix_cmd, fix, fix_from, fix_color);
-
-  MigrateOptions migrate;
-  std::string migrate_from, migrate_color = "auto";
-  auto* migrate_cmd =
-      app.add_subcommand("migrate", "One staged plan to move this machine to the other vendor");
-  migrate_cmd->add_option("--to", migrate.to, "nvidia or amd")->check(CLI::IsMember({"nvidia", "amd"}));
-  migrate_cmd->add_flag("--resume", migrate.resume, "Continue the applied migration after its reboot");
-  add_fix_options(*migrate_cmd, migrate.fix, migrate_from, migrate_color);
-
-  UndoOptions undo;
-  auto* undo_cmd = app.add_subcommand(
-      "undo", "Restore the files the last --apply edited; say how to reinstall what it removed");
-  undo_cmd->add_flag("-y,--yes", undo.yes, "Do not ask first");
-  undo_cmd->add_option("--root", undo.root, "For tests: the root the apply ran in (fix --root)");
-  undo_cmd
-      ->add_option("--state", undo.state,
-                   "The state file of the apply to undo (a user's apply whose steps ran through sudo)")
-      ->check(k_not_empty);
-
-  // fleet and diff: many nodes compared, and one machine's two reports (docs/fleet.md, "Comparing nodes").
-  FleetOptions fleet;
-  std::string fleet_color = "auto";
-  auto* fleet_cmd = app.add_subcommand(
-      "fleet", "Compare many nodes' reports: what differs, the odd ones out, who fails what");
-  fleet_cmd
-      ->add_option("paths", fleet.paths, "Reports (.json), bundles, snapshot folders, or folders of them")
-      ->required()
-      ->check(k_not_empty);
-  fleet_cmd->add_option("--format", fleet.format, "Output format: text, json or html")
-      ->check(CLI::IsMember({"text", "json", "html"}));
-  fleet_cmd
-      ->add_option("-o,--output", fleet.output, "Write to this file (replaced atomically) instead of stdout")
-      ->check(k_not_empty);
-  fleet_cmd->add_flag("-v,--verbose", fleet.verbose, "List every node, every name and what agrees");
-  fleet_cmd->add_flag("--strict", fleet.strict, "Exit 1 on a warning or a drifting property too");
-  fleet_cmd->add_flag("--rejudge", fleet.rejudge,
-                      "Judge snapshots and bundles with this gpudoctor instead of reading their report.json");
-  fleet_cmd->add_option("-j,--jobs", fleet.jobs, "Reading threads (default: one per core)")
-      ->check(CLI::Range(1, 256));
-  fleet_cmd->add_option("--color", fleet_color, "Colour: auto, always or never")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
-
-  DiffOptions diff;
-  std::string diff_color = "auto";
-  auto* diff_cmd =
-      app.add_subcommand("diff", "What changed on one machine between two snapshots, bundles or reports");
-  diff_cmd->add_option("before", diff.before, "The earlier snapshot, bundle or report")
-      ->required()
-      ->check(k_not_empty);
-  diff_cmd->add_option("after", diff.after, "The later one")->required()->check(k_not_empty);
-  diff_cmd->add_option("--format", diff.format, "Output format: text, json or html")
-      ->check(CLI::IsMember({"text", "json", "html"}));
-  diff_cmd
-      ->add_option("-o,--output", diff.output, "Write to this file (replaced atomically) instead of stdout")
-      ->check(k_not_empty);
-  diff_cmd->add_flag("--force", diff.force,
-                     "Compare even when the two are not one machine (another host name, no GPU in common)");
-  diff_cmd->add_option("--color", diff_color, "Colour: auto, always or never")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
-
-  // Hidden (no group): the bash completion script, generated from the subcommands and options above, at
-  // build time for the package (cmake/packaging.cmake).
-  std::string completion_shell;
-  auto* completion_cmd = app.add_subcommand("completion", "Print a shell completion script")->group("");
-  completion_cmd->add_option("shell", completion_shell, "bash")->required()->check(CLI::IsMember({"bash"}));
+  Values values;
+  std::vector<std::pair<CLI::App*, const Subcommand*>> commands;
+  for (const auto& sub : k_subcommands) {
+    CLI::App* cmd = app.add_subcommand(sub.name, sub.about);
+    if (sub.hidden) cmd->group("");
+    sub.add(*cmd, values);
+    hide_deprecated(*cmd);
+    commands.emplace_back(cmd, &sub);
+  }
 
   try {
     app.parse(argc, argv);
@@ -247,47 +401,11 @@ int run_command(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   try {
-    if (*check_cmd) {
-      if (list) return cmd_list_checks();
-      if (!from.empty()) check.from = from;
-      check.color = color_mode(check_color);
-      return cmd_check(check);
-    }
-    if (*bundle_cmd) {
-      bundle.upload.timeout = std::chrono::milliseconds(upload_timeout_ms);
-      return cmd_bundle(bundle);
-    }
-    if (*probe_cmd) {
-      if (!probe_from.empty()) probe.from = probe_from;
-      probe.color = color_mode(probe_color);
-      return cmd_probe(probe);
-    }
-    if (*explain_cmd) return cmd_explain(explain_id);
-    if (*fix_cmd) {
-      if (!fix_from.empty()) fix.from = fix_from;
-      return cmd_fix(fix);
-    }
-    if (*migrate_cmd) {
-      if (!migrate_from.empty()) migrate.fix.from = migrate_from;
-      if (migrate.to.empty() && !migrate.resume) {
-        std::fprintf(stderr, "gpudoctor: migrate needs --to nvidia|amd (or --resume)\n");
-        return 2;
+    for (const auto& [cmd, sub] : commands)
+      if (*cmd) {
+        warn_unused(*cmd);
+        return sub->run(values, app);
       }
-      return cmd_migrate(migrate);
-    }
-    if (*undo_cmd) return cmd_undo(undo);
-    if (*fleet_cmd) {
-      fleet.color = color_mode(fleet_color);
-      return cmd_fleet(fleet);
-    }
-    if (*diff_cmd) {
-      diff.color = color_mode(diff_color);
-      return cmd_diff(diff);
-    }
-    if (*completion_cmd) {
-      std::fputs(cli::bash_completion(app).c_str(), stdout);
-      return 0;
-    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpudoctor: internal error: %s\n", escape::one_line(e.what()).c_str());
     return 3;

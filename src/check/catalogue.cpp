@@ -1,83 +1,40 @@
 #include "check/catalogue.hpp"
 
-#include "util/embedded.hpp"
-#include "util/file_text.hpp"
+#include "util/yaml_doc.hpp"
 
 #include <map>
 
-#include <yaml-cpp/yaml.h>
+#include <fmt/format.h>
 
 namespace gpudoctor {
 
 namespace {
 
-std::expected<std::string, std::string> data_file(const std::string& source_dir, const std::string& rel) {
-  if (source_dir.empty()) {
-    const auto& files = embedded_data_files();
-    auto it = files.find(rel);
-    if (it == files.end()) return std::unexpected(rel + " is not built into this gpudoctor");
-    return it->second;
-  }
-  auto content = read_whole_file(source_dir + "/" + rel);
-  if (!content) return std::unexpected("cannot read " + source_dir + "/" + rel);
-  return *content;
+// The list of rows under `table`, the one key of the document.
+std::vector<yaml::Node> rows(const yaml::Node& doc, const char* table) {
+  yaml::Fields top(doc, {table});
+  yaml::Node list = top[table];
+  if (!list.is_list()) yaml::fail(top.node(), fmt::format("no \"{}\" list", table));
+  return list.items();
 }
 
-std::string where(const std::string& file, const YAML::Node& node) {
-  return file + ":" + std::to_string(node.Mark().line + 1);
-}
-
-std::expected<std::string, std::string> required(const std::string& file, const YAML::Node& row,
-                                                 const char* key) {
-  auto v = row[key];
-  if (!v || !v.IsScalar() || v.as<std::string>().empty())
-    return std::unexpected(where(file, row) + ": missing \"" + key + "\"");
-  return v.as<std::string>();
-}
-
-std::string optional_text(const YAML::Node& row, const char* key) {
-  auto v = row[key];
-  return v && v.IsScalar() ? v.as<std::string>() : std::string{};
-}
-
-std::expected<void, std::string> load_checks(const std::string& file, const std::string& text,
-                                             Catalogue& cat) {
-  YAML::Node root = YAML::Load(text);
-  auto checks = root["checks"];
-  if (!checks || !checks.IsSequence()) return std::unexpected(file + ": no \"checks\" list");
-  for (const auto& row : checks) {
-    CatalogueEntry e;
-    for (auto [key, sink] : {std::pair{"id", &e.id}, std::pair{"title", &e.title}, std::pair{"area", &e.area},
-                             std::pair{"status", &e.fires_status}, std::pair{"what", &e.what},
-                             std::pair{"why", &e.why}, std::pair{"fix", &e.fix}}) {
-      auto v = required(file, row, key);
-      if (!v) return std::unexpected(v.error());
-      *sink = *v;
-    }
-    if (auto fixes = row["fixes"]; fixes && fixes.IsSequence())
-      for (const auto& f : fixes)
-        e.fixes.push_back(f.as<std::string>());
-    if (cat.find(e.id)) return std::unexpected(where(file, row) + ": check " + e.id + " listed twice");
+void load_checks(const yaml::Node& doc, Catalogue& cat) {
+  for (const auto& row : rows(doc, "checks")) {
+    yaml::Fields r(row, {"id", "title", "area", "status", "what", "why", "fix", "fixes"});
+    CatalogueEntry e{r.text("id"),   r.text("title"), r.text("area"), r.text("status"),
+                     r.text("what"), r.text("why"),   r.text("fix"),  r.list_if("fixes")};
+    if (cat.find(e.id)) yaml::fail(row, fmt::format("check {} listed twice", e.id));
     cat.checks.push_back(std::move(e));
   }
-  return {};
 }
 
-std::expected<void, std::string> load_fixes(const std::string& file, const std::string& text,
-                                            Catalogue& cat) {
-  YAML::Node root = YAML::Load(text);
-  auto fixes = root["fixes"];
-  if (!fixes || !fixes.IsSequence()) return std::unexpected(file + ": no \"fixes\" list");
-  for (const auto& row : fixes) {
-    FixEntry f;
-    auto id = required(file, row, "id");
-    if (!id) return std::unexpected(id.error());
-    f.id = *id;
-    f.title = optional_text(row, "title");
-    f.description = optional_text(row, "description");
+void load_fixes(const yaml::Node& doc, Catalogue& cat) {
+  for (const auto& row : rows(doc, "fixes")) {
+    yaml::Fields r(row, {"id", "title", "description"});
+    FixEntry f{r.text("id"), r.text_or("title"), r.text_or("description")};
+    if (cat.find_fix(f.id)) yaml::fail(row, fmt::format("fix {} listed twice", f.id));
     cat.fixes.push_back(std::move(f));
   }
-  return {};
 }
 
 } // namespace
@@ -96,17 +53,16 @@ const FixEntry* Catalogue::find_fix(const std::string& id) const {
 
 std::expected<Catalogue, std::string> load_catalogue(const std::string& source_dir) {
   Catalogue cat;
-  const std::pair<const char*, decltype(&load_checks)> parts[] = {{"checks/catalogue.yaml", &load_checks},
-                                                                  {"fixes/catalogue.yaml", &load_fixes}};
-  for (const auto& [rel, loader] : parts) {
-    auto text = data_file(source_dir, rel);
-    if (!text) return std::unexpected(text.error());
-    try {
-      auto loaded = loader(rel, *text, cat);
-      if (!loaded) return std::unexpected(loaded.error());
-    } catch (const YAML::Exception& e) {
-      return std::unexpected(std::string(rel) + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
-    }
+  struct Part {
+    const char* folder;
+    void (*load)(const yaml::Node&, Catalogue&);
+  };
+  for (const auto& [folder, loader] : {Part{"checks", &load_checks}, Part{"fixes", &load_fixes}}) {
+    std::string dir = source_dir.empty() ? std::string() : fmt::format("{}/{}", source_dir, folder);
+    auto doc = yaml::parse_data_file(folder, dir, "catalogue.yaml");
+    if (!doc) return std::unexpected(doc.error());
+    auto loaded = yaml::guarded(doc->file(), [&] { loader(*doc, cat); });
+    if (!loaded) return std::unexpected(loaded.error());
   }
   return cat;
 }

@@ -21,6 +21,7 @@ std::vector<OptionWords> options_of(CLI::App& app) {
   std::vector<OptionWords> out;
   for (const CLI::Option* opt : app.get_options({})) {
     if (opt->get_positional() && opt->get_lnames().empty() && opt->get_snames().empty()) continue;
+    if (opt->get_group().empty()) continue; // hidden from --help (deprecated): not offered either
     OptionWords words;
     for (const auto& s : opt->get_snames())
       words.names.push_back("-" + s);

@@ -1,8 +1,9 @@
 // Loads the recipes (fixes/*.yaml), the migrations (fixes/migrate.yaml) and the script library.
 #include "fix/params.hpp"
 #include "fix/recipe.hpp"
-#include "fix/yaml_fields.hpp"
+#include "util/data_files.hpp"
 #include "util/text.hpp"
+#include "util/yaml_doc.hpp"
 
 #include <algorithm>
 #include <set>
@@ -53,94 +54,95 @@ bool valid_id(const std::string& id) {
   });
 }
 
-void check_placeholders(const Fields& f, const char* key, const std::string& text) {
+void check_placeholders(const yaml::Fields& f, const char* key, const std::string& text) {
   for (const auto& name : placeholders(text))
     if (!is_known_param(name))
-      f.fail(f.node()[key], "{{" + name + "}} is not a parameter (docs/fixes.md lists them)");
+      yaml::fail(f[key], fmt::format("{{{{{}}}}} is not a parameter (docs/fixes.md lists them)", name));
   // A quoted word must stand where bash reads a word; titles and descriptions are text, never run.
   if (std::string_view(key) != "title" && std::string_view(key) != "description")
-    if (auto bad = misplaced_placeholder(text); !bad.empty()) f.fail(f.node()[key], bad);
+    if (auto bad = misplaced_placeholder(text); !bad.empty()) yaml::fail(f[key], bad);
 }
 
-Step read_step(const std::string& rel, const YAML::Node& node) {
-  Fields f(rel, node,
-           {"id", "title", "root", "destructive", "reboot", "stage", "when", "when_system_sets", "run",
-            "debian", "rhel", "verify", "debian_verify", "rhel_verify"});
+Step read_step(const yaml::Node& node) {
+  yaml::Fields f(node, {"id", "title", "root", "destructive", "reboot", "stage", "when", "when_system_sets",
+                        "run", "debian", "rhel", "verify", "debian_verify", "rhel_verify"});
   Step s;
   s.id = f.text("id");
-  if (!valid_id(s.id)) f.fail(node["id"], "a step id is lower-case letters, digits and '-'");
+  if (!valid_id(s.id)) yaml::fail(node["id"], "a step id is lower-case letters, digits and '-'");
   s.title = f.text("title");
-  if (!f.has("root")) f.fail(node, "step " + s.id + ": say whether it needs root (root: true or false)");
+  if (!f.has("root"))
+    yaml::fail(node, fmt::format("step {}: say whether it needs root (root: true or false)", s.id));
   s.root = f.flag("root");
   s.destructive = f.flag("destructive");
   s.reboot = f.flag("reboot");
   s.stage = f.text_or("stage", "");
   if (!s.stage.empty() && s.stage != "prepare" && s.stage != "cleanup")
-    f.fail(node["stage"], "stage is prepare or cleanup");
-  s.when = f.list("when");
+    yaml::fail(node["stage"], "stage is prepare or cleanup");
+  s.when = f.words("when");
   for (const auto& p : s.when)
-    if (!is_known_param(p)) f.fail(node["when"], "\"" + p + "\" is not a parameter");
+    if (!is_known_param(p)) yaml::fail(node["when"], fmt::format("\"{}\" is not a parameter", p));
   s.when_system_sets = f.text_or("when_system_sets", "");
   s.run = f.text_or("run", "");
   s.debian = f.text_or("debian", "");
   s.rhel = f.text_or("rhel", "");
   if (s.run.empty() && s.debian.empty() && s.rhel.empty())
-    f.fail(node, "step " + s.id + " has no bash: give run, or debian and/or rhel");
+    yaml::fail(node, fmt::format("step {} has no bash: give run, or debian and/or rhel", s.id));
   s.verify = f.text_or("verify", "");
   s.debian_verify = f.text_or("debian_verify", "");
   s.rhel_verify = f.text_or("rhel_verify", "");
   for (Family fam : {Family::debian, Family::rhel})
     if (!s.body(fam).empty() && s.verify_for(fam).empty())
-      f.fail(node, "step " + s.id + " has no verify for " + family_name(fam) + ": say how it is checked");
+      yaml::fail(node,
+                 fmt::format("step {} has no verify for {}: say how it is checked", s.id, family_name(fam)));
   for (const char* key : {"title", "run", "debian", "rhel", "verify", "debian_verify", "rhel_verify"})
     if (f.has(key)) check_placeholders(f, key, f.text(key));
-  s.where = f.where();
+  s.where = node.where();
   return s;
 }
 
-Recipe read_recipe(const std::string& rel, const YAML::Node& doc) {
-  Fields f(rel, doc, {"id", "title", "description", "vendor", "remedies", "include", "steps"});
+Recipe read_recipe(const std::string& rel, const yaml::Node& doc) {
+  yaml::Fields f(doc, {"id", "title", "description", "vendor", "remedies", "include", "steps"});
   Recipe r;
   r.file = rel;
   r.id = f.text("id");
-  if (!valid_id(r.id)) f.fail(doc["id"], "a recipe id is lower-case letters, digits and '-'");
+  if (!valid_id(r.id)) yaml::fail(doc["id"], "a recipe id is lower-case letters, digits and '-'");
   if (rel != "fixes/" + r.id + ".yaml")
-    f.fail(doc["id"], "recipe " + r.id + " must be in fixes/" + r.id + ".yaml");
+    yaml::fail(doc["id"], fmt::format("recipe {0} must be in fixes/{0}.yaml", r.id));
   r.title = f.text("title");
   r.description = f.text("description");
   check_placeholders(f, "description", r.description);
   r.vendor = f.text_or("vendor", "");
   if (!r.vendor.empty() && r.vendor != "amd" && r.vendor != "nvidia" && r.vendor != "absent" &&
       r.vendor != "present")
-    f.fail(doc["vendor"], "vendor is amd, nvidia, absent or present");
-  r.remedies = f.list("remedies");
-  r.include = f.list("include");
-  const YAML::Node steps = doc["steps"];
-  if (!steps.IsSequence() || steps.size() == 0) f.fail(doc, "a recipe needs a list of steps");
+    yaml::fail(doc["vendor"], "vendor is amd, nvidia, absent or present");
+  r.remedies = f.words("remedies");
+  r.include = f.words("include");
+  const yaml::Node steps = doc["steps"];
+  if (!steps.is_list() || steps.size() == 0) yaml::fail(doc, "a recipe needs a list of steps");
   std::set<std::string> ids;
-  for (const auto& node : steps) {
-    Step s = read_step(rel, node);
-    if (!ids.insert(s.id).second) throw DataError{s.where + ": step id " + s.id + " used twice"};
+  for (const auto& node : steps.items()) {
+    Step s = read_step(node);
+    if (!ids.insert(s.id).second) yaml::fail(node, fmt::format("step id {} used twice", s.id));
     r.steps.push_back(std::move(s));
   }
   return r;
 }
 
-void read_migrations(const std::string& rel, const YAML::Node& doc, RecipeBook& book) {
-  Fields top(rel, doc, {"migrations", "check_step", "download_step"});
-  const YAML::Node list = doc["migrations"];
-  if (!list.IsSequence()) top.fail(doc, "\"migrations\" must be a list");
-  for (const auto& node : list) {
-    Fields f(rel, node, {"to", "recipes", "must_pass"});
-    Migration m{f.text("to"), f.list("recipes"), f.list("must_pass")};
+void read_migrations(const yaml::Node& doc, RecipeBook& book) {
+  yaml::Fields top(doc, {"migrations", "check_step", "download_step"});
+  const yaml::Node list = doc["migrations"];
+  if (!list.is_list()) yaml::fail(doc, "field 'migrations' must be a list");
+  for (const auto& node : list.items()) {
+    yaml::Fields f(node, {"to", "recipes", "must_pass"});
+    Migration m{f.text("to"), f.words("recipes"), f.words("must_pass")};
     for (const auto& id : m.recipes)
-      if (!book.find(id)) f.fail(node["recipes"], "no recipe " + id);
+      if (!book.find(id)) yaml::fail(node["recipes"], fmt::format("no recipe {}", id));
     book.migrations.push_back(std::move(m));
   }
-  if (!doc["check_step"].IsDefined()) top.fail(doc, "missing \"check_step\"");
-  book.check_step = read_step(rel, doc["check_step"]);
-  if (!doc["download_step"].IsDefined()) top.fail(doc, "missing \"download_step\"");
-  book.download_step = read_step(rel, doc["download_step"]);
+  for (const char* key : {"check_step", "download_step"})
+    if (!top.has(key)) yaml::fail(doc, fmt::format("missing required field '{}'", key));
+  book.check_step = read_step(doc["check_step"]);
+  book.download_step = read_step(doc["download_step"]);
 }
 
 // A recipe that includes itself, directly or through others, would never finish planning: name the cycle.
@@ -152,7 +154,7 @@ void refuse_include_cycles(const RecipeBook& book) {
     if (auto at = std::find(path.begin(), path.end(), r.id); at != path.end()) {
       std::vector<std::string> cycle(at, path.end());
       cycle.push_back(r.id);
-      throw DataError{fmt::format("{}: its includes form a cycle: {}", r.file, fmt::join(cycle, " -> "))};
+      throw yaml::Error{fmt::format("{}: its includes form a cycle: {}", r.file, fmt::join(cycle, " -> "))};
     }
     path.push_back(r.id);
     for (const auto& inc : r.include)
@@ -166,28 +168,44 @@ void refuse_include_cycles(const RecipeBook& book) {
 
 } // namespace
 
+std::string fixes_folder(const std::string& source_dir) {
+  return source_dir.empty() ? std::string() : fmt::format("{}/fixes", source_dir);
+}
+
+namespace {
+
+// A file of fixes/ (built in, or below `source_dir`), parsed.
+yaml::Node fix_document(const std::string& source_dir, const std::string& name) {
+  auto doc = yaml::parse_data_file("fixes", fixes_folder(source_dir), name);
+  if (!doc) throw yaml::Error{doc.error()};
+  return *doc;
+}
+
+} // namespace
+
 std::expected<RecipeBook, std::string> load_recipes(const std::string& source_dir) {
-  RecipeBook book;
-  try {
-    for (const auto& rel : list_data_files(source_dir, ".yaml")) {
+  return yaml::guarded("fixes", [&] {
+    RecipeBook book;
+    auto names = list_data_files("fixes", fixes_folder(source_dir), ".yaml");
+    if (!names) throw yaml::Error{names.error()};
+    for (const auto& name : *names) {
+      std::string rel = fmt::format("fixes/{}", name);
       if (k_not_recipes.count(rel)) continue;
-      Recipe r = read_recipe(rel, parse_yaml(rel, read_data_file(source_dir, rel)));
-      if (book.find(r.id)) throw DataError{rel + ": recipe " + r.id + " defined twice"};
+      Recipe r = read_recipe(rel, fix_document(source_dir, name));
+      if (book.find(r.id)) throw yaml::Error{fmt::format("{}: recipe {} defined twice", rel, r.id)};
       book.recipes.push_back(std::move(r));
     }
     for (const auto& r : book.recipes)
       for (const auto& inc : r.include)
-        if (!book.find(inc)) throw DataError{r.file + ": includes " + inc + ", which is no recipe"};
+        if (!book.find(inc))
+          throw yaml::Error{fmt::format("{}: includes {}, which is no recipe", r.file, inc)};
     refuse_include_cycles(book);
-    const std::string rel = "fixes/migrate.yaml";
-    read_migrations(rel, parse_yaml(rel, read_data_file(source_dir, rel)), book);
-    book.library = read_data_file(source_dir, "fixes/lib.bash");
-  } catch (const DataError& e) {
-    return std::unexpected(e.message);
-  } catch (const YAML::Exception& e) {
-    return std::unexpected("fixes: " + e.msg);
-  }
-  return book;
+    read_migrations(fix_document(source_dir, "migrate.yaml"), book);
+    auto library = read_data_file("fixes", fixes_folder(source_dir), "lib.bash");
+    if (!library) throw yaml::Error{library.error()};
+    book.library = std::move(*library);
+    return book;
+  });
 }
 
 } // namespace gpudoctor::fix

@@ -1,9 +1,12 @@
+#include "fix/recipe.hpp"
 #include "fix/stacks.hpp"
-#include "fix/yaml_fields.hpp"
 #include "util/text.hpp"
+#include "util/yaml_doc.hpp"
 
 #include <algorithm>
 #include <set>
+
+#include <fmt/format.h>
 
 namespace gpudoctor::fix {
 
@@ -48,32 +51,33 @@ namespace {
 
 class Reader {
 public:
-  explicit Reader(std::string rel) : m_rel(std::move(rel)) {}
   Stacks stacks;
 
-  void read(const YAML::Node& doc) {
-    Fields top(m_rel, doc,
-               {"sources", "vendors", "cuda_installs", "cuda_arch_first", "cuda_major_min_arch",
-                "nvidia_repo_dirs", "rocm_installs", "amd_apt_codenames", "repo_keys", "replacements",
-                "device_selection_vars"});
-    const YAML::Node sources = doc["sources"];
-    if (!sources.IsMap()) top.fail(doc, "\"sources\" must map keys to citations");
-    for (const auto& kv : sources)
-      m_sources.insert(kv.first.Scalar());
+  void read(const yaml::Node& doc) {
+    yaml::Fields top(doc, {"sources", "vendors", "cuda_installs", "cuda_arch_first", "cuda_major_min_arch",
+                           "nvidia_repo_dirs", "rocm_installs", "amd_apt_codenames", "repo_keys",
+                           "replacements", "device_selection_vars"});
+    const yaml::Node sources = doc["sources"];
+    if (!sources.is_map()) yaml::fail(doc, "field 'sources' must map keys to citations");
+    for (const auto& [key, citation] : sources.entries()) {
+      if (!citation.is_scalar() || text::trim(citation.scalar()).empty())
+        yaml::fail(key, "a source must be 'KEY: citation'");
+      m_sources.insert(key.scalar());
+    }
     for (const auto& n : rows(top, "vendors"))
       vendor(n);
     for (const auto& n : rows(top, "cuda_installs")) {
-      Fields f = row(n, {"cuda", "torch_index", "recommended"});
+      yaml::Fields f = row(n, {"cuda", "torch_index", "recommended"});
       stacks.cuda_installs.push_back({f.text("cuda"), f.text("torch_index"), f.flag("recommended")});
     }
     for (const auto& n : rows(top, "cuda_arch_first")) {
-      Fields f = row(n, {"arch", "first_cuda"});
+      yaml::Fields f = row(n, {"arch", "first_cuda"});
       stacks.cuda_arch_first.push_back({sm(f, "arch"), f.text("first_cuda")});
     }
     for (const auto& n : rows(top, "cuda_major_min_arch")) {
-      Fields f = row(n, {"cuda_major", "min_arch"});
+      yaml::Fields f = row(n, {"cuda_major", "min_arch"});
       auto major = text::to_int(f.text("cuda_major"));
-      if (!major) f.fail(n["cuda_major"], "cuda_major must be a number");
+      if (!major) yaml::fail(n["cuda_major"], "cuda_major must be a number");
       stacks.cuda_major_min_arch.push_back({static_cast<int>(*major), sm(f, "min_arch")});
     }
     for (const auto& n : rows(top, "nvidia_repo_dirs"))
@@ -81,73 +85,73 @@ public:
     for (const auto& n : rows(top, "amd_apt_codenames"))
       stacks.amd_apt_codenames.push_back(os_value(n, "codename"));
     for (const auto& n : rows(top, "rocm_installs")) {
-      Fields f = row(
+      yaml::Fields f = row(
           n, {"rocm", "apt_dir", "amdgpu_dir", "graphics_dir", "torch_index", "recommended", "uncertain"});
       stacks.rocm_installs.push_back({f.text("rocm"), f.text("apt_dir"), f.text("amdgpu_dir"),
                                       f.text_or("graphics_dir", ""), f.text("torch_index"),
                                       f.flag("recommended"), f.flag("uncertain")});
     }
     for (const auto& n : rows(top, "repo_keys")) {
-      Fields f = row(n, {"vendor", "family", "url", "uncertain"});
+      yaml::Fields f = row(n, {"vendor", "family", "url", "uncertain"});
       stacks.repo_keys.push_back({f.text("vendor"), f.text("family"), f.text("url"), f.flag("uncertain")});
     }
     for (const auto& n : rows(top, "replacements")) {
-      Fields f = row(n, {"vendor", "family", "package", "distribution", "uncertain"});
+      yaml::Fields f = row(n, {"vendor", "family", "package", "distribution", "uncertain"});
       stacks.replacements.push_back({f.text("vendor"), f.text("family"), f.text("package"),
                                      f.text("distribution"), f.flag("uncertain")});
     }
-    Fields dsv = row(doc["device_selection_vars"], {"vars"});
+    yaml::Fields dsv = row(doc["device_selection_vars"], {"vars"});
     stacks.device_selection_vars = dsv.text("vars");
   }
 
 private:
-  std::string m_rel;
   std::set<std::string> m_sources;
 
-  YAML::Node rows(const Fields& top, const char* table) {
-    const YAML::Node list = top.node()[table];
-    if (!list.IsSequence()) top.fail(top.node(), std::string("\"") + table + "\" must be a list of rows");
-    return list;
+  std::vector<yaml::Node> rows(const yaml::Fields& top, const char* table) {
+    const yaml::Node list = top[table];
+    if (!list.is_list()) yaml::fail(list, fmt::format("field '{}' must be a list of rows", table));
+    return list.items();
   }
 
   // A row: its fields plus "source", one key or a list of keys of the sources map (as in checks/knowledge/).
-  Fields row(const YAML::Node& n, std::vector<std::string> fields) {
+  yaml::Fields row(const yaml::Node& n, std::vector<std::string> fields) {
     fields.push_back("source");
-    Fields f(m_rel, n, fields);
-    std::vector<std::string> keys = f.list("source");
-    if (keys.empty()) f.fail(n, "missing \"source\"");
+    yaml::Fields f(n, fields);
+    std::vector<std::string> keys = f.words("source");
+    if (keys.empty()) yaml::fail(n, "missing required field 'source'");
     for (const auto& k : keys)
-      if (!m_sources.count(k)) f.fail(n["source"], "source key " + k + " is not in the sources map");
+      if (!m_sources.count(k))
+        yaml::fail(n["source"], fmt::format("source key '{}' is not in the sources map", k));
     return f;
   }
 
-  int sm(const Fields& f, const char* key) {
+  int sm(const yaml::Fields& f, const char* key) {
     auto v = sm_number(f.text(key));
-    if (!v) f.fail(f.node()[key], std::string(key) + " must be sm_NN");
+    if (!v) f.bad(key, "must be sm_NN");
     return *v;
   }
 
-  OsValue os_value(const YAML::Node& n, const char* key) {
-    Fields f = row(n, {"os", key, "uncertain"});
+  OsValue os_value(const yaml::Node& n, const char* key) {
+    yaml::Fields f = row(n, {"os", key, "uncertain"});
     return {f.text("os"), f.text(key), f.flag("uncertain")};
   }
 
-  void vendor(const YAML::Node& n) {
-    Fields f = row(n, {"vendor", "packages", "keep", "core", "profile_vars", "profile_paths", "dkms",
-                       "keyrings", "modprobe_modules", "icd", "alternatives", "groups", "services",
-                       "device_nodes", "user_caches", "wheels"});
+  void vendor(const yaml::Node& n) {
+    yaml::Fields f = row(n, {"vendor", "packages", "keep", "core", "profile_vars", "profile_paths", "dkms",
+                             "keyrings", "modprobe_modules", "icd", "alternatives", "groups", "services",
+                             "device_nodes", "user_caches", "wheels"});
     VendorStack v{
-        f.text("vendor"),        f.list("packages"),     f.list("keep"),     f.text("profile_vars"),
-        f.text("profile_paths"), f.list("dkms"),         f.list("keyrings"), f.list("modprobe_modules"),
-        f.list("icd"),           f.list("alternatives"), f.list("groups")};
-    v.core = f.list("core");
-    v.services = f.list("services");
+        f.text("vendor"),        f.words("packages"),     f.words("keep"),     f.text("profile_vars"),
+        f.text("profile_paths"), f.words("dkms"),         f.words("keyrings"), f.words("modprobe_modules"),
+        f.words("icd"),          f.words("alternatives"), f.words("groups")};
+    v.core = f.words("core");
+    v.services = f.words("services");
     v.device_nodes = f.text("device_nodes");
-    v.user_caches = f.list("user_caches");
+    v.user_caches = f.words("user_caches");
     for (const auto& c : v.user_caches)
       if (c.empty() || c.front() == '/' || text::contains(c, ".."))
-        f.fail(n["user_caches"], "user_caches are folders below a home: relative, without ..");
-    v.wheels = f.list("wheels");
+        yaml::fail(n["user_caches"], "user_caches are folders below a home: relative, without ..");
+    v.wheels = f.words("wheels");
     stacks.vendors.push_back(std::move(v));
   }
 };
@@ -155,16 +159,13 @@ private:
 } // namespace
 
 std::expected<Stacks, std::string> load_stacks(const std::string& source_dir) {
-  const std::string rel = "fixes/stacks.yaml";
-  try {
-    Reader reader(rel);
-    reader.read(parse_yaml(rel, read_data_file(source_dir, rel)));
+  auto doc = yaml::parse_data_file("fixes", fixes_folder(source_dir), "stacks.yaml");
+  if (!doc) return std::unexpected(doc.error());
+  return yaml::guarded(doc->file(), [&] {
+    Reader reader;
+    reader.read(*doc);
     return std::move(reader.stacks);
-  } catch (const DataError& e) {
-    return std::unexpected(e.message);
-  } catch (const YAML::Exception& e) {
-    return std::unexpected(rel + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
-  }
+  });
 }
 
 } // namespace gpudoctor::fix

@@ -1,9 +1,10 @@
 // Reads the knowledge files (checks/knowledge/*.yaml) into Knowledge. Row schemas: docs/knowledge.md.
-// yaml-cpp throws, and so does this file internally (Failure); load_knowledge turns both into an error.
+// Each table has one reader (k_tables); the rows are read through util/yaml_doc, whose errors name the
+// file and line.
 #include "knowledge/knowledge.hpp"
-#include "util/embedded.hpp"
-#include "util/file_text.hpp"
+#include "util/data_files.hpp"
 #include "util/text.hpp"
+#include "util/yaml_doc.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,23 +12,10 @@
 #include <set>
 #include <sstream>
 
-#include <yaml-cpp/yaml.h>
+#include <fmt/format.h>
 
 namespace gpudoctor {
 namespace {
-
-struct Failure {
-  YAML::Mark mark;
-  std::string message;
-};
-
-[[noreturn]] void fail(const YAML::Node& at, std::string message) {
-  throw Failure{at.IsDefined() ? at.Mark() : YAML::Mark::null_mark(), std::move(message)};
-}
-
-std::string where(const std::string& file, const YAML::Mark& mark) {
-  return mark.is_null() ? file : file + ":" + std::to_string(mark.line + 1);
-}
 
 // Digits separated by dots, min_parts..max_parts of them: "550.54.14", "12.4".
 bool dotted_number(const std::string& s, std::size_t min_parts, std::size_t max_parts) {
@@ -38,557 +26,514 @@ bool dotted_number(const std::string& s, std::size_t min_parts, std::size_t max_
   });
 }
 
-// One row of a table: its fields are read by name and every field must be known.
-class Row {
-public:
-  Row(const YAML::Node& node, std::initializer_list<const char*> allowed) : node_(node) {
-    if (!node.IsMap()) fail(node, "a row must be a mapping of field: value");
-    for (const auto& kv : node) {
-      std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "";
-      if (std::ranges::none_of(allowed, [&](const char* a) { return key == a; }))
-        fail(kv.first, "unknown field '" + key + "'");
-    }
-  }
-  const YAML::Node& node() const { return node_; }
-  bool has(const char* key) const { return node_[key].IsDefined() && !node_[key].IsNull(); }
+std::string version(const yaml::Fields& r, const char* key, std::size_t min_parts, std::size_t max_parts) {
+  std::string s = r.text(key);
+  if (!dotted_number(s, min_parts, max_parts)) r.bad(key, fmt::format("is not a dotted version: '{}'", s));
+  return s;
+}
 
-  [[noreturn]] void bad(const char* key, const std::string& what) const {
-    fail(node_[key], "field '" + std::string(key) + "' " + what);
-  }
-  std::string str(const char* key) const {
-    YAML::Node v = node_[key];
-    if (!v.IsDefined() || v.IsNull()) fail(node_, "missing required field '" + std::string(key) + "'");
-    if (!v.IsScalar() || text::trim(v.Scalar()).empty()) bad(key, "must be a non-empty text");
-    return v.Scalar();
-  }
-  std::string version(const char* key, std::size_t min_parts, std::size_t max_parts) const {
-    std::string s = str(key);
-    if (!dotted_number(s, min_parts, max_parts)) bad(key, "is not a dotted version: '" + s + "'");
-    return s;
-  }
-  long long integer(const char* key) const {
-    auto v = text::to_int(str(key), 10);
-    if (!v || *v <= 0) bad(key, "must be a positive decimal integer");
-    return *v;
-  }
-  unsigned hex(const char* key, unsigned max) const {
-    std::string s = str(key);
-    auto v = text::starts_with(text::lower(s), "0x") ? text::to_int(s, 16) : std::nullopt;
-    if (!v || *v < 0 || *v > max) bad(key, "must be a 0x hex id, got '" + s + "'");
-    return static_cast<unsigned>(*v);
-  }
-  double number(const char* key) const {
-    auto v = text::to_double(str(key));
-    if (!v || !(*v > 0) || *v > 1e6) bad(key, "must be a positive number");
-    return *v;
-  }
-  bool flag(const char* key) const {
-    if (!has(key)) return false;
-    std::string s = str(key);
-    if (s != "true" && s != "false") bad(key, "must be true or false");
-    return s == "true";
-  }
+std::string variable(const yaml::Fields& r, const char* key) {
+  std::string v = r.text(key);
+  if (v.find_first_of(" =\t") != std::string::npos)
+    yaml::fail(r[key], fmt::format("'{}' is not a variable name", v));
+  return v;
+}
 
-private:
-  YAML::Node node_;
-};
-
-// A field that is a list of non-empty texts: [a, b].
-std::vector<std::string> list(const Row& r, const char* key) {
-  YAML::Node v = r.node()[key];
-  if (!v.IsDefined() || v.IsNull()) fail(r.node(), "missing required field '" + std::string(key) + "'");
-  if (!v.IsSequence() || v.size() == 0) r.bad(key, "must be a non-empty list");
-  std::vector<std::string> out;
-  for (const auto& item : v) {
-    if (!item.IsScalar() || text::trim(item.Scalar()).empty()) r.bad(key, "must list non-empty texts");
-    out.push_back(item.Scalar());
-  }
-  return out;
+std::string one_of(const yaml::Fields& r, const char* key, std::initializer_list<const char*> values) {
+  std::string v = r.text(key);
+  if (std::ranges::none_of(values, [&](const char* x) { return v == x; }))
+    r.bad(key, fmt::format("must be one of {}",
+                           text::join(std::vector<std::string>(values.begin(), values.end()), ", ")));
+  return v;
 }
 
 class Loader {
-public:
-  Knowledge kb;
-
-  void load(const std::string& label, const std::string& content) {
-    file_ = label;
-    name_ = std::filesystem::path(label).filename().string();
-    file_sources_.clear();
-    const YAML::Node doc = YAML::Load(content);
-    if (!doc.IsMap()) fail(doc, "expected a mapping of tables (sources:, gpus:, ...) at the top");
-    if (doc["sources"].IsDefined()) read_sources(doc["sources"]);
-    for (const auto& kv : doc) {
-      std::string table = kv.first.IsScalar() ? kv.first.Scalar() : "";
-      if (table == "sources") continue;
-      const YAML::Node& rows = kv.second;
-      if (!rows.IsSequence()) fail(rows.IsNull() ? kv.first : rows, "'" + table + "' must be a list of rows");
-      for (const auto& row : rows)
-        read_row(table, kv.first, row);
-    }
-  }
-
-private:
-  std::string file_, name_;
+  std::string name_;
   std::set<std::string> file_sources_;
   std::map<std::string, std::string> source_origin_; // key -> file that defined it
   std::map<std::string, std::string> seen_;          // table + row key -> "file:line"
 
-  void read_sources(const YAML::Node& node) {
-    if (!node.IsMap()) fail(node, "'sources' must be a mapping of key: citation");
-    for (const auto& kv : node) {
-      if (!kv.first.IsScalar() || !kv.second.IsScalar() || text::trim(kv.second.Scalar()).empty())
-        fail(kv.first, "a source must be 'KEY: citation'");
-      const std::string& key = kv.first.Scalar();
-      auto [it, added] = kb.sources.emplace(key, kv.second.Scalar());
-      if (!added && it->second != kv.second.Scalar())
-        fail(kv.first, "source '" + key + "' differs from its definition in " + source_origin_[key]);
-      source_origin_.emplace(key, file_);
+public:
+  Knowledge kb;
+
+  void load(const yaml::Node& doc);
+
+  // The readers are public so that k_tables, after the class, can name them.
+  void read_sources(const yaml::Node& node) {
+    if (!node.is_map()) yaml::fail(node, "'sources' must be a mapping of key: citation");
+    for (const auto& [key_node, value] : node.entries()) {
+      if (!value.is_scalar() || text::trim(value.scalar()).empty())
+        yaml::fail(key_node, "a source must be 'KEY: citation'");
+      const std::string& key = key_node.scalar();
+      auto [it, added] = kb.sources.emplace(key, value.scalar());
+      if (!added && it->second != value.scalar())
+        yaml::fail(key_node,
+                   fmt::format("source '{}' differs from its definition in {}", key, source_origin_[key]));
+      source_origin_.emplace(key, node.file());
       file_sources_.insert(key);
     }
   }
 
   // A row's `source`: one key or a list of keys, each defined in this file's sources map.
-  std::string read_source(const Row& row) const {
-    YAML::Node v = row.node()["source"];
-    if (!v.IsDefined() || v.IsNull()) fail(row.node(), "missing required field 'source'");
+  std::string read_source(const yaml::Fields& row) const {
+    yaml::Node v = row["source"];
+    if (!v.present()) yaml::fail(row.node(), "missing required field 'source'");
     std::vector<std::string> keys;
-    if (v.IsScalar())
-      keys.push_back(v.Scalar());
-    else if (v.IsSequence())
-      for (const auto& k : v)
-        keys.push_back(k.IsScalar() ? k.Scalar() : "");
-    if (keys.empty()) fail(v, "field 'source' must be a key or a list of keys");
+    if (v.is_scalar())
+      keys.push_back(v.scalar());
+    else if (v.is_list())
+      for (const auto& k : v.items())
+        keys.push_back(k.scalar());
+    if (keys.empty()) yaml::fail(v, "field 'source' must be a key or a list of keys");
     for (const auto& k : keys)
-      if (!file_sources_.count(k)) fail(v, "source key '" + k + "' is not in this file's sources map");
+      if (!file_sources_.count(k))
+        yaml::fail(v, fmt::format("source key '{}' is not in this file's sources map", k));
     return text::join(keys, ", ");
   }
 
-  void unique(const YAML::Node& at, const std::string& key, const std::string& what) {
-    auto [it, added] = seen_.emplace(key, where(file_, at.Mark()));
-    if (!added) fail(at, "duplicate " + what + " (first at " + it->second + ")");
+  void unique(const yaml::Node& at, const std::string& key, const std::string& what) {
+    auto [it, added] = seen_.emplace(key, at.where());
+    if (!added) yaml::fail(at, fmt::format("duplicate {} (first at {})", what, it->second));
   }
 
-  // The environment-variable tables (knowledge_env.hpp): nccl.yaml, pytorch_env.yaml, env.yaml's
-  // device_selection. False when `table` is none of them.
-  bool read_env_row(const std::string& table, const YAML::Node& node) {
-    auto whole = [&](const Row& r, const char* key) -> std::optional<long long> {
-      if (!r.has(key)) return std::nullopt;
-      auto v = text::to_int(r.str(key), 10);
-      if (!v) r.bad(key, "must be a decimal integer");
-      return v;
-    };
-    auto texts = [&](const Row& r, const char* key) {
-      return r.has(key) ? list(r, key) : std::vector<std::string>{};
-    };
-    auto text_or = [&](const Row& r, const char* key) { return r.has(key) ? r.str(key) : std::string(); };
-    auto variable = [&](const Row& r, const char* key) {
-      std::string v = r.str(key);
-      if (v.find_first_of(" =\t") != std::string::npos) fail(node[key], "'" + v + "' is not a variable name");
-      return v;
-    };
-    EnvKnowledge& env = kb.env;
-    if (table == "nccl_vars") {
-      Row r(node, {"name", "kind", "values", "functions", "case_sensitive", "min", "max", "since",
-                   "deprecated", "removed", "replaced_by", "rccl_only", "rccl_current", "documented", "note",
-                   "source", "uncertain"});
-      NcclVarRow v;
-      v.name = variable(r, "name");
-      if (!text::starts_with(v.name, "NCCL_") && !text::starts_with(v.name, "RCCL_"))
-        fail(node["name"], "'" + v.name + "' is not an NCCL_ or RCCL_ name");
-      v.kind = r.str("kind");
-      static const std::set<std::string> kinds = {"int",  "bool",    "enum", "level",
-                                                  "list", "ifnames", "hcas", "text"};
-      if (!kinds.count(v.kind))
-        r.bad("kind", "must be one of int, bool, enum, level, list, ifnames, hcas, text");
-      v.values = texts(r, "values");
-      if ((v.kind == "enum" || v.kind == "level" || v.kind == "list") && v.values.empty())
-        fail(node, "kind " + v.kind + " needs 'values'");
-      if (v.kind == "int")
-        for (const auto& x : v.values)
-          if (!text::to_int(x, 10)) fail(node["values"], "'" + x + "' is not a number");
-      v.functions = texts(r, "functions");
-      v.case_sensitive = r.flag("case_sensitive");
-      v.min = whole(r, "min");
-      v.max = whole(r, "max");
-      v.since = text_or(r, "since");
-      v.deprecated = text_or(r, "deprecated");
-      v.removed = text_or(r, "removed");
-      v.replaced_by = text_or(r, "replaced_by");
-      v.rccl_only = r.flag("rccl_only");
-      v.rccl_current = r.flag("rccl_current");
-      v.documented = !r.has("documented") || r.flag("documented");
-      v.note = text_or(r, "note");
-      v.source = read_source(r);
-      v.uncertain = r.flag("uncertain");
-      unique(node, "nccl var " + v.name, "variable " + v.name);
-      env.nccl_vars.push_back(std::move(v));
-    } else if (table == "nccl_prefixes") {
-      Row r(node, {"prefix", "rccl_only", "documented", "source", "uncertain"});
-      NcclPrefixRow p{variable(r, "prefix"), r.flag("rccl_only"),
-                      !r.has("documented") || r.flag("documented"), read_source(r), r.flag("uncertain")};
-      unique(node, "nccl prefix " + p.prefix, "prefix " + p.prefix);
-      env.nccl_prefixes.push_back(std::move(p));
-    } else if (table == "nccl_foreign_names") {
-      Row r(node, {"name", "reader", "replaced_by", "source", "uncertain"});
-      NcclForeignRow f{variable(r, "name"), r.str("reader"), text_or(r, "replaced_by"), read_source(r),
-                       r.flag("uncertain")};
-      unique(node, "nccl var " + f.name, "variable " + f.name);
-      env.nccl_foreign.push_back(std::move(f));
-    } else if (table == "nccl_risky") {
-      Row r(node, {"name", "equals", "below", "above", "any", "requires", "vendor", "why", "better", "source",
-                   "uncertain"});
-      NcclRiskyRow x;
-      x.name = variable(r, "name");
-      x.equals = texts(r, "equals");
-      x.below = whole(r, "below");
-      x.above = whole(r, "above");
-      x.any = r.flag("any");
-      int conditions = !x.equals.empty() + x.below.has_value() + x.above.has_value() + x.any;
-      if (conditions != 1) fail(node, "a risky row needs exactly one of equals, below, above, any");
-      x.requirement = text_or(r, "requires");
-      if (!x.requirement.empty() && x.requirement != "ib_device" && x.requirement != "multi_gpu")
-        r.bad("requires", "must be ib_device or multi_gpu");
-      x.vendor = text_or(r, "vendor");
-      if (!x.vendor.empty() && x.vendor != "nvidia" && x.vendor != "amd")
-        r.bad("vendor", "must be nvidia or amd");
-      x.why = r.str("why");
-      x.better = r.str("better");
-      x.source = read_source(r);
-      x.uncertain = r.flag("uncertain");
-      unique(node,
-             "nccl risky " + x.name + " " + text::join(x.equals, ",") + " " +
-                 std::to_string(x.below.value_or(-1)) + " " + std::to_string(x.above.value_or(-1)),
-             "risky row for " + x.name);
-      env.nccl_risky.push_back(std::move(x));
-    } else if (table == "alloc_conf_options") {
-      Row r(node, {"option", "kind", "values", "min", "max", "rocm_only", "note", "source", "uncertain"});
-      AllocOptionRow o;
-      o.option = r.str("option");
-      o.kind = r.str("kind");
-      static const std::set<std::string> kinds = {"size_mb", "fraction",     "divisions",   "enum",
-                                                  "bool",    "power_of_two", "positive_int"};
-      if (!kinds.count(o.kind)) r.bad("kind", "is not an allocator option kind (docs/knowledge.md)");
-      o.values = texts(r, "values");
-      if (o.kind == "enum" && o.values.empty()) fail(node, "kind enum needs 'values'");
-      o.min = whole(r, "min");
-      o.max = whole(r, "max");
-      o.rocm_only = r.flag("rocm_only");
-      o.note = text_or(r, "note");
-      o.source = read_source(r);
-      o.uncertain = r.flag("uncertain");
-      unique(node, "alloc option " + o.option, "option " + o.option);
-      env.alloc_options.push_back(std::move(o));
-    } else if (table == "device_selection") {
-      Row r(node, {"name", "vendor", "layer", "note", "source", "uncertain"});
-      DeviceSelectionRow d{variable(r, "name"), r.str("vendor"), r.str("layer"),
-                           text_or(r, "note"),  read_source(r),  r.flag("uncertain")};
-      if (d.vendor != "nvidia" && d.vendor != "amd") r.bad("vendor", "must be nvidia or amd");
-      unique(node, "device selection " + d.name, "variable " + d.name);
-      env.device_selection.push_back(std::move(d));
-    } else {
-      return false;
-    }
-    return true;
+  // The environment-variable names that select or hide GPUs (env.yaml): a prefix or a whole name.
+  void read_gpu_env(const yaml::Node& node, bool prefix) {
+    const char* field = prefix ? "prefix" : "name";
+    yaml::Fields r(node, {field, "source", "uncertain"});
+    std::string v = r.text(field);
+    if (v.find_first_of(" =\t") != std::string::npos)
+      yaml::fail(node, fmt::format("'{}' is not a variable name", v));
+    read_source(r);
+    r.flag("uncertain");
+    unique(node, fmt::format("{} {}", prefix ? "gpu_env_prefixes" : "gpu_env_names", v), "variable " + v);
+    (prefix ? kb.gpu_env_prefixes : kb.gpu_env_names).push_back(v);
   }
-
-  // The after-the-install tables (knowledge_health.hpp): xid.yaml and health.yaml. False: not one of them.
-  bool read_health_row(const std::string& table, const YAML::Node& node) {
-    auto text_or = [&](const Row& r, const char* key) { return r.has(key) ? r.str(key) : std::string(); };
-    auto one_of = [&](const Row& r, const char* key, std::initializer_list<const char*> values) {
-      std::string v = r.str(key);
-      if (std::ranges::none_of(values, [&](const char* x) { return v == x; }))
-        r.bad(key,
-              "must be one of " + text::join(std::vector<std::string>(values.begin(), values.end()), ", "));
-      return v;
-    };
-    HealthKnowledge& h = kb.health;
-    if (table == "xid_codes") {
-      Row r(node, {"code", "mnemonic", "description", "resolution", "investigation", "category", "status",
-                   "after_repair", "advice", "source", "uncertain"});
-      XidRow x;
-      x.code = static_cast<int>(r.integer("code"));
-      x.mnemonic = r.str("mnemonic");
-      x.description = r.str("description");
-      x.resolution = r.str("resolution");
-      x.investigation = text_or(r, "investigation");
-      x.category = one_of(
-          r, "category",
-          {"application", "memory", "nvlink", "gsp-firmware", "bus", "power", "board", "driver", "unused"});
-      x.status = one_of(r, "status", {"info", "warn", "error"});
-      x.after_repair = r.flag("after_repair");
-      x.advice = text_or(r, "advice");
-      x.source = read_source(r);
-      r.flag("uncertain");
-      unique(node, "xid " + std::to_string(x.code), "row for Xid " + std::to_string(x.code));
-      h.xids.push_back(std::move(x));
-    } else if (table == "xid_resolutions") {
-      Row r(node, {"resolution", "advice", "source"});
-      XidResolutionRow x{r.str("resolution"), r.str("advice"), read_source(r)};
-      unique(node, "xid resolution " + x.resolution, "row for " + x.resolution);
-      h.xid_resolutions.push_back(std::move(x));
-    } else if (table == "nvidia_module_flavours") {
-      Row r(node, {"family", "model", "open", "proprietary", "source", "uncertain"});
-      ModuleFlavourRow m{r.str("family"),
-                         text_or(r, "model"),
-                         one_of(r, "open", {"required", "supported", "unsupported"}),
-                         one_of(r, "proprietary", {"supported", "unsupported"}),
-                         read_source(r),
-                         r.flag("uncertain")};
-      unique(node, "flavour " + m.family + " " + m.model, "row for " + m.family + " " + m.model);
-      h.module_flavours.push_back(std::move(m));
-    } else if (table == "nvswitch_devices") {
-      Row r(node, {"device", "name", "generation", "source", "uncertain"});
-      NvSwitchRow n{r.hex("device", 0xffff), r.str("name"), static_cast<int>(r.integer("generation")),
-                    read_source(r)};
-      r.flag("uncertain");
-      unique(node, "nvswitch " + std::to_string(n.device_id), "row for NVSwitch " + n.name);
-      h.nvswitches.push_back(std::move(n));
-    } else if (table == "nvlink_subnet_manager") {
-      Row r(node, {"family", "package", "source", "uncertain"});
-      SubnetManagerRow m{r.str("family"), r.str("package"), read_source(r)};
-      r.flag("uncertain");
-      unique(node, "subnet manager " + m.family, "row for " + m.family);
-      h.subnet_managers.push_back(std::move(m));
-    } else if (table == "firmware_packages") {
-      Row r(node, {"vendor", "os", "package", "note", "source", "uncertain"});
-      FirmwarePackageRow f{one_of(r, "vendor", {"amd", "nvidia"}),
-                           r.str("os"),
-                           r.str("package"),
-                           text_or(r, "note"),
-                           read_source(r),
-                           r.flag("uncertain")};
-      unique(node, "firmware " + f.vendor + " " + f.os + " " + f.package, "row for " + f.package);
-      h.firmware_packages.push_back(std::move(f));
-    } else {
-      return false;
-    }
-    return true;
-  }
+  void read_gpu_env_prefixes(const yaml::Node& node) { read_gpu_env(node, true); }
+  void read_gpu_env_names(const yaml::Node& node) { read_gpu_env(node, false); }
 
   // A row of pytorch_wheels.yaml: a CUDA variant names its CUDA, a ROCm one its ROCm, cpu neither.
-  void read_torch_wheel(const YAML::Node& node) {
-    Row r(node, {"torch", "variant", "cuda", "rocm", "arches", "source", "uncertain"});
+  void read_torch_wheel(const yaml::Node& node) {
+    yaml::Fields r(node, {"torch", "variant", "cuda", "rocm", "arches", "source", "uncertain"});
     TorchWheelRow w;
-    w.torch = r.version("torch", 2, 2);
-    w.variant = r.str("variant");
-    if (r.has("cuda")) w.cuda = r.version("cuda", 2, 3);
-    if (r.has("rocm")) w.rocm = r.version("rocm", 2, 3);
+    w.torch = version(r, "torch", 2, 2);
+    w.variant = r.text("variant");
+    if (r.has("cuda")) w.cuda = version(r, "cuda", 2, 3);
+    if (r.has("rocm")) w.rocm = version(r, "rocm", 2, 3);
     bool cpu = w.variant == "cpu";
     if (cpu != (w.cuda.empty() && w.rocm.empty()) || (!w.cuda.empty() && !w.rocm.empty()))
-      fail(node, "a cpu row names no toolkit; a CUDA row names cuda, a ROCm row rocm");
+      yaml::fail(node, "a cpu row names no toolkit; a CUDA row names cuda, a ROCm row rocm");
     std::string want = !w.cuda.empty()   ? "cu" + text::join(text::split(w.cuda, '.'), "")
                        : !w.rocm.empty() ? "rocm" + w.rocm
                                          : "cpu";
-    if (w.variant != want) r.bad("variant", "must be " + want + " for that toolkit");
-    YAML::Node arches = node["arches"];
-    if (!arches.IsDefined() || !arches.IsSequence()) fail(node, "missing list 'arches'");
-    for (const auto& a : arches) {
-      std::string e = a.IsScalar() ? a.Scalar() : "";
+    if (w.variant != want) r.bad("variant", fmt::format("must be {} for that toolkit", want));
+    yaml::Node arches = node["arches"];
+    if (!arches.is_list()) yaml::fail(node, "missing list 'arches'");
+    for (const auto& a : arches.items()) {
+      const std::string& e = a.scalar();
       bool ok = w.rocm.empty() ? text::starts_with(e, "sm_") || text::starts_with(e, "compute_")
                                : text::starts_with(e, "gfx");
-      if (!ok) fail(a, "'" + e + "' is not an arch of a " + (w.rocm.empty() ? "CUDA" : "ROCm") + " wheel");
+      if (!ok)
+        yaml::fail(a, fmt::format("'{}' is not an arch of a {} wheel", e, w.rocm.empty() ? "CUDA" : "ROCm"));
       w.arches.push_back(e);
     }
-    if (cpu != w.arches.empty()) fail(node, "only cpu rows have no arches");
+    if (cpu != w.arches.empty()) yaml::fail(node, "only cpu rows have no arches");
     w.source = read_source(r);
     w.uncertain = r.flag("uncertain");
     unique(node, "torch wheel " + w.torch + " " + w.variant, "row for torch " + w.torch + " " + w.variant);
     kb.torch_wheels.push_back(std::move(w));
   }
 
-  void read_row(const std::string& table, const YAML::Node& key_node, const YAML::Node& node) {
-    if (table == "gpus") {
-      Row r(node, {"vendor", "device", "revision", "subsystem_device", "subsystem_vendor", "name", "arch",
-                   "family", "gfx_target_version", "vram_gib", "vram_uncertain",
-                   "memory_bandwidth_floor_gbps", "host_bandwidth_floor_gbps", "source", "uncertain"});
-      GpuRow g;
-      g.vendor_id = r.hex("vendor", 0xffff);
-      if (g.vendor_id != 0x10de && g.vendor_id != 0x1002)
-        fail(node["vendor"], "unknown vendor '" + r.str("vendor") + "' (expected 0x10de or 0x1002)");
-      g.device_id = r.hex("device", 0xffff);
-      if (r.has("revision")) g.revision = r.hex("revision", 0xff);
-      if (r.has("subsystem_device")) g.subsystem_device = r.hex("subsystem_device", 0xffff);
-      if (r.has("subsystem_vendor")) g.subsystem_vendor = r.hex("subsystem_vendor", 0xffff);
-      g.model.name = r.str("name");
-      g.model.arch = r.str("arch");
-      if (!text::starts_with(g.model.arch, g.vendor_id == 0x10de ? "sm_" : "gfx"))
-        fail(node["arch"], "arch '" + g.model.arch + "' must be sm_XX for NVIDIA and gfxNNNN for AMD");
-      g.model.family = r.str("family");
-      if (r.has("gfx_target_version")) g.model.gfx_target_version = r.integer("gfx_target_version");
-      if (r.has("vram_gib"))
-        g.model.vram_bytes = static_cast<std::uint64_t>(std::llround(r.number("vram_gib") * 1073741824.0));
-      g.vram_uncertain = r.flag("vram_uncertain");
-      if (r.has("memory_bandwidth_floor_gbps"))
-        g.model.memory_bandwidth_floor_gbps = r.number("memory_bandwidth_floor_gbps");
-      if (r.has("host_bandwidth_floor_gbps"))
-        g.model.host_bandwidth_floor_gbps = r.number("host_bandwidth_floor_gbps");
-      g.model.source = "knowledge " + name_ + ": " + read_source(r);
-      g.model.uncertain = r.flag("uncertain");
-      std::ostringstream id;
-      id << std::hex << g.vendor_id << ':' << g.device_id << " rev " << g.revision.value_or(0x100)
-         << " subsys " << g.subsystem_device.value_or(0x10000) << ":" << g.subsystem_vendor.value_or(0x10000);
-      unique(node, "gpu " + id.str(), "GPU row");
-      kb.gpus.push_back(std::move(g));
-    } else if (table == "toolkit_min_driver") {
-      Row r(node, {"cuda", "min_driver", "source", "uncertain"});
-      CudaDriverRow c{r.version("cuda", 2, 3), r.version("min_driver", 1, 4), read_source(r),
-                      r.flag("uncertain")};
-      unique(node, "cuda " + c.cuda, "row for CUDA " + c.cuda);
-      kb.cuda_drivers.push_back(std::move(c));
-    } else if (table == "minor_compat") {
-      Row r(node, {"major", "min_driver", "below_branch", "source", "uncertain"});
-      CudaFamilyRow f;
-      f.major = static_cast<int>(r.integer("major"));
-      f.min_driver = r.version("min_driver", 1, 4);
-      if (r.has("below_branch")) f.below_branch = static_cast<int>(r.integer("below_branch"));
-      f.source = read_source(r);
-      f.uncertain = r.flag("uncertain");
-      unique(node, "family " + std::to_string(f.major), "row for CUDA " + std::to_string(f.major) + ".x");
-      kb.cuda_families.push_back(std::move(f));
-    } else if (table == "driver_branches") {
-      Row r(node, {"branch", "max_cuda", "source", "uncertain"});
-      DriverBranchRow b{static_cast<int>(r.integer("branch")), r.version("max_cuda", 2, 3), read_source(r),
-                        r.flag("uncertain")};
-      unique(node, "branch " + std::to_string(b.branch), "row for branch " + std::to_string(b.branch));
-      kb.driver_branches.push_back(std::move(b));
-    } else if (table == "gfx_targets") {
-      Row r(node, {"gfx_target_version", "target", "family", "gc_ip", "products", "source", "uncertain"});
-      GfxRow x;
-      x.gfx_target_version = r.integer("gfx_target_version");
-      x.target = r.str("target");
-      if (!text::starts_with(x.target, "gfx")) fail(node["target"], "target must be an LLVM gfx name");
-      x.family = r.str("family");
-      x.source = read_source(r);
-      if (r.has("gc_ip")) x.gc_ip = r.str("gc_ip");
-      if (r.has("products")) x.products = r.str("products");
-      x.uncertain = r.flag("uncertain");
-      unique(node, "gfx " + std::to_string(x.gfx_target_version),
-             "row for " + std::to_string(x.gfx_target_version));
-      unique(node, "target " + x.target, "row for " + x.target);
-      kb.gfx_targets.push_back(std::move(x));
-    } else if (table == "gpu_env_prefixes" || table == "gpu_env_names") {
-      bool prefix = table == "gpu_env_prefixes";
-      Row r(node, {prefix ? "prefix" : "name", "source", "uncertain"});
-      std::string v = r.str(prefix ? "prefix" : "name");
-      if (v.find_first_of(" =\t") != std::string::npos) fail(node, "'" + v + "' is not a variable name");
-      read_source(r);
-      r.flag("uncertain");
-      unique(node, table + " " + v, "variable " + v);
-      (prefix ? kb.gpu_env_prefixes : kb.gpu_env_names).push_back(v);
-    } else if (table == "rocm_releases") {
-      Row r(node, {"rocm", "gfx_targets", "os", "source", "uncertain"});
-      RocmReleaseRow x;
-      x.rocm = r.version("rocm", 2, 3);
-      x.gfx_targets = list(r, "gfx_targets");
-      for (const auto& t : x.gfx_targets)
-        if (!text::starts_with(t, "gfx")) fail(node["gfx_targets"], "'" + t + "' is not an LLVM gfx name");
-      x.os = list(r, "os");
-      for (const auto& o : x.os)
-        if (text::split(o, ' ').size() != 2 || !dotted_number(text::split(o, ' ')[1], 1, 3))
-          fail(node["os"], "'" + o + "' is not '<os-release ID> <version>'");
-      x.source = read_source(r);
-      x.uncertain = r.flag("uncertain");
-      unique(node, "rocm " + x.rocm, "row for ROCm " + x.rocm);
-      kb.rocm_releases.push_back(std::move(x));
-    } else if (table == "distro_releases") {
-      Row r(node, {"id", "version", "codename", "source", "uncertain"});
-      DistroReleaseRow d{r.str("id"), r.version("version", 1, 2), r.str("codename"), read_source(r),
+  void read_nccl_vars(const yaml::Node& node) {
+    yaml::Fields r(node, {"name", "kind", "values", "functions", "case_sensitive", "min", "max", "since",
+                          "deprecated", "removed", "replaced_by", "rccl_only", "rccl_current", "documented",
+                          "note", "source", "uncertain"});
+    NcclVarRow v;
+    v.name = variable(r, "name");
+    if (!text::starts_with(v.name, "NCCL_") && !text::starts_with(v.name, "RCCL_"))
+      yaml::fail(node["name"], fmt::format("'{}' is not an NCCL_ or RCCL_ name", v.name));
+    v.kind = r.text("kind");
+    static const std::set<std::string> kinds = {"int",  "bool",    "enum", "level",
+                                                "list", "ifnames", "hcas", "text"};
+    if (!kinds.count(v.kind))
+      r.bad("kind", "must be one of int, bool, enum, level, list, ifnames, hcas, text");
+    v.values = r.list_if("values");
+    if ((v.kind == "enum" || v.kind == "level" || v.kind == "list") && v.values.empty())
+      yaml::fail(node, fmt::format("kind {} needs 'values'", v.kind));
+    if (v.kind == "int")
+      for (const auto& x : v.values)
+        if (!text::to_int(x, 10)) yaml::fail(node["values"], fmt::format("'{}' is not a number", x));
+    v.functions = r.list_if("functions");
+    v.case_sensitive = r.flag("case_sensitive");
+    v.min = r.integer_if("min");
+    v.max = r.integer_if("max");
+    v.since = r.text_or("since");
+    v.deprecated = r.text_or("deprecated");
+    v.removed = r.text_or("removed");
+    v.replaced_by = r.text_or("replaced_by");
+    v.rccl_only = r.flag("rccl_only");
+    v.rccl_current = r.flag("rccl_current");
+    v.documented = !r.has("documented") || r.flag("documented");
+    v.note = r.text_or("note");
+    v.source = read_source(r);
+    v.uncertain = r.flag("uncertain");
+    unique(node, "nccl var " + v.name, "variable " + v.name);
+    kb.env.nccl_vars.push_back(std::move(v));
+  }
+
+  void read_nccl_prefixes(const yaml::Node& node) {
+    yaml::Fields r(node, {"prefix", "rccl_only", "documented", "source", "uncertain"});
+    NcclPrefixRow p{variable(r, "prefix"), r.flag("rccl_only"), !r.has("documented") || r.flag("documented"),
+                    read_source(r), r.flag("uncertain")};
+    unique(node, "nccl prefix " + p.prefix, "prefix " + p.prefix);
+    kb.env.nccl_prefixes.push_back(std::move(p));
+  }
+
+  void read_nccl_foreign_names(const yaml::Node& node) {
+    yaml::Fields r(node, {"name", "reader", "replaced_by", "source", "uncertain"});
+    NcclForeignRow f{variable(r, "name"), r.text("reader"), r.text_or("replaced_by"), read_source(r),
+                     r.flag("uncertain")};
+    unique(node, "nccl var " + f.name, "variable " + f.name);
+    kb.env.nccl_foreign.push_back(std::move(f));
+  }
+
+  void read_nccl_risky(const yaml::Node& node) {
+    yaml::Fields r(node, {"name", "equals", "below", "above", "any", "requires", "vendor", "why", "better",
+                          "source", "uncertain"});
+    NcclRiskyRow x;
+    x.name = variable(r, "name");
+    x.equals = r.list_if("equals");
+    x.below = r.integer_if("below");
+    x.above = r.integer_if("above");
+    x.any = r.flag("any");
+    int conditions = !x.equals.empty() + x.below.has_value() + x.above.has_value() + x.any;
+    if (conditions != 1) yaml::fail(node, "a risky row needs exactly one of equals, below, above, any");
+    x.requirement = r.text_or("requires");
+    if (!x.requirement.empty() && x.requirement != "ib_device" && x.requirement != "multi_gpu")
+      r.bad("requires", "must be ib_device or multi_gpu");
+    x.vendor = r.text_or("vendor");
+    if (!x.vendor.empty() && x.vendor != "nvidia" && x.vendor != "amd")
+      r.bad("vendor", "must be nvidia or amd");
+    x.why = r.text("why");
+    x.better = r.text("better");
+    x.source = read_source(r);
+    x.uncertain = r.flag("uncertain");
+    unique(node,
+           "nccl risky " + x.name + " " + text::join(x.equals, ",") + " " +
+               std::to_string(x.below.value_or(-1)) + " " + std::to_string(x.above.value_or(-1)),
+           "risky row for " + x.name);
+    kb.env.nccl_risky.push_back(std::move(x));
+  }
+
+  void read_alloc_conf_options(const yaml::Node& node) {
+    yaml::Fields r(node,
+                   {"option", "kind", "values", "min", "max", "rocm_only", "note", "source", "uncertain"});
+    AllocOptionRow o;
+    o.option = r.text("option");
+    o.kind = r.text("kind");
+    static const std::set<std::string> kinds = {"size_mb", "fraction",     "divisions",   "enum",
+                                                "bool",    "power_of_two", "positive_int"};
+    if (!kinds.count(o.kind)) r.bad("kind", "is not an allocator option kind (docs/knowledge.md)");
+    o.values = r.list_if("values");
+    if (o.kind == "enum" && o.values.empty()) yaml::fail(node, "kind enum needs 'values'");
+    o.min = r.integer_if("min");
+    o.max = r.integer_if("max");
+    o.rocm_only = r.flag("rocm_only");
+    o.note = r.text_or("note");
+    o.source = read_source(r);
+    o.uncertain = r.flag("uncertain");
+    unique(node, "alloc option " + o.option, "option " + o.option);
+    kb.env.alloc_options.push_back(std::move(o));
+  }
+
+  void read_device_selection(const yaml::Node& node) {
+    yaml::Fields r(node, {"name", "vendor", "layer", "note", "source", "uncertain"});
+    DeviceSelectionRow d{variable(r, "name"), r.text("vendor"), r.text("layer"),
+                         r.text_or("note"),   read_source(r),   r.flag("uncertain")};
+    if (d.vendor != "nvidia" && d.vendor != "amd") r.bad("vendor", "must be nvidia or amd");
+    unique(node, "device selection " + d.name, "variable " + d.name);
+    kb.env.device_selection.push_back(std::move(d));
+  }
+
+  void read_xid_codes(const yaml::Node& node) {
+    yaml::Fields r(node, {"code", "mnemonic", "description", "resolution", "investigation", "category",
+                          "status", "after_repair", "advice", "source", "uncertain"});
+    XidRow x;
+    x.code = static_cast<int>(r.positive("code"));
+    x.mnemonic = r.text("mnemonic");
+    x.description = r.text("description");
+    x.resolution = r.text("resolution");
+    x.investigation = r.text_or("investigation");
+    x.category = one_of(
+        r, "category",
+        {"application", "memory", "nvlink", "gsp-firmware", "bus", "power", "board", "driver", "unused"});
+    x.status = one_of(r, "status", {"info", "warn", "error"});
+    x.after_repair = r.flag("after_repair");
+    x.advice = r.text_or("advice");
+    x.source = read_source(r);
+    r.flag("uncertain");
+    unique(node, "xid " + std::to_string(x.code), "row for Xid " + std::to_string(x.code));
+    kb.health.xids.push_back(std::move(x));
+  }
+
+  void read_xid_resolutions(const yaml::Node& node) {
+    yaml::Fields r(node, {"resolution", "advice", "source"});
+    XidResolutionRow x{r.text("resolution"), r.text("advice"), read_source(r)};
+    unique(node, "xid resolution " + x.resolution, "row for " + x.resolution);
+    kb.health.xid_resolutions.push_back(std::move(x));
+  }
+
+  void read_nvidia_module_flavours(const yaml::Node& node) {
+    yaml::Fields r(node, {"family", "model", "open", "proprietary", "source", "uncertain"});
+    ModuleFlavourRow m{r.text("family"),
+                       r.text_or("model"),
+                       one_of(r, "open", {"required", "supported", "unsupported"}),
+                       one_of(r, "proprietary", {"supported", "unsupported"}),
+                       read_source(r),
+                       r.flag("uncertain")};
+    unique(node, "flavour " + m.family + " " + m.model, "row for " + m.family + " " + m.model);
+    kb.health.module_flavours.push_back(std::move(m));
+  }
+
+  void read_nvswitch_devices(const yaml::Node& node) {
+    yaml::Fields r(node, {"device", "name", "generation", "source", "uncertain"});
+    NvSwitchRow n{r.hex("device", 0xffff), r.text("name"), static_cast<int>(r.positive("generation")),
+                  read_source(r)};
+    r.flag("uncertain");
+    unique(node, "nvswitch " + std::to_string(n.device_id), "row for NVSwitch " + n.name);
+    kb.health.nvswitches.push_back(std::move(n));
+  }
+
+  void read_nvlink_subnet_manager(const yaml::Node& node) {
+    yaml::Fields r(node, {"family", "package", "source", "uncertain"});
+    SubnetManagerRow m{r.text("family"), r.text("package"), read_source(r)};
+    r.flag("uncertain");
+    unique(node, "subnet manager " + m.family, "row for " + m.family);
+    kb.health.subnet_managers.push_back(std::move(m));
+  }
+
+  void read_firmware_packages(const yaml::Node& node) {
+    yaml::Fields r(node, {"vendor", "os", "package", "note", "source", "uncertain"});
+    FirmwarePackageRow f{one_of(r, "vendor", {"amd", "nvidia"}),
+                         r.text("os"),
+                         r.text("package"),
+                         r.text_or("note"),
+                         read_source(r),
                          r.flag("uncertain")};
-      unique(node, "distro " + d.id + " " + d.version, "row for " + d.id + " " + d.version);
-      unique(node, "codename " + d.id + " " + d.codename, "row for " + d.id + " " + d.codename);
-      kb.distro_releases.push_back(std::move(d));
-    } else if (table == "vendor_repos") {
-      Row r(node, {"host", "vendor", "release_specific", "source", "uncertain"});
-      VendorRepoRow v;
-      v.host = text::lower(r.str("host"));
-      v.vendor = r.str("vendor");
-      if (v.vendor != "amd" && v.vendor != "nvidia" && v.vendor != "pytorch")
-        fail(node["vendor"], "vendor must be amd, nvidia or pytorch");
-      if (!r.has("release_specific")) fail(node, "missing required field 'release_specific'");
-      v.release_specific = r.flag("release_specific");
-      v.source = read_source(r);
-      r.flag("uncertain");
-      unique(node, "repo host " + v.host, "row for " + v.host);
-      kb.vendor_repos.push_back(std::move(v));
-    } else if (table == "torch_wheels") {
-      read_torch_wheel(node);
-    } else if (table == "torch_extensions") {
-      Row r(node, {"dist", "folders", "files", "rocm", "note", "source", "uncertain"});
-      TorchExtensionRow x{r.str("dist"),
-                          list(r, "folders"),
-                          r.has("files") ? list(r, "files") : std::vector<std::string>{},
-                          r.has("rocm") ? r.str("rocm") : "",
-                          r.has("note") ? r.str("note") : "",
-                          read_source(r),
-                          r.flag("uncertain")};
-      for (const auto& folder : x.folders)
-        if (folder.empty() || folder[0] == '/' || folder.find("..") != std::string::npos)
-          fail(node["folders"], "'" + folder + "' is not a folder inside the site folder");
-      if (x.rocm != "" && x.rocm != "none" && !dotted_number(x.rocm, 1, 4))
-        r.bad("rocm", "must be none or a release");
-      unique(node, "extension " + x.dist, "row for " + x.dist);
-      kb.torch_extensions.push_back(std::move(x));
-    } else if (read_env_row(table, node) || read_health_row(table, node)) {
-      // done
-    } else {
-      fail(key_node, "unknown table '" + table + "'");
-    }
+    unique(node, "firmware " + f.vendor + " " + f.os + " " + f.package, "row for " + f.package);
+    kb.health.firmware_packages.push_back(std::move(f));
+  }
+
+  void read_gpus(const yaml::Node& node) {
+    yaml::Fields r(node, {"vendor", "device", "revision", "subsystem_device", "subsystem_vendor", "name",
+                          "arch", "family", "gfx_target_version", "vram_gib", "vram_uncertain",
+                          "memory_bandwidth_floor_gbps", "host_bandwidth_floor_gbps", "source", "uncertain"});
+    GpuRow g;
+    g.vendor_id = r.hex("vendor", 0xffff);
+    if (g.vendor_id != 0x10de && g.vendor_id != 0x1002)
+      yaml::fail(node["vendor"],
+                 fmt::format("unknown vendor '{}' (expected 0x10de or 0x1002)", r.text("vendor")));
+    g.device_id = r.hex("device", 0xffff);
+    if (r.has("revision")) g.revision = r.hex("revision", 0xff);
+    if (r.has("subsystem_device")) g.subsystem_device = r.hex("subsystem_device", 0xffff);
+    if (r.has("subsystem_vendor")) g.subsystem_vendor = r.hex("subsystem_vendor", 0xffff);
+    g.model.name = r.text("name");
+    g.model.arch = r.text("arch");
+    if (!text::starts_with(g.model.arch, g.vendor_id == 0x10de ? "sm_" : "gfx"))
+      yaml::fail(node["arch"],
+                 fmt::format("arch '{}' must be sm_XX for NVIDIA and gfxNNNN for AMD", g.model.arch));
+    g.model.family = r.text("family");
+    if (r.has("gfx_target_version")) g.model.gfx_target_version = r.positive("gfx_target_version");
+    if (r.has("vram_gib"))
+      g.model.vram_bytes = static_cast<std::uint64_t>(std::llround(r.number("vram_gib") * 1073741824.0));
+    g.vram_uncertain = r.flag("vram_uncertain");
+    if (r.has("memory_bandwidth_floor_gbps"))
+      g.model.memory_bandwidth_floor_gbps = r.number("memory_bandwidth_floor_gbps");
+    if (r.has("host_bandwidth_floor_gbps"))
+      g.model.host_bandwidth_floor_gbps = r.number("host_bandwidth_floor_gbps");
+    g.model.source = fmt::format("knowledge {}: {}", name_, read_source(r));
+    g.model.uncertain = r.flag("uncertain");
+    std::ostringstream id;
+    id << std::hex << g.vendor_id << ':' << g.device_id << " rev " << g.revision.value_or(0x100) << " subsys "
+       << g.subsystem_device.value_or(0x10000) << ":" << g.subsystem_vendor.value_or(0x10000);
+    unique(node, "gpu " + id.str(), "GPU row");
+    kb.gpus.push_back(std::move(g));
+  }
+
+  void read_toolkit_min_driver(const yaml::Node& node) {
+    yaml::Fields r(node, {"cuda", "min_driver", "source", "uncertain"});
+    CudaDriverRow c{version(r, "cuda", 2, 3), version(r, "min_driver", 1, 4), read_source(r),
+                    r.flag("uncertain")};
+    unique(node, "cuda " + c.cuda, "row for CUDA " + c.cuda);
+    kb.cuda_drivers.push_back(std::move(c));
+  }
+
+  void read_minor_compat(const yaml::Node& node) {
+    yaml::Fields r(node, {"major", "min_driver", "below_branch", "source", "uncertain"});
+    CudaFamilyRow f;
+    f.major = static_cast<int>(r.positive("major"));
+    f.min_driver = version(r, "min_driver", 1, 4);
+    if (r.has("below_branch")) f.below_branch = static_cast<int>(r.positive("below_branch"));
+    f.source = read_source(r);
+    f.uncertain = r.flag("uncertain");
+    unique(node, "family " + std::to_string(f.major), "row for CUDA " + std::to_string(f.major) + ".x");
+    kb.cuda_families.push_back(std::move(f));
+  }
+
+  void read_driver_branches(const yaml::Node& node) {
+    yaml::Fields r(node, {"branch", "max_cuda", "source", "uncertain"});
+    DriverBranchRow b{static_cast<int>(r.positive("branch")), version(r, "max_cuda", 2, 3), read_source(r),
+                      r.flag("uncertain")};
+    unique(node, "branch " + std::to_string(b.branch), "row for branch " + std::to_string(b.branch));
+    kb.driver_branches.push_back(std::move(b));
+  }
+
+  void read_gfx_targets(const yaml::Node& node) {
+    yaml::Fields r(node,
+                   {"gfx_target_version", "target", "family", "gc_ip", "products", "source", "uncertain"});
+    GfxRow x;
+    x.gfx_target_version = r.positive("gfx_target_version");
+    x.target = r.text("target");
+    if (!text::starts_with(x.target, "gfx")) yaml::fail(node["target"], "target must be an LLVM gfx name");
+    x.family = r.text("family");
+    x.source = read_source(r);
+    if (r.has("gc_ip")) x.gc_ip = r.text("gc_ip");
+    if (r.has("products")) x.products = r.text("products");
+    x.uncertain = r.flag("uncertain");
+    unique(node, "gfx " + std::to_string(x.gfx_target_version),
+           "row for " + std::to_string(x.gfx_target_version));
+    unique(node, "target " + x.target, "row for " + x.target);
+    kb.gfx_targets.push_back(std::move(x));
+  }
+
+  void read_rocm_releases(const yaml::Node& node) {
+    yaml::Fields r(node, {"rocm", "gfx_targets", "os", "source", "uncertain"});
+    RocmReleaseRow x;
+    x.rocm = version(r, "rocm", 2, 3);
+    x.gfx_targets = r.list("gfx_targets");
+    for (const auto& t : x.gfx_targets)
+      if (!text::starts_with(t, "gfx"))
+        yaml::fail(node["gfx_targets"], fmt::format("'{}' is not an LLVM gfx name", t));
+    x.os = r.list("os");
+    for (const auto& o : x.os)
+      if (text::split(o, ' ').size() != 2 || !dotted_number(text::split(o, ' ')[1], 1, 3))
+        yaml::fail(node["os"], fmt::format("'{}' is not '<os-release ID> <version>'", o));
+    x.source = read_source(r);
+    x.uncertain = r.flag("uncertain");
+    unique(node, "rocm " + x.rocm, "row for ROCm " + x.rocm);
+    kb.rocm_releases.push_back(std::move(x));
+  }
+
+  void read_distro_releases(const yaml::Node& node) {
+    yaml::Fields r(node, {"id", "version", "codename", "source", "uncertain"});
+    DistroReleaseRow d{r.text("id"), version(r, "version", 1, 2), r.text("codename"), read_source(r),
+                       r.flag("uncertain")};
+    unique(node, "distro " + d.id + " " + d.version, "row for " + d.id + " " + d.version);
+    unique(node, "codename " + d.id + " " + d.codename, "row for " + d.id + " " + d.codename);
+    kb.distro_releases.push_back(std::move(d));
+  }
+
+  void read_vendor_repos(const yaml::Node& node) {
+    yaml::Fields r(node, {"host", "vendor", "release_specific", "source", "uncertain"});
+    VendorRepoRow v;
+    v.host = text::lower(r.text("host"));
+    v.vendor = r.text("vendor");
+    if (v.vendor != "amd" && v.vendor != "nvidia" && v.vendor != "pytorch")
+      yaml::fail(node["vendor"], "vendor must be amd, nvidia or pytorch");
+    if (!r.has("release_specific")) yaml::fail(node, "missing required field 'release_specific'");
+    v.release_specific = r.flag("release_specific");
+    v.source = read_source(r);
+    r.flag("uncertain");
+    unique(node, "repo host " + v.host, "row for " + v.host);
+    kb.vendor_repos.push_back(std::move(v));
+  }
+
+  void read_torch_extensions(const yaml::Node& node) {
+    yaml::Fields r(node, {"dist", "folders", "files", "rocm", "note", "source", "uncertain"});
+    TorchExtensionRow x{r.text("dist"),
+                        r.list("folders"),
+                        r.has("files") ? r.list("files") : std::vector<std::string>{},
+                        r.has("rocm") ? r.text("rocm") : "",
+                        r.has("note") ? r.text("note") : "",
+                        read_source(r),
+                        r.flag("uncertain")};
+    for (const auto& folder : x.folders)
+      if (folder.empty() || folder[0] == '/' || folder.find("..") != std::string::npos)
+        yaml::fail(node["folders"], fmt::format("'{}' is not a folder inside the site folder", folder));
+    if (x.rocm != "" && x.rocm != "none" && !dotted_number(x.rocm, 1, 4))
+      r.bad("rocm", "must be none or a release");
+    unique(node, "extension " + x.dist, "row for " + x.dist);
+    kb.torch_extensions.push_back(std::move(x));
   }
 };
 
-std::expected<std::vector<std::pair<std::string, std::string>>, std::string>
-read_dir(const std::string& dir) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  std::vector<fs::path> paths;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    std::error_code type_ec; // a dangling link is skipped, not an error for the whole folder
-    if (it->path().extension() == ".yaml" && it->is_regular_file(type_ec)) paths.push_back(it->path());
+// Every table a knowledge file may hold, with its reader (docs/knowledge.md). An unknown table is an error.
+struct Table {
+  std::string_view name;
+  void (Loader::*read)(const yaml::Node&);
+};
+constexpr Table k_tables[] = {
+    {"gpus", &Loader::read_gpus},
+    {"toolkit_min_driver", &Loader::read_toolkit_min_driver},
+    {"minor_compat", &Loader::read_minor_compat},
+    {"driver_branches", &Loader::read_driver_branches},
+    {"gfx_targets", &Loader::read_gfx_targets},
+    {"gpu_env_prefixes", &Loader::read_gpu_env_prefixes},
+    {"gpu_env_names", &Loader::read_gpu_env_names},
+    {"rocm_releases", &Loader::read_rocm_releases},
+    {"distro_releases", &Loader::read_distro_releases},
+    {"vendor_repos", &Loader::read_vendor_repos},
+    {"torch_wheels", &Loader::read_torch_wheel},
+    {"torch_extensions", &Loader::read_torch_extensions},
+    // knowledge_env.hpp: nccl.yaml, pytorch_env.yaml, env.yaml's device_selection
+    {"nccl_vars", &Loader::read_nccl_vars},
+    {"nccl_prefixes", &Loader::read_nccl_prefixes},
+    {"nccl_foreign_names", &Loader::read_nccl_foreign_names},
+    {"nccl_risky", &Loader::read_nccl_risky},
+    {"alloc_conf_options", &Loader::read_alloc_conf_options},
+    {"device_selection", &Loader::read_device_selection},
+    // knowledge_health.hpp: xid.yaml, health.yaml
+    {"xid_codes", &Loader::read_xid_codes},
+    {"xid_resolutions", &Loader::read_xid_resolutions},
+    {"nvidia_module_flavours", &Loader::read_nvidia_module_flavours},
+    {"nvswitch_devices", &Loader::read_nvswitch_devices},
+    {"nvlink_subnet_manager", &Loader::read_nvlink_subnet_manager},
+    {"firmware_packages", &Loader::read_firmware_packages},
+};
+
+void Loader::load(const yaml::Node& doc) {
+  name_ = std::filesystem::path(doc.file()).filename().string();
+  file_sources_.clear();
+  if (!doc.is_map()) yaml::fail(doc, "expected a mapping of tables (sources:, gpus:, ...) at the top");
+  if (doc["sources"].present()) read_sources(doc["sources"]);
+  for (const auto& [key, rows] : doc.entries()) {
+    const std::string& name = key.scalar();
+    if (name == "sources") continue;
+    auto table = std::ranges::find(k_tables, name, &Table::name);
+    if (table == std::end(k_tables)) yaml::fail(key, fmt::format("unknown table '{}'", name));
+    if (!rows.is_list())
+      yaml::fail(rows.is_scalar() || rows.is_map() ? rows : key,
+                 fmt::format("'{}' must be a list of rows", name));
+    for (const auto& row : rows.items())
+      (this->*table->read)(row);
   }
-  if (ec) return std::unexpected("cannot read knowledge folder " + dir + ": " + ec.message());
-  std::ranges::sort(paths);
-  std::vector<std::pair<std::string, std::string>> files;
-  for (const auto& p : paths) {
-    auto content = read_whole_file(p);
-    if (!content) return std::unexpected("cannot read " + p.string());
-    files.emplace_back(p.string(), std::move(*content));
-  }
-  return files;
 }
 
 } // namespace
 
 std::expected<Knowledge, std::string> load_knowledge(const std::string& dir) {
-  std::string current;
-  try {
-    std::vector<std::pair<std::string, std::string>> files;
-    if (dir.empty()) {
-      for (const auto& [path, content] : embedded_data_files())
-        if (text::starts_with(path, "checks/knowledge/") && text::ends_with(path, ".yaml") &&
-            path.find('/', 17) == std::string::npos)
-          files.emplace_back(path, content);
-    } else {
-      auto read = read_dir(dir);
-      if (!read) return std::unexpected(read.error());
-      files = std::move(*read);
-    }
-    if (files.empty())
-      return std::unexpected("no knowledge files (*.yaml) in " + (dir.empty() ? "the binary" : dir));
-    Loader loader;
-    for (const auto& [label, content] : files) {
-      current = label;
-      loader.load(label, content);
-    }
-    return std::move(loader.kb);
-  } catch (const Failure& f) {
-    return std::unexpected(where(current, f.mark) + ": " + f.message);
-  } catch (const YAML::Exception& e) {
-    return std::unexpected(where(current, e.mark) + ": " + e.msg);
-  } catch (const std::exception& e) {
-    return std::unexpected((current.empty() ? "knowledge" : current) + ": " + e.what());
-  } catch (...) {
-    return std::unexpected((current.empty() ? "knowledge" : current) + ": unexpected error");
+  auto files = list_data_files("checks/knowledge", dir, ".yaml");
+  if (!files) return std::unexpected(files.error());
+  if (files->empty())
+    return std::unexpected(
+        fmt::format("no knowledge files (*.yaml) in {}", dir.empty() ? "the binary" : dir));
+  Loader loader;
+  for (const auto& name : *files) {
+    auto doc = yaml::parse_data_file("checks/knowledge", dir, name);
+    if (!doc) return std::unexpected(doc.error());
+    auto loaded = yaml::guarded(doc->file(), [&] { loader.load(*doc); });
+    if (!loaded) return std::unexpected(loaded.error());
   }
+  return std::move(loader.kb);
 }
 
 } // namespace gpudoctor

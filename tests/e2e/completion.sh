@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The bash completion script that `gpudoctor completion bash` generates from the command-line parser (the
 # package installs it): bash and shellcheck accept it, and driven the way bash drives it (COMP_WORDS,
-# COMP_CWORD), it offers every subcommand and every option that `gpudoctor SUB --help` lists, and the choices
+# COMP_CWORD), it offers every subcommand and exactly the options that `gpudoctor SUB --help` lists, and the choices
 # of --format and --color.
 # shellcheck source=tests/e2e/common.bash
 source "$(dirname "$0")/common.bash"
@@ -31,7 +31,11 @@ for sub in "${subs[@]}"; do
   for opt in "${opts[@]}"; do
     grep -qx -- "$opt" <<<"$offered_sub" || fail "'gpudoctor $sub --<TAB>' does not offer $opt"
   done
-  pass "gpudoctor $sub: all ${#opts[@]} options of its --help are offered"
+  # And the other way: nothing is offered that --help does not list (a deprecated option is in neither).
+  while read -r word; do
+    printf '%s\n' "${opts[@]}" | grep -qx -- "$word" || fail "'gpudoctor $sub --<TAB>' offers $word, which $sub --help lacks"
+  done <<<"$offered_sub"
+  pass "gpudoctor $sub: the completion offers exactly the ${#opts[@]} options of its --help"
 done
 grep -qx completion <<<"$offered" && fail "the hidden completion subcommand is offered"
 [[ $(complete_words check --format "" | sort | paste -sd' ') == "html json junit npd prometheus text" ]] ||

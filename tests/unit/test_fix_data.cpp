@@ -87,7 +87,7 @@ TEST_CASE("fix data: a broken recipe is refused with its file and line") {
   std::string bad_field = kGood;
   bad_field.replace(bad_field.find("    root: false"), 15, "    root: false\n    sudo: yes");
   CHECK(text::contains(ScratchFixes("demo.yaml", bad_field).error(),
-                       "fixes/demo.yaml:8: unknown field \"sudo\""));
+                       "fixes/demo.yaml:8: unknown field 'sudo'"));
   std::string no_root = kGood;
   no_root.erase(no_root.find("    root: false\n"), 16);
   CHECK(
