@@ -58,6 +58,9 @@ void add_fix_options(CLI::App& cmd, FixOptions& opt, std::string& from, std::str
       ->check(k_version);
   cmd.add_option("--torch", opt.torch, "PyTorch version to install (default: the newest on the index)")
       ->check(k_version);
+  cmd.add_option("--gpu", opt.gpu,
+                 "The card the versions are for when it is not in the machine yet (\"RTX 3090\", 10de:2204)")
+      ->check(k_not_empty);
   cmd.add_flag("--unhold", opt.unhold,
                "Release held packages of the stack being removed (default: the script stops on them)");
   cmd.add_flag("--stop-gpu-users", opt.stop_gpu_users,
@@ -158,6 +161,8 @@ int main(int argc, char** argv) {
       app.add_subcommand("migrate", "One staged plan to move this machine to the other vendor");
   migrate_cmd->add_option("--to", migrate.to, "nvidia or amd")->check(CLI::IsMember({"nvidia", "amd"}));
   migrate_cmd->add_flag("--resume", migrate.resume, "Continue the applied migration after its reboot");
+  migrate_cmd->add_flag("--remove-stack-of-present-gpu", migrate.remove_present_stack,
+                        "With GPUs of both vendors in the machine: remove the old stack all the same");
   add_fix_options(*migrate_cmd, migrate.fix, migrate_from, migrate_color);
 
   UndoOptions undo;

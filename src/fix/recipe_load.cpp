@@ -75,8 +75,8 @@ Step read_step(const std::string& rel, const YAML::Node& node) {
   s.destructive = f.flag("destructive");
   s.reboot = f.flag("reboot");
   s.stage = f.text_or("stage", "");
-  if (!s.stage.empty() && s.stage != "prepare" && s.stage != "cleanup")
-    f.fail(node["stage"], "stage is prepare or cleanup");
+  if (!s.stage.empty() && s.stage != "prepare" && s.stage != "cleanup" && s.stage != "after-reboot")
+    f.fail(node["stage"], "stage is prepare, cleanup or after-reboot");
   s.when = f.list("when");
   for (const auto& p : s.when)
     if (!is_known_param(p)) f.fail(node["when"], "\"" + p + "\" is not a parameter");
