@@ -23,6 +23,12 @@ fake_gpu() {
   printf '0x030000\n' >"$dir/class"
   if [[ -n ${5:-} ]]; then printf '0x%s\n' "$5" >"$dir/revision"; fi
 }
+# old_card_machine DIR: the ROCm 6 workstation with its mirror and its card (an RX 7900 XTX) on the bus.
+old_card_machine() {
+  new_machine rocm6 "$1"
+  add_local_mirror "$1"
+  fake_gpu "$1" 0000:03:00.0 1002 744c c8
+}
 # The step ids of a script, in order, one a line.
 steps_of() { in_root "$1" bash "$2" --list | awk '{print $2}'; }
 # The plan's notes and the script text for one migrate call: emit into ROOT/tmp/gd/NAME.sh.
@@ -37,9 +43,7 @@ says() { sed -n '/^# /p' "$1" | sed 's/^# *- */\n/; s/^# *//' | tr '\n' ' ' | gr
 
 # ==== Secure Boot ===================================================================================================
 S=$roots/secure-boot
-new_machine rocm6 "$S"
-add_local_mirror "$S"
-fake_gpu "$S" 0000:03:00.0 1002 744c c8 # the old card: RX 7900 XTX
+old_card_machine "$S"
 cat >"$S/usr/bin/mokutil" <<'SH'
 #!/bin/sh
 echo "mokutil $*" >>/var/log/fake-mokutil.log
@@ -146,9 +150,7 @@ rm -rf "$C"
 
 # ==== the incoming card ==============================================================================================
 I=$roots/incoming
-new_machine rocm6 "$I"
-add_local_mirror "$I"
-fake_gpu "$I" 0000:03:00.0 1002 744c c8
+old_card_machine "$I"
 emit "$I" rtx3090 --to nvidia --gpu "RTX 3090" "${mirror_args[@]}"
 f=$I/tmp/gd/rtx3090.sh
 says "$f" "RTX 3090" || fail "the plan does not name the incoming RTX 3090"
@@ -190,9 +192,7 @@ rm -rf "$I"
 
 # ==== GPUs of both vendors ===========================================================================================
 B=$roots/both
-new_machine rocm6 "$B"
-add_local_mirror "$B"
-fake_gpu "$B" 0000:03:00.0 1002 744c c8
+old_card_machine "$B"
 fake_gpu "$B" 0000:04:00.0 10de 2204
 status=0
 "$gpudoctor" migrate --to nvidia --root "$B" "${mirror_args[@]}" --emit "$B/tmp/gd/both.sh" >"$work/both.out" 2>&1 || status=$?
