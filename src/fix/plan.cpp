@@ -236,19 +236,32 @@ std::expected<void, std::string> refuse_in_container(const Recipe& r, const Reci
 }
 
 // What a migration inside a container says instead of installing a driver: the host's part, the image's.
-std::vector<std::string> container_notes(Vendor to, const PlanContext& ctx) {
+// The image's release is the one the plan would install (`release`: "CUDA 13.0", "ROCm 7.2"; empty when
+// none fits).
+std::vector<std::string> container_notes(Vendor to, const PlanContext& ctx, const OsKey& os) {
+  std::string release;
+  if (to == Vendor::nvidia) {
+    if (auto c = choose_nvidia(ctx.facts, ctx.kb, ctx.stacks, ctx.options.versions)) release = c->cuda;
+  } else if (auto c = choose_amd(ctx.facts, ctx.kb, ctx.stacks, os, ctx.options.versions)) {
+    release = c->install.rocm;
+  }
   std::vector<std::string> notes;
   notes.push_back(fmt::format(
       "this is a container ({}): the host owns the driver; this plan installs no kernel headers, DKMS "
       "module or driver, never reboots, and leaves the old stack's packages of the image; it swaps the "
       "PyTorch wheels in the environments here",
       ctx.facts.os.container_evidence));
-  for (const auto& c : ctx.stacks.container_paths)
-    if (c.vendor == (to == Vendor::nvidia ? "nvidia" : "amd"))
-      notes.push_back(fmt::format("the container path: the host runs the {} driver; build the image from {} "
-                                  "and run it with {}{}",
-                                  to == Vendor::nvidia ? "NVIDIA" : "amdgpu", c.image, c.run_flags,
-                                  c.cdi.empty() ? "" : ", or through CDI with " + c.cdi));
+  for (const auto& c : ctx.stacks.container_paths) {
+    if (c.vendor != (to == Vendor::nvidia ? "nvidia" : "amd")) continue;
+    std::string image = c.image;
+    for (const char* slot : {"<CUDA>", "<ROCM>"})
+      if (auto at = image.find(slot); at != std::string::npos && !release.empty())
+        image.replace(at, std::string_view(slot).size(), release);
+    notes.push_back(fmt::format("the container path: the host runs the {} driver; build the image from {} "
+                                "and run it with {}{}",
+                                to == Vendor::nvidia ? "NVIDIA" : "amdgpu", image, c.run_flags,
+                                c.cdi.empty() ? "" : ", or through CDI with " + c.cdi));
+  }
   return notes;
 }
 
@@ -344,7 +357,7 @@ std::expected<Plan, std::string> plan_migration(const std::string& to, const Pla
     plan.notes.push_back(
         fmt::format("the versions are chosen for the incoming {} (--gpu)", gpu_list(cctx.facts, target)));
   if (container) {
-    auto notes = container_notes(target, ctx);
+    auto notes = container_notes(target, cctx, *os);
     plan.notes.insert(plan.notes.end(), notes.begin(), notes.end());
   }
   if (ctx.options.remove_present_stack && ctx.facts.count(old) > 0 && ctx.facts.count(target) > 0)

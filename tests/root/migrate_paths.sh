@@ -119,6 +119,9 @@ done
 says "$A/tmp/gd/sbamd.sh" "in-tree amdgpu" || fail "the AMD plan does not say it uses the kernel's amdgpu"
 same_plan_from_snapshot "$A" --to amd "${mirror_args[@]}"
 pass "Secure Boot, to AMD: no amdgpu-dkms and no headers (ROCm's --no-dkms path), nothing to sign; the plan says so"
+emit "$A" rx --to amd --gpu "RX 7900 XTX" "${mirror_args[@]}"
+says "$A/tmp/gd/rx.sh" "supports gfx1100" || fail "the ROCm release is not chosen for the incoming RX 7900 XTX: $(grep -A2 '^#   - ROCm' "$A/tmp/gd/rx.sh")"
+pass "to AMD with --gpu \"RX 7900 XTX\": the ROCm release is chosen for its gfx1100"
 rm -rf "$A"
 
 # ==== a container ====================================================================================================
@@ -138,7 +141,7 @@ done
 says "$ct" "the host owns the driver" || fail "the container plan does not say the host owns the driver"
 says "$ct" "--gpus all" || fail "the container plan does not name --gpus all"
 says "$ct" "nvidia.com/gpu=all" || fail "the container plan does not name CDI"
-says "$ct" "nvidia/cuda" || fail "the container plan does not name a base image"
+says "$ct" "nvidia/cuda:13.0.x-runtime" || fail "the container plan does not name the base image of the CUDA it chose"
 status=0
 "$gpudoctor" fix install-nvidia --root "$C" --emit "$C/tmp/gd/inst.sh" >"$work/ct-fix.out" 2>&1 || status=$?
 [[ $status == 2 ]] && grep -q 'container' "$work/ct-fix.out" || fail "fix install-nvidia in a container was not refused (status $status): $(cat "$work/ct-fix.out")"
