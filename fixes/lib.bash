@@ -1843,6 +1843,120 @@ gd_reboot() {
   exit 100
 }
 
+# gd_power_off_for_swap OLD NEW [MOK]: the old vendor's cards leave and the new one comes in while the machine is
+# off. Asks once (its own request in the journal: an earlier reboot of the plan does not count), then goes on
+# when run again in a later boot. MOK: "yes" when a Machine Owner Key waits to be confirmed at that boot.
+gd_power_off_for_swap() {
+  local old=$1 new=$2 mok=${3:-} now asked
+  now=$(gd_boot_id)
+  if [[ -f $GD_JOURNAL ]]; then
+    asked=$(awk -F '\t' -v step="$GD_STEP" '$3 == step && $4 == "power-off-requested" { id = $5 } END { print id }' "$GD_JOURNAL")
+  fi
+  if [[ -n ${asked:-} && $now != unknown && $asked != "$now" ]]; then
+    gd_note "the machine was off since this script asked for the card swap: going on"
+    return 0
+  fi
+  if ((GD_DRY_RUN)); then
+    gd_note "would stop here to power off and swap $old for $new"
+    return 0
+  fi
+  gd_journal power-off-requested "$now"
+  gd_journal_sync
+  GD_REBOOTING=1
+  gd_say "Power the machine off now, take out $old and put in $new (the new driver is installed and waits" \
+    "for it), power on, then run this script again (or gpudoctor migrate --resume) to continue."
+  if [[ $mok == yes ]]; then gd_mok_screen_help; fi
+  exit 100
+}
+
+# ---- Secure Boot: the DKMS signing key as a Machine Owner Key (enroll-mok) -----------------------------------
+
+# The key and certificate DKMS signs modules with, into GD_MOK_KEY and GD_MOK_CERT (no subshell: a chroot
+# without /proc has no /dev/fd): /etc/dkms/framework.conf's mok_signing_key and mok_certificate when set, else
+# Ubuntu's (update-secureboot-policy's /var/lib/shim-signed/mok) when it exists, else dkms's defaults
+# /var/lib/dkms/mok.key and mok.pub.
+gd_mok_paths() {
+  local key='' cert='' f line
+  for f in /etc/dkms/framework.conf /etc/dkms/framework.conf.d/*.conf; do
+    [[ -r $f ]] || continue
+    while IFS= read -r line || [[ -n $line ]]; do
+      case $line in
+      mok_signing_key=*) key=${line#*=} ;;
+      mok_certificate=*) cert=${line#*=} ;;
+      esac
+    done <"$f"
+  done
+  key=${key//\"/} cert=${cert//\"/}
+  if [[ -z $cert && -e /var/lib/shim-signed/mok/MOK.der ]]; then
+    key=/var/lib/shim-signed/mok/MOK.priv cert=/var/lib/shim-signed/mok/MOK.der
+  fi
+  GD_MOK_KEY=${key:-/var/lib/dkms/mok.key}
+  GD_MOK_CERT=${cert:-/var/lib/dkms/mok.pub}
+}
+
+# Makes the signing key where DKMS looks for it (as dkms itself does, with openssl), unless it is there.
+gd_mok_key() {
+  gd_mok_paths
+  if [[ -s $GD_MOK_CERT && -s $GD_MOK_KEY ]]; then
+    gd_note "DKMS signs with $GD_MOK_CERT (there already)"
+    return 0
+  fi
+  gd_have openssl || gd_die "no openssl to make the DKMS signing key $GD_MOK_KEY (install openssl)"
+  if ((GD_DRY_RUN)); then
+    gd_note "would make the DKMS signing key $GD_MOK_KEY and its certificate $GD_MOK_CERT"
+    return 0
+  fi
+  mkdir -p -- "$(gd_dir_of "$GD_MOK_KEY")" "$(gd_dir_of "$GD_MOK_CERT")"
+  gd_journal created "$GD_MOK_KEY"
+  gd_journal created "$GD_MOK_CERT"
+  gd_journal_sync
+  (umask 077 && gd_run openssl req -new -x509 -nodes -days 36500 -subj "/CN=DKMS module signing key" \
+    -newkey rsa:2048 -keyout "$GD_MOK_KEY" -outform DER -out "$GD_MOK_CERT") ||
+    gd_die "openssl could not make $GD_MOK_KEY"
+  GD_CHANGES=$((GD_CHANGES + 1))
+}
+
+gd_verify_mok_key() {
+  gd_mok_paths
+  [[ -s $GD_MOK_KEY && -s $GD_MOK_CERT ]] || gd_die "no DKMS signing key $GD_MOK_KEY with its certificate $GD_MOK_CERT"
+}
+
+# Asks the firmware to enroll the certificate at the next boot (mokutil asks for a one-time password, which
+# the MOK screen asks for again); nothing to do when it is enrolled already.
+gd_mok_import() {
+  gd_mok_paths
+  gd_have mokutil || gd_die "no mokutil (install mokutil) to enroll $GD_MOK_CERT"
+  if mokutil --test-key "$GD_MOK_CERT" 2>/dev/null | grep -q 'is already enrolled'; then
+    gd_note "$GD_MOK_CERT is enrolled already"
+    return 0
+  fi
+  gd_run mokutil --import "$GD_MOK_CERT" || gd_die "mokutil --import $GD_MOK_CERT failed"
+  GD_CHANGES=$((GD_CHANGES + 1))
+}
+
+gd_mok_screen_help() {
+  gd_say "At the next boot the blue MOK manager screen appears (it waits about 10 seconds: press a key):" \
+    "choose Enroll MOK, then Continue, Yes, type the password you gave mokutil, then Reboot. Without" \
+    "that, Secure Boot refuses the driver's module."
+}
+
+# The stop before the reboot that enrolls the key.
+gd_mok_reboot() {
+  gd_mok_screen_help
+  gd_reboot
+}
+
+# After the reboot: the module loaded (the kernel took its signature).
+gd_verify_module_loaded() {
+  local module=$1
+  if [[ ! -d /sys/module/$module ]]; then
+    gd_say "the $module module is not loaded: if the MOK screen was missed, run mokutil --import again" \
+      "(gpudoctor fix enroll-mok) and reboot; mokutil --test-key says whether the key is enrolled" >&2
+    return 1
+  fi
+  gd_note "the $module module is loaded"
+}
+
 # ---- running the steps ----------------------------------------------------------------------------------
 
 gd_usage() {

@@ -180,6 +180,9 @@ void add_fix_options(CLI::App& cmd, FixOptions& opt, Values& v) {
       ->check(k_version);
   cmd.add_option("--torch", opt.torch, "PyTorch version to install (default: the newest on the index)")
       ->check(k_version);
+  cmd.add_option("--gpu", opt.gpu,
+                 "The card the versions are for when it is not in the machine yet (\"RTX 3090\", 10de:2204)")
+      ->check(k_not_empty);
   cmd.add_flag("--unhold", opt.unhold,
                "Release held packages of the stack being removed (default: the script stops on them)");
   cmd.add_flag("--stop-gpu-users", opt.stop_gpu_users,
@@ -205,6 +208,8 @@ int run_fix(Values& v, CLI::App&) {
 void add_migrate(CLI::App& cmd, Values& v) {
   cmd.add_option("--to", v.migrate.to, "nvidia or amd")->check(CLI::IsMember({"nvidia", "amd"}));
   cmd.add_flag("--resume", v.migrate.resume, "Continue the applied migration after its reboot");
+  cmd.add_flag("--remove-stack-of-present-gpu", v.migrate.remove_present_stack,
+               "With GPUs of both vendors in the machine: remove the old stack all the same");
   add_fix_options(cmd, v.migrate.fix, v);
 }
 

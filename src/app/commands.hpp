@@ -59,6 +59,7 @@ struct FixOptions {
   bool yes = false;                      // without asking first
   std::string mirror;                    // repository setup points at this mirror (scheme://host replaced)
   std::string driver, cuda, rocm, torch; // version overrides
+  std::string gpu;                       // the incoming card (a model name or PCI id) the versions are for
   bool any_host = false;                 // the script does not check the host name
   bool unhold = false;                   // held packages of the stack are released (journaled; undo holds)
   bool stop_gpu_users = false;           // processes using the old GPU are stopped before the purge
@@ -70,6 +71,7 @@ struct FixOptions {
 struct MigrateOptions {
   std::string to; // nvidia | amd
   bool resume = false;
+  bool remove_present_stack = false; // both vendors' GPUs in: the old stack goes anyway
   FixOptions fix;
 };
 

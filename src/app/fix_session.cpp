@@ -19,6 +19,7 @@ fix::PlanContext FixSession::context(const FixOptions& opt) const {
   po.check_host = check_host && !opt.any_host;
   po.unhold = opt.unhold;
   po.stop_gpu_users = opt.stop_gpu_users;
+  po.incoming_gpu = opt.gpu;
   po.source = source;
   return fix::PlanContext{report.facts, data.kb, stacks, book, inventory, report.results, po};
 }

@@ -17,7 +17,9 @@ int cmd_migrate(const MigrateOptions& opt) {
   int status = 0;
   auto session = open_fix_session(opt.fix, status);
   if (!session) return status;
-  auto plan = fix::plan_migration(opt.to, session->context(opt.fix));
+  fix::PlanContext ctx = session->context(opt.fix);
+  ctx.options.remove_present_stack = opt.remove_present_stack;
+  auto plan = fix::plan_migration(opt.to, ctx);
   if (!plan) {
     std::fprintf(stderr, "gpudoctor: cannot plan the move to %s: %s\n", opt.to.c_str(),
                  escape::one_line(plan.error()).c_str());

@@ -30,6 +30,12 @@ std::string run_user(const Facts& facts) {
   return id.user;
 }
 
+// Secure Boot on a machine (not a container, whose kernel is the host's): kernel modules must be signed by a
+// key the firmware trusts.
+bool secure_boot(const Facts& facts) {
+  return !facts.os.in_container && facts.boot.secure_boot && *facts.boot.secure_boot == "enabled";
+}
+
 // Every vendor's keep globs: what no purge or autoremove may take (kernels, dkms, Mesa, firmware).
 std::vector<std::string> keep_globs(const Stacks& stacks) {
   std::vector<std::string> out;
@@ -126,6 +132,15 @@ std::expected<void, std::string> bind_nvidia_install(Params& p, const OsKey& os,
   p.set("install.repo_url", mirror_url(repo, ctx.options.mirror));
   p.set("install.key_url", mirror_url(key_url, ctx.options.mirror));
   bind_repo_origin(p, {repo}, ctx.options.mirror);
+  if (secure_boot(ctx.facts))
+    c->notes.push_back(
+        "Secure Boot is on (mokutil --sb-state): the driver comes from NVIDIA's repository as a DKMS module, "
+        "signed with DKMS's key, which the plan enrolls as a Machine Owner Key (mokutil --import; you "
+        "confirm "
+        "it at the MOK screen of the next boot) and the module is checked loaded after the reboot. The other "
+        "consistent way, Ubuntu's archive driver throughout with its signed prebuilt "
+        "linux-modules-nvidia-<branch>-<flavour> packages (Ubuntu kernels only, never mixed with NVIDIA's "
+        "repository), is not what this plan does");
   if (dir->uncertain) c->notes.push_back("NVIDIA's repository folder " + dir->value + " is not confirmed");
   if (key->uncertain) c->notes.push_back("the signing key URL " + key_url + " is not confirmed");
   notes.insert(notes.end(), c->notes.begin(), c->notes.end());
@@ -155,6 +170,16 @@ std::expected<void, std::string> bind_amd_install(Params& p, const OsKey& os, co
     amdgpu = "https://repo.radeon.com/amdgpu/" + r.amdgpu_dir + "/el/" + os.base_version + "/main/x86_64/";
     rocm = "https://repo.radeon.com/rocm/el" + major + "/" + r.apt_dir + "/main";
   }
+  // Under Secure Boot an out-of-tree amdgpu-dkms would need a Machine Owner Key; the kernel's own amdgpu is
+  // signed with it (ROCm's --no-dkms path, ROCM-INST).
+  bool dkms = !secure_boot(ctx.facts);
+  p.set("install.amdgpu_dkms", dkms ? "yes" : "");
+  if (!dkms)
+    c->notes.push_back(
+        "Secure Boot is on (mokutil --sb-state): ROCm without amdgpu-dkms (ROCm's --no-dkms path), on the "
+        "distribution kernel's in-tree amdgpu, which is signed with the kernel and needs no Machine Owner "
+        "Key; "
+        "that kernel must be new enough for the GPU");
   p.set("install.rocm", r.rocm);
   p.set("install.amdgpu_dir", r.amdgpu_dir);
   p.set("install.amdgpu_url", mirror_url(amdgpu, ctx.options.mirror));
@@ -188,7 +213,10 @@ std::expected<void, std::string> bind_torch(Params& p, const std::string& vendor
                                             const PlanContext& ctx, bool migrating,
                                             std::vector<std::string>& notes) {
   std::string index;
-  if (migrating || !ctx.options.versions.cuda.empty() || !ctx.options.versions.rocm.empty()) {
+  bool host_driver = ctx.facts.os.in_container && vendor == "nvidia" &&
+                     (ctx.facts.nvidia.kernel_module_version || ctx.facts.nvidia.smi_driver_version);
+  if (!host_driver &&
+      (migrating || !ctx.options.versions.cuda.empty() || !ctx.options.versions.rocm.empty())) {
     if (vendor == "nvidia") {
       auto c = choose_nvidia(ctx.facts, ctx.kb, ctx.stacks, ctx.options.versions);
       if (!c) return std::unexpected(c.error());
@@ -328,6 +356,12 @@ std::expected<Params, std::string> bind_params(const Recipe& recipe, const std::
   p.set("os.rhel", os.family == Family::rhel ? "yes" : "");
   p.set("opt.unhold", ctx.options.unhold ? "yes" : "");
   p.set("opt.stop_gpu_users", ctx.options.stop_gpu_users ? "yes" : "");
+  p.set("boot.mok", secure_boot(ctx.facts) ? "yes" : "");
+  p.set("boot.mok_reboot", secure_boot(ctx.facts) && ctx.options.swap_in.empty() ? "yes" : "");
+  p.set("boot.module", vendor == "amd" ? "amdgpu" : "nvidia");
+  p.set("swap.card", ctx.options.swap_in);
+  p.set("swap.old", ctx.options.swap_out);
+  p.set("reboot.plain", ctx.options.swap_in.empty() ? "yes" : "");
   p.set("user", run_user(ctx.facts));
   p.set("homes", ctx.inventory.homes);
   if (vendor == "amd" || vendor == "nvidia")

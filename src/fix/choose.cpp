@@ -64,7 +64,7 @@ struct Flavour {
 // The kernel-module flavour for every NVIDIA GPU, from the table driver.module-flavour judges by
 // (knowledge/health.yaml nvidia_module_flavours); a GPU without a row falls back to its compute capability
 // (the open modules need Turing, sm_75, or later).
-std::expected<Flavour, std::string> module_flavour_for(const Facts& facts, const Knowledge& kb) {
+std::expected<Flavour, std::string> module_flavour_for(const Facts& facts, const Knowledge& kb, int branch) {
   std::string needs_open, needs_proprietary; // the first GPU that decides each way
   for (const auto& gpu : facts.gpus) {
     if (gpu.vendor != Vendor::nvidia || !gpu.model) continue;
@@ -88,7 +88,23 @@ std::expected<Flavour, std::string> module_flavour_for(const Facts& facts, const
     return Flavour{
         true,
         fmt::format("open kernel modules: {} needs them (the proprietary ones do not drive it)", needs_open)};
-  return Flavour{true, "open kernel modules: NVIDIA's default since R560, for Turing (sm_75) and later"};
+  // The default changed with R560 (knowledge health.yaml DRV-README-560): a note about it must fit the
+  // branch.
+  if (branch >= 560)
+    return Flavour{true, "open kernel modules: NVIDIA's default since R560, for Turing (sm_75) and later"};
+  return Flavour{true, fmt::format("open kernel modules, for Turing (sm_75) and later (R{} has them; before "
+                                   "R560 NVIDIA's default was the proprietary modules)",
+                                   branch)};
+}
+
+// The lowest long-lived branch (production or long-term support) from `min` on, with its kind; `min` itself
+// when none is listed there (a new-feature branch).
+std::pair<int, std::string> long_lived_branch(const Stacks& stacks, int min) {
+  const BranchKind* best = nullptr;
+  for (const auto& k : stacks.nvidia_branch_kinds)
+    if (k.branch >= min && (!best || k.branch < best->branch)) best = &k;
+  if (!best) return {min, ""};
+  return {best->branch, best->kind};
 }
 
 // The wheel index chosen for these GPUs: the index and the CUDA of its wheels.
@@ -179,7 +195,10 @@ std::expected<NvidiaChoice, std::string> choose_nvidia(const Facts& facts, const
   std::vector<int> sms = nvidia_sms(facts);
   std::string gpus = gpu_names(facts, Vendor::nvidia);
   if (facts.count(Vendor::nvidia) == 0)
-    c.notes.push_back("no NVIDIA GPU is on the PCI bus: the versions are not checked against a GPU");
+    c.notes.push_back(
+        "no NVIDIA GPU is in the machine and --gpu did not name the incoming card: gpudoctor assumed a card "
+        "of Turing (sm_75) or later, which the chosen CUDA release and the open kernel modules drive; name "
+        "the card with --gpu (\"RTX 3090\", or its PCI id such as 10de:2204) to choose for it");
   else if (sms.empty())
     c.notes.push_back("the tables do not know the compute capability of " + gpus +
                       ": versions not checked against it");
@@ -210,6 +229,20 @@ std::expected<NvidiaChoice, std::string> choose_nvidia(const Facts& facts, const
   auto min = kb.min_driver_for_cuda(c.cuda);
   if (!min) return std::unexpected("the knowledge tables have no minimum driver for CUDA " + c.cuda);
   c.branch = branch_of(min->min_driver);
+  std::string branch_why; // why the branch is not the minimum's
+  if (req.driver.empty()) {
+    auto [branch, kind] = long_lived_branch(stacks, c.branch);
+    if (kind.empty())
+      branch_why = ", a short-lived new-feature branch: NVIDIA lists no production or long-term support "
+                   "branch from it on";
+    else if (branch != c.branch)
+      branch_why = fmt::format("; R{} is a short-lived new-feature branch, R{} the first of NVIDIA's {} "
+                               "branches from there",
+                               c.branch, branch, kind);
+    else
+      branch_why = fmt::format(", NVIDIA's {} branch", kind);
+    c.branch = branch;
+  }
   if (!req.driver.empty()) {
     int branch = branch_of(req.driver);
     if (branch <= 0) return std::unexpected("--driver " + req.driver + " is not a driver branch or version");
@@ -235,9 +268,10 @@ std::expected<NvidiaChoice, std::string> choose_nvidia(const Facts& facts, const
                                              (gpus.empty() ? std::string("any GPU") : gpus) + ")"
                                        : " (--cuda)") +
                      " with driver branch " + std::to_string(c.branch) +
-                     (req.driver.empty() ? " (CUDA " + c.cuda + " needs " + min->min_driver + " or newer)"
-                                         : " (--driver)"));
-  auto flavour = module_flavour_for(facts, kb);
+                     (req.driver.empty()
+                          ? " (CUDA " + c.cuda + " needs " + min->min_driver + " or newer" + branch_why + ")"
+                          : " (--driver)"));
+  auto flavour = module_flavour_for(facts, kb, c.branch);
   if (!flavour) return std::unexpected(flavour.error());
   c.open_modules = flavour->open;
   c.notes.push_back(flavour->note);

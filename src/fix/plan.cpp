@@ -1,6 +1,7 @@
 // The planner: which steps, with which parameters, for one fix or one migration.
 #include "fix/plan.hpp"
 
+#include "fix/incoming_gpu.hpp"
 #include "util/linear_regex.hpp"
 #include "util/text.hpp"
 
@@ -181,11 +182,21 @@ std::expected<Plan, std::string> without_nul(Plan plan) {
 // order, with the cleanup steps moved to just before the reboot (after the installs: what the new stack needs
 // is no orphan).
 void arrange(Plan& plan, const Step& download) {
-  std::vector<PlannedStep> prepare, main, cleanup;
+  std::vector<PlannedStep> prepare, main, cleanup, after;
   for (auto& s : plan.steps)
-    (s.stage == "prepare" ? prepare : s.stage == "cleanup" ? cleanup : main).push_back(std::move(s));
-  bool needs_download = !prepare.empty() || std::any_of(main.begin(), main.end(),
-                                                        [](const PlannedStep& s) { return s.destructive; });
+    (s.stage == "prepare"        ? prepare
+     : s.stage == "cleanup"      ? cleanup
+     : s.stage == "after-reboot" ? after
+                                 : main)
+        .push_back(std::move(s));
+  // The download serves the prepare steps' installs and the removals (a plan whose only prepare step is a
+  // key, enroll-mok, installs nothing).
+  bool installs = std::any_of(main.begin(), main.end(), [](const PlannedStep& s) {
+    return text::contains(s.body, "gd_install_packages");
+  });
+  bool needs_download =
+      (!prepare.empty() && installs) ||
+      std::any_of(main.begin(), main.end(), [](const PlannedStep& s) { return s.destructive; });
   plan.steps = std::move(prepare);
   if (needs_download)
     plan.steps.push_back({"prepare." + download.id, download.title, download.run, download.verify,
@@ -193,8 +204,88 @@ void arrange(Plan& plan, const Step& download) {
   auto reboot = std::find_if(main.begin(), main.end(),
                              [](const PlannedStep& s) { return s.id.starts_with("reboot."); });
   main.insert(reboot, std::make_move_iterator(cleanup.begin()), std::make_move_iterator(cleanup.end()));
+  main.insert(main.end(), std::make_move_iterator(after.begin()), std::make_move_iterator(after.end()));
   plan.steps.insert(plan.steps.end(), std::make_move_iterator(main.begin()),
                     std::make_move_iterator(main.end()));
+}
+
+std::string gpu_list(const Facts& facts, Vendor v) {
+  std::vector<std::string> names;
+  for (const auto& gpu : facts.gpus)
+    if (gpu.vendor == v) names.push_back(gpu.display_name());
+  return text::join(names, ", ");
+}
+
+const char* stack_name(Vendor v) {
+  return v == Vendor::amd ? "ROCm" : "NVIDIA";
+}
+
+// Inside a container the host owns the driver and the kernel: a recipe that needs a reboot (a driver, DKMS,
+// the kernel's settings) is the host's to run.
+std::expected<void, std::string> refuse_in_container(const Recipe& r, const RecipeBook& book,
+                                                     const Facts& facts) {
+  if (!facts.os.in_container) return {};
+  std::vector<const Recipe*> todo = {&r};
+  for (const auto& inc : r.include)
+    if (const Recipe* other = book.find(inc)) todo.push_back(other);
+  for (const Recipe* x : todo)
+    if (std::any_of(x->steps.begin(), x->steps.end(), [](const Step& s) { return s.reboot; }))
+      return std::unexpected(fmt::format(
+          "this is a container ({}): the host owns the driver and the kernel, and {} changes them (it needs "
+          "a reboot); run it on the host, and in here use the host's driver (gpudoctor migrate shows the "
+          "container path)",
+          facts.os.container_evidence, r.id));
+  return {};
+}
+
+// What a migration inside a container says instead of installing a driver: the host's part, the image's.
+// The image's release is the one the plan would install (`release`: "CUDA 13.0", "ROCm 7.2"; empty when
+// none fits).
+std::vector<std::string> container_notes(Vendor to, const PlanContext& ctx, const OsKey& os) {
+  std::string release;
+  if (to == Vendor::nvidia) {
+    if (auto c = choose_nvidia(ctx.facts, ctx.kb, ctx.stacks, ctx.options.versions)) release = c->cuda;
+  } else if (auto c = choose_amd(ctx.facts, ctx.kb, ctx.stacks, os, ctx.options.versions)) {
+    release = c->install.rocm;
+  }
+  std::vector<std::string> notes;
+  notes.push_back(fmt::format(
+      "this is a container ({}): the host owns the driver; this plan installs no kernel headers, DKMS "
+      "module or driver, never reboots, and leaves the old stack's packages of the image; it swaps the "
+      "PyTorch wheels in the environments here",
+      ctx.facts.os.container_evidence));
+  for (const auto& c : ctx.stacks.container_paths) {
+    if (c.vendor != (to == Vendor::nvidia ? "nvidia" : "amd")) continue;
+    std::string image = c.image;
+    for (const char* slot : {"<CUDA>", "<ROCM>"})
+      if (auto at = image.find(slot); at != std::string::npos && !release.empty())
+        image.replace(at, std::string_view(slot).size(), release);
+    notes.push_back(fmt::format("the container path: the host runs the {} driver; build the image from {} "
+                                "and run it with {}{}",
+                                to == Vendor::nvidia ? "NVIDIA" : "amdgpu", image, c.run_flags,
+                                c.cdi.empty() ? "" : ", or through CDI with " + c.cdi));
+  }
+  return notes;
+}
+
+// A migration purges the old stack: refused while a GPU that needs it stays in the machine.
+std::expected<void, std::string> refuse_purging_present_gpu(Vendor to, const PlanContext& ctx) {
+  Vendor old = to == Vendor::nvidia ? Vendor::amd : Vendor::nvidia;
+  if (ctx.facts.count(old) == 0 || ctx.facts.count(to) == 0 || ctx.options.remove_present_stack) return {};
+  return std::unexpected(fmt::format(
+      "this machine has GPUs of both vendors, and the {} stack this migration removes is the one of {}, "
+      "which stays in the machine. To keep both stacks, install the {} one beside it: gpudoctor fix {}; to "
+      "remove the {} stack all the same, add --remove-stack-of-present-gpu",
+      stack_name(old), gpu_list(ctx.facts, old), stack_name(to),
+      to == Vendor::nvidia ? "install-nvidia" : "install-rocm", stack_name(old)));
+}
+
+// The facts the versions are chosen from: the machine's, with --gpu's card in place of its vendor's GPUs.
+std::expected<std::optional<Facts>, std::string> facts_for_choice(Vendor to, const PlanContext& ctx) {
+  if (ctx.options.incoming_gpu.empty()) return std::nullopt;
+  auto gpu = incoming_gpu(ctx.kb, ctx.options.incoming_gpu, to);
+  if (!gpu) return std::unexpected(gpu.error());
+  return with_incoming_gpu(ctx.facts, *gpu);
 }
 
 void dedupe(std::vector<std::string>& list) {
@@ -209,10 +300,26 @@ void dedupe(std::vector<std::string>& list) {
 std::expected<Plan, std::string> plan_fix(const std::string& id, const PlanContext& ctx) {
   const Recipe* r = ctx.book.find(id);
   if (!r) return std::unexpected("no recipe for fix " + id);
+  if (auto refused = refuse_in_container(*r, ctx.book, ctx.facts); !refused)
+    return std::unexpected(refused.error());
   auto os = os_key(ctx.facts, ctx.kb);
   if (!os) return std::unexpected(os.error());
-  Builder b(ctx, *os);
+  std::optional<Facts> chosen;
+  if (!ctx.options.incoming_gpu.empty()) {
+    if (r->vendor != "nvidia" && r->vendor != "amd")
+      return std::unexpected("--gpu names the card to install for: it goes with fix install-nvidia, fix "
+                             "install-rocm and migrate");
+    auto f = facts_for_choice(r->vendor == "nvidia" ? Vendor::nvidia : Vendor::amd, ctx);
+    if (!f) return std::unexpected(f.error());
+    chosen = std::move(*f);
+  }
+  PlanContext cctx{
+      chosen ? *chosen : ctx.facts, ctx.kb, ctx.stacks, ctx.book, ctx.inventory, ctx.results, ctx.options};
+  Builder b(cctx, *os);
   Plan plan = b.start("fix", id, r->title);
+  plan.gpus.clear();
+  for (const auto& gpu : ctx.facts.gpus)
+    if (gpu.vendor != Vendor::other) plan.gpus.push_back(describe_gpu(gpu));
   if (auto added = b.add(*r, "", plan); !added) return std::unexpected(added.error());
   arrange(plan, ctx.book.download_step);
   b.add_why(plan, {r});
@@ -225,12 +332,46 @@ std::expected<Plan, std::string> plan_migration(const std::string& to, const Pla
   if (!m) return std::unexpected("gpudoctor migrates --to nvidia or --to amd, not " + to);
   auto os = os_key(ctx.facts, ctx.kb);
   if (!os) return std::unexpected(os.error());
-  Builder b(ctx, *os);
+  Vendor target = to == "nvidia" ? Vendor::nvidia : Vendor::amd,
+         old = to == "nvidia" ? Vendor::amd : Vendor::nvidia;
+  bool container = ctx.facts.os.in_container;
+  if (!container)
+    if (auto refused = refuse_purging_present_gpu(target, ctx); !refused)
+      return std::unexpected(refused.error());
+  auto chosen = facts_for_choice(target, ctx);
+  if (!chosen) return std::unexpected(chosen.error());
+  PlanContext cctx{
+      *chosen ? **chosen : ctx.facts, ctx.kb, ctx.stacks, ctx.book, ctx.inventory, ctx.results, ctx.options};
+  // The old vendor's card is in and none of the new one's: the reboot is a power-off to swap them.
+  if (!container && ctx.facts.count(target) == 0 && ctx.facts.count(old) > 0) {
+    cctx.options.swap_in = ctx.options.incoming_gpu.empty()
+                               ? std::string(target == Vendor::nvidia ? "the NVIDIA card" : "the AMD card")
+                               : gpu_list(cctx.facts, target);
+    cctx.options.swap_out = gpu_list(ctx.facts, old);
+  }
+  Builder b(cctx, *os);
   Plan plan =
       b.start("migrate", "migrate-to-" + to,
               std::string("Move this machine to ") + (to == "nvidia" ? "NVIDIA (CUDA)" : "AMD (ROCm)"));
+  plan.gpus.clear();
+  for (const auto& gpu : ctx.facts.gpus)
+    if (gpu.vendor != Vendor::other) plan.gpus.push_back(describe_gpu(gpu));
+  if (!ctx.options.incoming_gpu.empty())
+    plan.notes.push_back(
+        fmt::format("the versions are chosen for the incoming {} (--gpu)", gpu_list(cctx.facts, target)));
+  if (container) {
+    auto notes = container_notes(target, cctx, *os);
+    plan.notes.insert(plan.notes.end(), notes.begin(), notes.end());
+  }
+  if (ctx.options.remove_present_stack && ctx.facts.count(old) > 0 && ctx.facts.count(target) > 0)
+    plan.notes.push_back(fmt::format("--remove-stack-of-present-gpu: the {} stack goes although {} stays in "
+                                     "the machine; it will not work until a stack for it is installed",
+                                     stack_name(old), gpu_list(ctx.facts, old)));
   std::vector<const Recipe*> recipes;
   for (const auto& id : m->recipes) {
+    // In a container only the user space of the environments changes (the wheels): the rest is the host's
+    // or the image's.
+    if (container && id != "torch-reinstall") continue;
     const Recipe* r = ctx.book.find(id);
     if (!r) return std::unexpected("fixes/migrate.yaml names no recipe " + id);
     recipes.push_back(r);
@@ -238,8 +379,12 @@ std::expected<Plan, std::string> plan_migration(const std::string& to, const Pla
   }
   arrange(plan, ctx.book.download_step);
   plan.must_pass = m->must_pass;
+  // In a container the host's driver decides the driver's checks; the environments' are this plan's.
+  if (container)
+    std::erase_if(plan.must_pass,
+                  [](const std::string& id) { return !id.starts_with("torch.") && !id.starts_with("env."); });
   Params post;
-  post.set("post.checks", text::join(m->must_pass, ","));
+  post.set("post.checks", text::join(plan.must_pass, ","));
   const Step& s = ctx.book.check_step;
   auto run = expand(s.run, post);
   auto verify = expand(s.verify, post);

@@ -50,6 +50,10 @@ struct PlanOptions {
   bool check_host = true;      // the script refuses another host name
   bool unhold = false;         // held packages of the stack are released (else the script stops on them)
   bool stop_gpu_users = false; // processes using the old GPU are stopped (else the script stops on them)
+  std::string incoming_gpu;    // --gpu: the card the versions are for (a model name or a PCI id)
+  bool remove_present_stack = false; // migrate with GPUs of both vendors: purge the old stack all the same
+  std::string swap_in, swap_out;     // set by the planner: the card that comes in and those that go, when a
+                                     // migration powers off to swap them (the old vendor's card is in)
   std::string source = "this machine";
 };
 

@@ -16,7 +16,8 @@ struct Step {
   std::string id, title;
   bool root = false, destructive = false, reboot = false;
   // "prepare": runs before every other step of the plan (sources and keys, holds: what the downloads need);
-  // "cleanup": after the others, before the reboot (what only the installs can tell is no longer needed).
+  // "cleanup": after the others, before the reboot (what only the installs can tell is no longer needed);
+  // "after-reboot": after the reboot (what only the next boot can show: the module loaded).
   std::string stage;
   std::vector<std::string> when; // included when any of these parameters is non-empty (empty: always)
   std::string when_system_sets;  // included when a system-wide profile sets a variable matching this

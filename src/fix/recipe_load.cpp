@@ -76,8 +76,8 @@ Step read_step(const yaml::Node& node) {
   s.destructive = f.flag("destructive");
   s.reboot = f.flag("reboot");
   s.stage = f.text_or("stage", "");
-  if (!s.stage.empty() && s.stage != "prepare" && s.stage != "cleanup")
-    yaml::fail(node["stage"], "stage is prepare or cleanup");
+  if (!s.stage.empty() && s.stage != "prepare" && s.stage != "cleanup" && s.stage != "after-reboot")
+    yaml::fail(node["stage"], "stage is prepare, cleanup or after-reboot");
   s.when = f.words("when");
   for (const auto& p : s.when)
     if (!is_known_param(p)) yaml::fail(node["when"], fmt::format("\"{}\" is not a parameter", p));

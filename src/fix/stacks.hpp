@@ -59,6 +59,18 @@ struct RepoKey {
   bool uncertain = false;
 };
 
+// A driver branch NVIDIA supports for long (production or long-term support); the others are short-lived
+// new-feature branches, which a plan takes only when no long-lived one fits.
+struct BranchKind {
+  int branch = 0;
+  std::string kind; // "production", "long-term support"
+};
+
+// How a container gets the vendor's GPUs: the host runs the driver; the image brings the user space.
+struct ContainerPath {
+  std::string vendor, image, run_flags, cdi;
+};
+
 struct Stacks {
   std::vector<VendorStack> vendors;
   std::vector<CudaInstall> cuda_installs;
@@ -69,6 +81,8 @@ struct Stacks {
   std::vector<RepoKey> repo_keys;
   std::vector<Replacement> replacements;
   std::string device_selection_vars; // ERE
+  std::vector<BranchKind> nvidia_branch_kinds;
+  std::vector<ContainerPath> container_paths;
 
   const VendorStack* vendor(const std::string& name) const;
   // The value of the most specific row whose os ("<ID> <version prefix>") matches.

@@ -54,9 +54,10 @@ public:
   Stacks stacks;
 
   void read(const yaml::Node& doc) {
-    yaml::Fields top(doc, {"sources", "vendors", "cuda_installs", "cuda_arch_first", "cuda_major_min_arch",
-                           "nvidia_repo_dirs", "rocm_installs", "amd_apt_codenames", "repo_keys",
-                           "replacements", "device_selection_vars"});
+    yaml::Fields top(doc,
+                     {"sources", "vendors", "cuda_installs", "cuda_arch_first", "cuda_major_min_arch",
+                      "nvidia_repo_dirs", "rocm_installs", "amd_apt_codenames", "repo_keys", "replacements",
+                      "device_selection_vars", "nvidia_branch_kinds", "container_paths"});
     const yaml::Node sources = doc["sources"];
     if (!sources.is_map()) yaml::fail(doc, "field 'sources' must map keys to citations");
     for (const auto& [key, citation] : sources.entries()) {
@@ -99,6 +100,20 @@ public:
       yaml::Fields f = row(n, {"vendor", "family", "package", "distribution", "uncertain"});
       stacks.replacements.push_back({f.text("vendor"), f.text("family"), f.text("package"),
                                      f.text("distribution"), f.flag("uncertain")});
+    }
+    for (const auto& n : rows(top, "nvidia_branch_kinds")) {
+      yaml::Fields f = row(n, {"branch", "kind"});
+      auto branch = text::to_int(f.text("branch"));
+      std::string kind = f.text("kind");
+      if (!branch) yaml::fail(n["branch"], "branch must be a number");
+      if (kind != "production" && kind != "long-term support")
+        yaml::fail(n["kind"], "kind is production or long-term support");
+      stacks.nvidia_branch_kinds.push_back({static_cast<int>(*branch), kind});
+    }
+    for (const auto& n : rows(top, "container_paths")) {
+      yaml::Fields f = row(n, {"vendor", "image", "run_flags", "cdi"});
+      stacks.container_paths.push_back(
+          {f.text("vendor"), f.text("image"), f.text("run_flags"), f.text_or("cdi", "")});
     }
     yaml::Fields dsv = row(doc["device_selection_vars"], {"vars"});
     stacks.device_selection_vars = dsv.text("vars");

@@ -84,7 +84,12 @@ status=0
 if [[ $status != 2 ]] || ! grep -q 'CUDA 13 no longer builds for compute capability below sm_75' "$work/refused.out"; then
   fail "CUDA 13 for a Volta GPU was not refused with the reason (status $status): $(cat "$work/refused.out")"
 fi
-status=0
-"$gpudoctor" fix enroll-mok --from "$volta" >"$work/manual.out" 2>&1 || status=$?
-if [[ $status != 2 ]] || ! grep -q 'done by hand' "$work/manual.out"; then fail "a manual fix did not say so"; fi
-pass "impossible versions are refused with the reason; a manual fix says it has no script"
+# enroll-mok is a recipe (it was "by hand"): its steps under Secure Boot, nothing to do without it.
+"$gpudoctor" fix enroll-mok --from "$source_dir/tests/machines/nvidia-secure-boot-dkms/snapshot" >"$work/mok.sh" 2>&1 ||
+  fail "fix enroll-mok under Secure Boot: $(tail -3 "$work/mok.sh")"
+for id in enroll-mok.key enroll-mok.import enroll-mok.reboot enroll-mok.loaded; do
+  grep -q "^#   [0-9]\. $id " "$work/mok.sh" || fail "fix enroll-mok under Secure Boot has no step $id"
+done
+"$gpudoctor" fix enroll-mok --from "$volta" >"$work/nomok.out" 2>&1 || fail "fix enroll-mok without Secure Boot failed"
+grep -q 'has nothing to do' "$work/nomok.out" || fail "fix enroll-mok without Secure Boot did not say it has nothing to do"
+pass "impossible versions are refused with the reason; enroll-mok is a recipe (its four steps under Secure Boot only)"

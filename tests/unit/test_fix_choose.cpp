@@ -2,6 +2,7 @@
 // combinations are refused with the reason.
 #include "check_fixtures.hpp"
 #include "fix/choose.hpp"
+#include "fix/incoming_gpu.hpp"
 #include "fix_fixtures.hpp"
 #include "util/text.hpp"
 
@@ -45,7 +46,8 @@ TEST_CASE("fix choose: NVIDIA versions follow the GPU's compute capability") {
   auto volta = choose_nvidia(nvidia_box(0x1db4), kb(), stacks(), {}); // V100, sm_70
   REQUIRE(volta.has_value());
   CHECK(volta->cuda == "12.6");
-  CHECK(volta->branch == 560);
+  // CUDA 12.6 needs 560, a short-lived new-feature branch: the lowest long-lived one from there is R580.
+  CHECK(volta->branch == 580);
   CHECK(!volta->open_modules); // the open modules need Turing or later
   CHECK(volta->torch_index == "cu126");
 
@@ -169,4 +171,43 @@ TEST_CASE(
   CHECK(test::contains(ada->why, "PyTorch 2.14"));
   // A driver too old for any CUDA 12 wheel.
   CHECK_FALSE(here(0x2b85, "470.256.02").has_value());
+}
+
+TEST_CASE("fix choose: --gpu names the incoming card by model name or PCI id; anything else is refused") {
+  auto rtx3090 = incoming_gpu(kb(), "RTX 3090", Vendor::nvidia);
+  REQUIRE_MESSAGE(rtx3090.has_value(), (rtx3090 ? std::string() : rtx3090.error()));
+  CHECK(rtx3090->device_id == 0x2204); // the exact name wins over "RTX 3090 Ti"
+  CHECK(rtx3090->arch() == "sm_86");
+  auto by_id = incoming_gpu(kb(), "10de:2b85", Vendor::nvidia);
+  REQUIRE(by_id.has_value());
+  CHECK(by_id->model->family == "Blackwell");
+  CHECK(incoming_gpu(kb(), "rx 7900 xtx", Vendor::amd)->arch() == "gfx1100");
+  // Several models hold the words: named, not guessed.
+  auto several = incoming_gpu(kb(), "3090", Vendor::nvidia);
+  REQUIRE_FALSE(several.has_value());
+  CHECK(test::contains(several.error(), "RTX 3090 Ti"));
+  CHECK(test::contains(incoming_gpu(kb(), "RTX 9999", Vendor::nvidia).error(), "names no GPU"));
+  CHECK(test::contains(incoming_gpu(kb(), "10de:ffff", Vendor::nvidia).error(), "no such PCI id"));
+  CHECK(test::contains(incoming_gpu(kb(), "RX 7900 XTX", Vendor::nvidia).error(), "is the AMD"));
+  CHECK_FALSE(incoming_gpu(kb(), " - ", Vendor::nvidia).has_value());
+
+  // The choice for the incoming card replaces the GPUs of its vendor, not the others.
+  Facts box = nvidia_box(0x1db4); // V100
+  box.gpus.push_back(make_nvidia_gpu(1, 0x1db4));
+  Facts chosen = with_incoming_gpu(box, *by_id);
+  REQUIRE(chosen.count(Vendor::nvidia) == 1);
+  auto c = choose_nvidia(chosen, kb(), stacks(), {});
+  REQUIRE(c.has_value());
+  CHECK(c->open_modules); // Blackwell needs them
+  CHECK(c->cuda == "13.0");
+}
+
+TEST_CASE("fix choose: the note on the module flavour's default is true for the branch") {
+  auto pre560 = choose_nvidia(nvidia_box(0x2204), kb(), stacks(), {.driver = "550", .cuda = "12.4"});
+  REQUIRE(pre560.has_value());
+  std::string notes = text::join(pre560->notes, "\n");
+  CHECK(test::contains(notes, "before R560 NVIDIA's default was the proprietary modules"));
+  CHECK_FALSE(test::contains(notes, "default since R560"));
+  auto now = choose_nvidia(nvidia_box(0x2204), kb(), stacks(), {});
+  CHECK(test::contains(text::join(now->notes, "\n"), "NVIDIA's default since R560"));
 }

@@ -25,9 +25,10 @@ struct ScratchFixes {
   const fs::path& root = dir.path();
   ScratchFixes(const std::string& name, const std::string& content) {
     fs::create_directories(root / "fixes");
-    for (const char* keep : {"migrate.yaml", "lib.bash", "purge-rocm.yaml", "purge-nvidia.yaml",
-                             "install-nvidia.yaml", "install-rocm.yaml", "torch-reinstall.yaml",
-                             "reboot.yaml", "blacklist-nouveau.yaml", "groups-render-video.yaml"})
+    for (const char* keep :
+         {"migrate.yaml", "lib.bash", "purge-rocm.yaml", "purge-nvidia.yaml", "install-nvidia.yaml",
+          "install-rocm.yaml", "torch-reinstall.yaml", "reboot.yaml", "blacklist-nouveau.yaml",
+          "groups-render-video.yaml", "enroll-mok.yaml"})
       fs::copy_file(fs::path(GPUDOCTOR_SOURCE_DIR) / "fixes" / keep, root / "fixes" / keep);
     write_text(root / "fixes" / name, content);
   }
@@ -77,7 +78,7 @@ TEST_CASE("fix data: recipes remedy known checks, are fix ids, and cover both fa
     for (const auto& id : m.must_pass)
       CHECK_MESSAGE(cat.find(id) != nullptr, id << " is not a check id");
   // Every fix a check points to has a recipe, except the ones done by hand.
-  std::set<std::string> manual = {"enroll-mok"};
+  std::set<std::string> manual = {};
   for (const auto& f : cat.fixes)
     if (!manual.count(f.id)) CHECK_MESSAGE(recipes().find(f.id) != nullptr, "no recipe for fix " << f.id);
 }

@@ -17,10 +17,15 @@
 #       (a source a machine has already is reused; with --mirror, gpudoctor's source for the mirror replaces
 #       NVIDIA's), installs the kernel headers, the driver branch the chosen CUDA release needs (open kernel
 #       modules for Turing and later, NVIDIA's proprietary ones before), the CUDA toolkit, puts it on PATH for
-#       login shells, and blacklists nouveau. Needs a reboot.
+#       login shells, and blacklists nouveau. Under Secure Boot it enrolls DKMS's signing key as a Machine
+#       Owner Key (enroll-mok). Needs a reboot.
 #       (blacklist-nouveau) Writes /etc/modprobe.d/blacklist-nouveau.conf (blacklist nouveau, options nouveau
 #       modeset=0) and rebuilds the initramfs, so nouveau does not take the GPU at the next boot and the
 #       NVIDIA driver can. Needs a reboot.
+#       (enroll-mok) Secure Boot loads only signed kernel modules. DKMS signs the modules it builds with its
+#       key; this makes that key where DKMS looks for it (unless it is there), asks the firmware to enroll its
+#       certificate with mokutil --import (you choose a one-time password), stops before the reboot to say
+#       what to do at the MOK screen, and after the reboot checks that the driver's module loaded.
 #       (torch-reinstall) Replaces torch (and torchvision and torchaudio where installed) in the virtual and
 #       conda environments gpudoctor found with the build for this machine's GPU, removing the other vendor's
 #       companion wheels (pytorch-triton-rocm, nvidia-*-cu12) that only PyTorch needed, from PyTorch's wheel
@@ -29,7 +34,8 @@
 #       is put back as it was. Only virtual environments and conda environments are changed, never the system
 #       Python.
 #       (reboot) Reboots so the kernel module that matches the installed user-space driver is loaded. Run the
-#       script again after the reboot and it goes on after this step.
+#       script again after the reboot and it goes on after this step. In a migration whose new card is not in
+#       the machine yet, it is a power-off to swap the cards instead.
 # Why:  asked for by name; no check of this machine points to it.
 # For:  host navi-box, Ubuntu 22.04.4 LTS (ubuntu 22.04, debian family), kernel 6.5.0-21-generic
 #       gpu0 (0000:03:00.0): AMD Radeon RX 7900 XTX (gfx1100), driver amdgpu
@@ -37,8 +43,10 @@
 #
 # Notes:
 #   - CUDA 13.0 (the newest gpudoctor installs that builds for any GPU) with driver branch 580 (CUDA 13.0
-#     needs 580.65.06 or newer)
-#   - no NVIDIA GPU is on the PCI bus: the versions are not checked against a GPU
+#     needs 580.65.06 or newer, NVIDIA's long-term support branch)
+#   - no NVIDIA GPU is in the machine and --gpu did not name the incoming card: gpudoctor assumed a card of
+#     Turing (sm_75) or later, which the chosen CUDA release and the open kernel modules drive; name the card
+#     with --gpu ("RTX 3090", or its PCI id such as 10de:2204) to choose for it
 #   - open kernel modules: NVIDIA's default since R560, for Turing (sm_75) and later
 #   - PyTorch from the cu130 wheel index: the newest whose CUDA driver 580 runs and whose wheels build for
 #     these GPUs
@@ -73,7 +81,8 @@
 #  14. torch-reinstall.reinstall              ---  Reinstall torch from https://download.pytorch.org/whl/cu130
 #  15. purge-rocm.autoremove                  RD-  Purge what only the removed packages needed (apt's
 #                                                  autoremove, limited to what this purge orphaned)
-#  16. reboot.reboot                          R-B  Reboot the machine
+#  16. reboot.swap-card                       R-B  Power off, take out AMD Radeon RX 7900 XTX and put in the
+#                                                  NVIDIA card
 #  17. migrate.check                          ---  Check the machine with gpudoctor (what must pass now)
 # Afterwards these checks must pass: driver.not-bound driver.nouveau driver.nvidia-mismatch cuda.no-driver
 #   cuda.driver-too-old stack.both-vendors stack.leftover-paths torch.cpu-build torch.vendor-mismatch
@@ -82,7 +91,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID='migrate-to-nvidia-bc8630e8'
+GD_SCRIPT_ID='migrate-to-nvidia-4b6e37e3'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04
@@ -104,7 +113,7 @@ GD_STEP_IDS=(
   blacklist-nouveau.modprobe
   torch-reinstall.reinstall
   purge-rocm.autoremove
-  reboot.reboot
+  reboot.swap-card
   migrate.check
 )
 GD_STEP_TITLES=(
@@ -123,7 +132,7 @@ GD_STEP_TITLES=(
   'Blacklist nouveau and rebuild the initramfs'
   'Reinstall torch from https://download.pytorch.org/whl/cu130'
   'Purge what only the removed packages needed (apt'\''s autoremove, limited to what this purge orphaned)'
-  'Reboot the machine'
+  'Power off, take out AMD Radeon RX 7900 XTX and put in the NVIDIA card'
   'Check the machine with gpudoctor (what must pass now)'
 )
 GD_STEP_FLAGS=(
@@ -280,9 +289,9 @@ gd_verify_15() {
   gd_verify_no_orphans libdrm2 libdrm-common libdrm-dev libdrm-tests libdrm-amdgpu1 'libdrm-[!a]*' libdrm 'mesa-[!a]*' 'mesa-libGL*' 'mesa-libEGL*' 'mesa-libgbm*' 'mesa-dri-drivers*' mesa-filesystem 'mesa-vulkan-drivers*' 'libgl1-mesa*' 'libglx-mesa*' 'libegl-mesa*' libgbm1 libgbm-dev 'libosmesa*' 'libglapi-mesa*' 'libvulkan*' xserver-xorg 'xserver-xorg-core*' 'xserver-xorg-video-[!n]*' 'xserver-xorg-video-nouveau*' 'xserver-xorg-input-*' xserver-xorg-legacy 'firmware-*' 'linux-firmware*' amdgpu-firmware 'linux-image-*' 'linux-headers-*' 'linux-modules-extra-*' 'kernel-*' dkms
 }
 
-# 16. Reboot the machine [root, reboot] (fixes/reboot.yaml:9)
+# 16. Power off, take out AMD Radeon RX 7900 XTX and put in the NVIDIA card [root, reboot] (fixes/reboot.yaml:10)
 gd_step_16() {
-  gd_reboot
+  gd_power_off_for_swap 'AMD Radeon RX 7900 XTX' 'the NVIDIA card' ''
 }
 gd_verify_16() {
   true # the next run of the script sees the new boot

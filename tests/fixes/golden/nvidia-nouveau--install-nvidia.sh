@@ -6,10 +6,15 @@
 #       machine has already is reused; with --mirror, gpudoctor's source for the mirror replaces NVIDIA's),
 #       installs the kernel headers, the driver branch the chosen CUDA release needs (open kernel modules for
 #       Turing and later, NVIDIA's proprietary ones before), the CUDA toolkit, puts it on PATH for login
-#       shells, and blacklists nouveau. Needs a reboot.
+#       shells, and blacklists nouveau. Under Secure Boot it enrolls DKMS's signing key as a Machine Owner Key
+#       (enroll-mok). Needs a reboot.
 #       (blacklist-nouveau) Writes /etc/modprobe.d/blacklist-nouveau.conf (blacklist nouveau, options nouveau
 #       modeset=0) and rebuilds the initramfs, so nouveau does not take the GPU at the next boot and the
 #       NVIDIA driver can. Needs a reboot.
+#       (enroll-mok) Secure Boot loads only signed kernel modules. DKMS signs the modules it builds with its
+#       key; this makes that key where DKMS looks for it (unless it is there), asks the firmware to enroll its
+#       certificate with mokutil --import (you choose a one-time password), stops before the reboot to say
+#       what to do at the MOK screen, and after the reboot checks that the driver's module loaded.
 # Why:  asked for by name; no check of this machine points to it.
 # For:  host mei-desktop, Ubuntu 22.04.4 LTS (ubuntu 22.04, debian family), kernel 6.5.0-28-generic
 #       gpu0 (0000:01:00.0): NVIDIA GeForce RTX 3060 (sm_86), driver nouveau
@@ -17,7 +22,7 @@
 #
 # Notes:
 #   - CUDA 13.0 (the newest gpudoctor installs that builds for NVIDIA GeForce RTX 3060 (sm_86)) with driver
-#     branch 580 (CUDA 13.0 needs 580.65.06 or newer)
+#     branch 580 (CUDA 13.0 needs 580.65.06 or newer, NVIDIA's long-term support branch)
 #   - open kernel modules: NVIDIA's default since R560, for Turing (sm_75) and later
 #   - PyTorch from the cu130 wheel index: the newest whose CUDA driver 580 runs and whose wheels build for
 #     these GPUs
@@ -43,7 +48,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID='install-nvidia-517c5172'
+GD_SCRIPT_ID='install-nvidia-6a5b70d5'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04

@@ -17,7 +17,8 @@
 #       sources replace AMD's) with their signing key (/etc/apt/keyrings/rocm.gpg) and pin, as AMD's guide
 #       does (an existing source of the same repository is reused), installs the kernel headers, amdgpu-dkms
 #       and the rocm meta package, registers /opt/rocm's libraries with the dynamic linker and adds the user
-#       to render and video (AMD's native install guide). Needs a reboot.
+#       to render and video (AMD's native install guide). Under Secure Boot it leaves out amdgpu-dkms and the
+#       headers (ROCm's --no-dkms path: the kernel's own amdgpu is signed). Needs a reboot.
 #       (groups-render-video) Adds the user to the render and video groups, which own /dev/kfd and
 #       /dev/dri/renderD* (AMD's ROCm install guide). The user must log out and in again (or run `newgrp
 #       render`) for it to take effect.
@@ -29,7 +30,8 @@
 #       is put back as it was. Only virtual environments and conda environments are changed, never the system
 #       Python.
 #       (reboot) Reboots so the kernel module that matches the installed user-space driver is loaded. Run the
-#       script again after the reboot and it goes on after this step.
+#       script again after the reboot and it goes on after this step. In a migration whose new card is not in
+#       the machine yet, it is a power-off to swap the cards instead.
 # Why:  asked for by name; no check of this machine points to it.
 # For:  host gpu-vm01, Ubuntu 22.04.4 LTS (ubuntu 22.04, debian family), kernel 5.15.0-105-generic
 #       gpu0 (0000:00:10.0): NVIDIA GeForce RTX 3090 (sm_86), driver nvidia
@@ -70,7 +72,8 @@
 #  15. groups-render-video.groups             R--  Add the user to the render and video groups
 #  16. purge-nvidia.autoremove                RD-  Purge what only the removed packages needed (apt's
 #                                                  autoremove, limited to what this purge orphaned)
-#  17. reboot.reboot                          R-B  Reboot the machine
+#  17. reboot.swap-card                       R-B  Power off, take out NVIDIA GeForce RTX 3090 and put in the
+#                                                  AMD card
 #  18. migrate.check                          ---  Check the machine with gpudoctor (what must pass now)
 # Afterwards these checks must pass: driver.not-bound driver.kfd-missing stack.both-vendors
 #   stack.leftover-paths perm.kfd perm.render-node torch.cpu-build torch.vendor-mismatch torch.arch-missing
@@ -78,7 +81,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID='migrate-to-amd-15ab787d'
+GD_SCRIPT_ID='migrate-to-amd-d4c1d926'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04
@@ -101,7 +104,7 @@ GD_STEP_IDS=(
   install-rocm.ld-conf
   groups-render-video.groups
   purge-nvidia.autoremove
-  reboot.reboot
+  reboot.swap-card
   migrate.check
 )
 GD_STEP_TITLES=(
@@ -121,7 +124,7 @@ GD_STEP_TITLES=(
   'Register ROCm'\''s libraries with the dynamic linker'
   'Add the user to the render and video groups'
   'Purge what only the removed packages needed (apt'\''s autoremove, limited to what this purge orphaned)'
-  'Reboot the machine'
+  'Power off, take out NVIDIA GeForce RTX 3090 and put in the AMD card'
   'Check the machine with gpudoctor (what must pass now)'
 )
 GD_STEP_FLAGS=(
@@ -157,7 +160,7 @@ gd_verify_1() {
   gd_verify_not_held cuda-toolkit-12-0 libnvidia-compute-525 nvidia-dkms-525 nvidia-driver-525 nvidia-utils-525
 }
 
-# 2. Add AMD's amdgpu 30.30 and ROCm 7.2 repositories, their signing key and pin [root] (fixes/install-rocm.yaml:22)
+# 2. Add AMD's amdgpu 30.30 and ROCm 7.2 repositories, their signing key and pin [root] (fixes/install-rocm.yaml:24)
 gd_step_2() {
 gd_install_key https://repo.radeon.com/rocm/rocm.gpg.key /etc/apt/keyrings/rocm.gpg dearmor
 gd_add_apt_source /etc/apt/sources.list.d/amdgpu.list https://repo.radeon.com/amdgpu/30.30/ubuntu jammy main \
@@ -177,7 +180,7 @@ gd_verify_2() {
   gd_verify_apt_source https://repo.radeon.com/rocm/apt/7.2 jammy
 }
 
-# 3. Add AMD's graphics repository (ROCm 7 packages depend on it) [root] (fixes/install-rocm.yaml:64)
+# 3. Add AMD's graphics repository (ROCm 7 packages depend on it) [root] (fixes/install-rocm.yaml:66)
 gd_step_3() {
   gd_add_apt_source /etc/apt/sources.list.d/amdgpu-graphics.list https://repo.radeon.com/graphics/7.2/ubuntu jammy main \
     'arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg' 'gpudoctor-vendor: amd (written by gpudoctor for ROCm 7.2)'
@@ -234,7 +237,7 @@ gd_verify_9() {
   gd_verify_profiles 'CUDA_[A-Z_]*|CUDNN_[A-Z_]*|NVIDIA_VISIBLE_DEVICES|NVIDIA_DRIVER_CAPABILITIES|CUDA_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|GPU_DEVICE_ORDINAL' '/usr/local/cuda(-[0-9][0-9.]*)?|\$\{?(CUDA_HOME|CUDA_PATH|CUDA_ROOT)\}?' --system /home/dana
 }
 
-# 10. Install the headers of the kernel (amdgpu-dkms is built against them) [root] (fixes/install-rocm.yaml:73)
+# 10. Install the headers of the kernel (amdgpu-dkms is built against them) [root] (fixes/install-rocm.yaml:75)
 gd_step_10() {
   gd_install_packages "linux-headers-$(gd_kernel)"
 }
@@ -242,7 +245,7 @@ gd_verify_10() {
   gd_verify_installed "linux-headers-$(gd_kernel)"
 }
 
-# 11. Install the kernel's extra modules (Ubuntu) [root] (fixes/install-rocm.yaml:80)
+# 11. Install the kernel's extra modules (Ubuntu) [root] (fixes/install-rocm.yaml:83)
 gd_step_11() {
   gd_install_packages "linux-modules-extra-$(gd_kernel)"
 }
@@ -250,7 +253,7 @@ gd_verify_11() {
   gd_verify_installed "linux-modules-extra-$(gd_kernel)"
 }
 
-# 12. Install the amdgpu kernel driver (amdgpu-dkms) [root, reboot] (fixes/install-rocm.yaml:86)
+# 12. Install the amdgpu kernel driver (amdgpu-dkms) [root, reboot] (fixes/install-rocm.yaml:89)
 gd_step_12() {
   gd_install_packages amdgpu-dkms
 }
@@ -258,7 +261,7 @@ gd_verify_12() {
   gd_verify_installed amdgpu-dkms
 }
 
-# 13. Install ROCm 7.2 [root] (fixes/install-rocm.yaml:92)
+# 13. Install ROCm 7.2 [root] (fixes/install-rocm.yaml:96)
 gd_step_13() {
   gd_install_packages rocm
 }
@@ -266,7 +269,7 @@ gd_verify_13() {
   gd_verify_installed rocm
 }
 
-# 14. Register ROCm's libraries with the dynamic linker [root] (fixes/install-rocm.yaml:97)
+# 14. Register ROCm's libraries with the dynamic linker [root] (fixes/install-rocm.yaml:101)
 gd_step_14() {
 local before=$GD_CHANGES
 gd_write_file /etc/ld.so.conf.d/rocm.conf 0644 <<'CONF'
@@ -296,9 +299,9 @@ gd_verify_16() {
   gd_verify_no_orphans libdrm2 libdrm-common libdrm-dev libdrm-tests libdrm-amdgpu1 'libdrm-[!a]*' libdrm 'mesa-[!a]*' 'mesa-libGL*' 'mesa-libEGL*' 'mesa-libgbm*' 'mesa-dri-drivers*' mesa-filesystem 'mesa-vulkan-drivers*' 'libgl1-mesa*' 'libglx-mesa*' 'libegl-mesa*' libgbm1 libgbm-dev 'libosmesa*' 'libglapi-mesa*' 'libvulkan*' xserver-xorg 'xserver-xorg-core*' 'xserver-xorg-video-[!n]*' 'xserver-xorg-video-nouveau*' 'xserver-xorg-input-*' xserver-xorg-legacy 'firmware-*' 'linux-firmware*' amdgpu-firmware 'linux-image-*' 'linux-headers-*' 'linux-modules-extra-*' 'kernel-*' dkms
 }
 
-# 17. Reboot the machine [root, reboot] (fixes/reboot.yaml:9)
+# 17. Power off, take out NVIDIA GeForce RTX 3090 and put in the AMD card [root, reboot] (fixes/reboot.yaml:10)
 gd_step_17() {
-  gd_reboot
+  gd_power_off_for_swap 'NVIDIA GeForce RTX 3090' 'the AMD card' ''
 }
 gd_verify_17() {
   true # the next run of the script sees the new boot

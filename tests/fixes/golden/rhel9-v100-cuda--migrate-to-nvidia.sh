@@ -17,10 +17,15 @@
 #       (a source a machine has already is reused; with --mirror, gpudoctor's source for the mirror replaces
 #       NVIDIA's), installs the kernel headers, the driver branch the chosen CUDA release needs (open kernel
 #       modules for Turing and later, NVIDIA's proprietary ones before), the CUDA toolkit, puts it on PATH for
-#       login shells, and blacklists nouveau. Needs a reboot.
+#       login shells, and blacklists nouveau. Under Secure Boot it enrolls DKMS's signing key as a Machine
+#       Owner Key (enroll-mok). Needs a reboot.
 #       (blacklist-nouveau) Writes /etc/modprobe.d/blacklist-nouveau.conf (blacklist nouveau, options nouveau
 #       modeset=0) and rebuilds the initramfs, so nouveau does not take the GPU at the next boot and the
 #       NVIDIA driver can. Needs a reboot.
+#       (enroll-mok) Secure Boot loads only signed kernel modules. DKMS signs the modules it builds with its
+#       key; this makes that key where DKMS looks for it (unless it is there), asks the firmware to enroll its
+#       certificate with mokutil --import (you choose a one-time password), stops before the reboot to say
+#       what to do at the MOK screen, and after the reboot checks that the driver's module loaded.
 #       (torch-reinstall) Replaces torch (and torchvision and torchaudio where installed) in the virtual and
 #       conda environments gpudoctor found with the build for this machine's GPU, removing the other vendor's
 #       companion wheels (pytorch-triton-rocm, nvidia-*-cu12) that only PyTorch needed, from PyTorch's wheel
@@ -29,7 +34,8 @@
 #       is put back as it was. Only virtual environments and conda environments are changed, never the system
 #       Python.
 #       (reboot) Reboots so the kernel module that matches the installed user-space driver is loaded. Run the
-#       script again after the reboot and it goes on after this step.
+#       script again after the reboot and it goes on after this step. In a migration whose new card is not in
+#       the machine yet, it is a power-off to swap the cards instead.
 # Why:  stack.leftover-paths (warn, /home/dana/.bashrc): /home/dana/.bashrc names 2 GPU-stack folders that are
 #         missing: leftovers of an uninstalled or replaced stack. They slow every command lookup at best, and
 #         load the wrong libraries at worst. Remove them.
@@ -40,9 +46,10 @@
 #
 # Notes:
 #   - CUDA 12.6 (the newest gpudoctor installs that builds for Tesla V100 PCIe 16GB (sm_70)) with driver
-#     branch 560 (CUDA 12.6 needs 560.28.03 or newer)
+#     branch 580 (CUDA 12.6 needs 560.28.03 or newer; R560 is a short-lived new-feature branch, R580 the first
+#     of NVIDIA's long-term support branches from there)
 #   - proprietary kernel modules: the open modules do not drive Tesla V100 PCIe 16GB (Volta)
-#   - PyTorch from the cu126 wheel index: the newest whose CUDA driver 560 runs and whose wheels build for
+#   - PyTorch from the cu126 wheel index: the newest whose CUDA driver 580 runs and whose wheels build for
 #     these GPUs
 #   - the signing key URL https://developer.download.nvidia.com/compute/cuda/repos/rhel9/x86_64/D42D0685.pub
 #     is not confirmed
@@ -62,8 +69,8 @@
 #   3. purge-rocm.profiles                    R--  Remove ROCm variables and folders from shell profiles
 #   4. install-nvidia.headers                 R--  Install the headers of the kernel (the driver's DKMS module
 #                                                  is built against them)
-#   5. install-nvidia.driver-stream           R--  Enable the driver's module stream 560-dkms
-#   6. install-nvidia.driver                  R-B  Install the NVIDIA driver 560 (proprietary kernel modules)
+#   5. install-nvidia.driver-stream           R--  Enable the driver's module stream 580-dkms
+#   6. install-nvidia.driver                  R-B  Install the NVIDIA driver 580 (proprietary kernel modules)
 #   7. install-nvidia.toolkit                 R--  Install the CUDA toolkit 12.6
 #   8. install-nvidia.path                    R--  Put CUDA 12.6 on PATH for login shells
 #   9. blacklist-nouveau.modprobe             R-B  Blacklist nouveau and rebuild the initramfs
@@ -76,7 +83,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID='migrate-to-nvidia-d9abced3'
+GD_SCRIPT_ID='migrate-to-nvidia-0e6bd0b2'
 GD_FAMILY=rhel
 GD_FOR_OS_ID=rhel
 GD_FOR_OS_VERSION=9.4
@@ -100,8 +107,8 @@ GD_STEP_TITLES=(
   'Download everything the next steps install (and keep the old stack'\''s packages for undo)'
   'Remove ROCm variables and folders from shell profiles'
   'Install the headers of the kernel (the driver'\''s DKMS module is built against them)'
-  'Enable the driver'\''s module stream 560-dkms'
-  'Install the NVIDIA driver 560 (proprietary kernel modules)'
+  'Enable the driver'\''s module stream 580-dkms'
+  'Install the NVIDIA driver 580 (proprietary kernel modules)'
   'Install the CUDA toolkit 12.6'
   'Put CUDA 12.6 on PATH for login shells'
   'Blacklist nouveau and rebuild the initramfs'
@@ -166,15 +173,15 @@ gd_verify_4() {
   gd_verify_installed "kernel-devel-$(gd_kernel)"
 }
 
-# 5. Enable the driver's module stream 560-dkms [root] (fixes/install-nvidia.yaml:51)
+# 5. Enable the driver's module stream 580-dkms [root] (fixes/install-nvidia.yaml:51)
 gd_step_5() {
-  gd_run dnf module enable -y nvidia-driver:560-dkms
+  gd_run dnf module enable -y nvidia-driver:580-dkms
 }
 gd_verify_5() {
   true # dnf module enable fails when the stream does not exist
 }
 
-# 6. Install the NVIDIA driver 560 (proprietary kernel modules) [root, reboot] (fixes/install-nvidia.yaml:57)
+# 6. Install the NVIDIA driver 580 (proprietary kernel modules) [root, reboot] (fixes/install-nvidia.yaml:57)
 gd_step_6() {
   gd_install_packages cuda-drivers
 }
@@ -216,7 +223,7 @@ gd_verify_9() {
   grep -qx 'blacklist nouveau' /etc/modprobe.d/blacklist-nouveau.conf
 }
 
-# 10. Reboot the machine [root, reboot] (fixes/reboot.yaml:9)
+# 10. Reboot the machine [root, reboot] (fixes/reboot.yaml:17)
 gd_step_10() {
   gd_reboot
 }

@@ -6,7 +6,8 @@
 #       AMD's) with their signing key (/etc/apt/keyrings/rocm.gpg) and pin, as AMD's guide does (an existing
 #       source of the same repository is reused), installs the kernel headers, amdgpu-dkms and the rocm meta
 #       package, registers /opt/rocm's libraries with the dynamic linker and adds the user to render and video
-#       (AMD's native install guide). Needs a reboot.
+#       (AMD's native install guide). Under Secure Boot it leaves out amdgpu-dkms and the headers (ROCm's
+#       --no-dkms path: the kernel's own amdgpu is signed). Needs a reboot.
 #       (groups-render-video) Adds the user to the render and video groups, which own /dev/kfd and
 #       /dev/dri/renderD* (AMD's ROCm install guide). The user must log out and in again (or run `newgrp
 #       render`) for it to take effect.
@@ -39,7 +40,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID='install-rocm-268cb904'
+GD_SCRIPT_ID='install-rocm-d85eb8a0'
 GD_FAMILY=rhel
 GD_FOR_OS_ID=rocky
 GD_FOR_OS_VERSION=9.4
@@ -80,7 +81,7 @@ GD_STEP_FLAGS=(
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Enable EPEL and CRB (ROCm needs packages from them) [root] (fixes/install-rocm.yaml:14)
+# 1. Enable EPEL and CRB (ROCm needs packages from them) [root] (fixes/install-rocm.yaml:16)
 gd_step_1() {
   gd_install_packages epel-release
   if gd_have crb; then gd_run crb enable; fi
@@ -89,7 +90,7 @@ gd_verify_1() {
   gd_verify_installed epel-release
 }
 
-# 2. Add AMD's amdgpu 6.2.4 and ROCm 6.2 repositories, their signing key and pin [root] (fixes/install-rocm.yaml:22)
+# 2. Add AMD's amdgpu 6.2.4 and ROCm 6.2 repositories, their signing key and pin [root] (fixes/install-rocm.yaml:24)
 gd_step_2() {
 gd_write_file /etc/yum.repos.d/amdgpu.repo 0644 <<'REPO'
 # gpudoctor-vendor: amd (written by gpudoctor for ROCm 6.2)
@@ -124,7 +125,7 @@ gd_verify_3() {
   gd_verify_downloads
 }
 
-# 4. Install the headers of the kernel (amdgpu-dkms is built against them) [root] (fixes/install-rocm.yaml:73)
+# 4. Install the headers of the kernel (amdgpu-dkms is built against them) [root] (fixes/install-rocm.yaml:75)
 gd_step_4() {
   gd_install_packages "kernel-devel-$(gd_kernel)" kernel-headers
 }
@@ -132,7 +133,7 @@ gd_verify_4() {
   gd_verify_installed "kernel-devel-$(gd_kernel)"
 }
 
-# 5. Install the amdgpu kernel driver (amdgpu-dkms) [root, reboot] (fixes/install-rocm.yaml:86)
+# 5. Install the amdgpu kernel driver (amdgpu-dkms) [root, reboot] (fixes/install-rocm.yaml:89)
 gd_step_5() {
   gd_install_packages amdgpu-dkms
 }
@@ -140,7 +141,7 @@ gd_verify_5() {
   gd_verify_installed amdgpu-dkms
 }
 
-# 6. Install ROCm 6.2 [root] (fixes/install-rocm.yaml:92)
+# 6. Install ROCm 6.2 [root] (fixes/install-rocm.yaml:96)
 gd_step_6() {
   gd_install_packages rocm
 }
@@ -148,7 +149,7 @@ gd_verify_6() {
   gd_verify_installed rocm
 }
 
-# 7. Register ROCm's libraries with the dynamic linker [root] (fixes/install-rocm.yaml:97)
+# 7. Register ROCm's libraries with the dynamic linker [root] (fixes/install-rocm.yaml:101)
 gd_step_7() {
 local before=$GD_CHANGES
 gd_write_file /etc/ld.so.conf.d/rocm.conf 0644 <<'CONF'

@@ -17,10 +17,15 @@
 #       (a source a machine has already is reused; with --mirror, gpudoctor's source for the mirror replaces
 #       NVIDIA's), installs the kernel headers, the driver branch the chosen CUDA release needs (open kernel
 #       modules for Turing and later, NVIDIA's proprietary ones before), the CUDA toolkit, puts it on PATH for
-#       login shells, and blacklists nouveau. Needs a reboot.
+#       login shells, and blacklists nouveau. Under Secure Boot it enrolls DKMS's signing key as a Machine
+#       Owner Key (enroll-mok). Needs a reboot.
 #       (blacklist-nouveau) Writes /etc/modprobe.d/blacklist-nouveau.conf (blacklist nouveau, options nouveau
 #       modeset=0) and rebuilds the initramfs, so nouveau does not take the GPU at the next boot and the
 #       NVIDIA driver can. Needs a reboot.
+#       (enroll-mok) Secure Boot loads only signed kernel modules. DKMS signs the modules it builds with its
+#       key; this makes that key where DKMS looks for it (unless it is there), asks the firmware to enroll its
+#       certificate with mokutil --import (you choose a one-time password), stops before the reboot to say
+#       what to do at the MOK screen, and after the reboot checks that the driver's module loaded.
 #       (torch-reinstall) Replaces torch (and torchvision and torchaudio where installed) in the virtual and
 #       conda environments gpudoctor found with the build for this machine's GPU, removing the other vendor's
 #       companion wheels (pytorch-triton-rocm, nvidia-*-cu12) that only PyTorch needed, from PyTorch's wheel
@@ -29,7 +34,8 @@
 #       is put back as it was. Only virtual environments and conda environments are changed, never the system
 #       Python.
 #       (reboot) Reboots so the kernel module that matches the installed user-space driver is loaded. Run the
-#       script again after the reboot and it goes on after this step.
+#       script again after the reboot and it goes on after this step. In a migration whose new card is not in
+#       the machine yet, it is a power-off to swap the cards instead.
 # Why:  stack.leftover-paths (warn, /home/ravi/.bashrc): /home/ravi/.bashrc names 1 GPU-stack folder that is
 #         missing: leftovers of an uninstalled or replaced stack. They slow every command lookup at best, and
 #         load the wrong libraries at worst. Remove them.
@@ -40,8 +46,10 @@
 #
 # Notes:
 #   - CUDA 13.0 (the newest gpudoctor installs that builds for any GPU) with driver branch 580 (CUDA 13.0
-#     needs 580.65.06 or newer)
-#   - no NVIDIA GPU is on the PCI bus: the versions are not checked against a GPU
+#     needs 580.65.06 or newer, NVIDIA's long-term support branch)
+#   - no NVIDIA GPU is in the machine and --gpu did not name the incoming card: gpudoctor assumed a card of
+#     Turing (sm_75) or later, which the chosen CUDA release and the open kernel modules drive; name the card
+#     with --gpu ("RTX 3090", or its PCI id such as 10de:2204) to choose for it
 #   - open kernel modules: NVIDIA's default since R560, for Turing (sm_75) and later
 #   - PyTorch from the cu130 wheel index: the newest whose CUDA driver 580 runs and whose wheels build for
 #     these GPUs
@@ -74,7 +82,8 @@
 #  13. install-nvidia.path                    R--  Put CUDA 13.0 on PATH for login shells
 #  14. blacklist-nouveau.modprobe             R-B  Blacklist nouveau and rebuild the initramfs
 #  15. torch-reinstall.reinstall              ---  Reinstall torch from https://download.pytorch.org/whl/cu130
-#  16. reboot.reboot                          R-B  Reboot the machine
+#  16. reboot.swap-card                       R-B  Power off, take out AMD Instinct MI210 and put in the
+#                                                  NVIDIA card
 #  17. migrate.check                          ---  Check the machine with gpudoctor (what must pass now)
 # Afterwards these checks must pass: driver.not-bound driver.nouveau driver.nvidia-mismatch cuda.no-driver
 #   cuda.driver-too-old stack.both-vendors stack.leftover-paths torch.cpu-build torch.vendor-mismatch
@@ -83,7 +92,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID='migrate-to-nvidia-0f489c46'
+GD_SCRIPT_ID='migrate-to-nvidia-31b2a551'
 GD_FAMILY=rhel
 GD_FOR_OS_ID=rocky
 GD_FOR_OS_VERSION=9.4
@@ -105,7 +114,7 @@ GD_STEP_IDS=(
   install-nvidia.path
   blacklist-nouveau.modprobe
   torch-reinstall.reinstall
-  reboot.reboot
+  reboot.swap-card
   migrate.check
 )
 GD_STEP_TITLES=(
@@ -124,7 +133,7 @@ GD_STEP_TITLES=(
   'Put CUDA 13.0 on PATH for login shells'
   'Blacklist nouveau and rebuild the initramfs'
   'Reinstall torch from https://download.pytorch.org/whl/cu130'
-  'Reboot the machine'
+  'Power off, take out AMD Instinct MI210 and put in the NVIDIA card'
   'Check the machine with gpudoctor (what must pass now)'
 )
 GD_STEP_FLAGS=(
@@ -291,9 +300,9 @@ gd_verify_15() {
   gd_verify_torch cu130 /home/ravi/venvs/torch/bin/python3
 }
 
-# 16. Reboot the machine [root, reboot] (fixes/reboot.yaml:9)
+# 16. Power off, take out AMD Instinct MI210 and put in the NVIDIA card [root, reboot] (fixes/reboot.yaml:10)
 gd_step_16() {
-  gd_reboot
+  gd_power_off_for_swap 'AMD Instinct MI210' 'the NVIDIA card' ''
 }
 gd_verify_16() {
   true # the next run of the script sees the new boot

@@ -17,10 +17,15 @@
 #       (a source a machine has already is reused; with --mirror, gpudoctor's source for the mirror replaces
 #       NVIDIA's), installs the kernel headers, the driver branch the chosen CUDA release needs (open kernel
 #       modules for Turing and later, NVIDIA's proprietary ones before), the CUDA toolkit, puts it on PATH for
-#       login shells, and blacklists nouveau. Needs a reboot.
+#       login shells, and blacklists nouveau. Under Secure Boot it enrolls DKMS's signing key as a Machine
+#       Owner Key (enroll-mok). Needs a reboot.
 #       (blacklist-nouveau) Writes /etc/modprobe.d/blacklist-nouveau.conf (blacklist nouveau, options nouveau
 #       modeset=0) and rebuilds the initramfs, so nouveau does not take the GPU at the next boot and the
 #       NVIDIA driver can. Needs a reboot.
+#       (enroll-mok) Secure Boot loads only signed kernel modules. DKMS signs the modules it builds with its
+#       key; this makes that key where DKMS looks for it (unless it is there), asks the firmware to enroll its
+#       certificate with mokutil --import (you choose a one-time password), stops before the reboot to say
+#       what to do at the MOK screen, and after the reboot checks that the driver's module loaded.
 #       (torch-reinstall) Replaces torch (and torchvision and torchaudio where installed) in the virtual and
 #       conda environments gpudoctor found with the build for this machine's GPU, removing the other vendor's
 #       companion wheels (pytorch-triton-rocm, nvidia-*-cu12) that only PyTorch needed, from PyTorch's wheel
@@ -29,7 +34,8 @@
 #       is put back as it was. Only virtual environments and conda environments are changed, never the system
 #       Python.
 #       (reboot) Reboots so the kernel module that matches the installed user-space driver is loaded. Run the
-#       script again after the reboot and it goes on after this step.
+#       script again after the reboot and it goes on after this step. In a migration whose new card is not in
+#       the machine yet, it is a power-off to swap the cards instead.
 # Why:  stack.leftover-paths (warn, /etc/ld.so.conf.d/rocm.conf): /etc/ld.so.conf.d/rocm.conf names 2
 #         GPU-stack folders that are missing or of the absent vendor: leftovers of an uninstalled or replaced
 #         stack. They slow every command lookup at best, and load the wrong libraries at worst. Remove them.
@@ -50,7 +56,7 @@
 #     mesa-vdpau-drivers come in the same transaction as AMD's own builds of them go, so what needs them (a
 #     desktop) keeps working
 #   - CUDA 13.0 (the newest gpudoctor installs that builds for NVIDIA GeForce RTX 3060 (sm_86)) with driver
-#     branch 580 (CUDA 13.0 needs 580.65.06 or newer)
+#     branch 580 (CUDA 13.0 needs 580.65.06 or newer, NVIDIA's long-term support branch)
 #   - open kernel modules: NVIDIA's default since R560, for Turing (sm_75) and later
 #   - PyTorch from the cu130 wheel index: the newest whose CUDA driver 580 runs and whose wheels build for
 #     these GPUs
@@ -100,7 +106,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID='migrate-to-nvidia-93b0ac3d'
+GD_SCRIPT_ID='migrate-to-nvidia-e6848837'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04
@@ -372,7 +378,7 @@ gd_verify_21() {
   gd_verify_no_orphans libdrm2 libdrm-common libdrm-dev libdrm-tests libdrm-amdgpu1 'libdrm-[!a]*' libdrm 'mesa-[!a]*' 'mesa-libGL*' 'mesa-libEGL*' 'mesa-libgbm*' 'mesa-dri-drivers*' mesa-filesystem 'mesa-vulkan-drivers*' 'libgl1-mesa*' 'libglx-mesa*' 'libegl-mesa*' libgbm1 libgbm-dev 'libosmesa*' 'libglapi-mesa*' 'libvulkan*' xserver-xorg 'xserver-xorg-core*' 'xserver-xorg-video-[!n]*' 'xserver-xorg-video-nouveau*' 'xserver-xorg-input-*' xserver-xorg-legacy 'firmware-*' 'linux-firmware*' amdgpu-firmware 'linux-image-*' 'linux-headers-*' 'linux-modules-extra-*' 'kernel-*' dkms
 }
 
-# 22. Reboot the machine [root, reboot] (fixes/reboot.yaml:9)
+# 22. Reboot the machine [root, reboot] (fixes/reboot.yaml:17)
 gd_step_22() {
   gd_reboot
 }
