@@ -43,7 +43,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID='install-nvidia-517c5172'
+GD_SCRIPT_ID='install-nvidia-62575264'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04
@@ -97,7 +97,7 @@ gd_verify_2() {
   gd_verify_downloads
 }
 
-# 3. Install the headers of the kernel (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:44)
+# 3. Install the headers of the kernel (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:55)
 gd_step_3() {
   gd_install_packages "linux-headers-$(gd_kernel)"
 }
@@ -105,7 +105,7 @@ gd_verify_3() {
   gd_verify_installed "linux-headers-$(gd_kernel)"
 }
 
-# 4. Install the NVIDIA driver 580 (open kernel modules) [root, reboot] (fixes/install-nvidia.yaml:57)
+# 4. Install the NVIDIA driver 580 (open kernel modules) [root, reboot] (fixes/install-nvidia.yaml:69)
 gd_step_4() {
   gd_install_packages nvidia-open-580
 }
@@ -113,7 +113,7 @@ gd_verify_4() {
   gd_verify_installed nvidia-open-580
 }
 
-# 5. Install the CUDA toolkit 13.0 [root] (fixes/install-nvidia.yaml:63)
+# 5. Install the CUDA toolkit 13.0 [root] (fixes/install-nvidia.yaml:75)
 gd_step_5() {
   gd_install_packages cuda-toolkit-13-0
 }
@@ -121,7 +121,7 @@ gd_verify_5() {
   gd_verify_installed cuda-toolkit-13-0
 }
 
-# 6. Put CUDA 13.0 on PATH for login shells [root] (fixes/install-nvidia.yaml:68)
+# 6. Put CUDA 13.0 on PATH for login shells [root] (fixes/install-nvidia.yaml:80)
 gd_step_6() {
 gd_write_file /etc/profile.d/cuda-path.sh 0644 <<'PROFILE'
 # Written by gpudoctor (install-nvidia): the CUDA 13.0 toolkit on PATH.
