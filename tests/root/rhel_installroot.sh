@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `gpudoctor migrate --to nvidia` on Rocky Linux 9 (the RHEL family), proven with dnf itself: Debian's dnf 4
 # and rpm install into an RPM root (dnf --installroot) from local repositories of dummy RPMs built from the
-# graphs tests/root/graphs/rpm-*.txt (Rocky 9 with CRB disabled, EPEL with DKMS, NVIDIA's rhel9 repository
+# graphs tests/root/graphs/rpm/*.txt (Rocky 9 with CRB disabled, EPEL with DKMS, NVIDIA's rhel9 repository
 # with its nvidia-driver module streams 570-open and 580-open). The root had NVIDIA's 570 driver once: its
 # stream 570-open is still enabled. The rendered script's steps run from outside in installroot mode
 # (GD_INSTALLROOT: fixes/lib.bash), dnf isolated from the host's configuration, plugins and repositories.
@@ -13,7 +13,7 @@ done
 
 mirror=$work/rpm-mirror
 R=$work/rocky9
-"$host_python" "$root_dir/tools/make_rpms.py" "$mirror" "file://$mirror" "$root_dir"/graphs/rpm-*.txt ||
+"$host_python" "$root_dir/tools/make_rpms.py" "$mirror" "file://$mirror" "$root_dir"/graphs/rpm/*.txt ||
   fail "could not build the RPM repositories"
 
 # dnf sees only this test's configuration and repositories: no host dnf.conf, plugin or .repo file.

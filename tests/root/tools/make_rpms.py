@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Dummy RPM repositories from the RPM package graphs of tests/root/graphs (rpm-*.txt).
+"""Dummy RPM repositories from the RPM package graphs of tests/root/graphs/rpm.
 
 usage: make_rpms.py OUT MIRROR_URL GRAPH...
 
