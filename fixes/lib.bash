@@ -601,7 +601,8 @@ gd_purge_packages() {
     ;;
   rhel)
     if ((${#repl[@]})); then gd_run gd_dnf install -y "${repl[@]}"; fi
-    gd_run gd_dnf remove -y "${want[@]}"
+    # Exactly these packages: dnf would also remove what they pulled in (dkms, gcc), which is not the purge's.
+    gd_run gd_dnf remove -y --setopt=clean_requirements_on_remove=False "${want[@]}"
     ;;
   esac
   if ((GD_DRY_RUN)); then return 0; fi
@@ -907,6 +908,26 @@ gd_switch_module_stream() {
   gd_run gd_dnf module enable -y "$module:$stream"
   GD_APT_UPDATED=0
   GD_CHANGES=$((GD_CHANGES + 1))
+}
+
+# gd_reset_module MODULE: `dnf module reset MODULE` when one of its streams is enabled, as NVIDIA's uninstall
+# steps end: the stream of a purged driver would otherwise hold the next install to its branch.
+gd_reset_module() {
+  local current
+  current=$(gd_module_stream "$1")
+  if [[ -z $current ]]; then return 0; fi
+  if ((!GD_DRY_RUN)); then gd_journal module-reset "$1" "$current"; fi
+  gd_run gd_dnf module reset -y "$1"
+  GD_CHANGES=$((GD_CHANGES + 1))
+}
+
+gd_verify_module_reset() {
+  local current
+  current=$(gd_module_stream "$1")
+  if [[ -n $current ]]; then
+    gd_say "the module $1 still has the stream $current enabled" >&2
+    return 1
+  fi
 }
 
 gd_verify_module_stream() {

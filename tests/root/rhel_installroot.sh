@@ -11,6 +11,10 @@ for tool in dnf rpm rpmbuild createrepo_c modifyrepo_c; do
   command -v "$tool" >/dev/null || skip "$tool is missing (apt-get install dnf rpm createrepo-c)"
 done
 
+# rpm's database in the root where the RHEL family keeps it (Debian's rpm defaults to ~/.rpmdb): rpm and
+# dnf read ~/.rpmmacros.
+export HOME=$work
+printf '%%_dbpath /var/lib/rpm\n' >"$HOME/.rpmmacros"
 mirror=$work/rpm-mirror
 R=$work/rocky9
 "$host_python" "$root_dir/tools/make_rpms.py" "$mirror" "file://$mirror" "$root_dir"/graphs/rpm/*.txt ||
@@ -91,5 +95,22 @@ run_steps "$work/run2.out"
 grep -q 'the module stream nvidia-driver:580-open is enabled already' "$work/run2.out" || fail "the second run did not see the stream"
 grep -q 'repository crb is enabled already' "$work/run2.out" || fail "the second run did not see CRB enabled"
 pass "a second run changes nothing"
+# ---- the purge: rpm's database read through rpm --root, the module reset ----------------------------------------
+purge=$work/purge-nvidia.sh
+"$gpudoctor" fix purge-nvidia --root "$R" --emit "$purge" 2>"$work/purge.err" || fail "fix purge-nvidia --root: $(cat "$work/purge.err")"
+nvidia_packages=$(rpm --root "$R" -qa --qf '%{NAME}\n' | grep -E '^(nvidia-|kmod-nvidia|cuda-|libcublas)' | sort | tr '\n' ' ')
+purge_list=$(sed -n 's/^  gd_purge_packages \(.*\) --.*/\1/p' "$purge" | tr ' ' '\n' | sort | tr '\n' ' ')
+[[ $purge_list == "$nvidia_packages" ]] || fail "the purge list is not NVIDIA's installed packages: '$purge_list' vs '$nvidia_packages'"
+same_plan_from_snapshot "$R" --to amd --mirror "file://$mirror"
+pass "the purge list is every NVIDIA package rpm has (${nvidia_packages% }), not dkms or the kernel's; migrate --to amd --from a bundle of the root is the live plan"
+steps=(purge-nvidia.packages purge-nvidia.driver-module)
+script=$purge
+run_steps "$work/purge.out"
+left=$(rpm --root "$R" -qa --qf '%{NAME}\n' | grep -E '^(nvidia-|kmod-nvidia|cuda-|libcublas)' || true)
+[[ -z $left ]] || fail "NVIDIA's packages are still installed: $left"
+for p in dkms kernel-devel epel-release rocky-release; do rpm --root "$R" -q "$p" >/dev/null || fail "the purge took $p"; done
+grep -q '^state=$' "$R/etc/dnf/modules.d/nvidia-driver.module" || fail "the nvidia-driver module is not reset: $(cat "$R/etc/dnf/modules.d/nvidia-driver.module")"
+pass "dnf removed NVIDIA's packages (not dkms, the kernel's or EPEL's) and reset the nvidia-driver module"
+
 [[ $(host_dnf_state) == "$host_before" ]] || fail "dnf or rpm changed this host: $(diff <(echo "$host_before") <(host_dnf_state))"
 pass "nothing of dnf's or rpm's state on this host changed (logs, cache, module state, rpm database)"
