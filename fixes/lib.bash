@@ -21,6 +21,13 @@ GD_STOP_GPU_USERS=0
 GD_COLLECT=
 GD_STEP_INDEX=0
 GD_REBOOTING=0
+# Installroot mode (tests/root/rhel_installroot.sh): GD_INSTALLROOT=DIR makes rpm and dnf act on the RPM
+# root DIR from outside (rpm --root, dnf --installroot; such a root has no bash to chroot into), and the
+# files that gd_write_file, gd_edit_file and the journal touch lie below DIR. GD_DNF_OPTS: more dnf options,
+# one a line (the test's isolation from the host: --noplugins, --config, reposdir). Helpers that would act
+# on the host (services, the initramfs, trees) refuse in this mode. Empty on a real machine.
+GD_INSTALLROOT=${GD_INSTALLROOT:-}
+GD_DNF_OPTS=${GD_DNF_OPTS:-}
 
 gd_say() { printf '%s\n' "$*"; }
 gd_note() { printf '    %s\n' "$*"; }
@@ -73,10 +80,10 @@ gd_only_in_second() {
 
 gd_init_dirs() {
   if gd_is_root; then
-    GD_LOG_DIR=/var/log/gpudoctor
-    GD_BACKUP_ROOT=/var/backups/gpudoctor
-    GD_STATE_DIR=/var/lib/gpudoctor
-    GD_CACHE_DIR=/var/cache/gpudoctor/$GD_SCRIPT_ID
+    GD_LOG_DIR=$GD_INSTALLROOT/var/log/gpudoctor
+    GD_BACKUP_ROOT=$GD_INSTALLROOT/var/backups/gpudoctor
+    GD_STATE_DIR=$GD_INSTALLROOT/var/lib/gpudoctor
+    GD_CACHE_DIR=$GD_INSTALLROOT/var/cache/gpudoctor/$GD_SCRIPT_ID
     GD_WORK_DIR=$GD_CACHE_DIR
   else
     local state=${XDG_STATE_HOME:-$HOME/.local/state}/gpudoctor
@@ -119,13 +126,16 @@ gd_run() {
     gd_note "would run: $(gd_quote "$@")"
     return 0
   fi
-  gd_note "+ $(gd_quote "$@")"
+  local shown=("$@")
+  if [[ $1 == gd_dnf ]]; then shown[0]=dnf; fi
+  gd_note "+ $(gd_quote "${shown[@]}")"
   "$@"
 }
 
 # Runs a command as the user the script was made for (with runuser when the script runs as root).
 gd_as_user() {
   local user=$1
+  gd_not_installroot gd_as_user
   shift
   if [[ $(id -un) == "$user" ]]; then
     gd_run "$@"
@@ -137,6 +147,23 @@ gd_as_user() {
 }
 
 gd_have() { command -v "$1" >/dev/null 2>&1; }
+
+# rpm and dnf, on this machine or (installroot mode) on GD_INSTALLROOT.
+gd_rpm() {
+  if [[ -n $GD_INSTALLROOT ]]; then rpm --root "$GD_INSTALLROOT" "$@"; else rpm "$@"; fi
+}
+gd_dnf() {
+  local opts=()
+  gd_read_lines opts <<<"$GD_DNF_OPTS"
+  if [[ -n $GD_INSTALLROOT ]]; then opts+=(--installroot "$GD_INSTALLROOT"); fi
+  dnf "${opts[@]}" "$@"
+}
+# Stops a helper that would change the host instead of the installroot.
+gd_not_installroot() {
+  if [[ -n $GD_INSTALLROOT ]] && ((!GD_DRY_RUN)); then
+    gd_die "$1 cannot run in installroot mode (it would act on this host)"
+  fi
+}
 
 # The kernel the script was made for, else the running one.
 gd_kernel() { printf '%s' "${GD_KERNEL:-$(uname -r)}"; }
@@ -150,7 +177,7 @@ gd_backup() {
     # Backups may hold secrets (a profile's tokens): only root (or the user) may read them.
     if [[ ! -d $GD_BACKUP_ROOT ]]; then (umask 077 && mkdir -p -- "$GD_BACKUP_ROOT"); fi
     mkdir -p -- "${dest%/*}"
-    cp -P -p -- "$file" "$dest"
+    cp -P -p -- "$GD_INSTALLROOT$file" "$dest"
     sync -- "$dest"
   fi
   gd_journal backup "$file" "$dest"
@@ -166,33 +193,33 @@ gd_dir_of() {
 # gd_edit_file FILE FILTER [ARG...]: replaces FILE by what `FILTER ARG... <FILE` prints, atomically and
 # with a backup; nothing happens when the output equals the file. With --dry-run it prints the diff.
 gd_edit_file() {
-  local file=$1 dir tmp
+  local file=$1 path=$GD_INSTALLROOT$1 dir tmp
   shift
-  if [[ -L $file ]]; then
+  if [[ -L $path ]]; then
     gd_note "$file is a symbolic link: not edited"
     return 0
   fi
-  if [[ ! -f $file ]]; then return 0; fi
+  if [[ ! -f $path ]]; then return 0; fi
   if ((GD_DRY_RUN)); then
     # shellcheck disable=SC2094 # the file is only read here
-    "$@" <"$file" | diff -u --label "$file" --label "$file (after)" -- "$file" - | sed 's/^/      /' || true
+    "$@" <"$path" | diff -u --label "$file" --label "$file (after)" -- "$path" - | sed 's/^/      /' || true
     return 0
   fi
-  dir=$(gd_dir_of "$file")
+  dir=$(gd_dir_of "$path")
   tmp=$(mktemp "$dir/.gpudoctor-XXXXXX.tmp")
-  if ! "$@" <"$file" >"$tmp"; then
+  if ! "$@" <"$path" >"$tmp"; then
     rm -f -- "$tmp"
     gd_die "could not filter $file"
   fi
-  if cmp -s -- "$file" "$tmp"; then
+  if cmp -s -- "$path" "$tmp"; then
     rm -f -- "$tmp"
     return 0
   fi
   gd_backup "$file"
-  chown --reference="$file" -- "$tmp" 2>/dev/null || true
-  chmod --reference="$file" -- "$tmp"
+  chown --reference="$path" -- "$tmp" 2>/dev/null || true
+  chmod --reference="$path" -- "$tmp"
   sync -- "$tmp"
-  mv -f -- "$tmp" "$file"
+  mv -f -- "$tmp" "$path"
   sync -- "$dir"
   gd_journal edited "$file"
   GD_CHANGES=$((GD_CHANGES + 1))
@@ -201,15 +228,15 @@ gd_edit_file() {
 
 # gd_write_file FILE MODE <CONTENT: makes FILE hold exactly CONTENT, atomically (backup when it existed).
 gd_write_file() {
-  local file=$1 mode=$2 content current dir tmp
+  local file=$1 path=$GD_INSTALLROOT$1 mode=$2 content current dir tmp
   content=$(
     cat
     printf x
   )
   content=${content%x}
-  if [[ -f $file && ! -L $file ]]; then
+  if [[ -f $path && ! -L $path ]]; then
     current=$(
-      cat -- "$file"
+      cat -- "$path"
       printf x
     )
     if [[ ${current%x} == "$content" ]]; then return 0; fi
@@ -219,19 +246,19 @@ gd_write_file() {
     printf '%s' "$content" | sed 's/^/      /'
     return 0
   fi
-  dir=$(gd_dir_of "$file")
+  dir=$(gd_dir_of "$path")
   mkdir -p -- "$dir"
   tmp=$(mktemp "$dir/.gpudoctor-XXXXXX.tmp")
   printf '%s' "$content" >"$tmp"
   chmod "$mode" -- "$tmp"
   sync -- "$tmp"
-  if [[ -e $file || -L $file ]]; then
+  if [[ -e $path || -L $path ]]; then
     gd_backup "$file"
   else
     gd_journal created "$file"
     gd_journal_sync
   fi
-  mv -f -- "$tmp" "$file"
+  mv -f -- "$tmp" "$path"
   sync -- "$dir"
   GD_CHANGES=$((GD_CHANGES + 1))
   # A new package source: the index is updated again before the next install.
@@ -243,6 +270,7 @@ gd_write_file() {
 # such as keys: gd_write_file reads its content into bash, which drops NUL bytes).
 gd_install_file() {
   local src=$1 file=$2 mode=$3 dir tmp
+  gd_not_installroot gd_install_file
   if [[ -f $file && ! -L $file ]] && cmp -s -- "$src" "$file"; then return 0; fi
   if ((GD_DRY_RUN)); then
     gd_note "would write $file ($(wc -c <"$src") bytes)"
@@ -270,6 +298,7 @@ gd_install_file() {
 # Removes files (or symbolic links), keeping a backup of each.
 gd_remove_files() {
   local file dir
+  gd_not_installroot gd_remove_files
   for file in "$@"; do
     if [[ ! -e $file && ! -L $file ]]; then continue; fi
     if [[ -d $file && ! -L $file ]]; then
@@ -304,6 +333,7 @@ gd_tree_allowed() {
 # Removes vendor trees (/opt/rocm-6.2.4, /usr/local/cuda-12.4, DKMS trees) that no package owns any more.
 gd_remove_trees() {
   local tree
+  gd_not_installroot gd_remove_trees
   for tree in "$@"; do
     if ! gd_tree_allowed "$tree"; then gd_die "refusing to remove $tree: not a GPU vendor tree"; fi
     if [[ -L $tree ]]; then
@@ -431,7 +461,7 @@ gd_filter_ld_conf() {
 gd_pkg_installed() {
   case $GD_FAMILY in
   debian) [[ $(dpkg-query -W -f='${db:Status-Abbrev}' -- "$1" 2>/dev/null) == [ih]i* ]] ;;
-  rhel) rpm -q --quiet -- "$1" 2>/dev/null ;;
+  rhel) gd_rpm -q --quiet -- "$1" 2>/dev/null ;;
   esac
 }
 
@@ -441,7 +471,7 @@ gd_pkg_available() {
   # No package caches written: --dry-run must leave the machine as it was.
   debian) [[ -n $(apt-cache -q=2 -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= show --no-all-versions -- "$1" \
     2>/dev/null | grep -m1 '^Version:' || true) ]] ;;
-  rhel) dnf -q list --available -- "$1" >/dev/null 2>&1 ;;
+  rhel) gd_dnf -q list --available -- "$1" >/dev/null 2>&1 ;;
   esac
 }
 
@@ -461,14 +491,14 @@ gd_pkg_config_only() {
 gd_pkg_version() {
   case $GD_FAMILY in
   debian) dpkg-query -W -f='${Version}' -- "$1" 2>/dev/null || true ;;
-  rhel) rpm -q --qf '%{VERSION}-%{RELEASE}' -- "$1" 2>/dev/null || true ;;
+  rhel) gd_rpm -q --qf '%{VERSION}-%{RELEASE}' -- "$1" 2>/dev/null || true ;;
   esac
 }
 
 gd_owned_by_package() {
   case $GD_FAMILY in
   debian) dpkg-query -S -- "$1" >/dev/null 2>&1 ;;
-  rhel) rpm -qf -- "$1" >/dev/null 2>&1 ;;
+  rhel) gd_rpm -qf -- "$1" >/dev/null 2>&1 ;;
   esac
 }
 
@@ -537,7 +567,7 @@ gd_purge_packages() {
     extra=$(printf '%s\n' "$sim" | gd_extra_removals "${want[@]}")
     ;;
   rhel)
-    sim=$(LC_ALL=C rpm -e --test "${want[@]}" 2>&1 || true)
+    sim=$(LC_ALL=C gd_rpm -e --test "${want[@]}" 2>&1 || true)
     extra=$(printf '%s\n' "$sim" | awk '/is needed by/ {print $NF}' | sort -u)
     ;;
   esac
@@ -570,8 +600,9 @@ gd_purge_packages() {
     gd_run env DEBIAN_FRONTEND=noninteractive apt-get purge -y -q "${opts[@]}" "${want[@]}" "${repl[@]/%/+}"
     ;;
   rhel)
-    if ((${#repl[@]})); then gd_run dnf install -y "${repl[@]}"; fi
-    gd_run dnf remove -y "${want[@]}"
+    if ((${#repl[@]})); then gd_run gd_dnf install -y "${repl[@]}"; fi
+    # Exactly these packages: dnf would also remove what they pulled in (dkms, gcc), which is not the purge's.
+    gd_run gd_dnf remove -y --setopt=clean_requirements_on_remove=False "${want[@]}"
     ;;
   esac
   if ((GD_DRY_RUN)); then return 0; fi
@@ -631,7 +662,7 @@ gd_package_index_update() {
   if ((GD_APT_UPDATED)); then return 0; fi
   case $GD_FAMILY in
   debian) gd_run apt-get update -q ;;
-  rhel) gd_run dnf makecache -q ;;
+  rhel) gd_run gd_dnf makecache -q ;;
   esac
   GD_APT_UPDATED=1
 }
@@ -665,7 +696,7 @@ gd_install_packages() {
     gd_run env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${opts[@]}" \
       "${missing[@]}"
     ;;
-  rhel) gd_run dnf install -y "${missing[@]//=/-}" ;;
+  rhel) gd_run gd_dnf install -y "${missing[@]//=/-}" ;;
   esac
   if ((GD_DRY_RUN)); then return 0; fi
   gd_journal_new_packages "$before"
@@ -676,7 +707,7 @@ gd_install_packages() {
 gd_installed_names() {
   case $GD_FAMILY in
   debian) dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' 2>/dev/null | awk '$1 ~ /^.i/ { print $2 }' | sort -u ;;
-  rhel) rpm -qa --qf '%{NAME}\n' 2>/dev/null | sort -u ;;
+  rhel) gd_rpm -qa --qf '%{NAME}\n' 2>/dev/null | sort -u ;;
   esac
 }
 
@@ -768,11 +799,11 @@ gd_verify_not_held() {
 gd_remove_versionlocks() {
   local entry current
   if [[ $GD_FAMILY != rhel ]]; then return 0; fi
-  current=$(dnf -q versionlock list 2>/dev/null || true)
+  current=$(gd_dnf -q versionlock list 2>/dev/null || true)
   for entry in "$@"; do
     if ! grep -qxF -- "$entry" <<<"$current"; then continue; fi
     if ((!GD_DRY_RUN)); then gd_journal versionlock-removed "$entry"; fi
-    gd_run dnf -q versionlock delete "$entry"
+    gd_run gd_dnf -q versionlock delete "$entry"
     GD_CHANGES=$((GD_CHANGES + 1))
   done
 }
@@ -780,10 +811,140 @@ gd_remove_versionlocks() {
 gd_verify_no_versionlocks() {
   local entry current
   if [[ $GD_FAMILY != rhel ]]; then return 0; fi
-  current=$(dnf -q versionlock list 2>/dev/null || true)
+  current=$(gd_dnf -q versionlock list 2>/dev/null || true)
   for entry in "$@"; do
     if grep -qxF -- "$entry" <<<"$current"; then
       gd_say "still locked: $entry" >&2
+      return 1
+    fi
+  done
+}
+
+# ---- dnf: repositories of the distribution, EPEL, module streams ----------------------------------------
+
+# Whether dnf has repository ID enabled.
+gd_dnf_repo_enabled() {
+  gd_dnf -q repolist --enabled 2>/dev/null | awk '{ print $1 }' | grep -qxF -- "$1"
+}
+
+# Prints a .repo file with `enabled=1` in section ID (what `dnf config-manager --set-enabled ID` writes).
+gd_filter_enable_repo() {
+  GD_REPO_ID=$1 awk '
+    /^[[:space:]]*\[/ { name = $0; gsub(/^[[:space:]]*\[|\][[:space:]]*$/, "", name); in_repo = (name == ENVIRON["GD_REPO_ID"]) }
+    in_repo && /^[[:space:]]*enabled[[:space:]]*=/ { print "enabled=1"; next }
+    { print }'
+}
+
+# gd_enable_dnf_repo ID: enables the distribution's repository ID (crb, powertools) in the .repo file that
+# defines it, as `dnf config-manager --set-enabled` does; RHEL's CodeReady Builder with subscription-manager,
+# which owns redhat.repo.
+gd_enable_dnf_repo() {
+  local id=$1 file found=
+  if gd_dnf_repo_enabled "$id"; then
+    gd_note "repository $id is enabled already"
+    return 0
+  fi
+  if [[ $id == codeready-builder-* ]]; then
+    gd_not_installroot "subscription-manager"
+    gd_run subscription-manager repos --enable "$id"
+  else
+    for file in "$GD_INSTALLROOT"/etc/yum.repos.d/*.repo; do
+      if [[ -f $file ]] && grep -qE "^[[:space:]]*\[$id\][[:space:]]*$" "$file"; then
+        found=${file#"$GD_INSTALLROOT"}
+        break
+      fi
+    done
+    if [[ -z $found ]]; then
+      gd_die "no file in /etc/yum.repos.d defines the repository $id: enable it as the distribution documents"
+    fi
+    gd_edit_file "$found" gd_filter_enable_repo "$id"
+  fi
+  GD_APT_UPDATED=0
+  GD_CHANGES=$((GD_CHANGES + 1))
+}
+
+gd_verify_dnf_repo_enabled() {
+  if ! gd_dnf_repo_enabled "$1"; then
+    gd_say "the repository $1 is not enabled" >&2
+    return 1
+  fi
+}
+
+# gd_install_epel SPEC: EPEL (DKMS comes from there): its epel-release package, from the distribution's
+# extras (Rocky, AlmaLinux) or from Fedora's URL (RHEL), unless it is installed.
+gd_install_epel() {
+  if gd_pkg_installed epel-release; then
+    gd_note "EPEL is set up already (epel-release)"
+    return 0
+  fi
+  gd_install_packages "$1"
+  GD_APT_UPDATED=0
+}
+
+# The stream of MODULE that dnf has enabled (its state file in /etc/dnf/modules.d), else nothing.
+gd_module_stream() {
+  local file=$GD_INSTALLROOT/etc/dnf/modules.d/$1.module
+  if [[ ! -f $file ]]; then return 0; fi
+  awk -F= '{ gsub(/[[:space:]]/, "") } $1 == "state" { state = $2 } $1 == "stream" { stream = $2 }
+    END { if (state == "enabled") print stream }' "$file"
+}
+
+# gd_switch_module_stream MODULE STREAM: enables STREAM of MODULE. dnf refuses to switch an enabled stream
+# to another: the other one is reset first (`dnf module reset`, then `dnf module enable`, as NVIDIA's guide
+# switches branches).
+gd_switch_module_stream() {
+  local module=$1 stream=$2 current
+  current=$(gd_module_stream "$module")
+  if [[ $current == "$stream" ]]; then
+    gd_note "the module stream $module:$stream is enabled already"
+    return 0
+  fi
+  if [[ -n $current ]]; then
+    gd_note "the stream $current of $module is enabled: dnf switches streams only after a reset"
+    if ((!GD_DRY_RUN)); then gd_journal module-reset "$module" "$current"; fi
+    gd_run gd_dnf module reset -y "$module"
+  fi
+  if ((!GD_DRY_RUN)); then gd_journal module-enabled "$module" "$stream"; fi
+  gd_run gd_dnf module enable -y "$module:$stream"
+  GD_APT_UPDATED=0
+  GD_CHANGES=$((GD_CHANGES + 1))
+}
+
+# gd_reset_module MODULE: `dnf module reset MODULE` when one of its streams is enabled, as NVIDIA's uninstall
+# steps end: the stream of a purged driver would otherwise hold the next install to its branch.
+gd_reset_module() {
+  local current
+  current=$(gd_module_stream "$1")
+  if [[ -z $current ]]; then return 0; fi
+  if ((!GD_DRY_RUN)); then gd_journal module-reset "$1" "$current"; fi
+  gd_run gd_dnf module reset -y "$1"
+  GD_CHANGES=$((GD_CHANGES + 1))
+}
+
+gd_verify_module_reset() {
+  local current
+  current=$(gd_module_stream "$1")
+  if [[ -n $current ]]; then
+    gd_say "the module $1 still has the stream $current enabled" >&2
+    return 1
+  fi
+}
+
+gd_verify_module_stream() {
+  local current
+  current=$(gd_module_stream "$1")
+  if [[ $current != "$2" ]]; then
+    gd_say "the module stream $1:$2 is not enabled (enabled: ${current:-none})" >&2
+    return 1
+  fi
+}
+
+# Whether every FILE is there and not empty.
+gd_verify_nonempty() {
+  local file
+  for file in "$@"; do
+    if [[ ! -s $GD_INSTALLROOT$file ]]; then
+      gd_say "$file is missing or empty" >&2
       return 1
     fi
   done
@@ -815,6 +976,7 @@ gd_gpu_users() {
 # the script stops and names them: a purge under a running job fails half-way.
 gd_stop_gpu_users() {
   local nodes=$1 allowed=$2 unit users=() line pid i
+  gd_not_installroot gd_stop_gpu_users
   shift 2
   for unit in "$@"; do
     if gd_have systemctl && systemctl is-active --quiet "$unit" 2>/dev/null; then
@@ -928,6 +1090,7 @@ gd_fetch() {
 # it) at KEYFILE, as it is, or with `dearmor` as binary OpenPGP (what gpg --dearmor writes: AMD's guide puts
 # /etc/apt/keyrings/rocm.gpg). A key already there is kept.
 gd_install_key() {
+  gd_not_installroot gd_install_key
   local url=$1 keyfile=$2 how=${3:-} tmp
   if [[ -s $keyfile ]]; then
     gd_note "keeping the key $keyfile"
@@ -1008,6 +1171,7 @@ gd_apt_source_file() {
 # COMPONENTS", unless another file has an entry for that repository and suite already: that one is reused,
 # since a second entry for the same repository with another signed-by breaks apt for the whole machine.
 gd_add_apt_source() {
+  gd_not_installroot gd_add_apt_source
   local file=$1 uri=$2 suite=$3 components=$4 options=$5 comment=${6:-} existing
   existing=$(gd_apt_source_file "$uri" "$suite")
   if [[ -n $existing && $existing != "$file" ]]; then
@@ -1066,6 +1230,7 @@ gd_disable_sources() {
 # NVIDIA's installation guide does it; a machine that has a source for that repository keeps it.
 gd_cuda_keyring() {
   local repo=$1 tmp
+  gd_not_installroot gd_cuda_keyring
   if [[ -n $(gd_apt_source_file "$repo" /) ]]; then
     gd_note "reusing the source of $(gd_apt_source_file "$repo" /) for $repo"
     return 0
@@ -1095,10 +1260,15 @@ gd_rollback_run() {
   if [[ ! -f $GD_JOURNAL ]]; then return 0; fi
   while IFS=$'\t' read -r event a b; do
     case $event in
-    created) rm -f -- "$a" && removed=1 ;;
-    backup) cp -P -p -- "$b" "$a.gpudoctor-restore" && mv -f -- "$a.gpudoctor-restore" "$a" ;;
+    created) rm -f -- "$GD_INSTALLROOT$a" && removed=1 ;;
+    backup) cp -P -p -- "$b" "$GD_INSTALLROOT$a.gpudoctor-restore" && mv -f -- "$GD_INSTALLROOT$a.gpudoctor-restore" "$GD_INSTALLROOT$a" ;;
     unheld) apt-mark hold "$a" >/dev/null ;;
-    installed-package) dpkg --purge "$a" >/dev/null 2>&1 && removed=1 ;;
+    installed-package)
+      case $GD_FAMILY in
+      debian) dpkg --purge "$a" >/dev/null 2>&1 && removed=1 ;;
+      rhel) gd_rpm -e -- "$a" >/dev/null 2>&1 && removed=1 ;;
+      esac
+      ;;
     esac
   done <<<"$(awk -F '\t' -v run="$GD_RUN_ID" '$2 == run { print $4 "\t" $5 "\t" $6 }' "$GD_JOURNAL" | tac)"
   gd_journal rolled-back
@@ -1239,9 +1409,9 @@ gd_prepare_downloads() {
       }
     fi
   else
-    gd_run dnf makecache -q || gd_fail_downloads "dnf makecache failed"
+    gd_run gd_dnf makecache -q || gd_fail_downloads "dnf makecache failed"
     if ((${#install[@]})); then
-      gd_run dnf install -y --downloadonly --destdir "$GD_CACHE_DIR/debs" "${install[@]}" ||
+      gd_run gd_dnf install -y --downloadonly --destdir "$GD_CACHE_DIR/debs" "${install[@]}" ||
         gd_fail_downloads "could not download $(gd_quote "${install[@]}")"
     fi
   fi
@@ -1270,6 +1440,7 @@ gd_verify_downloads() {
 # ---- system ---------------------------------------------------------------------------------------------
 
 gd_update_initramfs() {
+  gd_not_installroot gd_update_initramfs
   case $GD_FAMILY in
   debian) if gd_have update-initramfs; then gd_run update-initramfs -u; else gd_note "no update-initramfs here"; fi ;;
   rhel) if gd_have dracut; then gd_run dracut --force; else gd_note "no dracut here: no initramfs to rebuild"; fi ;;
@@ -1277,11 +1448,13 @@ gd_update_initramfs() {
 }
 
 gd_ldconfig() {
+  gd_not_installroot gd_ldconfig
   if gd_have ldconfig; then gd_run ldconfig; fi
 }
 
 # Removes dangling update-alternatives groups (their target folder is gone).
 gd_remove_dangling_alternatives() {
+  gd_not_installroot gd_remove_dangling_alternatives
   local name tool=update-alternatives
   if [[ $GD_FAMILY == rhel ]]; then tool=alternatives; fi
   for name in "$@"; do
@@ -1293,6 +1466,7 @@ gd_remove_dangling_alternatives() {
 
 # DKMS module/version pairs: removed from every kernel when dkms knows them.
 gd_dkms_remove() {
+  gd_not_installroot gd_dkms_remove
   local pair
   for pair in "$@"; do
     if gd_have dkms && [[ -n $(dkms status -m "${pair%%/*}" -v "${pair#*/}" 2>/dev/null) ]]; then
@@ -1324,6 +1498,7 @@ gd_verify_no_dangling_alternatives() {
 
 # gd_remove_source_lines HOST... -- FILE...: drops the lines naming a host from mixed source files.
 gd_remove_source_lines() {
+  gd_not_installroot gd_remove_source_lines
   local hosts=() file
   while (($#)) && [[ $1 != -- ]]; do
     hosts+=("$1")
@@ -1400,6 +1575,7 @@ gd_filter_kernel_arg() {
 
 # Adds USER to each group that exists and that USER is not in yet.
 gd_add_groups() {
+  gd_not_installroot gd_add_groups
   local user=$1 group
   shift
   for group in "$@"; do
@@ -1443,6 +1619,7 @@ gd_profile_files() {
 
 # gd_clean_profiles VARS_RE PATHS_RE [--system] HOME...: edits every profile with gd_filter_profile.
 gd_clean_profiles() {
+  gd_not_installroot gd_clean_profiles
   local vars=$1 paths=$2 file files=()
   shift 2
   readarray -t files <<<"$(gd_profile_files "$@")"
@@ -1478,6 +1655,7 @@ gd_verify_profiles() {
 # gd_remove_user_caches REL... -- HOME...: folders below each home that only the stack uses (MIOpen's
 # databases and kernel cache), removed without a backup: they are caches, rebuilt by the stack that uses them.
 gd_remove_user_caches() {
+  gd_not_installroot gd_remove_user_caches
   local rels=() home rel dir
   while (($#)) && [[ $1 != -- ]]; do rels+=("$1") && shift; done
   if (($#)); then shift; fi
@@ -1517,6 +1695,7 @@ gd_verify_user_caches_absent() {
 # was made from, e.g. Docker's daemon.json with NVIDIA's runtime); a file changed since is left as it is,
 # with a note. The contents travel in base64, so nothing of them is ever read as bash.
 gd_replace_if_unchanged() {
+  gd_not_installroot gd_replace_if_unchanged
   local file=$1 old new current
   old=$(
     printf '%s' "$2" | base64 -d
@@ -1576,6 +1755,7 @@ gd_verify_replaced() {
 
 # Removes folders matching PATHS_RE from ld.so.conf files; a file left with only comments goes.
 gd_clean_ld_conf() {
+  gd_not_installroot gd_clean_ld_conf
   local paths=$1 file
   shift
   for file in "$@"; do
@@ -1654,6 +1834,7 @@ gd_pip_outgoing() {
 # gd_torch_reinstall USER INDEX_URL LOCAL_TAG SPEC PYTHON... [-- OUTGOING_GLOB...]: gd_torch_reinstall_one
 # for each PYTHON.
 gd_torch_reinstall() {
+  gd_not_installroot gd_torch_reinstall
   local head=("$1" "$2" "$3" "$4") pythons=() python
   shift 4
   while (($#)) && [[ $1 != -- ]]; do pythons+=("$1") && shift; done
@@ -1820,6 +2001,7 @@ gd_reboot_requested_in() {
 # stops (exit status 100): run the script again after the reboot to continue where it stopped.
 gd_reboot() {
   local now asked
+  gd_not_installroot gd_reboot
   now=$(gd_boot_id)
   asked=$(gd_reboot_requested_in)
   if [[ -n $asked && $now != unknown && $asked != "$now" ]]; then
@@ -1995,11 +2177,12 @@ gd_parse_args() {
 # Refuses another distribution, release or host than the script was made for.
 gd_preflight() {
   local id version host
-  if [[ ! -r /etc/os-release ]]; then gd_die "no /etc/os-release: cannot tell which system this is"; fi
+  local release=$GD_INSTALLROOT/etc/os-release
+  if [[ ! -r $release ]]; then gd_die "no /etc/os-release: cannot tell which system this is"; fi
   # shellcheck source=/dev/null
-  id=$(. /etc/os-release && printf '%s' "${ID:-}")
+  id=$(. "$release" && printf '%s' "${ID:-}")
   # shellcheck source=/dev/null
-  version=$(. /etc/os-release && printf '%s' "${VERSION_ID:-}")
+  version=$(. "$release" && printf '%s' "${VERSION_ID:-}")
   # Shown as bash would need them typed: whatever the snapshot held, nothing reaches the terminal raw.
   if [[ $id != "$GD_FOR_OS_ID" || $version != "$GD_FOR_OS_VERSION" ]]; then
     gd_die "made for $(gd_quote "$GD_FOR_OS_ID" "$GD_FOR_OS_VERSION")," \

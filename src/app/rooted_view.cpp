@@ -71,6 +71,19 @@ CommandResult RootedView::run(const CommandSpec& spec) {
       r.found = false;
     return r;
   }
+  // rpm reads an RPM root from outside (rpm --root DIR): such a root, made by dnf --installroot on another
+  // distribution, has no rpm (nor bash) to chroot into. Its database is where the RHEL family keeps it (the
+  // host's rpm may default elsewhere: Debian's to ~/.rpmdb).
+  if (!spec.argv.empty() && spec.argv.front() == "rpm") {
+    CommandSpec rooted = spec;
+    rooted.argv = {"rpm", "--root", m_dir, "--dbpath", "/var/lib/rpm"};
+    rooted.argv.insert(rooted.argv.end(), spec.argv.begin() + 1, spec.argv.end());
+    auto env = environment();
+    env["LC_ALL"] = "C";
+    CommandResult r = run_process(rooted, env);
+    r.argv = spec.argv;
+    return r;
+  }
   CommandResult r;
   r.key = spec.key;
   r.argv = spec.argv;

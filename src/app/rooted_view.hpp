@@ -1,8 +1,9 @@
 // For tests (--root DIR of fix and migrate): the files of a throwaway root, such as a debootstrap chroot,
 // read as if they were this machine's. Commands are not run (they would run on the host, not in DIR), but
 // for the Python interpreters' sys.path probes and `mokutil --sb-state` (Secure Boot), which run in
-// `chroot DIR` when gpudoctor is root; the environment is a login shell's. So the facts are those of DIR's
-// files, its Pythons and its mokutil. `bundle --root DIR`
+// `chroot DIR` when gpudoctor is root (the environment is a login shell's), and rpm's queries, which run as
+// `rpm --root DIR` (an RPM root made by dnf --installroot has nothing to chroot into). So the facts are those
+// of DIR's files, its Pythons, its mokutil and its rpm database. `bundle --root DIR`
 // records a snapshot of it, so tests can compare a plan made --from that snapshot with the live one.
 #pragma once
 

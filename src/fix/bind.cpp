@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <map>
 
+#include <fmt/format.h>
+
 namespace gpudoctor::fix {
 
 std::string mirror_url(const std::string& url, const std::string& mirror) {
@@ -96,6 +98,34 @@ void bind_repo_origin(Params& p, const std::vector<std::string>& vendor_urls, co
   p.set("install.vendor_repo_ids", ids);
 }
 
+// EPEL (DKMS and other dependencies) and the distribution's builder repository (CRB; PowerTools on 8),
+// which NVIDIA's and AMD's guides enable on the RHEL family: Rocky and AlmaLinux ship epel-release in their
+// extras, RHEL takes it from Fedora's URL and enables CodeReady Builder with subscription-manager. Fedora
+// needs neither (its own repositories hold DKMS).
+void bind_rhel_extras(Params& p, const OsKey& os) {
+  std::string epel, crb;
+  if (os.family == Family::rhel && os.base_id == "rhel") {
+    std::string major = text::version_prefix(os.base_version, 1);
+    if (os.id == "rhel") {
+      epel = fmt::format("https://dl.fedoraproject.org/pub/epel/epel-release-latest-{}.noarch.rpm", major);
+      crb = fmt::format("codeready-builder-for-rhel-{}-x86_64-rpms", major);
+    } else {
+      epel = "epel-release";
+      crb = major == "8" ? "powertools" : "crb";
+    }
+  }
+  p.set("install.epel", epel);
+  p.set("install.crb", crb);
+}
+
+// NVIDIA's nvidia-driver module stream (580-open, 535-dkms): only RHEL 8 and 9 have module streams (RHEL 10
+// dropped modularity, Fedora did with 39).
+std::string nvidia_driver_stream(const OsKey& os, int branch, bool open_modules) {
+  std::string major = text::version_prefix(os.base_version, 1);
+  if (os.family != Family::rhel || os.base_id != "rhel" || (major != "8" && major != "9")) return "";
+  return fmt::format("{}-{}", branch, open_modules ? "open" : "dkms");
+}
+
 std::expected<void, std::string> bind_nvidia_install(Params& p, const OsKey& os, const PlanContext& ctx,
                                                      std::vector<std::string>& notes) {
   auto c = choose_nvidia(ctx.facts, ctx.kb, ctx.stacks, ctx.options.versions);
@@ -114,7 +144,7 @@ std::expected<void, std::string> bind_nvidia_install(Params& p, const OsKey& os,
   std::string stream;
   if (os.family == Family::rhel) {
     driver = {meta};
-    if (!text::starts_with(os.base_version, "10")) stream = branch + (c->open_modules ? "-open" : "-dkms");
+    stream = nvidia_driver_stream(os, c->branch, c->open_modules);
   } else if (c->branch >= 590) {
     driver = {"nvidia-driver-pinning-" + branch, meta};
   } else {
@@ -141,6 +171,7 @@ std::expected<void, std::string> bind_nvidia_install(Params& p, const OsKey& os,
         "consistent way, Ubuntu's archive driver throughout with its signed prebuilt "
         "linux-modules-nvidia-<branch>-<flavour> packages (Ubuntu kernels only, never mixed with NVIDIA's "
         "repository), is not what this plan does");
+  bind_rhel_extras(p, os);
   if (dir->uncertain) c->notes.push_back("NVIDIA's repository folder " + dir->value + " is not confirmed");
   if (key->uncertain) c->notes.push_back("the signing key URL " + key_url + " is not confirmed");
   notes.insert(notes.end(), c->notes.begin(), c->notes.end());
@@ -149,6 +180,13 @@ std::expected<void, std::string> bind_nvidia_install(Params& p, const OsKey& os,
 
 std::expected<void, std::string> bind_amd_install(Params& p, const OsKey& os, const PlanContext& ctx,
                                                   std::vector<std::string>& notes) {
+  if (os.base_id == "fedora")
+    return std::unexpected(
+        "AMD publishes no ROCm repository for Fedora, which packages ROCm itself (rocm-hip, rocm-opencl, "
+        "rocminfo, ... from Fedora's repositories): gpudoctor installs AMD's repositories only, so it does "
+        "not "
+        "install ROCm on " +
+        os.name);
   auto c = choose_amd(ctx.facts, ctx.kb, ctx.stacks, os, ctx.options.versions);
   if (!c) return std::unexpected(c.error());
   auto key = ctx.stacks.key("amd", family_name(os.family));
@@ -190,6 +228,7 @@ std::expected<void, std::string> bind_amd_install(Params& p, const OsKey& os, co
   std::vector<std::string> vendor_urls = {amdgpu, rocm};
   if (!graphics.empty()) vendor_urls.push_back(graphics);
   bind_repo_origin(p, vendor_urls, ctx.options.mirror);
+  bind_rhel_extras(p, os);
   notes.insert(notes.end(), c->notes.begin(), c->notes.end());
   return {};
 }

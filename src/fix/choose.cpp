@@ -181,7 +181,9 @@ std::expected<OsKey, std::string> os_key(const Facts& facts, const Knowledge& kb
     os.base_version = text::version_prefix(os.version, 1);
   } else if (like("rhel") || like("fedora") || like("centos")) {
     os.family = Family::rhel;
-    os.base_id = "rhel";
+    // Fedora itself has its own vendor repositories (NVIDIA's fedoraNN); its rebuilds (ID_LIKE="fedora") are
+    // RHEL's.
+    os.base_id = os.id == "fedora" ? "fedora" : "rhel";
     os.base_version = os.version;
   } else {
     return std::unexpected("gpudoctor's recipes are for the Debian and RHEL families; this is " + os.name);

@@ -21,7 +21,8 @@ struct OsKey {
   Family family = Family::debian;
   std::string id;      // os-release ID as is: ubuntu, linuxmint, debian, rocky
   std::string version; // VERSION_ID: 22.04, 12, 9.4
-  std::string base_id; // what vendor tables use: ubuntu (derivatives too), debian, rhel (the RHEL family)
+  std::string
+      base_id; // what vendor tables use: ubuntu (derivatives too), debian, rhel (the RHEL family), fedora
   std::string base_version; // 22.04 for Linux Mint 21
   std::string codename;     // the apt codename of the Ubuntu base, or VERSION_CODENAME
   std::string name;         // PRETTY_NAME

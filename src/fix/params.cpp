@@ -68,7 +68,11 @@ const std::vector<ParamInfo>& param_catalogue() {
       {"install.driver_branch", "the NVIDIA driver branch to install (580)"},
       {"install.driver_flavour", "open or proprietary kernel modules"},
       {"install.driver_packages", "the driver packages (nvidia-open-580, cuda-drivers-535, ...)", true},
-      {"install.driver_stream", "RHEL family: the nvidia-driver module stream (580-open), else empty"},
+      {"install.driver_stream", "RHEL 8 and 9: the nvidia-driver module stream (580-open), else empty"},
+      {"install.epel",
+       "RHEL family but Fedora: EPEL's epel-release package (or its URL on RHEL), else empty"},
+      {"install.crb", "RHEL family but Fedora: the builder repository to enable (crb, powertools, RHEL's "
+                      "codeready-builder-for-rhel-N-x86_64-rpms), else empty"},
       {"install.toolkit_packages", "the toolkit packages (cuda-toolkit-13-0)", true},
       {"install.repo_url", "NVIDIA's repository folder for this OS (or the mirror's)"},
       {"install.mirror", "the --mirror URL, else empty"},

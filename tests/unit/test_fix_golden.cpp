@@ -45,6 +45,7 @@ const Golden kGolden[] = {
     {"tests/fixes/machines/rocky9-mi210-rocm/snapshot", "migrate", "nvidia"},
     {"tests/fixes/machines/rocky9-mi210-rocm/snapshot", "fix", "install-rocm", {.rocm = "6.2"}},
     {"tests/fixes/machines/ubuntu2204-rocm6/snapshot", "migrate", "nvidia"},
+    {"tests/fixes/machines/fedora41-v100-cuda/snapshot", "fix", "install-nvidia"},
     // After the install (issue 13)
     {"tests/machines/amd-debian12-firmware-missing/snapshot", "fix", "install-firmware"},
     {"tests/machines/nvidia-hgx-h200-no-fabric-manager/snapshot", "fix", "install-fabric-manager"},

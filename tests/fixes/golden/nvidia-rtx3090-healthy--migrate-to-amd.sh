@@ -81,7 +81,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID='migrate-to-amd-d4c1d926'
+GD_SCRIPT_ID='migrate-to-amd-64cbead2'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04
@@ -160,7 +160,7 @@ gd_verify_1() {
   gd_verify_not_held cuda-toolkit-12-0 libnvidia-compute-525 nvidia-dkms-525 nvidia-driver-525 nvidia-utils-525
 }
 
-# 2. Add AMD's amdgpu 30.30 and ROCm 7.2 repositories, their signing key and pin [root] (fixes/install-rocm.yaml:24)
+# 2. Add AMD's amdgpu 30.30 and ROCm 7.2 repositories, their signing key and pin [root] (fixes/install-rocm.yaml:27)
 gd_step_2() {
 gd_install_key https://repo.radeon.com/rocm/rocm.gpg.key /etc/apt/keyrings/rocm.gpg dearmor
 gd_add_apt_source /etc/apt/sources.list.d/amdgpu.list https://repo.radeon.com/amdgpu/30.30/ubuntu jammy main \
@@ -180,7 +180,7 @@ gd_verify_2() {
   gd_verify_apt_source https://repo.radeon.com/rocm/apt/7.2 jammy
 }
 
-# 3. Add AMD's graphics repository (ROCm 7 packages depend on it) [root] (fixes/install-rocm.yaml:66)
+# 3. Add AMD's graphics repository (ROCm 7 packages depend on it) [root] (fixes/install-rocm.yaml:69)
 gd_step_3() {
   gd_add_apt_source /etc/apt/sources.list.d/amdgpu-graphics.list https://repo.radeon.com/graphics/7.2/ubuntu jammy main \
     'arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg' 'gpudoctor-vendor: amd (written by gpudoctor for ROCm 7.2)'
@@ -237,7 +237,7 @@ gd_verify_9() {
   gd_verify_profiles 'CUDA_[A-Z_]*|CUDNN_[A-Z_]*|NVIDIA_VISIBLE_DEVICES|NVIDIA_DRIVER_CAPABILITIES|CUDA_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|GPU_DEVICE_ORDINAL' '/usr/local/cuda(-[0-9][0-9.]*)?|\$\{?(CUDA_HOME|CUDA_PATH|CUDA_ROOT)\}?' --system /home/dana
 }
 
-# 10. Install the headers of the kernel (amdgpu-dkms is built against them) [root] (fixes/install-rocm.yaml:75)
+# 10. Install the headers of the kernel (amdgpu-dkms is built against them) [root] (fixes/install-rocm.yaml:78)
 gd_step_10() {
   gd_install_packages "linux-headers-$(gd_kernel)"
 }
@@ -245,7 +245,7 @@ gd_verify_10() {
   gd_verify_installed "linux-headers-$(gd_kernel)"
 }
 
-# 11. Install the kernel's extra modules (Ubuntu) [root] (fixes/install-rocm.yaml:83)
+# 11. Install the kernel's extra modules (Ubuntu) [root] (fixes/install-rocm.yaml:86)
 gd_step_11() {
   gd_install_packages "linux-modules-extra-$(gd_kernel)"
 }
@@ -253,7 +253,7 @@ gd_verify_11() {
   gd_verify_installed "linux-modules-extra-$(gd_kernel)"
 }
 
-# 12. Install the amdgpu kernel driver (amdgpu-dkms) [root, reboot] (fixes/install-rocm.yaml:89)
+# 12. Install the amdgpu kernel driver (amdgpu-dkms) [root, reboot] (fixes/install-rocm.yaml:92)
 gd_step_12() {
   gd_install_packages amdgpu-dkms
 }
@@ -261,7 +261,7 @@ gd_verify_12() {
   gd_verify_installed amdgpu-dkms
 }
 
-# 13. Install ROCm 7.2 [root] (fixes/install-rocm.yaml:96)
+# 13. Install ROCm 7.2 [root] (fixes/install-rocm.yaml:99)
 gd_step_13() {
   gd_install_packages rocm
 }
@@ -269,7 +269,7 @@ gd_verify_13() {
   gd_verify_installed rocm
 }
 
-# 14. Register ROCm's libraries with the dynamic linker [root] (fixes/install-rocm.yaml:101)
+# 14. Register ROCm's libraries with the dynamic linker [root] (fixes/install-rocm.yaml:104)
 gd_step_14() {
 local before=$GD_CHANGES
 gd_write_file /etc/ld.so.conf.d/rocm.conf 0644 <<'CONF'

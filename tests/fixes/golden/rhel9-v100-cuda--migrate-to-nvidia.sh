@@ -62,20 +62,23 @@
 # /var/backups/gpudoctor/<id>/<run>/ (gpudoctor undo restores them), and a second run changes nothing.
 #
 # Steps (R: needs root, D: destructive, B: needs a reboot):
-#   1. install-nvidia.repository              R--  Add the mirror of NVIDIA's CUDA repository in place of
+#   1. install-nvidia.epel                    R--  Enable the codeready-builder-for-rhel-9-x86_64-rpms
+#                                                  repository and EPEL (the driver's DKMS comes from EPEL)
+#   2. install-nvidia.repository              R--  Add the mirror of NVIDIA's CUDA repository in place of
 #                                                  NVIDIA's, with its signing key
-#   2. prepare.download                       R--  Download everything the next steps install (and keep the
+#   3. install-nvidia.driver-stream           R--  Enable the driver's module stream nvidia-driver:580-dkms
+#                                                  (another stream is reset first)
+#   4. prepare.download                       R--  Download everything the next steps install (and keep the
 #                                                  old stack's packages for undo)
-#   3. purge-rocm.profiles                    R--  Remove ROCm variables and folders from shell profiles
-#   4. install-nvidia.headers                 R--  Install the headers of the kernel (the driver's DKMS module
+#   5. purge-rocm.profiles                    R--  Remove ROCm variables and folders from shell profiles
+#   6. install-nvidia.headers                 R--  Install the headers of the kernel (the driver's DKMS module
 #                                                  is built against them)
-#   5. install-nvidia.driver-stream           R--  Enable the driver's module stream 580-dkms
-#   6. install-nvidia.driver                  R-B  Install the NVIDIA driver 580 (proprietary kernel modules)
-#   7. install-nvidia.toolkit                 R--  Install the CUDA toolkit 12.6
-#   8. install-nvidia.path                    R--  Put CUDA 12.6 on PATH for login shells
-#   9. blacklist-nouveau.modprobe             R-B  Blacklist nouveau and rebuild the initramfs
-#  10. reboot.reboot                          R-B  Reboot the machine
-#  11. migrate.check                          ---  Check the machine with gpudoctor (what must pass now)
+#   7. install-nvidia.driver                  R-B  Install the NVIDIA driver 580 (proprietary kernel modules)
+#   8. install-nvidia.toolkit                 R--  Install the CUDA toolkit 12.6
+#   9. install-nvidia.path                    R--  Put CUDA 12.6 on PATH for login shells
+#  10. blacklist-nouveau.modprobe             R-B  Blacklist nouveau and rebuild the initramfs
+#  11. reboot.reboot                          R-B  Reboot the machine
+#  12. migrate.check                          ---  Check the machine with gpudoctor (what must pass now)
 # Afterwards these checks must pass: driver.not-bound driver.nouveau driver.nvidia-mismatch cuda.no-driver
 #   cuda.driver-too-old stack.both-vendors stack.leftover-paths torch.cpu-build torch.vendor-mismatch
 #   torch.arch-missing torch.cuda-too-new perm.nvidia-dev env.visible-devices-empty
@@ -83,18 +86,19 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID='migrate-to-nvidia-0e6bd0b2'
+GD_SCRIPT_ID='migrate-to-nvidia-505dbe91'
 GD_FAMILY=rhel
 GD_FOR_OS_ID=rhel
 GD_FOR_OS_VERSION=9.4
 GD_FOR_HOST=gpu-vm01
 GD_KERNEL=5.14.0-427.13.1.el9_4.x86_64
 GD_STEP_IDS=(
+  install-nvidia.epel
   install-nvidia.repository
+  install-nvidia.driver-stream
   prepare.download
   purge-rocm.profiles
   install-nvidia.headers
-  install-nvidia.driver-stream
   install-nvidia.driver
   install-nvidia.toolkit
   install-nvidia.path
@@ -103,11 +107,12 @@ GD_STEP_IDS=(
   migrate.check
 )
 GD_STEP_TITLES=(
+  'Enable the codeready-builder-for-rhel-9-x86_64-rpms repository and EPEL (the driver'\''s DKMS comes from EPEL)'
   'Add the mirror of NVIDIA'\''s CUDA repository in place of NVIDIA'\''s, with its signing key'
+  'Enable the driver'\''s module stream nvidia-driver:580-dkms (another stream is reset first)'
   'Download everything the next steps install (and keep the old stack'\''s packages for undo)'
   'Remove ROCm variables and folders from shell profiles'
   'Install the headers of the kernel (the driver'\''s DKMS module is built against them)'
-  'Enable the driver'\''s module stream 580-dkms'
   'Install the NVIDIA driver 580 (proprietary kernel modules)'
   'Install the CUDA toolkit 12.6'
   'Put CUDA 12.6 on PATH for login shells'
@@ -116,6 +121,7 @@ GD_STEP_TITLES=(
   'Check the machine with gpudoctor (what must pass now)'
 )
 GD_STEP_FLAGS=(
+  root
   root
   root
   root
@@ -133,8 +139,18 @@ GD_STEP_FLAGS=(
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Add the mirror of NVIDIA's CUDA repository in place of NVIDIA's, with its signing key [root] (fixes/install-nvidia.yaml:22)
+# 1. Enable the codeready-builder-for-rhel-9-x86_64-rpms repository and EPEL (the driver's DKMS comes from EPEL) [root] (fixes/install-nvidia.yaml:22)
 gd_step_1() {
+  gd_enable_dnf_repo codeready-builder-for-rhel-9-x86_64-rpms
+  gd_install_epel https://dl.fedoraproject.org/pub/epel/epel-release-latest-9.noarch.rpm
+}
+gd_verify_1() {
+  gd_verify_dnf_repo_enabled codeready-builder-for-rhel-9-x86_64-rpms
+  gd_verify_installed epel-release
+}
+
+# 2. Add the mirror of NVIDIA's CUDA repository in place of NVIDIA's, with its signing key [root] (fixes/install-nvidia.yaml:33)
+gd_step_2() {
 gd_write_file /etc/yum.repos.d/cuda-gpudoctor.repo 0644 <<'REPO'
 # gpudoctor-vendor: nvidia (written by gpudoctor for CUDA 12.6)
 [cuda-gpudoctor]
@@ -145,71 +161,71 @@ gpgcheck=1
 gpgkey=https://developer.download.nvidia.com/compute/cuda/repos/rhel9/x86_64/D42D0685.pub
 REPO
 }
-gd_verify_1() {
-  test -s /etc/yum.repos.d/cuda-gpudoctor.repo
+gd_verify_2() {
+  gd_verify_nonempty /etc/yum.repos.d/cuda-gpudoctor.repo
 }
 
-# 2. Download everything the next steps install (and keep the old stack's packages for undo) [root] (fixes/migrate.yaml:18)
-gd_step_2() {
+# 3. Enable the driver's module stream nvidia-driver:580-dkms (another stream is reset first) [root] (fixes/install-nvidia.yaml:62)
+gd_step_3() {
+  gd_switch_module_stream nvidia-driver 580-dkms
+}
+gd_verify_3() {
+  gd_verify_module_stream nvidia-driver 580-dkms
+}
+
+# 4. Download everything the next steps install (and keep the old stack's packages for undo) [root] (fixes/migrate.yaml:18)
+gd_step_4() {
   gd_prepare_downloads
 }
-gd_verify_2() {
+gd_verify_4() {
   gd_verify_downloads
 }
 
-# 3. Remove ROCm variables and folders from shell profiles [root] (fixes/purge-rocm.yaml:109)
-gd_step_3() {
+# 5. Remove ROCm variables and folders from shell profiles [root] (fixes/purge-rocm.yaml:109)
+gd_step_5() {
   gd_clean_profiles 'ROCM_[A-Z_]*|HIP_[A-Z_]*|HSA_[A-Z0-9_]*|ROCR_[A-Z_]*|HCC_[A-Z_]*|PYTORCH_ROCM_ARCH|GPU_DEVICE_ORDINAL|MIOPEN_[A-Z_]*|CUDA_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|GPU_DEVICE_ORDINAL' '/opt/rocm(-[0-9][0-9.]*)?|\$\{?(ROCM_PATH|ROCM_HOME|HIP_PATH)\}?' --system /home/dana
 }
-gd_verify_3() {
+gd_verify_5() {
   gd_verify_profiles 'ROCM_[A-Z_]*|HIP_[A-Z_]*|HSA_[A-Z0-9_]*|ROCR_[A-Z_]*|HCC_[A-Z_]*|PYTORCH_ROCM_ARCH|GPU_DEVICE_ORDINAL|MIOPEN_[A-Z_]*|CUDA_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|GPU_DEVICE_ORDINAL' '/opt/rocm(-[0-9][0-9.]*)?|\$\{?(ROCM_PATH|ROCM_HOME|HIP_PATH)\}?' --system /home/dana
 }
 
-# 4. Install the headers of the kernel (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:44)
-gd_step_4() {
+# 6. Install the headers of the kernel (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:55)
+gd_step_6() {
   gd_install_packages "kernel-devel-$(gd_kernel)"
 }
-gd_verify_4() {
+gd_verify_6() {
   gd_verify_installed "kernel-devel-$(gd_kernel)"
 }
 
-# 5. Enable the driver's module stream 580-dkms [root] (fixes/install-nvidia.yaml:51)
-gd_step_5() {
-  gd_run dnf module enable -y nvidia-driver:580-dkms
-}
-gd_verify_5() {
-  true # dnf module enable fails when the stream does not exist
-}
-
-# 6. Install the NVIDIA driver 580 (proprietary kernel modules) [root, reboot] (fixes/install-nvidia.yaml:57)
-gd_step_6() {
+# 7. Install the NVIDIA driver 580 (proprietary kernel modules) [root, reboot] (fixes/install-nvidia.yaml:69)
+gd_step_7() {
   gd_install_packages cuda-drivers
 }
-gd_verify_6() {
+gd_verify_7() {
   gd_verify_installed cuda-drivers
 }
 
-# 7. Install the CUDA toolkit 12.6 [root] (fixes/install-nvidia.yaml:63)
-gd_step_7() {
+# 8. Install the CUDA toolkit 12.6 [root] (fixes/install-nvidia.yaml:75)
+gd_step_8() {
   gd_install_packages cuda-toolkit-12-6
 }
-gd_verify_7() {
+gd_verify_8() {
   gd_verify_installed cuda-toolkit-12-6
 }
 
-# 8. Put CUDA 12.6 on PATH for login shells [root] (fixes/install-nvidia.yaml:68)
-gd_step_8() {
+# 9. Put CUDA 12.6 on PATH for login shells [root] (fixes/install-nvidia.yaml:80)
+gd_step_9() {
 gd_write_file /etc/profile.d/cuda-path.sh 0644 <<'PROFILE'
 # Written by gpudoctor (install-nvidia): the CUDA 12.6 toolkit on PATH.
 export PATH=/usr/local/cuda-12.6/bin${PATH:+:${PATH}}
 PROFILE
 }
-gd_verify_8() {
+gd_verify_9() {
   grep -qF /usr/local/cuda-12.6 /etc/profile.d/cuda-path.sh
 }
 
-# 9. Blacklist nouveau and rebuild the initramfs [root, reboot] (fixes/blacklist-nouveau.yaml:9)
-gd_step_9() {
+# 10. Blacklist nouveau and rebuild the initramfs [root, reboot] (fixes/blacklist-nouveau.yaml:9)
+gd_step_10() {
 local before=$GD_CHANGES
 gd_write_file /etc/modprobe.d/blacklist-nouveau.conf 0644 <<'CONF'
 # Written by gpudoctor (fix blacklist-nouveau): the NVIDIA driver cannot load while nouveau holds the GPU.
@@ -219,23 +235,23 @@ CONF
 if ((GD_CHANGES > before)); then gd_owe initramfs; fi
 gd_settle
 }
-gd_verify_9() {
+gd_verify_10() {
   grep -qx 'blacklist nouveau' /etc/modprobe.d/blacklist-nouveau.conf
 }
 
-# 10. Reboot the machine [root, reboot] (fixes/reboot.yaml:17)
-gd_step_10() {
+# 11. Reboot the machine [root, reboot] (fixes/reboot.yaml:17)
+gd_step_11() {
   gd_reboot
 }
-gd_verify_10() {
+gd_verify_11() {
   true # the next run of the script sees the new boot
 }
 
-# 11. Check the machine with gpudoctor (what must pass now) (fixes/migrate.yaml:24)
-gd_step_11() {
+# 12. Check the machine with gpudoctor (what must pass now) (fixes/migrate.yaml:24)
+gd_step_12() {
   gd_post_check driver.not-bound,driver.nouveau,driver.nvidia-mismatch,cuda.no-driver,cuda.driver-too-old,stack.both-vendors,stack.leftover-paths,torch.cpu-build,torch.vendor-mismatch,torch.arch-missing,torch.cuda-too-new,perm.nvidia-dev,env.visible-devices-empty,env.visible-devices-foreign
 }
-gd_verify_11() {
+gd_verify_12() {
   true # gpudoctor check reports by itself
 }
 

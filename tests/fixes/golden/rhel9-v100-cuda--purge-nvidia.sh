@@ -36,10 +36,12 @@
 #   5. purge-nvidia.alternatives              R--  Remove update-alternatives entries that point nowhere
 #   6. purge-nvidia.repositories              R--  Remove NVIDIA's package repositories, keys and pins
 #   7. purge-nvidia.profiles                  R--  Remove CUDA variables and folders from shell profiles
+#   8. purge-nvidia.driver-module             R--  Reset dnf's nvidia-driver module (an enabled stream would
+#                                                  hold the next driver to the old branch)
 
 set -euo pipefail
 
-GD_SCRIPT_ID='purge-nvidia-cd7e0316'
+GD_SCRIPT_ID='purge-nvidia-0f370fa3'
 GD_FAMILY=rhel
 GD_FOR_OS_ID=rhel
 GD_FOR_OS_VERSION=9.4
@@ -53,6 +55,7 @@ GD_STEP_IDS=(
   purge-nvidia.alternatives
   purge-nvidia.repositories
   purge-nvidia.profiles
+  purge-nvidia.driver-module
 )
 GD_STEP_TITLES=(
   'Download everything the next steps install (and keep the old stack'\''s packages for undo)'
@@ -62,12 +65,14 @@ GD_STEP_TITLES=(
   'Remove update-alternatives entries that point nowhere'
   'Remove NVIDIA'\''s package repositories, keys and pins'
   'Remove CUDA variables and folders from shell profiles'
+  'Reset dnf'\''s nvidia-driver module (an enabled stream would hold the next driver to the old branch)'
 )
 GD_STEP_FLAGS=(
   root
   root
   'root destructive'
   'root destructive'
+  root
   root
   root
   root
@@ -133,6 +138,14 @@ gd_step_7() {
 }
 gd_verify_7() {
   gd_verify_profiles 'CUDA_[A-Z_]*|CUDNN_[A-Z_]*|NVIDIA_VISIBLE_DEVICES|NVIDIA_DRIVER_CAPABILITIES' '/usr/local/cuda(-[0-9][0-9.]*)?|\$\{?(CUDA_HOME|CUDA_PATH|CUDA_ROOT)\}?' --system /home/dana
+}
+
+# 8. Reset dnf's nvidia-driver module (an enabled stream would hold the next driver to the old branch) [root] (fixes/purge-nvidia.yaml:133)
+gd_step_8() {
+  gd_reset_module nvidia-driver
+}
+gd_verify_8() {
+  gd_verify_module_reset nvidia-driver
 }
 
 gd_main "$@"

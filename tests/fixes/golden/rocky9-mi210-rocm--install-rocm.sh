@@ -26,7 +26,8 @@
 # /var/backups/gpudoctor/<id>/<run>/ (gpudoctor undo restores them), and a second run changes nothing.
 #
 # Steps (R: needs root, D: destructive, B: needs a reboot):
-#   1. install-rocm.epel                      R--  Enable EPEL and CRB (ROCm needs packages from them)
+#   1. install-rocm.epel                      R--  Enable the crb repository and EPEL (ROCm needs packages
+#                                                  from them)
 #   2. install-rocm.repositories              R--  Add AMD's amdgpu 6.2.4 and ROCm 6.2 repositories, their
 #                                                  signing key and pin
 #   3. prepare.download                       R--  Download everything the next steps install (and keep the
@@ -40,7 +41,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID='install-rocm-d85eb8a0'
+GD_SCRIPT_ID='install-rocm-16879560'
 GD_FAMILY=rhel
 GD_FOR_OS_ID=rocky
 GD_FOR_OS_VERSION=9.4
@@ -57,7 +58,7 @@ GD_STEP_IDS=(
   groups-render-video.groups
 )
 GD_STEP_TITLES=(
-  'Enable EPEL and CRB (ROCm needs packages from them)'
+  'Enable the crb repository and EPEL (ROCm needs packages from them)'
   'Add AMD'\''s amdgpu 6.2.4 and ROCm 6.2 repositories, their signing key and pin'
   'Download everything the next steps install (and keep the old stack'\''s packages for undo)'
   'Install the headers of the kernel (amdgpu-dkms is built against them)'
@@ -81,16 +82,17 @@ GD_STEP_FLAGS=(
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Enable EPEL and CRB (ROCm needs packages from them) [root] (fixes/install-rocm.yaml:16)
+# 1. Enable the crb repository and EPEL (ROCm needs packages from them) [root] (fixes/install-rocm.yaml:16)
 gd_step_1() {
-  gd_install_packages epel-release
-  if gd_have crb; then gd_run crb enable; fi
+  gd_enable_dnf_repo crb
+  gd_install_epel epel-release
 }
 gd_verify_1() {
+  gd_verify_dnf_repo_enabled crb
   gd_verify_installed epel-release
 }
 
-# 2. Add AMD's amdgpu 6.2.4 and ROCm 6.2 repositories, their signing key and pin [root] (fixes/install-rocm.yaml:24)
+# 2. Add AMD's amdgpu 6.2.4 and ROCm 6.2 repositories, their signing key and pin [root] (fixes/install-rocm.yaml:27)
 gd_step_2() {
 gd_write_file /etc/yum.repos.d/amdgpu.repo 0644 <<'REPO'
 # gpudoctor-vendor: amd (written by gpudoctor for ROCm 6.2)
@@ -114,7 +116,7 @@ gpgkey=https://repo.radeon.com/rocm/rocm.gpg.key
 REPO
 }
 gd_verify_2() {
-  test -s /etc/yum.repos.d/rocm.repo -a -s /etc/yum.repos.d/amdgpu.repo
+  gd_verify_nonempty /etc/yum.repos.d/rocm.repo /etc/yum.repos.d/amdgpu.repo
 }
 
 # 3. Download everything the next steps install (and keep the old stack's packages for undo) [root] (fixes/migrate.yaml:18)
@@ -125,7 +127,7 @@ gd_verify_3() {
   gd_verify_downloads
 }
 
-# 4. Install the headers of the kernel (amdgpu-dkms is built against them) [root] (fixes/install-rocm.yaml:75)
+# 4. Install the headers of the kernel (amdgpu-dkms is built against them) [root] (fixes/install-rocm.yaml:78)
 gd_step_4() {
   gd_install_packages "kernel-devel-$(gd_kernel)" kernel-headers
 }
@@ -133,7 +135,7 @@ gd_verify_4() {
   gd_verify_installed "kernel-devel-$(gd_kernel)"
 }
 
-# 5. Install the amdgpu kernel driver (amdgpu-dkms) [root, reboot] (fixes/install-rocm.yaml:89)
+# 5. Install the amdgpu kernel driver (amdgpu-dkms) [root, reboot] (fixes/install-rocm.yaml:92)
 gd_step_5() {
   gd_install_packages amdgpu-dkms
 }
@@ -141,7 +143,7 @@ gd_verify_5() {
   gd_verify_installed amdgpu-dkms
 }
 
-# 6. Install ROCm 6.2 [root] (fixes/install-rocm.yaml:96)
+# 6. Install ROCm 6.2 [root] (fixes/install-rocm.yaml:99)
 gd_step_6() {
   gd_install_packages rocm
 }
@@ -149,7 +151,7 @@ gd_verify_6() {
   gd_verify_installed rocm
 }
 
-# 7. Register ROCm's libraries with the dynamic linker [root] (fixes/install-rocm.yaml:101)
+# 7. Register ROCm's libraries with the dynamic linker [root] (fixes/install-rocm.yaml:104)
 gd_step_7() {
 local before=$GD_CHANGES
 gd_write_file /etc/ld.so.conf.d/rocm.conf 0644 <<'CONF'

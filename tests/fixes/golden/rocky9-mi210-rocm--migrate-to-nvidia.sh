@@ -62,29 +62,32 @@
 # /var/backups/gpudoctor/<id>/<run>/ (gpudoctor undo restores them), and a second run changes nothing.
 #
 # Steps (R: needs root, D: destructive, B: needs a reboot):
-#   1. install-nvidia.repository              R--  Add the mirror of NVIDIA's CUDA repository in place of
+#   1. install-nvidia.epel                    R--  Enable the crb repository and EPEL (the driver's DKMS comes
+#                                                  from EPEL)
+#   2. install-nvidia.repository              R--  Add the mirror of NVIDIA's CUDA repository in place of
 #                                                  NVIDIA's, with its signing key
-#   2. prepare.download                       R--  Download everything the next steps install (and keep the
+#   3. install-nvidia.driver-stream           R--  Enable the driver's module stream nvidia-driver:580-open
+#                                                  (another stream is reset first)
+#   4. prepare.download                       R--  Download everything the next steps install (and keep the
 #                                                  old stack's packages for undo)
-#   3. purge-rocm.gpu-users                   R--  Stop what uses the AMD GPU (no services, processes with
+#   5. purge-rocm.gpu-users                   R--  Stop what uses the AMD GPU (no services, processes with
 #                                                  /dev/kfd open)
-#   4. purge-rocm.packages                    RD-  Purge the ROCm, amdgpu and AMD graphics packages (the
+#   6. purge-rocm.packages                    RD-  Purge the ROCm, amdgpu and AMD graphics packages (the
 #                                                  distribution's Mesa in place of AMD's)
-#   5. purge-rocm.trees                       RD-  Remove the ROCm folders no package owns any more
-#   6. purge-rocm.alternatives                R--  Remove update-alternatives entries that point nowhere
-#   7. purge-rocm.repositories                R--  Remove AMD's package repositories, keys and pins
-#   8. purge-rocm.profiles                    R--  Remove ROCm variables and folders from shell profiles
-#   9. install-nvidia.headers                 R--  Install the headers of the kernel (the driver's DKMS module
+#   7. purge-rocm.trees                       RD-  Remove the ROCm folders no package owns any more
+#   8. purge-rocm.alternatives                R--  Remove update-alternatives entries that point nowhere
+#   9. purge-rocm.repositories                R--  Remove AMD's package repositories, keys and pins
+#  10. purge-rocm.profiles                    R--  Remove ROCm variables and folders from shell profiles
+#  11. install-nvidia.headers                 R--  Install the headers of the kernel (the driver's DKMS module
 #                                                  is built against them)
-#  10. install-nvidia.driver-stream           R--  Enable the driver's module stream 580-open
-#  11. install-nvidia.driver                  R-B  Install the NVIDIA driver 580 (open kernel modules)
-#  12. install-nvidia.toolkit                 R--  Install the CUDA toolkit 13.0
-#  13. install-nvidia.path                    R--  Put CUDA 13.0 on PATH for login shells
-#  14. blacklist-nouveau.modprobe             R-B  Blacklist nouveau and rebuild the initramfs
-#  15. torch-reinstall.reinstall              ---  Reinstall torch from https://download.pytorch.org/whl/cu130
-#  16. reboot.swap-card                       R-B  Power off, take out AMD Instinct MI210 and put in the
+#  12. install-nvidia.driver                  R-B  Install the NVIDIA driver 580 (open kernel modules)
+#  13. install-nvidia.toolkit                 R--  Install the CUDA toolkit 13.0
+#  14. install-nvidia.path                    R--  Put CUDA 13.0 on PATH for login shells
+#  15. blacklist-nouveau.modprobe             R-B  Blacklist nouveau and rebuild the initramfs
+#  16. torch-reinstall.reinstall              ---  Reinstall torch from https://download.pytorch.org/whl/cu130
+#  17. reboot.swap-card                       R-B  Power off, take out AMD Instinct MI210 and put in the
 #                                                  NVIDIA card
-#  17. migrate.check                          ---  Check the machine with gpudoctor (what must pass now)
+#  18. migrate.check                          ---  Check the machine with gpudoctor (what must pass now)
 # Afterwards these checks must pass: driver.not-bound driver.nouveau driver.nvidia-mismatch cuda.no-driver
 #   cuda.driver-too-old stack.both-vendors stack.leftover-paths torch.cpu-build torch.vendor-mismatch
 #   torch.arch-missing torch.cuda-too-new perm.nvidia-dev env.visible-devices-empty
@@ -92,14 +95,16 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID='migrate-to-nvidia-31b2a551'
+GD_SCRIPT_ID='migrate-to-nvidia-e77009d4'
 GD_FAMILY=rhel
 GD_FOR_OS_ID=rocky
 GD_FOR_OS_VERSION=9.4
 GD_FOR_HOST=mi210-node03
 GD_KERNEL=5.14.0-427.13.1.el9_4.x86_64
 GD_STEP_IDS=(
+  install-nvidia.epel
   install-nvidia.repository
+  install-nvidia.driver-stream
   prepare.download
   purge-rocm.gpu-users
   purge-rocm.packages
@@ -108,7 +113,6 @@ GD_STEP_IDS=(
   purge-rocm.repositories
   purge-rocm.profiles
   install-nvidia.headers
-  install-nvidia.driver-stream
   install-nvidia.driver
   install-nvidia.toolkit
   install-nvidia.path
@@ -118,7 +122,9 @@ GD_STEP_IDS=(
   migrate.check
 )
 GD_STEP_TITLES=(
+  'Enable the crb repository and EPEL (the driver'\''s DKMS comes from EPEL)'
   'Add the mirror of NVIDIA'\''s CUDA repository in place of NVIDIA'\''s, with its signing key'
+  'Enable the driver'\''s module stream nvidia-driver:580-open (another stream is reset first)'
   'Download everything the next steps install (and keep the old stack'\''s packages for undo)'
   'Stop what uses the AMD GPU (no services, processes with /dev/kfd open)'
   'Purge the ROCm, amdgpu and AMD graphics packages (the distribution'\''s Mesa in place of AMD'\''s)'
@@ -127,7 +133,6 @@ GD_STEP_TITLES=(
   'Remove AMD'\''s package repositories, keys and pins'
   'Remove ROCm variables and folders from shell profiles'
   'Install the headers of the kernel (the driver'\''s DKMS module is built against them)'
-  'Enable the driver'\''s module stream 580-open'
   'Install the NVIDIA driver 580 (open kernel modules)'
   'Install the CUDA toolkit 13.0'
   'Put CUDA 13.0 on PATH for login shells'
@@ -140,9 +145,10 @@ GD_STEP_FLAGS=(
   root
   root
   root
-  'root destructive'
-  'root destructive'
   root
+  root
+  'root destructive'
+  'root destructive'
   root
   root
   root
@@ -160,8 +166,18 @@ GD_STEP_FLAGS=(
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Add the mirror of NVIDIA's CUDA repository in place of NVIDIA's, with its signing key [root] (fixes/install-nvidia.yaml:22)
+# 1. Enable the crb repository and EPEL (the driver's DKMS comes from EPEL) [root] (fixes/install-nvidia.yaml:22)
 gd_step_1() {
+  gd_enable_dnf_repo crb
+  gd_install_epel epel-release
+}
+gd_verify_1() {
+  gd_verify_dnf_repo_enabled crb
+  gd_verify_installed epel-release
+}
+
+# 2. Add the mirror of NVIDIA's CUDA repository in place of NVIDIA's, with its signing key [root] (fixes/install-nvidia.yaml:33)
+gd_step_2() {
 gd_write_file /etc/yum.repos.d/cuda-gpudoctor.repo 0644 <<'REPO'
 # gpudoctor-vendor: nvidia (written by gpudoctor for CUDA 13.0)
 [cuda-gpudoctor]
@@ -172,113 +188,113 @@ gpgcheck=1
 gpgkey=https://developer.download.nvidia.com/compute/cuda/repos/rhel9/x86_64/D42D0685.pub
 REPO
 }
-gd_verify_1() {
-  test -s /etc/yum.repos.d/cuda-gpudoctor.repo
+gd_verify_2() {
+  gd_verify_nonempty /etc/yum.repos.d/cuda-gpudoctor.repo
 }
 
-# 2. Download everything the next steps install (and keep the old stack's packages for undo) [root] (fixes/migrate.yaml:18)
-gd_step_2() {
+# 3. Enable the driver's module stream nvidia-driver:580-open (another stream is reset first) [root] (fixes/install-nvidia.yaml:62)
+gd_step_3() {
+  gd_switch_module_stream nvidia-driver 580-open
+}
+gd_verify_3() {
+  gd_verify_module_stream nvidia-driver 580-open
+}
+
+# 4. Download everything the next steps install (and keep the old stack's packages for undo) [root] (fixes/migrate.yaml:18)
+gd_step_4() {
   gd_prepare_downloads
 }
-gd_verify_2() {
+gd_verify_4() {
   gd_verify_downloads
 }
 
-# 3. Stop what uses the AMD GPU (no services, processes with /dev/kfd open) [root] (fixes/purge-rocm.yaml:33)
-gd_step_3() {
+# 5. Stop what uses the AMD GPU (no services, processes with /dev/kfd open) [root] (fixes/purge-rocm.yaml:33)
+gd_step_5() {
   gd_stop_gpu_users /dev/kfd ''
 }
-gd_verify_3() {
+gd_verify_5() {
   gd_verify_no_gpu_users /dev/kfd
 }
 
-# 4. Purge the ROCm, amdgpu and AMD graphics packages (the distribution's Mesa in place of AMD's) [root, destructive] (fixes/purge-rocm.yaml:39)
-gd_step_4() {
+# 6. Purge the ROCm, amdgpu and AMD graphics packages (the distribution's Mesa in place of AMD's) [root, destructive] (fixes/purge-rocm.yaml:39)
+gd_step_6() {
   gd_purge_packages amdgpu-dkms amdgpu-dkms-firmware hip-runtime-amd hsa-rocr rccl rocm-core rocm-hip-runtime rocm-smi-lib rocminfo --
 }
-gd_verify_4() {
+gd_verify_6() {
   gd_verify_not_installed amdgpu-dkms amdgpu-dkms-firmware hip-runtime-amd hsa-rocr rccl rocm-core rocm-hip-runtime rocm-smi-lib rocminfo
 }
 
-# 5. Remove the ROCm folders no package owns any more [root, destructive] (fixes/purge-rocm.yaml:60)
-gd_step_5() {
+# 7. Remove the ROCm folders no package owns any more [root, destructive] (fixes/purge-rocm.yaml:60)
+gd_step_7() {
   gd_remove_trees /opt/rocm-6.0.2 /opt/rocm
 }
-gd_verify_5() {
+gd_verify_7() {
   gd_verify_absent /opt/rocm-6.0.2 /opt/rocm
 }
 
-# 6. Remove update-alternatives entries that point nowhere [root] (fixes/purge-rocm.yaml:67)
-gd_step_6() {
+# 8. Remove update-alternatives entries that point nowhere [root] (fixes/purge-rocm.yaml:67)
+gd_step_8() {
   gd_remove_dangling_alternatives rocm
 }
-gd_verify_6() {
+gd_verify_8() {
   gd_verify_no_dangling_alternatives rocm
 }
 
-# 7. Remove AMD's package repositories, keys and pins [root] (fixes/purge-rocm.yaml:73)
-gd_step_7() {
+# 9. Remove AMD's package repositories, keys and pins [root] (fixes/purge-rocm.yaml:73)
+gd_step_9() {
   gd_remove_files /etc/yum.repos.d/amdgpu.repo /etc/yum.repos.d/rocm.repo
   gd_remove_source_lines repo.radeon.com --
 }
-gd_verify_7() {
+gd_verify_9() {
   gd_verify_absent /etc/yum.repos.d/amdgpu.repo /etc/yum.repos.d/rocm.repo
   gd_verify_no_mentions repo.radeon.com --
 }
 
-# 8. Remove ROCm variables and folders from shell profiles [root] (fixes/purge-rocm.yaml:109)
-gd_step_8() {
+# 10. Remove ROCm variables and folders from shell profiles [root] (fixes/purge-rocm.yaml:109)
+gd_step_10() {
   gd_clean_profiles 'ROCM_[A-Z_]*|HIP_[A-Z_]*|HSA_[A-Z0-9_]*|ROCR_[A-Z_]*|HCC_[A-Z_]*|PYTORCH_ROCM_ARCH|GPU_DEVICE_ORDINAL|MIOPEN_[A-Z_]*|CUDA_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|GPU_DEVICE_ORDINAL' '/opt/rocm(-[0-9][0-9.]*)?|\$\{?(ROCM_PATH|ROCM_HOME|HIP_PATH)\}?' --system /home/ravi
 }
-gd_verify_8() {
+gd_verify_10() {
   gd_verify_profiles 'ROCM_[A-Z_]*|HIP_[A-Z_]*|HSA_[A-Z0-9_]*|ROCR_[A-Z_]*|HCC_[A-Z_]*|PYTORCH_ROCM_ARCH|GPU_DEVICE_ORDINAL|MIOPEN_[A-Z_]*|CUDA_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|GPU_DEVICE_ORDINAL' '/opt/rocm(-[0-9][0-9.]*)?|\$\{?(ROCM_PATH|ROCM_HOME|HIP_PATH)\}?' --system /home/ravi
 }
 
-# 9. Install the headers of the kernel (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:44)
-gd_step_9() {
+# 11. Install the headers of the kernel (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:55)
+gd_step_11() {
   gd_install_packages "kernel-devel-$(gd_kernel)"
 }
-gd_verify_9() {
+gd_verify_11() {
   gd_verify_installed "kernel-devel-$(gd_kernel)"
 }
 
-# 10. Enable the driver's module stream 580-open [root] (fixes/install-nvidia.yaml:51)
-gd_step_10() {
-  gd_run dnf module enable -y nvidia-driver:580-open
-}
-gd_verify_10() {
-  true # dnf module enable fails when the stream does not exist
-}
-
-# 11. Install the NVIDIA driver 580 (open kernel modules) [root, reboot] (fixes/install-nvidia.yaml:57)
-gd_step_11() {
+# 12. Install the NVIDIA driver 580 (open kernel modules) [root, reboot] (fixes/install-nvidia.yaml:69)
+gd_step_12() {
   gd_install_packages nvidia-open
 }
-gd_verify_11() {
+gd_verify_12() {
   gd_verify_installed nvidia-open
 }
 
-# 12. Install the CUDA toolkit 13.0 [root] (fixes/install-nvidia.yaml:63)
-gd_step_12() {
+# 13. Install the CUDA toolkit 13.0 [root] (fixes/install-nvidia.yaml:75)
+gd_step_13() {
   gd_install_packages cuda-toolkit-13-0
 }
-gd_verify_12() {
+gd_verify_13() {
   gd_verify_installed cuda-toolkit-13-0
 }
 
-# 13. Put CUDA 13.0 on PATH for login shells [root] (fixes/install-nvidia.yaml:68)
-gd_step_13() {
+# 14. Put CUDA 13.0 on PATH for login shells [root] (fixes/install-nvidia.yaml:80)
+gd_step_14() {
 gd_write_file /etc/profile.d/cuda-path.sh 0644 <<'PROFILE'
 # Written by gpudoctor (install-nvidia): the CUDA 13.0 toolkit on PATH.
 export PATH=/usr/local/cuda-13.0/bin${PATH:+:${PATH}}
 PROFILE
 }
-gd_verify_13() {
+gd_verify_14() {
   grep -qF /usr/local/cuda-13.0 /etc/profile.d/cuda-path.sh
 }
 
-# 14. Blacklist nouveau and rebuild the initramfs [root, reboot] (fixes/blacklist-nouveau.yaml:9)
-gd_step_14() {
+# 15. Blacklist nouveau and rebuild the initramfs [root, reboot] (fixes/blacklist-nouveau.yaml:9)
+gd_step_15() {
 local before=$GD_CHANGES
 gd_write_file /etc/modprobe.d/blacklist-nouveau.conf 0644 <<'CONF'
 # Written by gpudoctor (fix blacklist-nouveau): the NVIDIA driver cannot load while nouveau holds the GPU.
@@ -288,31 +304,31 @@ CONF
 if ((GD_CHANGES > before)); then gd_owe initramfs; fi
 gd_settle
 }
-gd_verify_14() {
+gd_verify_15() {
   grep -qx 'blacklist nouveau' /etc/modprobe.d/blacklist-nouveau.conf
 }
 
-# 15. Reinstall torch from https://download.pytorch.org/whl/cu130 (fixes/torch-reinstall.yaml:14)
-gd_step_15() {
+# 16. Reinstall torch from https://download.pytorch.org/whl/cu130 (fixes/torch-reinstall.yaml:14)
+gd_step_16() {
   gd_torch_reinstall ravi https://download.pytorch.org/whl/cu130 cu130 torch /home/ravi/venvs/torch/bin/python3 -- pytorch-triton-rocm
 }
-gd_verify_15() {
+gd_verify_16() {
   gd_verify_torch cu130 /home/ravi/venvs/torch/bin/python3
 }
 
-# 16. Power off, take out AMD Instinct MI210 and put in the NVIDIA card [root, reboot] (fixes/reboot.yaml:10)
-gd_step_16() {
+# 17. Power off, take out AMD Instinct MI210 and put in the NVIDIA card [root, reboot] (fixes/reboot.yaml:10)
+gd_step_17() {
   gd_power_off_for_swap 'AMD Instinct MI210' 'the NVIDIA card' ''
 }
-gd_verify_16() {
+gd_verify_17() {
   true # the next run of the script sees the new boot
 }
 
-# 17. Check the machine with gpudoctor (what must pass now) (fixes/migrate.yaml:24)
-gd_step_17() {
+# 18. Check the machine with gpudoctor (what must pass now) (fixes/migrate.yaml:24)
+gd_step_18() {
   gd_post_check driver.not-bound,driver.nouveau,driver.nvidia-mismatch,cuda.no-driver,cuda.driver-too-old,stack.both-vendors,stack.leftover-paths,torch.cpu-build,torch.vendor-mismatch,torch.arch-missing,torch.cuda-too-new,perm.nvidia-dev,env.visible-devices-empty,env.visible-devices-foreign
 }
-gd_verify_17() {
+gd_verify_18() {
   true # gpudoctor check reports by itself
 }
 

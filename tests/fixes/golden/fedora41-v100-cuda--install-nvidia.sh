@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2119,SC2120
+# gpudoctor fix install-nvidia: Install the NVIDIA driver and CUDA toolkit
+#
+# What: Adds NVIDIA's CUDA repository for this OS release with NVIDIA's cuda-keyring package (a source a
+#       machine has already is reused; with --mirror, gpudoctor's source for the mirror replaces NVIDIA's),
+#       installs the kernel headers, the driver branch the chosen CUDA release needs (open kernel modules for
+#       Turing and later, NVIDIA's proprietary ones before), the CUDA toolkit, puts it on PATH for login
+#       shells, and blacklists nouveau. Under Secure Boot it enrolls DKMS's signing key as a Machine Owner Key
+#       (enroll-mok). Needs a reboot.
+#       (blacklist-nouveau) Writes /etc/modprobe.d/blacklist-nouveau.conf (blacklist nouveau, options nouveau
+#       modeset=0) and rebuilds the initramfs, so nouveau does not take the GPU at the next boot and the
+#       NVIDIA driver can. Needs a reboot.
+#       (enroll-mok) Secure Boot loads only signed kernel modules. DKMS signs the modules it builds with its
+#       key; this makes that key where DKMS looks for it (unless it is there), asks the firmware to enroll its
+#       certificate with mokutil --import (you choose a one-time password), stops before the reboot to say
+#       what to do at the MOK screen, and after the reboot checks that the driver's module loaded.
+# Why:  asked for by name; no check of this machine points to it.
+# For:  host gpu-vm01, Fedora Linux 41 (Workstation Edition) (fedora 41, rhel family), kernel
+#       6.11.4-301.fc41.x86_64
+#       gpu0 (0000:00:10.0): Tesla V100 PCIe 16GB (sm_70), driver nvidia
+# From: snapshot tests/fixes/machines/fedora41-v100-cuda/snapshot, by gpudoctor (test).
+#
+# Notes:
+#   - CUDA 12.6 (the newest gpudoctor installs that builds for Tesla V100 PCIe 16GB (sm_70)) with driver
+#     branch 580 (CUDA 12.6 needs 560.28.03 or newer; R560 is a short-lived new-feature branch, R580 the first
+#     of NVIDIA's long-term support branches from there)
+#   - proprietary kernel modules: the open modules do not drive Tesla V100 PCIe 16GB (Volta)
+#   - PyTorch from the cu126 wheel index: the newest whose CUDA driver 580 runs and whose wheels build for
+#     these GPUs
+#   - NVIDIA's repository folder fedora41 is not confirmed
+#   - the signing key URL
+#     https://developer.download.nvidia.com/compute/cuda/repos/fedora41/x86_64/D42D0685.pub is not confirmed
+#
+# Run it with --dry-run first: it prints every command and every change and changes nothing.
+# It refuses another OS release or host than the one above, writes a journal of every step to
+# /var/log/gpudoctor/<id>.journal, backs up every file it edits or removes under
+# /var/backups/gpudoctor/<id>/<run>/ (gpudoctor undo restores them), and a second run changes nothing.
+#
+# Steps (R: needs root, D: destructive, B: needs a reboot):
+#   1. install-nvidia.repository              R--  Add the mirror of NVIDIA's CUDA repository in place of
+#                                                  NVIDIA's, with its signing key
+#   2. prepare.download                       R--  Download everything the next steps install (and keep the
+#                                                  old stack's packages for undo)
+#   3. install-nvidia.headers                 R--  Install the headers of the kernel (the driver's DKMS module
+#                                                  is built against them)
+#   4. install-nvidia.driver                  R-B  Install the NVIDIA driver 580 (proprietary kernel modules)
+#   5. install-nvidia.toolkit                 R--  Install the CUDA toolkit 12.6
+#   6. install-nvidia.path                    R--  Put CUDA 12.6 on PATH for login shells
+#   7. blacklist-nouveau.modprobe             R-B  Blacklist nouveau and rebuild the initramfs
+
+set -euo pipefail
+
+GD_SCRIPT_ID='install-nvidia-371fa194'
+GD_FAMILY=rhel
+GD_FOR_OS_ID=fedora
+GD_FOR_OS_VERSION=41
+GD_FOR_HOST=gpu-vm01
+GD_KERNEL=6.11.4-301.fc41.x86_64
+GD_STEP_IDS=(
+  install-nvidia.repository
+  prepare.download
+  install-nvidia.headers
+  install-nvidia.driver
+  install-nvidia.toolkit
+  install-nvidia.path
+  blacklist-nouveau.modprobe
+)
+GD_STEP_TITLES=(
+  'Add the mirror of NVIDIA'\''s CUDA repository in place of NVIDIA'\''s, with its signing key'
+  'Download everything the next steps install (and keep the old stack'\''s packages for undo)'
+  'Install the headers of the kernel (the driver'\''s DKMS module is built against them)'
+  'Install the NVIDIA driver 580 (proprietary kernel modules)'
+  'Install the CUDA toolkit 12.6'
+  'Put CUDA 12.6 on PATH for login shells'
+  'Blacklist nouveau and rebuild the initramfs'
+)
+GD_STEP_FLAGS=(
+  root
+  root
+  root
+  'root reboot'
+  root
+  root
+  'root reboot'
+)
+
+# @gpudoctor-golden: fixes/lib.bash is pasted here
+
+# ---- the steps ------------------------------------------------------------------------
+
+# 1. Add the mirror of NVIDIA's CUDA repository in place of NVIDIA's, with its signing key [root] (fixes/install-nvidia.yaml:33)
+gd_step_1() {
+gd_write_file /etc/yum.repos.d/cuda-gpudoctor.repo 0644 <<'REPO'
+# gpudoctor-vendor: nvidia (written by gpudoctor for CUDA 12.6)
+[cuda-gpudoctor]
+name=NVIDIA CUDA
+baseurl=https://developer.download.nvidia.com/compute/cuda/repos/fedora41/x86_64/
+enabled=1
+gpgcheck=1
+gpgkey=https://developer.download.nvidia.com/compute/cuda/repos/fedora41/x86_64/D42D0685.pub
+REPO
+}
+gd_verify_1() {
+  gd_verify_nonempty /etc/yum.repos.d/cuda-gpudoctor.repo
+}
+
+# 2. Download everything the next steps install (and keep the old stack's packages for undo) [root] (fixes/migrate.yaml:18)
+gd_step_2() {
+  gd_prepare_downloads
+}
+gd_verify_2() {
+  gd_verify_downloads
+}
+
+# 3. Install the headers of the kernel (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:55)
+gd_step_3() {
+  gd_install_packages "kernel-devel-$(gd_kernel)"
+}
+gd_verify_3() {
+  gd_verify_installed "kernel-devel-$(gd_kernel)"
+}
+
+# 4. Install the NVIDIA driver 580 (proprietary kernel modules) [root, reboot] (fixes/install-nvidia.yaml:69)
+gd_step_4() {
+  gd_install_packages cuda-drivers
+}
+gd_verify_4() {
+  gd_verify_installed cuda-drivers
+}
+
+# 5. Install the CUDA toolkit 12.6 [root] (fixes/install-nvidia.yaml:75)
+gd_step_5() {
+  gd_install_packages cuda-toolkit-12-6
+}
+gd_verify_5() {
+  gd_verify_installed cuda-toolkit-12-6
+}
+
+# 6. Put CUDA 12.6 on PATH for login shells [root] (fixes/install-nvidia.yaml:80)
+gd_step_6() {
+gd_write_file /etc/profile.d/cuda-path.sh 0644 <<'PROFILE'
+# Written by gpudoctor (install-nvidia): the CUDA 12.6 toolkit on PATH.
+export PATH=/usr/local/cuda-12.6/bin${PATH:+:${PATH}}
+PROFILE
+}
+gd_verify_6() {
+  grep -qF /usr/local/cuda-12.6 /etc/profile.d/cuda-path.sh
+}
+
+# 7. Blacklist nouveau and rebuild the initramfs [root, reboot] (fixes/blacklist-nouveau.yaml:9)
+gd_step_7() {
+local before=$GD_CHANGES
+gd_write_file /etc/modprobe.d/blacklist-nouveau.conf 0644 <<'CONF'
+# Written by gpudoctor (fix blacklist-nouveau): the NVIDIA driver cannot load while nouveau holds the GPU.
+blacklist nouveau
+options nouveau modeset=0
+CONF
+if ((GD_CHANGES > before)); then gd_owe initramfs; fi
+gd_settle
+}
+gd_verify_7() {
+  grep -qx 'blacklist nouveau' /etc/modprobe.d/blacklist-nouveau.conf
+}
+
+gd_main "$@"

@@ -1,0 +1,109 @@
+// The RHEL family's plans per release: EPEL and the builder repository (CRB, PowerTools, RHEL's CodeReady
+// Builder), the nvidia-driver module stream only where dnf has module streams (RHEL 8 and 9), Fedora with
+// NVIDIA's Fedora repository and without EPEL, ROCm on Fedora refused with the reason. The dnf steps
+// themselves are run by tests/root/rhel_installroot.sh.
+#include "fix_fixtures.hpp"
+#include "util/text.hpp"
+
+#include <algorithm>
+
+#include <doctest/doctest.h>
+
+using namespace gpudoctor;
+using namespace gpudoctor::test;
+
+namespace {
+
+// The Rocky 9 ROCm machine of tests/fixes, relabelled as another release of the family.
+std::unique_ptr<SnapshotMachine> machine_as(const std::string& id, const std::string& version,
+                                            std::vector<std::string> like) {
+  auto m = open_machine("tests/fixes/machines/rocky9-mi210-rocm/snapshot");
+  auto& os = m->report.facts.os;
+  os.id = {id, "test"};
+  os.version_id = {version, "test"};
+  os.pretty_name = {id + " " + version, "test"};
+  os.id_like = std::move(like);
+  return m;
+}
+
+const fix::PlannedStep* step(const fix::Plan& plan, const std::string& id) {
+  auto it = std::find_if(plan.steps.begin(), plan.steps.end(), [&](const auto& s) { return s.id == id; });
+  return it == plan.steps.end() ? nullptr : &*it;
+}
+
+struct Release {
+  const char* id;
+  const char* version;
+  std::vector<std::string> like;
+  const char* crb;    // the repository gd_enable_dnf_repo enables ("" when no epel step)
+  const char* epel;   // what gd_install_epel installs
+  const char* stream; // the nvidia-driver stream ("" when no stream step)
+  const char* repo;   // NVIDIA's repository folder
+};
+
+} // namespace
+
+TEST_CASE("fix rhel: EPEL, the builder repository and the driver stream follow the release") {
+  const Release releases[] = {
+      {"rocky", "9.4", {"rhel", "centos", "fedora"}, "crb", "epel-release", "580-open", "rhel9"},
+      {"almalinux", "8.10", {"rhel", "centos", "fedora"}, "powertools", "epel-release", "580-open", "rhel8"},
+      {"rhel",
+       "9.4",
+       {"fedora"},
+       "codeready-builder-for-rhel-9-x86_64-rpms",
+       "https://dl.fedoraproject.org/pub/epel/epel-release-latest-9.noarch.rpm",
+       "580-open",
+       "rhel9"},
+      {"rocky", "10.0", {"rhel", "centos", "fedora"}, "crb", "epel-release", "", "rhel10"},
+      {"fedora", "41", {}, "", "", "", "fedora41"},
+  };
+  for (const auto& r : releases) {
+    CAPTURE(r.id);
+    CAPTURE(r.version);
+    auto m = machine_as(r.id, r.version, r.like);
+    auto plan = fix::plan_migration("nvidia", m->context());
+    REQUIRE_MESSAGE(plan.has_value(), (plan ? std::string() : plan.error()));
+    const auto* epel = step(*plan, "install-nvidia.epel");
+    if (std::string(r.crb).empty()) {
+      CHECK(epel == nullptr);
+    } else {
+      REQUIRE(epel != nullptr);
+      CHECK(text::contains(epel->body, std::string("gd_enable_dnf_repo ") + r.crb + "\n"));
+      CHECK(text::contains(epel->body, r.epel));
+      CHECK(epel->stage == "prepare");
+    }
+    const auto* stream = step(*plan, "install-nvidia.driver-stream");
+    if (std::string(r.stream).empty()) {
+      CHECK(stream == nullptr);
+    } else {
+      REQUIRE(stream != nullptr);
+      CHECK(text::contains(stream->body, std::string("gd_switch_module_stream nvidia-driver ") + r.stream));
+      // Before the download: with another stream enabled, modular filtering hides the driver to download.
+      CHECK(stream < step(*plan, "prepare.download"));
+    }
+    const auto* repo = step(*plan, "install-nvidia.repository");
+    REQUIRE(repo != nullptr);
+    CHECK(text::contains(repo->body, std::string("/compute/cuda/repos/") + r.repo + "/x86_64/"));
+    const auto* driver = step(*plan, "install-nvidia.driver");
+    REQUIRE(driver != nullptr);
+    CHECK(driver->body == "gd_install_packages nvidia-open");
+  }
+}
+
+TEST_CASE("fix rhel: ROCm on Fedora is refused with the reason, on Rocky it gets EPEL and CRB") {
+  auto fedora = machine_as("fedora", "41", {});
+  auto plan = fix::plan_fix("install-rocm", fedora->context());
+  REQUIRE(!plan.has_value());
+  CHECK(text::contains(plan.error(), "AMD publishes no ROCm repository for Fedora"));
+  CHECK(text::contains(plan.error(), "Fedora's repositories"));
+
+  auto rocky = machine_as("rocky", "8.10", {"rhel", "centos", "fedora"});
+  fix::PlanOptions opt;
+  opt.versions.rocm = "6.2";
+  auto rocm = fix::plan_fix("install-rocm", rocky->context(opt));
+  REQUIRE_MESSAGE(rocm.has_value(), (rocm ? std::string() : rocm.error()));
+  const auto* epel = step(*rocm, "install-rocm.epel");
+  REQUIRE(epel != nullptr);
+  CHECK(text::contains(epel->body, "gd_enable_dnf_repo powertools\n"));
+  CHECK(text::contains(epel->body, "gd_install_epel epel-release"));
+}
