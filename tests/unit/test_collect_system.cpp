@@ -363,13 +363,7 @@ public:
   }
   void answer(const std::string& key, const std::string& program, const std::string& out, int exit_code = 0,
               const std::string& err = "") {
-    CommandResult r;
-    r.key = key;
-    r.found = true;
-    r.exit_code = exit_code;
-    r.out = out;
-    r.err = err;
-    by_program[key + " " + program] = r;
+    by_program[key + " " + program] = answered(key, out, exit_code, err);
   }
 };
 

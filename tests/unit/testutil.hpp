@@ -154,15 +154,20 @@ public:
   Identity identity() override { return who; }
   std::string kind() const override { return view_kind; }
 
-  void command(const std::string& key, const std::string& out, int exit_code = 0,
-               const std::string& err = "") {
+  // A command that ran and answered.
+  static CommandResult answered(const std::string& key, const std::string& out, int exit_code = 0,
+                                const std::string& err = "") {
     CommandResult r;
     r.key = key;
     r.found = true;
     r.exit_code = exit_code;
     r.out = out;
     r.err = err;
-    commands[key] = r;
+    return r;
+  }
+  void command(const std::string& key, const std::string& out, int exit_code = 0,
+               const std::string& err = "") {
+    commands[key] = answered(key, out, exit_code, err);
   }
 
 private:
