@@ -55,6 +55,18 @@ struct FleetDuplicate {
   std::string host;
   std::vector<std::size_t> nodes;
   Kind kind = Kind::unknown; // by the NVIDIA GPU UUIDs: equal, different, or none to compare
+  // What the GPU UUIDs say about the inputs, in words (for every output format).
+  const char* why() const {
+    switch (kind) {
+    case Kind::same_machine:
+      return "the same GPUs: one machine, reported more than once";
+    case Kind::different_machines:
+      return "different GPUs: different machines with one host name";
+    case Kind::unknown:
+      break;
+    }
+    return "no GPU UUID to tell them apart";
+  }
 };
 
 struct FleetInputError {

@@ -131,11 +131,7 @@ std::string nodes(const Fleet& f) {
 std::string duplicates(const Fleet& f) {
   std::string rows;
   for (const auto& d : f.duplicates) {
-    std::string why = d.kind == FleetDuplicate::Kind::same_machine
-                          ? "the same GPUs: one machine, reported more than once"
-                      : d.kind == FleetDuplicate::Kind::different_machines
-                          ? "different GPUs: different machines with one host name"
-                          : "no GPU UUID to tell them apart";
+    std::string why = d.why();
     std::string inputs;
     for (auto n : d.nodes)
       inputs += (inputs.empty() ? "" : "<br>") + h(f.nodes[n].input);

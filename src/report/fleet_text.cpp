@@ -164,11 +164,7 @@ void duplicates(const Fleet& f, const TermStyle& st, std::string& out) {
   if (f.duplicates.empty()) return;
   out += "\n" + st.paint("1", "One host name, several inputs") + "\n";
   for (const auto& d : f.duplicates) {
-    std::string why = d.kind == FleetDuplicate::Kind::same_machine
-                          ? "the same GPUs: one machine, reported more than once"
-                      : d.kind == FleetDuplicate::Kind::different_machines
-                          ? "different GPUs: different machines with one host name"
-                          : "no GPU UUID to tell them apart";
+    std::string why = d.why();
     std::vector<std::string> inputs;
     for (auto n : d.nodes)
       inputs.push_back(one_line(f.nodes[n].input));
