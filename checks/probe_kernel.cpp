@@ -1,6 +1,7 @@
 // probe.kernel: a trivial kernel launched on every device must run and write the right values. A missing
 // image is named with the runtime's own words (no kernel image / invalid device function /
 // hipErrorNoBinaryForGpu), with the targets the probe carries and the device's arch.
+#include "checks/common.hpp"
 #include "checks/probe_common.hpp"
 #include "checks/registry.hpp"
 #include "util/text.hpp"
@@ -38,12 +39,17 @@ void judge(const Facts& f, const BackendProbes& b, const ProbeRun& run, Results&
     }
     if (k.error) evidence.push_back(error_evidence(run, *k.error));
     if (k.error && no_image(k.error->name)) {
+      // On AMD an override makes ROCm look for another target's code: unsetting it is then the fix.
+      auto override_it = f.env.all.find("HSA_OVERRIDE_GFX_VERSION");
+      bool overridden = b.backend == "hip" && override_it != f.env.all.end();
+      if (overridden) evidence.push_back(env_evidence("HSA_OVERRIDE_GFX_VERSION", override_it->second));
       out.add(Status::error, subject,
               k.error->name + ": the runtime found no code for this GPU (" + arch +
                   ") in the probe, built for " + targets_of(b) +
                   ". Programs built without this target fail the same way: rebuild them for it, "
                   "or check HSA_OVERRIDE_GFX_VERSION on AMD.",
-              evidence);
+              evidence,
+              overridden ? std::vector<std::string>{"env-unset-hsa-override"} : std::vector<std::string>{});
     } else if (k.error) {
       out.add(Status::error, subject,
               "A kernel failed at its " + k.stage + " stage: " + error_text(*k.error) +

@@ -12,7 +12,7 @@ void timed_out(const std::string& subject, const std::string& what, const ProbeR
           "The " + what + " did not finish within " + std::to_string(run.timeout_ms) +
               " ms and was killed: a hung GPU or a wedged driver does this. Look at dmesg (NVRM Xid, amdgpu "
               "ring timeouts); a GPU reset or a reboot usually clears it.",
-          {run_evidence(run)});
+          {run_evidence(run)}, {"reboot"});
 }
 
 } // namespace

@@ -237,6 +237,18 @@ TEST_CASE("probe.kernel") {
   CHECK(contains(bad->message, "cudaErrorNoKernelImageForDevice"));
   CHECK(contains(bad->message, "sm_90"));
   CHECK(contains(bad->message, "built for sm_80 sm_90"));
+  CHECK(bad->fixes.empty()); // CUDA: nothing in the environment explains it
+
+  SUBCASE("HIP with HSA_OVERRIDE_GFX_VERSION set: the fix that unsets it is named") {
+    Facts h = f;
+    h.probes.backends[0].backend = "hip";
+    set_env(h, "HSA_OVERRIDE_GFX_VERSION", "9.4.2");
+    auto hip = run_check("probe.kernel", h);
+    auto it = std::find_if(hip.begin(), hip.end(), [](const Result& r) { return r.status == Status::error; });
+    REQUIRE(it != hip.end());
+    CHECK(it->fixes == std::vector<std::string>{"env-unset-hsa-override"});
+    CHECK(evidence_has(*it, "env HSA_OVERRIDE_GFX_VERSION=9.4.2"));
+  }
 
   SUBCASE("wrong values") {
     Facts g = with_probes(1, {{"kernel", line("kernel", "kernel",
@@ -386,6 +398,7 @@ TEST_CASE("probe.timeout") {
   CHECK(r.status == Status::error);
   CHECK(r.subject == "CUDA runtime");
   CHECK(contains(r.message, "did not finish within 30000 ms"));
+  CHECK(r.fixes == std::vector<std::string>{"reboot"}); // the remedy is a fix id, not prose only
   // The kernel check leaves it to probe.timeout.
   CHECK(single(run_check("probe.kernel", f)).status == Status::skip);
 }
