@@ -336,6 +336,29 @@ constexpr Needs k_needs[] = {
     {"migrate", "--yes", {"--apply", "--resume"}},
 };
 
+// Options that another one given with them makes pointless: a warning says which one wins and why.
+struct Overridden {
+  std::string_view subcommand, option, by, why;
+};
+constexpr std::string_view k_resumed = "the migration recorded before the reboot goes on as it was planned";
+constexpr Overridden k_overridden[] = {
+    {"migrate", "--to", "--resume", k_resumed},
+    {"migrate", "--from", "--resume", k_resumed},
+    {"migrate", "--emit", "--resume", k_resumed},
+    {"migrate", "--mirror", "--resume", k_resumed},
+    {"migrate", "--driver", "--resume", k_resumed},
+    {"migrate", "--cuda", "--resume", k_resumed},
+    {"migrate", "--rocm", "--resume", k_resumed},
+    {"migrate", "--torch", "--resume", k_resumed},
+    {"migrate", "--gpu", "--resume", k_resumed},
+    {"migrate", "--remove-stack-of-present-gpu", "--resume", k_resumed},
+    {"migrate", "--unhold", "--resume", k_resumed},
+    {"migrate", "--stop-gpu-users", "--resume", k_resumed},
+    {"migrate", "--render-all", "--resume", k_resumed},
+    {"fix", "--emit", "--apply", "--apply keeps the script in gpudoctor's state folder and runs it"},
+    {"migrate", "--emit", "--apply", "--apply keeps the script in gpudoctor's state folder and runs it"},
+};
+
 // Whether `option` ("--upload", or "--format=npd" for that value) was given to `cmd`.
 bool given(const CLI::App& cmd, std::string_view option) {
   if (option.empty()) return false;
@@ -362,6 +385,10 @@ void warn_unused(const CLI::App& cmd) {
         std::ranges::none_of(n.any_of, [&](std::string_view o) { return given(cmd, o); }))
       fmt::print(stderr, "gpudoctor: warning: {} {} has no effect without {}\n", n.subcommand, n.option,
                  n.any_of[1].empty() ? n.any_of[0] : fmt::format("{} or {}", n.any_of[0], n.any_of[1]));
+  for (const auto& o : k_overridden)
+    if (o.subcommand == cmd.get_name() && given(cmd, o.option) && given(cmd, o.by))
+      fmt::print(stderr, "gpudoctor: warning: {} {} is ignored with {}: {}\n", o.subcommand, o.option, o.by,
+                 o.why);
 }
 
 // What stdout could not take (a full disk, /dev/full, a closed pipe) shows only when it is flushed: a run

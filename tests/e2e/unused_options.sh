@@ -2,7 +2,8 @@
 # Options a subcommand accepts but does not use are never dropped silently (scripts pass them): an option
 # that a subcommand can never use (fix --color, fix --probe-timeout) is deprecated with a warning on stderr
 # and left out of --help and the completion; an option that only matters with another one (--max-output-length
-# without --format npd) says so. The options that are used give no such warning.
+# without --format npd) says so, and one that another overrides (migrate --to with --resume) says which wins.
+# The options that are used give no such warning.
 # shellcheck source=tests/e2e/common.bash
 source "$(dirname "$0")/common.bash"
 
@@ -39,6 +40,13 @@ warned "check --max-output-length without --format npd says so" "warning: check 
 warned "bundle --ca-file without --upload says so" "warning: bundle --ca-file .*--upload" -- \
   bundle --ca-file /nonexistent --color never --upload-method POST --obfuscate-key /nonexistent/dir/key
 warned "fix --yes without --apply says so" "warning: fix --yes .*--apply" -- fix --from "$snap" --yes
+# Options another one overrides: the version choices of a migration that --resume continues as planned, and
+# the script file of --emit when --apply keeps its own (the state file lives below --root: nothing to resume).
+warned "migrate --to with --resume says it is ignored" "warning: migrate --to is ignored with --resume" -- \
+  migrate --resume --to amd --cuda 12.8 --root "$work/no-root"
+grep -q "warning: migrate --cuda is ignored with --resume" "$work/err" || fail "migrate --cuda with --resume: no warning"
+warned "fix --emit with --apply says it is ignored" "warning: fix --emit is ignored with --apply" -- \
+  fix env-cleanup --from "$snap" --apply --emit "$work/f.sh"
 quiet "check --color and --max-output-length with npd are used" -- \
   check --from "$snap" --color never --format npd --max-output-length 100
 quiet "fix with the options it uses" -- fix --from "$snap" --timeout 2000 --python /usr/bin/python3
