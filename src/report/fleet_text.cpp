@@ -37,12 +37,16 @@ std::string names(const Fleet& f, const std::vector<std::size_t>& nodes, bool al
   return out;
 }
 
-std::string padded(std::string s, std::size_t width) {
-  // Width in code points, so that "×" and "·" count as one column.
+// Width in code points, so that "×" and "·" count as one column.
+std::size_t columns(const std::string& s) {
   std::size_t cols = 0;
   for (unsigned char c : s)
     cols += (c & 0xC0) != 0x80;
-  if (cols < width) s.append(width - cols, ' ');
+  return cols;
+}
+
+std::string padded(std::string s, std::size_t width) {
+  if (std::size_t cols = columns(s); cols < width) s.append(width - cols, ' ');
   return s;
 }
 
@@ -144,18 +148,24 @@ void node_list(const Fleet& f, const FleetTextOptions& opt, const TermStyle& st,
     out += fmt::format("  {} (-v lists them)\n", plural(f.nodes.size(), "node", "nodes"));
     return;
   }
+  constexpr std::size_t k_name_columns = 40; // a longer name gets a line of its own, the columns stay
   std::size_t width = 4;
   for (const auto& n : f.nodes)
-    width = std::max(width, std::min<std::size_t>(n.name.size(), 40));
+    width = std::max(width, std::min(columns(one_line(n.name)), k_name_columns));
   for (const auto& n : f.nodes) {
     int errors = n.counts[static_cast<int>(Status::error)], warns = n.counts[static_cast<int>(Status::warn)];
-    std::string tally = fmt::format("{:>3} errors {:>3} warnings", errors, warns);
+    std::string tally = fmt::format("{:>3} {:<6} {:>3} {:<8}", errors, errors == 1 ? "error" : "errors",
+                                    warns, warns == 1 ? "warning" : "warnings");
     if (errors)
       tally = st.paint("31", tally);
     else if (warns)
       tally = st.paint("33", tally);
-    out += fmt::format("  {}  {}  {}  {}\n", padded(one_line(n.name), width), tally,
-                       n.gpus.empty() ? "no GPU" : one_line(n.gpus),
+    std::string name = padded(one_line(n.name), width);
+    if (columns(name) > width) {
+      out += fmt::format("  {}\n", one_line(n.name));
+      name = std::string(width, ' ');
+    }
+    out += fmt::format("  {}  {}  {}  {}\n", name, tally, n.gpus.empty() ? "no GPU" : one_line(n.gpus),
                        st.paint("2", one_line(n.origin) + " " + one_line(n.input)));
   }
 }

@@ -1,6 +1,7 @@
 // fleet/fleet: values x node counts with the odd ones out, the nodes failing each check, duplicate hosts.
 #include "fleet/fleet.hpp"
 #include "fleet_fixtures.hpp"
+#include "report/fleet_render.hpp"
 
 #include <algorithm>
 
@@ -166,4 +167,28 @@ TEST_CASE("fleet: one host name in several inputs is named, and told apart by it
   CHECK(f.nodes[6].name == "solo");
   REQUIRE(f.unreadable.size() == 1);
   CHECK(f.unreadable[0].input == "/h/broken.json");
+}
+
+TEST_CASE("fleet text: the node list counts in words and keeps its columns for any host name") {
+  std::string long_name(48, 'n'); // longer than the 40 columns the name gets
+  std::vector<NodeReport> nodes = {
+      hand_node("node01", "/r/node01.json", {}, {{"gpu.driver", "gpu0", Status::error}}),
+      hand_node(long_name, "/r/long.json", {},
+                {{"gpu.driver", "gpu0", Status::error}, {"gpu.driver", "gpu1", Status::error}})};
+  std::string text = render_fleet_text(build(std::move(nodes)), FleetTextOptions{});
+  auto line_of = [&](const std::string& name) {
+    auto at = text.find("\n  " + name);
+    REQUIRE(at != std::string::npos);
+    auto end = text.find('\n', at + 1);
+    return text.substr(at + 1, end - at - 1);
+  };
+  std::string one = line_of("node01");
+  CHECK(one.find("  1 error ") != std::string::npos); // not "1 errors"
+  CHECK(one.find("  0 warnings") != std::string::npos);
+  // The long name has its own line; its counts start in the column of every other node's.
+  std::string long_line = line_of(long_name);
+  CHECK(long_line == "  " + long_name);
+  auto after = text.find(long_line + "\n") + long_line.size() + 1;
+  std::string counts = text.substr(after, text.find('\n', after) - after);
+  CHECK(counts.find("  2 errors") == one.find("  1 error "));
 }
