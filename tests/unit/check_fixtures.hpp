@@ -8,6 +8,7 @@
 #include "facts/facts.hpp"
 #include "knowledge/knowledge.hpp"
 #include "system/system_view.hpp"
+#include "testutil.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -19,24 +20,6 @@
 #include <doctest/doctest.h>
 
 namespace gpudoctor::test {
-
-inline const Knowledge& kb() {
-  static const Knowledge k = [] {
-    auto loaded = load_knowledge("");
-    if (!loaded) FAIL("built-in knowledge does not load: " << loaded.error());
-    return *loaded;
-  }();
-  return k;
-}
-
-inline const Catalogue& catalogue() {
-  static const Catalogue c = [] {
-    auto loaded = load_catalogue();
-    if (!loaded) FAIL("built-in catalogue does not load: " << loaded.error());
-    return *loaded;
-  }();
-  return c;
-}
 
 inline bool contains(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;

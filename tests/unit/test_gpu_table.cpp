@@ -2,6 +2,7 @@
 // generated from (checks/knowledge/gen/gpu_rows.tsv), and lookups through it.
 #include "knowledge/gpu_table.hpp"
 #include "knowledge/knowledge.hpp"
+#include "testutil.hpp"
 #include "util/file_text.hpp"
 #include "util/text.hpp"
 
@@ -14,14 +15,7 @@ using namespace gpudoctor;
 
 namespace {
 
-const Knowledge& kb() {
-  static const Knowledge k = [] {
-    auto loaded = load_knowledge();
-    if (!loaded) FAIL("embedded knowledge does not load: " << loaded.error());
-    return *loaded;
-  }();
-  return k;
-}
+using test::kb;
 
 struct RowsFile {
   std::vector<std::vector<std::string>> rows;

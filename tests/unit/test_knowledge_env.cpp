@@ -1,6 +1,7 @@
 // The environment-variable knowledge: nccl.yaml, pytorch_env.yaml, env.yaml's device_selection
 // (knowledge_env.hpp).
 #include "knowledge/knowledge.hpp"
+#include "testutil.hpp"
 #include "unit/testutil.hpp"
 #include "util/text.hpp"
 
@@ -21,14 +22,7 @@ std::string error_of(const std::string& file, const std::string& content) {
   return k ? "(loaded)" : k.error();
 }
 
-const Knowledge& kb() {
-  static const Knowledge k = [] {
-    auto loaded = load_knowledge();
-    if (!loaded) FAIL("embedded knowledge does not load: " << loaded.error());
-    return *loaded;
-  }();
-  return k;
-}
+using test::kb;
 
 void cited(const std::string& source) {
   CAPTURE(source);

@@ -1,6 +1,7 @@
 // The after-the-install knowledge: the whole Xid catalogue, module flavours per GPU family, NVSwitch devices,
 // firmware packages per distribution, and the loader's refusals.
 #include "knowledge/knowledge.hpp"
+#include "testutil.hpp"
 #include "unit/testutil.hpp"
 #include "util/text.hpp"
 
@@ -12,14 +13,7 @@ using namespace gpudoctor;
 
 namespace {
 
-const Knowledge& kb() {
-  static const Knowledge k = [] {
-    auto loaded = load_knowledge();
-    if (!loaded) FAIL("embedded knowledge does not load: " << loaded.error());
-    return *loaded;
-  }();
-  return k;
-}
+using test::kb;
 
 std::string load_error(const std::string& yaml) {
   test::TempDir dir("gpudoctor-kb-health");

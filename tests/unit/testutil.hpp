@@ -64,6 +64,12 @@ inline const Loaded& loaded_data() {
   }();
   return data;
 }
+inline const Knowledge& kb() {
+  return loaded_data().kb;
+}
+inline const Catalogue& catalogue() {
+  return loaded_data().cat;
+}
 
 // What `check --from` reports about a snapshot (a folder or a .tar.gz), with the built-in data.
 inline Report judged_snapshot(const std::filesystem::path& snapshot) {
