@@ -39,17 +39,20 @@ void judge(const Facts& f, const BackendProbes& b, const ProbeRun& run, Results&
     }
     if (k.error) evidence.push_back(error_evidence(run, *k.error));
     if (k.error && no_image(k.error->name)) {
-      // On AMD an override makes ROCm look for another target's code: unsetting it is then the fix.
-      auto override_it = f.env.all.find("HSA_OVERRIDE_GFX_VERSION");
-      bool overridden = b.backend == "hip" && override_it != f.env.all.end();
-      if (overridden) evidence.push_back(env_evidence("HSA_OVERRIDE_GFX_VERSION", override_it->second));
+      // On AMD an override (global or per node) makes ROCm look for another target's code: unsetting it is
+      // then the fix.
+      std::vector<std::pair<std::string, std::string>> overrides;
+      if (b.backend == "hip") overrides = hsa_overrides(f);
+      for (const auto& [name, value] : overrides)
+        evidence.push_back(env_evidence(name, value));
       out.add(Status::error, subject,
               k.error->name + ": the runtime found no code for this GPU (" + arch +
                   ") in the probe, built for " + targets_of(b) +
                   ". Programs built without this target fail the same way: rebuild them for it, "
                   "or check HSA_OVERRIDE_GFX_VERSION on AMD.",
               evidence,
-              overridden ? std::vector<std::string>{"env-unset-hsa-override"} : std::vector<std::string>{});
+              overrides.empty() ? std::vector<std::string>{}
+                                : std::vector<std::string>{"env-unset-hsa-override"});
     } else if (k.error) {
       out.add(Status::error, subject,
               "A kernel failed at its " + k.stage + " stage: " + error_text(*k.error) +
