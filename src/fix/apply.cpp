@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <ctime>
 #include <unistd.h>
 
@@ -99,8 +98,7 @@ int apply_plan(const Plan& plan, const Script& script, const ApplyOptions& opt, 
     std::fprintf(stderr, "gpudoctor: --root runs the steps with chroot, which needs root\n");
     return 2;
   }
-  if (needs_root && !am_root && opt.root.empty() &&
-      find_program("sudo", std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin").empty()) {
+  if (needs_root && !am_root && opt.root.empty() && !have_sudo()) {
     std::fprintf(stderr,
                  "gpudoctor: these steps need root and sudo is not installed: run gpudoctor as root\n");
     return 2;

@@ -1,6 +1,7 @@
 #include "fix/apply_state.hpp"
 
 #include "fix/apply.hpp"
+#include "system/process.hpp"
 #include "util/atomic_file.hpp"
 #include "util/file_text.hpp"
 
@@ -29,6 +30,10 @@ std::string user_state_home() {
 
 std::string read_text(const std::string& path) {
   return read_whole_file(path).value_or("");
+}
+
+bool have_sudo() {
+  return !find_program("sudo", env_or("PATH", "/usr/bin:/bin")).empty();
 }
 
 bool confirm(const std::string& question) {

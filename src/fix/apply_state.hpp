@@ -12,6 +12,8 @@ namespace gpudoctor::fix {
 std::string user_state_home();
 // A file's content, empty when it cannot be read.
 std::string read_text(const std::string& path);
+// Whether sudo is on PATH (the steps of a non-root apply, and its undo, run through it).
+bool have_sudo();
 // Asks on the terminal; false without one.
 bool confirm(const std::string& question);
 

@@ -4,14 +4,12 @@
 #include "fix/journal.hpp"
 #include "fix/script_text.hpp"
 #include "system/machine_paths.hpp"
-#include "system/process.hpp"
 #include "util/atomic_file.hpp"
 #include "util/escape.hpp"
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <expected>
@@ -137,8 +135,7 @@ int undo_as_root(const std::string& state_file, bool yes) {
   std::vector<std::string> argv = {"sudo", "--",      self.empty() ? "gpudoctor" : self,
                                    "undo", "--state", state_file};
   if (yes) argv.push_back("--yes");
-  const char* path_var = std::getenv("PATH");
-  if (find_program("sudo", path_var ? path_var : "/usr/bin:/bin").empty()) {
+  if (!have_sudo()) {
     std::fprintf(stderr,
                  "gpudoctor: the last apply ran its steps as root, so its journal and backups are root's; "
                  "as root, run:\n  %s\n",
