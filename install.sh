@@ -82,7 +82,7 @@ apt_get() { "${sudo_cmd[@]}" apt-get -o DPkg::Lock::Timeout=600 "$@"; }
 # interrupted". Finishing it is what dpkg itself asks for, and nothing else can install the dependencies.
 finish_interrupted_dpkg() {
   local pending
-  pending=$(find /var/lib/dpkg/updates -mindepth 1 -maxdepth 1 2>/dev/null | head -1 || true)
+  pending=$(find /var/lib/dpkg/updates -mindepth 1 -maxdepth 1 2>/dev/null | sed -n 1p || true)
   [[ -z $pending && -z $(dpkg --audit 2>/dev/null || true) ]] && return 0
   say "dpkg was interrupted before this run: finishing it with dpkg --configure -a"
   local try

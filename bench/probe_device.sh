@@ -130,7 +130,7 @@ log "where the time of check --probes goes"
 # The framework probe alone (import torch, CUDA init, one op), and what import torch spends its time on.
 step framework-alone.jsonl 120 "$py" "$src/probes/framework_probe.py"
 step torch-importtime.txt 120 "$py" -X importtime -c 'import torch'
-sort -t'|' -k2 -n -r "$out/torch-importtime.txt.err" | head -25 >"$out/torch-importtime-top.txt" || true
+sort -t'|' -k2 -n -r "$out/torch-importtime.txt.err" | sed -n 1,25p >"$out/torch-importtime-top.txt" || true
 # gpudoctor's own part: the same check with a PATH whose python3 has no PyTorch (no framework probe).
 bare_path=$(dirname "$nvcc"):/usr/sbin:/usr/bin:/sbin:/bin
 for i in 1 2 3; do

@@ -470,7 +470,7 @@ gd_pkg_available() {
   case $GD_FAMILY in
   # No package caches written: --dry-run must leave the machine as it was.
   debian) [[ -n $(apt-cache -q=2 -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= show --no-all-versions -- "$1" \
-    2>/dev/null | grep -m1 '^Version:' || true) ]] ;;
+    2>/dev/null | grep '^Version:' || true) ]] ;;
   rhel) gd_dnf -q list --available -- "$1" >/dev/null 2>&1 ;;
   esac
 }
@@ -824,7 +824,7 @@ gd_verify_no_versionlocks() {
 
 # Whether dnf has repository ID enabled.
 gd_dnf_repo_enabled() {
-  gd_dnf -q repolist --enabled 2>/dev/null | awk '{ print $1 }' | grep -qxF -- "$1"
+  grep -qxF -- "$1" <<<"$(gd_dnf -q repolist --enabled 2>/dev/null | awk '{ print $1 }')"
 }
 
 # Prints a .repo file with `enabled=1` in section ID (what `dnf config-manager --set-enabled ID` writes).
@@ -1397,7 +1397,7 @@ gd_prepare_downloads() {
   if [[ $GD_FAMILY == debian ]]; then
     out=$(LC_ALL=C apt-get update -q 2>&1) || rc=$?
     if ((rc)) || grep -q '^[EW]: Failed to fetch' <<<"$out"; then
-      gd_fail_downloads "apt-get update failed: $(grep -E '^(E|W): ' <<<"$out" | head -n 5 | tr '\n' ' ')"
+      gd_fail_downloads "apt-get update failed: $(grep -E '^(E|W): ' <<<"$out" | sed -n 1,5p | tr '\n' ' ')"
     fi
     GD_APT_UPDATED=1
     gd_check_space "${install[@]}" -- "${outgoing[@]}"
@@ -1405,7 +1405,7 @@ gd_prepare_downloads() {
       gd_note "+ apt-get install --download-only ${install[*]}"
       out=$(LC_ALL=C DEBIAN_FRONTEND=noninteractive apt-get install --download-only -y -q --no-install-recommends \
         -o "Dir::Cache::archives=$GD_CACHE_DIR/debs/" "${install[@]}" 2>&1) || {
-        gd_fail_downloads "could not download $(gd_quote "${install[@]}"): $(grep -E '^E: ' <<<"$out" | head -n 5 | tr '\n' ' ')"
+        gd_fail_downloads "could not download $(gd_quote "${install[@]}"): $(grep -E '^E: ' <<<"$out" | sed -n 1,5p | tr '\n' ' ')"
       }
     fi
   else
@@ -2108,7 +2108,7 @@ gd_verify_mok_key() {
 gd_mok_import() {
   gd_mok_paths
   gd_have mokutil || gd_die "no mokutil (install mokutil) to enroll $GD_MOK_CERT"
-  if mokutil --test-key "$GD_MOK_CERT" 2>/dev/null | grep -q 'is already enrolled'; then
+  if grep -q 'is already enrolled' <<<"$(mokutil --test-key "$GD_MOK_CERT" 2>/dev/null)"; then
     gd_note "$GD_MOK_CERT is enrolled already"
     return 0
   fi

@@ -13,7 +13,7 @@ skip() { echo "SKIP: $*"; exit 125; }
 pass() { echo "PASS: $*"; }
 # Whether $gpudoctor is the AddressSanitizer build (CI's second run): work that does not depend on the build
 # (shellcheck of the same scripts, the package) is done once, in the plain build's run.
-sanitizer_build() { ldd "$gpudoctor" 2>/dev/null | grep -q libasan; }
+sanitizer_build() { grep -q libasan <<<"$(ldd "$gpudoctor" 2>/dev/null)"; }
 
 # The interpreter for the assertions: any python3 with json (the system one is always there on Debian).
 py=$(command -v /usr/bin/python3 || command -v python3 || true)

@@ -33,7 +33,7 @@ for sub in "${subs[@]}"; do
   done
   # And the other way: nothing is offered that --help does not list (a deprecated option is in neither).
   while read -r word; do
-    printf '%s\n' "${opts[@]}" | grep -qx -- "$word" || fail "'gpudoctor $sub --<TAB>' offers $word, which $sub --help lacks"
+    printf '%s\n' "${opts[@]}" | grep -x -- "$word" >/dev/null || fail "'gpudoctor $sub --<TAB>' offers $word, which $sub --help lacks"
   done <<<"$offered_sub"
   pass "gpudoctor $sub: the completion offers exactly the ${#opts[@]} options of its --help"
 done

@@ -60,7 +60,7 @@ grep -qF "driver.nvidia-mismatch" "$work/d.txt" || fail "the text does not name 
 pass "the text shows the changed fact and result"
 "$gpudoctor" diff "$work/before.json" "$work/after.json" --format html -o "$work/d.html" || [[ $? == 1 ]] ||
   fail "diff as HTML failed"
-head -c 15 "$work/d.html" | grep -q '<!DOCTYPE html>' && grep -qF "590.10.01 (open)" "$work/d.html" ||
+[[ $(head -c 15 "$work/d.html") == '<!DOCTYPE html>' ]] && grep -qF "590.10.01 (open)" "$work/d.html" ||
   fail "the HTML page does not show the new driver"
 pass "-o writes the HTML page with the change"
 

@@ -76,7 +76,7 @@ pass "drift exits 0, and 1 with --strict"
 "$gpudoctor" fleet "$work/fleet" --format html -o "$work/out/fleet.html" >"$work/stdout" 2>/dev/null ||
   fail "fleet -o failed"
 [[ ! -s $work/stdout ]] || fail "fleet -o printed to stdout"
-head -c 15 "$work/out/fleet.html" | grep -q '<!DOCTYPE html>' || fail "fleet -o did not write the page"
+[[ $(head -c 15 "$work/out/fleet.html") == '<!DOCTYPE html>' ]] || fail "fleet -o did not write the page"
 pass "-o writes the output to the file"
 status=0
 "$gpudoctor" fleet "$work/fleet" -o "" >"$work/stdout" 2>"$work/err" || status=$?

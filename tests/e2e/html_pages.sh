@@ -82,7 +82,7 @@ page() {
   ((n > 20)) || fail "$name: the screenshot is blank ($n byte values)"
   if command -v tesseract >/dev/null; then
     tesseract "$artifacts/$name.png" "$work/$name.ocr" >/dev/null 2>&1 || fail "$name: tesseract failed"
-    tr -s ' \n' ' ' <"$work/$name.ocr.txt" | grep -qiF "$words" ||
+    grep -qiF "$words" <<<"$(tr -s ' \n' ' ' <"$work/$name.ocr.txt")" ||
       fail "$name: the screenshot does not read '$words': $(head -c 400 "$work/$name.ocr.txt")"
     pass "$name: screenshot $artifacts/$name.png reads '$words'"
   else
@@ -91,7 +91,7 @@ page() {
 
   chrome --no-pdf-header-footer --print-to-pdf="$artifacts/$name.pdf" "$url" >/dev/null 2>&1 ||
     fail "$name: printing to PDF failed"
-  head -c 5 "$artifacts/$name.pdf" | grep -q '%PDF-' && tail -c 32 "$artifacts/$name.pdf" | grep -q '%%EOF' ||
+  [[ $(head -c 5 "$artifacts/$name.pdf") == '%PDF-' ]] && grep -q '%%EOF' <<<"$(tail -c 32 "$artifacts/$name.pdf")" ||
     fail "$name: the PDF is not whole"
   if command -v pdftotext >/dev/null; then
     pdftotext "$artifacts/$name.pdf" "$work/$name.txt" || fail "$name: pdftotext cannot read the PDF"

@@ -50,7 +50,7 @@ status=0
 ((status <= 1)) || fail "the unit's command exited $status: ${command[*]}"
 scrape >"$work/live.metrics"
 grep -q '^gpudoctor_build_info{source="live",version="' "$work/live.metrics" ||
-  fail "node_exporter does not serve gpudoctor's textfile: $(grep -i textfile "$work/live.metrics" | head -5)"
+  fail "node_exporter does not serve gpudoctor's textfile: $(grep -i textfile "$work/live.metrics" | sed -n 1,5p)"
 grep -q '^node_textfile_scrape_error 0$' "$work/live.metrics" ||
   fail "node_exporter has an error reading the textfile: $(grep textfile "$work/live.metrics")"
 pass "the unit's command ($((status)) = exit status) writes a textfile node_exporter serves without error"

@@ -36,7 +36,7 @@ if [[ -x /usr/local/cuda/bin/nvcc ]]; then
 fi
 
 # ROCm from Debian's packages, without the kernel side.
-if dpkg-query -W -f='${Status}' hipcc 2>/dev/null | grep -q 'install ok installed'; then
+if [[ $(dpkg-query -W -f='${Status}' hipcc 2>/dev/null) == *'install ok installed'* ]]; then
   hip=$(dpkg-query -W -f='${Version}' hipcc | sed 's/^[0-9]*://; s/-.*//')
   expect "$report" "any(x['distribution_package'] and x['version']['value']=='$hip' for x in r['facts']['toolkits']['rocm'])" \
     "ROCm $hip from the distribution's packages is reported"

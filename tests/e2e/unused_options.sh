@@ -58,7 +58,7 @@ quiet "fix with the options it uses" -- fix --from "$snap" --timeout 2000 --pyth
 pass "fix with the deprecated options exits as without them ($plain)"
 "$gpudoctor" completion bash >"$work/completion.bash"
 for sub in fix migrate bundle; do
-  "$gpudoctor" "$sub" --help | grep -qE -- '--color' && fail "$sub --help still lists --color"
+  grep -qE -- '--color' <<<"$("$gpudoctor" "$sub" --help)" && fail "$sub --help still lists --color"
   line=$(grep -E "^    $sub\) mapfile" "$work/completion.bash") || fail "no completion line for $sub"
   grep -qE -- '--color' <<<"$line" && fail "the completion still offers $sub --color"
 done

@@ -10,7 +10,7 @@ expect_status() {
   local status=0
   "$@" >"$work/out" 2>"$work/err" || status=$?
   [[ $status == "$want" ]] || fail "$what: exit $status, not $want ($(head -c 400 "$work/err"))"
-  pass "$what: exit $want: $(tail -n 1 "$work/err" | head -c 160)"
+  pass "$what: exit $want: $(tail -n 1 "$work/err" | cut -c 1-160)"
 }
 
 # 1. Standard output on a full disk: the loss shows only when stdout is flushed, at exit.

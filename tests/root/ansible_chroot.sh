@@ -30,11 +30,11 @@ playbook() {
     -e gpudoctor_become=false -e "gpudoctor_deb=$deb" -e "gpudoctor_fetch_dir=$work/fetched"
 }
 playbook >"$work/run1.log" 2>&1 || fail "ansible-playbook failed: $(tail -n 30 "$work/run1.log")"
-grep -E '^node17 +:' "$work/run1.log" | grep -q 'failed=0' || fail "a task failed: $(tail -n 5 "$work/run1.log")"
+grep -q 'failed=0' <<<"$(grep -E '^node17 +:' "$work/run1.log")" || fail "a task failed: $(tail -n 5 "$work/run1.log")"
 pass "ansible-playbook over the chroot connection: $(grep -E '^node17 +:' "$work/run1.log" | tr -s ' ')"
 
 # shellcheck disable=SC2016 # dpkg-query's format
-in_root "$root" dpkg-query -W -f='${Status} ${Version}' gpudoctor | grep -q '^install ok installed' ||
+[[ $(in_root "$root" dpkg-query -W -f='${Status} ${Version}' gpudoctor) == 'install ok installed'* ]] ||
   fail "the role did not install the package in the root"
 fetched=$work/fetched/node17
 for f in report.json report.txt bundle.tar.gz; do [[ -s $fetched/$f ]] || fail "the role did not fetch $f"; done
@@ -50,6 +50,6 @@ expect "$work/from-bundle.json" "r['source']['kind'] == 'snapshot' and r['facts'
   "the fetched bundle replays on the controller as the root's Debian 12"
 
 playbook >"$work/run2.log" 2>&1 || fail "the second ansible-playbook run failed: $(tail -n 30 "$work/run2.log")"
-grep -E '^node17 +:' "$work/run2.log" | grep -q 'changed=2 ' ||
+grep -q 'changed=2 ' <<<"$(grep -E '^node17 +:' "$work/run2.log")" ||
   fail "a second run changed more than the bundle and its fetch: $(grep -E '^node17 +:' "$work/run2.log")"
 pass "a second run: only the new bundle and its fetch changed"

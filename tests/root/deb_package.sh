@@ -49,7 +49,7 @@ if command -v systemd-analyze >/dev/null && [[ -d /usr/lib/systemd/system || -d 
 else
   echo "(systemd-analyze or systemd's units are missing: the units are not verified; apt-get install systemd)"
 fi
-zcat "$work/pkg/usr/share/man/man1/gpudoctor.1.gz" | grep -q -- '--max-output-length' ||
+zgrep -q -- '--max-output-length' "$work/pkg/usr/share/man/man1/gpudoctor.1.gz" ||
   fail "the man page does not describe the subcommands' options"
 
 # ---- a throwaway Debian 12 --------------------------------------------------------------------------------
@@ -63,7 +63,7 @@ mkdir -p "$root/tmp/gd" && cp "$deb" "$root/tmp/gd/"
 root_apt "$root" install "/tmp/gd/$(basename "$deb")" ||
   fail "apt-get install ./$(basename "$deb") failed in Debian 12: $(tail -n 5 "$work/apt.log")"
 # shellcheck disable=SC2016 # dpkg-query's format
-in_root "$root" dpkg-query -W -f='${Status}' gpudoctor | grep -q 'install ok installed' || fail "not installed"
+[[ $(in_root "$root" dpkg-query -W -f='${Status}' gpudoctor) == 'install ok installed' ]] || fail "not installed"
 in_root "$root" dpkg -L gpudoctor >"$work/installed"
 pass "apt-get install ./$(basename "$deb") in Debian 12 installed it with: $(grep -oE '^(Setting up|Unpacking) [^ ]+' "$work/apt.log" | awk '{print $3}' | sort -u | paste -sd' ')"
 
@@ -73,7 +73,7 @@ in_root "$root" gpudoctor check --format json >"$work/report.json" 2>"$work/chec
 ((status <= 1)) || fail "gpudoctor check exited $status in the root: $(head -c 400 "$work/check.err")"
 expect "$work/report.json" "r['format'] == 'gpudoctor-report' and len(r['results']) > 20 and r['facts']['os']['id']['value'] == 'debian'" \
   "gpudoctor check runs in the root and knows it is Debian"
-in_root "$root" gpudoctor --version | grep -q "^gpudoctor " || fail "gpudoctor --version"
+[[ $(in_root "$root" gpudoctor --version) == "gpudoctor "* ]] || fail "gpudoctor --version"
 tree "$root" >"$work/checked-tree"
 diff "$work/installed-tree" "$work/checked-tree" >"$work/written" ||
   fail "gpudoctor check left files in the root: $(head -n 10 "$work/written" | tr '\n' ' ')"

@@ -39,7 +39,7 @@ pass "purge-rocm rendered from the root's facts: explicit package list, shellche
 tree_state "$A" >"$work/A0"
 in_root "$A" bash /tmp/gd/purge.sh --dry-run >"$work/dry.out" 2>&1 || fail "--dry-run failed: $(tail -5 "$work/dry.out")"
 tree_state "$A" >"$work/A1"
-cmp -s "$work/A0" "$work/A1" || fail "--dry-run changed the root: $(diff "$work/A0" "$work/A1" | head -5)"
+cmp -s "$work/A0" "$work/A1" || fail "--dry-run changed the root: $(diff "$work/A0" "$work/A1" | sed -n 1,5p)"
 grep -q 'would run: env DEBIAN_FRONTEND=noninteractive apt-get purge' "$work/dry.out" ||
   fail "--dry-run did not print the purge command"
 grep -q 'would update the package index and download' "$work/dry.out" || fail "--dry-run did not say what it would download"
@@ -81,18 +81,18 @@ pass "unrelated files are untouched"
 backups=$A/var/backups/gpudoctor
 for f in /etc/apt/sources.list.d/rocm.list /etc/apt/sources.list /home/sam/.bashrc /etc/environment \
   /etc/ld.so.conf.d/rocm.conf /etc/apt/keyrings/rocm.gpg; do
-  b=$(find "$backups" -path "*$f" -type f | head -n1)
+  b=$(find "$backups" -path "*$f" -type f | sed -n 1p)
   [[ -n $b && $(digest "$b") == "${before_edit[$f]}" ]] || fail "no backup of $f with its old content"
 done
 [[ $(stat -c %a "$backups") == 700 ]] || fail "the backup folder is readable by others"
-journal=$(find "$A/var/log/gpudoctor" -name '*.journal' | head -n1)
+journal=$(find "$A/var/log/gpudoctor" -name '*.journal' | sed -n 1p)
 [[ $(grep -c $'\tstep-done' "$journal") -ge 10 ]] || fail "the journal lacks its steps: $(cat "$journal")"
 pass "edited and removed files have backups (0700), the journal has every step"
 
 tree_state "$A" >"$work/A2"
 in_root "$A" bash /tmp/gd/purge.sh >"$work/run2.out" 2>&1 || fail "the second run failed: $(tail -5 "$work/run2.out")"
 tree_state "$A" >"$work/A3"
-cmp -s "$work/A2" "$work/A3" || fail "the second run changed the root: $(diff "$work/A2" "$work/A3" | head -5)"
+cmp -s "$work/A2" "$work/A3" || fail "the second run changed the root: $(diff "$work/A2" "$work/A3" | sed -n 1,5p)"
 grep -q 'nothing needed changing' "$work/run2.out" || fail "the second run did not say it changed nothing: $(tail "$work/run2.out")"
 pass "a second run changes nothing"
 declare -A after_edit

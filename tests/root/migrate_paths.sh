@@ -39,7 +39,7 @@ emit() {
     fail "migrate $* --root: $(cat "$work/$name.err")"
 }
 # Whether the script's header says TEXT (the notes wrap: joined into one line first).
-says() { sed -n '/^# /p' "$1" | sed 's/^# *- */\n/; s/^# *//' | tr '\n' ' ' | grep -qF -- "$2"; }
+says() { grep -qF -- "$2" <<<"$(sed -n '/^# /p' "$1" | sed 's/^# *- */\n/; s/^# *//' | tr '\n' ' ')"; }
 
 # ==== Secure Boot ===================================================================================================
 S=$roots/secure-boot
@@ -67,7 +67,7 @@ chmod 0755 "$S/usr/bin/mokutil" "$S/usr/local/bin/openssl"
 emit "$S" sb --to nvidia --gpu "RTX 3090" "${mirror_args[@]}"
 sb=$S/tmp/gd/sb.sh
 shellcheck "$sb" || fail "the Secure Boot script does not pass shellcheck"
-says "$sb" "Secure Boot is on" || fail "the plan does not say Secure Boot is on: $(grep '^#' "$sb" | head -40)"
+says "$sb" "Secure Boot is on" || fail "the plan does not say Secure Boot is on: $(grep '^#' "$sb" | sed -n 1,40p)"
 says "$sb" "Machine Owner Key" || fail "the plan does not say which way it takes under Secure Boot"
 mapfile -t ids < <(steps_of "$S" /tmp/gd/sb.sh)
 order=" ${ids[*]} "
@@ -179,7 +179,7 @@ says "$I/tmp/gd/rtx5090.sh" "RTX 5090 (Blackwell) needs them" || fail "the plan 
 pass "incoming 10de:2b85 (RTX 5090, Blackwell): the open modules, which it needs"
 emit "$I" old --to nvidia --gpu "RTX 3090" --cuda 12.4 --driver 550 "${mirror_args[@]}"
 says "$I/tmp/gd/old.sh" "before R560 NVIDIA's default was the proprietary modules" ||
-  fail "the note on defaults is not true for R550: $(grep -A1 'kernel modules' "$I/tmp/gd/old.sh" | head -4)"
+  fail "the note on defaults is not true for R550: $(grep -A1 'kernel modules' "$I/tmp/gd/old.sh" | sed -n 1,4p)"
 pass "with --driver 550 the plan does not call the open modules the default"
 emit "$I" assumed --to nvidia "${mirror_args[@]}"
 says "$I/tmp/gd/assumed.sh" "--gpu did not name the incoming card" || fail "without --gpu the plan does not say what it assumed"

@@ -18,10 +18,10 @@ amd_packages=$(graph_packages rocm-6.2.4.txt rocm-6.1.0-versioned.txt amdgpu-6.2
   fail "migrate --root: $(cat "$work/emit.err")"
 shellcheck "$R/tmp/gd/migrate.sh" || fail "the migration script does not pass shellcheck"
 purge=$(sed -n 's/^  gd_purge_packages \(.*\) --.*/\1/p' "$R/tmp/gd/migrate.sh" | tr ' ' '\n' | sort)
-[[ $purge == "$amd_packages" ]] || fail "the purge list is not every installed package of AMD's repositories: $(diff <(echo "$purge") <(echo "$amd_packages") | head)"
+[[ $purge == "$amd_packages" ]] || fail "the purge list is not every installed package of AMD's repositories: $(diff <(echo "$purge") <(echo "$amd_packages") | sed -n 1,10p)"
 grep -q '^#   - kept: libamdhip64-5, libhsa-runtime64-1, libhsakmt1, which libucx0 needs' "$R/tmp/gd/migrate.sh" ||
   fail "the plan does not say what it keeps for libucx0"
-grep -A1 "^#   - the distribution's" "$R/tmp/gd/migrate.sh" | tr '\n' ' ' | grep -q 'libgl1-mesa-dri.*mesa-va-drivers' ||
+grep -q 'libgl1-mesa-dri.*mesa-va-drivers' <<<"$(grep -A1 "^#   - the distribution's" "$R/tmp/gd/migrate.sh" | tr '\n' ' ')" ||
   fail "the plan does not say the distribution's Mesa comes in"
 pass "the purge list is the graph: all $(wc -l <<<"$purge") packages of AMD's repositories (rocm-hip-sdk6.1.0, half, hipfort-dev, rocwmma-dev, AMD's Mesa), not the distribution's HIP libucx0 needs (the plan says so)"
 same_plan_from_snapshot "$R" "${args[@]}"
@@ -47,7 +47,7 @@ done
 grep -q '^deb \[signed-by=/etc/apt/keyrings/cuda-archive.asc\] file:///srv/mirror/compute/cuda/repos/debian12/x86_64/ /' \
   "$R/etc/apt/sources.list.d/cuda-gpudoctor.list" || fail "the mirror's source is not there"
 pass "NVIDIA's driver 580 and CUDA 13.0 installed from the mirror; AMD's sources gone"
-script_id=$(sed -n "s/^GD_SCRIPT_ID='\(.*\)'/\1/p" "$R"/var/lib/gpudoctor/scripts/*.sh | head -n1)
+script_id=$(sed -n "s/^GD_SCRIPT_ID='\(.*\)'/\1/p" "$R"/var/lib/gpudoctor/scripts/*.sh | sed -n 1p)
 cache=$R/var/cache/gpudoctor/$script_id
 [[ -f $cache/ready ]] || fail "no download cache $cache"
 for p in rocm-core hip-runtime-amd rocm-hip-sdk6.1.0 amdgpu-dkms libdrm-amdgpu-amdgpu1; do

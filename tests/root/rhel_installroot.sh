@@ -84,7 +84,7 @@ for want in 'epel-release (none):9' 'dkms (none):3.1.5' 'kmod-nvidia-open-dkms 3
   got=$(rpm_q "${want%% *}")
   [[ $got == "$want" ]] || fail "${want%% *} is not ${want#* } (rpm says: ${got:-not installed})"
 done
-rpm --root "$R" -qa --qf '%{VERSION}\n' | grep -q '^570\.' && fail "a 570 package is installed: $(rpm --root "$R" -qa | grep 570)"
+grep -q '^570\.' <<<"$(rpm --root "$R" -qa --qf '%{VERSION}\n')" && fail "a 570 package is installed: $(rpm --root "$R" -qa | grep 570)"
 compgen -G "$R/var/cache/gpudoctor/*/debs/nvidia-open-580.95.05-*.rpm" >/dev/null ||
   fail "the download step did not download nvidia-open into the script's cache"
 pass "CRB enabled, EPEL's DKMS, the stream switched 570-open -> 580-open (reset first), driver 580 and CUDA 13.0 installed by dnf"

@@ -105,13 +105,13 @@ pids+=($!)
 wait_for 20 "slurmctld answers" scontrol ping
 slurmd -D -N "$node" -f "$SLURM_CONF" >>"$dir/slurmd.log" 2>&1 &
 pids+=($!)
-wait_for 30 "slurmd registers" sh -c "sinfo -h -n '$node' -o '%T' | grep -qv -e unknown -e '^down'"
+wait_for 30 "slurmd registers" sh -c "sinfo -h -n '$node' -o '%T' | grep -v -e unknown -e '^down'"
 pass "munged, slurmctld and slurmd run on loopback (ports $ctld_port, $slurmd_port)"
 
 reason() { sinfo -h -R -n "$node" -o '%E'; }
 
 # ---- 1. the fault: slurmd's health check drains the node with the check ids as the reason --------------
-wait_for 30 "the health check drains $node" sh -c "sinfo -h -R -n '$node' -o '%E' | grep -q '^gpudoctor: '"
+wait_for 30 "the health check drains $node" sh -c "sinfo -h -R -n '$node' -o '%E' | grep '^gpudoctor: '"
 sinfo -R -o "%50E %9u %19H %N" >"$work/sinfo-R.txt"
 r=$(reason)
 [[ $r == "gpudoctor: driver.not-bound, cuda.no-driver" ]] || fail "the drain reason is '$r', not the check ids"
@@ -121,7 +121,7 @@ pass "slurmd's health check drained $node; sinfo -R: $(tail -n 1 "$work/sinfo-R.
 # ---- 2. the fault gone: the node resumes ----------------------------------------------------------------
 sed -i "s|^GPUDOCTOR_ARGS=.*|GPUDOCTOR_ARGS=\"--from $healthy\"|" "$dir/healthcheck.conf"
 wait_for 30 "the health check resumes $node" sh -c "[ -z \"\$(sinfo -h -R -n '$node' -o '%E')\" ]"
-wait_for 10 "$node is idle" sh -c "sinfo -h -n '$node' -o '%T' | grep -qx idle"
+wait_for 10 "$node is idle" sh -c "[ \"\$(sinfo -h -n '$node' -o '%T')\" = idle ]"
 pass "the fault gone, the health check resumed $node"
 
 # ---- 3. an admin's drain is not the wrapper's to change ------------------------------------------------
@@ -137,7 +137,7 @@ scontrol update nodename="$node" state=resume
 pass "an admin's drain keeps its reason, and the wrapper does not resume it"
 
 # ---- 4. a job through the cluster ----------------------------------------------------------------------
-wait_for 10 "$node is idle" sh -c "sinfo -h -n '$node' -o '%T' | grep -qx idle"
+wait_for 10 "$node is idle" sh -c "[ \"\$(sinfo -h -n '$node' -o '%T')\" = idle ]"
 status=0
 timeout 60 srun -N1 -n1 -t 1 "$gpudoctor" check --format json >"$work/srun.json" 2>"$work/srun.err" || status=$?
 ((status <= 1)) || { logs; fail "srun gpudoctor check exited $status: $(tail -n 5 "$work/srun.err")"; }

@@ -31,7 +31,7 @@ for p in cuda-keyring cuda-toolkit-12-6 libcublas-12-6 nsight-compute-2024.3.2 c
 done
 grep -q 'developer.download.nvidia.com/compute/cuda/repos/debian12/x86_64/ /' \
   "$C/etc/apt/sources.list.d/cuda-debian12-x86_64.list" || fail "cuda-keyring did not bring NVIDIA's source"
-in_root "$C" dpkg-query -S /etc/apt/sources.list.d/cuda-debian12-x86_64.list | grep -q '^cuda-keyring:' ||
+[[ $(in_root "$C" dpkg-query -S /etc/apt/sources.list.d/cuda-debian12-x86_64.list) == cuda-keyring:* ]] ||
   fail "NVIDIA's source is not cuda-keyring's file"
 [[ -s $C/etc/apt/preferences.d/cuda-repository-pin-600 ]] || fail "cuda-keyring did not bring the pin"
 pass "CUDA machine: cuda-keyring's source, key and pin; CUDA 12.6, driver 560 (cuda-drivers-560), Fabric Manager, cuDNN, NCCL, container toolkit"

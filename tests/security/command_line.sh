@@ -15,7 +15,7 @@ expect_refusal() {
   [[ $status != 137 ]] || fail "$what: still running after 60 s (blocked?)"
   [[ $status == "$want" ]] || fail "$what: exit $status, not $want: $(head -c 300 "$work/err")"
   grep -qF -- "$pattern" "$work/err" || fail "$what: the message does not say \"$pattern\": $(head -c 300 "$work/err")"
-  pass "$what: exit $want: $(head -n1 "$work/err" | head -c 160)"
+  pass "$what: exit $want: $(head -n1 "$work/err" | cut -c 1-160)"
 }
 
 snap=$work/snap

@@ -64,7 +64,7 @@ done
 if [[ -z ${HUGE_LINES_SNAPSHOTS:-} ]]; then
   "$gpudoctor" bundle -o "$work/live.tar.gz" >/dev/null 2>&1 || fail "bundle of this machine failed"
   mkdir "$work/live" && tar -xzf "$work/live.tar.gz" -C "$work/live"
-  live=$(dirname "$(find "$work/live" -name manifest.json | head -1)")
+  live=$(dirname "$(find "$work/live" -name manifest.json | sed -n 1p)")
   snapshots+=("$live")
 fi
 

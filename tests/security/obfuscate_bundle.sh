@@ -43,8 +43,8 @@ pass "the archive is named after the host's pseudonym: $(basename "$archive")"
 mkdir "$work/a"
 tar -xzf "$archive" -C "$work/a"
 for identity in "$host_a" "$user" "$ip4" "$mac" "${uuid#GPU-}" "${uuid:4:8}"; do
-  if grep -rqaF -- "$identity" "$work/a" || tar -tzf "$archive" | grep -qF -- "$identity"; then
-    fail "'$identity' is in the obfuscated bundle: $(grep -rlaF -- "$identity" "$work/a" | head -3)"
+  if grep -rqaF -- "$identity" "$work/a" || grep -qF -- "$identity" <<<"$(tar -tzf "$archive")"; then
+    fail "'$identity' is in the obfuscated bundle: $(grep -rlaF -- "$identity" "$work/a" | sed -n 1,3p)"
   fi
 done
 pass "no host name, user name, address, MAC or GPU UUID in any byte of the bundle"

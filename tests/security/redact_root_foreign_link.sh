@@ -25,7 +25,7 @@ VIRTUAL_ENV="$work/venv" NCCL_CONF_FILE="$work/home/conf/nccl.conf" \
 mkdir "$work/unpacked"
 tar -xzf "$work/bundle.tar.gz" -C "$work/unpacked"
 if grep -rqa -- "$secret" "$work/unpacked"; then
-  fail "a file nobody could read was recorded through nobody's link: $(grep -rla -- "$secret" "$work/unpacked" | head -3)"
+  fail "a file nobody could read was recorded through nobody's link: $(grep -rla -- "$secret" "$work/unpacked" | sed -n 1,3p)"
 fi
 pass "the files behind the user's links are not in the bundle"
 expect "$work/unpacked/manifest.json" "'skipped:$work/venv/pip.conf' in r['redacted']" "the manifest names the skipped file"

@@ -36,7 +36,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID='install-fabric-manager-ce6f1278'
+GD_SCRIPT_ID='install-fabric-manager-1eda34f6'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=24.04
@@ -75,24 +75,24 @@ gd_step_1() {
     return 0
   fi
   local exact
-  exact=$(apt-cache madison "$package" 2>/dev/null | awk -v v="$version" '$3 ~ "^" v "-" { print $3; exit }')
+  exact=$(apt-cache madison "$package" 2>/dev/null | awk -v v="$version" '$3 ~ "^" v "-" && !found { print $3; found = 1 }')
   [[ -n $exact ]] || gd_die "the repositories have no $package $version: add NVIDIA's repository of this driver"
   gd_install_packages "$package=$exact"
 }
 gd_verify_1() {
-  dpkg-query -W -f='${Version}\n' 'nvidia-fabricmanager*' 2>/dev/null | grep -q "^$(cat /sys/module/nvidia/version)"
+  grep -q "^$(cat /sys/module/nvidia/version)" <<<"$(dpkg-query -W -f='${Version}\n' 'nvidia-fabricmanager*' 2>/dev/null)"
 }
 
 # 2. Install the NVLink Subnet Manager (4th-generation NVSwitch systems) [root] (fixes/install-fabric-manager.yaml:43)
 gd_step_2() {
-  if ! nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | grep -Eq '(^| )G?B[0-9]{3}'; then
+  if ! grep -Eq '(^| )G?B[0-9]{3}' <<<"$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null)"; then
     gd_note "no Blackwell NVSwitch GPU: the NVLink Subnet Manager is not needed"
     return 0
   fi
   gd_install_packages nvlsm
 }
 gd_verify_2() {
-  ! nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | grep -Eq '(^| )G?B[0-9]{3}' || gd_pkg_installed nvlsm
+  ! grep -Eq '(^| )G?B[0-9]{3}' <<<"$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null)" || gd_pkg_installed nvlsm
 }
 
 # 3. Enable and start the nvidia-fabricmanager service [root] (fixes/install-fabric-manager.yaml:53)
