@@ -14,7 +14,9 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -336,7 +338,8 @@ constexpr Needs k_needs[] = {
     {"migrate", "--yes", {"--apply", "--resume"}},
 };
 
-// Options that another one given with them makes pointless: a warning says which one wins and why.
+// Options that another one given with them makes pointless: a warning says which one wins and why. The
+// option "*" stands for every other option of the subcommand.
 struct Overridden {
   std::string_view subcommand, option, by, why;
 };
@@ -357,6 +360,7 @@ constexpr Overridden k_overridden[] = {
     {"migrate", "--render-all", "--resume", k_resumed},
     {"fix", "--emit", "--apply", "--apply keeps the script in gpudoctor's state folder and runs it"},
     {"migrate", "--emit", "--apply", "--apply keeps the script in gpudoctor's state folder and runs it"},
+    {"check", "*", "--list", "it prints the ids and titles of the checks and runs none"},
 };
 
 // Whether `option` ("--upload", or "--format=npd" for that value) was given to `cmd`.
@@ -366,6 +370,19 @@ bool given(const CLI::App& cmd, std::string_view option) {
   const CLI::Option* opt = cmd.get_option(std::string(option.substr(0, eq)));
   if (opt->count() == 0) return false;
   return eq == std::string_view::npos || opt->as<std::string>() == option.substr(eq + 1);
+}
+
+// The options of `cmd` given that `o` overrides: its one option, or with "*" every other one given.
+std::vector<std::string> overridden_options(const CLI::App& cmd, const Overridden& o) {
+  if (o.option != "*")
+    return given(cmd, o.option) ? std::vector{std::string(o.option)} : std::vector<std::string>{};
+  std::vector<std::string> out;
+  for (const CLI::Option* opt : cmd.get_options()) {
+    if (opt->count() == 0 || opt->get_lnames().empty()) continue; // every option here has a long name
+    std::string name = "--" + opt->get_lnames().front();
+    if (name != o.by) out.push_back(name);
+  }
+  return out;
 }
 
 // Hides the deprecated options of `cmd` (CLI11 hides an option of the empty group; so does the completion).
@@ -385,10 +402,12 @@ void warn_unused(const CLI::App& cmd) {
         std::ranges::none_of(n.any_of, [&](std::string_view o) { return given(cmd, o); }))
       fmt::print(stderr, "gpudoctor: warning: {} {} has no effect without {}\n", n.subcommand, n.option,
                  n.any_of[1].empty() ? n.any_of[0] : fmt::format("{} or {}", n.any_of[0], n.any_of[1]));
-  for (const auto& o : k_overridden)
-    if (o.subcommand == cmd.get_name() && given(cmd, o.option) && given(cmd, o.by))
-      fmt::print(stderr, "gpudoctor: warning: {} {} is ignored with {}: {}\n", o.subcommand, o.option, o.by,
+  for (const auto& o : k_overridden) {
+    if (o.subcommand != cmd.get_name() || !given(cmd, o.by)) continue;
+    for (const std::string& option : overridden_options(cmd, o))
+      fmt::print(stderr, "gpudoctor: warning: {} {} is ignored with {}: {}\n", o.subcommand, option, o.by,
                  o.why);
+  }
 }
 
 // What stdout could not take (a full disk, /dev/full, a closed pipe) shows only when it is flushed: a run

@@ -2,7 +2,8 @@
 # Options a subcommand accepts but does not use are never dropped silently (scripts pass them): an option
 # that a subcommand can never use (fix --color, fix --probe-timeout) is deprecated with a warning on stderr
 # and left out of --help and the completion; an option that only matters with another one (--max-output-length
-# without --format npd) says so, and one that another overrides (migrate --to with --resume) says which wins.
+# without --format npd) says so, and one that another overrides (migrate --to with --resume, anything with
+# check --list) says which wins.
 # The options that are used give no such warning.
 # shellcheck source=tests/e2e/common.bash
 source "$(dirname "$0")/common.bash"
@@ -47,6 +48,13 @@ warned "migrate --to with --resume says it is ignored" "warning: migrate --to is
 grep -q "warning: migrate --cuda is ignored with --resume" "$work/err" || fail "migrate --cuda with --resume: no warning"
 warned "fix --emit with --apply says it is ignored" "warning: fix --emit is ignored with --apply" -- \
   fix env-cleanup --from "$snap" --apply --emit "$work/f.sh"
+warned "check --list names each option it ignores" "warning: check --format is ignored with --list" -- \
+  check --list --format json --from "$snap" -v
+for option in --from --verbose; do
+  grep -q "warning: check $option is ignored with --list" "$work/err" || fail "check --list $option: no warning"
+done
+[[ $(grep -c warning "$work/err") == 3 ]] || fail "check --list: not one warning per option given: $(cat "$work/err")"
+quiet "check --list alone" -- check --list
 quiet "check --color and --max-output-length with npd are used" -- \
   check --from "$snap" --color never --format npd --max-output-length 100
 quiet "fix with the options it uses" -- fix --from "$snap" --timeout 2000 --python /usr/bin/python3
