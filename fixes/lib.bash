@@ -870,6 +870,51 @@ gd_verify_dnf_repo_enabled() {
   fi
 }
 
+# The .repo file of /etc/yum.repos.d whose enabled repository has baseurl URL (a trailing / aside), or nothing.
+gd_dnf_repo_file() {
+  local url=${1%/} file
+  for file in "$GD_INSTALLROOT"/etc/yum.repos.d/*.repo; do
+    [[ -f $file ]] || continue
+    if awk -v url="$url" '
+        /^[[:space:]]*\[/ { if (hit && on) found = 1; hit = 0; on = 1 }
+        /^[[:space:]]*enabled[[:space:]]*=[[:space:]]*0/ { on = 0 }
+        /^[[:space:]]*baseurl[[:space:]]*=/ { v = $0; sub(/^[^=]*=[[:space:]]*/, "", v); sub(/[[:space:]]+$/, "", v)
+          sub(/\/$/, "", v); if (v == url) hit = 1 }
+        END { exit !(found || (hit && on)) }' "$file"; then
+      printf '%s\n' "${file#"$GD_INSTALLROOT"}"
+      return 0
+    fi
+  done
+}
+
+# gd_add_dnf_repo FILE ID NAME URL KEY_URL COMMENT: a .repo file for the repository at URL, unless another file
+# has an enabled repository of that address already (NVIDIA's own cuda-<distro>.repo): two definitions of one
+# repository make dnf read it twice and warn.
+gd_add_dnf_repo() {
+  local file=$1 id=$2 name=$3 url=$4 key=$5 comment=$6 existing
+  existing=$(gd_dnf_repo_file "$url")
+  if [[ -n $existing && $existing != "$file" ]]; then
+    gd_note "reusing the repository of $existing for $url"
+    return 0
+  fi
+  gd_write_file "$file" 0644 <<REPO
+# $comment
+[$id]
+name=$name
+baseurl=$url
+enabled=1
+gpgcheck=1
+gpgkey=$key
+REPO
+}
+
+gd_verify_dnf_repo() {
+  if [[ -z $(gd_dnf_repo_file "$1") ]]; then
+    gd_say "no enabled repository in /etc/yum.repos.d has the address $1" >&2
+    return 1
+  fi
+}
+
 # gd_install_epel SPEC: EPEL (DKMS comes from there): its epel-release package, from the distribution's
 # extras (Rocky, AlmaLinux) or from Fedora's URL (RHEL), unless it is installed.
 gd_install_epel() {

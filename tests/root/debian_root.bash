@@ -94,10 +94,13 @@ package_deb() {
   fi
   local dir
   dir=$(dirname "$gpudoctor")/deb-package
-  mkdir -p "$dir"
+  mkdir -p "$dir" "$work/deb"
+  # Built and copied out under the lock: another root test running at the same time rebuilds the same
+  # folder, and its build removes the .deb this one would still read.
   (
     flock 9
-    "$source_dir/install.sh" --deb --no-deps --build-dir "$dir/build" >"$dir/build.log" 2>&1
+    "$source_dir/install.sh" --deb --no-deps --build-dir "$dir/build" >"$dir/build.log" 2>&1 &&
+      cp "$dir"/build/gpudoctor_*_*.deb "$work/deb/"
   ) 9>"$dir/lock" || { tail -n 20 "$dir/build.log" >&2; fail "./install.sh --deb failed ($dir/build.log)"; }
-  ls "$dir"/build/gpudoctor_*_*.deb
+  ls "$work"/deb/gpudoctor_*_*.deb
 }

@@ -54,7 +54,7 @@ script=$work/migrate.sh
 "$gpudoctor" migrate "${args[@]}" --root "$R" --emit "$script" 2>"$work/emit.err" || fail "migrate --root: $(cat "$work/emit.err")"
 shellcheck "$script" || fail "the migration script does not pass shellcheck"
 grep -q "^GD_KERNEL=$kernel$" "$script" || fail "the script is not made for the root's kernel: $(grep '^GD_KERNEL' "$script")"
-steps=(install-nvidia.epel install-nvidia.repository install-nvidia.driver-stream prepare.download
+steps=(install-nvidia.epel install-nvidia.rhel-repository install-nvidia.driver-stream prepare.download
   install-nvidia.headers install-nvidia.driver install-nvidia.toolkit)
 for id in "${steps[@]}"; do
   grep -q "^#  *[0-9]*\. $id " "$script" || fail "the plan has no step $id: $(grep '^#  *[0-9]*\. ' "$script")"
@@ -95,6 +95,14 @@ run_steps "$work/run2.out"
 grep -q 'the module stream nvidia-driver:580-open is enabled already' "$work/run2.out" || fail "the second run did not see the stream"
 grep -q 'repository crb is enabled already' "$work/run2.out" || fail "the second run did not see CRB enabled"
 pass "a second run changes nothing"
+# A root that has NVIDIA's own .repo file of the same address: it is reused, not defined a second time.
+sed 's/^\[cuda-gpudoctor\]$/[cuda-rhel9-x86_64]/' "$R/etc/yum.repos.d/cuda-gpudoctor.repo" >"$R/etc/yum.repos.d/cuda-rhel9.repo"
+rm "$R/etc/yum.repos.d/cuda-gpudoctor.repo"
+steps=(install-nvidia.rhel-repository)
+run_steps "$work/reuse.out"
+grep -q 'reusing the repository of /etc/yum.repos.d/cuda-rhel9.repo' "$work/reuse.out" || fail "NVIDIA's .repo was not reused: $(cat "$work/reuse.out")"
+[[ ! -e $R/etc/yum.repos.d/cuda-gpudoctor.repo ]] || fail "a second .repo file of NVIDIA's repository was written"
+pass "a .repo file of the same address (NVIDIA's cuda-rhel9.repo) is reused, not defined twice"
 # ---- the purge: rpm's database read through rpm --root, the module reset ----------------------------------------
 purge=$work/purge-nvidia.sh
 "$gpudoctor" fix purge-nvidia --root "$R" --emit "$purge" 2>"$work/purge.err" || fail "fix purge-nvidia --root: $(cat "$work/purge.err")"

@@ -81,7 +81,7 @@ TEST_CASE("fix rhel: EPEL, the builder repository and the driver stream follow t
       // Before the download: with another stream enabled, modular filtering hides the driver to download.
       CHECK(stream < step(*plan, "prepare.download"));
     }
-    const auto* repo = step(*plan, "install-nvidia.repository");
+    const auto* repo = step(*plan, "install-nvidia.rhel-repository");
     REQUIRE(repo != nullptr);
     CHECK(text::contains(repo->body, std::string("/compute/cuda/repos/") + r.repo + "/x86_64/"));
     const auto* driver = step(*plan, "install-nvidia.driver");

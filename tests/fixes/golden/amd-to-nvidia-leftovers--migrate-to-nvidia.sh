@@ -95,7 +95,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID='migrate-to-nvidia-9b3e90a6'
+GD_SCRIPT_ID='migrate-to-nvidia-f8cc51ff'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04
@@ -238,7 +238,7 @@ gd_verify_9() {
   gd_verify_profiles 'ROCM_[A-Z_]*|HIP_[A-Z_]*|HSA_[A-Z0-9_]*|ROCR_[A-Z_]*|HCC_[A-Z_]*|PYTORCH_ROCM_ARCH|GPU_DEVICE_ORDINAL|MIOPEN_[A-Z_]*|CUDA_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|GPU_DEVICE_ORDINAL' '/opt/rocm(-[0-9][0-9.]*)?|\$\{?(ROCM_PATH|ROCM_HOME|HIP_PATH)\}?' --system /home/sam
 }
 
-# 10. Install the headers of the kernel (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:55)
+# 10. Install the headers of the kernel (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:53)
 gd_step_10() {
   gd_install_packages "linux-headers-$(gd_kernel)"
 }
@@ -246,7 +246,7 @@ gd_verify_10() {
   gd_verify_installed "linux-headers-$(gd_kernel)"
 }
 
-# 11. Install the NVIDIA driver 580 (open kernel modules) [root, reboot] (fixes/install-nvidia.yaml:69)
+# 11. Install the NVIDIA driver 580 (open kernel modules) [root, reboot] (fixes/install-nvidia.yaml:67)
 gd_step_11() {
   gd_install_packages nvidia-open-580
 }
@@ -254,7 +254,7 @@ gd_verify_11() {
   gd_verify_installed nvidia-open-580
 }
 
-# 12. Install the CUDA toolkit 13.0 [root] (fixes/install-nvidia.yaml:75)
+# 12. Install the CUDA toolkit 13.0 [root] (fixes/install-nvidia.yaml:73)
 gd_step_12() {
   gd_install_packages cuda-toolkit-13-0
 }
@@ -262,7 +262,7 @@ gd_verify_12() {
   gd_verify_installed cuda-toolkit-13-0
 }
 
-# 13. Put CUDA 13.0 on PATH for login shells [root] (fixes/install-nvidia.yaml:80)
+# 13. Put CUDA 13.0 on PATH for login shells [root] (fixes/install-nvidia.yaml:78)
 gd_step_13() {
 gd_write_file /etc/profile.d/cuda-path.sh 0644 <<'PROFILE'
 # Written by gpudoctor (install-nvidia): the CUDA 13.0 toolkit on PATH.

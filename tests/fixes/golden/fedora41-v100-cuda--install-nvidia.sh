@@ -38,8 +38,8 @@
 # /var/backups/gpudoctor/<id>/<run>/ (gpudoctor undo restores them), and a second run changes nothing.
 #
 # Steps (R: needs root, D: destructive, B: needs a reboot):
-#   1. install-nvidia.repository              R--  Add the mirror of NVIDIA's CUDA repository in place of
-#                                                  NVIDIA's, with its signing key
+#   1. install-nvidia.rhel-repository         R--  Add NVIDIA's CUDA repository (or the mirror given with
+#                                                  --mirror) as a .repo file; one of that address is reused
 #   2. prepare.download                       R--  Download everything the next steps install (and keep the
 #                                                  old stack's packages for undo)
 #   3. install-nvidia.headers                 R--  Install the headers of the kernel (the driver's DKMS module
@@ -51,14 +51,14 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID='install-nvidia-371fa194'
+GD_SCRIPT_ID='install-nvidia-c99c7bec'
 GD_FAMILY=rhel
 GD_FOR_OS_ID=fedora
 GD_FOR_OS_VERSION=41
 GD_FOR_HOST=gpu-vm01
 GD_KERNEL=6.11.4-301.fc41.x86_64
 GD_STEP_IDS=(
-  install-nvidia.repository
+  install-nvidia.rhel-repository
   prepare.download
   install-nvidia.headers
   install-nvidia.driver
@@ -67,7 +67,7 @@ GD_STEP_IDS=(
   blacklist-nouveau.modprobe
 )
 GD_STEP_TITLES=(
-  'Add the mirror of NVIDIA'\''s CUDA repository in place of NVIDIA'\''s, with its signing key'
+  'Add NVIDIA'\''s CUDA repository (or the mirror given with --mirror) as a .repo file; one of that address is reused'
   'Download everything the next steps install (and keep the old stack'\''s packages for undo)'
   'Install the headers of the kernel (the driver'\''s DKMS module is built against them)'
   'Install the NVIDIA driver 580 (proprietary kernel modules)'
@@ -89,20 +89,13 @@ GD_STEP_FLAGS=(
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Add the mirror of NVIDIA's CUDA repository in place of NVIDIA's, with its signing key [root] (fixes/install-nvidia.yaml:33)
+# 1. Add NVIDIA's CUDA repository (or the mirror given with --mirror) as a .repo file; one of that address is reused [root] (fixes/install-nvidia.yaml:44)
 gd_step_1() {
-gd_write_file /etc/yum.repos.d/cuda-gpudoctor.repo 0644 <<'REPO'
-# gpudoctor-vendor: nvidia (written by gpudoctor for CUDA 12.6)
-[cuda-gpudoctor]
-name=NVIDIA CUDA
-baseurl=https://developer.download.nvidia.com/compute/cuda/repos/fedora41/x86_64/
-enabled=1
-gpgcheck=1
-gpgkey=https://developer.download.nvidia.com/compute/cuda/repos/fedora41/x86_64/D42D0685.pub
-REPO
+  gd_add_dnf_repo /etc/yum.repos.d/cuda-gpudoctor.repo cuda-gpudoctor 'NVIDIA CUDA' https://developer.download.nvidia.com/compute/cuda/repos/fedora41/x86_64/ https://developer.download.nvidia.com/compute/cuda/repos/fedora41/x86_64/D42D0685.pub \
+    'gpudoctor-vendor: nvidia (written by gpudoctor for CUDA 12.6)'
 }
 gd_verify_1() {
-  gd_verify_nonempty /etc/yum.repos.d/cuda-gpudoctor.repo
+  gd_verify_dnf_repo https://developer.download.nvidia.com/compute/cuda/repos/fedora41/x86_64/
 }
 
 # 2. Download everything the next steps install (and keep the old stack's packages for undo) [root] (fixes/migrate.yaml:18)
@@ -113,7 +106,7 @@ gd_verify_2() {
   gd_verify_downloads
 }
 
-# 3. Install the headers of the kernel (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:55)
+# 3. Install the headers of the kernel (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:53)
 gd_step_3() {
   gd_install_packages "kernel-devel-$(gd_kernel)"
 }
@@ -121,7 +114,7 @@ gd_verify_3() {
   gd_verify_installed "kernel-devel-$(gd_kernel)"
 }
 
-# 4. Install the NVIDIA driver 580 (proprietary kernel modules) [root, reboot] (fixes/install-nvidia.yaml:69)
+# 4. Install the NVIDIA driver 580 (proprietary kernel modules) [root, reboot] (fixes/install-nvidia.yaml:67)
 gd_step_4() {
   gd_install_packages cuda-drivers
 }
@@ -129,7 +122,7 @@ gd_verify_4() {
   gd_verify_installed cuda-drivers
 }
 
-# 5. Install the CUDA toolkit 12.6 [root] (fixes/install-nvidia.yaml:75)
+# 5. Install the CUDA toolkit 12.6 [root] (fixes/install-nvidia.yaml:73)
 gd_step_5() {
   gd_install_packages cuda-toolkit-12-6
 }
@@ -137,7 +130,7 @@ gd_verify_5() {
   gd_verify_installed cuda-toolkit-12-6
 }
 
-# 6. Put CUDA 12.6 on PATH for login shells [root] (fixes/install-nvidia.yaml:80)
+# 6. Put CUDA 12.6 on PATH for login shells [root] (fixes/install-nvidia.yaml:78)
 gd_step_6() {
 gd_write_file /etc/profile.d/cuda-path.sh 0644 <<'PROFILE'
 # Written by gpudoctor (install-nvidia): the CUDA 12.6 toolkit on PATH.

@@ -48,7 +48,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID='install-nvidia-ac3e00ff'
+GD_SCRIPT_ID='install-nvidia-2d23f1d4'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04
@@ -102,7 +102,7 @@ gd_verify_2() {
   gd_verify_downloads
 }
 
-# 3. Install the headers of the kernel (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:55)
+# 3. Install the headers of the kernel (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:53)
 gd_step_3() {
   gd_install_packages "linux-headers-$(gd_kernel)"
 }
@@ -110,7 +110,7 @@ gd_verify_3() {
   gd_verify_installed "linux-headers-$(gd_kernel)"
 }
 
-# 4. Install the NVIDIA driver 580 (open kernel modules) [root, reboot] (fixes/install-nvidia.yaml:69)
+# 4. Install the NVIDIA driver 580 (open kernel modules) [root, reboot] (fixes/install-nvidia.yaml:67)
 gd_step_4() {
   gd_install_packages nvidia-open-580
 }
@@ -118,7 +118,7 @@ gd_verify_4() {
   gd_verify_installed nvidia-open-580
 }
 
-# 5. Install the CUDA toolkit 13.0 [root] (fixes/install-nvidia.yaml:75)
+# 5. Install the CUDA toolkit 13.0 [root] (fixes/install-nvidia.yaml:73)
 gd_step_5() {
   gd_install_packages cuda-toolkit-13-0
 }
@@ -126,7 +126,7 @@ gd_verify_5() {
   gd_verify_installed cuda-toolkit-13-0
 }
 
-# 6. Put CUDA 13.0 on PATH for login shells [root] (fixes/install-nvidia.yaml:80)
+# 6. Put CUDA 13.0 on PATH for login shells [root] (fixes/install-nvidia.yaml:78)
 gd_step_6() {
 gd_write_file /etc/profile.d/cuda-path.sh 0644 <<'PROFILE'
 # Written by gpudoctor (install-nvidia): the CUDA 13.0 toolkit on PATH.

@@ -64,8 +64,8 @@
 # Steps (R: needs root, D: destructive, B: needs a reboot):
 #   1. install-nvidia.epel                    R--  Enable the codeready-builder-for-rhel-9-x86_64-rpms
 #                                                  repository and EPEL (the driver's DKMS comes from EPEL)
-#   2. install-nvidia.repository              R--  Add the mirror of NVIDIA's CUDA repository in place of
-#                                                  NVIDIA's, with its signing key
+#   2. install-nvidia.rhel-repository         R--  Add NVIDIA's CUDA repository (or the mirror given with
+#                                                  --mirror) as a .repo file; one of that address is reused
 #   3. install-nvidia.driver-stream           R--  Enable the driver's module stream nvidia-driver:580-dkms
 #                                                  (another stream is reset first)
 #   4. prepare.download                       R--  Download everything the next steps install (and keep the
@@ -86,7 +86,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID='migrate-to-nvidia-505dbe91'
+GD_SCRIPT_ID='migrate-to-nvidia-c491253d'
 GD_FAMILY=rhel
 GD_FOR_OS_ID=rhel
 GD_FOR_OS_VERSION=9.4
@@ -94,7 +94,7 @@ GD_FOR_HOST=gpu-vm01
 GD_KERNEL=5.14.0-427.13.1.el9_4.x86_64
 GD_STEP_IDS=(
   install-nvidia.epel
-  install-nvidia.repository
+  install-nvidia.rhel-repository
   install-nvidia.driver-stream
   prepare.download
   purge-rocm.profiles
@@ -108,7 +108,7 @@ GD_STEP_IDS=(
 )
 GD_STEP_TITLES=(
   'Enable the codeready-builder-for-rhel-9-x86_64-rpms repository and EPEL (the driver'\''s DKMS comes from EPEL)'
-  'Add the mirror of NVIDIA'\''s CUDA repository in place of NVIDIA'\''s, with its signing key'
+  'Add NVIDIA'\''s CUDA repository (or the mirror given with --mirror) as a .repo file; one of that address is reused'
   'Enable the driver'\''s module stream nvidia-driver:580-dkms (another stream is reset first)'
   'Download everything the next steps install (and keep the old stack'\''s packages for undo)'
   'Remove ROCm variables and folders from shell profiles'
@@ -149,23 +149,16 @@ gd_verify_1() {
   gd_verify_installed epel-release
 }
 
-# 2. Add the mirror of NVIDIA's CUDA repository in place of NVIDIA's, with its signing key [root] (fixes/install-nvidia.yaml:33)
+# 2. Add NVIDIA's CUDA repository (or the mirror given with --mirror) as a .repo file; one of that address is reused [root] (fixes/install-nvidia.yaml:44)
 gd_step_2() {
-gd_write_file /etc/yum.repos.d/cuda-gpudoctor.repo 0644 <<'REPO'
-# gpudoctor-vendor: nvidia (written by gpudoctor for CUDA 12.6)
-[cuda-gpudoctor]
-name=NVIDIA CUDA
-baseurl=https://developer.download.nvidia.com/compute/cuda/repos/rhel9/x86_64/
-enabled=1
-gpgcheck=1
-gpgkey=https://developer.download.nvidia.com/compute/cuda/repos/rhel9/x86_64/D42D0685.pub
-REPO
+  gd_add_dnf_repo /etc/yum.repos.d/cuda-gpudoctor.repo cuda-gpudoctor 'NVIDIA CUDA' https://developer.download.nvidia.com/compute/cuda/repos/rhel9/x86_64/ https://developer.download.nvidia.com/compute/cuda/repos/rhel9/x86_64/D42D0685.pub \
+    'gpudoctor-vendor: nvidia (written by gpudoctor for CUDA 12.6)'
 }
 gd_verify_2() {
-  gd_verify_nonempty /etc/yum.repos.d/cuda-gpudoctor.repo
+  gd_verify_dnf_repo https://developer.download.nvidia.com/compute/cuda/repos/rhel9/x86_64/
 }
 
-# 3. Enable the driver's module stream nvidia-driver:580-dkms (another stream is reset first) [root] (fixes/install-nvidia.yaml:62)
+# 3. Enable the driver's module stream nvidia-driver:580-dkms (another stream is reset first) [root] (fixes/install-nvidia.yaml:60)
 gd_step_3() {
   gd_switch_module_stream nvidia-driver 580-dkms
 }
@@ -189,7 +182,7 @@ gd_verify_5() {
   gd_verify_profiles 'ROCM_[A-Z_]*|HIP_[A-Z_]*|HSA_[A-Z0-9_]*|ROCR_[A-Z_]*|HCC_[A-Z_]*|PYTORCH_ROCM_ARCH|GPU_DEVICE_ORDINAL|MIOPEN_[A-Z_]*|CUDA_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|GPU_DEVICE_ORDINAL' '/opt/rocm(-[0-9][0-9.]*)?|\$\{?(ROCM_PATH|ROCM_HOME|HIP_PATH)\}?' --system /home/dana
 }
 
-# 6. Install the headers of the kernel (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:55)
+# 6. Install the headers of the kernel (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:53)
 gd_step_6() {
   gd_install_packages "kernel-devel-$(gd_kernel)"
 }
@@ -197,7 +190,7 @@ gd_verify_6() {
   gd_verify_installed "kernel-devel-$(gd_kernel)"
 }
 
-# 7. Install the NVIDIA driver 580 (proprietary kernel modules) [root, reboot] (fixes/install-nvidia.yaml:69)
+# 7. Install the NVIDIA driver 580 (proprietary kernel modules) [root, reboot] (fixes/install-nvidia.yaml:67)
 gd_step_7() {
   gd_install_packages cuda-drivers
 }
@@ -205,7 +198,7 @@ gd_verify_7() {
   gd_verify_installed cuda-drivers
 }
 
-# 8. Install the CUDA toolkit 12.6 [root] (fixes/install-nvidia.yaml:75)
+# 8. Install the CUDA toolkit 12.6 [root] (fixes/install-nvidia.yaml:73)
 gd_step_8() {
   gd_install_packages cuda-toolkit-12-6
 }
@@ -213,7 +206,7 @@ gd_verify_8() {
   gd_verify_installed cuda-toolkit-12-6
 }
 
-# 9. Put CUDA 12.6 on PATH for login shells [root] (fixes/install-nvidia.yaml:80)
+# 9. Put CUDA 12.6 on PATH for login shells [root] (fixes/install-nvidia.yaml:78)
 gd_step_9() {
 gd_write_file /etc/profile.d/cuda-path.sh 0644 <<'PROFILE'
 # Written by gpudoctor (install-nvidia): the CUDA 12.6 toolkit on PATH.

@@ -64,8 +64,8 @@
 # Steps (R: needs root, D: destructive, B: needs a reboot):
 #   1. install-nvidia.epel                    R--  Enable the crb repository and EPEL (the driver's DKMS comes
 #                                                  from EPEL)
-#   2. install-nvidia.repository              R--  Add the mirror of NVIDIA's CUDA repository in place of
-#                                                  NVIDIA's, with its signing key
+#   2. install-nvidia.rhel-repository         R--  Add NVIDIA's CUDA repository (or the mirror given with
+#                                                  --mirror) as a .repo file; one of that address is reused
 #   3. install-nvidia.driver-stream           R--  Enable the driver's module stream nvidia-driver:580-open
 #                                                  (another stream is reset first)
 #   4. prepare.download                       R--  Download everything the next steps install (and keep the
@@ -95,7 +95,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID='migrate-to-nvidia-e77009d4'
+GD_SCRIPT_ID='migrate-to-nvidia-82aac322'
 GD_FAMILY=rhel
 GD_FOR_OS_ID=rocky
 GD_FOR_OS_VERSION=9.4
@@ -103,7 +103,7 @@ GD_FOR_HOST=mi210-node03
 GD_KERNEL=5.14.0-427.13.1.el9_4.x86_64
 GD_STEP_IDS=(
   install-nvidia.epel
-  install-nvidia.repository
+  install-nvidia.rhel-repository
   install-nvidia.driver-stream
   prepare.download
   purge-rocm.gpu-users
@@ -123,7 +123,7 @@ GD_STEP_IDS=(
 )
 GD_STEP_TITLES=(
   'Enable the crb repository and EPEL (the driver'\''s DKMS comes from EPEL)'
-  'Add the mirror of NVIDIA'\''s CUDA repository in place of NVIDIA'\''s, with its signing key'
+  'Add NVIDIA'\''s CUDA repository (or the mirror given with --mirror) as a .repo file; one of that address is reused'
   'Enable the driver'\''s module stream nvidia-driver:580-open (another stream is reset first)'
   'Download everything the next steps install (and keep the old stack'\''s packages for undo)'
   'Stop what uses the AMD GPU (no services, processes with /dev/kfd open)'
@@ -176,23 +176,16 @@ gd_verify_1() {
   gd_verify_installed epel-release
 }
 
-# 2. Add the mirror of NVIDIA's CUDA repository in place of NVIDIA's, with its signing key [root] (fixes/install-nvidia.yaml:33)
+# 2. Add NVIDIA's CUDA repository (or the mirror given with --mirror) as a .repo file; one of that address is reused [root] (fixes/install-nvidia.yaml:44)
 gd_step_2() {
-gd_write_file /etc/yum.repos.d/cuda-gpudoctor.repo 0644 <<'REPO'
-# gpudoctor-vendor: nvidia (written by gpudoctor for CUDA 13.0)
-[cuda-gpudoctor]
-name=NVIDIA CUDA
-baseurl=https://developer.download.nvidia.com/compute/cuda/repos/rhel9/x86_64/
-enabled=1
-gpgcheck=1
-gpgkey=https://developer.download.nvidia.com/compute/cuda/repos/rhel9/x86_64/D42D0685.pub
-REPO
+  gd_add_dnf_repo /etc/yum.repos.d/cuda-gpudoctor.repo cuda-gpudoctor 'NVIDIA CUDA' https://developer.download.nvidia.com/compute/cuda/repos/rhel9/x86_64/ https://developer.download.nvidia.com/compute/cuda/repos/rhel9/x86_64/D42D0685.pub \
+    'gpudoctor-vendor: nvidia (written by gpudoctor for CUDA 13.0)'
 }
 gd_verify_2() {
-  gd_verify_nonempty /etc/yum.repos.d/cuda-gpudoctor.repo
+  gd_verify_dnf_repo https://developer.download.nvidia.com/compute/cuda/repos/rhel9/x86_64/
 }
 
-# 3. Enable the driver's module stream nvidia-driver:580-open (another stream is reset first) [root] (fixes/install-nvidia.yaml:62)
+# 3. Enable the driver's module stream nvidia-driver:580-open (another stream is reset first) [root] (fixes/install-nvidia.yaml:60)
 gd_step_3() {
   gd_switch_module_stream nvidia-driver 580-open
 }
@@ -258,7 +251,7 @@ gd_verify_10() {
   gd_verify_profiles 'ROCM_[A-Z_]*|HIP_[A-Z_]*|HSA_[A-Z0-9_]*|ROCR_[A-Z_]*|HCC_[A-Z_]*|PYTORCH_ROCM_ARCH|GPU_DEVICE_ORDINAL|MIOPEN_[A-Z_]*|CUDA_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|GPU_DEVICE_ORDINAL' '/opt/rocm(-[0-9][0-9.]*)?|\$\{?(ROCM_PATH|ROCM_HOME|HIP_PATH)\}?' --system /home/ravi
 }
 
-# 11. Install the headers of the kernel (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:55)
+# 11. Install the headers of the kernel (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:53)
 gd_step_11() {
   gd_install_packages "kernel-devel-$(gd_kernel)"
 }
@@ -266,7 +259,7 @@ gd_verify_11() {
   gd_verify_installed "kernel-devel-$(gd_kernel)"
 }
 
-# 12. Install the NVIDIA driver 580 (open kernel modules) [root, reboot] (fixes/install-nvidia.yaml:69)
+# 12. Install the NVIDIA driver 580 (open kernel modules) [root, reboot] (fixes/install-nvidia.yaml:67)
 gd_step_12() {
   gd_install_packages nvidia-open
 }
@@ -274,7 +267,7 @@ gd_verify_12() {
   gd_verify_installed nvidia-open
 }
 
-# 13. Install the CUDA toolkit 13.0 [root] (fixes/install-nvidia.yaml:75)
+# 13. Install the CUDA toolkit 13.0 [root] (fixes/install-nvidia.yaml:73)
 gd_step_13() {
   gd_install_packages cuda-toolkit-13-0
 }
@@ -282,7 +275,7 @@ gd_verify_13() {
   gd_verify_installed cuda-toolkit-13-0
 }
 
-# 14. Put CUDA 13.0 on PATH for login shells [root] (fixes/install-nvidia.yaml:80)
+# 14. Put CUDA 13.0 on PATH for login shells [root] (fixes/install-nvidia.yaml:78)
 gd_step_14() {
 gd_write_file /etc/profile.d/cuda-path.sh 0644 <<'PROFILE'
 # Written by gpudoctor (install-nvidia): the CUDA 13.0 toolkit on PATH.

@@ -106,7 +106,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID='migrate-to-nvidia-4007aa7b'
+GD_SCRIPT_ID='migrate-to-nvidia-4781c1fe'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04
@@ -312,7 +312,7 @@ gd_verify_14() {
   gd_verify_user_caches_absent .config/miopen .cache/miopen -- /home/sam /root
 }
 
-# 15. Install the headers of the kernel (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:55)
+# 15. Install the headers of the kernel (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:53)
 gd_step_15() {
   gd_install_packages "linux-headers-$(gd_kernel)"
 }
@@ -320,7 +320,7 @@ gd_verify_15() {
   gd_verify_installed "linux-headers-$(gd_kernel)"
 }
 
-# 16. Install the NVIDIA driver 580 (open kernel modules) [root, reboot] (fixes/install-nvidia.yaml:69)
+# 16. Install the NVIDIA driver 580 (open kernel modules) [root, reboot] (fixes/install-nvidia.yaml:67)
 gd_step_16() {
   gd_install_packages nvidia-open-580
 }
@@ -328,7 +328,7 @@ gd_verify_16() {
   gd_verify_installed nvidia-open-580
 }
 
-# 17. Install the CUDA toolkit 13.0 [root] (fixes/install-nvidia.yaml:75)
+# 17. Install the CUDA toolkit 13.0 [root] (fixes/install-nvidia.yaml:73)
 gd_step_17() {
   gd_install_packages cuda-toolkit-13-0
 }
@@ -336,7 +336,7 @@ gd_verify_17() {
   gd_verify_installed cuda-toolkit-13-0
 }
 
-# 18. Put CUDA 13.0 on PATH for login shells [root] (fixes/install-nvidia.yaml:80)
+# 18. Put CUDA 13.0 on PATH for login shells [root] (fixes/install-nvidia.yaml:78)
 gd_step_18() {
 gd_write_file /etc/profile.d/cuda-path.sh 0644 <<'PROFILE'
 # Written by gpudoctor (install-nvidia): the CUDA 13.0 toolkit on PATH.
