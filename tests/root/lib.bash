@@ -143,6 +143,12 @@ build_mirror() {
   mkdir -p "$mirror/keys" && cp "$test_key_dir"/key.* "$mirror/keys/"
 }
 
+# forget_unused PATTERN: the cached tarballs of PATTERN no test has used for a day. Not every other one: two
+# checkouts with other graphs (a branch, a worktree) each need their own, and would rebuild them in turn.
+forget_unused() {
+  find "$cache" -maxdepth 1 -name "$1" -mmin +1440 -delete
+}
+
 ensure_mirror() {
   mirror_hash=$( (cat "$root_dir"/graphs/*.txt "$root_dir/tools/make_debs.sh" "$root_dir/tools/make_wheels.py" &&
     declare -f apt_repo build_mirror) | sha256sum | cut -c1-16)
@@ -154,12 +160,13 @@ ensure_mirror() {
         local start=$SECONDS
         build_mirror
         tar -C "$(dirname "$mirror")" -czf "$mirror_tarball.tmp" mirror && mv "$mirror_tarball.tmp" "$mirror_tarball"
-        find "$cache" -maxdepth 1 -name 'mirror-*.tar.gz' ! -name "${mirror_tarball##*/}" -delete
+        forget_unused "mirror-*.tar.gz"
         rm -rf "$mirror"
         echo "built the test repositories from tests/root/graphs in $((SECONDS - start)) s"
       fi
     ) 9>"$cache/lock"
   fi
+  touch "$mirror_tarball" # in use: forget_unused keeps it
   tar -C "$(dirname "$mirror")" -xzf "$mirror_tarball"
   mkdir -p "$test_key_dir" && cp "$mirror"/keys/key.* "$test_key_dir/"
 }
@@ -214,12 +221,13 @@ machine_tarball() {
         rm -f "$dir/etc/apt/apt.conf.d/00gpudoctor-test-proxy"
         rm -rf "$dir/var/cache/apt/archives/"*.deb
         tar -C "$dir" --zstd -cf "$tarball.tmp" . && mv "$tarball.tmp" "$tarball"
-        find "$cache" -maxdepth 1 -name "machine-$name-*.tar.zst" ! -name "${tarball##*/}" -delete
+        forget_unused "machine-$name-*.tar.zst"
         rm -rf "$dir"
         echo "built the $name machine in $((SECONDS - start)) s (cached as $tarball)" >&2
       fi
     ) 9>"$cache/lock"
   fi
+  touch "$tarball" # in use: forget_unused keeps it
   printf '%s' "$tarball"
 }
 
