@@ -40,5 +40,17 @@ struct GpuOverride {
 std::vector<std::pair<std::string, std::string>> hsa_overrides(const Facts& f);
 // Empty when none applies, it is malformed or the GPU's own target is unknown; it then says so in `out`.
 std::optional<GpuOverride> override_for(const Facts& f, const Gpu& gpu, Results& out);
+// The env.hsa-override-* walk: `judge(gpu, override)` for each AMD GPU an override applies to; a pass when no
+// override is set, a skip when there is no AMD GPU for one to apply to.
+template <class Judge> void for_each_override(const Facts& f, Results& out, Judge judge) {
+  if (hsa_overrides(f).empty()) return out.pass("", "HSA_OVERRIDE_GFX_VERSION is not set");
+  bool any_amd = false;
+  for (const auto& gpu : f.gpus) {
+    if (gpu.vendor != Vendor::amd) continue;
+    any_amd = true;
+    if (auto o = override_for(f, gpu, out)) judge(gpu, *o);
+  }
+  if (!any_amd) out.skip("", "no AMD GPU for the override to apply to");
+}
 
 } // namespace gpudoctor::checks

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 namespace gpudoctor::checks {
 
 namespace {
@@ -24,16 +26,16 @@ void container_nvidia_runtime(const CheckContext& ctx, Results& out) {
   if (!c.docker_installed) return out.skip("", "Docker is not installed");
   std::vector<std::string> evidence = {c.docker_evidence};
   if (c.docker_info_ok)
-    evidence.push_back("cmd docker-info-json: Runtimes " +
-                       (c.runtimes.empty() ? std::string("(none)") : text::join(c.runtimes, ", ")) +
-                       (c.default_runtime.empty() ? "" : "; DefaultRuntime " + c.default_runtime));
+    evidence.push_back(fmt::format(
+        "cmd docker-info-json: Runtimes {}{}", c.runtimes.empty() ? "(none)" : text::join(c.runtimes, ", "),
+        c.default_runtime.empty() ? "" : fmt::format("; DefaultRuntime {}", c.default_runtime)));
   else
-    evidence.push_back("cmd docker-info-json: " +
-                       (c.docker_info_error.empty() ? std::string("not run") : c.docker_info_error));
+    evidence.push_back(fmt::format("cmd docker-info-json: {}",
+                                   c.docker_info_error.empty() ? "not run" : c.docker_info_error));
   if (!c.daemon_json_source.empty())
     evidence.push_back(
-        c.daemon_json_source + ": runtimes " +
-        (c.daemon_json_runtimes.empty() ? std::string("(none)") : text::join(c.daemon_json_runtimes, ", ")));
+        fmt::format("{}: runtimes {}", c.daemon_json_source,
+                    c.daemon_json_runtimes.empty() ? "(none)" : text::join(c.daemon_json_runtimes, ", ")));
   else
     evidence.push_back("/etc/docker/daemon.json: missing");
   bool configured = has(c.runtimes, "nvidia") || has(c.daemon_json_runtimes, "nvidia");
@@ -48,20 +50,22 @@ void container_nvidia_runtime(const CheckContext& ctx, Results& out) {
             "nvidia-ctk runtime configure --runtime=docker and restart Docker."
           : "Install the NVIDIA Container Toolkit (nvidia-container-toolkit), then run sudo nvidia-ctk "
             "runtime configure --runtime=docker and restart Docker.";
-  out.add(
-      Status::warn, "",
-      "Docker is installed and this machine has NVIDIA GPUs, but Docker has no nvidia runtime: containers "
-      "started with --gpus or --runtime=nvidia fail (\"could not select device driver\") or see no GPU. " +
-          what,
-      evidence, {"install-nvidia-container-toolkit"});
+  out.add(Status::warn, "",
+          fmt::format(
+              "Docker is installed and this machine has NVIDIA GPUs, but Docker has no nvidia runtime: "
+              "containers started with --gpus or --runtime=nvidia fail (\"could not select device driver\") "
+              "or see no GPU. {}",
+              what),
+          evidence, {"install-nvidia-container-toolkit"});
 }
 
 void container_rocm_devices(const CheckContext& ctx, Results& out) {
   const Facts& f = ctx.facts;
   if (!f.os.in_container) return out.skip("", "not inside a container");
-  std::vector<std::string> evidence = {"container: " + f.os.container_evidence};
-  if (f.modules.has("amdgpu")) evidence.push_back(f.modules.source + ": amdgpu (the host's kernel)");
-  if (f.amd.kfd_topology) evidence.push_back(std::string(paths::kfd_topology_nodes) + ": readable");
+  std::vector<std::string> evidence = {fmt::format("container: {}", f.os.container_evidence)};
+  if (f.modules.has("amdgpu"))
+    evidence.push_back(fmt::format("{}: amdgpu (the host's kernel)", f.modules.source));
+  if (f.amd.kfd_topology) evidence.push_back(fmt::format("{}: readable", paths::kfd_topology_nodes));
   for (const auto& gpu : f.gpus)
     if (gpu.vendor == Vendor::amd) evidence.push_back(gpu_evidence(gpu));
   if (evidence.size() == 1)
@@ -78,19 +82,19 @@ void container_rocm_devices(const CheckContext& ctx, Results& out) {
   bool kfd = f.amd.kfd_device || (f.permissions.kfd && f.permissions.kfd->stat);
   bool render = std::any_of(f.permissions.render_nodes.begin(), f.permissions.render_nodes.end(),
                             [](const DeviceNode& n) { return n.stat.has_value(); });
-  evidence.push_back(std::string(paths::kfd) + (kfd ? ": present" : ": missing"));
-  evidence.push_back(std::string(paths::dri) + (render ? ": render nodes present" : ": no render node"));
+  evidence.push_back(fmt::format("{}: {}", paths::kfd, kfd ? "present" : "missing"));
+  evidence.push_back(fmt::format("{}: {}", paths::dri, render ? "render nodes present" : "no render node"));
   if (kfd && render) return out.pass("", "the KFD and the render nodes were passed in", evidence);
-  std::string missing = !kfd && !render ? std::string(paths::kfd) + " and the " + paths::dri + " render nodes"
+  std::string missing = !kfd && !render ? fmt::format("{} and the {} render nodes", paths::kfd, paths::dri)
                         : !kfd          ? std::string(paths::kfd)
-                                        : std::string("the ") + paths::dri + " render nodes";
-  out.add(
-      Status::error, "",
-      "This container runs on a host with AMD GPUs, but " + missing +
-          " were not passed in, so ROCm sees no "
-          "GPU (rocminfo: \"Unable to open /dev/kfd\"). Start it with --device=/dev/kfd --device=/dev/dri "
-          "--group-add video (Kubernetes: the AMD GPU device plugin).",
-      evidence);
+                                        : fmt::format("the {} render nodes", paths::dri);
+  out.add(Status::error, "",
+          fmt::format(
+              "This container runs on a host with AMD GPUs, but {} were not passed in, so ROCm sees no GPU "
+              "(rocminfo: \"Unable to open /dev/kfd\"). Start it with --device=/dev/kfd --device=/dev/dri "
+              "--group-add video (Kubernetes: the AMD GPU device plugin).",
+              missing),
+          evidence);
 }
 
 } // namespace gpudoctor::checks

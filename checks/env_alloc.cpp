@@ -8,6 +8,8 @@
 #include <cctype>
 #include <cstdlib>
 
+#include <fmt/format.h>
+
 namespace gpudoctor::checks {
 
 namespace {
@@ -65,25 +67,25 @@ public:
     for (i_ = 0; i_ < t_.size(); ++i_) {
       const std::string& key = t_[i_];
       if (key == "," || key == ":" || key == "[" || key == "]")
-        return Problem{"\"" + key + "\" where an option name belongs"};
+        return Problem{fmt::format("\"{}\" where an option name belongs", key)};
       const AllocOptionRow* row = k_.alloc_option(key);
       if (!row) {
         auto near = k_.alloc_closest(key, 3);
-        return Problem{"\"" + key +
-                       "\" is not an allocator option: PyTorch stops with \"Unrecognized "
-                       "CachingAllocator option\"" +
-                       (near.empty() ? "" : " (did you mean " + near.front() + "?)")};
+        std::string hint = near.empty() ? "" : fmt::format(" (did you mean {}?)", near.front());
+        return Problem{fmt::format("\"{}\" is not an allocator option: PyTorch stops with \"Unrecognized "
+                                   "CachingAllocator option\"{}",
+                                   key, hint)};
       }
-      if (!next_is(":")) return Problem{"option " + key + " needs \":value\""};
+      if (!next_is(":")) return Problem{fmt::format("option {} needs \":value\"", key)};
       i_ += 2;
-      if (i_ >= t_.size()) return Problem{"option " + key + " has no value"};
+      if (i_ >= t_.size()) return Problem{fmt::format("option {} has no value", key)};
       if (auto p = value(*row)) {
         p->uncertain = row->uncertain;
         return p;
       }
       if (i_ + 1 < t_.size()) {
         if (t_[i_ + 1] != ",")
-          return Problem{"expected \",\" after the value of " + key + ", found \"" + t_[i_ + 1] + "\""};
+          return Problem{fmt::format("expected \",\" after the value of {}, found \"{}\"", key, t_[i_ + 1])};
         ++i_;
         if (i_ + 1 >= t_.size()) return Problem{"a trailing \",\" with no option after it"};
       }
@@ -98,39 +100,45 @@ private:
   std::size_t i_ = 0;
 
   bool next_is(const char* tok) const { return i_ + 1 < t_.size() && t_[i_ + 1] == tok; }
+  static Problem unclosed(const std::string& o) {
+    return Problem{fmt::format("{} has a list without its closing \"]\"", o)};
+  }
 
   std::optional<Problem> value(const AllocOptionRow& row) {
     const std::string& v = t_[i_];
     const std::string& o = row.option;
     if (row.kind == "divisions") return divisions(o);
-    if (v == "," || v == ":" || v == "[" || v == "]") return Problem{"option " + o + " has no value"};
+    if (v == "," || v == ":" || v == "[" || v == "]")
+      return Problem{fmt::format("option {} has no value", o)};
     if (row.kind == "bool") {
       if (v == "True" || v == "False") return std::nullopt;
-      return Problem{o + ":" + v + " must be True or False (with a capital letter)"};
+      return Problem{fmt::format("{}:{} must be True or False (with a capital letter)", o, v)};
     }
     if (row.kind == "enum") {
       if (std::ranges::find(row.values, v) == row.values.end())
-        return Problem{o + ":" + v + " is not one of " + text::join(row.values, ", ")};
+        return Problem{fmt::format("{}:{} is not one of {}", o, v, text::join(row.values, ", "))};
       if (v == "hipMallocAsync" && cuda_build_)
-        return Problem{o + ":hipMallocAsync is only for ROCm builds of PyTorch; this one is a CUDA build"};
+        return Problem{
+            fmt::format("{}:hipMallocAsync is only for ROCm builds of PyTorch; this one is a CUDA build", o)};
       return std::nullopt;
     }
     if (row.kind == "fraction") {
       auto d = leading_double(v);
-      if (!d) return Problem{o + ":" + v + " is not a number"};
-      if (!(*d > 0.0 && *d < 1.0)) return Problem{o + ":" + v + " must be between 0 and 1 (both excluded)"};
+      if (!d) return Problem{fmt::format("{}:{} is not a number", o, v)};
+      if (!(*d > 0.0 && *d < 1.0))
+        return Problem{fmt::format("{}:{} must be between 0 and 1 (both excluded)", o, v)};
       return std::nullopt;
     }
     auto n = leading_uint(v);
-    if (!n) return Problem{o + ":" + v + " is not a whole number"};
+    if (!n) return Problem{fmt::format("{}:{} is not a whole number", o, v)};
     if (row.kind == "size_mb" && row.min && *n < static_cast<unsigned long long>(*row.min))
-      return Problem{o + ":" + v + " is too small: PyTorch wants at least " + std::to_string(*row.min) +
-                     " (MB)"};
+      return Problem{fmt::format("{}:{} is too small: PyTorch wants at least {} (MB)", o, v, *row.min)};
     if (row.kind == "power_of_two" && !power_of_two(*n))
-      return Problem{o + ":" + v + " must be a power of two"};
+      return Problem{fmt::format("{}:{} must be a power of two", o, v)};
     if (row.max && *n > static_cast<unsigned long long>(*row.max))
-      return Problem{o + ":" + v + " is above " + std::to_string(*row.max)};
-    if (row.kind == "positive_int" && *n == 0) return Problem{o + ":" + v + " must be greater than 0"};
+      return Problem{fmt::format("{}:{} is above {}", o, v, *row.max)};
+    if (row.kind == "positive_int" && *n == 0)
+      return Problem{fmt::format("{}:{} must be greater than 0", o, v)};
     return std::nullopt;
   }
 
@@ -140,27 +148,28 @@ private:
     if (t_[i_] != "[") {
       auto n = leading_uint(t_[i_]);
       if (!n || !power_of_two(*n))
-        return Problem{o + ":" + t_[i_] + " must be a power of two, or a [size:divisions,...] list"};
+        return Problem{
+            fmt::format("{}:{} must be a power of two, or a [size:divisions,...] list", o, t_[i_])};
       return std::nullopt;
     }
     while (true) {
       ++i_;
-      if (i_ >= t_.size()) return Problem{o + " has a list without its closing \"]\""};
+      if (i_ >= t_.size()) return unclosed(o);
       if (t_[i_] == "]") return std::nullopt;
       const std::string& size = t_[i_];
       if (size != ">") {
         auto s = leading_uint(size);
         if (!s || !power_of_two(*s))
-          return Problem{o + ": the size " + size + " must be a power of two (MB) or \">\""};
+          return Problem{fmt::format("{}: the size {} must be a power of two (MB) or \">\"", o, size)};
       }
-      if (!next_is(":")) return Problem{o + ": the size " + size + " needs \":divisions\""};
+      if (!next_is(":")) return Problem{fmt::format("{}: the size {} needs \":divisions\"", o, size)};
       i_ += 2;
-      if (i_ >= t_.size()) return Problem{o + " has a list without its closing \"]\""};
+      if (i_ >= t_.size()) return unclosed(o);
       auto d = leading_uint(t_[i_]);
       if (!d || (*d != 0 && !power_of_two(*d)))
-        return Problem{o + ": the divisions " + t_[i_] + " must be a power of two, or 0"};
+        return Problem{fmt::format("{}: the divisions {} must be a power of two, or 0", o, t_[i_])};
       if (next_is("]")) continue;
-      if (!next_is(",")) return Problem{o + " has a list without its closing \"]\""};
+      if (!next_is(",")) return unclosed(o);
       ++i_;
     }
   }
@@ -189,15 +198,16 @@ void env_alloc_conf_invalid(const CheckContext& ctx, Results& out) {
     std::vector<std::string> evidence = {env_evidence(name, it->second)};
     auto problem = Parser(ctx.kb.env, tokens(it->second), cuda_build).run();
     if (!problem) {
-      out.pass(name, std::string(name) + "=" + it->second + " parses", evidence);
+      out.pass(name, fmt::format("{}={} parses", name, it->second), evidence);
       continue;
     }
-    evidence.push_back("knowledge alloc_conf_options: " + ctx.kb.env.alloc_options.front().source);
+    evidence.push_back(
+        fmt::format("knowledge alloc_conf_options: {}", ctx.kb.env.alloc_options.front().source));
     out.add(problem->uncertain ? Status::warn : Status::error, name,
-            std::string(name) + "=" + it->second + ": " + problem->message +
-                ". PyTorch raises an error at its first GPU allocation when it reads this variable. The "
-                "syntax is "
-                "option:value,option:value (e.g. expandable_segments:True,max_split_size_mb:512).",
+            fmt::format("{}={}: {}. PyTorch raises an error at its first GPU allocation when it reads this "
+                        "variable. The syntax is option:value,option:value (e.g. "
+                        "expandable_segments:True,max_split_size_mb:512).",
+                        name, it->second, problem->message),
             evidence);
   }
   if (!any) out.pass("", "no PyTorch allocator variable is set");
@@ -214,13 +224,13 @@ void env_alloc_conf_shadowed(const CheckContext& ctx, Results& out) {
   if (!generic && !cuda && !hip) return out.pass("", "no PyTorch allocator variable is set");
   auto builds = torches(f);
   const TorchBuild* torch = builds.empty() ? nullptr : builds.front();
-  std::string torch_text = torch ? "PyTorch " + torch->version + " (" + torch->source + ")" : "PyTorch";
+  std::string torch_text = torch ? fmt::format("PyTorch {} ({})", torch->version, torch->source) : "PyTorch";
   bool rocm = f.count(Vendor::amd) > 0 || (torch && torch->hip);
   // Whether this PyTorch reads PYTORCH_ALLOC_CONF: unknown without a version.
   std::optional<bool> reads_generic;
   if (torch) reads_generic = text::compare_versions(torch->version, k_generic_since) >= 0;
   std::vector<std::string> torch_evidence;
-  if (torch) torch_evidence.push_back(torch->source + ": version " + torch->version);
+  if (torch) torch_evidence.push_back(fmt::format("{}: version {}", torch->source, torch->version));
   bool fired = false;
   auto evidence_of = [&](std::initializer_list<const char*> names) {
     std::vector<std::string> e;
@@ -234,29 +244,26 @@ void env_alloc_conf_shadowed(const CheckContext& ctx, Results& out) {
       auto v = get(name);
       if (!v) continue;
       if (*v == *generic) {
-        out.pass(name, std::string(name) + " has the same value as " + k_generic,
+        out.pass(name, fmt::format("{} has the same value as {}", name, k_generic),
                  evidence_of({k_generic, name}));
         continue;
       }
       fired = true;
       if (reads_generic == false) {
         out.add(Status::warn, k_generic,
-                torch_text + " predates " + k_generic + " (read from PyTorch " + k_generic_since +
-                    ", as far as gpudoctor knows): it ignores " + k_generic + "=" + *generic + " and uses " +
-                    name + "=" + *v + ". Put the settings you want in " + name + ", or upgrade PyTorch.",
+                fmt::format("{0} predates {1} (read from PyTorch {2}, as far as gpudoctor knows): it ignores "
+                            "{1}={3} and uses {4}={5}. Put the settings you want in {4}, or upgrade PyTorch.",
+                            torch_text, k_generic, k_generic_since, *generic, name, *v),
                 evidence_of({k_generic, name}));
         break;
       }
+      std::string reader =
+          reads_generic ? torch_text
+                        : fmt::format("newer PyTorch ({}+, as far as gpudoctor knows)", k_generic_since);
       out.add(Status::warn, name,
-              std::string(name) + "=" + *v + " is ignored: " +
-                  (reads_generic ? torch_text
-                                 : "newer PyTorch (" + std::string(k_generic_since) +
-                                       "+, as far as "
-                                       "gpudoctor knows)") +
-                  " reads " + k_generic + "=" + *generic +
-                  " first and then no other allocator variable. Merge the "
-                  "settings into " +
-                  k_generic + " and unset " + name + ".",
+              fmt::format("{0}={1} is ignored: {2} reads {3}={4} first and then no other allocator variable. "
+                          "Merge the settings into {3} and unset {0}.",
+                          name, *v, reader, k_generic, *generic),
               evidence_of({k_generic, name}));
     }
   }
@@ -264,20 +271,20 @@ void env_alloc_conf_shadowed(const CheckContext& ctx, Results& out) {
   if (cuda && hip && !generic_wins) {
     if (!rocm) {
       out.pass(k_hip,
-               std::string(k_hip) + " is a ROCm variable and this machine has neither AMD GPUs nor a ROCm "
-                                    "PyTorch",
+               fmt::format("{} is a ROCm variable and this machine has neither AMD GPUs nor a ROCm PyTorch",
+                           k_hip),
                evidence_of({k_cuda, k_hip}));
     } else if (*cuda == *hip) {
-      out.pass(k_hip, std::string(k_hip) + " has the same value as " + k_cuda, evidence_of({k_cuda, k_hip}));
+      out.pass(k_hip, fmt::format("{} has the same value as {}", k_hip, k_cuda),
+               evidence_of({k_cuda, k_hip}));
     } else {
       fired = true;
-      out.add(Status::warn, k_hip,
-              std::string(k_hip) + "=" + *hip + " is ignored: on ROCm PyTorch reads " + k_cuda + "=" + *cuda +
-                  " first and " + k_hip + " only when " + k_cuda +
-                  " is not set. Keep one of them (the settings "
-                  "you want in " +
-                  k_cuda + ", or unset it).",
-              evidence_of({k_cuda, k_hip}));
+      out.add(
+          Status::warn, k_hip,
+          fmt::format("{0}={1} is ignored: on ROCm PyTorch reads {2}={3} first and {0} only when {2} is not "
+                      "set. Keep one of them (the settings you want in {2}, or unset it).",
+                      k_hip, *hip, k_cuda, *cuda),
+          evidence_of({k_cuda, k_hip}));
     }
   }
   if (!fired) out.pass("", "no allocator variable hides another");

@@ -74,7 +74,7 @@ void env_cuda_stubs(const CheckContext& ctx, Results& out) {
         fmt::format("only LIBRARY_PATH names a stubs folder ({}): the linker's path, which programs "
                     "never load",
                     text::join(linker, ", ")),
-        {"env LIBRARY_PATH=" + f.env.all.at("LIBRARY_PATH")});
+        {fmt::format("env LIBRARY_PATH={}", f.env.all.at("LIBRARY_PATH"))});
   out.pass("", "no stubs folder on LD_LIBRARY_PATH or in ld.so.conf");
 }
 

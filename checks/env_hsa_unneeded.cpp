@@ -7,11 +7,11 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 namespace gpudoctor::checks {
 
 namespace {
-
-constexpr const char* k_override = "HSA_OVERRIDE_GFX_VERSION";
 
 enum class Support { yes, no, unknown };
 
@@ -30,52 +30,53 @@ bool lists(const std::vector<std::string>& targets, const std::string& target) {
 Verdict system_rocm(const Knowledge& kb, const RocmInstall& install, const std::string& target) {
   Verdict v;
   std::string version = *install.version;
-  v.who = "ROCm " + version + " (" + install.path + ")";
-  v.evidence.push_back(install.version.source + ": " + version);
+  v.who = fmt::format("ROCm {} ({})", version, install.path);
+  v.evidence.push_back(fmt::format("{}: {}", install.version.source, version));
   auto row = kb.rocm_release(version);
   if (!row) {
-    v.why = "gpudoctor has no support table for ROCm " + version;
+    v.why = fmt::format("gpudoctor has no support table for ROCm {}", version);
     return v;
   }
-  v.evidence.push_back("knowledge rocm_releases " + row->rocm + ": " + row->source);
+  v.evidence.push_back(fmt::format("knowledge rocm_releases {}: {}", row->rocm, row->source));
   v.support = lists(row->gfx_targets, target) ? Support::yes : Support::no;
   v.why = v.support == Support::yes
-              ? "lists " + target + " among its official targets"
-              : "does not list " + target + " (" + text::join(row->gfx_targets, ", ") + ")";
+              ? fmt::format("lists {} among its official targets", target)
+              : fmt::format("does not list {} ({})", target, text::join(row->gfx_targets, ", "));
   if (row->uncertain) v.why += " (a list gpudoctor's table marks uncertain)";
   return v;
 }
 
 Verdict torch_rocm(const Knowledge& kb, const TorchBuild& torch, const std::string& target) {
   Verdict v;
-  v.who = "PyTorch " + torch.version;
-  v.evidence.push_back(torch.source + ": version " + torch.version + ", hip " + *torch.hip);
+  v.who = fmt::format("PyTorch {}", torch.version);
+  v.evidence.push_back(fmt::format("{}: version {}, hip {}", torch.source, torch.version, *torch.hip));
   // torch.version.hip X.Y.<build> is ROCm X.Y.
   std::string rocm = text::version_prefix(*torch.hip, 2);
   WheelIdentity id = identify_wheel(torch);
   if (const TorchWheelRow* wheel = id.variant.empty() ? nullptr : kb.torch_wheel(torch.version, id.variant)) {
-    v.evidence.push_back("knowledge torch_wheels " + wheel->torch + " " + wheel->variant + ": " +
-                         wheel->source);
+    v.evidence.push_back(
+        fmt::format("knowledge torch_wheels {} {}: {}", wheel->torch, wheel->variant, wheel->source));
     v.support = lists(wheel->arches, target) ? Support::yes : Support::no;
-    v.why = v.support == Support::yes ? "ships " + target + " code" : "ships no " + target + " code";
+    v.why = v.support == Support::yes ? fmt::format("ships {} code", target)
+                                      : fmt::format("ships no {} code", target);
     return v;
   }
   // Without the wheel's own list: the official targets of the ROCm it was built with, which the official
   // wheels cover (they ship more targets than AMD lists, never fewer, in the lists knowledge.md holds).
   if (auto row = kb.rocm_release(rocm)) {
-    v.evidence.push_back("knowledge rocm_releases " + row->rocm + ": " + row->source);
+    v.evidence.push_back(fmt::format("knowledge rocm_releases {}: {}", row->rocm, row->source));
     if (lists(row->gfx_targets, target)) {
       v.support = Support::yes;
-      v.why = "is built with ROCm " + rocm + ", which lists " + target + " among its official targets";
+      v.why = fmt::format("is built with ROCm {}, which lists {} among its official targets", rocm, target);
       if (row->uncertain) v.why += " (a list gpudoctor's table marks uncertain)";
     } else {
-      v.why = "is built with ROCm " + rocm + ", which does not list " + target +
-              "; whether the wheel has code for it "
-              "is not known";
+      v.why = fmt::format(
+          "is built with ROCm {}, which does not list {}; whether the wheel has code for it is not known",
+          rocm, target);
     }
     return v;
   }
-  v.why = "gpudoctor knows neither its arch list nor ROCm " + rocm;
+  v.why = fmt::format("gpudoctor knows neither its arch list nor ROCm {}", rocm);
   return v;
 }
 
@@ -88,7 +89,7 @@ const RocmInstall* installed_rocm(const Facts& f) {
     if (f.toolkits.rocm_default_link) {
       const std::string& link = *f.toolkits.rocm_default_link;
       std::string base = r.path.substr(r.path.find_last_of('/') + 1);
-      if (link == r.path || text::ends_with(link, "/" + base)) return &r;
+      if (link == r.path || text::ends_with(link, fmt::format("/{}", base))) return &r;
     }
   }
   return first;
@@ -98,8 +99,6 @@ const RocmInstall* installed_rocm(const Facts& f) {
 
 void env_hsa_override_unneeded(const CheckContext& ctx, Results& out) {
   const Facts& f = ctx.facts;
-  if (hsa_overrides(f).empty()) return out.pass("", std::string(k_override) + " is not set");
-  bool any_amd = false;
   const RocmInstall* rocm = installed_rocm(f);
   const TorchBuild* torch = nullptr;
   for (const auto& e : f.python.envs)
@@ -107,62 +106,52 @@ void env_hsa_override_unneeded(const CheckContext& ctx, Results& out) {
       torch = &*e.torch;
       break;
     }
-  for (const auto& gpu : f.gpus) {
-    if (gpu.vendor != Vendor::amd) continue;
-    any_amd = true;
-    auto o = override_for(f, gpu, out);
-    if (!o) continue;
-    const auto& [name, value, wanted, real] = *o;
+  for_each_override(f, out, [&](const Gpu& gpu, const GpuOverride& o) {
+    const auto& [name, value, wanted, real] = o;
     std::string target = gfx_name(ctx.kb, real), wanted_name = gfx_name(ctx.kb, wanted);
-    std::vector<std::string> evidence = o->evidence(gpu);
-    if (wanted == real) {
-      out.add(Status::warn, gpu.subject(),
-              name + "=" + value + " names GPU " + std::to_string(gpu.index) + "'s own target, " + target +
-                  ": it changes nothing. Unset it.",
-              evidence, {"env-unset-hsa-override"});
-      continue;
-    }
+    std::vector<std::string> evidence = o.evidence(gpu);
+    if (wanted == real)
+      return out.add(Status::warn, gpu.subject(),
+                     fmt::format("{}={} names GPU {}'s own target, {}: it changes nothing. Unset it.", name,
+                                 value, gpu.index, target),
+                     evidence, {"env-unset-hsa-override"});
     if (gfx_family(ctx.kb, wanted) != gfx_family(ctx.kb, real) || !ctx.kb.isa_family(wanted) ||
-        !ctx.kb.isa_family(real)) {
-      out.skip(gpu.subject(), name + " names another ISA family, or one gpudoctor cannot place (see "
-                                     "env.hsa-override-mismatch)");
-      continue;
-    }
+        !ctx.kb.isa_family(real))
+      return out.skip(gpu.subject(),
+                      fmt::format("{} names another ISA family, or one gpudoctor cannot place (see "
+                                  "env.hsa-override-mismatch)",
+                                  name));
     std::vector<Verdict> verdicts;
     if (rocm) verdicts.push_back(system_rocm(ctx.kb, *rocm, target));
     if (torch) verdicts.push_back(torch_rocm(ctx.kb, *torch, target));
-    if (verdicts.empty()) {
-      out.skip(gpu.subject(), "no ROCm installation and no ROCm build of PyTorch found: nothing to judge the "
-                              "override against");
-      continue;
-    }
+    if (verdicts.empty())
+      return out.skip(gpu.subject(),
+                      "no ROCm installation and no ROCm build of PyTorch found: nothing to judge "
+                      "the override against");
     std::vector<std::string> parts;
     for (auto& v : verdicts) {
-      parts.push_back(v.who + " " + v.why);
+      parts.push_back(fmt::format("{} {}", v.who, v.why));
       evidence.insert(evidence.end(), v.evidence.begin(), v.evidence.end());
     }
     auto is = [&](Support s) {
       return std::ranges::any_of(verdicts, [&](const Verdict& v) { return v.support == s; });
     };
-    if (is(Support::no)) {
-      out.pass(gpu.subject(),
-               name + "=" + value + " may be what makes " + target + " work: " + text::join(parts, "; "),
-               evidence);
-      continue;
-    }
-    if (is(Support::unknown)) {
-      out.pass(gpu.subject(), "whether " + name + " is needed is not known: " + text::join(parts, "; "),
-               evidence);
-      continue;
-    }
+    if (is(Support::no))
+      return out.pass(
+          gpu.subject(),
+          fmt::format("{}={} may be what makes {} work: {}", name, value, target, text::join(parts, "; ")),
+          evidence);
+    if (is(Support::unknown))
+      return out.pass(gpu.subject(),
+                      fmt::format("whether {} is needed is not known: {}", name, text::join(parts, "; ")),
+                      evidence);
     out.add(Status::warn, gpu.subject(),
-            name + "=" + value + " makes ROCm load " + wanted_name + " code on GPU " +
-                std::to_string(gpu.index) + " (" + gpu.display_name() + ", " + target + "), although " +
-                text::join(parts, ", and ") +
-                ": the override only swaps the GPU's own kernels for another target's. Unset it.",
+            fmt::format(
+                "{}={} makes ROCm load {} code on GPU {} ({}, {}), although {}: the override only swaps "
+                "the GPU's own kernels for another target's. Unset it.",
+                name, value, wanted_name, gpu.index, gpu.display_name(), target, text::join(parts, ", and ")),
             evidence, {"env-unset-hsa-override"});
-  }
-  if (!any_amd) out.skip("", "no AMD GPU for the override to apply to");
+  });
 }
 
 } // namespace gpudoctor::checks

@@ -7,13 +7,15 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 namespace gpudoctor::checks {
 
 namespace {
 
 std::string gpus_text(const Facts& f) {
   std::size_t n = gpu_count(f);
-  return std::to_string(n) + " GPU" + (n == 1 ? "" : "s");
+  return fmt::format("{} GPU{}", n, n == 1 ? "" : "s");
 }
 
 // The peer links NCCL would use between this machine's GPUs.
@@ -83,19 +85,20 @@ void env_nccl_p2p_disabled(const CheckContext& ctx, Results& out) {
   std::vector<std::string> evidence = {culprit->evidence()};
   if (gpu_count(f) < 2)
     return out.pass(culprit->name,
-                    culprit->name + "=" + culprit->value + " turns off peer-to-peer, but this machine has " +
-                        gpus_text(f) + ", so no GPU talks to another here",
+                    fmt::format("{}={} turns off peer-to-peer, but this machine has {}, so no GPU talks to "
+                                "another here",
+                                culprit->name, printable(culprit->value), gpus_text(f)),
                     evidence);
   for (const auto& gpu : f.gpus)
     if (gpu.vendor != Vendor::other) evidence.push_back(gpu_evidence(gpu));
-  out.add(
-      Status::warn, culprit->name,
-      culprit->name + "=" + culprit->value + " (" + culprit->where() + ") turns off " + peer_links(f) +
-          " between this machine's " + gpus_text(f) +
-          ": NCCL/RCCL moves their traffic through host memory or the network instead, at a fraction of the "
-          "bandwidth. It is usually set to work around hangs whose cause is PCIe ACS or the IOMMU; fix that "
-          "instead (disable ACS on the PCIe bridges, iommu=pt) and unset it.",
-      evidence, {"env-nccl-defaults"});
+  out.add(Status::warn, culprit->name,
+          fmt::format(
+              "{}={} ({}) turns off {} between this machine's {}: NCCL/RCCL moves their traffic through "
+              "host memory or the network instead, at a fraction of the bandwidth. It is usually set to work "
+              "around hangs whose cause is PCIe ACS or the IOMMU; fix that instead (disable ACS on the PCIe "
+              "bridges, iommu=pt) and unset it.",
+              culprit->name, printable(culprit->value), culprit->where(), peer_links(f), gpus_text(f)),
+          evidence, {"env-nccl-defaults"});
 }
 
 void env_nccl_ifname_missing(const CheckContext& ctx, Results& out) {
@@ -109,9 +112,10 @@ void env_nccl_ifname_missing(const CheckContext& ctx, Results& out) {
   std::vector<std::string> selected;
   for (const auto& i : interfaces)
     if (matches(list, i)) selected.push_back(i);
-  std::vector<std::string> evidence = {s->evidence(),
-                                       f.network.interfaces_source + ": " + text::join(interfaces, " ")};
-  if (list.names.empty()) return out.skip(s->name, s->name + " names no interface (see env.nccl-invalid)");
+  std::vector<std::string> evidence = {
+      s->evidence(), fmt::format("{}: {}", f.network.interfaces_source, text::join(interfaces, " "))};
+  if (list.names.empty())
+    return out.skip(s->name, fmt::format("{} names no interface (see env.nccl-invalid)", s->name));
   if (selected.empty()) {
     std::string hint;
     if (!list.exclude) {
@@ -120,26 +124,31 @@ void env_nccl_ifname_missing(const CheckContext& ctx, Results& out) {
       for (const auto& n : list.names)
         for (const auto& i : interfaces)
           if (auto d = text::edit_distance(n, i); d < best_d) best_d = d, best = i;
-      if (!best.empty()) hint = " Did you mean " + best + "?";
+      if (!best.empty()) hint = fmt::format(" Did you mean {}?", best);
     }
     std::string how =
         list.exclude ? "excludes every network interface here" : "matches no network interface here";
-    return out.add(Status::error, s->name,
-                   s->name + "=" + s->value + " (" + s->where() + ") " + how + " (" +
-                       text::join(interfaces, ", ") +
-                       "): NCCL fails to bootstrap (\"no socket interface found\") on this machine." + hint,
-                   evidence);
+    return out.add(
+        Status::error, s->name,
+        fmt::format("{}={} ({}) {} ({}): NCCL fails to bootstrap (\"no socket interface found\") on "
+                    "this machine.{}",
+                    s->name, printable(s->value), s->where(), how, text::join(interfaces, ", "), hint),
+        evidence);
   }
   bool only_loopback = std::ranges::all_of(selected, [](const std::string& i) { return i == "lo"; });
   if (only_loopback && list.exclude)
-    return out.add(Status::warn, s->name,
-                   s->name + "=" + s->value + " (" + s->where() +
-                       ") leaves only the loopback interface lo: jobs across machines cannot connect.",
-                   evidence);
-  out.pass(s->name,
-           s->name + "=" + s->value + " selects " + text::join(selected, ", ") +
-               " (NCCL also needs the interface up with an IP address, which gpudoctor does not check)",
-           evidence);
+    return out.add(
+        Status::warn, s->name,
+        fmt::format("{}={} ({}) leaves only the loopback interface lo: jobs across machines cannot "
+                    "connect.",
+                    s->name, printable(s->value), s->where()),
+        evidence);
+  out.pass(
+      s->name,
+      fmt::format("{}={} selects {} (NCCL also needs the interface up with an IP address, which gpudoctor "
+                  "does not check)",
+                  s->name, printable(s->value), text::join(selected, ", ")),
+      evidence);
 }
 
 void env_nccl_risky(const CheckContext& ctx, Results& out) {
@@ -154,34 +163,36 @@ void env_nccl_risky(const CheckContext& ctx, Results& out) {
       if (row.name != s.name || !risky_value(row, s.value)) continue;
       any = true;
       std::vector<std::string> evidence = {s.evidence(),
-                                           "knowledge nccl_risky " + row.name + ": " + row.source};
-      std::string setting = s.name + "=" + printable(s.value);
+                                           fmt::format("knowledge nccl_risky {}: {}", row.name, row.source)};
+      std::string setting = fmt::format("{}={}", s.name, printable(s.value));
       if (!row.vendor.empty()) {
         Vendor v = row.vendor == "nvidia" ? Vendor::nvidia : Vendor::amd;
         if (f.count(v) == 0) {
-          out.pass(s.name,
-                   setting + " matters on " + vendor_name(v) + " GPUs only, and this machine has none",
-                   evidence);
+          out.pass(
+              s.name,
+              fmt::format("{} matters on {} GPUs only, and this machine has none", setting, vendor_name(v)),
+              evidence);
           continue;
         }
       }
       if (row.requirement == "ib_device") {
         if (f.network.ib_devices.empty()) {
           out.pass(s.name,
-                   setting + " matters only with InfiniBand/RoCE devices, and " + f.network.ib_source +
-                       " lists none",
+                   fmt::format("{} matters only with InfiniBand/RoCE devices, and {} lists none", setting,
+                               f.network.ib_source),
                    evidence);
           continue;
         }
-        evidence.push_back(f.network.ib_source + ": " + text::join(f.network.ib_devices, " "));
+        evidence.push_back(fmt::format("{}: {}", f.network.ib_source, text::join(f.network.ib_devices, " ")));
       }
       if (row.requirement == "multi_gpu" && gpu_count(f) < 2) {
-        out.pass(s.name, setting + " matters only between GPUs, and this machine has " + gpus_text(f),
+        out.pass(s.name,
+                 fmt::format("{} matters only between GPUs, and this machine has {}", setting, gpus_text(f)),
                  evidence);
         continue;
       }
       out.add(Status::warn, s.name,
-              setting + " (" + s.where() + "): " + row.why + ". Better: " + row.better + ".", evidence);
+              fmt::format("{} ({}): {}. Better: {}.", setting, s.where(), row.why, row.better), evidence);
     }
   }
   if (!any) out.pass("", "no NCCL setting known to cost bandwidth or correctness is set");

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <set>
 
+#include <fmt/format.h>
+
 namespace gpudoctor::checks {
 
 namespace {
@@ -24,7 +26,7 @@ std::set<int> xgmi_peers(const KfdNode& node) {
 std::string link_name(std::optional<long long> type) {
   if (type == 2) return "PCIe";
   if (type == k_xgmi) return "XGMI";
-  return "link type " + (type ? std::to_string(*type) : std::string("unknown"));
+  return type ? fmt::format("link type {}", *type) : "link type unknown";
 }
 
 } // namespace
@@ -37,8 +39,9 @@ void env_rccl_fine_grain(const CheckContext& ctx, Results& out) {
   if (amd.size() < 2) return out.skip("", "fewer than two AMD GPUs: no peer-to-peer between them");
   for (const Gpu* gpu : amd)
     if (!gpu->kfd || !gpu->kfd->io_links_read)
-      return out.skip("", "how the AMD GPUs connect is not known: " + gpu->subject() +
-                              " has no KFD node with io_links");
+      return out.skip("",
+                      fmt::format("how the AMD GPUs connect is not known: {} has no KFD node with io_links",
+                                  gpu->subject()));
   // Pairs with no XGMI link either way go over PCIe.
   std::vector<std::pair<const Gpu*, const Gpu*>> pcie;
   for (std::size_t i = 0; i < amd.size(); ++i)
@@ -50,7 +53,7 @@ void env_rccl_fine_grain(const CheckContext& ctx, Results& out) {
   if (pcie.empty()) return out.pass("", "every pair of AMD GPUs has an XGMI link");
   auto it = f.env.all.find("HSA_FORCE_FINE_GRAIN_PCIE");
   std::string setting = it == f.env.all.end() ? "HSA_FORCE_FINE_GRAIN_PCIE is not set"
-                                              : "HSA_FORCE_FINE_GRAIN_PCIE=" + it->second;
+                                              : fmt::format("HSA_FORCE_FINE_GRAIN_PCIE={}", it->second);
   std::vector<std::string> evidence;
   if (it != f.env.all.end()) evidence.push_back(env_evidence(it->first, it->second));
   std::set<const Gpu*> involved;
@@ -58,31 +61,32 @@ void env_rccl_fine_grain(const CheckContext& ctx, Results& out) {
   for (const auto& [a, b] : pcie) {
     involved.insert(a);
     involved.insert(b);
-    pairs.push_back(std::to_string(a->index) + "-" + std::to_string(b->index));
+    pairs.push_back(fmt::format("{}-{}", a->index, b->index));
   }
   for (const Gpu* gpu : amd) {
     if (!involved.count(gpu)) continue;
     evidence.push_back(gpu_evidence(*gpu));
-    if (gpu->kfd->io_links.empty()) evidence.push_back(paths::kfd_io_links(gpu->kfd->node_id) + ": no links");
+    if (gpu->kfd->io_links.empty())
+      evidence.push_back(fmt::format("{}: no links", paths::kfd_io_links(gpu->kfd->node_id)));
     for (const auto& link : gpu->kfd->io_links)
-      evidence.push_back(link.source + ": " + link_name(link.type) + " from node " +
-                         std::to_string(link.node_from.value_or(gpu->kfd->node_id)) + " to node " +
-                         std::to_string(link.node_to.value_or(-1)));
+      evidence.push_back(fmt::format("{}: {} from node {} to node {}", link.source, link_name(link.type),
+                                     link.node_from.value_or(gpu->kfd->node_id), link.node_to.value_or(-1)));
   }
   // ROCr takes the fine-grain flag only from the exact value 1.
   if (it != f.env.all.end() && it->second == "1")
-    return out.pass("",
-                    "HSA_FORCE_FINE_GRAIN_PCIE=1 is set for the AMD GPUs that talk over PCIe (" +
-                        text::join(pairs, ", ") + ")",
-                    evidence);
+    return out.pass(
+        "",
+        fmt::format("HSA_FORCE_FINE_GRAIN_PCIE=1 is set for the AMD GPUs that talk over PCIe ({})",
+                    text::join(pairs, ", ")),
+        evidence);
   out.add(
       Status::warn, "",
-      std::to_string(involved.size()) +
-          " AMD GPUs reach each other over PCIe only (no XGMI link between GPUs " + text::join(pairs, ", ") +
-          " in the KFD topology) and " + setting +
-          ": RCCL warns at start that this \"can lead to low RCCL performance, system instability or hang\". "
-          "Set HSA_FORCE_FINE_GRAIN_PCIE=1 for multi-GPU jobs (the GPUs also need peer-to-peer support and "
-          "large BAR).",
+      fmt::format(
+          "{} AMD GPUs reach each other over PCIe only (no XGMI link between GPUs {} in the KFD topology) "
+          "and {}: RCCL warns at start that this \"can lead to low RCCL performance, system instability or "
+          "hang\". Set HSA_FORCE_FINE_GRAIN_PCIE=1 for multi-GPU jobs (the GPUs also need peer-to-peer "
+          "support and large BAR).",
+          involved.size(), text::join(pairs, ", "), setting),
       evidence);
 }
 

@@ -23,8 +23,8 @@ struct Verdict {
 Verdict judge(const std::string& name, const std::string& value, std::size_t count,
               const std::vector<std::string>& uuids) {
   std::string v = text::trim(value);
-  if (v.empty()) return {true, 0, name + " is set but empty: no GPU is visible"};
-  if (v == "-1" || v == "NoDevFiles") return {true, 0, name + "=" + v + " hides every GPU"};
+  if (v.empty()) return {true, 0, fmt::format("{} is set but empty: no GPU is visible", name)};
+  if (v == "-1" || v == "NoDevFiles") return {true, 0, fmt::format("{}={} hides every GPU", name, v)};
   auto entries = text::split(v, ',', true);
   std::vector<std::string> visible; // the entries before a bad one
   // What a bad entry leaves visible, and what it hides after it.
@@ -60,7 +60,8 @@ Verdict judge(const std::string& name, const std::string& value, std::size_t cou
       bool known = false;
       for (const auto& u : uuids)
         known = known || text::starts_with(u, entry);
-      if (!known) return bad(name + " names " + entry + ", which matches no GPU's UUID: " + consequence(i));
+      if (!known)
+        return bad(fmt::format("{} names {}, which matches no GPU's UUID: {}", name, entry, consequence(i)));
       visible.push_back(entry);
       continue;
     }
@@ -69,13 +70,11 @@ Verdict judge(const std::string& name, const std::string& value, std::size_t cou
           entry); // UUIDs unknown here (no nvidia-smi, MIG, AMD): give it the benefit of the doubt
       continue;
     }
-    return bad(name + "=" + v + " has \"" + entry +
-               "\", which is neither an index nor a UUID: " + consequence(i));
+    return bad(fmt::format("{}={} has \"{}\", which is neither an index nor a UUID: {}", name, v, entry,
+                           consequence(i)));
   }
-  if (visible.empty()) return {true, 0, name + "=" + v + " leaves no GPU visible"};
-  return {false, visible.size(),
-          name + "=" + v + " selects " + std::to_string(visible.size()) + " of " + std::to_string(count) +
-              " GPUs"};
+  if (visible.empty()) return {true, 0, fmt::format("{}={} leaves no GPU visible", name, v)};
+  return {false, visible.size(), fmt::format("{}={} selects {} of {} GPUs", name, v, visible.size(), count)};
 }
 
 } // namespace
@@ -106,21 +105,22 @@ void env_visible_devices_empty(const CheckContext& ctx, Results& out) {
     bool amd_side = var != "CUDA_VISIBLE_DEVICES" || nvidia == 0;
     std::string ignored;
     if (amd_side && var != "ROCR_VISIBLE_DEVICES" && it->second.empty())
-      ignored = var + " is set but empty, which the HIP and OpenCL runtimes treat as unset";
+      ignored = fmt::format("{} is set but empty, which the HIP and OpenCL runtimes treat as unset", var);
     else if (var == "CUDA_VISIBLE_DEVICES" && nvidia == 0 && hip_list_set)
-      ignored = "HIP uses HIP_VISIBLE_DEVICES, which is set, instead of CUDA_VISIBLE_DEVICES=" + it->second;
+      ignored = fmt::format("HIP uses HIP_VISIBLE_DEVICES, which is set, instead of CUDA_VISIBLE_DEVICES={}",
+                            it->second);
     if (!ignored.empty()) {
       // ROCm PyTorch parses the variables itself: an empty HIP/CUDA list gives device_count() == 0.
       bool rocm_torch = std::any_of(f.python.envs.begin(), f.python.envs.end(),
                                     [](const PythonEnv& e) { return e.torch && e.torch->hip; });
       bool torch_reads = var == "HIP_VISIBLE_DEVICES" || var == "CUDA_VISIBLE_DEVICES";
       if (rocm_torch && torch_reads && it->second.empty()) {
-        out.add(
-            Status::warn, name,
-            ignored +
-                ", but ROCm PyTorch reads it itself and then sees no GPU (torch.cuda.device_count() is 0). "
-                "Unset it.",
-            {env_evidence(name, it->second)}, {"env-visible-devices"});
+        out.add(Status::warn, name,
+                fmt::format(
+                    "{}, but ROCm PyTorch reads it itself and then sees no GPU (torch.cuda.device_count() "
+                    "is 0). Unset it.",
+                    ignored),
+                {env_evidence(name, it->second)}, {"env-visible-devices"});
         continue;
       }
       out.pass(name, ignored, {env_evidence(name, it->second)});
@@ -131,7 +131,7 @@ void env_visible_devices_empty(const CheckContext& ctx, Results& out) {
     Verdict verdict = judge(name, it->second, count, names_nvidia ? uuids : std::vector<std::string>{});
     // No GPU left is an error; a wrong entry while some stay visible is a warning naming them.
     if (verdict.problem)
-      out.add(verdict.usable == 0 ? Status::error : Status::warn, name, verdict.message + ".",
+      out.add(verdict.usable == 0 ? Status::error : Status::warn, name, fmt::format("{}.", verdict.message),
               {env_evidence(name, it->second)}, {"env-visible-devices"});
     else
       out.pass(name, verdict.message, {env_evidence(name, it->second)});

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 namespace gpudoctor::checks {
 
 namespace {
@@ -33,11 +35,13 @@ void env_visible_devices_foreign(const CheckContext& ctx, Results& out) {
     if (it == f.env.all.end()) continue;
     any = true;
     const std::string& value = it->second;
-    std::vector<std::string> evidence = {env_evidence(row.name, value),
-                                         "knowledge device_selection " + row.name + ": " + row.source};
+    std::vector<std::string> evidence = {
+        env_evidence(row.name, value),
+        fmt::format("knowledge device_selection {}: {}", row.name, row.source)};
     Vendor mine = row.vendor == "nvidia" ? Vendor::nvidia : Vendor::amd;
     if (f.count(mine) > 0) {
-      out.pass(row.name, row.name + " belongs to the " + vendor_name(mine) + " GPUs here (" + row.layer + ")",
+      out.pass(row.name,
+               fmt::format("{} belongs to the {} GPUs here ({})", row.name, vendor_name(mine), row.layer),
                evidence);
       continue;
     }
@@ -47,57 +51,53 @@ void env_visible_devices_foreign(const CheckContext& ctx, Results& out) {
         break;
       }
     if (mine == Vendor::amd) {
-      out.add(Status::warn, row.name,
-              row.name + "=" + value + " is read by AMD's " + row.layer + " only, and this machine has " +
-                  std::to_string(nvidia) + " NVIDIA GPU" + (nvidia == 1 ? "" : "s") +
-                  " and no AMD GPU: it does nothing here (CUDA reads CUDA_VISIBLE_DEVICES). Likely a "
-                  "leftover of a "
-                  "ROCm setup; remove it from the environment and your shell profile.",
-              evidence, {"env-cleanup"});
+      out.add(
+          Status::warn, row.name,
+          fmt::format("{}={} is read by AMD's {} only, and this machine has {} NVIDIA GPU{} and no AMD GPU: "
+                      "it does nothing here (CUDA reads CUDA_VISIBLE_DEVICES). Likely a leftover of a ROCm "
+                      "setup; remove it from the environment and your shell profile.",
+                      row.name, value, row.layer, nvidia, nvidia == 1 ? "" : "s"),
+          evidence, {"env-cleanup"});
       continue;
     }
     // CUDA_VISIBLE_DEVICES on an AMD-only machine: HIP honours it unless HIP_VISIBLE_DEVICES is set.
     auto hip = f.env.all.find("HIP_VISIBLE_DEVICES");
     bool hip_list = hip != f.env.all.end() && !hip->second.empty();
-    std::string gpus = std::to_string(amd) + " AMD GPU" + (amd == 1 ? "" : "s");
+    std::string gpus = fmt::format("{} AMD GPU{}", amd, amd == 1 ? "" : "s");
+    std::string message;
     if (hip_list) {
       evidence.push_back(env_evidence(hip->first, hip->second));
-      out.add(
-          Status::warn, row.name,
-          row.name + "=" + value + " is NVIDIA's variable and this machine has " + gpus +
-              " and no NVIDIA GPU; HIP uses HIP_VISIBLE_DEVICES instead, so it does nothing here. Likely a "
-              "leftover; remove it.",
-          evidence, {"env-cleanup"});
+      message =
+          fmt::format("{}={} is NVIDIA's variable and this machine has {} and no NVIDIA GPU; HIP uses "
+                      "HIP_VISIBLE_DEVICES instead, so it does nothing here. Likely a leftover; remove it.",
+                      row.name, value, gpus);
     } else if (text::trim(value).empty()) {
       // ROCm PyTorch parses the list itself (see env.visible-devices-empty): empty there means no GPU.
       bool rocm_torch =
           std::ranges::any_of(f.python.envs, [](const PythonEnv& e) { return e.torch && e.torch->hip; });
-      std::string effect =
-          rocm_torch ? ", but ROCm PyTorch reads it itself and then counts no GPU" : ", so it does nothing";
-      out.add(Status::warn, row.name,
-              row.name + " is set but empty on a machine with " + gpus +
-                  " and no NVIDIA GPU: HIP treats an empty value as unset" + effect +
-                  ". Likely a leftover; remove it.",
-              evidence, {"env-cleanup"});
+      message = fmt::format("{} is set but empty on a machine with {} and no NVIDIA GPU: HIP treats an empty "
+                            "value as unset{}. Likely a leftover; remove it.",
+                            row.name, gpus,
+                            rocm_torch ? ", but ROCm PyTorch reads it itself and then counts no GPU"
+                                       : ", so it does nothing");
     } else if (hides_all(value, amd)) {
-      out.add(Status::warn, row.name,
-              row.name + "=" + value +
-                  " is NVIDIA's variable, but HIP honours it when HIP_VISIBLE_DEVICES is "
-                  "not set: it hides every one of the " +
-                  gpus +
-                  " from HIP programs (PyTorch sees no GPU), "
-                  "while rocminfo and other ROCr tools still list them. Unset it; select AMD GPUs with "
-                  "ROCR_VISIBLE_DEVICES (or HIP_VISIBLE_DEVICES).",
-              evidence, {"env-cleanup"});
+      message =
+          fmt::format("{}={} is NVIDIA's variable, but HIP honours it when HIP_VISIBLE_DEVICES is not set: "
+                      "it hides every one of the {} from HIP programs (PyTorch sees no GPU), while rocminfo "
+                      "and other ROCr tools still list them. Unset it; select AMD GPUs with "
+                      "ROCR_VISIBLE_DEVICES (or HIP_VISIBLE_DEVICES).",
+                      row.name, value, gpus);
     } else {
-      out.add(Status::info, row.name,
-              row.name + "=" + value +
-                  " is NVIDIA's variable; HIP honours it on this AMD machine (when "
-                  "HIP_VISIBLE_DEVICES is not set), but ROCr and OpenCL programs do not, so tools may "
-                  "disagree about "
-                  "the GPUs. AMD recommends ROCR_VISIBLE_DEVICES on Linux.",
-              evidence);
+      out.add(
+          Status::info, row.name,
+          fmt::format("{}={} is NVIDIA's variable; HIP honours it on this AMD machine (when "
+                      "HIP_VISIBLE_DEVICES is not set), but ROCr and OpenCL programs do not, so tools may "
+                      "disagree about the GPUs. AMD recommends ROCR_VISIBLE_DEVICES on Linux.",
+                      row.name, value),
+          evidence);
+      continue;
     }
+    out.add(Status::warn, row.name, message, evidence, {"env-cleanup"});
   }
   if (!any) out.pass("", "no device-selection variable is set");
 }

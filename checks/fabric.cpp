@@ -59,7 +59,7 @@ void fabric_manager(const CheckContext& ctx, Results& out) {
     auto driver = nvidia_driver_version(f);
     if (!fab.manager_package) {
       problems.push_back("the nvidia-fabricmanager package is not installed");
-      evidence.push_back(f.packages.source + ": no nvidia-fabricmanager package");
+      evidence.push_back(fmt::format("{}: no nvidia-fabricmanager package", f.packages.source));
     } else {
       evidence.push_back(
           fmt::format("{}: {} {}", fab.manager_package.source, *fab.manager_package, *fab.manager_version));

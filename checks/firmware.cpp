@@ -27,7 +27,8 @@ bool on_disk(const FirmwareListing& listing, const std::string& file) {
 std::string amd_packages(const CheckContext& ctx, std::vector<std::string>& evidence) {
   const Facts& f = ctx.facts;
   if (f.packages.version_of("amdgpu-dkms")) {
-    evidence.push_back(f.packages.source + ": amdgpu-dkms " + *f.packages.version_of("amdgpu-dkms"));
+    evidence.push_back(
+        fmt::format("{}: amdgpu-dkms {}", f.packages.source, *f.packages.version_of("amdgpu-dkms")));
     return "amdgpu-dkms-firmware (AMD's repository, beside amdgpu-dkms)";
   }
   std::vector<std::string> names;

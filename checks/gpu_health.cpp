@@ -22,7 +22,7 @@ const Gpu* gpu_of_smi(const Facts& f, const NvidiaSmiGpu& g) {
 
 std::string subject_of(const Facts& f, const NvidiaSmiGpu& g) {
   const Gpu* gpu = gpu_of_smi(f, g);
-  return gpu ? gpu->subject() : "GPU " + g.bus_id;
+  return gpu ? gpu->subject() : fmt::format("GPU {}", g.bus_id);
 }
 
 bool any_health(const NvidiaGpuHealth& h) {
@@ -34,7 +34,7 @@ void judge_nvidia(const Facts& f, const NvidiaSmiGpu& g, Results& out) {
   const auto& h = g.health;
   const std::string key =
       f.nvidia.smi_driver_version ? f.nvidia.smi_driver_version.source : "cmd nvidia-smi-xml";
-  const std::string src = key + ": GPU " + g.bus_id + ": ";
+  const std::string src = fmt::format("{}: GPU {}: ", key, g.bus_id);
   std::vector<std::string> evidence;
   auto cite = [&](const char* what, const auto& v) {
     if (v) evidence.push_back(fmt::format("{}{} {}", src, what, *v));
@@ -43,14 +43,14 @@ void judge_nvidia(const Facts& f, const NvidiaSmiGpu& g, Results& out) {
   cite("volatile uncorrectable ECC errors", h.volatile_uncorrectable);
   cite("aggregate uncorrectable ECC errors", h.aggregate_uncorrectable);
   auto yes = [](const std::optional<bool>& b) { return b && *b; };
-  if (h.remap_pending)
-    evidence.push_back(src + "remapped rows pending: " + (*h.remap_pending ? "Yes" : "No"));
-  if (h.remap_failure)
-    evidence.push_back(src + "remapping failure occurred: " + (*h.remap_failure ? "Yes" : "No"));
-  if (h.retirement_pending)
-    evidence.push_back(src + "page retirement pending: " + (*h.retirement_pending ? "Yes" : "No"));
+  auto cite_flag = [&](const char* what, const std::optional<bool>& b) {
+    if (b) evidence.push_back(fmt::format("{}{}: {}", src, what, *b ? "Yes" : "No"));
+  };
+  cite_flag("remapped rows pending", h.remap_pending);
+  cite_flag("remapping failure occurred", h.remap_failure);
+  cite_flag("page retirement pending", h.retirement_pending);
   cite("retired pages (double-bit)", h.retired_dbe);
-  if (h.reset_required) evidence.push_back(src + "reset required: " + (*h.reset_required ? "Yes" : "No"));
+  cite_flag("reset required", h.reset_required);
   cite("GPU recovery action", h.recovery_action);
 
   std::string subject = subject_of(f, g);
@@ -80,7 +80,7 @@ void judge_nvidia(const Facts& f, const NvidiaSmiGpu& g, Results& out) {
                     "convenient.",
                     yes(h.remap_pending)        ? "a row remap is pending"
                     : yes(h.retirement_pending) ? "a page retirement is pending"
-                    : action != "None"          ? "recovery action " + action
+                    : action != "None"          ? fmt::format("recovery action {}", action)
                                                 : "reset required"),
         evidence, {"reboot"});
   if (h.aggregate_uncorrectable.value_or(0) > 0)

@@ -49,14 +49,14 @@ const Gpu* gpu_of_event(const Facts& f, const KernelEvent& e, Vendor vendor) {
 
 std::string event_subject(const Gpu* gpu, const KernelEvent& e) {
   if (gpu) return gpu->subject();
-  return e.pci.empty() ? "" : "PCI " + e.pci;
+  return e.pci.empty() ? "" : fmt::format("PCI {}", e.pci);
 }
 
 namespace {
 
 std::string at(const std::string& time, bool boot_relative) {
   if (time.empty()) return "(no time given)";
-  return boot_relative ? time + " s after boot" : time;
+  return boot_relative ? fmt::format("{} s after boot", time) : time;
 }
 
 } // namespace
@@ -64,7 +64,7 @@ std::string at(const std::string& time, bool boot_relative) {
 std::string event_when(const KernelEvent& e) {
   std::string boot = e.boot == 0 ? "this boot" : "in the previous boot";
   if (e.first_time.empty()) // a line pasted without its time
-    return e.count == 1 ? "once " + boot : fmt::format("{} times {}", e.count, boot);
+    return e.count == 1 ? fmt::format("once {}", boot) : fmt::format("{} times {}", e.count, boot);
   if (e.count == 1) return fmt::format("once {}, at {}", boot, at(e.first_time, e.boot_relative));
   return fmt::format("{} times {}, first at {}, last at {}", e.count, boot, at(e.first_time, e.boot_relative),
                      at(e.last_time, e.boot_relative));

@@ -59,7 +59,8 @@ std::string what_lost(const KernelEvent& e) {
   if (e.kind == Kind::xid) return fmt::format("Xid 79 (GPU has fallen off the bus), {}", event_when(e));
   if (e.kind == Kind::fallen_off_bus) return fmt::format("\"fallen off the bus\", {}", event_when(e));
   return fmt::format("a fatal PCIe error (AER) {}, {}",
-                     e.reporter.empty() ? "on the GPU" : "reported by its port " + e.reporter, event_when(e));
+                     e.reporter.empty() ? "on the GPU" : fmt::format("reported by its port {}", e.reporter),
+                     event_when(e));
 }
 
 bool lost(const Facts& f, const KernelEvent& e) {
@@ -74,6 +75,13 @@ bool lost_in_boot(const Facts& f, const std::string& subject, const std::vector<
     return lost(f, e) && event_subject(gpu_of_event(f, e, Vendor::nvidia), e) == subject &&
            std::any_of(events.begin(), events.end(), [&](const auto* x) { return x->boot == e.boot; });
   });
+}
+
+// No event of the kind: a skip where the log was not read or there is no GPU, else a pass naming the log.
+void no_event(const Facts& f, Results& out, const char* shows_no) {
+  if (kernel_log_unread(f)) return out.skip("", kernel_log_skip_message(f));
+  if (f.gpus.empty()) return out.skip("", "no GPU");
+  out.pass("", fmt::format("{} shows no {}", kernel_log_name(f), shows_no), {f.kernel_log.source});
 }
 
 } // namespace
@@ -91,21 +99,17 @@ void kernel_gpu_lost(const CheckContext& ctx, Results& out) {
     std::string advice =
         status == Status::error
             ? "The GPU stopped answering on the PCIe bus and no program can use it until the machine is "
-              "rebooted "
-              "(a GPU reset cannot bring it back). Reboot; if it happens again, check the GPU's power "
-              "cables, "
-              "cooling and seating, move it to another slot, and have it serviced if it follows the card."
+              "rebooted (a GPU reset cannot bring it back). Reboot; if it happens again, check the GPU's "
+              "power cables, cooling and seating, move it to another slot, and have it serviced if it "
+              "follows "
+              "the card."
             : "It happened before the last reboot and the GPU is back on the bus; if it happens again, check "
-              "the "
-              "GPU's power cables, cooling and seating, and have it serviced if it follows the card.";
+              "the GPU's power cables, cooling and seating, and have it serviced if it follows the card.";
     out.add(status, subject,
             fmt::format("The kernel log shows the GPU lost: {}. {}", text::join(what, "; "), advice),
             evidence_of(events), {"reboot"});
   }
-  if (!groups.empty()) return;
-  if (kernel_log_unread(f)) return out.skip("", kernel_log_skip_message(f));
-  if (f.gpus.empty()) return out.skip("", "no GPU");
-  out.pass("", fmt::format("{} shows no GPU lost from the bus", kernel_log_name(f)), {f.kernel_log.source});
+  if (groups.empty()) no_event(f, out, "GPU lost from the bus");
 }
 
 void kernel_gpu_reset(const CheckContext& ctx, Results& out) {
@@ -150,13 +154,10 @@ void kernel_gpu_reset(const CheckContext& ctx, Results& out) {
           "One hang the driver recovered from by resetting the GPU: programs on it were killed. Watch for "
           "repeats.";
     out.add(status, subject,
-            fmt::format("{}: {}. {}", "The kernel log shows GPU hangs", text::join(what, "; "), advice),
+            fmt::format("The kernel log shows GPU hangs: {}. {}", text::join(what, "; "), advice),
             evidence_of(events));
   }
-  if (!groups.empty()) return;
-  if (kernel_log_unread(f)) return out.skip("", kernel_log_skip_message(f));
-  if (f.gpus.empty()) return out.skip("", "no GPU");
-  out.pass("", fmt::format("{} shows no GPU hang or reset", kernel_log_name(f)), {f.kernel_log.source});
+  if (groups.empty()) no_event(f, out, "GPU hang or reset");
 }
 
 void driver_init_failed(const CheckContext& ctx, Results& out) {
@@ -178,29 +179,24 @@ void driver_init_failed(const CheckContext& ctx, Results& out) {
     }
     std::string advice =
         amd ? "amdgpu gave up on the GPU, so it has no driver: the lines before it in dmesg say why (most "
-              "often "
-              "firmware it could not load, see driver.firmware-missing, or a kernel too old for the GPU)."
+              "often firmware it could not load, see driver.firmware-missing, or a kernel too old for the "
+              "GPU)."
             : "The NVIDIA driver could not bring the GPU up, so no program can use it: the lines before it "
-              "in "
-              "dmesg say why (the open kernel modules required, GSP firmware missing, a driver too old for "
-              "the GPU, "
-              "PCIe BAR space; see driver.module-flavour and driver.firmware-missing).";
+              "in dmesg say why (the open kernel modules required, GSP firmware missing, a driver too old "
+              "for "
+              "the GPU, PCIe BAR space; see driver.module-flavour and driver.firmware-missing).";
     if (!amd && lost_in_boot(f, subject, events))
       advice = "The GPU fell off the bus in the same boot (see kernel.gpu-lost): the driver failed to bring "
                "back a GPU that no longer answered, the bus is the cause, not the driver. Reboot, and follow "
                "kernel.gpu-lost if it happens again.";
     if (status != Status::error)
       advice = "It happened before the last reboot; this boot's log shows no failure.";
-    out.add(status, subject,
-            fmt::format("{}: {}. {}", "The GPU driver failed to initialise the GPU", text::join(what, "; "),
-                        advice),
-            evidence_of(events));
+    out.add(
+        status, subject,
+        fmt::format("The GPU driver failed to initialise the GPU: {}. {}", text::join(what, "; "), advice),
+        evidence_of(events));
   }
-  if (!groups.empty()) return;
-  if (kernel_log_unread(f)) return out.skip("", kernel_log_skip_message(f));
-  if (f.gpus.empty()) return out.skip("", "no GPU");
-  out.pass("", fmt::format("{} shows no failed GPU initialisation", kernel_log_name(f)),
-           {f.kernel_log.source});
+  if (groups.empty()) no_event(f, out, "failed GPU initialisation");
 }
 
 } // namespace gpudoctor::checks

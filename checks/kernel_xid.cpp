@@ -62,7 +62,7 @@ void report_xid(const CheckContext& ctx, const KernelEvent& e, Results& out) {
 
 void report_sxid(const Facts& f, const KernelEvent& e, Results& out) {
   bool fatal = e.detail.starts_with("Fatal");
-  std::string subject = e.pci.empty() ? "nvswitch" : "nvswitch (" + e.pci + ")";
+  std::string subject = e.pci.empty() ? "nvswitch" : fmt::format("nvswitch ({})", e.pci);
   std::string advice =
       fatal ? "A fatal NVSwitch error stops the GPUs' traffic over this switch: drain the GPUs, "
               "restart the Fabric Manager or reboot, and check the Fabric Manager log; repeated, "

@@ -29,7 +29,7 @@ std::optional<Flavour> flavour_of(const Facts& f) {
     bool open = *nv.modinfo_license != "NVIDIA";
     return Flavour{open, fmt::format("{}: license {} ({}){}", nv.modinfo_license.source, *nv.modinfo_license,
                                      open ? "open" : "proprietary",
-                                     nv.modinfo_filename ? ", " + *nv.modinfo_filename : "")};
+                                     nv.modinfo_filename ? fmt::format(", {}", *nv.modinfo_filename) : "")};
   }
   return std::nullopt;
 }
@@ -75,8 +75,8 @@ void driver_module_flavour(const CheckContext& ctx, Results& out) {
     }
     evidence.push_back(flavour->evidence);
     evidence.push_back(fmt::format("knowledge nvidia_module_flavours {}{}: open {}, proprietary {}; {}",
-                                   row->family, row->model.empty() ? "" : " " + row->model, row->open,
-                                   row->proprietary, row->source));
+                                   row->family, row->model.empty() ? "" : fmt::format(" {}", row->model),
+                                   row->open, row->proprietary, row->source));
     Status bad = row->uncertain ? Status::warn : Status::error;
     if (!flavour->open && row->open == "required")
       out.add(

@@ -3,9 +3,10 @@
 #include "util/text.hpp"
 
 #include <cerrno>
-#include <cstdio>
 #include <cstdlib>
 #include <map>
+
+#include <fmt/format.h>
 
 namespace gpudoctor::checks {
 
@@ -19,12 +20,12 @@ bool nccl_name(const std::string& name) {
 } // namespace
 
 std::string NcclSetting::evidence() const {
-  if (file.empty()) return "env " + name + "=" + printable(value);
-  return "file " + file + ":" + std::to_string(line) + ": " + printable(name) + "=" + printable(value);
+  if (file.empty()) return fmt::format("env {}={}", name, printable(value));
+  return fmt::format("file {}:{}: {}={}", file, line, printable(name), printable(value));
 }
 
 std::string NcclSetting::where() const {
-  return file.empty() ? "the environment" : file + " line " + std::to_string(line);
+  return file.empty() ? "the environment" : fmt::format("{} line {}", file, line);
 }
 
 std::vector<NcclSetting> nccl_settings(const Facts& f) {
@@ -72,11 +73,9 @@ std::string printable(const std::string& value) {
       out += "\\r";
     else if (c == '\t')
       out += "\\t";
-    else if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    } else
+    else if (c < 0x20 || c == 0x7f)
+      out += fmt::format("\\x{:02x}", c);
+    else
       out += static_cast<char>(c);
   }
   return out;

@@ -32,7 +32,7 @@ std::string leading_digits(const std::string& s, std::size_t at) {
 
 // "121" (libbitsandbytes_cuda121.so) -> 12, as in a cu121 label.
 std::optional<int> cuda_major_of(const std::string& digits) {
-  return parse::version_label("+cu" + digits).and_then([](const parse::VersionLabel& l) {
+  return parse::version_label(fmt::format("+cu{}", digits)).and_then([](const parse::VersionLabel& l) {
     return l.cuda_major;
   });
 }
@@ -63,11 +63,11 @@ void from_library(const CompiledExtension::Library& lib, BuiltFor& b) {
   if (auto at = lower.find("_cuda"); at != std::string::npos && !leading_digits(lower, at + 5).empty()) {
     b.cuda = true;
     if (!b.cuda_major) b.cuda_major = cuda_major_of(leading_digits(lower, at + 5));
-    b.evidence.push_back("library " + lib.path);
+    b.evidence.push_back(fmt::format("library {}", lib.path));
   }
   if (text::contains(lower, "_rocm") || text::contains(lower, "_hip")) {
     b.rocm = true;
-    b.evidence.push_back("library " + lib.path);
+    b.evidence.push_back(fmt::format("library {}", lib.path));
   }
   if (!lib.needed) return;
   for (const auto& n : *lib.needed) {
@@ -136,10 +136,10 @@ std::vector<std::string> problems_of(const Knowledge& kb, const PythonEnv& env, 
                                      const BuiltFor& b, const Target& t) {
   std::vector<std::string> out;
   const TorchExtensionRow* row = kb.torch_extension(x.dist);
-  std::string note = row && !row->note.empty() ? " (" + row->note + ")" : "";
+  std::string note = row && !row->note.empty() ? fmt::format(" ({})", row->note) : "";
   if (t.vendor == Vendor::amd && b.cuda && !b.rocm)
     out.push_back(fmt::format("it is built for NVIDIA (CUDA{}) while {}{}",
-                              b.cuda_major ? " " + std::to_string(*b.cuda_major) : "", t.why, note));
+                              b.cuda_major ? fmt::format(" {}", *b.cuda_major) : "", t.why, note));
   else if (t.vendor == Vendor::nvidia && b.rocm && !b.cuda)
     out.push_back(fmt::format("it is built for AMD (ROCm) while {}", t.why));
   if (t.vendor == Vendor::nvidia && b.cuda && t.cuda_major && b.cuda_major && *t.cuda_major != *b.cuda_major)
@@ -206,7 +206,8 @@ void python_extension_mismatch(const CheckContext& ctx, Results& out) {
       }
       auto problems = problems_of(ctx.kb, env, x, b, t);
       std::vector<std::string> evidence = b.evidence;
-      if (env.torch) evidence.push_back(env.torch->source + ": __version__ " + env.torch->version);
+      if (env.torch)
+        evidence.push_back(fmt::format("{}: __version__ {}", env.torch->source, env.torch->version));
       if (problems.empty()) {
         std::string seen = b.cuda || b.rocm ? fmt::format(" (built for {}{})", b.cuda ? "CUDA" : "ROCm",
                                                           b.cuda && b.rocm ? " and ROCm" : "")

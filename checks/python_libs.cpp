@@ -40,7 +40,8 @@ void python_libs_shadowed(const CheckContext& ctx, Results& out) {
     std::map<std::string, std::vector<std::string>> by_major; // cu11 -> dists
     for (const auto& d : env.distributions)
       if (text::starts_with(d.name, "nvidia-"))
-        if (auto tag = major_tag(d.name); !tag.empty()) by_major[tag].push_back(d.name + " " + d.version);
+        if (auto tag = major_tag(d.name); !tag.empty())
+          by_major[tag].push_back(fmt::format("{} {}", d.name, d.version));
     if (env.wheel_libs.empty() && by_major.empty()) continue;
     any = true;
     std::vector<std::string> findings, evidence;
@@ -83,13 +84,14 @@ void python_libs_shadowed(const CheckContext& ctx, Results& out) {
                                             wheel_file.size()));
       continue;
     }
-    out.add(Status::warn, subject_of(env),
-            text::join(findings, "; ") +
-                ". Libraries of another CUDA release than the wheels' end in \"undefined symbol\" errors "
-                "(such as "
-                "__nvJitLinkComplete_12_4) when torch or its extensions load. Take the toolkit's lib64 off "
-                "LD_LIBRARY_PATH for this environment, and uninstall the nvidia-* wheels of the other major.",
-            evidence);
+    out.add(
+        Status::warn, subject_of(env),
+        fmt::format("{}. Libraries of another CUDA release than the wheels' end in \"undefined symbol\" "
+                    "errors (such as __nvJitLinkComplete_12_4) when torch or its extensions load. Take the "
+                    "toolkit's lib64 off LD_LIBRARY_PATH for this environment, and uninstall the nvidia-* "
+                    "wheels of the other major.",
+                    text::join(findings, "; ")),
+        evidence);
   }
   if (!any) out.skip("", "no environment with nvidia-* wheels found");
 }

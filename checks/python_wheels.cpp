@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include <fmt/format.h>
+
 namespace gpudoctor::checks {
 
 namespace {
@@ -50,7 +52,7 @@ void python_foreign_wheels(const CheckContext& ctx, Results& out) {
   for (const auto& env : f.python.envs) {
     if (env.distributions.empty()) continue;
     any = true;
-    std::string subject = "python3 (" + env.role + ": " + env.executable + ")";
+    std::string subject = fmt::format("python3 ({}: {})", env.role, env.executable);
     // What this environment is for: the GPUs here when they are of one vendor, else its PyTorch build.
     Vendor mine = Vendor::other;
     std::string why;
@@ -62,10 +64,10 @@ void python_foreign_wheels(const CheckContext& ctx, Results& out) {
       why = "this machine has only AMD GPUs";
     } else if (env.torch && env.torch->hip) {
       mine = Vendor::amd;
-      why = "its PyTorch " + env.torch->version + " is a ROCm build";
+      why = fmt::format("its PyTorch {} is a ROCm build", env.torch->version);
     } else if (env.torch && env.torch->cuda) {
       mine = Vendor::nvidia;
-      why = "its PyTorch " + env.torch->version + " is a CUDA build";
+      why = fmt::format("its PyTorch {} is a CUDA build", env.torch->version);
     }
     if (mine == Vendor::other) {
       out.skip(subject, "neither the GPUs nor a PyTorch build say which vendor this environment is for");
@@ -82,22 +84,25 @@ void python_foreign_wheels(const CheckContext& ctx, Results& out) {
         if (d.name == "triton") foreign.push_back(&d);
     if (foreign.empty()) {
       out.pass(subject,
-               std::to_string(env.distributions.size()) + " packages, none built for the other vendor");
+               fmt::format("{} packages, none built for the other vendor", env.distributions.size()));
       continue;
     }
     std::vector<std::string> names, evidence;
     for (const auto* d : foreign) {
-      names.push_back(d->name + " " + d->version);
-      if (evidence.size() < 12) evidence.push_back(d->folder + ": " + d->name + " " + d->version);
+      names.push_back(fmt::format("{} {}", d->name, d->version));
+      if (evidence.size() < 12) evidence.push_back(fmt::format("{}: {} {}", d->folder, d->name, d->version));
     }
-    if (foreign.size() > 12) evidence.push_back("... and " + std::to_string(foreign.size() - 12) + " more");
-    if (env.torch) evidence.push_back(env.torch->source + ": __version__ " + env.torch->version);
-    std::string shown = names.size() <= 6
-                            ? text::join(names, ", ")
-                            : text::join(std::vector<std::string>(names.begin(), names.begin() + 6), ", ") +
-                                  " and " + std::to_string(names.size() - 6) + " more";
-    std::string msg = std::to_string(foreign.size()) + " package" + (foreign.size() == 1 ? " is" : "s are") +
-                      " built for " + vendor_word(other) + " GPUs although " + why + ": " + shown + ".";
+    if (foreign.size() > 12) evidence.push_back(fmt::format("... and {} more", foreign.size() - 12));
+    if (env.torch)
+      evidence.push_back(fmt::format("{}: __version__ {}", env.torch->source, env.torch->version));
+    std::string shown =
+        names.size() <= 6
+            ? text::join(names, ", ")
+            : fmt::format("{} and {} more",
+                          text::join(std::vector<std::string>(names.begin(), names.begin() + 6), ", "),
+                          names.size() - 6);
+    std::string msg = fmt::format("{} package{} built for {} GPUs although {}: {}.", foreign.size(),
+                                  foreign.size() == 1 ? " is" : "s are", vendor_word(other), why, shown);
     if (triton_clash &&
         std::any_of(foreign.begin(), foreign.end(), [](const PythonDist* d) { return d->name == "triton"; }))
       msg +=

@@ -31,7 +31,7 @@ std::vector<const IbPort*> ports_of(const Facts& f, const std::string& device) {
 
 std::string port_text(const IbPort& p) {
   return fmt::format("{}:{} {}{}", p.device, p.port, p.state.empty() ? "?" : p.state,
-                     p.link_layer.empty() ? "" : " (" + p.link_layer + ")");
+                     p.link_layer.empty() ? "" : fmt::format(" ({})", p.link_layer));
 }
 
 } // namespace
@@ -40,9 +40,10 @@ void rdma_memlock(const CheckContext& ctx, Results& out) {
   const Facts& f = ctx.facts;
   if (f.network.ib_devices.empty()) return out.skip("", "no InfiniBand/RoCE device (/sys/class/infiniband)");
   if (!f.host.memlock_soft) return out.skip("", "the memlock limit (/proc/self/limits) could not be read");
-  std::vector<std::string> evidence = {f.network.ib_source + ": " + text::join(f.network.ib_devices, " "),
-                                       fmt::format("{}: Max locked memory {} {}", f.host.memlock_source,
-                                                   *f.host.memlock_soft, f.host.memlock_hard.value_or("?"))};
+  std::vector<std::string> evidence = {
+      fmt::format("{}: {}", f.network.ib_source, text::join(f.network.ib_devices, " ")),
+      fmt::format("{}: Max locked memory {} {}", f.host.memlock_source, *f.host.memlock_soft,
+                  f.host.memlock_hard.value_or("?"))};
   if (*f.host.memlock_soft == "unlimited") return out.pass("", "the memlock limit is unlimited", evidence);
   auto bytes = text::to_int(*f.host.memlock_soft, 10);
   std::string limit = bytes ? fmt::format("{} KiB", *bytes / 1024) : *f.host.memlock_soft;
@@ -64,12 +65,12 @@ void env_nccl_ib_hca_missing(const CheckContext& ctx, Results& out) {
   HcaList list = parse::nccl_ib_hca(s->value);
   if (list.entries.empty())
     return out.skip(s->name, fmt::format("{} names no HCA (see env.nccl-invalid)", s->name));
-  std::vector<std::string> evidence = {s->evidence(), f.network.ib_source + ": " +
-                                                          (f.network.ib_devices.empty()
-                                                               ? std::string("(no devices)")
-                                                               : text::join(f.network.ib_devices, " "))};
+  std::vector<std::string> evidence = {
+      s->evidence(),
+      fmt::format("{}: {}", f.network.ib_source,
+                  f.network.ib_devices.empty() ? "(no devices)" : text::join(f.network.ib_devices, " "))};
   for (const auto& p : f.host.ib_ports)
-    evidence.push_back(p.source + ": " + port_text(p));
+    evidence.push_back(fmt::format("{}: {}", p.source, port_text(p)));
   const auto& devices = f.network.ib_devices;
   if (list.exclude) {
     std::vector<std::string> left;

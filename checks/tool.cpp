@@ -12,6 +12,11 @@ namespace {
 const char* k_unkillable = " It did not end when killed (stuck in the kernel, as in a wedged driver): it is "
                            "still running, and gpudoctor did not wait for it.";
 
+// "cmd nvidia-smi: exit 2", or "(signal)" for a process a signal ended.
+std::string exit_evidence(const ToolRun& t) {
+  return fmt::format("cmd {}: exit {}", t.key, t.exit_code ? std::to_string(*t.exit_code) : "(signal)");
+}
+
 } // namespace
 
 void tool_timeout(const CheckContext& ctx, Results& out) {
@@ -19,9 +24,9 @@ void tool_timeout(const CheckContext& ctx, Results& out) {
   for (const auto& t : ctx.facts.tools) {
     if (!t.timed_out && !t.unkillable) continue;
     any = true;
-    std::string ran = fmt::format("cmd {}: killed at its time limit after {} ms", t.key, t.duration_ms);
-    if (!t.timed_out)
-      ran = fmt::format("cmd {}: exit {}", t.key, t.exit_code ? std::to_string(*t.exit_code) : "(signal)");
+    std::string ran = t.timed_out
+                          ? fmt::format("cmd {}: killed at its time limit after {} ms", t.key, t.duration_ms)
+                          : exit_evidence(t);
     std::string message =
         t.timed_out
             ? fmt::format("{} did not finish within {} ms and was killed: a hung driver or GPU often does "
@@ -43,12 +48,11 @@ void tool_failed(const CheckContext& ctx, Results& out) {
   for (const auto& t : ctx.facts.tools) {
     if (t.timed_out || !t.found || t.failure.empty()) continue;
     any = true;
-    std::vector<std::string> evidence = {
-        "cmd " + t.key + ": exit " + (t.exit_code ? std::to_string(*t.exit_code) : std::string("(signal)"))};
+    std::vector<std::string> evidence = {exit_evidence(t)};
     for (const auto& line : t.evidence_lines)
-      evidence.push_back("cmd " + t.key + ": " + line);
-    if (t.evidence_lines.empty()) evidence.push_back("cmd " + t.key + ": " + t.failure);
-    out.add(Status::info, t.program, t.program + " failed: " + t.failure, evidence);
+      evidence.push_back(fmt::format("cmd {}: {}", t.key, line));
+    if (t.evidence_lines.empty()) evidence.push_back(fmt::format("cmd {}: {}", t.key, t.failure));
+    out.add(Status::info, t.program, fmt::format("{} failed: {}", t.program, t.failure), evidence);
   }
   if (!any) out.pass("", "no vendor tool failed");
 }

@@ -2,23 +2,25 @@
 #include "checks/common.hpp"
 #include "checks/registry.hpp"
 
+#include <fmt/format.h>
+
 namespace gpudoctor::checks {
 
 namespace {
 
 std::string subject_of(const PythonEnv& env) {
-  return "python3 (" + env.role + ": " + env.executable + ")";
+  return fmt::format("python3 ({}: {})", env.role, env.executable);
 }
 
 std::string build_name(const TorchBuild& t) {
-  if (t.hip) return "ROCm (HIP " + *t.hip + ")";
-  if (t.cuda) return "CUDA " + *t.cuda;
+  if (t.hip) return fmt::format("ROCm (HIP {})", *t.hip);
+  if (t.cuda) return fmt::format("CUDA {}", *t.cuda);
   return "CPU-only";
 }
 
 std::string torch_evidence(const TorchBuild& t) {
-  return t.source + ": __version__ " + t.version + ", cuda " + (t.cuda ? *t.cuda : "None") + ", hip " +
-         (t.hip ? *t.hip : "None");
+  return fmt::format("{}: __version__ {}, cuda {}, hip {}", t.source, t.version, t.cuda.value_or("None"),
+                     t.hip.value_or("None"));
 }
 
 } // namespace
@@ -28,13 +30,13 @@ void torch_missing(const CheckContext& ctx, Results& out) {
   if (envs.empty()) return out.skip("", "no python3 found");
   for (const auto& env : envs) {
     if (!env.error.empty()) {
-      out.skip(subject_of(env), "could not ask this python3 for its sys.path: " + env.error);
+      out.skip(subject_of(env), fmt::format("could not ask this python3 for its sys.path: {}", env.error));
       continue;
     }
-    std::string py = env.version ? "Python " + *env.version : "python3";
+    std::string py = env.version ? fmt::format("Python {}", *env.version) : "python3";
     if (env.torch) {
       out.pass(subject_of(env),
-               py + " imports PyTorch " + env.torch->version + " (" + build_name(*env.torch) + ")",
+               fmt::format("{} imports PyTorch {} ({})", py, env.torch->version, build_name(*env.torch)),
                {torch_evidence(*env.torch)});
       continue;
     }
@@ -43,12 +45,12 @@ void torch_missing(const CheckContext& ctx, Results& out) {
     const PythonEnv& in_use = envs.front();
     if (&env != &in_use && in_use.torch && in_use.error.empty()) {
       out.pass(subject_of(env),
-               py + " has no PyTorch; the python3 in use (" + in_use.executable + ") has it");
+               fmt::format("{} has no PyTorch; the python3 in use ({}) has it", py, in_use.executable));
       continue;
     }
-    out.add(Status::info, subject_of(env), py + " has no PyTorch on its sys.path.",
-            {"cmd " + env.command_key + ": no torch/version.py in any of its " +
-             std::to_string(env.sys_path.size()) + " sys.path entries"});
+    out.add(Status::info, subject_of(env), fmt::format("{} has no PyTorch on its sys.path.", py),
+            {fmt::format("cmd {}: no torch/version.py in any of its {} sys.path entries", env.command_key,
+                         env.sys_path.size())});
   }
 }
 
@@ -61,20 +63,20 @@ void torch_cpu_build(const CheckContext& ctx, Results& out) {
     any = true;
     const TorchBuild& t = *env.torch;
     if (!t.cpu_only()) {
-      out.pass(subject_of(env), "PyTorch " + t.version + " is a " + build_name(t) + " build",
+      out.pass(subject_of(env), fmt::format("PyTorch {} is a {} build", t.version, build_name(t)),
                {torch_evidence(t)});
     } else if (usable == 0) {
-      out.pass(subject_of(env), "PyTorch " + t.version + " is CPU-only, and there is no usable GPU here",
+      out.pass(subject_of(env),
+               fmt::format("PyTorch {} is CPU-only, and there is no usable GPU here", t.version),
                {torch_evidence(t)});
     } else {
       bool nvidia = usable_gpus(f, Vendor::nvidia) > 0;
-      out.add(Status::error, subject_of(env),
-              "PyTorch " + t.version + " is a CPU-only build, but this machine has a usable " +
-                  (nvidia ? "NVIDIA" : "AMD") +
-                  " GPU: torch.cuda.is_available() will be False. Reinstall PyTorch "
-                  "from the " +
-                  (nvidia ? "CUDA" : "ROCm") + " wheel index.",
-              {torch_evidence(t)}, {"torch-reinstall"});
+      out.add(
+          Status::error, subject_of(env),
+          fmt::format("PyTorch {} is a CPU-only build, but this machine has a usable {} GPU: "
+                      "torch.cuda.is_available() will be False. Reinstall PyTorch from the {} wheel index.",
+                      t.version, nvidia ? "NVIDIA" : "AMD", nvidia ? "CUDA" : "ROCm"),
+          {torch_evidence(t)}, {"torch-reinstall"});
     }
   }
   if (!any) out.skip("", "no PyTorch found");
@@ -93,14 +95,15 @@ void torch_vendor_mismatch(const CheckContext& ctx, Results& out) {
     if (!wrong) {
       std::string why =
           nvidia + amd == 0 ? ": there is no GPU here to use it with" : " matches the GPUs here";
-      out.pass(subject_of(env), "PyTorch " + t.version + " (" + build_name(t) + ")" + why,
+      out.pass(subject_of(env), fmt::format("PyTorch {} ({}){}", t.version, build_name(t), why),
                {torch_evidence(t)});
       continue;
     }
     out.add(Status::error, subject_of(env),
-            "PyTorch " + t.version + " is a " + build_name(t) + " build but this machine has only " +
-                (cuda_build ? "AMD" : "NVIDIA") + " GPUs: it will not see them. Reinstall PyTorch from the " +
-                (cuda_build ? "ROCm" : "CUDA") + " wheel index.",
+            fmt::format("PyTorch {} is a {} build but this machine has only {} GPUs: it will not see them. "
+                        "Reinstall PyTorch from the {} wheel index.",
+                        t.version, build_name(t), cuda_build ? "AMD" : "NVIDIA",
+                        cuda_build ? "ROCm" : "CUDA"),
             {torch_evidence(t)}, {"torch-reinstall"});
   }
   if (!any) out.skip("", "no GPU build of PyTorch found");

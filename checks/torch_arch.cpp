@@ -13,7 +13,7 @@ namespace gpudoctor::checks {
 namespace {
 
 std::string index_url(const std::string& variant) {
-  return "https://download.pytorch.org/whl/" + variant;
+  return fmt::format("https://download.pytorch.org/whl/{}", variant);
 }
 
 // Where the code for `arch` is: the first release whose wheels carry it, and the newest.
@@ -28,11 +28,12 @@ std::string where_it_is(const Knowledge& kb, const std::string& arch, bool rocm)
                                 first->torch, index_url(first->variant));
   if (newest != first)
     out += fmt::format(" (the newest: {} on {})", newest->torch, index_url(newest->variant));
-  return out + ".";
+  out += '.';
+  return out;
 }
 
 std::string env_subject(const PythonEnv& env) {
-  return "python3 (" + env.role + ": " + env.executable + ")";
+  return fmt::format("python3 ({}: {})", env.role, env.executable);
 }
 
 // The python3 in use, or the first environment with a GPU build of PyTorch.
@@ -56,22 +57,23 @@ void from_table(const CheckContext& ctx, Results& out) {
         fmt::format("gpudoctor's wheel table has no arch list for PyTorch {} {}", id.release, id.variant));
   const bool rocm = row->is_rocm();
   const Vendor vendor = rocm ? Vendor::amd : Vendor::nvidia;
-  std::string list = "[" + text::join(row->arches, ", ") + "]";
+  std::string list = fmt::format("[{}]", text::join(row->arches, ", "));
   std::string wheel_evidence =
       fmt::format("knowledge torch_wheels {} {}: {} ({})", row->torch, row->variant, list, row->source);
   bool any = false;
   for (const auto& gpu : f.gpus) {
     if (gpu.vendor != vendor || gpu.arch().empty()) continue;
     any = true;
-    std::vector<std::string> evidence = {gpu_evidence(gpu), t.source + ": __version__ " + t.version,
-                                         "wheel: " + id.how, wheel_evidence};
+    std::vector<std::string> evidence = {gpu_evidence(gpu),
+                                         fmt::format("{}: __version__ {}", t.source, t.version),
+                                         fmt::format("wheel: {}", id.how), wheel_evidence};
     std::string how;
     std::string arch = rocm ? rocm_target(ctx, gpu, how) : gpu.arch();
-    if (!how.empty()) evidence.push_back("env " + how + ": ROCm loads " + arch + " code on this GPU");
+    if (!how.empty()) evidence.push_back(fmt::format("env {}: ROCm loads {} code on this GPU", how, arch));
     if (arch_rule::list_runs_on(row->arches, arch)) {
       out.pass(gpu.subject(),
                fmt::format("PyTorch {} ({} wheels) carries code for {}{}", t.version, row->variant, arch,
-                           how.empty() ? "" : " (through " + how + ")"),
+                           how.empty() ? "" : fmt::format(" (through {})", how)),
                evidence);
       continue;
     }

@@ -6,6 +6,8 @@
 #include "checks/torch_wheel.hpp"
 #include "util/text.hpp"
 
+#include <fmt/format.h>
+
 namespace gpudoctor::checks {
 
 namespace {
@@ -15,7 +17,7 @@ std::string first_line(const std::string& s) {
 }
 
 std::string subject_of(const FrameworkProbe& fw) {
-  return "python3 (" + fw.python + ")";
+  return fmt::format("python3 ({})", fw.python);
 }
 
 // The framework probe's result when it can be judged; else a skip (or, for a crash, an error) is added.
@@ -32,15 +34,17 @@ const FrameworkProbe* judgeable(const Facts& f, Results& out) {
     return nullptr;
   }
   if (auto trouble = run_trouble(fw->run)) {
-    out.add(Status::error, subject_of(*fw), "Importing PyTorch " + *trouble, {run_evidence(fw->run)});
+    out.add(Status::error, subject_of(*fw), fmt::format("Importing PyTorch {}", *trouble),
+            {run_evidence(fw->run)});
     return nullptr;
   }
   if (!fw->imported) {
-    out.skip(subject_of(*fw), "PyTorch does not import: " + fw->import_error);
+    out.skip(subject_of(*fw), fmt::format("PyTorch does not import: {}", fw->import_error));
     return nullptr;
   }
   if (fw->backend != "cuda" && fw->backend != "hip") {
-    out.skip(subject_of(*fw), "PyTorch " + fw->version + " is a CPU-only build (see torch.cpu-build)");
+    out.skip(subject_of(*fw),
+             fmt::format("PyTorch {} is a CPU-only build (see torch.cpu-build)", fw->version));
     return nullptr;
   }
   return &*fw;
@@ -50,7 +54,8 @@ Vendor build_vendor(const FrameworkProbe& fw) {
   return fw.backend == "hip" ? Vendor::amd : Vendor::nvidia;
 }
 std::string build_name(const FrameworkProbe& fw) {
-  return fw.backend == "hip" ? "ROCm (HIP " + fw.hip.value_or("?") + ")" : "CUDA " + fw.cuda.value_or("?");
+  return fw.backend == "hip" ? fmt::format("ROCm (HIP {})", fw.hip.value_or("?"))
+                             : fmt::format("CUDA {}", fw.cuda.value_or("?"));
 }
 
 std::string strip_features(const std::string& target) {
@@ -81,13 +86,14 @@ void torch_arch_missing_from_probe(const CheckContext& ctx, Results& out) {
   const FrameworkProbe* fw = judgeable(f, out);
   if (!fw) return;
   const Vendor vendor = build_vendor(*fw);
-  const std::string list_text = "[" + text::join(fw->arch_list, ", ") + "]";
+  const std::string list_text = fmt::format("[{}]", text::join(fw->arch_list, ", "));
   bool any = false;
   for (const auto& gpu : f.gpus) {
     if (gpu.vendor != vendor || gpu.arch().empty()) continue;
     any = true;
-    std::vector<std::string> evidence = {gpu_evidence(gpu), "cmd python-gpu: PyTorch " + fw->version + " (" +
-                                                                build_name(*fw) + ") arch list " + list_text};
+    std::vector<std::string> evidence = {
+        gpu_evidence(gpu),
+        fmt::format("cmd python-gpu: PyTorch {} ({}) arch list {}", fw->version, build_name(*fw), list_text)};
     std::string arch = vendor == Vendor::nvidia ? gpu.arch() : effective_gfx(ctx, gpu, evidence);
     bool covered = false;
     for (const auto& entry : fw->arch_list)
@@ -97,33 +103,33 @@ void torch_arch_missing_from_probe(const CheckContext& ctx, Results& out) {
     for (const auto& d : fw->devices)
       if (!d.op_ok && no_kernel_image(d.error) &&
           (d.pci_bus_id.empty() || pci_gpu_of(f, d.pci_bus_id) == &gpu)) {
-        evidence.push_back("cmd python-gpu: device " + std::to_string(d.index) + ": " + first_line(d.error));
+        evidence.push_back(fmt::format("cmd python-gpu: device {}: {}", d.index, first_line(d.error)));
         op_failed = true;
       }
     if (fw->arch_list.empty() && !op_failed) {
-      out.skip(gpu.subject(), "PyTorch " + fw->version + " reported no arch list");
+      out.skip(gpu.subject(), fmt::format("PyTorch {} reported no arch list", fw->version));
       continue;
     }
     if (covered && !op_failed)
-      out.pass(gpu.subject(), "PyTorch " + fw->version + " carries code for " + arch, evidence);
+      out.pass(gpu.subject(), fmt::format("PyTorch {} carries code for {}", fw->version, arch), evidence);
     else if (covered)
-      out.add(Status::error, gpu.subject(),
-              "PyTorch " + fw->version + " lists " + arch +
-                  ", yet a tensor op fails for want of code on this "
-                  "GPU: the runtime was told another ISA than the GPU has (HSA_OVERRIDE_GFX_VERSION), or the "
-                  "build "
-                  "is broken. Unset the override, or reinstall PyTorch.",
-              evidence, {"torch-reinstall"});
+      out.add(
+          Status::error, gpu.subject(),
+          fmt::format("PyTorch {} lists {}, yet a tensor op fails for want of code on this GPU: the runtime "
+                      "was told another ISA than the GPU has (HSA_OVERRIDE_GFX_VERSION), or the build is "
+                      "broken. Unset the override, or reinstall PyTorch.",
+                      fw->version, arch),
+          evidence, {"torch-reinstall"});
     else
-      out.add(Status::error, gpu.subject(),
-              "PyTorch " + fw->version + " (" + build_name(*fw) + ") has no code for this GPU's " + arch +
-                  " (its arch list: " + list_text +
-                  "): kernels fail with \"no kernel image is available\". "
-                  "Install a build that lists " +
-                  arch + ".",
-              evidence, {"torch-reinstall"});
+      out.add(
+          Status::error, gpu.subject(),
+          fmt::format("PyTorch {0} ({1}) has no code for this GPU's {2} (its arch list: {3}): kernels fail "
+                      "with \"no kernel image is available\". Install a build that lists {2}.",
+                      fw->version, build_name(*fw), arch, list_text),
+          evidence, {"torch-reinstall"});
   }
-  if (!any) out.skip(subject_of(*fw), "no " + vendor_name(vendor) + " GPU with a known arch for this build");
+  if (!any)
+    out.skip(subject_of(*fw), fmt::format("no {} GPU with a known arch for this build", vendor_name(vendor)));
 }
 
 void torch_no_device(const CheckContext& ctx, Results& out) {
@@ -135,54 +141,55 @@ void torch_no_device(const CheckContext& ctx, Results& out) {
   const std::string subject = subject_of(*fw);
   if (usable == 0)
     return out.skip(subject,
-                    "no usable " + vendor_name(vendor) + " GPU for this " + build_name(*fw) + " build");
+                    fmt::format("no usable {} GPU for this {} build", vendor_name(vendor), build_name(*fw)));
   std::vector<std::string> evidence = {run_evidence(fw->run)};
-  evidence.push_back("cmd python-gpu: torch.cuda.is_available() = " +
-                     std::string(fw->available.value_or(false) ? "True" : "False") +
-                     ", device_count() = " + std::to_string(fw->device_count.value_or(0)));
+  evidence.push_back(fmt::format("cmd python-gpu: torch.cuda.is_available() = {}, device_count() = {}",
+                                 fw->available.value_or(false) ? "True" : "False",
+                                 fw->device_count.value_or(0)));
   for (const auto& w : fw->warnings)
-    evidence.push_back("cmd python-gpu: warning: " + w);
-  if (!fw->init_error.empty()) evidence.push_back("cmd python-gpu: " + fw->init_error);
+    evidence.push_back(fmt::format("cmd python-gpu: warning: {}", w));
+  if (!fw->init_error.empty()) evidence.push_back(fmt::format("cmd python-gpu: {}", fw->init_error));
   const int seen = fw->device_count.value_or(0);
   if (seen == 0) {
-    std::string said = !fw->warnings.empty()     ? " It warned: " + fw->warnings.front()
-                       : !fw->init_error.empty() ? " It said: " + fw->init_error
+    std::string said = !fw->warnings.empty()     ? fmt::format(" It warned: {}", fw->warnings.front())
+                       : !fw->init_error.empty() ? fmt::format(" It said: {}", fw->init_error)
                                                  : std::string();
     // CUDA_VISIBLE_DEVICES="" hides every GPU on purpose (or by mistake: env.visible-devices-empty says so).
     if (auto vars = visibility_vars(f, vendor); !vars.empty()) {
       evidence.insert(evidence.end(), vars.begin(), vars.end());
       return out.add(Status::info, subject,
-                     "PyTorch " + fw->version + " (" + build_name(*fw) + ") sees no GPU: " + vars.front() +
-                         " hides the " + std::to_string(usable) + " usable " + vendor_name(vendor) + " GPU" +
-                         (usable == 1 ? "" : "s") + " (see env.visible-devices-empty)." + said,
+                     fmt::format("PyTorch {} ({}) sees no GPU: {} hides the {} usable {} GPU{} (see "
+                                 "env.visible-devices-empty).{}",
+                                 fw->version, build_name(*fw), vars.front(), usable, vendor_name(vendor),
+                                 usable == 1 ? "" : "s", said),
                      evidence);
     }
     return out.add(Status::error, subject,
-                   "PyTorch " + fw->version + " (" + build_name(*fw) + ") sees no GPU, though " +
-                       std::to_string(usable) + " usable " + vendor_name(vendor) + " GPU" +
-                       (usable == 1 ? " is" : "s are") + " on the PCI bus." + said,
+                   fmt::format("PyTorch {} ({}) sees no GPU, though {} usable {} GPU{} on the PCI bus.{}",
+                               fw->version, build_name(*fw), usable, vendor_name(vendor),
+                               usable == 1 ? " is" : "s are", said),
                    evidence);
   }
   std::vector<std::string> broken;
   for (const auto& d : fw->devices) {
-    evidence.push_back("cmd python-gpu: device " + std::to_string(d.index) + " " + d.name + " " + d.arch +
-                       ": " + (d.op_ok ? "tensor op ok" : first_line(d.error)));
+    evidence.push_back(fmt::format("cmd python-gpu: device {} {} {}: {}", d.index, d.name, d.arch,
+                                   d.op_ok ? "tensor op ok" : first_line(d.error)));
     if (!d.op_ok && !no_kernel_image(d.error))
-      broken.push_back("device " + std::to_string(d.index) + ": " + first_line(d.error));
+      broken.push_back(fmt::format("device {}: {}", d.index, first_line(d.error)));
   }
   if (!broken.empty())
-    return out.add(Status::error, subject,
-                   "PyTorch sees " + std::to_string(seen) + " device(s) but a tensor op fails on " +
-                       text::join(broken, "; "),
-                   evidence);
+    return out.add(
+        Status::error, subject,
+        fmt::format("PyTorch sees {} device(s) but a tensor op fails on {}", seen, text::join(broken, "; ")),
+        evidence);
   bool no_code = false;
   for (const auto& d : fw->devices)
     no_code = no_code || (!d.op_ok && no_kernel_image(d.error));
-  out.pass(
-      subject,
-      "PyTorch " + fw->version + " sees " + std::to_string(seen) + " device" + (seen == 1 ? "" : "s") +
-          (no_code ? " (tensor ops fail for want of code: see torch.arch-missing)" : " and computes on each"),
-      evidence);
+  out.pass(subject,
+           fmt::format("PyTorch {} sees {} device{}{}", fw->version, seen, seen == 1 ? "" : "s",
+                       no_code ? " (tensor ops fail for want of code: see torch.arch-missing)"
+                               : " and computes on each"),
+           evidence);
 }
 
 } // namespace gpudoctor::checks

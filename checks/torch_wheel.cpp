@@ -83,7 +83,7 @@ WheelIdentity identify_wheel(const TorchBuild& t) {
     return id;
   }
   if (t.cuda) {
-    id.variant = "cu" + text::join(text::split(text::version_prefix(*t.cuda, 2), '.'), "");
+    id.variant = fmt::format("cu{}", text::join(text::split(text::version_prefix(*t.cuda, 2), '.'), ""));
     id.how = fmt::format("plain PyPI wheel of {} ({}: cuda = '{}')", id.release, t.source, *t.cuda);
   } else {
     id.variant = "cpu";
@@ -99,7 +99,7 @@ std::string rocm_target(const CheckContext& ctx, const Gpu& gpu, std::string& ho
   auto o = override_for(ctx.facts, gpu, scratch);
   if (!o) return own;
   if (gfx_family(ctx.kb, o->wanted) != gfx_family(ctx.kb, o->real)) return own;
-  how = o->name + "=" + o->value;
+  how = fmt::format("{}={}", o->name, o->value);
   return gfx_name(ctx.kb, o->wanted);
 }
 

@@ -53,7 +53,7 @@ void wsl_driver(const CheckContext& ctx, Results& out) {
     evidence.push_back("/usr/lib/wsl/lib: missing");
   evidence.push_back(fmt::format("{}: {}", paths::dxg, h.dxg ? "present" : "missing"));
   for (const auto& s : h.wsl_shadows)
-    evidence.push_back("inside the distribution: " + s);
+    evidence.push_back(fmt::format("inside the distribution: {}", s));
   std::vector<std::string> problems;
   if (!h.dxg)
     problems.push_back(

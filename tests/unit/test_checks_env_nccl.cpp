@@ -211,6 +211,54 @@ TEST_CASE("check: env.nccl-invalid edge cases") {
   }
 }
 
+namespace {
+
+// A control character of a snapshot's value shown raw in a message (printable() spells it \t, \xNN).
+bool has_raw_control(const std::string& s) {
+  return std::ranges::any_of(s, [](unsigned char c) { return c < 0x20 || c == 0x7f; });
+}
+
+} // namespace
+
+TEST_CASE("check: env.nccl-invalid and env.nccl-unknown show a value's control characters escaped") {
+  struct Case {
+    const char *check, *name, *value, *says;
+  };
+  for (auto c : {
+           Case{"env.nccl-invalid", "NCCL_IB_TIMEOUT", "\t022", "\"\\t022\" starts with 0"},
+           Case{"env.nccl-invalid", "NCCL_IB_DISABLE", "\t2", "not \\t2"},
+           Case{"env.nccl-invalid", "NCCL_SOCKET_IFNAME", "eth0\t", "entry \"eth0\\t\" has a blank"},
+           Case{"env.nccl-invalid", "NCCL_IB_HCA", "mlx5_0:\x01", "has \"\\x01\" where a number belongs"},
+           Case{"env.nccl-invalid", "NCCL_ALGO", "\x01:Ring", "\"\\x01\" is not a collective"},
+           Case{"env.nccl-invalid", "NCCL_ALGO", "Ring;\x02", "(\"\\x02\" has none)"},
+           Case{"env.nccl-invalid", "NCCL_DEBUG_SUBSYS", "\x03:INIT", "\"\\x03:INIT\" has a ':'"},
+           Case{"env.nccl-unknown", "NCCL_\x01X", "1", "NCCL_\\x01X is not a variable"},
+           Case{"env.nccl-p2p-disabled", "NCCL_P2P_DISABLE", "1\x01", "NCCL_P2P_DISABLE=1\\x01 ("},
+           Case{"env.nccl-ifname-missing", "NCCL_SOCKET_IFNAME", "nope\x01",
+                "NCCL_SOCKET_IFNAME=nope\\x01 ("},
+           Case{"env.nccl-ifname-missing", "NCCL_SOCKET_IFNAME", "^eth0,\x01",
+                "NCCL_SOCKET_IFNAME=^eth0,\\x01 ("},
+           Case{"env.nccl-ifname-missing", "NCCL_SOCKET_IFNAME", "eth\x01,eth",
+                "NCCL_SOCKET_IFNAME=eth\\x01,eth selects"},
+       }) {
+    CAPTURE(c.name);
+    Facts f = with_interfaces(nvidia_machine(2), {"lo", "eth0"});
+    set_env(f, c.name, c.value);
+    auto r = single(run_check(c.check, f));
+    INFO(describe(r));
+    CHECK(contains(r.message, c.says));
+    CHECK_FALSE(has_raw_control(r.message));
+  }
+  SUBCASE("a name with blanks in a file") {
+    Facts f = nvidia_machine(2);
+    add_conf(f, "/etc/nccl.conf", "system", {{"NCCL_DEBUG\x01 ", "WARN\x02"}});
+    auto r = single(run_check("env.nccl-unknown", f));
+    INFO(describe(r));
+    CHECK(contains(r.message, "Write it as NCCL_DEBUG\\x01=WARN\\x02."));
+    CHECK_FALSE(has_raw_control(r.message));
+  }
+}
+
 // ---- env.nccl-p2p-disabled ------------------------------------------------------------------------------
 
 TEST_CASE("check: env.nccl-p2p-disabled fires on a multi-GPU machine") {
