@@ -237,13 +237,18 @@ int run_undo(Values& v, CLI::App&) {
 }
 
 // fleet and diff: many nodes compared, and one machine's two reports (docs/fleet.md, "Comparing nodes").
+// What both write: text, JSON or a page, to stdout or a file.
+void add_comparison_output(CLI::App& cmd, std::string& format, std::string& output) {
+  add_format(cmd, format, {"text", "json", "html"});
+  add_output(cmd, output, "Write to this file (replaced atomically) instead of stdout");
+}
+
 void add_fleet(CLI::App& cmd, Values& v) {
   FleetOptions& f = v.fleet;
   cmd.add_option("paths", f.paths, "Reports (.json), bundles, snapshot folders, or folders of them")
       ->required()
       ->check(k_not_empty);
-  add_format(cmd, f.format, {"text", "json", "html"});
-  add_output(cmd, f.output, "Write to this file (replaced atomically) instead of stdout");
+  add_comparison_output(cmd, f.format, f.output);
   cmd.add_flag("-v,--verbose", f.verbose, "List every node, every name and what agrees");
   cmd.add_flag("--strict", f.strict, "Exit 1 on a warning or a drifting property too");
   cmd.add_flag("--rejudge", f.rejudge,
@@ -263,8 +268,7 @@ void add_diff(CLI::App& cmd, Values& v) {
       ->required()
       ->check(k_not_empty);
   cmd.add_option("after", d.after, "The later one")->required()->check(k_not_empty);
-  add_format(cmd, d.format, {"text", "json", "html"});
-  add_output(cmd, d.output, "Write to this file (replaced atomically) instead of stdout");
+  add_comparison_output(cmd, d.format, d.output);
   cmd.add_flag("--force", d.force,
                "Compare even when the two are not one machine (another host name, no GPU in common)");
   add_color(cmd, v);

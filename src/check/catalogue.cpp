@@ -1,5 +1,6 @@
 #include "check/catalogue.hpp"
 
+#include "util/find_row.hpp"
 #include "util/yaml_doc.hpp"
 
 #include <map>
@@ -40,15 +41,11 @@ void load_fixes(const yaml::Node& doc, Catalogue& cat) {
 } // namespace
 
 const CatalogueEntry* Catalogue::find(const std::string& id) const {
-  for (const auto& e : checks)
-    if (e.id == id) return &e;
-  return nullptr;
+  return find_row(checks, id, &CatalogueEntry::id);
 }
 
 const FixEntry* Catalogue::find_fix(const std::string& id) const {
-  for (const auto& f : fixes)
-    if (f.id == id) return &f;
-  return nullptr;
+  return find_row(fixes, id, &FixEntry::id);
 }
 
 std::expected<Catalogue, std::string> load_catalogue(const std::string& source_dir) {

@@ -1,21 +1,11 @@
 #include "facts/config_facts_json.hpp"
 
+#include "facts/json_fields.hpp"
 #include "util/http.hpp"
 
 namespace gpudoctor {
 
-namespace {
-
-template <class T> Json fact(const Fact<T>& f) {
-  if (!f) return nullptr;
-  return Json{{"value", *f}, {"source", f.source}};
-}
-
-Json text_or_null(const std::string& s) {
-  return s.empty() ? Json(nullptr) : Json(s);
-}
-
-} // namespace
+using namespace facts_json;
 
 Json repos_to_json(const RepoFacts& r) {
   Json sources = Json::array(), probes = Json::array();

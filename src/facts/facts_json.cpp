@@ -2,6 +2,7 @@
 
 #include "facts/config_facts_json.hpp"
 #include "facts/health_facts_json.hpp"
+#include "facts/json_fields.hpp"
 #include "facts/probe_facts_json.hpp"
 
 #include <cstdio>
@@ -10,17 +11,7 @@ namespace gpudoctor {
 
 namespace {
 
-template <class T> Json fact(const Fact<T>& f) {
-  if (!f) return nullptr;
-  Json j = Json::object();
-  j["value"] = *f;
-  j["source"] = f.source;
-  return j;
-}
-
-template <class T> Json opt(const std::optional<T>& v) {
-  return v ? Json(*v) : Json(nullptr);
-}
+using namespace facts_json;
 
 std::string hex4(unsigned v) {
   char buf[16];
@@ -202,9 +193,9 @@ Json python_json(const PythonFacts& py) {
                {"source", e.torch->source},   {"installer", e.torch->installer}};
     envs.push_back({{"role", e.role},
                     {"executable", e.executable},
-                    {"via", e.via.empty() ? Json(nullptr) : Json(e.via)},
+                    {"via", text_or_null(e.via)},
                     {"version", fact(e.version)},
-                    {"error", e.error.empty() ? Json(nullptr) : Json(e.error)},
+                    {"error", text_or_null(e.error)},
                     {"torch", torch}});
     Json dists = Json::array();
     for (const auto& d : e.distributions)
@@ -225,7 +216,7 @@ Json tools_json(const std::vector<ToolRun>& tools) {
                    {"unkillable", t.unkillable},
                    {"duration_ms", t.duration_ms},
                    {"timeout_ms", t.timeout_ms},
-                   {"failure", t.failure.empty() ? Json(nullptr) : Json(t.failure)}});
+                   {"failure", text_or_null(t.failure)}});
   return out;
 }
 

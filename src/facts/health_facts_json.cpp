@@ -1,35 +1,30 @@
 #include "facts/health_facts_json.hpp"
 
+#include "facts/json_fields.hpp"
+
 namespace gpudoctor {
 
 namespace {
 
-template <class T> Json fact(const Fact<T>& f) {
-  if (!f) return nullptr;
-  return {{"value", *f}, {"source", f.source}};
-}
-
-template <class T> Json opt(const std::optional<T>& v) {
-  return v ? Json(*v) : Json(nullptr);
-}
+using namespace facts_json;
 
 Json kernel_log_json(const KernelLogFacts& log) {
   Json events = Json::array();
   for (const auto& e : log.events)
     events.push_back({{"kind", kernel_event_name(e.kind)},
                       {"code", opt(e.code)},
-                      {"pci", e.pci.empty() ? Json(nullptr) : Json(e.pci)},
-                      {"reporter", e.reporter.empty() ? Json(nullptr) : Json(e.reporter)},
+                      {"pci", text_or_null(e.pci)},
+                      {"reporter", text_or_null(e.reporter)},
                       {"detail", e.detail},
-                      {"process", e.process.empty() ? Json(nullptr) : Json(e.process)},
+                      {"process", text_or_null(e.process)},
                       {"boot", e.boot == 0 ? "this" : "previous"},
                       {"count", e.count},
                       {"first_time", e.first_time},
                       {"last_time", e.last_time},
                       {"boot_relative", e.boot_relative}});
   return {{"read", log.read},
-          {"reader", log.reader.empty() ? Json(nullptr) : Json(log.reader)},
-          {"why_not", log.why_not.empty() ? Json(nullptr) : Json(log.why_not)},
+          {"reader", text_or_null(log.reader)},
+          {"why_not", text_or_null(log.why_not)},
           {"previous_boot_read", log.previous_read},
           {"truncated", log.truncated},
           {"messages", log.records},

@@ -1,5 +1,7 @@
 #include "facts/probe_facts.hpp"
 
+#include "util/find_row.hpp"
+
 namespace gpudoctor {
 
 std::optional<double> ProbeDevice::peak_gbps() const {
@@ -9,15 +11,11 @@ std::optional<double> ProbeDevice::peak_gbps() const {
 }
 
 const ProbeRun* BackendProbes::run(const std::string& probe) const {
-  for (const auto& r : runs)
-    if (r.name == probe) return &r;
-  return nullptr;
+  return find_row(runs, probe, &ProbeRun::name);
 }
 
 const ProbeDevice* BackendProbes::device(int index) const {
-  for (const auto& d : devices)
-    if (d.index == index) return &d;
-  return nullptr;
+  return find_row(devices, index, &ProbeDevice::index);
 }
 
 std::string BackendProbes::title() const {
@@ -42,9 +40,7 @@ std::string runtime_version_text(const std::optional<long long>& v) {
 }
 
 const BackendProbes* ProbeFacts::backend(const std::string& name) const {
-  for (const auto& b : backends)
-    if (b.backend == name) return &b;
-  return nullptr;
+  return find_row(backends, name, &BackendProbes::backend);
 }
 
 } // namespace gpudoctor

@@ -1,15 +1,12 @@
 #include "facts/probe_facts_json.hpp"
 
+#include "facts/json_fields.hpp"
+
 namespace gpudoctor {
 
 namespace {
 
-template <class T> Json opt(const std::optional<T>& v) {
-  return v ? Json(*v) : Json(nullptr);
-}
-Json text_or_null(const std::string& s) {
-  return s.empty() ? Json(nullptr) : Json(s);
-}
+using namespace facts_json;
 
 Json error_json(const ProbeError& e) {
   return {{"call", e.call},

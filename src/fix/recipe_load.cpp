@@ -2,6 +2,7 @@
 #include "fix/params.hpp"
 #include "fix/recipe.hpp"
 #include "util/data_files.hpp"
+#include "util/find_row.hpp"
 #include "util/text.hpp"
 #include "util/yaml_doc.hpp"
 
@@ -32,15 +33,11 @@ bool Recipe::has_steps_for(Family f) const {
 }
 
 const Recipe* RecipeBook::find(const std::string& id) const {
-  for (const auto& r : recipes)
-    if (r.id == id) return &r;
-  return nullptr;
+  return find_row(recipes, id, &Recipe::id);
 }
 
 const Migration* RecipeBook::migration(const std::string& to) const {
-  for (const auto& m : migrations)
-    if (m.to == to) return &m;
-  return nullptr;
+  return find_row(migrations, to, &Migration::to);
 }
 
 namespace {

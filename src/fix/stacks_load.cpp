@@ -1,5 +1,6 @@
 #include "fix/recipe.hpp"
 #include "fix/stacks.hpp"
+#include "util/find_row.hpp"
 #include "util/text.hpp"
 #include "util/yaml_doc.hpp"
 
@@ -28,9 +29,7 @@ bool os_matches(const std::string& pattern, const std::string& id, const std::st
 }
 
 const VendorStack* Stacks::vendor(const std::string& name) const {
-  for (const auto& v : vendors)
-    if (v.vendor == name) return &v;
-  return nullptr;
+  return find_row(vendors, name, &VendorStack::vendor);
 }
 
 std::optional<OsValue> Stacks::for_os(const std::vector<OsValue>& rows, const std::string& id,

@@ -34,24 +34,30 @@ std::set<std::string> groups(const NodeReport& node) {
   return out;
 }
 
-std::vector<PropertyChange> diff_properties(const NodeReport& before, const NodeReport& after) {
-  auto a = by_key(before), b = by_key(after);
-  auto ga = groups(before), gb = groups(after);
-  std::set<Key> keys;
+// Calls fn(key, before, after) for each key of either map, in key order; a side without the key is null.
+template <class Map, class Fn> void side_by_side(const Map& a, const Map& b, Fn fn) {
+  std::set<typename Map::key_type> keys;
   for (const auto& [k, v] : a)
     keys.insert(k);
   for (const auto& [k, v] : b)
     keys.insert(k);
-  std::vector<PropertyChange> out;
   for (const auto& k : keys) {
-    const auto& [rank, group, name] = k;
-    if (side_group(group) && !(ga.contains(group) && gb.contains(group))) continue;
     auto ia = a.find(k), ib = b.find(k);
-    std::optional<std::string> va, vb;
-    if (ia != a.end()) va = ia->second;
-    if (ib != b.end()) vb = ib->second;
-    if (va != vb) out.push_back({rank, group, name, va, vb});
+    fn(k, ia == a.end() ? nullptr : &ia->second, ib == b.end() ? nullptr : &ib->second);
   }
+}
+
+std::vector<PropertyChange> diff_properties(const NodeReport& before, const NodeReport& after) {
+  auto ga = groups(before), gb = groups(after);
+  std::vector<PropertyChange> out;
+  side_by_side(by_key(before), by_key(after), [&](const Key& k, const std::string* a, const std::string* b) {
+    const auto& [rank, group, name] = k;
+    if (side_group(group) && !(ga.contains(group) && gb.contains(group))) return;
+    std::optional<std::string> va, vb;
+    if (a) va = *a;
+    if (b) vb = *b;
+    if (va != vb) out.push_back({rank, group, name, va, vb});
+  });
   return out;
 }
 
@@ -65,24 +71,19 @@ std::map<ResultKey, const NodeResult*> results_by_key(const NodeReport& node) {
 }
 
 std::vector<ResultChange> diff_results(const NodeReport& before, const NodeReport& after) {
-  auto a = results_by_key(before), b = results_by_key(after);
-  std::set<ResultKey> keys;
-  for (const auto& [k, v] : a)
-    keys.insert(k);
-  for (const auto& [k, v] : b)
-    keys.insert(k);
   std::vector<ResultChange> out;
-  for (const auto& k : keys) {
-    auto ia = a.find(k), ib = b.find(k);
-    const NodeResult* ra = ia == a.end() ? nullptr : ia->second;
-    const NodeResult* rb = ib == b.end() ? nullptr : ib->second;
-    if (ra && rb && ra->status == rb->status) continue;
-    const NodeResult* shown = rb ? rb : ra;
-    ResultChange c{k.first, k.second, shown->title, std::nullopt, std::nullopt, shown->message};
-    if (ra) c.before = ra->status;
-    if (rb) c.after = rb->status;
-    out.push_back(std::move(c));
-  }
+  using Found = const NodeResult*;
+  side_by_side(results_by_key(before), results_by_key(after),
+               [&](const ResultKey& k, const Found* a, const Found* b) {
+                 const NodeResult* ra = a ? *a : nullptr;
+                 const NodeResult* rb = b ? *b : nullptr;
+                 if (ra && rb && ra->status == rb->status) return;
+                 const NodeResult* shown = rb ? rb : ra;
+                 ResultChange c{k.first, k.second, shown->title, std::nullopt, std::nullopt, shown->message};
+                 if (ra) c.before = ra->status;
+                 if (rb) c.after = rb->status;
+                 out.push_back(std::move(c));
+               });
   // What is wrong now first: an after-status of error, then warn, ..., then results that are gone.
   auto rank = [](const ResultChange& c) { return c.after ? status_rank(*c.after) : 5; };
   std::stable_sort(out.begin(), out.end(),

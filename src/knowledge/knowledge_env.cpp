@@ -1,6 +1,7 @@
 // Lookups in the environment-variable knowledge (knowledge_env.hpp).
 #include "knowledge/knowledge_env.hpp"
 
+#include "util/find_row.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
@@ -30,9 +31,7 @@ std::vector<std::string> closest(const Rows& rows, std::string_view name, std::s
 } // namespace
 
 const NcclVarRow* EnvKnowledge::nccl_var(std::string_view name) const {
-  for (const auto& row : nccl_vars)
-    if (row.name == name) return &row;
-  return nullptr;
+  return find_row(nccl_vars, name, &NcclVarRow::name);
 }
 
 const NcclPrefixRow* EnvKnowledge::nccl_prefix(std::string_view name) const {
@@ -42,9 +41,7 @@ const NcclPrefixRow* EnvKnowledge::nccl_prefix(std::string_view name) const {
 }
 
 const NcclForeignRow* EnvKnowledge::nccl_foreign_name(std::string_view name) const {
-  for (const auto& row : nccl_foreign)
-    if (row.name == name) return &row;
-  return nullptr;
+  return find_row(nccl_foreign, name, &NcclForeignRow::name);
 }
 
 std::vector<std::string> EnvKnowledge::nccl_closest(std::string_view name, std::size_t max_distance) const {
@@ -53,9 +50,7 @@ std::vector<std::string> EnvKnowledge::nccl_closest(std::string_view name, std::
 }
 
 const AllocOptionRow* EnvKnowledge::alloc_option(std::string_view option) const {
-  for (const auto& row : alloc_options)
-    if (row.option == option) return &row;
-  return nullptr;
+  return find_row(alloc_options, option, &AllocOptionRow::option);
 }
 
 std::vector<std::string> EnvKnowledge::alloc_closest(std::string_view option,
@@ -64,9 +59,7 @@ std::vector<std::string> EnvKnowledge::alloc_closest(std::string_view option,
 }
 
 const DeviceSelectionRow* EnvKnowledge::device_selection_var(std::string_view name) const {
-  for (const auto& row : device_selection)
-    if (row.name == name) return &row;
-  return nullptr;
+  return find_row(device_selection, name, &DeviceSelectionRow::name);
 }
 
 } // namespace gpudoctor

@@ -1,14 +1,13 @@
 // Lookups in the after-the-install knowledge (knowledge_health.hpp). Pure functions of the tables.
 #include "knowledge/knowledge_health.hpp"
 
+#include "util/find_row.hpp"
 #include "util/text.hpp"
 
 namespace gpudoctor {
 
 const XidRow* HealthKnowledge::xid(int code) const {
-  for (const auto& row : xids)
-    if (row.code == code) return &row;
-  return nullptr;
+  return find_row(xids, code, &XidRow::code);
 }
 
 std::string HealthKnowledge::xid_advice(const XidRow& row) const {
@@ -32,15 +31,11 @@ const ModuleFlavourRow* HealthKnowledge::module_flavour(const GpuModel& model) c
 }
 
 const NvSwitchRow* HealthKnowledge::nvswitch(unsigned device_id) const {
-  for (const auto& row : nvswitches)
-    if (row.device_id == device_id) return &row;
-  return nullptr;
+  return find_row(nvswitches, device_id, &NvSwitchRow::device_id);
 }
 
 const SubnetManagerRow* HealthKnowledge::subnet_manager(const std::string& family) const {
-  for (const auto& row : subnet_managers)
-    if (row.family == family) return &row;
-  return nullptr;
+  return find_row(subnet_managers, family, &SubnetManagerRow::family);
 }
 
 std::vector<const FirmwarePackageRow*>

@@ -100,9 +100,7 @@ public:
   void read_gpu_env(const yaml::Node& node, bool prefix) {
     const char* field = prefix ? "prefix" : "name";
     yaml::Fields r(node, {field, "source", "uncertain"});
-    std::string v = r.text(field);
-    if (v.find_first_of(" =\t") != std::string::npos)
-      yaml::fail(node, fmt::format("'{}' is not a variable name", v));
+    std::string v = variable(r, field);
     read_source(r);
     r.flag("uncertain");
     unique(node, fmt::format("{} {}", prefix ? "gpu_env_prefixes" : "gpu_env_names", v), "variable " + v);
@@ -449,13 +447,8 @@ public:
 
   void read_torch_extensions(const yaml::Node& node) {
     yaml::Fields r(node, {"dist", "folders", "files", "rocm", "note", "source", "uncertain"});
-    TorchExtensionRow x{r.text("dist"),
-                        r.list("folders"),
-                        r.has("files") ? r.list("files") : std::vector<std::string>{},
-                        r.has("rocm") ? r.text("rocm") : "",
-                        r.has("note") ? r.text("note") : "",
-                        read_source(r),
-                        r.flag("uncertain")};
+    TorchExtensionRow x{r.text("dist"),    r.list("folders"), r.list_if("files"), r.text_or("rocm"),
+                        r.text_or("note"), read_source(r),    r.flag("uncertain")};
     for (const auto& folder : x.folders)
       if (folder.empty() || folder[0] == '/' || folder.find("..") != std::string::npos)
         yaml::fail(node["folders"], fmt::format("'{}' is not a folder inside the site folder", folder));

@@ -1,5 +1,6 @@
 // The arch rule and the lookups over the PyTorch wheel table. Pure functions; none throws.
 #include "knowledge/knowledge.hpp"
+#include "util/find_row.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
@@ -68,9 +69,7 @@ std::vector<const TorchWheelRow*> Knowledge::torch_wheels_carrying(const std::st
 }
 
 const TorchExtensionRow* Knowledge::torch_extension(const std::string& dist) const {
-  for (const auto& row : torch_extensions)
-    if (row.dist == dist) return &row;
-  return nullptr;
+  return find_row(torch_extensions, dist, &TorchExtensionRow::dist);
 }
 
 std::vector<const TorchWheelRow*> Knowledge::newest_torch_wheels() const {

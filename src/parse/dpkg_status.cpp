@@ -1,75 +1,37 @@
+// The installed packages of dpkg's status file, as the collectors want them: views of dpkg_records
+// (pkg_relations.cpp), which reads the paragraphs once for everyone.
 #include "parse/parsers.hpp"
-#include "parse/scan.hpp"
+#include "parse/parsers_system.hpp"
 
 namespace gpudoctor::parse {
 
 namespace {
 
-struct Paragraph {
-  std::string_view package, version, status, depends, pre_depends;
-};
-
 // "want flag status": only "install ok installed" and "hold ok installed" are on disk and wanted;
-// "deinstall ok config-files" (removed, config kept) and half-installed states do not count.
-bool installed(std::string_view status) {
-  return status == "install ok installed" || status == "hold ok installed";
-}
-
-// Calls `fn` with the paragraph of each installed package, in file order.
-template <class Fn> void for_each_installed(std::string_view text, Fn fn) {
-  Paragraph p;
-  auto flush = [&] {
-    if (!p.package.empty() && installed(p.status)) fn(p);
-    p = {};
-  };
-  detail::for_each_line(text, [&](std::string_view line) {
-    if (detail::trim_view(line).empty()) return flush();
-    if (detail::is_space(line.front())) return; // continuation of a multi-line field (Description, Conffiles)
-    if (auto v = detail::value_after(line, "Package"))
-      p.package = *v;
-    else if (auto s = detail::value_after(line, "Status"))
-      p.status = *s;
-    else if (auto ver = detail::value_after(line, "Version"))
-      p.version = *ver;
-    else if (auto d = detail::value_after(line, "Depends"))
-      p.depends = *d;
-    else if (auto pd = detail::value_after(line, "Pre-Depends"))
-      p.pre_depends = *pd;
-  });
-  flush();
-}
-
-// "libc6 (>= 2.38), libamdhip64-5 (>= 4.5.2) | foo:any" -> libc6, libamdhip64-5, foo
-void add_names(std::string_view field, std::vector<std::string>& names) {
-  std::size_t start = 0;
-  while (start <= field.size()) {
-    std::size_t end = field.find_first_of(",|", start);
-    if (end == std::string_view::npos) end = field.size();
-    std::string_view item = detail::trim_view(field.substr(start, end - start));
-    item = item.substr(0, item.find_first_of(" (:["));
-    if (!item.empty()) names.emplace_back(item);
-    start = end + 1;
-  }
+// "deinstall ok config-files" (removed, config kept), half-installed and reinstreq states do not count.
+bool installed_and_wanted(const DpkgRecord& r) {
+  return r.installed() && r.flag == "ok" && (r.want == "install" || r.want == "hold");
 }
 
 } // namespace
 
 std::map<std::string, std::string> dpkg_status(std::string_view text) {
   std::map<std::string, std::string> out;
-  for_each_installed(text, [&](const Paragraph& p) {
-    if (!p.version.empty()) out.emplace(std::string(p.package), std::string(p.version));
-  });
+  for (auto& r : dpkg_records(text))
+    if (installed_and_wanted(r) && !r.version.empty()) out.emplace(std::move(r.name), std::move(r.version));
   return out;
 }
 
+// Pre-Depends and Depends, every alternative of every clause, in the order of the paragraph.
 std::map<std::string, std::vector<std::string>> dpkg_depends(std::string_view text) {
   std::map<std::string, std::vector<std::string>> out;
-  for_each_installed(text, [&](const Paragraph& p) {
+  for (auto& r : dpkg_records(text)) {
+    if (!installed_and_wanted(r)) continue;
     std::vector<std::string> names;
-    add_names(p.pre_depends, names);
-    add_names(p.depends, names);
-    out[std::string(p.package)] = std::move(names);
-  });
+    for (auto& clause : r.clauses)
+      names.insert(names.end(), clause.begin(), clause.end());
+    out[r.name] = std::move(names);
+  }
   return out;
 }
 

@@ -1,35 +1,33 @@
 #include "parse/parsers.hpp"
 #include "parse/scan.hpp"
-#include "util/text.hpp"
+
+#include <utility>
 
 namespace gpudoctor::parse {
+
+namespace {
+
+using Field = std::optional<long long> KfdNode::*;
+constexpr std::pair<std::string_view, Field> k_fields[] = {
+    {"gfx_target_version", &KfdNode::gfx_target_version},
+    {"vendor_id", &KfdNode::vendor_id},
+    {"device_id", &KfdNode::device_id},
+    {"location_id", &KfdNode::location_id},
+    {"domain", &KfdNode::domain},
+    {"simd_count", &KfdNode::simd_count},
+    {"local_mem_size", &KfdNode::local_mem_size},
+};
+
+} // namespace
 
 // "name value" lines. Older kernels print no gfx_target_version or domain line (the gfx900 sample); those
 // stay empty. unique_id and hive_id can exceed a long long and are not read.
 KfdNode kfd_node_properties(std::string_view text, int node_id) {
   KfdNode node;
   node.node_id = node_id;
-  detail::for_each_line(text, [&](std::string_view line) {
-    std::size_t pos = 0;
-    std::string_view key = detail::next_token(line, pos);
-    std::optional<long long> v = text::to_int(detail::next_token(line, pos));
-    if (!v) return;
-    if (key == "gfx_target_version")
-      node.gfx_target_version = v;
-    else if (key == "vendor_id")
-      node.vendor_id = v;
-    else if (key == "device_id")
-      node.device_id = v;
-    else if (key == "location_id")
-      node.location_id = v;
-    else if (key == "domain")
-      node.domain = v;
-    else if (key == "simd_count")
-      node.simd_count = v;
-    else if (key == "local_mem_size")
-      node.local_mem_size = v;
-    else if (key == "drm_render_minor" && *v >= -1 && *v < 1'000'000)
-      node.drm_render_minor = static_cast<int>(*v);
+  detail::for_each_number_property(text, [&](std::string_view name, long long v) {
+    detail::set_named(node, k_fields, name, v);
+    if (name == "drm_render_minor" && v >= -1 && v < 1'000'000) node.drm_render_minor = static_cast<int>(v);
   });
   return node;
 }

@@ -1,38 +1,33 @@
 // /sys/class/kfd/kfd/topology/nodes/N/io_links/M/properties: "name value" lines, like the node properties.
 #include "parse/parsers_system.hpp"
 #include "parse/scan.hpp"
-#include "util/text.hpp"
 
 #include <array>
+#include <utility>
 
 namespace gpudoctor::parse {
 
+namespace {
+
+using Field = std::optional<long long> KfdIoLink::*;
+constexpr std::pair<std::string_view, Field> k_fields[] = {
+    {"type", &KfdIoLink::type},
+    {"node_from", &KfdIoLink::node_from},
+    {"node_to", &KfdIoLink::node_to},
+    {"weight", &KfdIoLink::weight},
+    {"min_bandwidth", &KfdIoLink::min_bandwidth},
+    {"max_bandwidth", &KfdIoLink::max_bandwidth},
+    {"min_latency", &KfdIoLink::min_latency},
+    {"max_latency", &KfdIoLink::max_latency},
+    {"flags", &KfdIoLink::flags},
+};
+
+} // namespace
+
 KfdIoLink kfd_io_link_properties(std::string_view text) {
   KfdIoLink link;
-  detail::for_each_line(text, [&](std::string_view line) {
-    std::size_t pos = 0;
-    std::string_view key = detail::next_token(line, pos);
-    std::optional<long long> v = text::to_int(detail::next_token(line, pos));
-    if (!v) return;
-    if (key == "type")
-      link.type = v;
-    else if (key == "node_from")
-      link.node_from = v;
-    else if (key == "node_to")
-      link.node_to = v;
-    else if (key == "weight")
-      link.weight = v;
-    else if (key == "min_bandwidth")
-      link.min_bandwidth = v;
-    else if (key == "max_bandwidth")
-      link.max_bandwidth = v;
-    else if (key == "min_latency")
-      link.min_latency = v;
-    else if (key == "max_latency")
-      link.max_latency = v;
-    else if (key == "flags")
-      link.flags = v;
-  });
+  detail::for_each_number_property(
+      text, [&](std::string_view name, long long v) { detail::set_named(link, k_fields, name, v); });
   return link;
 }
 

@@ -140,6 +140,7 @@ std::map<std::string, std::string> rpm_qa_versions(std::string_view text);
 struct DpkgRecord {
   std::string name, version;
   std::string want;   // "install", "hold", "deinstall", "purge" (the selection; "hold": apt-mark hold)
+  std::string flag;   // "ok", or "reinstreq" (broken: dpkg must reinstall it)
   std::string status; // "installed", "config-files", "half-installed", ...
   std::vector<std::vector<std::string>> clauses;
   std::vector<std::string> provides;

@@ -33,13 +33,14 @@ void add_clauses(std::string_view field, std::vector<std::vector<std::string>>& 
   }
 }
 
-// "Status: hold ok installed" -> want "hold", status "installed".
+// "Status: hold ok installed" -> want "hold", flag "ok", status "installed".
 void split_status(std::string_view value, DpkgRecord& r) {
   std::size_t pos = 0;
   std::string_view want = detail::next_token(value, pos);
-  (void)detail::next_token(value, pos);
+  std::string_view flag = detail::next_token(value, pos);
   std::string_view state = detail::next_token(value, pos);
   r.want = std::string(want);
+  r.flag = std::string(flag);
   r.status = std::string(state);
 }
 

@@ -1,6 +1,8 @@
 // Internal to src/parse: allocation-free line and token scanning over string_views.
 #pragma once
 
+#include "util/text.hpp"
+
 #include <optional>
 #include <string>
 #include <string_view>
@@ -77,6 +79,23 @@ inline std::optional<std::string_view> value_after(std::string_view line, std::s
   std::size_t pos = line.find(sep);
   if (pos == std::string_view::npos || trim_view(line.substr(0, pos)) != key) return std::nullopt;
   return trim_view(line.substr(pos + 1));
+}
+
+// "name value" lines whose value is a whole number (the KFD topology's properties files): fn(name, value)
+// for each; a line with another value is passed over.
+template <class F> void for_each_number_property(std::string_view text, F&& fn) {
+  for_each_line(text, [&](std::string_view line) {
+    std::size_t pos = 0;
+    std::string_view name = next_token(line, pos);
+    if (std::optional<long long> v = text::to_int(next_token(line, pos))) fn(name, *v);
+  });
+}
+
+// Sets the field `fields` names for `name` (a table of {name, &Struct::field}); other names change nothing.
+template <class T, class Fields>
+void set_named(T& out, const Fields& fields, std::string_view name, long long v) {
+  for (const auto& [field_name, field] : fields)
+    if (name == field_name) out.*field = v;
 }
 
 } // namespace gpudoctor::parse::detail

@@ -55,10 +55,9 @@ std::string results(const ReportDiff& d) {
         r.after ? html::badge(now) : "<span class=\"muted\">—</span>", where, h(r.title), change,
         h(r.message));
   }
-  return "<table><thead><tr><th style=\"width:7em\">Now</th><th style=\"width:30%\">Check</th><th "
-         "style=\"width:9em\">"
-         "Change</th><th>Message</th></tr></thead><tbody>" +
-         rows + "</tbody></table>\n";
+  return html::table("<th style=\"width:7em\">Now</th><th style=\"width:30%\">Check</th>"
+                     "<th style=\"width:9em\">Change</th><th>Message</th>",
+                     rows);
 }
 
 } // namespace

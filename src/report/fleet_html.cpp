@@ -92,9 +92,9 @@ std::string failing(const Fleet& f) {
     }
   }
   if (rows.empty()) return "<p class=\"muted\">No node has an error or a warning.</p>\n";
-  return "<table><thead><tr><th style=\"width:7em\">Status</th><th style=\"width:32%\">Check</th><th "
-         "class=\"num\">Nodes</th><th>Which (subjects)</th></tr></thead><tbody>" +
-         rows + "</tbody></table>\n";
+  return html::table("<th style=\"width:7em\">Status</th><th style=\"width:32%\">Check</th><th "
+                     "class=\"num\">Nodes</th><th>Which (subjects)</th>",
+                     rows);
 }
 
 std::string agreed(const Fleet& f) {
@@ -104,10 +104,8 @@ std::string agreed(const Fleet& f) {
       rows += fmt::format("<tr><td class=\"muted\">{}</td><td>{}</td><td class=\"mono\">{}</td></tr>",
                           h(row.group), h(row.name), value_html(row, row.values[0]));
   if (rows.empty()) return "<p class=\"muted\">Nothing is the same on every node.</p>\n";
-  return "<table><thead><tr><th style=\"width:16%\">Group</th><th "
-         "style=\"width:30%\">Property</th><th>Value</th>"
-         "</tr></thead><tbody>" +
-         rows + "</tbody></table>\n";
+  return html::table("<th style=\"width:16%\">Group</th><th style=\"width:30%\">Property</th><th>Value</th>",
+                     rows);
 }
 
 std::string nodes(const Fleet& f) {
@@ -122,10 +120,9 @@ std::string nodes(const Fleet& f) {
                     warns ? html::badge(Status::warn) + " " + std::to_string(warns) : "0",
                     n.gpus.empty() ? "no GPU" : h(n.gpus), h(n.tool_version), h(n.origin), h(n.input));
   }
-  return "<table><thead><tr><th>Node</th><th class=\"num\">Errors</th><th "
-         "class=\"num\">Warnings</th><th>GPUs</th>"
-         "<th>gpudoctor</th><th>Read from</th><th>Input</th></tr></thead><tbody>" +
-         rows + "</tbody></table>\n";
+  return html::table("<th>Node</th><th class=\"num\">Errors</th><th class=\"num\">Warnings</th><th>GPUs</th>"
+                     "<th>gpudoctor</th><th>Read from</th><th>Input</th>",
+                     rows);
 }
 
 std::string duplicates(const Fleet& f) {
@@ -138,16 +135,14 @@ std::string duplicates(const Fleet& f) {
     rows += fmt::format("<tr><td><b>{}</b></td><td class=\"mono\">{}</td><td>{}</td></tr>", h(d.host), inputs,
                         why);
   }
-  return "<table><thead><tr><th>Host name</th><th>Inputs</th><th>What they are</th></tr></thead><tbody>" +
-         rows + "</tbody></table>\n";
+  return html::table("<th>Host name</th><th>Inputs</th><th>What they are</th>", rows);
 }
 
 std::string unreadable(const Fleet& f) {
   std::string rows;
   for (const auto& u : f.unreadable)
     rows += fmt::format("<tr><td class=\"mono\">{}</td><td>{}</td></tr>", h(u.input), h(u.error));
-  return "<table><thead><tr><th>Input</th><th>Why it could not be read</th></tr></thead><tbody>" + rows +
-         "</tbody></table>\n";
+  return html::table("<th>Input</th><th>Why it could not be read</th>", rows);
 }
 
 } // namespace

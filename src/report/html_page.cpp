@@ -126,4 +126,8 @@ std::string section(std::string_view id, std::string_view heading, std::string_v
   return fmt::format("<section class=\"card\" id=\"{}\"><h2>{}</h2>\n{}</section>\n", id, heading, body);
 }
 
+std::string table(std::string_view head, std::string_view rows) {
+  return fmt::format("<table><thead><tr>{}</tr></thead><tbody>{}</tbody></table>\n", head, rows);
+}
+
 } // namespace gpudoctor::html

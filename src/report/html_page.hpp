@@ -34,4 +34,7 @@ std::string tile(long long number, std::string_view label, std::string_view cls)
 // A section with a heading; `id` for links within the page.
 std::string section(std::string_view id, std::string_view heading, std::string_view body);
 
+// A table: `head`, the header cells (<th>...</th>), and `rows` (<tr>...</tr>), both HTML.
+std::string table(std::string_view head, std::string_view rows);
+
 } // namespace gpudoctor::html

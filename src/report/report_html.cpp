@@ -75,19 +75,18 @@ std::string link(const Gpu& g) {
 
 std::string gpu_table(const Facts& f) {
   if (f.gpus.empty()) return "<p class=\"muted\">No GPU on the PCI bus.</p>\n";
-  std::string out =
-      "<table><thead><tr><th>#</th><th>PCI address</th><th>Model</th><th>Architecture</th>"
-      "<th>Driver</th><th class=\"num\">Memory</th><th>PCIe link</th><th class=\"num\">NUMA</th>"
-      "</tr></thead><tbody>";
+  std::string rows;
   for (const auto& g : f.gpus) {
     std::string driver = g.driver ? h(*g.driver) : "<span class=\"badge error\">none bound</span>";
-    out += fmt::format(
+    rows += fmt::format(
         "<tr><td>{}</td><td class=\"mono\">{}</td><td>{}</td><td class=\"mono\">{}</td><td>{}</td>"
         "<td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td></tr>",
         g.index, h(g.bdf), h(g.display_name()), h(g.arch()), driver, h(vram(f, g)), h(link(g)),
         g.numa_node ? std::to_string(*g.numa_node) : "");
   }
-  return out + "</tbody></table>\n";
+  return html::table("<th>#</th><th>PCI address</th><th>Model</th><th>Architecture</th><th>Driver</th>"
+                     "<th class=\"num\">Memory</th><th>PCIe link</th><th class=\"num\">NUMA</th>",
+                     rows);
 }
 
 std::string result_card(const Result& r, const Catalogue& cat) {

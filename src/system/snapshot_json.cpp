@@ -32,14 +32,6 @@ std::optional<Json> parse_file(std::string_view text, const char* name, std::uin
   return j;
 }
 
-// A file a command's output is in: relative, inside the snapshot.
-bool is_safe_relative(const std::string& rel) {
-  if (rel.empty() || rel[0] == '/') return false;
-  for (const auto& part : text::split(rel, '/'))
-    if (part == "..") return false;
-  return true;
-}
-
 } // namespace
 
 Json manifest_to_json(const Manifest& m) {
@@ -243,7 +235,7 @@ std::optional<RecordedCommand> command_from_json(const Json& entry, std::string&
   for (auto [field, sink] : {std::pair{"stdout", &c.out_file}, std::pair{"stderr", &c.err_file}}) {
     auto file = json_string(entry, field);
     if (!file) continue;
-    if (!is_safe_relative(*file)) {
+    if (!text::stays_inside(*file)) {
       error = fmt::format("{} path \"{}\" leaves the snapshot", field, *file);
       return std::nullopt;
     }

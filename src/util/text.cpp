@@ -182,4 +182,11 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return prev[b.size()];
 }
 
+bool stays_inside(std::string_view relative_path) {
+  if (relative_path.empty() || relative_path.front() == '/') return false;
+  for (const auto& part : split(relative_path, '/'))
+    if (part == "..") return false;
+  return true;
+}
+
 } // namespace gpudoctor::text

@@ -33,6 +33,10 @@ std::string version_prefix(std::string_view v, int n);
 // Removes terminal escape sequences (rocminfo colours its errors even into a pipe).
 std::string strip_ansi(std::string_view s);
 
+// A relative path whose names cannot climb out of the folder it is taken in: not empty, not absolute, no
+// ".." part (links are the reader's business). An archive member's name, a snapshot's recorded file.
+bool stays_inside(std::string_view relative_path);
+
 // Levenshtein distance, for "did you mean".
 std::size_t edit_distance(std::string_view a, std::string_view b);
 

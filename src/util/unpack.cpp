@@ -39,13 +39,6 @@ ReadPtr new_reader() {
   return in;
 }
 
-bool safe_member_name(const std::string& name) {
-  if (name.empty() || name[0] == '/') return false;
-  for (const auto& part : text::split(name, '/'))
-    if (part == "..") return false;
-  return true;
-}
-
 // Running totals over the members seen so far.
 struct Tally {
   std::uint64_t entries = 0;
@@ -68,7 +61,7 @@ std::optional<std::string> check_member(archive_entry* entry, const ArchiveLimit
   }
   if (name.size() > limits.max_name_bytes)
     return fmt::format("a member name is longer than {} bytes: refused", limits.max_name_bytes);
-  if (!safe_member_name(name)) return fmt::format("member {:?} would land outside the folder", name);
+  if (!text::stays_inside(name)) return fmt::format("member {:?} would land outside the folder", name);
   if (static_cast<std::size_t>(std::count(name.begin(), name.end(), '/')) > limits.max_depth)
     return fmt::format("member {:?} is nested deeper than {} folders: refused", name, limits.max_depth);
   if (archive_entry_hardlink(entry)) return fmt::format("member {:?} is a hard link: refused", name);

@@ -90,6 +90,7 @@ TEST_CASE("parse: dpkg status") {
                        "Version: 550.144.03-0ubuntu1\n\n"
                        "Package: amdgpu-dkms\nStatus: deinstall ok config-files\nVersion: 1:6.8.5.60200\n\n"
                        "Package: cuda-toolkit-12-4\nStatus: install ok half-configured\nVersion: 12.4.1-1\n"
+                       "\nPackage: half-unpacked\nStatus: install reinstreq installed\nVersion: 1\n"
                        "\n\n\nPackage: libc6\nStatus: install ok installed\nVersion: 2.36-9\n";
   auto p = parse::dpkg_status(status);
   CHECK(p.size() == 3);
@@ -98,6 +99,7 @@ TEST_CASE("parse: dpkg status") {
   CHECK(p.at("libc6") == "2.36-9"); // the last paragraph has no blank line after it
   CHECK(p.count("amdgpu-dkms") == 0);
   CHECK(p.count("cuda-toolkit-12-4") == 0);
+  CHECK(p.count("half-unpacked") == 0); // dpkg must reinstall it first
   CHECK(p.count("not-a-package") == 0);
   CHECK(parse::dpkg_status("").empty());
 
@@ -124,6 +126,9 @@ TEST_CASE("parse: dpkg status dependencies") {
   CHECK(d.at("leaf").empty());
   CHECK(d.count("gone") == 0);
   CHECK(parse::dpkg_depends("Depends: , ,|\n").empty()); // no Package line: nothing
+  // A tab before the version constraint ends the name as a space does.
+  auto tab = parse::dpkg_depends("Package: a\nStatus: install ok installed\nDepends: libc6\t(>= 2.38)\n");
+  CHECK(tab.at("a") == std::vector<std::string>{"libc6"});
 }
 
 TEST_CASE("parse: CUDA toolkit version.json, version.txt and nvcc --version") {
