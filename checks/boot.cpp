@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 namespace gpudoctor::checks {
 
 namespace {
@@ -27,12 +29,12 @@ const ModuleGroup k_groups[] = {{Vendor::nvidia, "nvidia", nvidia_name},
                                 {Vendor::amd, "amdgpu", amdgpu_name}};
 
 std::string entry_text(const DkmsModule& m) {
-  std::string s = m.module + "/" + m.version;
-  if (!m.kernel.empty()) s += ", " + m.kernel;
-  if (!m.arch.empty()) s += ", " + m.arch;
-  s += ": " + m.state;
-  if (!m.detail.empty()) s += " " + m.detail;
-  return "cmd dkms-status: " + s;
+  std::string s = fmt::format("cmd dkms-status: {}/{}", m.module, m.version);
+  if (!m.kernel.empty()) s += fmt::format(", {}", m.kernel);
+  if (!m.arch.empty()) s += fmt::format(", {}", m.arch);
+  s += fmt::format(": {}", m.state);
+  if (!m.detail.empty()) s += fmt::format(" {}", m.detail);
+  return s;
 }
 
 std::vector<const DkmsModule*> entries_of(const Facts& f, const ModuleGroup& g) {
@@ -65,14 +67,14 @@ void driver_dkms_broken(const CheckContext& ctx, Results& out) {
     std::vector<std::string> evidence;
     for (const auto* e : entries)
       evidence.push_back(entry_text(*e));
-    evidence.push_back(f.os.kernel_release.source + ": running kernel " + kernel);
+    evidence.push_back(fmt::format("{}: running kernel {}", f.os.kernel_release.source, kernel));
     auto installed = std::find_if(entries.begin(), entries.end(), [&](const DkmsModule* e) {
       return e->kernel == kernel && text::starts_with(e->state, "installed");
     });
     if (installed != entries.end()) {
       out.pass(g.module,
-               (*installed)->module + " " + (*installed)->version + " is installed for the running kernel " +
-                   kernel,
+               fmt::format("{} {} is installed for the running kernel {}", (*installed)->module,
+                           (*installed)->version, kernel),
                evidence);
       continue;
     }
@@ -80,45 +82,44 @@ void driver_dkms_broken(const CheckContext& ctx, Results& out) {
     auto for_kernel = std::find_if(entries.begin(), entries.end(),
                                    [&](const DkmsModule* e) { return e->kernel == kernel; });
     if (for_kernel != entries.end()) {
-      what = "is only " + (*for_kernel)->state + " for the running kernel " + kernel + ", not installed";
+      what = fmt::format("is only {} for the running kernel {}, not installed", (*for_kernel)->state, kernel);
     } else {
       std::vector<std::string> kernels;
       for (const auto* e : entries)
         if (!e->kernel.empty() && std::find(kernels.begin(), kernels.end(), e->kernel) == kernels.end())
           kernels.push_back(e->kernel);
-      what = kernels.empty()
-                 ? "was added to DKMS but never built"
-                 : "is built for " + text::join(kernels, ", ") + " but not for the running kernel " + kernel;
+      what = kernels.empty() ? "was added to DKMS but never built"
+                             : fmt::format("is built for {} but not for the running kernel {}",
+                                           text::join(kernels, ", "), kernel);
     }
     for (const auto& m : f.boot.dkms_messages)
-      evidence.push_back("cmd dkms-status: " + m);
-    std::string name = entries.front()->module + " " + entries.front()->version;
+      evidence.push_back(fmt::format("cmd dkms-status: {}", m));
+    std::string name = fmt::format("{} {}", entries.front()->module, entries.front()->version);
     bool loaded = f.modules.has(g.module);
     bool other_source = loaded && (g.vendor == Vendor::nvidia || !dkms_amdgpu_loaded(f));
     if (f.modules.readable)
-      evidence.push_back(f.modules.source + ": " + g.module + (loaded ? " loaded" : " not loaded"));
+      evidence.push_back(
+          fmt::format("{}: {} {}", f.modules.source, g.module, loaded ? "loaded" : "not loaded"));
     if (other_source) {
       std::string from =
           g.vendor == Vendor::amd
               ? "the kernel's own amdgpu is in use instead of amdgpu-dkms"
-              : "a " + std::string(g.module) + " module from elsewhere (a prebuilt package) is loaded";
-      out.add(
-          Status::warn, g.module,
-          "The DKMS module " + name + " " + what + "; " + from +
-              ", so the GPU works for now, but DKMS is not "
-              "keeping the driver in step with the kernel. Install the running kernel's headers and rebuild "
-              "(dkms autoinstall), or remove the stale DKMS module.",
-          evidence, {"dkms-rebuild"});
+              : fmt::format("a {} module from elsewhere (a prebuilt package) is loaded", g.module);
+      out.add(Status::warn, g.module,
+              fmt::format("The DKMS module {} {}; {}, so the GPU works for now, but DKMS is not keeping the "
+                          "driver in step with the kernel. Install the running kernel's headers and rebuild "
+                          "(dkms autoinstall), or remove the stale DKMS module.",
+                          name, what, from),
+              evidence, {"dkms-rebuild"});
       continue;
     }
-    out.add(Status::error, g.module,
-            "The DKMS module " + name + " " + what + ", so no " + g.module +
-                " module can load and the GPU is "
-                "unusable. Install the headers of the running kernel (linux-headers-" +
-                kernel +
-                ") and rebuild with "
-                "dkms autoinstall; a failed build leaves its log under /var/lib/dkms.",
-            evidence, {"dkms-rebuild"});
+    out.add(
+        Status::error, g.module,
+        fmt::format("The DKMS module {} {}, so no {} module can load and the GPU is unusable. Install the "
+                    "headers of the running kernel (linux-headers-{}) and rebuild with dkms autoinstall; a "
+                    "failed build leaves its log under /var/lib/dkms.",
+                    name, what, g.module, kernel),
+        evidence, {"dkms-rebuild"});
   }
   if (!any) out.pass("", "DKMS manages no GPU module of the GPUs here");
 }
@@ -127,11 +128,11 @@ void driver_secure_boot(const CheckContext& ctx, Results& out) {
   const Facts& f = ctx.facts;
   if (f.os.in_container) return out.skip("", "inside a container: the host's boot decides");
   if (!f.boot.secure_boot) return out.skip("", "mokutil is not installed (or said nothing)");
-  std::vector<std::string> base = {"cmd mokutil-sb-state: " + (f.boot.secure_boot_line.empty()
-                                                                   ? *f.boot.secure_boot
-                                                                   : f.boot.secure_boot_line)};
+  std::vector<std::string> base = {fmt::format("cmd mokutil-sb-state: {}", f.boot.secure_boot_line.empty()
+                                                                               ? *f.boot.secure_boot
+                                                                               : f.boot.secure_boot_line)};
   if (*f.boot.secure_boot != "enabled")
-    return out.pass("", "Secure Boot is " + *f.boot.secure_boot + ": any module may load", base);
+    return out.pass("", fmt::format("Secure Boot is {}: any module may load", *f.boot.secure_boot), base);
   if (f.boot.shim_validation_disabled)
     return out.pass("", "Secure Boot is on but shim's validation is disabled: any module may load", base);
   bool any = false;
@@ -148,8 +149,8 @@ void driver_secure_boot(const CheckContext& ctx, Results& out) {
            (text::starts_with(name, "nvidia-dkms") || name == "nvidia-kernel-dkms" ||
             text::starts_with(name, "akmod-nvidia") || text::starts_with(name, "kmod-nvidia"))) ||
           (g.vendor == Vendor::amd && name == "amdgpu-dkms")) {
-        dkms_package = name + " " + version;
-        evidence.push_back(f.packages.source + ": " + *dkms_package);
+        dkms_package = fmt::format("{} {}", name, version);
+        evidence.push_back(fmt::format("{}: {}", f.packages.source, *dkms_package));
         break;
       }
     // A vendor module (NVIDIA's .run, RHEL's kmod) lies in the kernel's extra/ or updates/ folder, or where
@@ -159,28 +160,29 @@ void driver_secure_boot(const CheckContext& ctx, Results& out) {
       const std::string& file = *f.nvidia.modinfo_filename;
       vendor_module = text::contains(file, "/extra/") || text::contains(file, "/updates/") ||
                       text::contains(file, "/kernel/drivers/video/");
-      if (vendor_module) evidence.push_back(f.nvidia.modinfo_filename.source + ": filename " + file);
+      if (vendor_module)
+        evidence.push_back(fmt::format("{}: filename {}", f.nvidia.modinfo_filename.source, file));
     }
     bool out_of_tree = !entries.empty() || dkms_package || vendor_module;
     bool loaded = f.modules.has(g.module);
     if (loaded) {
-      out.pass(g.module, std::string(g.module) + " is loaded: its signature was accepted", evidence);
+      out.pass(g.module, fmt::format("{} is loaded: its signature was accepted", g.module), evidence);
       continue;
     }
     if (!out_of_tree) {
-      out.pass(g.module, std::string("no out-of-tree build of ") + g.module + " is installed", evidence);
+      out.pass(g.module, fmt::format("no out-of-tree build of {} is installed", g.module), evidence);
       continue;
     }
-    if (f.modules.readable) evidence.push_back(f.modules.source + ": " + g.module + " not loaded");
+    if (f.modules.readable) evidence.push_back(fmt::format("{}: {} not loaded", f.modules.source, g.module));
     out.add(
         Status::error, g.module,
-        "Secure Boot is enabled and the " + std::string(g.module) +
-            " module is built out of tree (DKMS, akmods or a vendor module), but it "
-            "is not loaded: the kernel rejects modules not signed by an enrolled key (modprobe: \"Key "
-            "was rejected "
-            "by service\"). Enroll the key that signs it (DKMS: /var/lib/dkms/mok.pub; akmods: "
-            "/etc/pki/akmods/certs/public_key.der; a vendor module: the vendor's key) with mokutil --import, "
-            "confirm in MokManager at the next boot, so the module loads; or turn Secure Boot off.",
+        fmt::format("Secure Boot is enabled and the {} module is built out of tree (DKMS, akmods or a vendor "
+                    "module), but it is not loaded: the kernel rejects modules not signed by an enrolled key "
+                    "(modprobe: \"Key was rejected by service\"). Enroll the key that signs it (DKMS: "
+                    "/var/lib/dkms/mok.pub; akmods: /etc/pki/akmods/certs/public_key.der; a vendor module: "
+                    "the vendor's key) with mokutil --import, confirm in MokManager at the next boot, so the "
+                    "module loads; or turn Secure Boot off.",
+                    g.module),
         evidence, {"enroll-mok"});
   }
   if (!any) out.skip("", "no GPU of a vendor whose driver is built out of tree");

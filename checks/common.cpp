@@ -3,7 +3,7 @@
 #include "system/machine_paths.hpp"
 #include "util/text.hpp"
 
-#include <cstdio>
+#include <fmt/format.h>
 
 namespace gpudoctor::checks {
 
@@ -39,19 +39,13 @@ std::size_t usable_gpus(const Facts& f, Vendor v) {
 }
 
 std::string gpu_evidence(const Gpu& gpu) {
-  char ids[48];
-  std::snprintf(ids, sizeof ids, "%04x:%04x", gpu.vendor_id, gpu.device_id);
-  std::string s = "gpu" + std::to_string(gpu.index) + " " + gpu.bdf + " " + ids;
-  if (gpu.revision) {
-    char rev[16];
-    std::snprintf(rev, sizeof rev, " rev %02x", *gpu.revision);
-    s += rev;
-  }
-  return s + " (" + gpu.display_name() + ")";
+  std::string rev = gpu.revision ? fmt::format(" rev {:02x}", *gpu.revision) : "";
+  return fmt::format("gpu{} {} {:04x}:{:04x}{} ({})", gpu.index, gpu.bdf, gpu.vendor_id, gpu.device_id, rev,
+                     gpu.display_name());
 }
 
 std::string env_evidence(const std::string& name, const std::string& value) {
-  return "env " + name + "=" + value;
+  return fmt::format("env {}={}", name, value);
 }
 
 std::optional<std::array<int, 3>> parse_hsa_override(const std::string& value) {
@@ -72,28 +66,29 @@ std::optional<std::array<int, 3>> parse_hsa_override(const std::string& value) {
 
 std::string gfx_family(const Knowledge& kb, long long gfx_target_version) {
   if (auto family = kb.isa_family(gfx_target_version)) return *family;
-  return "GFX" + std::to_string(gfx_target_version / 10000) + "." +
-         std::to_string((gfx_target_version / 100) % 100) + " (unknown)";
+  return fmt::format("GFX{}.{} (unknown)", gfx_target_version / 10000, (gfx_target_version / 100) % 100);
 }
 
 std::vector<std::pair<std::string, std::string>> hsa_overrides(const Facts& f) {
-  const std::string global = "HSA_OVERRIDE_GFX_VERSION";
+  const std::string global = "HSA_OVERRIDE_GFX_VERSION", per_node = "HSA_OVERRIDE_GFX_VERSION_";
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& [name, value] : f.env.all)
-    if (name == global || text::starts_with(name, global + "_")) out.emplace_back(name, value);
+    if (name == global || text::starts_with(name, per_node)) out.emplace_back(name, value);
   return out;
 }
 
 std::vector<std::string> GpuOverride::evidence(const Gpu& gpu) const {
   std::vector<std::string> out = {env_evidence(name, value), gpu_evidence(gpu)};
-  if (gpu.kfd) out.push_back(gpu.kfd->source + ": gfx_target_version " + std::to_string(real));
+  if (gpu.kfd) out.push_back(fmt::format("{}: gfx_target_version {}", gpu.kfd->source, real));
   return out;
 }
 
 std::optional<GpuOverride> override_for(const Facts& f, const Gpu& gpu, Results& out) {
   std::string name = "HSA_OVERRIDE_GFX_VERSION";
-  if (gpu.kfd && f.env.all.count(name + "_" + std::to_string(gpu.kfd->node_id)))
-    name += "_" + std::to_string(gpu.kfd->node_id);
+  if (gpu.kfd) {
+    std::string per_node = fmt::format("{}_{}", name, gpu.kfd->node_id);
+    if (f.env.all.count(per_node)) name = per_node;
+  }
   auto it = f.env.all.find(name);
   if (it == f.env.all.end()) {
     out.pass(gpu.subject(), "no override applies to this GPU");
@@ -102,7 +97,7 @@ std::optional<GpuOverride> override_for(const Facts& f, const Gpu& gpu, Results&
   auto parsed = parse_hsa_override(it->second);
   auto real = gpu.gfx_target_version();
   if (!parsed) {
-    out.skip(gpu.subject(), name + " is malformed (see env.hsa-override-invalid)");
+    out.skip(gpu.subject(), fmt::format("{} is malformed (see env.hsa-override-invalid)", name));
     return std::nullopt;
   }
   if (!real) {
@@ -116,9 +111,8 @@ std::optional<GpuOverride> override_for(const Facts& f, const Gpu& gpu, Results&
 std::string gfx_name(const Knowledge& kb, long long v) {
   if (auto row = kb.find_gfx(v)) return row->target;
   // The LLVM name prints the stepping in hex: 9.0.10 is gfx90a.
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "gfx%lld%lld%llx", v / 10000, (v / 100) % 100, v % 100);
-  return buf;
+  // Unsigned as printf's %llx was, so a (garbage) negative version reads the same as before.
+  return fmt::format("gfx{}{}{:x}", v / 10000, (v / 100) % 100, static_cast<unsigned long long>(v % 100));
 }
 
 } // namespace gpudoctor::checks

@@ -2,6 +2,9 @@
 #include "checks/common.hpp"
 #include "checks/registry.hpp"
 #include "system/machine_paths.hpp"
+#include "util/text.hpp"
+
+#include <fmt/format.h>
 
 namespace gpudoctor::checks {
 
@@ -9,16 +12,15 @@ void driver_not_bound(const CheckContext& ctx, Results& out) {
   if (ctx.facts.gpus.empty()) return out.skip("", "no GPU");
   for (const auto& gpu : ctx.facts.gpus) {
     if (gpu.driver) {
-      out.pass(gpu.subject(), "bound to " + *gpu.driver, {gpu.driver.source});
+      out.pass(gpu.subject(), fmt::format("bound to {}", *gpu.driver), {gpu.driver.source});
       continue;
     }
     bool nvidia = gpu.vendor == Vendor::nvidia;
     out.add(Status::error, gpu.subject(),
-            gpu.display_name() +
-                " is on the PCI bus but no kernel driver is bound to it, so no program can use "
-                "it. Install " +
-                (nvidia ? "the NVIDIA driver" : "the amdgpu driver (ROCm)") + ", then reboot.",
-            {gpu_evidence(gpu), gpu.source + "/driver: missing"},
+            fmt::format("{} is on the PCI bus but no kernel driver is bound to it, so no program can use it. "
+                        "Install {}, then reboot.",
+                        gpu.display_name(), nvidia ? "the NVIDIA driver" : "the amdgpu driver (ROCm)"),
+            {gpu_evidence(gpu), fmt::format("{}/driver: missing", gpu.source)},
             {nvidia ? "install-nvidia" : "install-rocm"});
   }
 }
@@ -44,7 +46,7 @@ void driver_nouveau(const CheckContext& ctx, Results& out) {
         Status::error, "",
         "The nouveau module is loaded and the NVIDIA driver is not: it will take the GPU at the next boot "
         "and the NVIDIA module cannot load beside it.",
-        {ctx.facts.modules.source + ": nouveau"}, {"blacklist-nouveau"});
+        {fmt::format("{}: nouveau", ctx.facts.modules.source)}, {"blacklist-nouveau"});
     return;
   }
   out.pass("", loaded ? "nouveau is loaded but owns no NVIDIA GPU" : "nouveau is not in use");
@@ -56,47 +58,53 @@ void driver_nvidia_mismatch(const CheckContext& ctx, Results& out) {
     std::string key = "nvidia-smi";
     for (const auto& t : ctx.facts.tools)
       if (t.key.rfind("nvidia-smi", 0) == 0) key = t.key;
-    std::vector<std::string> evidence = {"cmd " + key +
-                                         ": Failed to initialize NVML: Driver/library version mismatch"};
-    std::string msg = "The NVIDIA user-space libraries and the loaded kernel module are different versions";
+    std::vector<std::string> evidence = {
+        fmt::format("cmd {}: Failed to initialize NVML: Driver/library version mismatch", key)};
+    std::vector<std::string> versions; // "kernel module 580.95.05", "NVML library 580.105.08"
     if (nv.kernel_module_version) {
-      msg += " (kernel module " + *nv.kernel_module_version;
-      evidence.push_back(nv.kernel_module_version.source + ": " + *nv.kernel_module_version);
-      if (nv.nvml_library_version) msg += ", NVML library " + *nv.nvml_library_version;
-      msg += ")";
-    } else if (nv.nvml_library_version) {
-      msg += " (NVML library " + *nv.nvml_library_version + ")";
+      versions.push_back(fmt::format("kernel module {}", *nv.kernel_module_version));
+      evidence.push_back(fmt::format("{}: {}", nv.kernel_module_version.source, *nv.kernel_module_version));
     }
-    if (nv.nvml_library_version) evidence.push_back("NVML library version: " + *nv.nvml_library_version);
-    out.add(Status::error, "",
-            msg + ", usually after a driver upgrade without a reboot. Reboot to load the new module.",
-            evidence, {"reboot"});
+    if (nv.nvml_library_version) {
+      versions.push_back(fmt::format("NVML library {}", *nv.nvml_library_version));
+      evidence.push_back(fmt::format("NVML library version: {}", *nv.nvml_library_version));
+    }
+    std::string which = versions.empty() ? "" : fmt::format(" ({})", text::join(versions, ", "));
+    out.add(
+        Status::error, "",
+        fmt::format("The NVIDIA user-space libraries and the loaded kernel module are different versions{}, "
+                    "usually after a driver upgrade without a reboot. Reboot to load the new module.",
+                    which),
+        evidence, {"reboot"});
     return;
   }
   if (!nv.kernel_module_version) return out.skip("", "no NVIDIA kernel module loaded");
   std::string module = *nv.kernel_module_version;
   if (nv.smi_driver_version && *nv.smi_driver_version != module) {
     out.add(Status::error, "",
-            "nvidia-smi reports driver " + *nv.smi_driver_version + " but the loaded kernel module is " +
-                module + ". Reboot to load the matching module.",
-            {nv.kernel_module_version.source + ": " + module,
-             nv.smi_driver_version.source + ": " + *nv.smi_driver_version},
+            fmt::format("nvidia-smi reports driver {} but the loaded kernel module is {}. Reboot to load the "
+                        "matching module.",
+                        *nv.smi_driver_version, module),
+            {fmt::format("{}: {}", nv.kernel_module_version.source, module),
+             fmt::format("{}: {}", nv.smi_driver_version.source, *nv.smi_driver_version)},
             {"reboot"});
     return;
   }
   for (const auto& lib : nv.libnvidia_ml_versions) {
     if (lib == module) continue;
-    out.add(Status::error, "",
-            "The installed NVIDIA user-space driver is " + lib + " but the loaded kernel module is " +
-                module +
-                ": CUDA programs will fail with \"driver/library version mismatch\". Reboot to load the new "
-                "module.",
-            {nv.kernel_module_version.source + ": " + module,
-             ctx.facts.packages.source + ": NVIDIA libraries " + lib},
-            {"reboot"});
+    out.add(
+        Status::error, "",
+        fmt::format("The installed NVIDIA user-space driver is {} but the loaded kernel module is {}: CUDA "
+                    "programs will fail with \"driver/library version mismatch\". Reboot to load the new "
+                    "module.",
+                    lib, module),
+        {fmt::format("{}: {}", nv.kernel_module_version.source, module),
+         fmt::format("{}: NVIDIA libraries {}", ctx.facts.packages.source, lib)},
+        {"reboot"});
     return;
   }
-  out.pass("", "kernel module and user-space driver are both " + module, {nv.kernel_module_version.source});
+  out.pass("", fmt::format("kernel module and user-space driver are both {}", module),
+           {nv.kernel_module_version.source});
 }
 
 void driver_kfd_missing(const CheckContext& ctx, Results& out) {
@@ -106,24 +114,25 @@ void driver_kfd_missing(const CheckContext& ctx, Results& out) {
     if (gpu.vendor != Vendor::amd || !gpu.driver || *gpu.driver != "amdgpu") continue;
     any = true;
     if (amd.kfd_device && amd.kfd_topology && gpu.kfd) {
-      out.pass(gpu.subject(), "KFD node " + std::to_string(gpu.kfd->node_id), {gpu.kfd->source});
+      out.pass(gpu.subject(), fmt::format("KFD node {}", gpu.kfd->node_id), {gpu.kfd->source});
       continue;
     }
     std::vector<std::string> evidence = {gpu_evidence(gpu)};
     std::string what;
     if (!amd.kfd_device) {
-      what = std::string(paths::kfd) + " does not exist";
-      evidence.push_back(std::string(paths::kfd) + ": missing");
+      what = fmt::format("{} does not exist", paths::kfd);
+      evidence.push_back(fmt::format("{}: missing", paths::kfd));
     } else if (!amd.kfd_topology) {
       what = "the KFD topology is missing";
-      evidence.push_back(std::string(paths::kfd_topology_nodes) + ": missing");
+      evidence.push_back(fmt::format("{}: missing", paths::kfd_topology_nodes));
     } else {
       what =
           "no KFD topology node matches this GPU (KFD skipped it, e.g. because PCIe atomics are unavailable)";
-      evidence.push_back(std::string(paths::kfd_topology_nodes) + ": no node at " + gpu.bdf);
+      evidence.push_back(fmt::format("{}: no node at {}", paths::kfd_topology_nodes, gpu.bdf));
     }
-    out.add(Status::error, gpu.subject(), "amdgpu drives this GPU but " + what + ", so ROCm cannot see it.",
-            evidence, {"install-rocm"});
+    out.add(Status::error, gpu.subject(),
+            fmt::format("amdgpu drives this GPU but {}, so ROCm cannot see it.", what), evidence,
+            {"install-rocm"});
   }
   if (!any) out.skip("", "no AMD GPU bound to amdgpu");
 }

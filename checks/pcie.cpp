@@ -7,6 +7,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 namespace gpudoctor::checks {
 
 namespace {
@@ -23,6 +25,11 @@ std::string speed_text(const std::optional<std::string>& s) {
   std::string t = s.value_or("?");
   if (text::ends_with(t, " PCIe")) t = t.substr(0, t.size() - 5);
   return t;
+}
+
+// "x16 at 16.0 GT/s"; "?" for what sysfs does not say.
+std::string lanes_at_speed(std::optional<int> width, const std::optional<std::string>& speed) {
+  return fmt::format("x{} at {}", width ? std::to_string(*width) : "?", speed_text(speed));
 }
 
 const NvidiaSmiGpu* smi_gpu(const Facts& f, const Gpu& gpu) {
@@ -45,51 +52,49 @@ void pcie_link_degraded(const CheckContext& ctx, Results& out) {
     }
     std::vector<std::string> evidence;
     if (width_known)
-      evidence.push_back(gpu.source + "/current_link_width: " + std::to_string(*gpu.link_width_current) +
-                         ", max_link_width: " + std::to_string(*gpu.link_width_max));
+      evidence.push_back(fmt::format("{}/current_link_width: {}, max_link_width: {}", gpu.source,
+                                     *gpu.link_width_current, *gpu.link_width_max));
     if (cur && max)
-      evidence.push_back(gpu.source + "/current_link_speed: " + *gpu.link_speed_current +
-                         ", max_link_speed: " + *gpu.link_speed_max);
+      evidence.push_back(fmt::format("{}/current_link_speed: {}, max_link_speed: {}", gpu.source,
+                                     *gpu.link_speed_current, *gpu.link_speed_max));
     // An idle GPU lowers its link speed to save power (knowledge.md §9.7); only nvidia-smi says it is busy.
     const NvidiaSmiGpu* smi = gpu.vendor == Vendor::nvidia ? smi_gpu(f, gpu) : nullptr;
     bool busy =
         smi && (smi->performance_state == "P0" || (smi->gpu_utilization && *smi->gpu_utilization >= 5));
     if (smi && (!smi->performance_state.empty() || smi->gpu_utilization))
       evidence.push_back(
-          "cmd nvidia-smi-xml: performance state " +
-          (smi->performance_state.empty() ? std::string("?") : smi->performance_state) + ", utilization " +
-          (smi->gpu_utilization ? std::to_string(*smi->gpu_utilization) + " %" : std::string("?")));
+          fmt::format("cmd nvidia-smi-xml: performance state {}, utilization {}",
+                      smi->performance_state.empty() ? "?" : smi->performance_state,
+                      smi->gpu_utilization ? fmt::format("{} %", *smi->gpu_utilization) : "?"));
     bool narrow = width_known && *gpu.link_width_current < *gpu.link_width_max;
     bool slow = cur && max && *cur + 0.01 < *max;
-    std::string link = "x" +
-                       (gpu.link_width_current ? std::to_string(*gpu.link_width_current) : std::string("?")) +
-                       " at " + speed_text(gpu.link_speed_current);
-    std::string full = "x" + (gpu.link_width_max ? std::to_string(*gpu.link_width_max) : std::string("?")) +
-                       " at " + speed_text(gpu.link_speed_max);
+    std::string link = lanes_at_speed(gpu.link_width_current, gpu.link_speed_current);
+    std::string full = lanes_at_speed(gpu.link_width_max, gpu.link_speed_max);
     if (narrow || (slow && busy)) {
       std::string why = narrow ? "fewer lanes than it can use (a link's width does not drop to save power)"
                                : "a lower speed while the GPU is busy";
-      out.add(Status::warn, gpu.subject(),
-              gpu.display_name() + " runs its PCIe link " + link + " of " + full + ": " + why +
-                  ". Host transfers "
-                  "and peer traffic get slower. Reseat the card, use a slot wired for the full width, check "
-                  "risers "
-                  "and the BIOS link settings; dmesg shows \"limited by ... link\" at boot.",
-              evidence);
+      out.add(
+          Status::warn, gpu.subject(),
+          fmt::format("{} runs its PCIe link {} of {}: {}. Host transfers and peer traffic get slower. "
+                      "Reseat the card, use a slot wired for the full width, check risers and the BIOS link "
+                      "settings; dmesg shows \"limited by ... link\" at boot.",
+                      gpu.display_name(), link, full, why),
+          evidence);
       continue;
     }
     if (slow) {
       std::string idle = smi && !smi->performance_state.empty()
-                             ? "the GPU is idle (" + smi->performance_state + ")"
+                             ? fmt::format("the GPU is idle ({})", smi->performance_state)
                              : "nothing says the GPU is busy";
-      out.pass(gpu.subject(),
-               "link " + link + " of " + full + ": " + idle +
-                   ", and idle GPUs lower the link speed; only a lower "
-                   "speed under load means a degraded link",
-               evidence);
+      out.pass(
+          gpu.subject(),
+          fmt::format("link {} of {}: {}, and idle GPUs lower the link speed; only a lower speed under load "
+                      "means a degraded link",
+                      link, full, idle),
+          evidence);
       continue;
     }
-    out.pass(gpu.subject(), "link " + link + ", its maximum", evidence);
+    out.pass(gpu.subject(), fmt::format("link {}, its maximum", link), evidence);
   }
 }
 
@@ -99,23 +104,26 @@ void pcie_iommu_not_pt(const CheckContext& ctx, Results& out) {
   if (amd < 2) return out.skip("", "fewer than two AMD GPUs");
   if (!f.os.kernel_cmdline) return out.skip("", "the kernel command line is unknown");
   auto cmdline = parse::kernel_cmdline(*f.os.kernel_cmdline);
-  std::vector<std::string> evidence = {f.os.kernel_cmdline.source + ": " + *f.os.kernel_cmdline};
+  std::vector<std::string> evidence = {
+      fmt::format("{}: {}", f.os.kernel_cmdline.source, *f.os.kernel_cmdline)};
   if (cmdline.iommu_passthrough())
     return out.pass("", "the kernel command line sets IOMMU passthrough", evidence);
   for (const char* key : {"iommu", "amd_iommu", "intel_iommu"})
     if (cmdline.get(key) == "off")
-      return out.pass("",
-                      std::string(key) + "=off: the IOMMU does not remap (AMD does not recommend it, but the "
-                                         "multi-GPU hang it causes cannot happen)",
-                      evidence);
-  out.add(Status::warn, "",
-          std::to_string(amd) +
-              " AMD GPUs and the kernel command line lacks iommu=pt: AMD asks for it on multi-GPU "
-              "systems to prevent application hangs, and RCCL warns about it at start. Add iommu=pt to "
-              "GRUB_CMDLINE_LINUX_DEFAULT, update-grub and reboot (Radeon cards that rely on PCIe "
-              "peer-to-peer may "
-              "prefer the default IOMMU mode).",
-          evidence, {"kernel-iommu-pt"});
+      return out.pass(
+          "",
+          fmt::format("{}=off: the IOMMU does not remap (AMD does not recommend it, but the multi-GPU "
+                      "hang it causes cannot happen)",
+                      key),
+          evidence);
+  out.add(
+      Status::warn, "",
+      fmt::format("{} AMD GPUs and the kernel command line lacks iommu=pt: AMD asks for it on multi-GPU "
+                  "systems to prevent application hangs, and RCCL warns about it at start. Add iommu=pt to "
+                  "GRUB_CMDLINE_LINUX_DEFAULT, update-grub and reboot (Radeon cards that rely on PCIe "
+                  "peer-to-peer may prefer the default IOMMU mode).",
+                  amd),
+      evidence, {"kernel-iommu-pt"});
 }
 
 } // namespace gpudoctor::checks

@@ -11,12 +11,10 @@ namespace gpudoctor::checks {
 namespace {
 
 std::string node_evidence(const DeviceNode& node) {
-  if (!node.stat) return node.path + ": missing";
-  char mode[8];
-  std::snprintf(mode, sizeof mode, "%04o", node.stat->mode);
-  return node.path + ": " + file_type_name(node.stat->type) + " " + mode + " uid " +
-         std::to_string(node.stat->uid) + " group " +
-         (node.stat->group.empty() ? std::to_string(node.stat->gid) : node.stat->group);
+  if (!node.stat) return fmt::format("{}: missing", node.path);
+  const auto& st = *node.stat;
+  return fmt::format("{}: {} {:04o} uid {} group {}", node.path, file_type_name(st.type), st.mode, st.uid,
+                     st.group.empty() ? std::to_string(st.gid) : st.group);
 }
 
 // A user may be in 65536 groups (NGROUPS_MAX), and this evidence is quoted for every node: name the first 32.
@@ -34,12 +32,13 @@ std::string groups_evidence(const Identity& id) {
 void perm_kfd(const CheckContext& ctx, Results& out) {
   const auto& perms = ctx.facts.permissions;
   if (ctx.facts.count(Vendor::amd) == 0) return out.skip("", "no AMD GPU");
-  if (!perms.kfd) return out.skip("", std::string(paths::kfd) + " does not exist (see driver.kfd-missing)");
+  if (!perms.kfd) return out.skip("", fmt::format("{} does not exist (see driver.kfd-missing)", paths::kfd));
   if (perms.kfd->accessible)
-    return out.pass("", std::string(paths::kfd) + " is readable and writable", {node_evidence(*perms.kfd)});
+    return out.pass("", fmt::format("{} is readable and writable", paths::kfd), {node_evidence(*perms.kfd)});
   out.add(Status::error, "",
-          "User " + perms.identity.user + " cannot open /dev/kfd read-write, so ROCm sees no GPU: " +
-              perms.kfd->why_not + ". Add the user to the render and video groups, then log in again.",
+          fmt::format("User {} cannot open /dev/kfd read-write, so ROCm sees no GPU: {}. Add the user to the "
+                      "render and video groups, then log in again.",
+                      perms.identity.user, perms.kfd->why_not),
           {node_evidence(*perms.kfd), groups_evidence(perms.identity)}, {"groups-render-video"});
 }
 
@@ -54,18 +53,20 @@ void perm_render_node(const CheckContext& ctx, Results& out) {
       if (n.path == *gpu.render_node) node = &n;
     if (!node) {
       out.add(Status::error, gpu.subject(),
-              *gpu.render_node + " does not exist although the driver names it.",
-              {*gpu.render_node + ": missing"});
+              fmt::format("{} does not exist although the driver names it.", *gpu.render_node),
+              {fmt::format("{}: missing", *gpu.render_node)});
       continue;
     }
     if (node->accessible) {
-      out.pass(gpu.subject(), node->path + " is readable and writable", {node_evidence(*node)});
+      out.pass(gpu.subject(), fmt::format("{} is readable and writable", node->path), {node_evidence(*node)});
       continue;
     }
-    out.add(Status::error, gpu.subject(),
-            "User " + perms.identity.user + " cannot open " + node->path + ": " + node->why_not +
-                ". Add the user to the render and video groups, then log in again.",
-            {node_evidence(*node), groups_evidence(perms.identity)}, {"groups-render-video"});
+    out.add(
+        Status::error, gpu.subject(),
+        fmt::format("User {} cannot open {}: {}. Add the user to the render and video groups, then log in "
+                    "again.",
+                    perms.identity.user, node->path, node->why_not),
+        {node_evidence(*node), groups_evidence(perms.identity)}, {"groups-render-video"});
   }
   if (!any) out.skip("", "no AMD GPU with a render node");
 }
@@ -83,15 +84,20 @@ void perm_nvidia_dev(const CheckContext& ctx, Results& out) {
       bool uvm = node.path == paths::nvidia_uvm;
       out.add(
           uvm ? Status::warn : Status::error, node.path,
-          node.path + " does not exist" +
-              (uvm ? ": CUDA creates it through nvidia-modprobe; if that is missing, CUDA fails to initialise"
-                   : ": CUDA cannot reach the GPU. Load the driver (modprobe nvidia) or reinstall it."),
+          uvm ? fmt::format("{} does not exist: CUDA creates it through nvidia-modprobe; if that is missing, "
+                            "CUDA fails to initialise",
+                            node.path)
+              : fmt::format(
+                    "{} does not exist: CUDA cannot reach the GPU. Load the driver (modprobe nvidia) or "
+                    "reinstall it.",
+                    node.path),
           {node_evidence(node)});
       problem = true;
     } else if (!node.accessible) {
-      out.add(Status::error, node.path,
-              "User " + f.permissions.identity.user + " cannot open " + node.path + ": " + node.why_not + ".",
-              {node_evidence(node), groups_evidence(f.permissions.identity)});
+      out.add(
+          Status::error, node.path,
+          fmt::format("User {} cannot open {}: {}.", f.permissions.identity.user, node.path, node.why_not),
+          {node_evidence(node), groups_evidence(f.permissions.identity)});
       problem = true;
     }
   }

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 namespace gpudoctor::checks {
 
 namespace {
@@ -28,18 +30,17 @@ std::vector<const ProbeBandwidth*> for_device(const std::vector<ProbeBandwidth>&
 std::string measured(const std::vector<const ProbeBandwidth*>& tests) {
   std::vector<std::string> parts;
   for (const auto* t : tests)
-    parts.push_back(t->test + " " + (t->best_gbps ? gbps(*t->best_gbps) : std::string("not measured")));
+    parts.push_back(fmt::format("{} {}", t->test, t->best_gbps ? gbps(*t->best_gbps) : "not measured"));
   return text::join(parts, ", ");
 }
 
 std::vector<std::string> evidence_of(const ProbeRun& run, const std::vector<const ProbeBandwidth*>& tests) {
   std::vector<std::string> out;
   for (const auto* t : tests) {
-    std::string line = "cmd " + run.key + ": " + t->test + " best " +
-                       (t->best_gbps ? gbps(*t->best_gbps) : std::string("-")) + ", median " +
-                       (t->median_gbps ? gbps(*t->median_gbps) : std::string("-")) + " over " +
-                       std::to_string(t->iterations) + " runs of " + std::to_string(t->bytes >> 20) + " MiB";
-    out.push_back(line + (t->verified ? ", verified" : ", NOT verified"));
+    out.push_back(fmt::format("cmd {}: {} best {}, median {} over {} runs of {} MiB, {}", run.key, t->test,
+                              t->best_gbps ? gbps(*t->best_gbps) : "-",
+                              t->median_gbps ? gbps(*t->median_gbps) : "-", t->iterations, t->bytes >> 20,
+                              t->verified ? "verified" : "NOT verified"));
   }
   return out;
 }
@@ -50,14 +51,29 @@ bool wrong_data(const std::string& subject, const ProbeRun& run,
   std::vector<std::string> bad;
   for (const auto* t : tests)
     if (!t->verified)
-      bad.push_back(t->test + (t->mismatches ? " (" + std::to_string(t->mismatches) + " wrong values)"
-                                             : std::string()));
+      bad.push_back(t->mismatches ? fmt::format("{} ({} wrong values)", t->test, t->mismatches) : t->test);
   if (bad.empty()) return false;
-  out.add(Status::error, subject,
-          "Data copied by the probe came back wrong: " + text::join(bad, ", ") +
-              ". Memory or link errors: check ECC counters and dmesg (NVRM Xid 48/63/64/79, amdgpu RAS).",
-          evidence_of(run, tests));
+  out.add(
+      Status::error, subject,
+      fmt::format("Data copied by the probe came back wrong: {}. Memory or link errors: check ECC counters "
+                  "and dmesg (NVRM Xid 48/63/64/79, amdgpu RAS).",
+                  text::join(bad, ", ")),
+      evidence_of(run, tests));
   return true;
+}
+
+// The device's tests in `all`; empty, with a warning or an error said, when it has none or their data came
+// back wrong.
+std::vector<const ProbeBandwidth*> judged_tests(const std::vector<ProbeBandwidth>& all, const ProbeDevice& d,
+                                                const std::string& subject, const ProbeRun& run,
+                                                const char* unmeasured, Results& out) {
+  auto tests = for_device(all, d.index);
+  if (tests.empty()) {
+    out.add(Status::warn, subject, unmeasured, failure_evidence(run, d.index));
+    return {};
+  }
+  if (wrong_data(subject, run, tests, out)) return {};
+  return tests;
 }
 
 std::optional<double> best_of(const std::vector<const ProbeBandwidth*>& tests) {
@@ -70,62 +86,51 @@ std::optional<double> best_of(const std::vector<const ProbeBandwidth*>& tests) {
 void judge_memory(const Facts& f, const BackendProbes& b, const ProbeRun& run, Results& out) {
   for (const auto& d : b.devices) {
     const std::string subject = device_subject(f, b, d.index);
-    auto tests = for_device(b.memory, d.index);
-    if (tests.empty()) {
-      std::vector<std::string> evidence = {run_evidence(run)};
-      for (const ProbeError* e : errors_for(run, d.index))
-        evidence.push_back(error_evidence(run, *e));
-      out.add(Status::warn, subject, "The memory bandwidth of this device could not be measured", evidence);
-      continue;
-    }
-    if (wrong_data(subject, run, tests, out)) continue;
+    auto tests = judged_tests(b.memory, d, subject, run,
+                              "The memory bandwidth of this device could not be measured", out);
+    if (tests.empty()) continue;
     auto best = best_of(tests);
     auto evidence = evidence_of(run, tests);
     const Gpu* gpu = pci_gpu_of(f, d.pci_bus_id);
-    std::string peak =
-        d.peak_gbps() ? "; the runtime's memory clock and bus width give a peak of " + gbps(*d.peak_gbps())
-                      : std::string();
+    std::string peak = d.peak_gbps()
+                           ? fmt::format("; the runtime's memory clock and bus width give a peak of {}",
+                                         gbps(*d.peak_gbps()))
+                           : std::string();
     const std::string name = gpu ? gpu->display_name() : d.name;
     double floor = 0;
     if (gpu && gpu->model && gpu->model->memory_bandwidth_floor_gbps) {
       floor = *gpu->model->memory_bandwidth_floor_gbps;
-      evidence.push_back(gpu->model->source + ": memory_bandwidth_floor_gbps " + gbps(floor));
+      evidence.push_back(fmt::format("{}: memory_bandwidth_floor_gbps {}", gpu->model->source, gbps(floor)));
     } else if (d.peak_gbps()) {
       floor = k_memory_peak_fraction * *d.peak_gbps();
-      evidence.push_back("cmd probe-devices@" + b.backend + ": memory clock x bus width give a peak of " +
-                         gbps(*d.peak_gbps()) + "; the floor is 70 % of it (no floor for " + name +
-                         " in the knowledge tables)");
+      evidence.push_back(fmt::format("cmd probe-devices@{}: memory clock x bus width give a peak of {}; the "
+                                     "floor is 70 % of it (no floor for {} in the knowledge tables)",
+                                     b.backend, gbps(*d.peak_gbps()), name));
     } else {
-      out.skip(subject, "Measured " + measured(tests) +
-                            "; neither the knowledge tables nor the runtime (memory clock, bus width) give a "
-                            "floor for " +
-                            name + " to judge it against");
+      out.skip(subject,
+               fmt::format("Measured {}; neither the knowledge tables nor the runtime (memory clock, "
+                           "bus width) give a floor for {} to judge it against",
+                           measured(tests), name));
       continue;
     }
     if (!best || *best < floor)
-      out.add(Status::warn, subject,
-              "Device memory moves " + (best ? gbps(*best) : std::string("nothing measurable")) +
-                  ", below the " + gbps(floor) + " a healthy " + name + " reaches" + peak +
-                  ". Look for throttling (clocks, power, temperature: nvidia-smi -q -d PERFORMANCE / amd-smi "
-                  "metric), other work on the GPU, or degraded memory (ECC).",
-              evidence);
+      out.add(
+          Status::warn, subject,
+          fmt::format("Device memory moves {}, below the {} a healthy {} reaches{}. Look for throttling "
+                      "(clocks, power, temperature: nvidia-smi -q -d PERFORMANCE / amd-smi metric), other "
+                      "work on the GPU, or degraded memory (ECC).",
+                      best ? gbps(*best) : "nothing measurable", gbps(floor), name, peak),
+          evidence);
     else
-      out.pass(subject, "Device memory moves " + gbps(*best) + " (floor " + gbps(floor) + ")", evidence);
+      out.pass(subject, fmt::format("Device memory moves {} (floor {})", gbps(*best), gbps(floor)), evidence);
   }
 }
 
 void judge_host(const Facts& f, const BackendProbes& b, const ProbeRun& run, Results& out) {
   for (const auto& d : b.devices) {
     const std::string subject = device_subject(f, b, d.index);
-    auto tests = for_device(b.host, d.index);
-    if (tests.empty()) {
-      std::vector<std::string> evidence = {run_evidence(run)};
-      for (const ProbeError* e : errors_for(run, d.index))
-        evidence.push_back(error_evidence(run, *e));
-      out.add(Status::warn, subject, "Host to device bandwidth could not be measured", evidence);
-      continue;
-    }
-    if (wrong_data(subject, run, tests, out)) continue;
+    auto tests = judged_tests(b.host, d, subject, run, "Host to device bandwidth could not be measured", out);
+    if (tests.empty()) continue;
     std::optional<double> slowest;
     for (const auto* t : tests)
       if (t->best_gbps) slowest = std::min(slowest.value_or(*t->best_gbps), *t->best_gbps);
@@ -135,31 +140,32 @@ void judge_host(const Facts& f, const BackendProbes& b, const ProbeRun& run, Res
     std::string basis;
     if (gpu && gpu->model && gpu->model->host_bandwidth_floor_gbps) {
       floor = gpu->model->host_bandwidth_floor_gbps;
-      basis = "the " + gbps(*floor) + " floor of " + gpu->display_name() + " in the knowledge tables";
-      evidence.push_back(gpu->model->source + ": host_bandwidth_floor_gbps " + gbps(*floor));
+      basis = fmt::format("the {} floor of {} in the knowledge tables", gbps(*floor), gpu->display_name());
+      evidence.push_back(fmt::format("{}: host_bandwidth_floor_gbps {}", gpu->model->source, gbps(*floor)));
     } else if (gpu) {
       if (auto raw = pcie_gbps(gpu->link_speed_max, gpu->link_width_max)) {
         floor = *raw * k_host_link_fraction;
-        basis = gbps(*floor) + ", 60 % of the " + gbps(*raw) + " its PCIe link (" +
-                link_text(gpu->link_speed_max, gpu->link_width_max) + ") carries";
-        evidence.push_back(gpu->source + ": max_link_speed " +
-                           link_text(gpu->link_speed_max, gpu->link_width_max) + "; current " +
-                           link_text(gpu->link_speed_current, gpu->link_width_current));
+        const std::string max_link = link_text(gpu->link_speed_max, gpu->link_width_max);
+        basis =
+            fmt::format("{}, 60 % of the {} its PCIe link ({}) carries", gbps(*floor), gbps(*raw), max_link);
+        evidence.push_back(fmt::format("{}: max_link_speed {}; current {}", gpu->source, max_link,
+                                       link_text(gpu->link_speed_current, gpu->link_width_current)));
       }
     }
     if (!floor) {
-      out.skip(subject,
-               "Measured " + measured(tests) + "; sysfs gives no PCIe link for this GPU to judge it against");
+      out.skip(subject, fmt::format("Measured {}; sysfs gives no PCIe link for this GPU to judge it against",
+                                    measured(tests)));
       continue;
     }
     if (!slowest || *slowest < *floor)
-      out.add(
-          Status::warn, subject,
-          "Pinned host copies reach " + measured(tests) + ", below " + basis +
-              ". Check the link under load (lspci -vv: LnkSta), the slot, risers, and BIOS PCIe settings.",
-          evidence);
+      out.add(Status::warn, subject,
+              fmt::format(
+                  "Pinned host copies reach {}, below {}. Check the link under load (lspci -vv: LnkSta), the "
+                  "slot, risers, and BIOS PCIe settings.",
+                  measured(tests), basis),
+              evidence);
     else
-      out.pass(subject, "Pinned host copies reach " + measured(tests) + " (at least " + basis + ")",
+      out.pass(subject, fmt::format("Pinned host copies reach {} (at least {})", measured(tests), basis),
                evidence);
   }
 }
@@ -167,15 +173,11 @@ void judge_host(const Facts& f, const BackendProbes& b, const ProbeRun& run, Res
 } // namespace
 
 void probe_memory_bandwidth(const CheckContext& ctx, Results& out) {
-  if (!skip_without_probes(ctx.facts, out)) return;
-  for_each_run(ctx.facts, out, "memory-bandwidth", Status::warn,
-               [&](const BackendProbes& b, const ProbeRun& run) { judge_memory(ctx.facts, b, run, out); });
+  for_each_run(ctx.facts, out, "memory-bandwidth", Status::warn, judge_memory);
 }
 
 void probe_host_bandwidth(const CheckContext& ctx, Results& out) {
-  if (!skip_without_probes(ctx.facts, out)) return;
-  for_each_run(ctx.facts, out, "host-bandwidth", Status::warn,
-               [&](const BackendProbes& b, const ProbeRun& run) { judge_host(ctx.facts, b, run, out); });
+  for_each_run(ctx.facts, out, "host-bandwidth", Status::warn, judge_host);
 }
 
 } // namespace gpudoctor::checks

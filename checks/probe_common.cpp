@@ -5,7 +5,8 @@
 #include "util/text.hpp"
 
 #include <cmath>
-#include <cstdio>
+
+#include <fmt/format.h>
 
 namespace gpudoctor::checks {
 
@@ -30,33 +31,32 @@ const Gpu* pci_gpu_of(const Facts& f, const std::string& pci_bus_id) {
 std::string device_subject(const Facts& f, const BackendProbes& b, int index) {
   if (const ProbeDevice* d = b.device(index))
     if (const Gpu* gpu = pci_gpu_of(f, d->pci_bus_id)) return gpu->subject();
-  return b.title() + " device " + std::to_string(index);
+  return fmt::format("{} device {}", b.title(), index);
 }
 
 std::string runtime_subject(const BackendProbes& b) {
-  return b.title() + " runtime";
+  return fmt::format("{} runtime", b.title());
 }
 
 std::string error_text(const ProbeError& e) {
   if (e.message.empty() || e.message == e.name) return e.name;
-  return e.name + " (" + e.message + ")";
+  return fmt::format("{} ({})", e.name, e.message);
 }
 
 std::string error_evidence(const ProbeRun& run, const ProbeError& e) {
-  std::string s = "cmd " + run.key + ": " + e.call;
-  if (e.device) s += (e.call.empty() ? "device " : " on device ") + std::to_string(*e.device);
-  s += (s.back() == ' ' ? "" : ": ") + e.name;
-  if (!e.message.empty() && e.message != e.name) s += ": " + e.message;
+  std::string s = fmt::format("cmd {}: {}", run.key, e.call);
+  if (e.device) s += fmt::format("{}{}", e.call.empty() ? "device " : " on device ", *e.device);
+  s += fmt::format("{}{}", s.back() == ' ' ? "" : ": ", e.name);
+  if (!e.message.empty() && e.message != e.name) s += fmt::format(": {}", e.message);
   return s;
 }
 
 std::string run_evidence(const ProbeRun& run) {
-  std::string s = "cmd " + run.key + ": ";
-  if (!run.run) return s + "not run (" + run.not_run + ")";
-  if (!run.found) return s + "program not found";
-  if (run.timed_out) return s + "killed at its time limit of " + std::to_string(run.timeout_ms) + " ms";
-  s += run.exit_code ? "exit " + std::to_string(*run.exit_code) : std::string("killed by a signal");
-  return s + " after " + std::to_string(run.duration_ms) + " ms";
+  if (!run.run) return fmt::format("cmd {}: not run ({})", run.key, run.not_run);
+  if (!run.found) return fmt::format("cmd {}: program not found", run.key);
+  if (run.timed_out) return fmt::format("cmd {}: killed at its time limit of {} ms", run.key, run.timeout_ms);
+  if (!run.exit_code) return fmt::format("cmd {}: killed by a signal after {} ms", run.key, run.duration_ms);
+  return fmt::format("cmd {}: exit {} after {} ms", run.key, *run.exit_code, run.duration_ms);
 }
 
 std::optional<std::string> run_trouble(const ProbeRun& run) {
@@ -67,10 +67,10 @@ std::optional<std::string> run_trouble(const ProbeRun& run) {
   else if (!run.exit_code)
     what = "crashed (killed by a signal)";
   else if (*run.exit_code != 0)
-    what = "failed with exit status " + std::to_string(*run.exit_code);
+    what = fmt::format("failed with exit status {}", *run.exit_code);
   else
     what = "stopped without finishing its report";
-  if (!run.stderr_tail.empty()) what += "; it said: " + run.stderr_tail;
+  if (!run.stderr_tail.empty()) what += fmt::format("; it said: {}", run.stderr_tail);
   return what;
 }
 
@@ -91,18 +91,23 @@ std::optional<double> pcie_gbps(const std::optional<std::string>& speed, std::op
 
 std::string link_text(const std::optional<std::string>& speed, std::optional<int> width) {
   std::string s = speed ? text::trim(*speed) : std::string("unknown speed");
-  if (width) s += " x" + std::to_string(*width);
+  if (width) s += fmt::format(" x{}", *width);
   return s;
 }
 
 std::string gbps(double value) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, value >= 100 ? "%.0f GB/s" : "%.1f GB/s", value);
-  return buf;
+  return value >= 100 ? fmt::format("{:.0f} GB/s", value) : fmt::format("{:.1f} GB/s", value);
 }
 
-void for_each_run(const Facts& f, Results& out, const std::string& name, Status trouble,
-                  const std::function<void(const BackendProbes&, const ProbeRun&)>& fn) {
+std::vector<std::string> failure_evidence(const ProbeRun& run, int device) {
+  std::vector<std::string> evidence = {run_evidence(run)};
+  for (const ProbeError* e : errors_for(run, device))
+    evidence.push_back(error_evidence(run, *e));
+  return evidence;
+}
+
+void for_each_run(const Facts& f, Results& out, const std::string& name, Status trouble, RunJudge judge) {
+  if (!skip_without_probes(f, out)) return;
   std::size_t before = out.items().size();
   std::vector<std::string> quiet;
   for (const auto& b : f.probes.backends) {
@@ -110,32 +115,33 @@ void for_each_run(const Facts& f, Results& out, const std::string& name, Status 
     const ProbeRun* run = b.run(name);
     if (!b.unavailable.empty() || !run) {
       if (vendor_gpus)
-        out.skip(runtime_subject(b), "no " + b.title() + " probes: " + b.unavailable);
+        out.skip(runtime_subject(b), fmt::format("no {} probes: {}", b.title(), b.unavailable));
       else
-        quiet.push_back(b.title() + ": no probes");
+        quiet.push_back(fmt::format("{}: no probes", b.title()));
       continue;
     }
     if (!run->run) {
       // Without a GPU of the runtime's vendor there is nothing it should have probed.
       if (!vendor_gpus)
-        quiet.push_back(b.title() + ": " + run->not_run);
+        quiet.push_back(fmt::format("{}: {}", b.title(), run->not_run));
       else
-        out.skip(runtime_subject(b), "the " + name + " probe was not run: " + run->not_run);
+        out.skip(runtime_subject(b), fmt::format("the {} probe was not run: {}", name, run->not_run));
       continue;
     }
     if (run->timed_out) {
-      out.skip(runtime_subject(b), "the " + name + " probe timed out (see probe.timeout)");
+      out.skip(runtime_subject(b), fmt::format("the {} probe timed out (see probe.timeout)", name));
       continue;
     }
     if (auto what = run_trouble(*run)) {
-      out.add(trouble, runtime_subject(b), "The " + b.title() + " " + name + " probe " + *what,
+      out.add(trouble, runtime_subject(b), fmt::format("The {} {} probe {}", b.title(), name, *what),
               {run_evidence(*run)});
       continue;
     }
-    fn(b, *run);
+    judge(f, b, *run, out);
   }
   if (out.items().size() == before)
-    out.skip("", quiet.empty() ? "nothing to judge" : "no GPU to probe (" + text::join(quiet, "; ") + ")");
+    out.skip("", quiet.empty() ? "nothing to judge"
+                               : fmt::format("no GPU to probe ({})", text::join(quiet, "; ")));
 }
 
 std::vector<std::string> visibility_vars(const Facts& f, Vendor v) {

@@ -4,7 +4,6 @@
 
 #include "check/check.hpp"
 
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +32,8 @@ std::string run_evidence(const ProbeRun& run);
 std::optional<std::string> run_trouble(const ProbeRun& run);
 // The errors the probe reported about one device (device -1: about none in particular).
 std::vector<const ProbeError*> errors_for(const ProbeRun& run, int device);
+// Evidence for a device the probe could not measure: how the run ended, then its errors about the device.
+std::vector<std::string> failure_evidence(const ProbeRun& run, int device);
 
 // What a PCIe link carries per direction, in GB/s, before protocol overhead: the sysfs speed ("16.0 GT/s
 // PCIe") times the width, with 8b/10b coding up to 5 GT/s and 128b/130b above. Empty when unknown.
@@ -45,11 +46,13 @@ std::string gbps(double value); // "25.3 GB/s"
 // "CUDA_VISIBLE_DEVICES=1" (AMD: HIP_, ROCR_, CUDA_VISIBLE_DEVICES, GPU_DEVICE_ORDINAL).
 std::vector<std::string> visibility_vars(const Facts& f, Vendor v);
 
-// Calls `fn` for each runtime whose probe `name` ran to its end. The others are reported here: a skip when it
+// What a probe check judges in one runtime's run of its probe.
+using RunJudge = void (*)(const Facts& f, const BackendProbes& b, const ProbeRun& run, Results& out);
+// The skip_without_probes skip when probes did not run; else calls `judge` for each runtime whose probe
+// `name` ran to its end. The others are reported here: a skip when it
 // was not run or timed out (probe.timeout reports that), `trouble` when the process broke; a runtime that
 // sees no device and has no GPU of its vendor on the PCI bus is left out. A skip when nothing was said at
 // all.
-void for_each_run(const Facts& f, Results& out, const std::string& name, Status trouble,
-                  const std::function<void(const BackendProbes&, const ProbeRun&)>& fn);
+void for_each_run(const Facts& f, Results& out, const std::string& name, Status trouble, RunJudge judge);
 
 } // namespace gpudoctor::checks

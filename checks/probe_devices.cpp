@@ -14,10 +14,9 @@ namespace gpudoctor::checks {
 namespace {
 
 std::string device_line(const Facts& f, const BackendProbes& b, const ProbeDevice& d) {
-  std::string s =
-      "cmd " + b.run("devices")->key + ": device " + std::to_string(d.index) + " " + d.name + " " + d.arch;
-  if (!d.pci_bus_id.empty()) s += " at " + d.pci_bus_id;
-  if (const Gpu* gpu = pci_gpu_of(f, d.pci_bus_id)) s += " (gpu" + std::to_string(gpu->index) + ")";
+  std::string s = fmt::format("cmd {}: device {} {} {}", b.run("devices")->key, d.index, d.name, d.arch);
+  if (!d.pci_bus_id.empty()) s += fmt::format(" at {}", d.pci_bus_id);
+  if (const Gpu* gpu = pci_gpu_of(f, d.pci_bus_id)) s += fmt::format(" (gpu{})", gpu->index);
   return s;
 }
 
@@ -28,29 +27,31 @@ void judge(const Facts& f, const BackendProbes& b, const ProbeRun& run, Results&
   for (const auto& gpu : f.gpus)
     if (gpu.vendor == vendor && has_compute_driver(gpu)) pci.push_back(&gpu);
   const std::string vendor_gpus =
-      std::to_string(pci.size()) + " " + vendor_name(vendor) + " GPU" + (pci.size() == 1 ? "" : "s");
+      fmt::format("{} {} GPU{}", pci.size(), vendor_name(vendor), pci.size() == 1 ? "" : "s");
   std::vector<std::string> evidence;
   for (const auto& e : run.errors)
     evidence.push_back(error_evidence(run, e));
   for (const auto& d : b.devices)
     evidence.push_back(device_line(f, b, d));
   const int seen = b.device_count.value_or(0);
-  std::string runtime_said = b.count_error ? ": " + error_text(*b.count_error) : std::string();
+  std::string runtime_said = b.count_error ? fmt::format(": {}", error_text(*b.count_error)) : std::string();
 
   if (b.runtime_too_new()) {
-    evidence.push_back("cmd " + run.key + ": probes' runtime " + runtime_version_text(b.runtime_version) +
-                       ", driver " + runtime_version_text(b.driver_version));
+    const std::string runtime = runtime_version_text(b.runtime_version),
+                      driver = runtime_version_text(b.driver_version);
+    evidence.push_back(fmt::format("cmd {}: probes' runtime {}, driver {}", run.key, runtime, driver));
     return out.add(Status::skip, subject,
-                   "The " + b.title() + " probes were built with " + runtime_version_text(b.runtime_version) +
-                       ", newer than this driver runs (" + runtime_version_text(b.driver_version) +
-                       "), so they cannot count devices. Install a CUDA toolkit this driver supports and run "
-                       "gpudoctor probe again: it compiles the probes with it.",
+                   fmt::format("The {} probes were built with {}, newer than this driver runs ({}), so they "
+                               "cannot count devices. Install a CUDA toolkit this driver supports and run "
+                               "gpudoctor probe again: it compiles the probes with it.",
+                               b.title(), runtime, driver),
                    evidence);
   }
   if (pci.empty()) {
-    std::string msg = "The " + b.title() + " runtime sees " + std::to_string(seen) + " device" +
-                      (seen == 1 ? "" : "s") + runtime_said + "; there is no " + vendor_name(vendor) +
-                      " GPU with its driver on the PCI bus, so none is missing.";
+    std::string msg =
+        fmt::format("The {} runtime sees {} device{}{}; there is no {} GPU with its driver on the "
+                    "PCI bus, so none is missing.",
+                    b.title(), seen, seen == 1 ? "" : "s", runtime_said, vendor_name(vendor));
     if (seen > 0) return out.pass(subject, msg, evidence);
     // The other vendor's GPUs are here: this runtime has nothing to find (Ubuntu installs HIP's runtime
     // beside OpenMPI on NVIDIA machines). With no GPU at all, the runtime's words are worth showing.
@@ -74,24 +75,27 @@ void judge(const Facts& f, const BackendProbes& b, const ProbeRun& run, Results&
   if (!have_bus_ids && seen >= static_cast<int>(pci.size())) missing.clear();
   if (missing.empty())
     return out.pass(subject,
-                    "The " + b.title() + " runtime sees " + (pci.size() == 1 ? "the " : "all ") +
-                        vendor_gpus + " on the PCI bus",
+                    fmt::format("The {} runtime sees {} {} on the PCI bus", b.title(),
+                                pci.size() == 1 ? "the" : "all", vendor_gpus),
                     evidence);
 
   auto vars = visibility_vars(f, vendor);
   for (const Gpu* gpu : pci)
     evidence.push_back(gpu_evidence(*gpu));
-  std::string msg = "The " + b.title() + " runtime sees " + std::to_string(seen) + " of the " + vendor_gpus +
-                    " on the PCI bus" + runtime_said + "; missing: " + text::join(missing, ", ") + ".";
+  std::string msg = fmt::format("The {} runtime sees {} of the {} on the PCI bus{}; missing: {}.", b.title(),
+                                seen, vendor_gpus, runtime_said, text::join(missing, ", "));
   if (!vars.empty()) {
     evidence.insert(evidence.end(), vars.begin(), vars.end());
     return out.add_titled(Status::info, subject, "A device-selection variable hides GPUs from the runtime",
-                          msg + " A device-selection variable is set and explains it.", evidence);
+                          fmt::format("{} A device-selection variable is set and explains it.", msg),
+                          evidence);
   }
-  out.add(Status::error, subject,
-          msg + " Programs using " + b.title() + " will not see " + (missing.size() == 1 ? "it" : "them") +
-              ": look at the driver's messages (dmesg), the device nodes and the checks above.",
-          evidence);
+  out.add(
+      Status::error, subject,
+      fmt::format("{} Programs using {} will not see {}: look at the driver's messages (dmesg), the device "
+                  "nodes and the checks above.",
+                  msg, b.title(), missing.size() == 1 ? "it" : "them"),
+      evidence);
 }
 
 } // namespace
@@ -103,16 +107,16 @@ void probe_runtime_devices(const CheckContext& ctx, Results& out) {
     const bool vendor_gpus = f.count(vendor_of(b)) > 0;
     const ProbeRun* run = b.run("devices");
     if (!b.unavailable.empty() || !run) {
-      std::string why = "no " + b.title() + " probes: " + b.unavailable;
+      std::string why = fmt::format("no {} probes: {}", b.title(), b.unavailable);
       out.skip(runtime_subject(b),
-               vendor_gpus ? why : why + " (no " + vendor_name(vendor_of(b)) + " GPU here)");
+               vendor_gpus ? why : fmt::format("{} (no {} GPU here)", why, vendor_name(vendor_of(b))));
     } else if (run->timed_out) {
       out.skip(runtime_subject(b), "the devices probe timed out (see probe.timeout)");
     } else if (auto trouble = run_trouble(*run)) {
       // Without a GPU of its vendor a runtime that cannot even start (no ROCm on an NVIDIA machine) is no
       // news.
       out.add(vendor_gpus ? Status::error : Status::skip, runtime_subject(b),
-              "The " + b.title() + " devices probe " + *trouble, {run_evidence(*run)});
+              fmt::format("The {} devices probe {}", b.title(), *trouble), {run_evidence(*run)});
     } else {
       judge(f, b, *run, out);
     }

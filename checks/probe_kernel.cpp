@@ -6,6 +6,8 @@
 #include "checks/registry.hpp"
 #include "util/text.hpp"
 
+#include <fmt/format.h>
+
 namespace gpudoctor::checks {
 
 namespace {
@@ -32,8 +34,8 @@ void judge(const Facts& f, const BackendProbes& b, const ProbeRun& run, Results&
     std::vector<std::string> evidence = {run_evidence(run)};
     if (k.ok) {
       out.pass(subject,
-               "A kernel ran on " + (d ? d->name + " (" + arch + ")" : subject) +
-                   " and wrote every value right",
+               fmt::format("A kernel ran on {} and wrote every value right",
+                           d ? fmt::format("{} ({})", d->name, arch) : subject),
                evidence);
       continue;
     }
@@ -45,45 +47,43 @@ void judge(const Facts& f, const BackendProbes& b, const ProbeRun& run, Results&
       if (b.backend == "hip") overrides = hsa_overrides(f);
       for (const auto& [name, value] : overrides)
         evidence.push_back(env_evidence(name, value));
-      out.add(Status::error, subject,
-              k.error->name + ": the runtime found no code for this GPU (" + arch +
-                  ") in the probe, built for " + targets_of(b) +
-                  ". Programs built without this target fail the same way: rebuild them for it, "
-                  "or check HSA_OVERRIDE_GFX_VERSION on AMD.",
-              evidence,
-              overrides.empty() ? std::vector<std::string>{}
-                                : std::vector<std::string>{"env-unset-hsa-override"});
+      out.add(
+          Status::error, subject,
+          fmt::format("{}: the runtime found no code for this GPU ({}) in the probe, built for {}. Programs "
+                      "built without this target fail the same way: rebuild them for it, or check "
+                      "HSA_OVERRIDE_GFX_VERSION on AMD.",
+                      k.error->name, arch, targets_of(b)),
+          evidence,
+          overrides.empty() ? std::vector<std::string>{}
+                            : std::vector<std::string>{"env-unset-hsa-override"});
     } else if (k.error) {
-      out.add(Status::error, subject,
-              "A kernel failed at its " + k.stage + " stage: " + error_text(*k.error) +
-                  ". The GPU cannot run compute work; look at dmesg for driver errors (NVRM Xid, amdgpu).",
-              evidence);
+      out.add(
+          Status::error, subject,
+          fmt::format("A kernel failed at its {} stage: {}. The GPU cannot run compute work; look at dmesg "
+                      "for driver errors (NVRM Xid, amdgpu).",
+                      k.stage, error_text(*k.error)),
+          evidence);
     } else {
-      evidence.push_back("cmd " + run.key + ": " + std::to_string(k.mismatches) + " wrong values");
+      evidence.push_back(fmt::format("cmd {}: {} wrong values", run.key, k.mismatches));
       out.add(Status::error, subject,
-              "A kernel ran but wrote " + std::to_string(k.mismatches) +
-                  " wrong values: the GPU computes wrong "
-                  "results (memory or hardware fault). Check ECC errors and dmesg, and have the card tested.",
+              fmt::format("A kernel ran but wrote {} wrong values: the GPU computes wrong results (memory or "
+                          "hardware fault). Check ECC errors and dmesg, and have the card tested.",
+                          k.mismatches),
               evidence);
     }
   }
   // A device the probe said nothing about: report its errors.
   for (std::size_t i = 0; i < judged.size(); ++i) {
     if (judged[i]) continue;
-    std::vector<std::string> evidence = {run_evidence(run)};
-    for (const ProbeError* e : errors_for(run, static_cast<int>(i)))
-      evidence.push_back(error_evidence(run, *e));
     out.add(Status::error, device_subject(f, b, static_cast<int>(i)),
-            "The kernel probe could not test this device", evidence);
+            "The kernel probe could not test this device", failure_evidence(run, static_cast<int>(i)));
   }
 }
 
 } // namespace
 
 void probe_kernel(const CheckContext& ctx, Results& out) {
-  if (!skip_without_probes(ctx.facts, out)) return;
-  for_each_run(ctx.facts, out, "kernel", Status::error,
-               [&](const BackendProbes& b, const ProbeRun& run) { judge(ctx.facts, b, run, out); });
+  for_each_run(ctx.facts, out, "kernel", Status::error, judge);
 }
 
 } // namespace gpudoctor::checks

@@ -4,6 +4,8 @@
 #include "checks/registry.hpp"
 #include "util/text.hpp"
 
+#include <fmt/format.h>
+
 namespace gpudoctor::checks {
 
 namespace {
@@ -33,22 +35,21 @@ void judge(const Facts& f, const BackendProbes& b, const ProbeRun& run, Results&
     std::vector<std::string> unreachable, slow, wrong, fine, evidence = {run_evidence(run)};
     for (const auto& p : b.peers) {
       if (p.from != from) continue;
-      evidence.push_back("cmd " + run.key + ": can_access " + std::to_string(p.from) + " -> " +
-                         std::to_string(p.to) + ": " + (p.can_access ? "yes" : "no"));
+      evidence.push_back(
+          fmt::format("cmd {}: can_access {} -> {}: {}", run.key, p.from, p.to, p.can_access ? "yes" : "no"));
       if (!p.can_access) unreachable.push_back(peer_name(f, b, p.to));
     }
     for (const auto& x : b.p2p) {
       if (x.device != from) continue;
       std::string rate = x.best_gbps ? gbps(*x.best_gbps) : std::string("-");
-      evidence.push_back("cmd " + run.key + ": copy " + std::to_string(x.device) + " -> " +
-                         std::to_string(x.peer) + " best " + rate +
-                         (x.verified ? ", verified" : ", NOT verified"));
-      std::string peer = peer_name(f, b, x.peer) + " at " + rate;
+      evidence.push_back(fmt::format("cmd {}: copy {} -> {} best {}, {}", run.key, x.device, x.peer, rate,
+                                     x.verified ? "verified" : "NOT verified"));
+      std::string peer = fmt::format("{} at {}", peer_name(f, b, x.peer), rate);
       auto floor = pair_floor(f, b, from, x.peer);
       if (!x.verified)
         wrong.push_back(peer_name(f, b, x.peer));
       else if (floor && (!x.best_gbps || *x.best_gbps < *floor))
-        slow.push_back(peer + " (floor " + gbps(*floor) + ")");
+        slow.push_back(fmt::format("{} (floor {})", peer, gbps(*floor)));
       else
         fine.push_back(peer);
     }
@@ -57,25 +58,24 @@ void judge(const Facts& f, const BackendProbes& b, const ProbeRun& run, Results&
     const std::string subject = device_subject(f, b, from);
     if (!wrong.empty()) {
       out.add(Status::error, subject,
-              "Peer copies to " + text::join(wrong, ", ") +
-                  " came back wrong: check dmesg and the NVLink/xGMI "
-                  "or PCIe error counters.",
+              fmt::format("Peer copies to {} came back wrong: check dmesg and the NVLink/xGMI or PCIe error "
+                          "counters.",
+                          text::join(wrong, ", ")),
               evidence);
     } else if (!unreachable.empty() || !slow.empty()) {
       std::string msg;
       if (!unreachable.empty())
-        msg =
-            "Cannot reach " + text::join(unreachable, ", ") +
-            " peer-to-peer: NCCL/RCCL then copy through host "
-            "memory. Usual causes: PCIe ACS on the bridges between them, the IOMMU translating peer traffic "
-            "(boot with iommu=pt, passthrough, to avoid that), a virtual machine, GPUs under different CPU "
-            "sockets, or consumer cards whose driver disables P2P. ";
-      if (!slow.empty()) msg += "Peer copies are slow to " + text::join(slow, ", ") + ".";
+        msg = fmt::format("Cannot reach {} peer-to-peer: NCCL/RCCL then copy through host memory. Usual "
+                          "causes: PCIe ACS on the bridges between them, the IOMMU translating peer traffic "
+                          "(boot with iommu=pt, passthrough, to avoid that), a virtual machine, GPUs under "
+                          "different CPU sockets, or consumer cards whose driver disables P2P. ",
+                          text::join(unreachable, ", "));
+      if (!slow.empty()) msg += fmt::format("Peer copies are slow to {}.", text::join(slow, ", "));
       out.add(Status::warn, subject, text::trim(msg), evidence);
     } else if (fine.empty()) {
       out.add(Status::warn, subject, "No peer copy from this device could be measured", evidence);
     } else {
-      out.pass(subject, "Reaches every peer directly: " + text::join(fine, ", "), evidence);
+      out.pass(subject, fmt::format("Reaches every peer directly: {}", text::join(fine, ", ")), evidence);
     }
   }
 }
@@ -83,9 +83,7 @@ void judge(const Facts& f, const BackendProbes& b, const ProbeRun& run, Results&
 } // namespace
 
 void probe_p2p(const CheckContext& ctx, Results& out) {
-  if (!skip_without_probes(ctx.facts, out)) return;
-  for_each_run(ctx.facts, out, "p2p", Status::warn,
-               [&](const BackendProbes& b, const ProbeRun& run) { judge(ctx.facts, b, run, out); });
+  for_each_run(ctx.facts, out, "p2p", Status::warn, judge);
 }
 
 } // namespace gpudoctor::checks

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include <fmt/format.h>
+
 namespace gpudoctor::checks {
 
 namespace {
@@ -33,13 +35,13 @@ std::optional<NamedRelease> release_dir(const std::string& c) {
     std::string rest = c.substr(std::string(prefix).size());
     std::string version;
     if (std::string(family) == "ubuntu" && rest.size() == 4 && all_digits(rest))
-      version = rest.substr(0, 2) + "." + rest.substr(2); // NVIDIA's ubuntu2204
+      version = fmt::format("{}.{}", rest.substr(0, 2), rest.substr(2)); // NVIDIA's ubuntu2204
     else if (!rest.empty() && std::isdigit(static_cast<unsigned char>(rest[0])) &&
              std::all_of(rest.begin(), rest.end(),
                          [](char x) { return std::isdigit(static_cast<unsigned char>(x)) || x == '.'; }))
       version = rest;
     if (version.empty()) continue;
-    return NamedRelease{family, version, "directory " + c};
+    return NamedRelease{family, version, fmt::format("directory {}", c)};
   }
   return std::nullopt;
 }
@@ -48,7 +50,7 @@ std::optional<NamedRelease> release_named(const RepoSource& s, const Knowledge& 
   if (s.kind == "apt" && !s.suite.empty() && !text::ends_with(s.suite, "/")) {
     std::string suite = text::lower(s.suite.substr(0, s.suite.find_first_of("-/")));
     if (auto d = kb.distro_by_codename("ubuntu", suite))
-      return NamedRelease{"ubuntu", d->version, "suite " + s.suite};
+      return NamedRelease{"ubuntu", d->version, fmt::format("suite {}", s.suite)};
   }
   std::string uri = text::lower(s.uri);
   if (auto scheme = uri.find("://"); scheme != std::string::npos) uri = uri.substr(scheme + 3);
@@ -58,7 +60,7 @@ std::optional<NamedRelease> release_named(const RepoSource& s, const Knowledge& 
     if ((parts[i] == "rhel" || parts[i] == "el" || parts[i] == "sle") && i + 1 < parts.size() &&
         !parts[i + 1].empty() && std::isdigit(static_cast<unsigned char>(parts[i + 1][0])))
       return NamedRelease{parts[i] == "sle" ? "sles" : "el", parts[i + 1],
-                          "directory " + parts[i] + "/" + parts[i + 1]};
+                          fmt::format("directory {}/{}", parts[i], parts[i + 1])};
     if (auto r = release_dir(parts[i])) return r;
   }
   return std::nullopt;
@@ -84,12 +86,14 @@ std::optional<OsRelease> os_release(const Facts& f, const Knowledge& kb) {
     std::string base = id == "ubuntu" ? version : "";
     if (auto d = kb.distro_by_codename("ubuntu", codename)) base = d->version;
     if (base.empty()) return std::nullopt;
-    std::string name = "Ubuntu " + base + (codename.empty() ? "" : " (" + codename + ")");
-    if (id != "ubuntu") name = (f.os.pretty_name ? *f.os.pretty_name : id) + ", based on " + name;
+    std::string name =
+        codename.empty() ? fmt::format("Ubuntu {}", base) : fmt::format("Ubuntu {} ({})", base, codename);
+    if (id != "ubuntu")
+      name = fmt::format("{}, based on {}", f.os.pretty_name ? *f.os.pretty_name : id, name);
     return OsRelease{"ubuntu", base, name};
   }
   if (version.empty()) return std::nullopt;
-  std::string pretty = f.os.pretty_name ? *f.os.pretty_name : id + " " + version;
+  std::string pretty = f.os.pretty_name ? *f.os.pretty_name : fmt::format("{} {}", id, version);
   if (id == "debian") return OsRelease{"debian", text::version_prefix(version, 1), pretty};
   if (id == "fedora") return OsRelease{"fedora", version, pretty};
   if (id == "sles" || id == "opensuse-leap") return OsRelease{"sles", version, pretty};
@@ -130,16 +134,19 @@ void repo_codename_mismatch(const CheckContext& ctx, Results& out) {
   for (const auto& s : f.repos.sources) {
     if (!s.enabled || s.kind == "pip") continue;
     any = true;
-    std::string line = s.origin + ": " + s.uri + (s.suite.empty() ? "" : " " + s.suite);
-    std::vector<std::string> evidence = {line};
+    std::vector<std::string> evidence = {s.suite.empty()
+                                             ? fmt::format("{}: {}", s.origin, s.uri)
+                                             : fmt::format("{}: {} {}", s.origin, s.uri, s.suite)};
     if (!s.release_specific) {
-      out.pass(s.origin, vendor_title(s.vendor) + "'s repository " + s.uri + " serves every OS release",
+      out.pass(s.origin,
+               fmt::format("{}'s repository {} serves every OS release", vendor_title(s.vendor), s.uri),
                evidence);
       continue;
     }
     auto named = release_named(s, ctx.kb);
     if (!named) {
-      out.pass(s.origin, "names no OS release gpudoctor knows (" + (s.suite.empty() ? s.uri : s.suite) + ")",
+      out.pass(s.origin,
+               fmt::format("names no OS release gpudoctor knows ({})", s.suite.empty() ? s.uri : s.suite),
                evidence);
       continue;
     }
@@ -147,41 +154,44 @@ void repo_codename_mismatch(const CheckContext& ctx, Results& out) {
       out.skip(s.origin, "the OS release is unknown");
       continue;
     }
-    evidence.push_back(f.os.id.source + ": " + os->name);
+    evidence.push_back(fmt::format("{}: {}", f.os.id.source, os->name));
     // AMD publishes Ubuntu suites only; which one a Debian release should use is not in the tables.
     if (named->family == "ubuntu" && os->family != "ubuntu" && s.vendor == "amd" &&
         named->how.rfind("suite", 0) == 0) {
-      out.pass(s.origin,
-               "an Ubuntu suite (" + s.suite + ") of AMD's repository on " + os->name +
-                   ": AMD has no suites of its own for it",
-               evidence);
+      out.pass(
+          s.origin,
+          fmt::format("an Ubuntu suite ({}) of AMD's repository on {}: AMD has no suites of its own for it",
+                      s.suite, os->name),
+          evidence);
       continue;
     }
-    std::string named_text = family_name(named->family) + " " + named->version + " (" + named->how + ")";
+    std::string named_text =
+        fmt::format("{} {} ({})", family_name(named->family), named->version, named->how);
     if (named->family == os->family && same_release(named->version, os->version)) {
-      out.pass(s.origin, "names " + named_text + ", this OS's release", evidence);
+      out.pass(s.origin, fmt::format("names {}, this OS's release", named_text), evidence);
       continue;
     }
     std::string fix;
     if (os->family == "ubuntu" && named->how.rfind("suite", 0) == 0) {
       auto d = ctx.kb.distro_by_version("ubuntu", os->version);
       if (d)
-        fix = " Replace " + s.suite + " by " + d->codename + ", if " + vendor_title(s.vendor) +
-              " publishes this "
-              "release for it (otherwise install a release that does).";
+        fix =
+            fmt::format(" Replace {} by {}, if {} publishes this release for it (otherwise install a release "
+                        "that does).",
+                        s.suite, d->codename, vendor_title(s.vendor));
     } else if (os->family == "ubuntu" && named->family == "ubuntu") {
-      std::string dir = "ubuntu" + os->version;
+      std::string dir = fmt::format("ubuntu{}", os->version);
       std::erase(dir, '.');
-      fix = " Use the " + dir + " directory instead.";
+      fix = fmt::format(" Use the {} directory instead.", dir);
     }
-    if (fix.empty()) fix = " Point it at the repository for " + os->name + ".";
-    out.add(Status::error, s.origin,
-            s.origin + " points " + vendor_title(s.vendor) + "'s repository at " + named_text +
-                ", but this is " + os->name + ": " + s.kind +
-                " then installs packages built for another release (broken dependencies, a "
-                "kernel driver that does not build) or finds none." +
-                fix,
-            evidence, {"repo-fix-codename"});
+    if (fix.empty()) fix = fmt::format(" Point it at the repository for {}.", os->name);
+    out.add(
+        Status::error, s.origin,
+        fmt::format("{} points {}'s repository at {}, but this is {}: {} then installs packages built for "
+                    "another release (broken dependencies, a kernel driver that does not build) or finds "
+                    "none.{}",
+                    s.origin, vendor_title(s.vendor), named_text, os->name, s.kind, fix),
+        evidence, {"repo-fix-codename"});
   }
   if (!any) out.skip("", "no GPU vendor apt or dnf repository configured");
 }
@@ -198,28 +208,26 @@ void repo_unreachable(const CheckContext& ctx, Results& out) {
       proxies.push_back(env_evidence(var, url_without_credentials(it->second)));
   for (const auto& p : f.repos.probes) {
     std::string url = url_without_credentials(p.url);
-    std::vector<std::string> evidence = {p.origin + ": fetched " + url};
+    std::vector<std::string> evidence = {fmt::format("{}: fetched {}", p.origin, url)};
     if (p.reached) {
-      out.pass(url,
-               "answered HTTP " + std::to_string(p.http_status.value_or(0)) + " in " +
-                   std::to_string(p.duration_ms) + " ms",
+      out.pass(url, fmt::format("answered HTTP {} in {} ms", p.http_status.value_or(0), p.duration_ms),
                evidence);
       continue;
     }
-    std::string why = p.http_status ? "answered HTTP " + std::to_string(*p.http_status) : p.error;
-    evidence.push_back("http: " + why);
+    std::string why = p.http_status ? fmt::format("answered HTTP {}", *p.http_status) : p.error;
+    evidence.push_back(fmt::format("http: {}", why));
     evidence.insert(evidence.end(), proxies.begin(), proxies.end());
     std::string hint = p.http_status
                            ? "the path does not exist there (a wrong release or version in the source) or a "
                              "proxy refuses it"
                            : "check the proxy settings (https_proxy, no_proxy), DNS, a firewall, and the "
                              "clock (TLS certificates)";
-    out.add(Status::warn, url,
-            url + " (configured in " + p.origin + ") cannot be fetched: " + why +
-                ". Package installs and updates "
-                "from it fail the same way; " +
-                hint + ".",
-            evidence);
+    out.add(
+        Status::warn, url,
+        fmt::format("{} (configured in {}) cannot be fetched: {}. Package installs and updates from it fail "
+                    "the same way; {}.",
+                    url, p.origin, why, hint),
+        evidence);
   }
 }
 

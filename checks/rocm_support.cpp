@@ -25,25 +25,26 @@ std::optional<RocmInUse> rocm_in_use(const Facts& f) {
     for (const auto& p : f.stack_paths.rocm)
       if (p.what == what && p.exists && p.version)
         return RocmInUse{
-            *p.version, p.what + " -> " + p.resolved + ": ROCm " + *p.version + " (" + p.version.source + ")",
-            false};
+            *p.version,
+            fmt::format("{} -> {}: ROCm {} ({})", p.what, p.resolved, *p.version, p.version.source), false};
   const RocmInstall* best = nullptr;
   for (const auto& r : f.toolkits.rocm)
     if (r.version && (!best || text::compare_versions(*r.version, *best->version) > 0)) best = &r;
   if (!best) return std::nullopt;
   return RocmInUse{*best->version,
-                   best->path + ": ROCm " + *best->version + " (" + best->version.source + ")",
+                   fmt::format("{}: ROCm {} ({})", best->path, *best->version, best->version.source),
                    best->distribution_package};
 }
 
 std::string os_name(const OsFacts& os) {
   if (os.pretty_name) return *os.pretty_name;
-  return (os.id ? *os.id : std::string("this OS")) + (os.version_id ? " " + *os.version_id : "");
+  std::string name = os.id ? *os.id : "this OS";
+  return os.version_id ? fmt::format("{} {}", name, *os.version_id) : name;
 }
 
 std::string row_evidence(const RocmReleaseRow& row, const std::string& what) {
-  return "knowledge rocm.yaml: ROCm " + row.rocm + " " + what + " (" + row.source + ")" +
-         (row.uncertain ? " [uncertain]" : "");
+  return fmt::format("knowledge rocm.yaml: ROCm {} {} ({}){}", row.rocm, what, row.source,
+                     row.uncertain ? " [uncertain]" : "");
 }
 
 // gfx1150/gfx1151 (Ryzen AI APUs) are covered by AMD's separate Radeon/Ryzen documentation, not the matrix.
@@ -107,9 +108,9 @@ void rocm_gpu_unsupported(const CheckContext& ctx, Results& out) {
   if (!rocm) return out.skip("", "no ROCm installed (or its version is unknown)");
   auto row = ctx.kb.rocm_release(rocm->version);
   if (!row)
-    return out.skip("", "ROCm " + rocm->version +
-                            (rocm->distribution ? " (the distribution's own packages)" : "") +
-                            " is not in the knowledge tables (AMD's matrix from 5.7 to 7.2)");
+    return out.skip("", fmt::format("ROCm {}{} is not in the knowledge tables (AMD's matrix from 5.7 to 7.2)",
+                                    rocm->version,
+                                    rocm->distribution ? " (the distribution's own packages)" : ""));
   std::string targets = text::join(row->gfx_targets, ", ");
   for (const auto& gpu : f.gpus) {
     if (gpu.vendor != Vendor::amd) continue;
@@ -119,20 +120,22 @@ void rocm_gpu_unsupported(const CheckContext& ctx, Results& out) {
       out.skip(gpu.subject(), "the GPU's gfx target is unknown");
       continue;
     }
-    std::vector<std::string> evidence = {gpu_evidence(gpu) + ": " + gfx, rocm->evidence,
-                                         row_evidence(*row, "targets: " + targets)};
+    std::vector<std::string> evidence = {fmt::format("{}: {}", gpu_evidence(gpu), gfx), rocm->evidence,
+                                         row_evidence(*row, fmt::format("targets: {}", targets))};
     if (std::find(row->gfx_targets.begin(), row->gfx_targets.end(), gfx) != row->gfx_targets.end()) {
-      out.pass(gpu.subject(), gfx + " is an official target of ROCm " + rocm->version, evidence);
+      out.pass(gpu.subject(), fmt::format("{} is an official target of ROCm {}", gfx, rocm->version),
+               evidence);
       continue;
     }
-    std::string msg = gpu.display_name() + " (" + gfx + ") is not among the GPU targets ROCm " +
-                      rocm->version + " supports on Linux (" + targets + ")";
+    std::string msg = fmt::format("{} ({}) is not among the GPU targets ROCm {} supports on Linux ({})",
+                                  gpu.display_name(), gfx, rocm->version, targets);
     if (apu_target(gfx)) {
-      out.add(Status::info, gpu.subject(),
-              msg +
-                  "; AMD covers Ryzen APUs in its separate \"ROCm on Radeon and Ryzen\" documentation, which "
-                  "gpudoctor's tables do not hold.",
-              evidence);
+      out.add(
+          Status::info, gpu.subject(),
+          fmt::format("{}; AMD covers Ryzen APUs in its separate \"ROCm on Radeon and Ryzen\" documentation, "
+                      "which gpudoctor's tables do not hold.",
+                      msg),
+          evidence);
       continue;
     }
     // The documented workaround: an override to a supported target of the GPU's own ISA family.
@@ -154,8 +157,9 @@ void rocm_gpu_unsupported(const CheckContext& ctx, Results& out) {
     auto override_it = f.env.all.find("HSA_OVERRIDE_GFX_VERSION");
     if (override_it != f.env.all.end()) {
       msg +=
-          " HSA_OVERRIDE_GFX_VERSION=" + override_it->second +
-          " makes ROCm treat it as another target: that often works within one ISA family, without support.";
+          fmt::format(" HSA_OVERRIDE_GFX_VERSION={} makes ROCm treat it as another target: that often works "
+                      "within one ISA family, without support.",
+                      override_it->second);
       evidence.push_back(env_evidence("HSA_OVERRIDE_GFX_VERSION", override_it->second));
     }
     msg += advice;
@@ -169,19 +173,20 @@ void rocm_os_unsupported(const CheckContext& ctx, Results& out) {
   auto rocm = rocm_in_use(f);
   if (!rocm) return out.skip("", "no ROCm installed (or its version is unknown)");
   if (rocm->distribution)
-    return out.pass("", "ROCm " + rocm->version + " comes from the distribution's own packages, built for it",
-                    {rocm->evidence});
+    return out.pass(
+        "", fmt::format("ROCm {} comes from the distribution's own packages, built for it", rocm->version),
+        {rocm->evidence});
   auto row = ctx.kb.rocm_release(rocm->version);
   if (!row)
-    return out.skip("", "ROCm " + rocm->version +
-                            " is not in the knowledge tables (AMD's matrix from 5.7 to 7.2)");
+    return out.skip("", fmt::format("ROCm {} is not in the knowledge tables (AMD's matrix from 5.7 to 7.2)",
+                                    rocm->version));
   if (!f.os.id || !f.os.version_id) return out.skip("", "the OS release is unknown (no os-release)");
   std::string id = *f.os.id, version = *f.os.version_id;
-  std::vector<std::string> evidence = {f.os.id.source + ": ID=" + id + " VERSION_ID=" + version,
+  std::vector<std::string> evidence = {fmt::format("{}: ID={} VERSION_ID={}", f.os.id.source, id, version),
                                        rocm->evidence,
-                                       row_evidence(*row, "OS: " + text::join(row->os, ", "))};
+                                       row_evidence(*row, fmt::format("OS: {}", text::join(row->os, ", ")))};
   if (Knowledge::rocm_supports_os(*row, id, version))
-    return out.pass("", "ROCm " + rocm->version + " supports " + os_name(f.os), evidence);
+    return out.pass("", fmt::format("ROCm {} supports {}", rocm->version, os_name(f.os)), evidence);
   // A derivative is not listed by name; its base may be (Linux Mint 21 = Ubuntu 22.04, AlmaLinux = RHEL).
   auto like = [&](const char* base) {
     return std::find(f.os.id_like.begin(), f.os.id_like.end(), base) != f.os.id_like.end();
@@ -189,21 +194,23 @@ void rocm_os_unsupported(const CheckContext& ctx, Results& out) {
   std::optional<std::string> base;
   if (like("ubuntu") && f.repos.ubuntu_codename)
     if (auto d = ctx.kb.distro_by_codename("ubuntu", *f.repos.ubuntu_codename))
-      if (Knowledge::rocm_supports_os(*row, "ubuntu", d->version)) base = "Ubuntu " + d->version;
-  if (!base && like("rhel") && Knowledge::rocm_supports_os(*row, "rhel", version)) base = "RHEL " + version;
-  if (base) {
-    out.add(Status::info, "",
-            os_name(f.os) + " is not on ROCm " + rocm->version + "'s list, but its base " + *base +
-                " is: it usually works, without AMD's support.",
-            evidence);
-    return;
-  }
+      if (Knowledge::rocm_supports_os(*row, "ubuntu", d->version))
+        base = fmt::format("Ubuntu {}", d->version);
+  if (!base && like("rhel") && Knowledge::rocm_supports_os(*row, "rhel", version))
+    base = fmt::format("RHEL {}", version);
+  if (base)
+    return out.add(
+        Status::info, "",
+        fmt::format("{} is not on ROCm {}'s list, but its base {} is: it usually works, without AMD's "
+                    "support.",
+                    os_name(f.os), rocm->version, *base),
+        evidence);
   out.add(
       Status::warn, "",
-      "ROCm " + rocm->version + " does not support " + os_name(f.os) + " (it supports " +
-          text::join(row->os, ", ") +
-          "): its kernel driver may not build for this kernel and its packages may "
-          "need libraries of another release. Install a ROCm release that lists this OS, or an OS it lists.",
+      fmt::format("ROCm {} does not support {} (it supports {}): its kernel driver may not build for this "
+                  "kernel and its packages may need libraries of another release. Install a ROCm release "
+                  "that lists this OS, or an OS it lists.",
+                  rocm->version, os_name(f.os), text::join(row->os, ", ")),
       evidence);
 }
 

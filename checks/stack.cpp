@@ -5,26 +5,28 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 namespace gpudoctor::checks {
 
 namespace {
 
 std::string describe_cuda(const Facts& f) {
   for (const auto& c : f.toolkits.cuda)
-    if (c.version) return "CUDA " + *c.version + " (" + c.path + ")";
+    if (c.version) return fmt::format("CUDA {} ({})", *c.version, c.path);
   if (f.toolkits.nvcc_version && f.toolkits.nvcc_path)
-    return "CUDA " + *f.toolkits.nvcc_version + " (" + *f.toolkits.nvcc_path + ")";
+    return fmt::format("CUDA {} ({})", *f.toolkits.nvcc_version, *f.toolkits.nvcc_path);
   if (cuda_toolkit_installed(f)) return "a CUDA toolkit";
   // No toolkit, only the driver's user-space libraries (libnvidia-compute-*, libcuda1) from packages.
   if (!f.nvidia.libnvidia_ml_versions.empty())
-    return "the NVIDIA user-space driver " + f.nvidia.libnvidia_ml_versions.front() + " (" +
-           (f.packages.source.empty() ? std::string("packages") : f.packages.source) + ")";
+    return fmt::format("the NVIDIA user-space driver {} ({})", f.nvidia.libnvidia_ml_versions.front(),
+                       f.packages.source.empty() ? "packages" : f.packages.source);
   return "the NVIDIA stack";
 }
 
 std::string describe_rocm(const Facts& f) {
   for (const auto& r : f.toolkits.rocm)
-    if (r.version) return "ROCm " + *r.version + " (" + r.path + ")";
+    if (r.version) return fmt::format("ROCm {} ({})", *r.version, r.path);
   return "ROCm";
 }
 
@@ -43,9 +45,8 @@ void stack_both_vendors(const CheckContext& ctx, Results& out) {
   if (nvidia > 0 && amd > 0) return out.pass("", "both stacks installed for GPUs of both vendors", evidence);
   if (nvidia == 0 && amd == 0) {
     out.add(Status::info, "",
-            "Both " + describe_cuda(f) + " and " + describe_rocm(f) +
-                " are installed; there is no GPU here to say "
-                "which one is needed.",
+            fmt::format("Both {} and {} are installed; there is no GPU here to say which one is needed.",
+                        describe_cuda(f), describe_rocm(f)),
             evidence);
     return;
   }
@@ -57,19 +58,20 @@ void stack_both_vendors(const CheckContext& ctx, Results& out) {
                   [](const RocmInstall& r) { return r.distribution_package && !r.required_by.empty(); })) {
     const RocmInstall& r = f.toolkits.rocm.front();
     std::string users = text::join(r.required_by, ", ");
-    evidence.push_back(r.path + " is required by " + users + " (" + f.packages.source + ")");
+    evidence.push_back(fmt::format("{} is required by {} ({})", r.path, users, f.packages.source));
     out.add(Status::info, "",
-            "Only NVIDIA GPUs are present; " + describe_rocm(f) +
-                " is the distribution's ROCm runtime, installed as a dependency of " + users +
-                ". It shadows nothing; keep it, since removing it removes " + users + ".",
+            fmt::format("Only NVIDIA GPUs are present; {} is the distribution's ROCm runtime, installed as a "
+                        "dependency of {}. It shadows nothing; keep it, since removing it removes {}.",
+                        describe_rocm(f), users, users),
             evidence);
     return;
   }
-  out.add(Status::warn, "",
-          std::string("Only ") + (keep_nvidia ? "NVIDIA" : "AMD") + " GPUs are present, but " +
-              (keep_nvidia ? describe_rocm(f) : describe_cuda(f)) +
-              " is installed too: its libraries and paths can shadow the ones you need. Remove it.",
-          evidence, {keep_nvidia ? "purge-rocm" : "purge-nvidia"});
+  out.add(
+      Status::warn, "",
+      fmt::format("Only {} GPUs are present, but {} is installed too: its libraries and paths can shadow the "
+                  "ones you need. Remove it.",
+                  keep_nvidia ? "NVIDIA" : "AMD", keep_nvidia ? describe_rocm(f) : describe_cuda(f)),
+      evidence, {keep_nvidia ? "purge-rocm" : "purge-nvidia"});
 }
 
 } // namespace gpudoctor::checks

@@ -7,16 +7,18 @@
 #include <map>
 #include <set>
 
+#include <fmt/format.h>
+
 namespace gpudoctor::checks {
 
 namespace {
 
 std::string pointer_evidence(const StackPointer& p, const char* stack) {
-  std::string s = p.what + ": " + p.path;
-  if (!p.resolved.empty() && p.resolved != p.path) s += " -> " + p.resolved;
-  if (!p.exists) return s + " (missing)";
-  if (p.version) return s + " (" + stack + " " + *p.version + ", " + p.version.source + ")";
-  return s + " (version unknown)";
+  std::string s = fmt::format("{}: {}", p.what, p.path);
+  if (!p.resolved.empty() && p.resolved != p.path) s += fmt::format(" -> {}", p.resolved);
+  if (!p.exists) return fmt::format("{} (missing)", s);
+  if (p.version) return fmt::format("{} ({} {}, {})", s, stack, *p.version, p.version.source);
+  return fmt::format("{} (version unknown)", s);
 }
 
 std::string stack_name(Vendor v) {
@@ -41,34 +43,32 @@ void cuda_path_mismatch(const CheckContext& ctx, Results& out) {
   for (const auto& p : ptrs) {
     evidence.push_back(pointer_evidence(p, "CUDA"));
     if (!p.exists)
-      missing.push_back(p.what + " (" + (p.resolved.empty() ? p.path : p.resolved) + ")");
+      missing.push_back(fmt::format("{} ({})", p.what, p.resolved.empty() ? p.path : p.resolved));
     else if (p.version)
       by_version[text::version_prefix(*p.version, 2)].push_back(p.what);
   }
+  // Two toolkits named, or one named that is not there: the same fix (one set of paths) for both.
+  std::string problem;
   if (by_version.size() >= 2) {
     std::vector<std::string> parts;
     for (const auto& [version, whats] : by_version)
-      parts.push_back(text::join(whats, " and ") + " CUDA " + version);
-    out.add(
-        Status::warn, "",
-        "The CUDA paths disagree: " + text::join(parts, ", ") +
-            ". Builds (PyTorch extensions, CMake, pip packages compiled from source) then mix the compiler "
-            "of one release with the headers and libraries of another. Point them at one toolkit.",
-        evidence, {"env-cuda-paths"});
-    return;
+      parts.push_back(fmt::format("{} CUDA {}", text::join(whats, " and "), version));
+    problem =
+        fmt::format("The CUDA paths disagree: {}. Builds (PyTorch extensions, CMake, pip packages compiled "
+                    "from source) then mix the compiler of one release with the headers and libraries of "
+                    "another. Point them at one toolkit.",
+                    text::join(parts, ", "));
+  } else if (!missing.empty()) {
+    problem =
+        fmt::format("A CUDA path names a folder that does not exist: {}. Tools that read it (PyTorch's "
+                    "cpp_extension, CMake's FindCUDAToolkit) fail or fall back to another toolkit. Point "
+                    "it at an installed toolkit or remove it.",
+                    text::join(missing, ", "));
   }
-  if (!missing.empty()) {
-    out.add(
-        Status::warn, "",
-        "A CUDA path names a folder that does not exist: " + text::join(missing, ", ") +
-            ". Tools that read it (PyTorch's cpp_extension, CMake's FindCUDAToolkit) fail or fall back to "
-            "another toolkit. Point it at an installed toolkit or remove it.",
-        evidence, {"env-cuda-paths"});
-    return;
-  }
+  if (!problem.empty()) return out.add(Status::warn, "", problem, evidence, {"env-cuda-paths"});
   if (by_version.empty())
     return out.pass("", "the CUDA paths name no toolkit whose version is known", evidence);
-  out.pass("", "everything points at CUDA " + by_version.begin()->first, evidence);
+  out.pass("", fmt::format("everything points at CUDA {}", by_version.begin()->first), evidence);
 }
 
 void rocm_multiple(const CheckContext& ctx, Results& out) {
@@ -76,8 +76,7 @@ void rocm_multiple(const CheckContext& ctx, Results& out) {
   if (f.toolkits.rocm.empty()) return out.skip("", "no ROCm installed");
   std::vector<std::string> installed;
   for (const auto& r : f.toolkits.rocm)
-    installed.push_back((r.version ? "ROCm " + *r.version : std::string("ROCm (version unknown)")) + " in " +
-                        r.path);
+    installed.push_back(fmt::format("ROCm {} in {}", r.version ? *r.version : "(version unknown)", r.path));
   std::vector<std::string> evidence = installed;
   // Where the pointers that exist end up; a missing one is stack.leftover-paths' business.
   std::map<std::string, std::vector<std::string>> targets; // resolved folder -> pointers
@@ -85,30 +84,27 @@ void rocm_multiple(const CheckContext& ctx, Results& out) {
     evidence.push_back(pointer_evidence(p, "ROCm"));
     if (p.exists) targets[p.resolved].push_back(p.what);
   }
-  if (f.toolkits.rocm.size() < 2) return out.pass("", "one ROCm install: " + installed.front(), evidence);
+  if (f.toolkits.rocm.size() < 2)
+    return out.pass("", fmt::format("one ROCm install: {}", installed.front()), evidence);
   if (targets.size() < 2) {
-    std::string where =
-        targets.empty() ? "nothing points at one of them" : "everything points at " + targets.begin()->first;
-    return out.pass("", std::to_string(installed.size()) + " ROCm installs; " + where, evidence);
+    std::string where = targets.empty() ? "nothing points at one of them"
+                                        : fmt::format("everything points at {}", targets.begin()->first);
+    return out.pass("", fmt::format("{} ROCm installs; {}", installed.size(), where), evidence);
   }
   std::vector<std::string> parts;
   for (const auto& [dir, whats] : targets) {
     std::string version;
     for (const auto& p : f.stack_paths.rocm)
-      if (p.resolved == dir && p.version) version = " (ROCm " + *p.version + ")";
-    parts.push_back(text::join(whats, " and ") + " -> " + dir + version);
+      if (p.resolved == dir && p.version) version = fmt::format(" (ROCm {})", *p.version);
+    parts.push_back(fmt::format("{} -> {}{}", text::join(whats, " and "), dir, version));
   }
   out.add(
       Status::warn, "",
-      std::to_string(installed.size()) +
-          " ROCm versions are installed and the settings point at different "
-          "ones: " +
-          text::join(parts, "; ") +
-          ". Programs then load the libraries of one release with the "
-          "runtime or compiler of another (ImportError on libhipblas.so.N, hipErrorNoBinaryForGpu). Pick one "
-          "(update-alternatives --config rocm), point ROCM_PATH, PATH and LD_LIBRARY_PATH at it, or remove "
-          "the "
-          "other.",
+      fmt::format("{} ROCm versions are installed and the settings point at different ones: {}. Programs "
+                  "then load the libraries of one release with the runtime or compiler of another "
+                  "(ImportError on libhipblas.so.N, hipErrorNoBinaryForGpu). Pick one (update-alternatives "
+                  "--config rocm), point ROCM_PATH, PATH and LD_LIBRARY_PATH at it, or remove the other.",
+                  installed.size(), text::join(parts, "; ")),
       evidence);
 }
 
@@ -133,44 +129,45 @@ void stack_leftover_paths(const CheckContext& ctx, Results& out) {
     if (!missing && !other_vendor) continue;
     std::string subject = origin_subject(s.origin);
     if (!found.count(subject)) order.push_back(subject);
-    std::string what = s.entry + (s.resolved.empty() || s.resolved == s.entry ? "" : " (" + s.resolved + ")");
+    std::string what =
+        s.resolved.empty() || s.resolved == s.entry ? s.entry : fmt::format("{} ({})", s.entry, s.resolved);
     std::string why;
     if (missing) why = "does not exist";
     if (other_vendor) {
       why += why.empty() ? "" : ", and ";
-      why += "belongs to the " + stack_name(s.stack) + " stack, but this machine has only " +
-             (nvidia > 0 ? "NVIDIA" : "AMD") + " GPUs";
+      why += fmt::format("belongs to the {} stack, but this machine has only {} GPUs", stack_name(s.stack),
+                         nvidia > 0 ? "NVIDIA" : "AMD");
       reasons[subject].insert("absent vendor");
     }
     if (missing) reasons[subject].insert("missing");
-    found[subject].push_back(s.origin + ": " + s.variable + " " + what + " " + why);
+    found[subject].push_back(fmt::format("{}: {} {} {}", s.origin, s.variable, what, why));
   }
   if (order.empty()) {
     std::vector<std::string> evidence;
     for (const auto& s : settings)
-      evidence.push_back(s.origin + ": " + s.variable + " " + s.entry);
+      evidence.push_back(fmt::format("{}: {} {}", s.origin, s.variable, s.entry));
     bool one = settings.size() == 1;
     std::string whose = nvidia + amd == 0 ? " (no GPU here says whose stack would be stray)"
                         : one             ? " and belongs to the GPUs here"
                                           : " and belong to the GPUs here";
-    return out.pass("",
-                    std::to_string(settings.size()) + " GPU-stack path entr" +
-                        (one ? "y exists" : "ies exist") + whose,
-                    evidence);
+    return out.pass(
+        "", fmt::format("{} GPU-stack path entr{}{}", settings.size(), one ? "y exists" : "ies exist", whose),
+        evidence);
   }
   for (const auto& subject : order) {
     const auto& lines = found[subject];
     bool absent = reasons[subject].count("absent vendor") > 0;
     std::string where = subject == "environment" ? "The environment" : subject;
+    std::string state = !absent                             ? "missing"
+                        : reasons[subject].count("missing") ? "missing or of the absent vendor"
+                                                            : "of the absent vendor's stack";
+    const bool one = lines.size() == 1;
     std::string msg =
-        where + " names " + std::to_string(lines.size()) + " GPU-stack folder" +
-        (lines.size() == 1 ? "" : "s") + " that " + (lines.size() == 1 ? "is" : "are") + " " +
-        (absent ? (reasons[subject].count("missing") ? "missing or of the absent vendor"
-                                                     : "of the absent vendor's stack")
-                : "missing") +
-        ": leftovers of an uninstalled or replaced stack. They slow every command lookup at best, "
-        "and load the wrong libraries at worst. Remove them" +
-        (subject == "environment" ? " from wherever they are set" : "") + ".";
+        fmt::format("{} names {} GPU-stack folder{} that {} {}: leftovers of an uninstalled or "
+                    "replaced stack. They slow every command lookup at best, and load the wrong "
+                    "libraries at worst. Remove them{}.",
+                    where, lines.size(), one ? "" : "s", one ? "is" : "are", state,
+                    subject == "environment" ? " from wherever they are set" : "");
     out.add(Status::warn, subject, msg, lines, {"env-cleanup"});
   }
 }

@@ -5,7 +5,6 @@
 #include "util/text.hpp"
 
 #include <cstdint>
-#include <cstdio>
 
 #include <fmt/format.h>
 
@@ -29,14 +28,14 @@ std::string wrap(const std::string& text, const std::string& first, const std::s
   bool empty = true;
   for (const auto& word : text::split(script_comment(text), ' ')) {
     if (!empty && line.size() + 1 + word.size() > width) {
-      out += line + "\n";
+      out += fmt::format("{}\n", line);
       line = prefix;
       empty = true;
     }
-    line += (empty ? "" : " ") + word;
+    line += fmt::format("{}{}", empty ? "" : " ", word);
     empty = false;
   }
-  return out + line + "\n";
+  return fmt::format("{}{}\n", out, line);
 }
 
 // Whether `body` opens a here-document: "<<" that is not a here-string's "<<<".
@@ -54,7 +53,7 @@ std::string indent_body(const std::string& body) {
   for (auto line : text::split(text::trim(body), '\n', true)) {
     while (!line.empty() && (line.back() == ' ' || line.back() == '\t'))
       line.pop_back();
-    out += (heredoc || line.empty() ? "" : "  ") + line + "\n";
+    out += fmt::format("{}{}\n", heredoc || line.empty() ? "" : "  ", line);
   }
   return out;
 }
@@ -72,16 +71,16 @@ std::uint64_t fnv1a(const std::string& s) {
 std::string quoted_array(const std::vector<std::string>& words) {
   std::string out = "(\n";
   for (const auto& w : words)
-    out += "  " + shell_quote(w) + "\n";
-  return out + ")";
+    out += fmt::format("  {}\n", shell_quote(w));
+  return out + ')';
 }
 
 std::string header(const Plan& plan, const std::string& version) {
   std::string h = "#!/usr/bin/env bash\n";
   // The helpers take lists that may be empty here (a step with nothing to remove of that kind).
   h += "# shellcheck disable=SC2119,SC2120\n";
-  h += "# gpudoctor " + (plan.kind == "fix" ? "fix " + plan.id : std::string("migrate")) + ": " +
-       script_comment(plan.title) + "\n#\n";
+  h += fmt::format("# gpudoctor {}: {}\n#\n", plan.kind == "fix" ? fmt::format("fix {}", plan.id) : "migrate",
+                   script_comment(plan.title));
   for (std::size_t i = 0; i < plan.description.size(); ++i)
     h += wrap(plan.description[i], i == 0 ? "# What: " : "#       ", "#       ");
   if (plan.why.empty()) {
@@ -90,14 +89,15 @@ std::string header(const Plan& plan, const std::string& version) {
     for (std::size_t i = 0; i < plan.why.size(); ++i)
       h += wrap(plan.why[i], i == 0 ? "# Why:  " : "#       ", "#         ");
   }
-  h += wrap((plan.host.empty() ? std::string("any host") : "host " + plan.host) + ", " + plan.os.name + " (" +
-                plan.os.id + " " + plan.os.version + ", " + family_name(plan.os.family) + " family)" +
-                (plan.kernel.empty() ? "" : ", kernel " + plan.kernel),
+  h += wrap(fmt::format("{}, {} ({} {}, {} family){}",
+                        plan.host.empty() ? "any host" : fmt::format("host {}", plan.host), plan.os.name,
+                        plan.os.id, plan.os.version, family_name(plan.os.family),
+                        plan.kernel.empty() ? "" : fmt::format(", kernel {}", plan.kernel)),
             "# For:  ", "#       ");
   for (const auto& g : plan.gpus)
-    h += "#       " + script_comment(g) + "\n";
+    h += fmt::format("#       {}\n", script_comment(g));
   if (plan.gpus.empty()) h += "#       no NVIDIA or AMD GPU on the PCI bus\n";
-  h += "# From: " + script_comment(plan.source) + ", by gpudoctor " + version + ".\n";
+  h += fmt::format("# From: {}, by gpudoctor {}.\n", script_comment(plan.source), version);
   if (!plan.notes.empty()) {
     h += "#\n# Notes:\n";
     for (const auto& n : plan.notes)
@@ -113,7 +113,7 @@ std::string header(const Plan& plan, const std::string& version) {
     const auto& s = plan.steps[i];
     std::string line = fmt::format("#  {:2}. {:<38} {}{}{}  ", i + 1, script_comment(s.id),
                                    s.root ? 'R' : '-', s.destructive ? 'D' : '-', s.reboot ? 'B' : '-');
-    h += wrap(s.title, line, "#" + std::string(50, ' '));
+    h += wrap(s.title, line, fmt::format("#{:50}", ""));
   }
   if (!plan.must_pass.empty())
     h += wrap(text::join(plan.must_pass, " "), "# Afterwards these checks must pass: ", "#   ");
@@ -129,46 +129,47 @@ Script render_script(const Plan& plan, const std::string& library, const std::st
     titles.push_back(script_comment(s.title)); // printed and journaled by the script: one inert line
     flags.push_back(flags_of(s));
   }
-  std::string vars;
-  vars += "GD_FAMILY=" + family_name(plan.os.family) + "\n";
-  vars += "GD_FOR_OS_ID=" + shell_quote(plan.os.id) + "\n";
-  vars += "GD_FOR_OS_VERSION=" + shell_quote(plan.os.version) + "\n";
-  vars += "GD_FOR_HOST=" + shell_quote(plan.host) + "\n";
-  vars += "GD_KERNEL=" + shell_quote(plan.kernel) + "\n";
-  vars += "GD_STEP_IDS=" + quoted_array(ids) + "\n";
-  vars += "GD_STEP_TITLES=" + quoted_array(titles) + "\n";
-  vars += "GD_STEP_FLAGS=" + quoted_array(flags) + "\n";
+  // Every value from the facts goes through shell_quote; family_name is one of a fixed set of words.
+  std::string vars =
+      fmt::format("GD_FAMILY={}\n"
+                  "GD_FOR_OS_ID={}\n"
+                  "GD_FOR_OS_VERSION={}\n"
+                  "GD_FOR_HOST={}\n"
+                  "GD_KERNEL={}\n"
+                  "GD_STEP_IDS={}\n"
+                  "GD_STEP_TITLES={}\n"
+                  "GD_STEP_FLAGS={}\n",
+                  family_name(plan.os.family), shell_quote(plan.os.id), shell_quote(plan.os.version),
+                  shell_quote(plan.host), shell_quote(plan.kernel), quoted_array(ids), quoted_array(titles),
+                  quoted_array(flags));
 
   std::string steps =
       "\n# ---- the steps ------------------------------------------------------------------------\n";
   for (std::size_t i = 0; i < plan.steps.size(); ++i) {
     const auto& s = plan.steps[i];
-    std::string n = std::to_string(i + 1);
     std::string f = flags_of(s, ", ");
-    steps += "\n# " + n + ". " + script_comment(s.title) + (f.empty() ? "" : " [" + f + "]") + " (" +
-             script_comment(s.where) + ")\n";
-    steps += "gd_step_" + n + "() {\n" + indent_body(s.body) + "}\n";
-    steps += "gd_verify_" + n + "() {\n" + indent_body(s.verify) + "}\n";
+    steps += fmt::format("\n# {}. {}{} ({})\n", i + 1, script_comment(s.title),
+                         f.empty() ? "" : fmt::format(" [{}]", f), script_comment(s.where));
+    steps += fmt::format("gd_step_{}() {{\n{}}}\n", i + 1, indent_body(s.body));
+    steps += fmt::format("gd_verify_{}() {{\n{}}}\n", i + 1, indent_body(s.verify));
   }
-  std::string body = vars + "\n" + library + steps + "\ngd_main \"$@\"\n";
-  char hash[17];
-  std::snprintf(hash, sizeof hash, "%08llx",
-                static_cast<unsigned long long>(fnv1a(header(plan, version) + body) & 0xffffffffULL));
+  std::string body = fmt::format("{}\n{}{}\ngd_main \"$@\"\n", vars, library, steps);
+  const std::string head = header(plan, version);
   Script script;
-  script.id = plan.id + "-" + hash;
+  script.id = fmt::format("{}-{:08x}", plan.id, fnv1a(head + body) & 0xffffffffULL);
   // Quoted: shellcheck reads an unquoted "purge-rocm-0be3c6dc" as arithmetic (SC2100).
-  script.text = header(plan, version) + "\nset -euo pipefail\n\nGD_SCRIPT_ID='" + script.id + "'\n" + body;
+  script.text = fmt::format("{}\nset -euo pipefail\n\nGD_SCRIPT_ID='{}'\n{}", head, script.id, body);
   return script;
 }
 
 std::string render_plan_summary(const Plan& plan) {
   using escape::one_line;
-  std::string out = one_line(plan.title) + " (" + one_line(plan.os.name) + ", " +
-                    family_name(plan.os.family) + " family)\n";
+  std::string out = fmt::format("{} ({}, {} family)\n", one_line(plan.title), one_line(plan.os.name),
+                                family_name(plan.os.family));
   for (const auto& w : plan.why)
-    out += "  because " + one_line(w) + "\n";
+    out += fmt::format("  because {}\n", one_line(w));
   for (const auto& n : plan.notes)
-    out += "  note: " + one_line(n) + "\n";
+    out += fmt::format("  note: {}\n", one_line(n));
   out += "Steps (R: needs root, D: destructive, B: needs a reboot):\n";
   for (std::size_t i = 0; i < plan.steps.size(); ++i) {
     const auto& s = plan.steps[i];
