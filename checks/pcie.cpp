@@ -108,14 +108,13 @@ void pcie_iommu_not_pt(const CheckContext& ctx, Results& out) {
       fmt::format("{}: {}", f.os.kernel_cmdline.source, *f.os.kernel_cmdline)};
   if (cmdline.iommu_passthrough())
     return out.pass("", "the kernel command line sets IOMMU passthrough", evidence);
-  for (const char* key : {"iommu", "amd_iommu", "intel_iommu"})
-    if (cmdline.get(key) == "off")
-      return out.pass(
-          "",
-          fmt::format("{}=off: the IOMMU does not remap (AMD does not recommend it, but the multi-GPU "
-                      "hang it causes cannot happen)",
-                      key),
-          evidence);
+  if (auto key = cmdline.iommu_off_by())
+    return out.pass(
+        "",
+        fmt::format("{}=off: the IOMMU does not remap (AMD does not recommend it, but the multi-GPU "
+                    "hang it causes cannot happen)",
+                    *key),
+        evidence);
   out.add(
       Status::warn, "",
       fmt::format("{} AMD GPUs and the kernel command line lacks iommu=pt: AMD asks for it on multi-GPU "

@@ -2,6 +2,7 @@
 // half of what the slower of their PCIe links carries (NVLink and xGMI pairs are far above that).
 #include "checks/probe_common.hpp"
 #include "checks/registry.hpp"
+#include "parse/parsers_system.hpp"
 #include "util/text.hpp"
 
 #include <fmt/format.h>
@@ -27,6 +28,14 @@ std::optional<double> pair_floor(const Facts& f, const BackendProbes& b, int fro
 std::string peer_name(const Facts& f, const BackendProbes& b, int index) {
   std::string s = device_subject(f, b, index);
   return s.substr(0, s.find(' '));
+}
+
+// Whether the kernel command line is known to leave the IOMMU translating peer traffic (no iommu=pt, not
+// off): then the unreachable peers have a fix to offer, kernel-iommu-pt.
+bool iommu_translates(const Facts& f) {
+  if (!f.os.kernel_cmdline) return false;
+  auto cmdline = parse::kernel_cmdline(*f.os.kernel_cmdline);
+  return !cmdline.iommu_passthrough() && !cmdline.iommu_off_by();
 }
 
 void judge(const Facts& f, const BackendProbes& b, const ProbeRun& run, Results& out) {
@@ -71,7 +80,12 @@ void judge(const Facts& f, const BackendProbes& b, const ProbeRun& run, Results&
                           "different CPU sockets, or consumer cards whose driver disables P2P. ",
                           text::join(unreachable, ", "));
       if (!slow.empty()) msg += fmt::format("Peer copies are slow to {}.", text::join(slow, ", "));
-      out.add(Status::warn, subject, text::trim(msg), evidence);
+      std::vector<std::string> fixes;
+      if (!unreachable.empty() && iommu_translates(f)) {
+        evidence.push_back(fmt::format("{}: {}", f.os.kernel_cmdline.source, *f.os.kernel_cmdline));
+        fixes.push_back("kernel-iommu-pt");
+      }
+      out.add(Status::warn, subject, text::trim(msg), evidence, fixes);
     } else if (fine.empty()) {
       out.add(Status::warn, subject, "No peer copy from this device could be measured", evidence);
     } else {

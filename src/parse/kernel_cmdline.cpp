@@ -106,6 +106,12 @@ bool KernelCmdline::iommu_passthrough() const {
   return v && (*v == "1" || *v == "y" || *v == "Y" || *v == "on");
 }
 
+std::optional<std::string> KernelCmdline::iommu_off_by() const {
+  for (const char* key : {"iommu", "amd_iommu", "intel_iommu"})
+    if (get(key) == "off") return key;
+  return std::nullopt;
+}
+
 std::vector<std::string> KernelCmdline::blacklisted_modules() const {
   std::vector<std::string> out;
   for (const auto& p : params)

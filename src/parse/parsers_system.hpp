@@ -241,6 +241,8 @@ struct KernelCmdline {
   std::vector<std::string> all(std::string_view key) const;
   // "iommu=pt" or "iommu.passthrough=1|y|on".
   bool iommu_passthrough() const;
+  // The parameter that turns the IOMMU off ("iommu", "amd_iommu" or "intel_iommu" set to "off"), if any.
+  std::optional<std::string> iommu_off_by() const;
   // modprobe.blacklist=a,b and module_blacklist=a,b (every occurrence), in order.
   std::vector<std::string> blacklisted_modules() const;
   // "nouveau.modeset=0" -> module_param("nouveau", "modeset") == "0".

@@ -345,6 +345,22 @@ TEST_CASE("probe.p2p") {
       // iommu=pt is the remedy (passthrough), not the cause: the translating IOMMU is.
       CHECK_FALSE(contains(r.message, "translated mode (iommu=pt)"));
       CHECK(contains(r.message, "boot with iommu=pt"));
+      CHECK(r.fixes.empty()); // the kernel command line is unknown: no fix to offer for it
+    }
+  }
+  SUBCASE("no peer access with an IOMMU that translates: the fix is kernel-iommu-pt") {
+    Facts f =
+        with_probes(2, {{"p2p", line("p2p", "access", {{"from", 0}, {"to", 1}, {"can_access", false}})}});
+    f.os.kernel_cmdline = {"BOOT_IMAGE=/vmlinuz ro quiet amd_iommu=on", "/proc/cmdline"};
+    Result r = run_check("probe.p2p", f).at(0); // device 0; device 1 measured nothing
+    CHECK(r.status == Status::warn);
+    CHECK(r.fixes == std::vector<std::string>{"kernel-iommu-pt"});
+    CHECK(std::ranges::any_of(r.evidence, [](const std::string& e) { return contains(e, "amd_iommu=on"); }));
+    for (const char* cmdline : {"ro iommu=pt", "ro iommu.passthrough=1", "ro intel_iommu=off"}) {
+      f.os.kernel_cmdline = {cmdline, "/proc/cmdline"};
+      Result other = run_check("probe.p2p", f).at(0);
+      CHECK(other.status == Status::warn);
+      CHECK_MESSAGE(other.fixes.empty(), cmdline);
     }
   }
   SUBCASE("fast pairs pass, a slow one warns") {
