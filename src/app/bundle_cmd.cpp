@@ -5,8 +5,8 @@
 #include "app/rooted_view.hpp"
 #include "bundle/obfuscation_key.hpp"
 #include "bundle/redact.hpp"
-#include "fix/inventory.hpp"
-#include "fix/stacks.hpp"
+#include "collect/inventory.hpp"
+#include "knowledge/stacks.hpp"
 #include "system/live_view.hpp"
 #include "system/recording_view.hpp"
 #include "system/replay_view.hpp"
@@ -89,8 +89,7 @@ int cmd_bundle(const BundleOptions& opt) {
   Report live_report = run_pipeline(recorder, *data, opt.check);
   // What `fix` and `migrate` read beyond the checks (apt's marks, pins, container configuration, ...), so a
   // plan made --from the bundle is the plan made on the machine.
-  if (auto stacks = fix::load_stacks())
-    (void)fix::take_inventory(recorder, live_report.facts, data->kb, *stacks);
+  if (auto stacks = load_stacks()) (void)take_inventory(recorder, live_report.facts, data->kb, *stacks);
   snapshot::Manifest manifest;
   manifest.created = snapshot::utc_now();
   manifest.tool = "gpudoctor " GPUDOCTOR_VERSION;

@@ -40,7 +40,7 @@ std::unique_ptr<FixSession> open_fix_session(const FixOptions& opt, int& status)
     return nullptr;
   }
   s->book = std::move(*book);
-  auto stacks = fix::load_stacks();
+  auto stacks = load_stacks();
   if (!stacks) {
     std::fprintf(stderr, "gpudoctor: %s\n", stacks.error().c_str());
     return nullptr;
@@ -68,7 +68,7 @@ std::unique_ptr<FixSession> open_fix_session(const FixOptions& opt, int& status)
     view = s->live.get();
   }
   s->report = run_pipeline(*view, s->data, opt.check);
-  s->inventory = fix::take_inventory(*view, s->report.facts, s->data.kb, s->stacks);
+  s->inventory = take_inventory(*view, s->report.facts, s->data.kb, s->stacks);
   status = 0;
   return s;
 }

@@ -6,10 +6,10 @@
 #include "app/commands.hpp"
 #include "app/pipeline.hpp"
 #include "app/snapshot_source.hpp"
-#include "fix/inventory.hpp"
+#include "collect/inventory.hpp"
 #include "fix/plan.hpp"
 #include "fix/recipe.hpp"
-#include "fix/stacks.hpp"
+#include "knowledge/stacks.hpp"
 
 #include <memory>
 #include <string>
@@ -21,9 +21,9 @@ struct FixSession {
   std::unique_ptr<SystemView> live;
   Loaded data;
   fix::RecipeBook book;
-  fix::Stacks stacks;
+  Stacks stacks;
   Report report;
-  fix::Inventory inventory;
+  Inventory inventory;
   std::string source = "this machine";
   bool check_host = true;
 
