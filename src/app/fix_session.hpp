@@ -6,7 +6,6 @@
 #include "app/commands.hpp"
 #include "app/pipeline.hpp"
 #include "app/snapshot_source.hpp"
-#include "collect/inventory.hpp"
 #include "fix/plan.hpp"
 #include "fix/recipe.hpp"
 #include "knowledge/stacks.hpp"
@@ -22,8 +21,7 @@ struct FixSession {
   Loaded data;
   fix::RecipeBook book;
   Stacks stacks;
-  Report report;
-  Inventory inventory;
+  Report report; // its facts hold the inventory (taken with `stacks`)
   std::string source = "this machine";
   bool check_host = true;
 
