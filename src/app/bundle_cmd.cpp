@@ -5,8 +5,7 @@
 #include "app/rooted_view.hpp"
 #include "bundle/obfuscation_key.hpp"
 #include "bundle/redact.hpp"
-#include "fix/inventory.hpp"
-#include "fix/stacks.hpp"
+#include "knowledge/stacks.hpp"
 #include "system/live_view.hpp"
 #include "system/recording_view.hpp"
 #include "system/replay_view.hpp"
@@ -76,6 +75,11 @@ int cmd_bundle(const BundleOptions& opt) {
     std::fprintf(stderr, "gpudoctor: %s\n", data.error().message.c_str());
     return data.error().status;
   }
+  auto stacks = load_stacks();
+  if (!stacks) {
+    std::fprintf(stderr, "gpudoctor: %s\n", stacks.error().c_str());
+    return 3;
+  }
   auto staging = temp::Folder::create("bundle");
   if (!staging) {
     std::fprintf(stderr, "gpudoctor: %s\n", staging.error().c_str());
@@ -86,11 +90,10 @@ int cmd_bundle(const BundleOptions& opt) {
   std::unique_ptr<LiveView> live =
       opt.root.empty() ? std::make_unique<LiveView>() : std::make_unique<RootedView>(opt.root);
   RecordingView recorder(*live, snap_dir, "gpudoctor " GPUDOCTOR_VERSION);
-  Report live_report = run_pipeline(recorder, *data, opt.check);
-  // What `fix` and `migrate` read beyond the checks (apt's marks, pins, container configuration, ...), so a
-  // plan made --from the bundle is the plan made on the machine.
-  if (auto stacks = fix::load_stacks())
-    (void)fix::take_inventory(recorder, live_report.facts, data->kb, *stacks);
+  // With the stack tables the fix inventory is taken: what `fix` and `migrate` read beyond the checks (apt's
+  // marks, pins, container configuration, ...) is recorded, so a plan made --from the bundle is the plan made
+  // on the machine, and the report below holds the inventory (facts.inventory).
+  Report live_report = run_pipeline(recorder, *data, opt.check, &*stacks);
   snapshot::Manifest manifest;
   manifest.created = snapshot::utc_now();
   manifest.tool = "gpudoctor " GPUDOCTOR_VERSION;
@@ -124,7 +127,7 @@ int cmd_bundle(const BundleOptions& opt) {
     std::fprintf(stderr, "gpudoctor: the recorded snapshot does not read back: %s\n", replay.error().c_str());
     return 3;
   }
-  Report report = run_pipeline(**replay, *data, opt.check);
+  Report report = run_pipeline(**replay, *data, opt.check, &*stacks);
   if (!same_conclusions(live_report.results, report.results))
     std::fprintf(stderr, "gpudoctor: warning: the redacted snapshot judges differently from the live run\n");
   report.source_kind = "live";

@@ -9,6 +9,8 @@
 
 #include <cstdio>
 
+#include <fmt/format.h>
+
 namespace gpudoctor {
 
 fix::PlanContext FixSession::context(const FixOptions& opt) const {
@@ -21,7 +23,7 @@ fix::PlanContext FixSession::context(const FixOptions& opt) const {
   po.stop_gpu_users = opt.stop_gpu_users;
   po.incoming_gpu = opt.gpu;
   po.source = source;
-  return fix::PlanContext{report.facts, data.kb, stacks, book, inventory, report.results, po};
+  return fix::PlanContext{report.facts, data.kb, stacks, book, *report.facts.inventory, report.results, po};
 }
 
 std::unique_ptr<FixSession> open_fix_session(const FixOptions& opt, int& status) {
@@ -40,7 +42,7 @@ std::unique_ptr<FixSession> open_fix_session(const FixOptions& opt, int& status)
     return nullptr;
   }
   s->book = std::move(*book);
-  auto stacks = fix::load_stacks();
+  auto stacks = load_stacks();
   if (!stacks) {
     std::fprintf(stderr, "gpudoctor: %s\n", stacks.error().c_str());
     return nullptr;
@@ -67,8 +69,16 @@ std::unique_ptr<FixSession> open_fix_session(const FixOptions& opt, int& status)
     s->live = std::make_unique<LiveView>();
     view = s->live.get();
   }
-  s->report = run_pipeline(*view, s->data, opt.check);
-  s->inventory = fix::take_inventory(*view, s->report.facts, s->data.kb, s->stacks);
+  s->report = run_pipeline(*view, s->data, opt.check, &s->stacks);
+  if (!s->report.facts.inventory) {
+    // A plan without the inventory would leave out what it must remove: gpudoctor's own failure (exit 3).
+    std::string why;
+    for (const auto& error : s->report.facts.collector_errors)
+      if (error.starts_with("inventory: ")) why = error.substr(11);
+    fmt::print(stderr, "gpudoctor: the inventory of {} could not be taken: {}\n", escape::one_line(s->source),
+               escape::one_line(why));
+    return nullptr;
+  }
   status = 0;
   return s;
 }

@@ -6,10 +6,9 @@
 #include "app/commands.hpp"
 #include "app/pipeline.hpp"
 #include "app/snapshot_source.hpp"
-#include "fix/inventory.hpp"
 #include "fix/plan.hpp"
 #include "fix/recipe.hpp"
-#include "fix/stacks.hpp"
+#include "knowledge/stacks.hpp"
 
 #include <memory>
 #include <string>
@@ -21,9 +20,8 @@ struct FixSession {
   std::unique_ptr<SystemView> live;
   Loaded data;
   fix::RecipeBook book;
-  fix::Stacks stacks;
-  Report report;
-  fix::Inventory inventory;
+  Stacks stacks;
+  Report report; // its facts hold the inventory (taken with `stacks`)
   std::string source = "this machine";
   bool check_host = true;
 

@@ -23,12 +23,13 @@ std::expected<Loaded, LoadFailure> load_data(const CheckOptions& opt) {
   return Loaded{std::move(*kb), std::move(*cat)};
 }
 
-Report run_pipeline(SystemView& view, const Loaded& data, const CheckOptions& opt) {
+Report run_pipeline(SystemView& view, const Loaded& data, const CheckOptions& opt, const Stacks* stacks) {
   CollectOptions copt;
   copt.tool_timeout = std::chrono::milliseconds(opt.timeout_ms);
   copt.python_timeout = std::chrono::milliseconds(opt.timeout_ms);
   copt.extra_pythons = opt.pythons;
   copt.online = opt.online;
+  copt.stacks = stacks;
   Report report;
   auto started = std::chrono::steady_clock::now();
   ProbeSession probes(view, opt);

@@ -1,9 +1,10 @@
-// Collect, then judge: the run shared by `check` and `bundle`.
+// Collect, then judge: the run shared by `check`, `bundle`, `fix` and `migrate`.
 #pragma once
 
 #include "app/commands.hpp"
 #include "check/catalogue.hpp"
 #include "knowledge/knowledge.hpp"
+#include "knowledge/stacks.hpp"
 #include "report/report.hpp"
 #include "system/system_view.hpp"
 
@@ -27,7 +28,9 @@ struct LoadFailure {
 // Loads the knowledge tables and catalogues; the error names the file and line.
 std::expected<Loaded, LoadFailure> load_data(const CheckOptions& opt);
 
-Report run_pipeline(SystemView& view, const Loaded& data, const CheckOptions& opt);
+// With `stacks` (fix, migrate, bundle) the facts hold the fix inventory too (Facts::inventory).
+Report run_pipeline(SystemView& view, const Loaded& data, const CheckOptions& opt,
+                    const Stacks* stacks = nullptr);
 
 // Prints the report in the requested format to stdout, or replaces opt.output with it (atomically: a
 // reader such as node_exporter sees the old report or the new one). False when it could not be written.

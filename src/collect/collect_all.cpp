@@ -1,6 +1,7 @@
 // The collection pipeline: quick file reads first, then the collectors that start processes, in parallel,
 // since a vendor tool can take seconds (or hang until its time limit) and the rest need not wait for it.
 #include "collect/collectors.hpp"
+#include "collect/inventory.hpp"
 
 #include <algorithm>
 #include <exception>
@@ -121,6 +122,9 @@ Facts collect_all(SystemView& view, const Knowledge& kb, const CollectOptions& o
   guard.run("stack-paths", [&] { collect_stack_paths(view, facts.env, facts.toolkits, facts.stack_paths); });
   guard.run("python-extensions", [&] { collect_python_extensions(view, kb, facts.python); }); // issue 12
   guard.run("host", [&] { collect_host(view, facts); });
+  // Last: it reads the packages, DKMS, toolkit and identity facts of the collectors above.
+  if (opt.stacks)
+    guard.run("inventory", [&] { facts.inventory = take_inventory(view, facts, kb, *opt.stacks); });
   // The network of this machine says nothing about a replayed one.
   if (opt.online && !view.is_replay()) guard.run("online", [&] { probe_repos(opt, facts.os, facts.repos); });
   for (auto* list : {&nvidia_tools, &amd_tools, &toolkit_tools, &python_tools, &boot_tools, &container_tools,

@@ -15,6 +15,8 @@
 
 namespace gpudoctor {
 
+struct Stacks;
+
 struct CollectOptions {
   std::chrono::milliseconds tool_timeout{5000};   // vendor tools (nvidia-smi, rocminfo, nvcc)
   std::chrono::milliseconds python_timeout{5000}; // a python3 printing its sys.path
@@ -24,6 +26,9 @@ struct CollectOptions {
   // Called once the python3 interpreters are known, from a collector's thread, while the others still run:
   // the framework probe starts there (importing torch takes seconds; it need not wait for the rest).
   std::function<void(const PythonFacts&)> python_known;
+  // The stack tables (fixes/stacks.yaml): when given, the fix inventory is taken into Facts::inventory
+  // (fix, migrate, bundle). `check` gives none: the inventory reads what no check needs.
+  const Stacks* stacks = nullptr;
 };
 
 void collect_os(SystemView& view, OsFacts& os);

@@ -2,6 +2,7 @@
 // Collectors fill these; checks only read them. "Could not read" is an empty optional, never 0.
 #pragma once
 
+#include "facts/inventory.hpp"
 #include "facts/probe_facts.hpp"
 #include "system/system_view.hpp"
 
@@ -534,6 +535,8 @@ struct Facts {
   ProbeFacts probes; // only with --probes, or replayed from a snapshot that holds probe outputs
   std::string hostname;
   std::vector<std::string> collector_errors; // a collector that failed; the run goes on
+  // The fix inventory: taken only for fix, migrate and bundle (CollectOptions::stacks), absent for check.
+  std::optional<Inventory> inventory;
 
   std::size_t count(Vendor v) const;
 };

@@ -2,6 +2,7 @@
 
 #include "facts/config_facts_json.hpp"
 #include "facts/health_facts_json.hpp"
+#include "facts/inventory_json.hpp"
 #include "facts/json_fields.hpp"
 #include "facts/probe_facts_json.hpp"
 
@@ -243,23 +244,28 @@ Json facts_to_json(const Facts& f) {
   Json env = Json::object();
   for (const auto& [name, value] : f.env.gpu_vars)
     env[name] = value;
-  return {{"os", os_json(f.os)},
-          {"gpus", gpus},
-          {"drivers", drivers_json(f)},
-          {"toolkits", toolkits_json(f.toolkits)},
-          {"environment", {{"gpu_variables", env}, {"nccl_conf_files", nccl_conf_json(f.env)}}},
-          {"network", {{"interfaces", opt(f.network.interfaces)}, {"ib_devices", f.network.ib_devices}}},
-          {"permissions", permissions_json(f.permissions)},
-          {"python", python_json(f.python)},
-          {"repositories", repos_to_json(f.repos)},
-          {"boot", boot_to_json(f.boot)},
-          {"stack_paths", stack_paths_to_json(f.stack_paths)},
-          {"containers", containers_to_json(f.containers)},
-          {"packages", packages},
-          {"tools", tools_json(f.tools)},
-          {"probes", probe_facts_to_json(f.probes)},
-          {"health", health_to_json(f)},
-          {"collector_errors", f.collector_errors}};
+  Json facts = {
+      {"os", os_json(f.os)},
+      {"gpus", gpus},
+      {"drivers", drivers_json(f)},
+      {"toolkits", toolkits_json(f.toolkits)},
+      {"environment", {{"gpu_variables", env}, {"nccl_conf_files", nccl_conf_json(f.env)}}},
+      {"network", {{"interfaces", opt(f.network.interfaces)}, {"ib_devices", f.network.ib_devices}}},
+      {"permissions", permissions_json(f.permissions)},
+      {"python", python_json(f.python)},
+      {"repositories", repos_to_json(f.repos)},
+      {"boot", boot_to_json(f.boot)},
+      {"stack_paths", stack_paths_to_json(f.stack_paths)},
+      {"containers", containers_to_json(f.containers)},
+      {"packages", packages},
+      {"tools", tools_json(f.tools)},
+      {"probes", probe_facts_to_json(f.probes)},
+      {"health", health_to_json(f)},
+      {"collector_errors", f.collector_errors}};
+  // Absent, not empty, when not taken: `check` does not take it, and "nothing installed" is a list of its
+  // own.
+  if (f.inventory) facts["inventory"] = inventory_to_json(*f.inventory);
+  return facts;
 }
 
 } // namespace gpudoctor

@@ -191,7 +191,7 @@ std::expected<void, std::string> bind_amd_install(Params& p, const OsKey& os, co
   if (!c) return std::unexpected(c.error());
   auto key = ctx.stacks.key("amd", family_name(os.family));
   if (!key) return std::unexpected("fixes/stacks.yaml has no AMD signing key for " + family_name(os.family));
-  const RocmInstall& r = c->install;
+  const RocmInstallRow& r = c->install;
   std::string amdgpu, rocm, graphics, codename;
   if (os.family == Family::debian) {
     codename = os.ubuntu ? os.codename : "";

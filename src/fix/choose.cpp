@@ -216,7 +216,7 @@ std::expected<NvidiaChoice, std::string> choose_nvidia(const Facts& facts, const
     if (auto p = problem_for(req.cuda); !p.empty()) return std::unexpected(p + " (" + gpus + ")");
     c.cuda = text::version_prefix(req.cuda, 2);
   } else {
-    std::vector<CudaInstall> rows = stacks.cuda_installs;
+    std::vector<CudaInstallRow> rows = stacks.cuda_installs;
     std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
       return a.recommended != b.recommended ? a.recommended : text::compare_versions(a.cuda, b.cuda) > 0;
     });
@@ -306,7 +306,7 @@ std::expected<AmdChoice, std::string> choose_amd(const Facts& facts, const Knowl
            Knowledge::rocm_supports_os(row, os.base_id, os.base_version);
   };
   // Why `row` cannot serve these GPUs ("" when at least one is supported); unsupported ones go to notes.
-  auto gpu_problem = [&](const RocmInstall& r, std::vector<std::string>* notes) -> std::string {
+  auto gpu_problem = [&](const RocmInstallRow& r, std::vector<std::string>* notes) -> std::string {
     auto rel = kb.rocm_release(r.rocm);
     if (!rel) return "ROCm " + r.rocm + " is not in the knowledge tables";
     if (gpus.empty()) return {};
@@ -326,7 +326,7 @@ std::expected<AmdChoice, std::string> choose_amd(const Facts& facts, const Knowl
 
   AmdChoice c;
   if (!req.rocm.empty()) {
-    const RocmInstall* row = nullptr;
+    const RocmInstallRow* row = nullptr;
     for (const auto& r : stacks.rocm_installs)
       if (req.rocm == r.rocm || req.rocm == r.apt_dir || text::starts_with(req.rocm, r.rocm + ".")) row = &r;
     if (!row) {
@@ -342,7 +342,7 @@ std::expected<AmdChoice, std::string> choose_amd(const Facts& facts, const Knowl
                         "'s list of supported releases: it may not work");
     c.install = *row;
   } else {
-    std::vector<RocmInstall> rows = stacks.rocm_installs;
+    std::vector<RocmInstallRow> rows = stacks.rocm_installs;
     std::stable_sort(rows.begin(), rows.end(),
                      [](const auto& a, const auto& b) { return a.recommended > b.recommended; });
     std::vector<std::string> why;

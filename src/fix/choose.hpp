@@ -6,8 +6,8 @@
 
 #include "facts/facts.hpp"
 #include "fix/recipe.hpp"
-#include "fix/stacks.hpp"
 #include "knowledge/knowledge.hpp"
+#include "knowledge/stacks.hpp"
 
 #include <expected>
 #include <optional>
@@ -48,7 +48,7 @@ struct NvidiaChoice {
 };
 
 struct AmdChoice {
-  RocmInstall install;     // the stacks.yaml row
+  RocmInstallRow install;  // the stacks.yaml row
   std::string torch_index; // "rocm7.2"
   std::vector<std::string> notes;
 };

@@ -4,12 +4,12 @@
 
 #include "check/result.hpp"
 #include "facts/facts.hpp"
+#include "facts/inventory.hpp"
 #include "fix/choose.hpp"
-#include "fix/inventory.hpp"
 #include "fix/params.hpp"
 #include "fix/recipe.hpp"
-#include "fix/stacks.hpp"
 #include "knowledge/knowledge.hpp"
+#include "knowledge/stacks.hpp"
 
 #include <expected>
 #include <string>

@@ -63,7 +63,4 @@ struct RecipeBook {
 // Placeholders ({{name}}, {{!name}}) must name parameters of params.hpp. Errors name the file and line.
 std::expected<RecipeBook, std::string> load_recipes(const std::string& source_dir = {});
 
-// Where the fix data files are read (util/data_files.hpp): "" (built in), or `source_dir`/fixes.
-std::string fixes_folder(const std::string& source_dir);
-
 } // namespace gpudoctor::fix

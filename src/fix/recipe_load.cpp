@@ -163,14 +163,6 @@ void refuse_include_cycles(const RecipeBook& book) {
     visit(visit, r);
 }
 
-} // namespace
-
-std::string fixes_folder(const std::string& source_dir) {
-  return source_dir.empty() ? std::string() : fmt::format("{}/fixes", source_dir);
-}
-
-namespace {
-
 // A file of fixes/ (built in, or below `source_dir`), parsed.
 yaml::Node fix_document(const std::string& source_dir, const std::string& name) {
   auto doc = yaml::parse_data_file("fixes", fixes_folder(source_dir), name);

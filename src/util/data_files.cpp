@@ -11,6 +11,10 @@
 
 namespace gpudoctor {
 
+std::string fixes_folder(const std::string& source_dir) {
+  return source_dir.empty() ? std::string() : fmt::format("{}/fixes", source_dir);
+}
+
 std::string data_file_label(std::string_view folder, const std::string& dir, std::string_view name) {
   return fmt::format("{}/{}", dir.empty() ? folder : std::string_view(dir), name);
 }

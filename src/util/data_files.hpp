@@ -23,4 +23,7 @@ std::string data_file_label(std::string_view folder, const std::string& dir, std
 std::expected<std::string, std::string> read_data_file(std::string_view folder, const std::string& dir,
                                                        std::string_view name);
 
+// Where the fix data files (recipes, stack tables) are read: "" (built in), or `source_dir`/fixes.
+std::string fixes_folder(const std::string& source_dir);
+
 } // namespace gpudoctor

@@ -3,10 +3,10 @@
 // inventory: testutil's MemView.
 #pragma once
 
-#include "fix/inventory.hpp"
+#include "collect/inventory.hpp"
 #include "fix/plan.hpp"
 #include "fix/recipe.hpp"
-#include "fix/stacks.hpp"
+#include "knowledge/stacks.hpp"
 #include "unit/testutil.hpp"
 
 #include <memory>
@@ -25,9 +25,9 @@ inline const fix::RecipeBook& recipes() {
   return book;
 }
 
-inline const fix::Stacks& stacks() {
-  static const fix::Stacks s = [] {
-    auto loaded = fix::load_stacks();
+inline const Stacks& stacks() {
+  static const Stacks s = [] {
+    auto loaded = load_stacks();
     if (!loaded) FAIL("built-in stack tables do not load: " << loaded.error());
     return *loaded;
   }();
@@ -38,7 +38,7 @@ inline const fix::Stacks& stacks() {
 struct SnapshotMachine {
   const Loaded& data = loaded_data();
   Report report;
-  fix::Inventory inventory;
+  Inventory inventory;
   std::string label;
 
   fix::PlanContext context(fix::PlanOptions opt = {}) const {
@@ -52,8 +52,9 @@ inline std::unique_ptr<SnapshotMachine> open_machine(const std::string& rel) {
   auto m = std::make_unique<SnapshotMachine>();
   auto snap = OpenedSnapshot::open(std::string(GPUDOCTOR_SOURCE_DIR) + "/" + rel);
   REQUIRE_MESSAGE(snap.has_value(), (snap ? std::string() : snap.error()));
-  m->report = run_pipeline((*snap)->view(), m->data, CheckOptions{});
-  m->inventory = fix::take_inventory((*snap)->view(), m->report.facts, m->data.kb, stacks());
+  m->report = run_pipeline((*snap)->view(), m->data, CheckOptions{}, &stacks());
+  REQUIRE(m->report.facts.inventory.has_value());
+  m->inventory = *m->report.facts.inventory;
   m->label = "snapshot " + rel;
   return m;
 }

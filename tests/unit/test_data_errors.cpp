@@ -3,8 +3,8 @@
 // Each case starts from the real data file and breaks one thing.
 #include "check/catalogue.hpp"
 #include "fix/recipe.hpp"
-#include "fix/stacks.hpp"
 #include "knowledge/knowledge.hpp"
+#include "knowledge/stacks.hpp"
 #include "system/temp_files.hpp"
 #include "util/file_text.hpp"
 #include "util/text.hpp"
@@ -40,7 +40,7 @@ struct ScratchData {
   }
   std::string catalogue() const { return error_of(load_catalogue(root.string())); }
   std::string recipes() const { return error_of(fix::load_recipes(root.string())); }
-  std::string stacks() const { return error_of(fix::load_stacks(root.string())); }
+  std::string stacks() const { return error_of(load_stacks(root.string())); }
   std::string knowledge() const { return error_of(load_knowledge((root / "checks/knowledge").string())); }
 };
 

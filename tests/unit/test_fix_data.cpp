@@ -144,23 +144,23 @@ TEST_CASE("fix data: a purge takes the vendor's packages only, never Mesa's or t
         "libdrm-amdgpu-amdgpu1", "libdrm2-amdgpu", "libdrm-amdgpu-common", "libgl1-amdgpu-mesa-dri",
         "libegl1-amdgpu-mesa", "libgbm1-amdgpu", "mesa-amdgpu-va-drivers", "xserver-xorg-amdgpu-video-amdgpu",
         "libllvm17.0.60001-amdgpu", "amdgpu-core"})
-    CHECK_MESSAGE(fix::vendor_package(s, amd, p), std::string(p));
+    CHECK_MESSAGE(vendor_package(s, amd, p), std::string(p));
   for (const char* p :
        {"cuda-toolkit-12-4", "nvidia-driver-550", "nvidia-open-580", "libnvidia-compute-550", "cuda-keyring",
         "libcudnn9-cuda-12", "linux-modules-nvidia-550-generic", "kmod-nvidia-latest-dkms",
         "nvidia-container-toolkit", "xserver-xorg-video-nvidia-560"})
-    CHECK_MESSAGE(fix::vendor_package(s, nv, p), std::string(p));
+    CHECK_MESSAGE(vendor_package(s, nv, p), std::string(p));
   for (const char* p : {"libdrm-amdgpu1", "libdrm2", "mesa-vulkan-drivers", "libgl1-mesa-dri", "libglx-mesa0",
                         "xserver-xorg-video-amdgpu", "firmware-amd-graphics", "linux-firmware", "dkms",
                         "linux-headers-6.8.0-45-generic", "xserver-xorg-video-nouveau", "libdrm-amdgpu",
                         "mesa-dri-drivers", "libdrm-radeon1", "libgbm1", "mesa-va-drivers", "libegl-mesa0"}) {
-    CHECK_MESSAGE(!fix::vendor_package(s, amd, p), std::string(p));
-    CHECK_MESSAGE(!fix::vendor_package(s, nv, p), std::string(p));
+    CHECK_MESSAGE(!vendor_package(s, amd, p), std::string(p));
+    CHECK_MESSAGE(!vendor_package(s, nv, p), std::string(p));
   }
   for (const char* p : {"cuda-toolkit-12-4", "nvidia-driver-550", "libnvidia-compute-550"})
-    CHECK_MESSAGE(!fix::vendor_package(s, amd, p), std::string(p));
+    CHECK_MESSAGE(!vendor_package(s, amd, p), std::string(p));
   for (const char* p : {"rocm-core", "hip-runtime-amd", "amdgpu-dkms"})
-    CHECK_MESSAGE(!fix::vendor_package(s, nv, p), std::string(p));
+    CHECK_MESSAGE(!vendor_package(s, nv, p), std::string(p));
 }
 
 TEST_CASE("fix data: the inventory of a snapshot lists exactly what is there") {

@@ -36,13 +36,13 @@ TEST_CASE("fix inventory: a 1 MB line in every file it reads is judged, not a cr
   view.files["/etc/profile.d/big.sh"] = "export " + huge + "=1\nexport ROCM_PATH=/opt/rocm\n" + huge + "\n";
   view.files["/etc/environment"] = std::string(1 << 20, ' ') + "=\n";
   Facts facts;
-  auto inv = fix::take_inventory(view, facts, kb(), stacks());
+  auto inv = take_inventory(view, facts, kb(), stacks());
   CHECK(has(inv.amd.sources, "/etc/apt/sources.list.d/rocm.list"));
   CHECK(has(inv.amd.keyrings, "/etc/apt/keyrings/rocm.gpg"));
   CHECK(has(inv.amd.ld_conf, "/etc/ld.so.conf.d/rocm.conf"));
   CHECK_FALSE(has(inv.amd.ld_conf, "/etc/ld.so.conf.d/other.conf"));
   bool rocm_path = std::any_of(inv.system_assignments.begin(), inv.system_assignments.end(),
-                               [](const fix::ProfileAssignment& a) { return a.name == "ROCM_PATH"; });
+                               [](const ProfileAssignment& a) { return a.name == "ROCM_PATH"; });
   CHECK(rocm_path);
 }
 
@@ -54,7 +54,7 @@ TEST_CASE("fix inventory: ld.so.conf.d files naming the stack's folders, and onl
   view.files["/etc/ld.so.conf.d/d.conf"] = "$ROCM_PATH/lib\n";
   view.files["/etc/ld.so.conf.d/e.conf"] = "/usr/local/cuda-12.4/lib64\n";
   Facts facts;
-  auto inv = fix::take_inventory(view, facts, kb(), stacks());
+  auto inv = take_inventory(view, facts, kb(), stacks());
   CHECK(inv.amd.ld_conf == std::vector<std::string>{"/etc/ld.so.conf.d/a.conf", "/etc/ld.so.conf.d/d.conf"});
   CHECK(inv.nvidia.ld_conf == std::vector<std::string>{"/etc/ld.so.conf.d/e.conf"});
 }

@@ -1,8 +1,8 @@
 // The purge set on the installed dependency graph, over the package graphs of the root tests
 // (tests/root/graphs: the real ROCm, amdgpu and CUDA graphs as dpkg status records).
 #include "check_fixtures.hpp"
-#include "fix/inventory.hpp"
-#include "fix/pkg_graph.hpp"
+#include "collect/inventory.hpp"
+#include "collect/pkg_graph.hpp"
 #include "fix_fixtures.hpp"
 #include "util/file_text.hpp"
 #include "util/text.hpp"
@@ -48,14 +48,14 @@ bool has(const std::vector<std::string>& list, const std::string& item) {
   return std::find(list.begin(), list.end(), item) != list.end();
 }
 
-fix::Inventory inventory_of(const std::string& status, const std::string& extended = "") {
+Inventory inventory_of(const std::string& status, const std::string& extended = "") {
   MemView view;
   view.files["/var/lib/dpkg/status"] = status;
   if (!extended.empty()) view.files["/var/lib/apt/extended_states"] = extended;
   Facts facts;
   facts.packages.manager = "dpkg";
   facts.packages.readable = true;
-  return fix::take_inventory(view, facts, kb(), stacks());
+  return take_inventory(view, facts, kb(), stacks());
 }
 
 const std::set<std::string> k_distribution_mesa = {
@@ -193,12 +193,12 @@ TEST_CASE("purge set: rpm provides and requires, and dnf version locks of the pu
                               {"hip-runtime-amd", "6.2.4-1"},
                               {"miopen-hip", "3.2-1"},
                               {"openmpi", "4.1-1"}};
-  auto inv = fix::take_inventory(view, facts, kb(), stacks());
+  auto inv = take_inventory(view, facts, kb(), stacks());
   // openmpi (outside the stack) needs HIP through a soname: HIP and rocm-core stay, miopen-hip goes.
   CHECK(inv.amd.packages == std::vector<std::string>{"miopen-hip"});
   CHECK(inv.amd.kept.size() == 2);
   facts.packages.installed.erase("openmpi");
-  auto without = fix::take_inventory(view, facts, kb(), stacks());
+  auto without = take_inventory(view, facts, kb(), stacks());
   CHECK(without.amd.packages == std::vector<std::string>{"hip-runtime-amd", "miopen-hip", "rocm-core"});
   CHECK(without.amd.versionlocks == std::vector<std::string>{"rocm-core-0:6.2.4.60204-139.el9.*"});
 }

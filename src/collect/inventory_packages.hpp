@@ -1,13 +1,13 @@
 // Internal to the inventory: the installed packages as a graph, and each vendor's purge set on it.
 #pragma once
 
+#include "collect/inventory.hpp"
+#include "collect/pkg_graph.hpp"
 #include "facts/facts.hpp"
-#include "fix/inventory.hpp"
-#include "fix/pkg_graph.hpp"
-#include "fix/stacks.hpp"
+#include "knowledge/stacks.hpp"
 #include "system/system_view.hpp"
 
-namespace gpudoctor::fix {
+namespace gpudoctor {
 
 // The machine's installed packages with their relations: dpkg status and apt's marks, or rpm's provides and
 // requires (command key rpm-provides); empty when neither can be read.
@@ -18,4 +18,4 @@ PkgGraph read_package_graph(SystemView& view, const Facts& facts);
 void read_stack_packages(SystemView& view, const Facts& facts, const Stacks& stacks, const VendorStack& stack,
                          const PkgGraph& graph, StackInventory& inv);
 
-} // namespace gpudoctor::fix
+} // namespace gpudoctor

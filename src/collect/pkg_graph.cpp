@@ -3,11 +3,11 @@
 // (Ubuntu's libucx0 needing the distribution's libamdhip64-5) keeps what it needs, and the computation starts
 // again without those. Replacements (the distribution's Mesa for AMD's) satisfy clauses, as apt would see
 // them installed in the same transaction.
-#include "fix/pkg_graph.hpp"
+#include "collect/pkg_graph.hpp"
 
 #include <algorithm>
 
-namespace gpudoctor::fix {
+namespace gpudoctor {
 
 void PkgGraph::add(PkgNode node) {
   m_indexed = false;
@@ -210,4 +210,4 @@ PurgeSet purge_set(const PkgGraph& graph, const PurgeRules& rules) {
   return Solver(graph, rules).solve();
 }
 
-} // namespace gpudoctor::fix
+} // namespace gpudoctor

@@ -1,5 +1,5 @@
-#include "fix/recipe.hpp"
-#include "fix/stacks.hpp"
+#include "knowledge/stacks.hpp"
+#include "util/data_files.hpp"
 #include "util/find_row.hpp"
 #include "util/text.hpp"
 #include "util/yaml_doc.hpp"
@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-namespace gpudoctor::fix {
+namespace gpudoctor {
 
 std::optional<int> sm_number(const std::string& arch) {
   if (!text::starts_with(arch, "sm_")) return std::nullopt;
@@ -182,4 +182,4 @@ std::expected<Stacks, std::string> load_stacks(const std::string& source_dir) {
   });
 }
 
-} // namespace gpudoctor::fix
+} // namespace gpudoctor

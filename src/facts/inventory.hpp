@@ -1,18 +1,13 @@
-// The inventory: what of each vendor's stack is on the machine, file by file and package by package, read
-// through the SystemView (so a snapshot gives the same lists as the live machine did). Recipes act on these
-// explicit lists; the scripts check every item again before they touch it.
+// The fix inventory (collect/inventory.cpp): what of each vendor's stack is on the machine, file by file and
+// package by package. Recipes act on these explicit lists; the scripts check every item again before they
+// touch it. Part of Facts only for fix, migrate and bundle (the report's facts.inventory, docs/snapshot.md).
 #pragma once
-
-#include "facts/facts.hpp"
-#include "fix/stacks.hpp"
-#include "knowledge/knowledge.hpp"
-#include "system/system_view.hpp"
 
 #include <string>
 #include <utility>
 #include <vector>
 
-namespace gpudoctor::fix {
+namespace gpudoctor {
 
 struct StackInventory {
   std::vector<std::string> packages; // what a purge removes: the stack on the dependency graph
@@ -48,9 +43,4 @@ struct Inventory {
   const StackInventory& of(const std::string& vendor) const { return vendor == "amd" ? amd : nvidia; }
 };
 
-// Whether a package belongs to `stack`: it matches one of its globs and no `keep` glob of any vendor.
-bool vendor_package(const Stacks& stacks, const VendorStack& stack, const std::string& name);
-
-Inventory take_inventory(SystemView& view, const Facts& facts, const Knowledge& kb, const Stacks& stacks);
-
-} // namespace gpudoctor::fix
+} // namespace gpudoctor

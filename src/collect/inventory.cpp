@@ -1,9 +1,9 @@
 // Reads what each vendor's stack left where: packages (dpkg or rpm), DKMS, folders, update-alternatives,
 // package sources, keys and pins, ld.so.conf.d, modprobe.d, ICD files, and the users' homes.
-#include "fix/inventory.hpp"
+#include "collect/inventory.hpp"
 
-#include "fix/container_config.hpp"
-#include "fix/inventory_packages.hpp"
+#include "collect/container_config.hpp"
+#include "collect/inventory_packages.hpp"
 #include "util/linear_regex.hpp"
 #include "util/text.hpp"
 
@@ -12,7 +12,7 @@
 #include <fnmatch.h>
 #include <set>
 
-namespace gpudoctor::fix {
+namespace gpudoctor {
 
 namespace {
 
@@ -354,4 +354,4 @@ Inventory take_inventory(SystemView& view, const Facts& facts, const Knowledge& 
   return inv;
 }
 
-} // namespace gpudoctor::fix
+} // namespace gpudoctor

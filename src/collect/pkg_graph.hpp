@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-namespace gpudoctor::fix {
+namespace gpudoctor {
 
 struct PkgNode {
   std::string name, version;
@@ -64,4 +64,4 @@ struct PurgeSet {
 
 PurgeSet purge_set(const PkgGraph& graph, const PurgeRules& rules);
 
-} // namespace gpudoctor::fix
+} // namespace gpudoctor

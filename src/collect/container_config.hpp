@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-namespace gpudoctor::fix {
+namespace gpudoctor {
 
 // Docker's daemon.json without "default-runtime": "nvidia" and the "nvidia" runtime; nothing when there is
 // nothing of NVIDIA's in it or it is not JSON (then the plan says it is left as is).
@@ -19,4 +19,4 @@ std::optional<std::string> containerd_without_nvidia(const std::string& config_t
 // Standard base64 (RFC 4648, with padding): how a file's content travels into a script inertly.
 std::string base64(const std::string& bytes);
 
-} // namespace gpudoctor::fix
+} // namespace gpudoctor

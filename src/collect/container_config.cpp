@@ -1,9 +1,9 @@
-#include "fix/container_config.hpp"
+#include "collect/container_config.hpp"
 
 #include "util/json.hpp"
 #include "util/text.hpp"
 
-namespace gpudoctor::fix {
+namespace gpudoctor {
 
 std::optional<std::string> docker_without_nvidia(const std::string& daemon_json) {
   auto doc = parse_json(daemon_json);
@@ -78,4 +78,4 @@ std::string base64(const std::string& bytes) {
   return out;
 }
 
-} // namespace gpudoctor::fix
+} // namespace gpudoctor

@@ -1,5 +1,6 @@
 // Stack tables (fixes/stacks.yaml): what belongs to each vendor's software stack, and which releases
-// gpudoctor installs from which repositories. Schema: docs/fixes.md, "Stack tables".
+// gpudoctor installs from which repositories. Schema: docs/fixes.md, "Stack tables". Data with sources, as
+// the knowledge tables are: the inventory collector reads them (what is a vendor's), the fix planner too.
 #pragma once
 
 #include <expected>
@@ -7,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace gpudoctor::fix {
+namespace gpudoctor {
 
 struct VendorStack {
   std::string vendor;                      // "amd", "nvidia"
@@ -27,7 +28,7 @@ struct Replacement {
   bool uncertain = false;
 };
 
-struct CudaInstall {
+struct CudaInstallRow {
   std::string cuda;        // "13.0"
   std::string torch_index; // "cu130"
   bool recommended = false;
@@ -49,7 +50,7 @@ struct OsValue {
   bool uncertain = false;
 };
 
-struct RocmInstall {
+struct RocmInstallRow {
   std::string rocm, apt_dir, amdgpu_dir, graphics_dir, torch_index;
   bool recommended = false, uncertain = false;
 };
@@ -73,11 +74,11 @@ struct ContainerPath {
 
 struct Stacks {
   std::vector<VendorStack> vendors;
-  std::vector<CudaInstall> cuda_installs;
+  std::vector<CudaInstallRow> cuda_installs;
   std::vector<ArchFirst> cuda_arch_first;
   std::vector<MajorMinArch> cuda_major_min_arch;
   std::vector<OsValue> nvidia_repo_dirs, amd_apt_codenames;
-  std::vector<RocmInstall> rocm_installs;
+  std::vector<RocmInstallRow> rocm_installs;
   std::vector<RepoKey> repo_keys;
   std::vector<Replacement> replacements;
   std::string device_selection_vars; // ERE
@@ -99,4 +100,4 @@ bool os_matches(const std::string& pattern, const std::string& id, const std::st
 // Loads fixes/stacks.yaml (built in, or below `source_dir`); errors name the file and line.
 std::expected<Stacks, std::string> load_stacks(const std::string& source_dir = {});
 
-} // namespace gpudoctor::fix
+} // namespace gpudoctor

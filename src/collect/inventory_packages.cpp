@@ -1,7 +1,7 @@
 // What a purge of a vendor's stack removes, computed on the installed dependency graph (pkg_graph.cpp) with
 // the rules of fixes/stacks.yaml: the vendor's packages (its globs, not kept), and what depends on them that
 // is the vendor's too (matched by a glob, or depending directly on a core package such as rocm-core).
-#include "fix/inventory_packages.hpp"
+#include "collect/inventory_packages.hpp"
 
 #include "parse/parsers_system.hpp"
 #include "util/text.hpp"
@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <fnmatch.h>
 
-namespace gpudoctor::fix {
+namespace gpudoctor {
 
 namespace {
 
@@ -77,4 +77,4 @@ void read_stack_packages(SystemView& view, const Facts& facts, const Stacks& sta
         inv.versionlocks.push_back(entry);
 }
 
-} // namespace gpudoctor::fix
+} // namespace gpudoctor
