@@ -1,6 +1,6 @@
 #include "facts/facts.hpp"
 
-#include <cstdio>
+#include <fmt/format.h>
 
 namespace gpudoctor {
 
@@ -19,9 +19,7 @@ std::string vendor_name(Vendor v) {
 std::string Gpu::display_name() const {
   if (model && !model->name.empty()) return model->name;
   if (pci_ids_name) return *pci_ids_name;
-  char ids[32];
-  std::snprintf(ids, sizeof ids, "%04x:%04x", vendor_id, device_id);
-  return vendor_name(vendor) + " GPU " + ids;
+  return fmt::format("{} GPU {:04x}:{:04x}", vendor_name(vendor), vendor_id, device_id);
 }
 
 std::string Gpu::subject() const {

@@ -6,7 +6,7 @@
 #include "facts/json_fields.hpp"
 #include "facts/probe_facts_json.hpp"
 
-#include <cstdio>
+#include <fmt/format.h>
 
 namespace gpudoctor {
 
@@ -15,9 +15,7 @@ namespace {
 using namespace facts_json;
 
 std::string hex4(unsigned v) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%04x", v);
-  return buf;
+  return fmt::format("0x{:04x}", v);
 }
 
 Json io_links_json(const KfdNode& n) {
@@ -164,9 +162,7 @@ Json toolkits_json(const ToolkitFacts& t) {
 Json node_json(const DeviceNode& n) {
   Json j = {{"path", n.path}, {"exists", n.stat.has_value()}, {"accessible", n.accessible}};
   if (n.stat) {
-    char mode[8];
-    std::snprintf(mode, sizeof mode, "%04o", n.stat->mode);
-    j["mode"] = mode;
+    j["mode"] = fmt::format("{:04o}", n.stat->mode);
     j["group"] = n.stat->group;
   }
   if (!n.why_not.empty()) j["why_not"] = n.why_not;
