@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 namespace gpudoctor {
 
 namespace {
@@ -23,6 +25,16 @@ void sync_dir(const std::string& dir) {
     ::fsync(fd);
     ::close(fd);
   }
+}
+
+// Only a regular file (or, for a restore, a link) is replaced: the rename puts a new node in the old one's
+// place, so over /dev/null (run as root) it would leave a regular file where every program expects the
+// device, and over /dev/stdout (a link) a file in place of the link.
+std::expected<void, std::string> refuse_other_nodes(const std::string& path, bool may_replace_link) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode) || (may_replace_link && S_ISLNK(st.st_mode)))
+    return {};
+  return std::unexpected(fmt::format("{} exists and is not a regular file: not replaced", path));
 }
 
 std::expected<void, std::string> write_and_rename(const std::string& path, const std::string& content,
@@ -68,10 +80,12 @@ std::expected<void, std::string> write_and_rename(const std::string& path, const
 
 std::expected<void, std::string> atomic_write(const std::string& path, const std::string& content,
                                               unsigned mode) {
+  if (auto refused = refuse_other_nodes(path, false); !refused) return refused;
   return write_and_rename(path, content, mode, nullptr);
 }
 
 std::expected<void, std::string> atomic_copy(const std::string& from, const std::string& to) {
+  if (auto refused = refuse_other_nodes(to, true); !refused) return refused;
   struct stat st {};
   if (::lstat(from.c_str(), &st) != 0) return std::unexpected(why("cannot read", from));
   if (S_ISLNK(st.st_mode)) {

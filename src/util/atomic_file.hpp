@@ -7,11 +7,13 @@
 
 namespace gpudoctor {
 
-// Writes `content` to `path` atomically with permission bits `mode`; creates missing parent folders.
+// Writes `content` to `path` atomically with permission bits `mode`; creates missing parent folders. A `path`
+// that exists and is not a regular file (a device such as /dev/null, a FIFO, a folder, a link) is refused.
 std::expected<void, std::string> atomic_write(const std::string& path, const std::string& content,
                                               unsigned mode);
 
-// Copies `from` over `to` atomically, keeping `from`'s permission bits and (when allowed) its owner.
+// Copies `from` over `to` atomically, keeping `from`'s permission bits and (when allowed) its owner. A `to`
+// that is a link is replaced; one that is a device, a FIFO, a socket or a folder is refused.
 std::expected<void, std::string> atomic_copy(const std::string& from, const std::string& to);
 
 } // namespace gpudoctor

@@ -112,10 +112,27 @@ mode=$(stat -c %a "$work/existing.tar.gz")
 [[ $mode == 600 ]] || fail "a bundle written over a 0644 file is mode $mode, not 600"
 pass "a bundle written over an existing file is mode 600"
 
-# -o names something that is not a regular file: refused, and the node is left as it was (the bundle is
-# written beside the target and renamed over it, which would replace a device node).
-status=0
-"$gpudoctor" bundle -o /dev/null >/dev/null 2>"$work/err" || status=$?
-[[ $status == 2 && -c /dev/null ]] || fail "bundle -o /dev/null: exit $status, /dev/null: $(ls -l /dev/null)"
-grep -q "not a regular file" "$work/err" || fail "bundle -o /dev/null: $(cat "$work/err")"
-pass "bundle -o /dev/null is refused and /dev/null is left alone"
+# An output that names something other than a regular file is refused and left as it was: every output is
+# written beside its target and renamed over it, which would put a regular file in place of a device node
+# (/dev/null, run as root) or of a link (/dev/stdout). The nodes are made here, never the machine's own.
+mkfifo "$work/fifo-out"
+ln -s "$work/linked-file" "$work/link-out"
+echo "the file behind the link" >"$work/linked-file"
+targets=("$work/fifo-out" "$work/link-out")
+fixture=$source_dir/tests/machines/amd-to-nvidia-leftovers/snapshot # a machine env-cleanup has a plan for
+if mknod "$work/null-out" c 1 3 2>/dev/null; then targets+=("$work/null-out"); fi # root: a copy of /dev/null
+ls -l "${targets[@]}" >"$work/nodes.before"
+(cd "$source_dir" && "$gpudoctor" check --from "$snap" --format json) >"$work/r.json" 2>/dev/null || true
+for target in "${targets[@]}"; do
+  for command in "check --from $snap -o" "fix env-cleanup --from $fixture --emit" "bundle -o" \
+    "fleet $work/r.json -o" "diff $work/r.json $work/r.json -o"; do
+    status=0
+    # shellcheck disable=SC2086 # the words of the command
+    timeout -s KILL 60 "$gpudoctor" $command "$target" >/dev/null 2>"$work/err" </dev/null || status=$?
+    [[ $status == 2 ]] || fail "$command ${target##*/}: exit $status, not 2: $(head -c 300 "$work/err")"
+    grep -q "not a regular file" "$work/err" || fail "$command ${target##*/}: $(head -c 300 "$work/err")"
+  done
+done
+ls -l "${targets[@]}" | cmp -s - "$work/nodes.before" || fail "a node was replaced: $(ls -l "${targets[@]}")"
+[[ $(cat "$work/linked-file") == "the file behind the link" ]] || fail "the file behind the link was written"
+pass "check -o, fix --emit, bundle -o, fleet -o and diff -o refuse a FIFO, a link$( ((${#targets[@]} > 2)) && echo " and a device node") and leave them as they were"
