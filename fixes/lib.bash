@@ -226,6 +226,12 @@ gd_edit_file() {
   gd_note "edited $file (backup: $GD_BACKUP_DIR$file)"
 }
 
+# A file the script replaces must be a regular file or a link (backed up, then replaced): the rename would put a
+# file in place of a device or a FIFO, and mv would move the new file into a folder of that name.
+gd_refuse_other_nodes() {
+  if [[ -e $1 && ! -f $1 && ! -L $1 ]]; then gd_die "${1#"$GD_INSTALLROOT"} exists and is not a regular file: not replaced"; fi
+}
+
 # gd_write_file FILE MODE <CONTENT: makes FILE hold exactly CONTENT, atomically (backup when it existed).
 gd_write_file() {
   local file=$1 path=$GD_INSTALLROOT$1 mode=$2 content current dir tmp
@@ -234,6 +240,7 @@ gd_write_file() {
     printf x
   )
   content=${content%x}
+  gd_refuse_other_nodes "$path"
   if [[ -f $path && ! -L $path ]]; then
     current=$(
       cat -- "$path"
@@ -258,7 +265,7 @@ gd_write_file() {
     gd_journal created "$file"
     gd_journal_sync
   fi
-  mv -f -- "$tmp" "$path"
+  mv -fT -- "$tmp" "$path"
   sync -- "$dir"
   GD_CHANGES=$((GD_CHANGES + 1))
   # A new package source: the index is updated again before the next install.
@@ -271,6 +278,7 @@ gd_write_file() {
 gd_install_file() {
   local src=$1 file=$2 mode=$3 dir tmp
   gd_not_installroot gd_install_file
+  gd_refuse_other_nodes "$file"
   if [[ -f $file && ! -L $file ]] && cmp -s -- "$src" "$file"; then return 0; fi
   if ((GD_DRY_RUN)); then
     gd_note "would write $file ($(wc -c <"$src") bytes)"
@@ -288,7 +296,7 @@ gd_install_file() {
     gd_journal created "$file"
     gd_journal_sync
   fi
-  mv -f -- "$tmp" "$file"
+  mv -fT -- "$tmp" "$file"
   sync -- "$dir"
   GD_CHANGES=$((GD_CHANGES + 1))
   case $file in /etc/apt/* | /etc/yum.repos.d/*) GD_APT_UPDATED=0 ;; esac

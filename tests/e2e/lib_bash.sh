@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# fixes/lib.bash on its own, in a script shaped like the rendered ones (`set -euo pipefail`):
+# 1. Its questions to a tool whose answer comes in many writes: the answer is the same whether the match is
+#    on the first line or the last. A reader that quits at its first match (grep -q) kills the writer with
+#    SIGPIPE, and pipefail turns a "yes" into a "no" (tests/lint/shell_pipes.py keeps such pipelines out;
+#    this shows what they cost).
+# 2. The file writers replace a regular file or a link, and refuse a folder, a FIFO or a device of that name
+#    (mv would move the new file into the folder; the rename would replace the node).
+# shellcheck source=tests/e2e/common.bash
+source "$(dirname "$0")/common.bash"
+source_dir=$2
+
+# The tools, faked: FIRST, then 20000 more lines, one write per line (as a tool that flushes per line).
+cat >"$work/fakes.bash" <<'FAKES'
+many_lines() {
+  local i
+  echo "$1"
+  for ((i = 0; i < 20000; i++)); do echo "line-$i  more"; done
+}
+dnf() { many_lines "epel  Extra Packages for Enterprise Linux"; }
+mokutil() { many_lines "/var/lib/dkms/mok.pub is already enrolled"; }
+gd_mok_paths() { GD_MOK_CERT=/var/lib/dkms/mok.pub; }
+gd_journal() { :; }
+gd_journal_sync() { :; }
+gd_backup() { :; }
+FAKES
+
+# lib_run FAMILY COMMAND...: COMMAND in a script shaped like the rendered ones (lib.bash, pipefail).
+lib_run() {
+  local family=$1
+  shift
+  bash -c 'set -euo pipefail; source "$1"; source "$2"; GD_FAMILY=$3; shift 3; "$@"' \
+    _ "$source_dir/fixes/lib.bash" "$work/fakes.bash" "$family" "$@" 2>&1
+}
+
+lib_run rhel gd_dnf_repo_enabled epel >"$work/out" ||
+  fail "gd_dnf_repo_enabled: epel, the first of 20001 enabled repositories, is not enabled: $(cat "$work/out")"
+pass "gd_dnf_repo_enabled finds the first of 20001 repositories, written one line at a time, under pipefail"
+
+lib_run debian gd_mok_import >"$work/out" || fail "gd_mok_import failed: $(cat "$work/out")"
+grep -q "is enrolled already" "$work/out" || fail "gd_mok_import did not see the enrolled key: $(cat "$work/out")"
+pass "gd_mok_import sees the enrolled key on the first of 20001 lines, under pipefail"
+
+# 2. The writers, on files below $work/etc (no journal or backup: faked).
+etc=$work/etc
+mkdir -p "$etc/a-folder"
+mkfifo "$etc/a-fifo"
+echo old >"$etc/a-file"
+echo key >"$work/key"
+for target in "$etc/a-folder" "$etc/a-fifo"; do
+  for writer in "gd_write_file $target 0644" "gd_install_file $work/key $target 0644"; do
+    # shellcheck disable=SC2086 # the words of the writer
+    if lib_run debian $writer <<<"new" >"$work/out"; then fail "${writer%% *} replaced $target: $(cat "$work/out")"; fi
+    grep -q "$target exists and is not a regular file: not replaced" "$work/out" ||
+      fail "${writer%% *} $target: $(cat "$work/out")"
+  done
+done
+[[ -d $etc/a-folder && -z $(ls -A "$etc/a-folder") && -p $etc/a-fifo ]] ||
+  fail "the folder or the FIFO changed: $(ls -la "$etc" "$etc/a-folder")"
+lib_run debian gd_write_file "$etc/a-file" 0644 <<<"new" >"$work/out" || fail "gd_write_file failed: $(cat "$work/out")"
+[[ $(cat "$etc/a-file") == new ]] || fail "gd_write_file did not write the regular file"
+pass "gd_write_file and gd_install_file refuse a folder and a FIFO of the file's name, and write a regular file"
