@@ -38,14 +38,6 @@ std::string wrap(const std::string& text, const std::string& first, const std::s
   return fmt::format("{}{}\n", out, line);
 }
 
-// Whether `body` opens a here-document: "<<" that is not a here-string's "<<<".
-bool opens_heredoc(const std::string& body) {
-  for (auto at = body.find("<<"); at != std::string::npos; at = body.find("<<", at + 3)) {
-    if (body.compare(at, 3, "<<<") != 0) return true;
-  }
-  return false;
-}
-
 std::string indent_body(const std::string& body) {
   // A here-document's lines must stay as written (its terminator at column 0).
   bool heredoc = opens_heredoc(body);

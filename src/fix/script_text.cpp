@@ -72,6 +72,12 @@ public:
     return {};
   }
 
+  bool opens_heredoc() {
+    while (m_i < m_s.size() && !m_opened_heredoc)
+      step();
+    return m_opened_heredoc;
+  }
+
 private:
   enum class State { word, single, ansi, dquote, comment, heredoc };
 
@@ -142,6 +148,7 @@ private:
 
   // `<<[-] DELIM`: the document starts on the next line; its delimiter without quotes ends it.
   void heredoc_start() {
+    m_opened_heredoc = true;
     m_i += 2;
     bool strip_tabs = m_i < m_s.size() && m_s[m_i] == '-';
     if (strip_tabs) ++m_i;
@@ -181,12 +188,17 @@ private:
   std::size_t m_i = 0;
   State m_state = State::word;
   std::vector<Pending> m_pending;
+  bool m_opened_heredoc = false;
 };
 
 } // namespace
 
 std::string misplaced_placeholder(std::string_view bash) {
   return Context(bash).first_misplaced();
+}
+
+bool opens_heredoc(std::string_view bash) {
+  return Context(bash).opens_heredoc();
 }
 
 } // namespace gpudoctor::fix

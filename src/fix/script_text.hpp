@@ -26,4 +26,7 @@ std::string unsafe_for_raw(std::string_view word); // the first bad character, o
 // where its quotes would end the string, or in a here-document, where they mean nothing. "" when none.
 std::string misplaced_placeholder(std::string_view bash);
 
+// Whether recipe bash opens a here-document (`<<` or `<<-` outside quotes and comments; not a here-string).
+bool opens_heredoc(std::string_view bash);
+
 } // namespace gpudoctor::fix

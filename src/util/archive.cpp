@@ -1,5 +1,6 @@
 #include "util/archive.hpp"
 
+#include "util/atomic_file.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
@@ -92,10 +93,7 @@ std::expected<void, std::string> pack_tar_gz(const fs::path& dir, const fs::path
   // leaves no truncated bundle and keeps an older one. mkstemp makes it 0600: a bundle holds a machine's
   // configuration, private whatever the umask; the rename replaces a symlink rather than writing through it.
   // Only a regular file is replaced: renaming over /dev/null (or a symlink, a FIFO) would replace the node.
-  struct stat st {};
-  if (::lstat(archive_path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
-    return std::unexpected(
-        fmt::format("{} exists and is not a regular file: not replaced", archive_path.string()));
+  if (auto refused = refuse_other_nodes(archive_path.string(), false); !refused) return refused;
   std::string partial = archive_path.string() + ".partial-XXXXXX";
   int fd = ::mkstemp(partial.data());
   if (fd < 0)

@@ -27,16 +27,6 @@ void sync_dir(const std::string& dir) {
   }
 }
 
-// Only a regular file (or, for a restore, a link) is replaced: the rename puts a new node in the old one's
-// place, so over /dev/null (run as root) it would leave a regular file where every program expects the
-// device, and over /dev/stdout (a link) a file in place of the link.
-std::expected<void, std::string> refuse_other_nodes(const std::string& path, bool may_replace_link) {
-  struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode) || (may_replace_link && S_ISLNK(st.st_mode)))
-    return {};
-  return std::unexpected(fmt::format("{} exists and is not a regular file: not replaced", path));
-}
-
 std::expected<void, std::string> write_and_rename(const std::string& path, const std::string& content,
                                                   unsigned mode, const struct stat* owner) {
   namespace fs = std::filesystem;
@@ -77,6 +67,16 @@ std::expected<void, std::string> write_and_rename(const std::string& path, const
 }
 
 } // namespace
+
+// Only a regular file (or, for a restore, a link) is replaced: the rename puts a new node in the old one's
+// place, so over /dev/null (run as root) it would leave a regular file where every program expects the
+// device, and over /dev/stdout (a link) a file in place of the link.
+std::expected<void, std::string> refuse_other_nodes(const std::string& path, bool may_replace_link) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode) || (may_replace_link && S_ISLNK(st.st_mode)))
+    return {};
+  return std::unexpected(fmt::format("{} exists and is not a regular file: not replaced", path));
+}
 
 std::expected<void, std::string> atomic_write(const std::string& path, const std::string& content,
                                               unsigned mode) {

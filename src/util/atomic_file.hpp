@@ -7,6 +7,10 @@
 
 namespace gpudoctor {
 
+// Whether `path` may be replaced by a rename: it does not exist, or is a regular file (or, with
+// `may_replace_link`, a link). Else the error "PATH exists and is not a regular file: not replaced".
+std::expected<void, std::string> refuse_other_nodes(const std::string& path, bool may_replace_link);
+
 // Writes `content` to `path` atomically with permission bits `mode`; creates missing parent folders. A `path`
 // that exists and is not a regular file (a device such as /dev/null, a FIFO, a folder, a link) is refused.
 std::expected<void, std::string> atomic_write(const std::string& path, const std::string& content,
