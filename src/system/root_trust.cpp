@@ -1,0 +1,85 @@
+#include "system/root_trust.hpp"
+
+#include "system/path_walk.hpp"
+#include "util/text.hpp"
+
+#include <cerrno>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vector>
+
+#include <climits>
+#include <fmt/format.h>
+
+namespace gpudoctor {
+
+namespace {
+
+// Why root must not take this one place (not a link) as its own, if it must not.
+std::optional<std::string> judge(const struct stat& st) {
+  if (st.st_uid != 0) return fmt::format("owned by {}", user_name_of(st.st_uid));
+  if (st.st_mode & S_IWOTH) return std::string("writable by others");
+  if (st.st_mode & S_IWGRP) return std::string("writable by its group");
+  return std::nullopt;
+}
+
+} // namespace
+
+std::string Distrust::describe(const std::string& asked) const {
+  if (path == asked) return why;
+  return fmt::format("{} is {}", path, why);
+}
+
+std::string user_name_of(unsigned uid) {
+  struct passwd pw {};
+  struct passwd* found = nullptr;
+  std::vector<char> buf(16384);
+  if (::getpwuid_r(uid, &pw, buf.data(), buf.size(), &found) == 0 && found && pw.pw_name && *pw.pw_name)
+    return pw.pw_name;
+  return std::to_string(uid);
+}
+
+std::optional<Distrust> distrust_for_root(const std::string& path, const std::string& root) {
+  std::string top = root == "/" ? std::string() : root;
+  if (!top.empty() && top.back() == '/') top.pop_back();
+  if (path.empty() || path[0] != '/') return Distrust{path, 0, "not an absolute path"};
+  auto on_machine = [](const std::vector<std::string>& parts) { return "/" + text::join(parts, "/"); };
+  struct stat st {};
+  if (::lstat((top.empty() ? "/" : top).c_str(), &st) != 0) return Distrust{"/", 0, "missing"};
+  if (auto why = judge(st)) return Distrust{"/", static_cast<unsigned>(st.st_uid), *why};
+  std::optional<Distrust> found;
+  auto look = [&](const std::vector<std::string>& parts) -> PathNode {
+    PathNode node;
+    if (found) return node; // stop the walk at the first place that fails
+    std::string here = on_machine(parts);
+    if (::lstat((top + here).c_str(), &st) != 0) {
+      found = Distrust{here, 0, errno == ENOENT ? "missing" : "unreadable"};
+      return node;
+    }
+    node.exists = true;
+    if (S_ISLNK(st.st_mode)) {
+      // The folder the link stands in was judged already: only who may write it can change the link.
+      char target[PATH_MAX];
+      ssize_t n = ::readlink((top + here).c_str(), target, sizeof target - 1);
+      if (n < 0) {
+        found = Distrust{here, 0, "unreadable"};
+        node.exists = false;
+        return node;
+      }
+      node.link_target = std::string(target, static_cast<std::size_t>(n));
+      return node;
+    }
+    if (auto why = judge(st)) {
+      found = Distrust{here, static_cast<unsigned>(st.st_uid), *why};
+      node.exists = false;
+    }
+    return node;
+  };
+  auto reached = walk_path(path, true, look);
+  if (found) return found;
+  if (!reached) return Distrust{path, 0, "a link loop or a path too long"};
+  return std::nullopt;
+}
+
+} // namespace gpudoctor

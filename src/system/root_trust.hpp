@@ -1,0 +1,31 @@
+// The one rule root applies before it runs a program, takes a file as its own record, or writes through a
+// folder (docs/security.md, "A local user"): the path and every folder above it are owned by root and
+// writable by neither group nor others, as OpenSSH's StrictModes judges a key file. Links are followed one
+// by one; a link is judged by the folder it stands in (only who may write that folder can change where it
+// points), its target by the same rule. Anything else is another user's to change, so root must not act on
+// it.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace gpudoctor {
+
+// Why root must not trust a path: the first place on the way that another user can change.
+struct Distrust {
+  std::string path; // that place, links resolved up to it (below the judged root, as the machine names it)
+  unsigned uid = 0; // its owner
+  std::string why;  // "owned by alice", "writable by its group", "writable by others", "missing", ...
+  // "owned by alice" when the place is the path itself, else "/home/alice/bin is owned by alice".
+  std::string describe(const std::string& asked) const;
+};
+
+// Nothing when root may trust `path` (absolute). `root`: judge the path as it is below that folder (the
+// tests' --root, whose commands run in a chroot there); the folders above `root` are not judged. A path that
+// is missing, not absolute, too long or loops is distrusted too: nothing is known to be root's.
+std::optional<Distrust> distrust_for_root(const std::string& path, const std::string& root = {});
+
+// The user name of `uid` from the user database, or the number when it has none.
+std::string user_name_of(unsigned uid);
+
+} // namespace gpudoctor
