@@ -8,11 +8,12 @@
 # A build needs the kernel's headers (/lib/modules/KERNEL/build or /usr/src/linux-headers-KERNEL), as dkms
 # does. Faults (tests/root/fault_matrix.sh and migrate_order.sh): a line "MODULE" or "MODULE KERNEL" (or "*")
 # in /etc/fake-dkms/fail makes that build fail as a compiler error does: a make.log in the build tree, dkms's
-# "Bad return status" message, exit status 10. Every call is logged to /var/log/fake-dkms.log.
+# "Bad return status" message, exit status 10. Every call that changes something is logged to
+# /var/log/fake-dkms.log.
 set -u
-log=/var/log/fake-dkms.log
-echo "dkms $*" >>"$log"
 cmd=${1:-}
+# Only what changes the machine is logged: a read (status) leaves the root as it was, as --dry-run must.
+case $cmd in add | build | install | remove | uninstall | autoinstall) echo "dkms $*" >>/var/log/fake-dkms.log ;; esac
 [ $# -gt 0 ] && shift
 module='' version='' kernel='' all=''
 while [ $# -gt 0 ]; do
