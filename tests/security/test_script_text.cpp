@@ -114,8 +114,10 @@ TEST_SUITE("security") {
     plan.steps.push_back(
         {"purge-rocm.x", "Step" + evil, "true", "true", "fixes/x.yaml:1", true, false, false});
     std::string text = render_script(plan, "gd_main() { :; }", "test").text;
-    auto header_end = text.find("\nset -euo pipefail\n");
+    // The header ends where the preamble (constant code: render.cpp) begins, before set -euo pipefail.
+    auto header_end = text.find("\n# ---- a fixed PATH and an environment without the caller's hooks");
     REQUIRE(header_end != std::string::npos);
+    REQUIRE(header_end < text.find("\nset -euo pipefail\n"));
     for (const auto& line : text::lines(text.substr(0, header_end)))
       CHECK_MESSAGE((line.empty() || line[0] == '#'), line);
     CHECK(first_offence(text, "\n") == "");
