@@ -314,6 +314,41 @@ std::vector<std::string> login_homes(SystemView& view, const Facts& facts) {
   return {homes.begin(), homes.end()};
 }
 
+// The stanzas of apt's preferences that name packages: /etc/apt/preferences and the files of
+// /etc/apt/preferences.d apt reads (no extension, or .pref), fields as written (apt_preferences(5)).
+std::vector<AptPin> apt_pins(SystemView& view) {
+  std::vector<std::string> files = {"/etc/apt/preferences"};
+  for (const auto& name : children(view, "/etc/apt/preferences.d"))
+    if (name.find('.') == std::string::npos || text::ends_with(name, ".pref"))
+      files.push_back("/etc/apt/preferences.d/" + name);
+  std::vector<AptPin> out;
+  for (const auto& file : files) {
+    auto content = view.read_file(file);
+    if (!content) continue;
+    AptPin pin{file, {}, {}, {}};
+    auto flush = [&] {
+      if (!pin.packages.empty()) out.push_back(pin);
+      pin = AptPin{file, {}, {}, {}};
+    };
+    for (const auto& line : text::lines(*content)) {
+      std::string t = text::trim(line);
+      if (t.empty()) {
+        flush();
+        continue;
+      }
+      auto colon = t.find(':');
+      if (t[0] == '#' || colon == std::string::npos) continue;
+      std::string key = text::lower(std::string_view(t).substr(0, colon));
+      std::string value = text::trim(t.substr(colon + 1));
+      if (key == "package") pin.packages = value;
+      if (key == "pin") pin.pin = value;
+      if (key == "pin-priority") pin.priority = value;
+    }
+    flush();
+  }
+  return out;
+}
+
 std::vector<ProfileAssignment> system_assignments(SystemView& view) {
   std::vector<std::string> files = {"/etc/environment", "/etc/profile", "/etc/bash.bashrc", "/etc/nccl.conf"};
   for (const auto& n : children(view, "/etc/profile.d"))
@@ -351,6 +386,7 @@ Inventory take_inventory(SystemView& view, const Facts& facts, const Knowledge& 
     if (const auto* stack = stacks.vendor(stack_inv == &inv.amd ? "amd" : "nvidia"))
       read_user_caches(view, *stack, inv.homes, *stack_inv);
   inv.system_assignments = system_assignments(view);
+  if (facts.packages.manager == "dpkg") inv.apt_pins = apt_pins(view);
   return inv;
 }
 

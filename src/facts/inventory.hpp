@@ -35,10 +35,17 @@ struct ProfileAssignment {
   std::string file, name;
 };
 
+// A stanza of apt's preferences (/etc/apt/preferences, /etc/apt/preferences.d/*): an admin's pin, its fields as
+// written (Package: names, globs or /regex/; Pin:; Pin-Priority:).
+struct AptPin {
+  std::string file, packages, pin, priority;
+};
+
 struct Inventory {
   StackInventory amd, nvidia;
   std::vector<std::string> homes; // login users' home folders (or the user's own)
   std::vector<ProfileAssignment> system_assignments;
+  std::vector<AptPin> apt_pins; // every stanza of apt's preferences that names packages
 
   const StackInventory& of(const std::string& vendor) const { return vendor == "amd" ? amd : nvidia; }
 };

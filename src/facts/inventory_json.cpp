@@ -47,10 +47,14 @@ Json inventory_to_json(const Inventory& inventory) {
   Json assignments = Json::array();
   for (const auto& a : inventory.system_assignments)
     assignments.push_back({{"file", a.file}, {"name", a.name}});
+  Json pins = Json::array();
+  for (const auto& p : inventory.apt_pins)
+    pins.push_back({{"file", p.file}, {"packages", p.packages}, {"pin", p.pin}, {"priority", p.priority}});
   return {{"amd", stack_json(inventory.amd)},
           {"nvidia", stack_json(inventory.nvidia)},
           {"homes", inventory.homes},
-          {"system_assignments", assignments}};
+          {"system_assignments", assignments},
+          {"apt_pins", pins}};
 }
 
 } // namespace gpudoctor

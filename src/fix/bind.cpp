@@ -1,9 +1,11 @@
 // Binding a recipe's parameters from the facts, the inventory and the version choice.
 #include "fix/params.hpp"
 #include "fix/plan.hpp"
+#include "util/linear_regex.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
+#include <fnmatch.h>
 #include <map>
 
 #include <fmt/format.h>
@@ -136,6 +138,39 @@ void hold_notes(const StackInventory& incoming, std::vector<std::string>& notes)
                     text::join(incoming.held, ", ")));
 }
 
+// Whether an apt Package: pattern (apt_preferences(5): a name, a glob, or /regex/, an unanchored ERE) names
+// NAME. The pattern is the machine's text: matched linearly (util/linear_regex), never by a backtracking
+// regex.
+bool pin_names(const std::string& pattern, const std::string& name) {
+  if (pattern.size() > 2 && pattern.front() == '/' && pattern.back() == '/') {
+    auto re = LinearRegex::compile(".*(" + pattern.substr(1, pattern.size() - 2) + ").*");
+    return re && re->full_match(name);
+  }
+  return ::fnmatch(pattern.c_str(), name.c_str(), 0) == 0;
+}
+
+// What the plan says about the admin's apt pins that apply to what it installs: apt may refuse the install or
+// take another version, and the script then stops before anything is removed, naming the pin again. A
+// "Package: *" stanza counts only when it forbids (a negative priority).
+void pin_notes(const Inventory& inv, const std::vector<std::string>& installs,
+               std::vector<std::string>& notes) {
+  for (const auto& pin : inv.apt_pins) {
+    std::vector<std::string> hit;
+    bool forbids = text::starts_with(text::trim(pin.priority), "-");
+    for (const auto& pattern : text::split(pin.packages, ' '))
+      for (const auto& name : installs)
+        if ((pattern == "*" ? forbids : pin_names(pattern, name)) &&
+            std::find(hit.begin(), hit.end(), name) == hit.end())
+          hit.push_back(name);
+    if (!hit.empty())
+      notes.push_back(
+          fmt::format("an admin's apt pin in {} (Package: {}; Pin: {}; Pin-Priority: {}) applies to "
+                      "{}, which this plan installs: apt may refuse them or take another version; "
+                      "the script then stops before anything is removed and names the pin",
+                      pin.file, pin.packages, pin.pin, pin.priority, text::join(hit, ", ")));
+  }
+}
+
 std::expected<void, std::string> bind_nvidia_install(Params& p, const OsKey& os, const PlanContext& ctx,
                                                      std::vector<std::string>& notes) {
   auto c = choose_nvidia(ctx.facts, ctx.kb, ctx.stacks, ctx.options.versions);
@@ -183,6 +218,9 @@ std::expected<void, std::string> bind_nvidia_install(Params& p, const OsKey& os,
         "repository), is not what this plan does");
   bind_rhel_extras(p, os);
   hold_notes(ctx.inventory.of("nvidia"), c->notes);
+  std::vector<std::string> installs = driver;
+  installs.push_back("cuda-toolkit-" + suffix);
+  pin_notes(ctx.inventory, installs, c->notes);
   if (dir->uncertain) c->notes.push_back("NVIDIA's repository folder " + dir->value + " is not confirmed");
   if (key->uncertain) c->notes.push_back("the signing key URL " + key_url + " is not confirmed");
   notes.insert(notes.end(), c->notes.begin(), c->notes.end());
@@ -241,6 +279,9 @@ std::expected<void, std::string> bind_amd_install(Params& p, const OsKey& os, co
   bind_repo_origin(p, vendor_urls, ctx.options.mirror);
   bind_rhel_extras(p, os);
   hold_notes(ctx.inventory.of("amd"), c->notes);
+  pin_notes(ctx.inventory,
+            dkms ? std::vector<std::string>{"amdgpu-dkms", "rocm"} : std::vector<std::string>{"rocm"},
+            c->notes);
   notes.insert(notes.end(), c->notes.begin(), c->notes.end());
   return {};
 }

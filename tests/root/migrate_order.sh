@@ -111,6 +111,9 @@ new_machine rocm6 "$P"
 add_local_mirror "$P"
 printf 'Explanation: this cluster stays on its driver\nPackage: nvidia-*\nPin: release *\nPin-Priority: -1\n' \
   >"$P/etc/apt/preferences.d/no-nvidia"
+"$gpudoctor" migrate --to nvidia --root "$P" "${mirror_args[@]}" --emit "$P/tmp/gd/pin.sh" 2>/dev/null
+grep -A2 "an admin's apt pin in /etc/apt/preferences.d/no-nvidia" "$P/tmp/gd/pin.sh" | tr '\n' ' ' | grep -q 'applies to nvidia-open-580' ||
+  fail "the plan does not name the admin's pin: $(grep -c "admin's apt pin in" "$P/tmp/gd/pin.sh") mentions"
 sources_before=$(sources_of "$P")
 expect_refusal "$P" "a migration under a pin on nvidia-*" "$work/pin.out" migrate_apply "$P"
 grep -q "E: Package 'nvidia-open-580' has no installation candidate" "$work/pin.out" || fail "apt's reason is not said: $(grep 'gpudoctor script' "$work/pin.out" | head -3)"

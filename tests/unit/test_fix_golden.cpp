@@ -210,6 +210,26 @@ TEST_CASE("fix plans: held packages of the stack a plan installs are named") {
   }));
 }
 
+TEST_CASE("fix plans: the admin's apt pins that apply to what the plan installs are named") {
+  auto m = open_machine("tests/machines/amd-to-nvidia-leftovers/snapshot");
+  m->inventory.apt_pins = {{"/etc/apt/preferences.d/no-nvidia", "nvidia-* libnvidia-*", "release *", "-1"},
+                           {"/etc/apt/preferences.d/rocm-pin-600", "*", "release o=repo.radeon.com", "600"},
+                           {"/etc/apt/preferences.d/cuda", "/^cuda-toolkit-13/", "version 13.0.1*", "1001"},
+                           {"/etc/apt/preferences.d/other", "firefox-esr", "release a=stable", "900"}};
+  auto plan = fix::plan_migration("nvidia", m->context());
+  REQUIRE(plan.has_value());
+  auto says = [&](const std::string& what) {
+    return std::any_of(plan->notes.begin(), plan->notes.end(),
+                       [&](const std::string& n) { return text::contains(n, what); });
+  };
+  CHECK(says("an admin's apt pin in /etc/apt/preferences.d/no-nvidia (Package: nvidia-* libnvidia-*; Pin: "
+             "release *; Pin-Priority: -1) applies to nvidia-open-580"));
+  CHECK(says("an admin's apt pin in /etc/apt/preferences.d/cuda (Package: /^cuda-toolkit-13/; Pin: version "
+             "13.0.1*; Pin-Priority: 1001) applies to cuda-toolkit-13-0"));
+  CHECK_FALSE(says("rocm-pin-600")); // a positive "*" pin touches nothing in particular
+  CHECK_FALSE(says("firefox-esr"));
+}
+
 TEST_CASE("fix scripts: the preamble follows the header, before set -e; prepare steps carry the flag") {
   auto m = open_machine("tests/machines/amd-to-nvidia-leftovers/snapshot");
   auto plan = fix::plan_migration("nvidia", m->context());
