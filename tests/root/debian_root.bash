@@ -15,7 +15,7 @@ if sanitizer_build; then
 fi
 
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/gpudoctor-test
-minbase=$cache/debian-bookworm-minbase-py.tar.gz
+minbase=$cache/debian-bookworm-minbase-py-kmod.tar.gz
 mirror_url=${GPUDOCTOR_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 mkdir -p "$cache/apt-archives"
 
@@ -27,7 +27,7 @@ ensure_minbase() {
     flock 9
     [[ -s $minbase ]] && exit 0
     echo "making the Debian 12 root with debootstrap (once; cached as $minbase)"
-    debootstrap --variant=minbase --include=python3-venv bookworm "$work/bootstrap" "$mirror_url" >"$work/debootstrap.log" 2>&1 ||
+    debootstrap --variant=minbase --include=python3-venv,kmod bookworm "$work/bootstrap" "$mirror_url" >"$work/debootstrap.log" 2>&1 ||
       exit 125
     rm -rf "$work/bootstrap/var/cache/apt/archives/"*.deb "$work/bootstrap/var/lib/apt/lists/"*_*
     # Its own temporary name, as in lib.bash: another root test may be making it too.

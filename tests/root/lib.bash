@@ -2,7 +2,7 @@
 # them from the package graphs of tests/root/graphs by apt itself, the vendors' repositories served by a
 # local proxy, and helpers to look at a root afterwards. Everything slow is cached under
 # ${XDG_CACHE_HOME:-~/.cache}/gpudoctor-test, keyed by a hash of what made it:
-#   debian-bookworm-minbase-py.tar.gz  debootstrap --variant=minbase (+ python3-venv), made once
+#   debian-bookworm-minbase-py-kmod.tar.gz  debootstrap --variant=minbase (+ python3-venv, kmod), made once
 #   mirror-<hash>.tar.gz              the signed repositories and wheel indexes built from graphs/
 #   machine-<name>-<hash>.tar.zst     a machine (ROCm 6, CUDA 12) installed into the base root
 # The roots are not given /proc (the scripts must not need it), except where a test mounts it on purpose.
@@ -21,6 +21,8 @@ root_dir=$source_dir/tests/root
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/gpudoctor-test
 mkdir -p "$cache"
 kernel=$(uname -r)
+# A kernel newer than the running one (the kernel that boots next once its linux-image is in a root).
+next_kernel=99.0.0-1-gpudoctor-test
 proxy_pid=
 # The dummy packages' signing key; the mirror build exports it here.
 test_key_dir=$work/key
@@ -65,7 +67,8 @@ tree_state() {
 }
 
 # ---- the cached Debian 12 root -----------------------------------------------------------------------------
-base_tarball=$cache/debian-bookworm-minbase-py.tar.gz
+# kmod: modinfo and depmod read the dummy drivers' modules as a real system's (the fake dkms, migrations).
+base_tarball=$cache/debian-bookworm-minbase-py-kmod.tar.gz
 ensure_base() {
   local mirror_url=${GPUDOCTOR_DEBIAN_MIRROR:-http://deb.debian.org/debian} start
   [[ -s $base_tarball ]] && return 0
@@ -74,7 +77,7 @@ ensure_base() {
     [[ -s $base_tarball ]] && exit 0
     echo "making the Debian 12 root with debootstrap (once; cached as $base_tarball)"
     start=$SECONDS
-    if ! debootstrap --variant=minbase --include=python3-venv bookworm "$work/bootstrap" "$mirror_url" \
+    if ! debootstrap --variant=minbase --include=python3-venv,kmod bookworm "$work/bootstrap" "$mirror_url" \
       >"$work/debootstrap.log" 2>&1; then
       tail -n 5 "$work/debootstrap.log" >&2
       exit 125
@@ -97,7 +100,9 @@ apt_repo() {
   local dir=$1 suite=$2 origin=$3 label=$4 graph
   shift 4
   mkdir -p "$dir"
-  for graph in "$@"; do "$root_dir/tools/make_debs.sh" "$root_dir/graphs/$graph" "$dir/pool" "$test_key_dir/key.gpg" "$kernel"; done
+  for graph in "$@"; do
+    "$root_dir/tools/make_debs.sh" "$root_dir/graphs/$graph" "$dir/pool" "$test_key_dir/key.gpg" "$kernel" "$next_kernel"
+  done
   (
     cd "$dir" || exit 1
     local rel=(-o "APT::FTPArchive::Release::Origin=$origin" -o "APT::FTPArchive::Release::Label=$label")
@@ -150,7 +155,8 @@ forget_unused() {
 }
 
 ensure_mirror() {
-  mirror_hash=$( (cat "$root_dir"/graphs/*.txt "$root_dir/tools/make_debs.sh" "$root_dir/tools/make_wheels.py" &&
+  mirror_hash=$( (cat "$root_dir"/graphs/*.txt "$root_dir/tools/make_debs.sh" "$root_dir/tools/make_wheels.py" \
+    "$root_dir"/tools/fake_dkms*.sh && echo "$next_kernel" &&
     declare -f apt_repo build_mirror) | sha256sum | cut -c1-16)
   mirror_tarball=$cache/mirror-$mirror_hash.tar.gz
   if [[ ! -s $mirror_tarball ]]; then
@@ -206,7 +212,7 @@ add_local_mirror() { mkdir -p "$1/srv" && cp -al "$mirror" "$1/srv/mirror"; }
 # as a tarball; prints the tarball. The hash covers the mirror, this file and the function.
 machine_tarball() {
   local name=$1 hash tarball
-  hash=$( (echo "$mirror_hash" && declare -f "machine_$name" new_base_root in_root) | sha256sum | cut -c1-16)
+  hash=$( (echo "$mirror_hash" "${base_tarball##*/}" && declare -f "machine_$name" new_base_root in_root) | sha256sum | cut -c1-16)
   tarball=$cache/machine-$name-$hash.tar.zst
   if [[ ! -s $tarball ]]; then
     (
@@ -258,6 +264,9 @@ machine_rocm6() {
     >"$root/etc/apt/sources.list.d/amdgpu.list"
   printf 'Package: *\nPin: release o=repo.radeon.com\nPin-Priority: 600\n' >"$root/etc/apt/preferences.d/rocm-pin-600"
   in_root "$root" apt-get update -q
+  # The running kernel's image and headers first: amdgpu-dkms's postinst builds the module for it.
+  in_root "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+    "linux-image-$kernel" "linux-headers-$kernel"
   in_root "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
     amdgpu-install amdgpu-dkms rocm rocm-hip-sdk6.1.0 libgl1-amdgpu-mesa-dri libegl1-amdgpu-mesa \
     mesa-amdgpu-va-drivers mesa-amdgpu-vdpau-drivers xserver-xorg-amdgpu-video-amdgpu libdrm-amdgpu1 \
@@ -266,8 +275,9 @@ machine_rocm6() {
     gpu-desktop-canary libucx0
   in_root "$root" update-alternatives --quiet --install /opt/rocm rocm /opt/rocm-6.2.4 100
   printf 'leftover\n' >"$root/opt/rocm-6.2.4/lib/libleftover.so"
-  mkdir -p "$root/var/lib/dkms/amdgpu/6.8.5-2044426.22.04" "$root/etc/OpenCL/vendors" "$root/etc/modprobe.d"
-  ln -s /usr/src/amdgpu-6.8.5-2044426.22.04 "$root/var/lib/dkms/amdgpu/6.8.5-2044426.22.04/source"
+  # amdgpu-dkms's postinst built the module (the fake dkms: /var/lib/dkms/amdgpu/..., /lib/modules/.../updates/dkms);
+  # a file no package owns is left in its source folder, as a build leaves objects.
+  mkdir -p "$root/etc/OpenCL/vendors" "$root/etc/modprobe.d"
   printf 'built.o\n' >"$root/usr/src/amdgpu-6.8.5-2044426.22.04/amdgpu.o"
   printf '/opt/rocm/lib\n/opt/rocm/lib64\n' >"$root/etc/ld.so.conf.d/rocm.conf"
   printf 'options amdgpu ppfeaturemask=0xffffffff\n' >"$root/etc/modprobe.d/amdgpu.conf"
@@ -313,6 +323,8 @@ machine_cuda12() {
   echo 'deb [signed-by=/usr/share/keyrings/nvidia-container-toolkit-keyring.gpg] http://nvidia.github.io/libnvidia-container/stable/deb/amd64 /' \
     >"$root/etc/apt/sources.list.d/nvidia-container-toolkit.list"
   in_root "$root" apt-get update -q
+  in_root "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+    "linux-image-$kernel" "linux-headers-$kernel"
   in_root "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
     cuda-toolkit-12-6 cuda-drivers-560 nvidia-fabricmanager-560 libcudnn9-cuda-12 libnccl2 \
     nvidia-container-toolkit

@@ -22,6 +22,14 @@ pass "ROCm machine: rocm 6.2.4 (with half, hipfort-dev, rocwmma-dev), rocm-hip-s
 [[ $(in_root "$R" /home/sam/venv/bin/python -c 'import torch; print(torch.__version__)') == 2.4.1+rocm6.1 ]] ||
   fail "sam's venv has no torch for ROCm 6.1"
 pass "ROCm machine: sam's venv has torch 2.4.1+rocm6.1 with pytorch-triton-rocm"
+# The drivers' modules as a real machine has them: DKMS built them in the package's postinst (the fake dkms of
+# tests/root/tools), depmod indexed them, modinfo finds them by name; the kernel's own (in-tree) amdgpu too.
+[[ $(in_root "$R" modinfo -k "$kernel" -F filename amdgpu) == "/lib/modules/$kernel/updates/dkms/amdgpu.ko" ]] ||
+  fail "modinfo -k $kernel amdgpu does not find amdgpu-dkms's module: $(in_root "$R" modinfo -k "$kernel" amdgpu 2>&1)"
+[[ $(in_root "$R" modinfo -k "$kernel" -F version amdgpu) == 6.8.5-2044426.22.04 ]] || fail "the amdgpu module is not amdgpu-dkms's"
+[[ -f $R/lib/modules/$kernel/kernel/drivers/gpu/drm/amd/amdgpu/amdgpu.ko ]] || fail "the kernel has no in-tree amdgpu"
+[[ $(in_root "$R" dkms status) == "amdgpu/6.8.5-2044426.22.04, $kernel, x86_64: installed" ]] || fail "dkms status: $(in_root "$R" dkms status)"
+pass "ROCm machine: amdgpu-dkms's module built by DKMS for $kernel (dkms status, modinfo -k), the kernel's in-tree amdgpu beside it"
 
 C=$roots/cuda12
 new_machine cuda12 "$C"
@@ -35,3 +43,6 @@ grep -q 'developer.download.nvidia.com/compute/cuda/repos/debian12/x86_64/ /' \
   fail "NVIDIA's source is not cuda-keyring's file"
 [[ -s $C/etc/apt/preferences.d/cuda-repository-pin-600 ]] || fail "cuda-keyring did not bring the pin"
 pass "CUDA machine: cuda-keyring's source, key and pin; CUDA 12.6, driver 560 (cuda-drivers-560), Fabric Manager, cuDNN, NCCL, container toolkit"
+[[ $(in_root "$C" modinfo -k "$kernel" -F version nvidia) == 560.35.03 ]] ||
+  fail "modinfo -k $kernel nvidia does not find the 560 module: $(in_root "$C" modinfo -k "$kernel" nvidia 2>&1)"
+pass "CUDA machine: the nvidia 560 module built by DKMS for $kernel"

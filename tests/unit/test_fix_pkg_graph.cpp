@@ -35,7 +35,10 @@ std::string status_of(const std::vector<std::string>& graphs, const std::set<std
         flush();
         continue;
       }
-      if (line[0] == '#' || text::starts_with(line, "File:")) continue;
+      // Not dpkg fields: what make_debs.sh puts in the package (files, module objects, maintainer scripts).
+      if (line[0] == '#' || text::starts_with(line, "File:") || text::starts_with(line, "Module:") ||
+          text::starts_with(line, "Postinst:") || text::starts_with(line, "Prerm:"))
+        continue;
       if (text::starts_with(line, "Package: ") && skip.count(line.substr(9))) skipped = true;
       para += line + "\n";
     }
