@@ -29,7 +29,7 @@ start_all=$SECONDS
 
 kinds=(prepare download install module purge profile reboot check)
 faults=(fail kill disk)
-default_cells="nvidia.install.fail nvidia.purge.kill nvidia.module.fail amd.download.disk amd.profile.kill amd.check.fail"
+default_cells="nvidia.module.fail nvidia.purge.kill amd.download.disk"
 case ${GPUDOCTOR_FAULT_MATRIX:-default} in
 full) wanted=all ;;
 default) wanted=$default_cells ;;
@@ -55,22 +55,22 @@ declare -A kind_re=(
 # DKMS build, apt's purge (dpkg removes), the profiles' rename, the reboot request's journal sync, the
 # journal of the post-check.
 declare -A fault_line=(
-  [prepare.fail]='mv fail@2 *' [prepare.kill]='mv kill@2 *' [prepare.disk]='/var/log/gpudoctor 1m|mv fill@2 * /var/log/gpudoctor'
-  [download.fail]='apt-get fail *--download-only*' [download.kill]='apt-get kill-after *--download-only*'
-  [download.disk]='/var/cache/gpudoctor 160m|apt-get fill *--download-only* /var/cache/gpudoctor'
-  [install.fail]='apt-get fail install -y*' [install.kill]='dpkg kill-after *--unpack*'
-  [install.disk]='/var/log/gpudoctor 1m|dpkg fill *--unpack* /var/log/gpudoctor'
-  [module.fail]='dkms fail *install*' [module.kill]='dkms kill *install*'
-  [module.disk]='/var/log/gpudoctor 1m|dkms fill *install* /var/log/gpudoctor'
-  [purge.fail]='apt-get fail purge -y*' [purge.kill]='dpkg kill-after *--remove*'
-  [purge.disk]='/var/log/gpudoctor 1m|dpkg fill *--remove* /var/log/gpudoctor'
-  [profile.fail]='mv fail *' [profile.kill]='mv kill@2 *' [profile.disk]='/var/log/gpudoctor 1m|cp fill * /var/log/gpudoctor'
-  [reboot.fail]='sync fail *' [reboot.kill]='sync kill *' [reboot.disk]='/var/log/gpudoctor 1m|prefill'
-  [check.fail]='sync fail *' [check.kill]='sync kill *' [check.disk]='/var/log/gpudoctor 1m|prefill'
+  [prepare.fail]='mv fail@2 - *' [prepare.kill]='mv kill@2 - *' [prepare.disk]='/var/log/gpudoctor 1m|mv fill@2 /var/log/gpudoctor *'
+  [download.fail]='apt-get fail - *--download-only*' [download.kill]='apt-get kill-after - *--download-only*'
+  [download.disk]='/var/cache/gpudoctor 160m|apt-get fill /var/cache/gpudoctor *--download-only*'
+  [install.fail]='apt-get fail - install -y*' [install.kill]='dpkg kill-after - *--unpack*'
+  [install.disk]='/var/log/gpudoctor 1m|dpkg fill /var/log/gpudoctor *--unpack*'
+  [module.fail]='fake-dkms' [module.kill]='dkms kill - install*'
+  [module.disk]='/var/log/gpudoctor 1m|dkms fill /var/log/gpudoctor install*'
+  [purge.fail]='apt-get fail - purge -y*' [purge.kill]='dpkg kill-after - *--remove*'
+  [purge.disk]='/var/log/gpudoctor 1m|dpkg fill /var/log/gpudoctor *--remove*'
+  [profile.fail]='mv fail - *' [profile.kill]='mv kill@2 - *' [profile.disk]='/var/log/gpudoctor 1m|cp fill /var/log/gpudoctor *'
+  [reboot.fail]='sync fail - *' [reboot.kill]='sync kill - *' [reboot.disk]='/var/log/gpudoctor 1m|prefill'
+  [check.fail]='gpudoctor fail - *' [check.kill]='gpudoctor kill - *' [check.disk]='/var/log/gpudoctor 1m|prefill'
 )
 
 # ---- the plans ---------------------------------------------------------------------------------------------
-declare -A machine_of=([nvidia]=rocm6 [amd]=cuda12)
+declare -A machine_of=([nvidia]=rocm6 [amd]=cuda12) incoming_module=([nvidia]=nvidia [amd]=amdgpu)
 plan_args() { printf '%s\n' --to "$1" --mirror file:///srv/mirror --python /home/sam/venv/bin/python3; }
 images=$roots/images
 mkdir -p "$images"
@@ -104,17 +104,12 @@ print(" ".join(d.get("steps", [])) + "\t" + " ".join(d.get("done", [])) + "\t" +
   printf '\t\tnone\n'
 }
 
-# At a pause of the clean run: the step about to run is the first one not done. Its packages are a boundary's;
-# the root is copied (once) when the step is a cell's.
+# At a pause of the clean run: the step about to run is the first one not done. Its packages are a boundary's,
+# its root is copied (the first time the step comes: the reboot step comes again after the reboot).
 capture_boundary() {
-  local k=$1 steps done_steps next='' s kind
+  local k=$1 steps done_steps next='' s
   IFS=$'\t' read -r steps done_steps _ < <(state_of "$mnt")
-  if ((k == 1)); then
-    printf '%s\n' "$steps" >"$images/$plan/steps"
-    for kind in "${kinds[@]}"; do
-      tr ' ' '\n' <<<"$steps" | grep -E "${kind_re[$kind]}" | sed -n 1p >"$images/$plan/kind.$kind" || true
-    done
-  fi
+  ((k == 1)) && printf '%s\n' "$steps" >"$images/$plan/steps"
   for s in $steps; do
     if [[ " $done_steps " != *" $s "* ]]; then next=$s && break; fi
   done
@@ -122,7 +117,24 @@ capture_boundary() {
   pkg_state "$mnt" >"$images/$plan/boundary-$k.pkgs"
   [[ -n $(awk -F '\t' -v s="$next" '$1 == s' "$images/$plan/order" 2>/dev/null) ]] && return 0
   printf '%s\t%s\n' "$next" "$GPUDOCTOR_BOOT_ID" >>"$images/$plan/order"
-  if grep -qxF -- "$next" "$images/$plan"/kind.*; then layer_snapshot "$roots/$plan.run" "$images/$plan/$next"; fi
+  local t=$EPOCHREALTIME
+  layer_snapshot "$roots/$plan.run" "$images/$plan/$next"
+  snapshot_us=$((snapshot_us + ${EPOCHREALTIME/./} - ${t/./}))
+}
+snapshot_us=0
+
+# The step of each kind: the first whose id matches; the module build's is where DKMS builds the incoming
+# module (its own step, or the driver package's postinst).
+map_kinds() {
+  local kind step module=$1
+  for kind in "${kinds[@]}"; do
+    step=$(tr ' ' '\n' <"$images/$plan/steps" | grep -E "${kind_re[$kind]}" | sed -n 1p || true)
+    if [[ $kind == module && -z $step ]]; then
+      step=$(awk -F '\t' -v m="$module" '$2 == "dkms" && $3 ~ /^(install|build)/ && index($3, m) { print $1 }' \
+        "$images/$plan/calls.log" | sed -n 1p)
+    fi
+    printf '%s\n' "$step" >"$images/$plan/kind.$kind"
+  done
 }
 
 # prepare_plan PLAN: the machine (base layer), its state before, and a clean run's boundaries.
@@ -135,13 +147,14 @@ prepare_plan() {
   add_fake_initramfs "$base"
   if [[ $plan == amd ]]; then add_fake_systemctl "$base" nvidia-persistenced nvidia-fabricmanager docker containerd; fi
   fault_install "$base"
+  fault_gpudoctor_stub "$base" "$gpudoctor"
   mkdir -p "$images/$plan"
   pkg_state "$base" >"$images/$plan/before.pkgs"
   config_state "$base" >"$images/$plan/before.config"
   driver_state "$base" >"$images/$plan/before.driver"
   # The clean run, paused at every step.
   layer_mount "$mnt" "$roots/$plan.run" "$base"
-  fault_arm "$mnt" '* uname pause -n'
+  fault_arm "$mnt" '* uname pause - -n'
   fault_on_pause=capture_boundary
   GPUDOCTOR_BOOT_ID=boot-one fault_run "$mnt" "$work/$plan.clean1.out" \
     "$gpudoctor" migrate "${args[@]}" --root "$mnt" --yes --apply
@@ -159,7 +172,10 @@ prepare_plan() {
   fault_disarm "$mnt"
   layer_umount "$mnt" "$roots/$plan.run"
   rm -rf "$roots/$plan.run"
-  echo "the $plan plan: $(wc -w <"$images/$plan/steps") steps, in $((SECONDS - start)) s (the clean run, paused at each step)"
+  map_kinds "${incoming_module[$plan]}"
+  echo "the $plan plan: $(wc -w <"$images/$plan/steps") steps, in $((SECONDS - start)) s (the clean run, paused at each step;" \
+    "$(wc -l <"$images/$plan/order") boundaries copied in $((snapshot_us / 1000)) ms, $(du -sm "$images/$plan" | cut -f1) MiB)"
+  snapshot_us=0
   for kind in "${kinds[@]}"; do echo "  $kind: $(cat "$images/$plan/kind.$kind")"; done
 }
 
@@ -228,8 +244,8 @@ check_undo() {
 check_claims() {
   local root=$1 when=$2 out=$3 status=$4 steps done_steps st msg='' s
   IFS=$'\t' read -r steps done_steps st < <(state_of "$root")
-  if ((status == 0)) && grep -q 'gpudoctor is not on PATH here' "$out"; then
-    msg+="the post-check did not run and the step reported success; "
+  if ((status == 0)) && [[ $st == "done" ]] && ! grep -q '^gpudoctor check' "$root/var/log/gpudoctor-stub.log" 2>/dev/null; then
+    msg+="the migration says done, but its check step never ran gpudoctor check; "
   fi
   if ((status == 0)) && [[ $st == "done" ]] && [[ $(pkg_state "$root") != "$(cat "$images/$plan/end.pkgs")" ]]; then
     msg+="the migration says done but the packages are not the plan's end state; "
@@ -297,11 +313,13 @@ run_cell() {
   fi
   rm -rf "$roots/faulted"
   layer_mount "$cell" "$roots/faulted" "${lowers[@]}"
-  if [[ $spec == prefill ]]; then
+  if [[ $spec == prefill || $spec == fake-dkms ]]; then
     fault_arm "$cell"
   else
     fault_arm "$cell" "$step $spec"
   fi
+  # The fake dkms (tools/fake_dkms.sh) fails the incoming module's builds with a compiler error's make.log.
+  if [[ $spec == fake-dkms ]]; then mkdir -p "$cell/etc/fake-dkms" && echo "${incoming_module[$plan]}" >"$cell/etc/fake-dkms/fail"; fi
   if [[ -n $dir ]]; then
     fault_small_fs "$cell" "$dir" "$size"
     if [[ $spec == prefill ]]; then fault_fill "$cell" "$dir"; fi
@@ -309,6 +327,10 @@ run_cell() {
   GPUDOCTOR_BOOT_ID=$boot fault_run "$cell" "$work/cell.out" "${cmd[@]}"
   local fstatus=$fault_status fired
   fired=$(fault_fired "$cell")
+  if [[ $spec == fake-dkms ]]; then
+    fired=$(grep -l 'fatal error' "$cell/var/lib/dkms/${incoming_module[$plan]}"/*/build/make.log 2>/dev/null || true)
+    rm -rf "$cell/etc/fake-dkms"
+  fi
   [[ -n $fired || $spec == prefill ]] || note_check "fault" "the fault ($spec in $step) did not fire: $(tail -3 "$work/cell.out" | tr '\n' ' ')"
   fault_disarm "$cell"
   if [[ -n $dir ]]; then fault_release_fs "$cell" "$dir"; fi
@@ -379,6 +401,7 @@ done
 
 echo
 echo "The fault matrix: $(printf '%s\n' "${results[@]}" | grep -vc '|n/a|' || true) cells, $checks invariant checks, $((SECONDS - start_all)) s"
+echo "CPU time (the test, then its children: user system): $(times | tr '\n' ' ')"
 printf '%-26s %-5s %s\n' cell result details
 for r in "${results[@]}"; do
   IFS='|' read -r name res detail <<<"$r"

@@ -26,11 +26,30 @@ fault_install() {
       fi
     done
   done
-  printf 'Dir::Bin::dpkg "/usr/local/sbin/dpkg";\n' >"$root/etc/apt/apt.conf.d/00gpudoctor-test-faults"
+  # apt gives dpkg's maintainer scripts a PATH without /usr/local (DPkg::Path): the postinsts that run dkms
+  # must find its wrapper too.
+  printf 'Dir::Bin::dpkg "/usr/local/sbin/dpkg";\nDPkg::Path "/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin";\n' \
+    >"$root/etc/apt/apt.conf.d/00gpudoctor-test-faults"
   mkdir -p "$root$fault_dir"
 }
 
-# fault_arm ROOT LINE...: the faults of the next run (tools/fault_wrapper.sh: "STEP TOOL ACTION PATTERN [ARG]").
+# fault_gpudoctor_stub ROOT GPUDOCTOR: at GPUDOCTOR's path in ROOT (a migration's check step runs the
+# gpudoctor that wrote the script by its absolute path; the real binary needs libraries the root lacks), the
+# wrapper over a stand-in that logs its call to /var/log/gpudoctor-stub.log and passes.
+fault_gpudoctor_stub() {
+  local root=$1 gd
+  gd=$(readlink -f "$2")
+  mkdir -p "$root$(dirname "$gd")" "$root/usr/local/lib/gpudoctor-fault"
+  install -m 0755 "$root_dir/tools/fault_wrapper.sh" "$root$gd"
+  cat >"$root/usr/local/lib/gpudoctor-fault/gpudoctor" <<'SH'
+#!/bin/sh
+echo "gpudoctor $*" >>/var/log/gpudoctor-stub.log
+echo "gpudoctor (the fault matrix's stand-in): all checks pass"
+SH
+  chmod 0755 "$root/usr/local/lib/gpudoctor-fault/gpudoctor"
+}
+
+# fault_arm ROOT LINE...: the faults of the next run (tools/fault_wrapper.sh: "STEP TOOL ACTION ARG PATTERN").
 fault_arm() {
   local root=$1
   shift

@@ -1,11 +1,13 @@
 #!/bin/bash
 # The fault matrix's wrapper (tests/root/faults.bash installs it in a test root as /usr/local/sbin/TOOL for
-# apt-get, dpkg, dnf, dkms, mv, cp, sync and uname; apt is pointed at the dpkg one with Dir::Bin::dpkg). It
-# runs the real tool (the first TOOL of /usr/sbin, /usr/bin, /sbin, /bin that is not itself) unless a line of
+# apt-get, dpkg, dnf, dkms, mv, cp, sync and uname; apt is pointed at the dpkg one with Dir::Bin::dpkg; and
+# at the path of the gpudoctor that a migration's check step runs). It runs the real tool (the first TOOL of
+# /usr/local/lib/gpudoctor-fault, /usr/sbin, /usr/bin, /sbin, /bin that is not itself) unless a line of
 # /.gpudoctor-fault/faults chooses this call, which the test writes, never gpudoctor:
-#   STEP TOOL ACTION PATTERN [ARG]
+#   STEP TOOL ACTION ARG PATTERN
 # STEP: a glob on the step the script is in (the last step-begin of the newest journal of /var/log/gpudoctor;
-# "*" for any, "-" outside a step); PATTERN: a glob on the arguments joined by spaces. The first line that
+# "*" for any, "-" outside a step); ARG: the action's ("-" for none); PATTERN, the rest of the line: a glob on
+# the arguments joined by spaces. The first line that
 # matches and has not fired fires once (its number goes to /.gpudoctor-fault/fired), but for "pause";
 # ACTION@N fires at the Nth call that matches (the second mv of a step):
 #   fail [STATUS]     print the tool's kind of error and exit STATUS (apt-get 100, dkms 10, others 1)
@@ -20,7 +22,8 @@
 tool=${0##*/}
 dir=/.gpudoctor-fault
 real=
-for d in /usr/sbin /usr/bin /sbin /bin; do
+# /usr/local/lib/gpudoctor-fault holds the tools a test stands in for (the gpudoctor a check step runs).
+for d in /usr/local/lib/gpudoctor-fault /usr/sbin /usr/bin /sbin /bin; do
   if [ -x "$d/$tool" ] && [ "$d/$tool" != "$0" ] && [ "$d" != /usr/local/sbin ]; then
     real=$d/$tool
     break
@@ -47,7 +50,7 @@ printf '%s\t%s\t%s\n' "$step" "$tool" "$args" >>"$dir/calls.log" 2>/dev/null
 fire=
 n=0
 if [ -f "$dir/faults" ]; then
-  while read -r f_step f_tool f_action f_pattern f_arg; do
+  while read -r f_step f_tool f_action f_arg f_pattern; do
     n=$((n + 1))
     case $f_step in '' | '#'*) continue ;; esac
     [ "$f_tool" = "$tool" ] || continue
@@ -65,6 +68,7 @@ if [ -f "$dir/faults" ]; then
       ;;
     esac
     fire=$f_action arg=$f_arg
+    [ "$arg" = - ] && arg=
     [ "$f_action" = pause ] || echo "$n" >>"$dir/fired"
     break
   done <"$dir/faults"
