@@ -21,6 +21,9 @@ GD_STOP_GPU_USERS=0
 GD_COLLECT=
 GD_STEP_INDEX=0
 GD_REBOOTING=0
+GD_ROLLED_BACK=0
+GD_DIED=0
+GD_FAILED_COMMAND=
 # Installroot mode (tests/root/rhel_installroot.sh): GD_INSTALLROOT=DIR makes rpm and dnf act on the RPM
 # root DIR from outside (rpm --root, dnf --installroot; such a root has no bash to chroot into), and the
 # files that gd_write_file, gd_edit_file and the journal touch lie below DIR. GD_DNF_OPTS: more dnf options,
@@ -32,6 +35,7 @@ GD_DNF_OPTS=${GD_DNF_OPTS:-}
 gd_say() { printf '%s\n' "$*"; }
 gd_note() { printf '    %s\n' "$*"; }
 gd_die() {
+  GD_DIED=1
   printf 'gpudoctor script: %s\n' "$*" >&2
   exit 1
 }
@@ -167,6 +171,64 @@ gd_not_installroot() {
 
 # The kernel the script was made for, else the running one.
 gd_kernel() { printf '%s' "${GD_KERNEL:-$(uname -r)}"; }
+
+# The kernel that boots next: the newest installed linux-image-* (Debian family; what the boot loader's first
+# entry is after the kernel packages' hooks ran), `grubby --default-kernel` (RHEL family). Nothing when unknown,
+# and in installroot mode (the host's boot loader is not the root's).
+gd_next_kernel() {
+  local out
+  if [[ -n $GD_INSTALLROOT ]]; then return 0; fi
+  case $GD_FAMILY in
+  debian)
+    # shellcheck disable=SC2016 # dpkg-query's format
+    out=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' 'linux-image-[0-9]*' 'linux-image-unsigned-[0-9]*' \
+      2>/dev/null || true)
+    awk '$1 ~ /^.i/ && $2 !~ /-dbg(sym)?$/ { sub(/^linux-image-(unsigned-)?/, "", $2); print $2 }' <<<"$out" |
+      sort -uV | tail -n 1
+    ;;
+  rhel)
+    if gd_have grubby; then
+      out=$(grubby --default-kernel 2>/dev/null || true)
+      if [[ $out == */vmlinuz-* ]]; then printf '%s\n' "${out##*/vmlinuz-}"; fi
+    fi
+    ;;
+  esac
+}
+
+# The kernels an incoming driver's module must be there for before anything is removed: the one the script
+# was made for (the running one) and the one that boots next, each once.
+gd_target_kernels() {
+  local running next
+  running=$(gd_kernel)
+  next=$(gd_next_kernel)
+  printf '%s\n' "$running"
+  if [[ -n $next && $next != "$running" ]]; then printf '%s\n' "$next"; fi
+}
+
+# gd_install_kernel_packages PREFIX... [-- EXTRA...]: PREFIX<kernel> for each target kernel (linux-headers-,
+# kernel-devel-, linux-modules-extra-), and the EXTRA packages: what a module is built against, for both kernels
+# (a kernel without them in the index stops the install, which names it: its module could not be built).
+gd_install_kernel_packages() {
+  local prefixes=() kernels=() want=() prefix kernel
+  while (($#)) && [[ $1 != -- ]]; do prefixes+=("$1") && shift; done
+  if (($#)); then shift; fi
+  gd_read_lines kernels <<<"$(gd_target_kernels)"
+  for kernel in "${kernels[@]}"; do
+    for prefix in "${prefixes[@]}"; do want+=("$prefix$kernel"); done
+  done
+  gd_install_packages "${want[@]}" "$@"
+}
+
+gd_verify_kernel_packages() {
+  local prefixes=() kernels=() want=() prefix kernel
+  while (($#)) && [[ $1 != -- ]]; do prefixes+=("$1") && shift; done
+  if (($#)); then shift; fi
+  gd_read_lines kernels <<<"$(gd_target_kernels)"
+  for kernel in "${kernels[@]}"; do
+    for prefix in "${prefixes[@]}"; do want+=("$prefix$kernel"); done
+  done
+  gd_verify_installed "${want[@]}" "$@"
+}
 
 # ---- files ----------------------------------------------------------------------------------------------
 
@@ -675,7 +737,10 @@ gd_package_index_update() {
   GD_APT_UPDATED=1
 }
 
-# Installs the packages given that are not installed yet (NAME or NAME=VERSION).
+# Installs the packages given that are not installed yet (NAME or NAME=VERSION). The install is simulated first
+# (gd_install_problem): one that would remove any package stops before it changes anything. One that fails
+# (a DKMS build in a driver's postinst, the most common failure) shows DKMS's make.log and takes out again what
+# it had unpacked, so the package manager is left as it was before the step.
 gd_install_packages() {
   local missing=() spec name version
   for spec in "$@"; do
@@ -695,20 +760,203 @@ gd_install_packages() {
     gd_collect install "${missing[@]}"
     return 0
   fi
-  local opts=() before
+  local opts=() before out problem
   gd_read_lines opts <<<"$(gd_apt_cache_opts)"
   if ((${#opts[@]} == 0)); then gd_package_index_update; fi
-  before=$(gd_installed_names)
+  if ! problem=$(gd_install_problem "${missing[@]}"); then
+    # A dry run goes on: the repository may come with an earlier step that it did not run.
+    if ((GD_DRY_RUN)); then gd_note "the install would stop here if this were so when it runs: $problem"; else
+      gd_die "$problem; nothing was changed by this step"
+    fi
+  fi
+  before=$(gd_present_names)
+  # Created before the install: DKMS's logs newer than it are this install's.
+  out=$(mktemp)
   case $GD_FAMILY in
   debian)
-    gd_run env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${opts[@]}" \
-      "${missing[@]}"
+    if ! gd_run env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${opts[@]}" \
+      "${missing[@]}" 2>&1 | tee -- "$out"; then
+      gd_install_failed "$before" "$out" "${missing[@]}"
+    fi
     ;;
-  rhel) gd_run gd_dnf install -y "${missing[@]//=/-}" ;;
+  rhel)
+    if ! gd_run gd_dnf install -y "${missing[@]//=/-}" 2>&1 | tee -- "$out"; then
+      gd_install_failed "$before" "$out" "${missing[@]}"
+    fi
+    ;;
   esac
+  rm -f -- "$out"
   if ((GD_DRY_RUN)); then return 0; fi
   gd_journal_new_packages "$before"
   GD_CHANGES=$((GD_CHANGES + 1))
+}
+
+# gd_install_failed BEFORE OUTPUT NAME...: after a failed install: DKMS's make.log of a failed build (its tail,
+# a copy kept beside the journal), what the install left unpacked or half-configured purged again (each
+# journaled; what cannot be purged is journaled as installed, for undo), and the reason, with the admin's pins
+# and holds that apply to these packages.
+gd_install_failed() {
+  local before=$1 out=$2 left=() name reason
+  shift 2
+  reason=$(gd_manager_errors <"$out")
+  gd_show_dkms_failures "$out"
+  gd_read_lines left <<<"$(gd_only_in_second "$before" "$(gd_present_names)")"
+  if ((${#left[@]})) && [[ -n ${left[0]} ]]; then
+    gd_note "taking out what the failed install left: ${left[*]}"
+    case $GD_FAMILY in
+    debian) env DEBIAN_FRONTEND=noninteractive dpkg --purge -- "${left[@]}" >>"$out" 2>&1 || true ;;
+    rhel) gd_rpm -e --nodeps -- "${left[@]}" >>"$out" 2>&1 || true ;;
+    esac
+    for name in "${left[@]}"; do
+      if gd_pkg_present "$name"; then
+        gd_journal installed-package "$name" "$(gd_pkg_version "$name")"
+      else
+        gd_journal install-rolled-back "$name"
+      fi
+    done
+    gd_journal_sync
+  fi
+  rm -f -- "$out"
+  gd_die "could not install $(gd_quote "$@"): ${reason:-the package manager failed}$(gd_install_blockers "$reason" "$@")." \
+    "What this install had unpacked is purged again; nothing else was changed by this step"
+}
+
+# The package manager's own reasons in its output (stdin): apt's E: lines, dpkg's errors, dnf's Error section.
+gd_manager_errors() {
+  grep -E '^(E: |Error: |  - |Error! )|returned error exit status|has no installation candidate' |
+    grep -v '^E: Can not write log' | sed -n 1,6p | tr '\n' ' ' | sed 's/ *$//' || true
+}
+
+# Names of packages whose state is anything but "not installed" (dpkg: unpacked and half-configured ones too).
+gd_present_names() {
+  # shellcheck disable=SC2016 # dpkg-query's format
+  case $GD_FAMILY in
+  debian) dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' 2>/dev/null | awk '$1 !~ /^.[nc]/ { print $2 }' | sort -u ;;
+  rhel) gd_rpm -qa --qf '%{NAME}\n' 2>/dev/null | sort -u ;;
+  esac
+}
+gd_pkg_present() { grep -qxF -- "$1" <<<"$(gd_present_names)"; }
+
+# gd_install_problem NAME...: what stops installing these packages, printed, with status 1: the package manager
+# cannot (its reasons, the admin's pins and holds that apply), or it would remove a package (no install
+# removes anything: the purge removes the list the plan names, nothing else does), with the relation that
+# makes it. Read-only: a simulation (apt-get -s without caches, dnf --assumeno).
+gd_install_problem() {
+  local sim extra='' opts=() names=()
+  gd_read_lines opts <<<"$(gd_apt_cache_opts)"
+  case $GD_FAMILY in
+  debian)
+    if ! sim=$(LC_ALL=C apt-get -s -q -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= \
+      -o Dir::Log::Planner=/dev/null install --no-install-recommends "${opts[@]}" "$@" 2>&1); then
+      sim=$(gd_manager_errors <<<"$sim")
+      printf 'apt-get cannot install %s: %s%s' "$(gd_quote "$@")" "${sim:-its simulation failed}" "$(gd_install_blockers "$sim" "$@")"
+      return 1
+    fi
+    extra=$(gd_extra_removals <<<"$sim")
+    ;;
+  rhel)
+    sim=$(LC_ALL=C gd_dnf install --assumeno "${@//=/-}" 2>&1 || true)
+    if grep -q '^Error' <<<"$sim"; then
+      printf 'dnf cannot install %s: %s' "$(gd_quote "$@")" "$(gd_manager_errors <<<"$sim")"
+      return 1
+    fi
+    extra=$(gd_dnf_removals <<<"$sim")
+    ;;
+  esac
+  if [[ -z $extra ]]; then return 0; fi
+  gd_read_lines names <<<"$extra"
+  printf 'installing %s would remove %s%s. No install removes anything (only the purge does, the list the plan' \
+    "$(gd_quote "$@")" "$(gd_quote "${names[@]}")" "$(gd_conflict_reasons "$sim" "${names[@]}")"
+  printf ' names, once the new driver is in): remove or change %s yourself, then run this again' "$(gd_quote "${names[@]}")"
+  return 1
+}
+
+# Packages dnf's transaction (stdin: `dnf install --assumeno`) would remove or replace: its Removing sections and
+# the "replacing" lines of what an install obsoletes.
+gd_dnf_removals() {
+  awk '/^[A-Z][A-Za-z ]*:$/ { removing = ($0 ~ /^Removing/) ; next }
+    /^[^ ]/ { removing = 0 }
+    removing && NF >= 1 && $1 !~ /^=/ { print $1 }
+    $1 == "replacing" { n = $2; sub(/\.[^.]*$/, "", n); print n }' | sort -u
+}
+
+# Why an install would remove NAMEs: their Conflicts and Breaks (dpkg's record), and those of the packages the
+# simulation (SIM) installs that name them.
+gd_conflict_reasons() {
+  local sim=$1 name rel inst=() out=''
+  shift
+  [[ $GD_FAMILY == debian ]] || return 0
+  gd_read_lines inst <<<"$(awk '$1 == "Inst" { print $2 }' <<<"$sim")"
+  for name in "$@"; do
+    # shellcheck disable=SC2016 # dpkg-query's format
+    rel=$(dpkg-query -W -f='${Conflicts}${Breaks:+, }${Breaks}' -- "$name" 2>/dev/null || true)
+    if [[ -n $rel ]]; then out+="; $name conflicts with $rel"; fi
+  done
+  if ((${#inst[@]})) && [[ -n ${inst[0]} ]]; then
+    for name in "$@"; do
+      rel=$(apt-cache -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= show --no-all-versions -- "${inst[@]}" 2>/dev/null |
+        awk -v n="$name" '/^Package: / { p = $2 } /^(Conflicts|Breaks): / && index($0, n) { print p " " $0 }' | sed -n 1,3p | tr '\n' ' ' || true)
+      if [[ -n $rel ]]; then out+="; ${rel% }"; fi
+    done
+  fi
+  printf '%s' "$out"
+}
+
+# What stands in the way of installing NAMEs beyond the package manager's words (its error text in REASON): the
+# admin's apt pins that apply to them or to the packages REASON names (file and stanza), and held packages.
+gd_install_blockers() {
+  local reason=$1 names pins held
+  shift
+  [[ $GD_FAMILY == debian ]] || return 0
+  names=$( (printf '%s\n' "${@%%=*}" && grep -oE "[a-z0-9][a-z0-9+.-]+" <<<"$reason") | sort -u || true)
+  local others=()
+  gd_read_lines others <<<"$names"
+  pins=$(gd_pins_touching "${@%%=*}" -- "${others[@]}" | tr '\n' ';' | sed 's/;$//')
+  # shellcheck disable=SC2016 # dpkg-query's format
+  held=$(dpkg-query -W -f='${db:Status-Want} ${Package}\n' 2>/dev/null | GD_NAMES=$names awk '
+    BEGIN { n = split(ENVIRON["GD_NAMES"], a, "\n"); for (i = 1; i <= n; i++) want[a[i]] = 1 }
+    $1 == "hold" && ($2 in want) { printf "%s ", $2 }' || true)
+  if [[ -n $pins ]]; then printf '; the admin'"'"'s apt pins that apply: %s' "$pins"; fi
+  if [[ -n $held ]]; then printf '; held with apt-mark hold: %s' "${held% }"; fi
+}
+
+# gd_pins_touching NAME... [-- OTHER...]: the stanzas of /etc/apt/preferences and /etc/apt/preferences.d (the
+# files apt reads: no extension or .pref) whose Package: field matches a NAME or an OTHER (a name, a glob or a
+# /regex/, as apt_preferences(5) has them), one "FILE (Package: ...; Pin: ...; Pin-Priority: ...) applies to
+# NAME..." line each. A "Package: *" stanza counts only when it forbids (a negative priority), and only for NAMEs.
+gd_pins_touching() {
+  local names=() others=() f
+  while (($#)) && [[ $1 != -- ]]; do names+=("$1") && shift; done
+  if (($#)); then shift; fi
+  others=("$@")
+  for f in /etc/apt/preferences /etc/apt/preferences.d/*; do
+    [[ -f $f ]] || continue
+    case ${f##*/} in *.pref) ;; *.*) continue ;; esac
+    GD_NAMES=$(printf '%s\n' "${names[@]}") GD_OTHERS=$(printf '%s\n' "${others[@]}") awk -v file="$f" '
+      BEGIN { n = split(ENVIRON["GD_NAMES"], names, "\n"); m = split(ENVIRON["GD_OTHERS"], others, "\n") }
+      function glob2re(g) { gsub(/[.+^$(){}|\\]/, "\\\\&", g); gsub(/\*/, ".*", g); gsub(/\?/, ".", g); return "^" g "$" }
+      function add(x) { if (x != "" && index(" " who " ", " " x " ") == 0) who = who " " x }
+      function flush(   i, j, k, pats, re) {
+        if (pkg != "") {
+          k = split(pkg, pats, /[ \t]+/); who = ""
+          for (i = 1; i <= k; i++) {
+            if (pats[i] == "") continue
+            if (pats[i] == "*") { if (prio + 0 < 0) for (j = 1; j <= n; j++) add(names[j]); continue }
+            re = (pats[i] ~ /^\/.*\/$/) ? substr(pats[i], 2, length(pats[i]) - 2) : glob2re(pats[i])
+            for (j = 1; j <= n; j++) if (names[j] ~ re) add(names[j])
+            for (j = 1; j <= m; j++) if (others[j] ~ re) add(others[j])
+          }
+          if (who != "") printf "%s (Package: %s; Pin: %s; Pin-Priority: %s) applies to%s\n", file, pkg, pin, prio, who
+        }
+        pkg = ""; pin = ""; prio = ""
+      }
+      /^[ \t]*$/ { flush(); next }
+      /^[ \t]*#/ { next }
+      tolower($1) == "package:" { pkg = $0; sub(/^[^:]*:[ \t]*/, "", pkg) }
+      tolower($1) == "pin:" { pin = $0; sub(/^[^:]*:[ \t]*/, "", pin) }
+      tolower($1) == "pin-priority:" { prio = $2 }
+      END { flush() }' "$f"
+  done
 }
 
 # The installed packages, one name a line (sorted).
@@ -1306,26 +1554,59 @@ gd_cuda_keyring() {
 
 # ---- downloads before anything is removed --------------------------------------------------------------
 
-# Puts back what this run changed before its downloads failed (sources, keys, cuda-keyring, holds): the
-# journal of the run says what, newest first.
+# The runs whose changes a failure in the prepare stage puts back: this one, and when no step past the prepare
+# stage has ever begun, every earlier run of this script that was not rolled back already (a run killed in the
+# prepare stage, then resumed): all they changed is the prepare stage's.
+gd_prepare_runs() {
+  local i prepare=' '
+  for i in "${!GD_STEP_IDS[@]}"; do
+    if [[ ${GD_STEP_FLAGS[i]} == *prepare* ]]; then prepare+="${GD_STEP_IDS[i]} "; fi
+  done
+  awk -F '\t' -v run="$GD_RUN_ID" -v prepare="$prepare" '
+    { order[$2] = order[$2] ? order[$2] : ++n; names[order[$2]] = $2 }
+    $4 == "rolled-back" { done[$2] = 1; for (i = 5; i <= NF; i++) done[$i] = 1 }
+    $4 == "step-begin" && index(prepare, " " $3 " ") == 0 { past = 1 }
+    END {
+      print run
+      if (past) exit
+      for (i = n; i >= 1; i--) if (names[i] != run && !done[names[i]]) print names[i]
+    }' "$GD_JOURNAL"
+}
+
+# Puts back what the prepare stage changed before it failed (sources, keys, cuda-keyring, released holds, dnf's
+# module streams and version locks): the journal of its runs (gd_prepare_runs) says what, newest first; each
+# thing put back is named, and the journal says rolled-back.
 gd_rollback_run() {
-  local event a b removed=0
-  if [[ ! -f $GD_JOURNAL ]]; then return 0; fi
+  local event a b removed=0 runs undone=()
+  if ((GD_DRY_RUN || GD_ROLLED_BACK)) || [[ ! -f $GD_JOURNAL ]]; then return 0; fi
+  GD_ROLLED_BACK=1
+  runs=$(gd_prepare_runs | tr '\n' ' ')
+  runs=${runs% }
   while IFS=$'\t' read -r event a b; do
     case $event in
-    created) rm -f -- "$GD_INSTALLROOT$a" && removed=1 ;;
-    backup) cp -P -p -- "$b" "$GD_INSTALLROOT$a.gpudoctor-restore" && mv -f -- "$GD_INSTALLROOT$a.gpudoctor-restore" "$GD_INSTALLROOT$a" ;;
-    unheld) apt-mark hold "$a" >/dev/null ;;
+    created) rm -f -- "$GD_INSTALLROOT$a" && removed=1 && undone+=("removed $a") ;;
+    backup)
+      cp -P -p -- "$b" "$GD_INSTALLROOT$a.gpudoctor-restore" &&
+        mv -f -- "$GD_INSTALLROOT$a.gpudoctor-restore" "$GD_INSTALLROOT$a" && removed=1 && undone+=("restored $a")
+      ;;
+    unheld) apt-mark hold "$a" >/dev/null && undone+=("held $a again") ;;
     installed-package)
       case $GD_FAMILY in
-      debian) dpkg --purge "$a" >/dev/null 2>&1 && removed=1 ;;
-      rhel) gd_rpm -e -- "$a" >/dev/null 2>&1 && removed=1 ;;
+      debian) dpkg --purge "$a" >/dev/null 2>&1 && removed=1 && undone+=("purged $a") ;;
+      rhel) gd_rpm -e -- "$a" >/dev/null 2>&1 && removed=1 && undone+=("removed $a") ;;
       esac
       ;;
+    module-enabled) gd_dnf module reset -y "$a" >/dev/null 2>&1 && undone+=("reset the module $a") ;;
+    module-reset) gd_dnf module enable -y "$a:$b" >/dev/null 2>&1 && undone+=("enabled $a:$b again") ;;
+    versionlock-removed) gd_dnf -q versionlock add "$a" >/dev/null 2>&1 && undone+=("locked $a again") ;;
     esac
-  done <<<"$(awk -F '\t' -v run="$GD_RUN_ID" '$2 == run { print $4 "\t" $5 "\t" $6 }' "$GD_JOURNAL" | tac)"
-  gd_journal rolled-back
-  gd_say "gpudoctor script: put back the sources, keys and holds this run had changed" >&2
+  done <<<"$(awk -F '\t' -v runs=" $runs " 'index(runs, " " $2 " ") { print $4 "\t" $5 "\t" $6 }' "$GD_JOURNAL" | tac)"
+  # shellcheck disable=SC2086 # the run ids are words
+  gd_journal rolled-back ${runs#"$GD_RUN_ID"}
+  gd_journal_sync
+  if ((${#undone[@]})); then
+    gd_say "gpudoctor script: the prepare stage failed, so what it had changed is put back: $(printf '%s; ' "${undone[@]}" | sed 's/; $//')" >&2
+  fi
   # The package lists of the sources just removed would linger until the next update.
   if ((removed)) && [[ $GD_FAMILY == debian ]]; then apt-get update -q >/dev/null 2>&1 || true; fi
 }
@@ -1357,12 +1638,13 @@ gd_check_space() {
     local specs=()
     gd_read_lines specs <<<"$(awk '{ n = $2; sub(/\.deb$/, "", n); split(n, f, "_"); gsub(/%3a/, ":", f[2]); print f[1] "=" f[2] }' <<<"$uris")"
     if ((${#specs[@]})) && [[ -n ${specs[0]} ]]; then
-      installed=$(apt-cache show --no-all-versions "${specs[@]}" 2>/dev/null |
+      installed=$( (apt-cache show --no-all-versions "${specs[@]}" 2>/dev/null || true) |
         awk '/^Installed-Size:/ { s += $2 } END { printf "%d\n", s }')
     fi
   fi
   if ((${#outgoing[@]})); then
-    old=$(dpkg-query -W -f='${Installed-Size}\n' -- "${outgoing[@]%%=*}" 2>/dev/null | awk '{ s += $1 } END { printf "%d\n", s }')
+    old=$( (dpkg-query -W -f='${Installed-Size}\n' -- "${outgoing[@]%%=*}" 2>/dev/null || true) |
+      awk '{ s += $1 } END { printf "%d\n", s }')
   fi
   # A margin: 5% and 100 MiB, for the package manager's own files.
   need=$(((download + old) * 105 / 100 + 102400))
@@ -1453,12 +1735,16 @@ gd_prepare_downloads() {
       gd_fail_downloads "apt-get update failed: $(grep -E '^(E|W): ' <<<"$out" | sed -n 1,5p | tr '\n' ' ')"
     fi
     GD_APT_UPDATED=1
+    # What the installs would do, all of them together, before anything is fetched: a package they cannot
+    # have (an admin's pin, a hold), or one they would remove, stops the plan here, and the prepare stage's
+    # changes are put back.
+    if ((${#install[@]})) && ! out=$(gd_install_problem "${install[@]}"); then gd_fail_downloads "$out"; fi
     gd_check_space "${install[@]}" -- "${outgoing[@]}"
     if ((${#install[@]})); then
       gd_note "+ apt-get install --download-only ${install[*]}"
       out=$(LC_ALL=C DEBIAN_FRONTEND=noninteractive apt-get install --download-only -y -q --no-install-recommends \
         -o "Dir::Cache::archives=$GD_CACHE_DIR/debs/" "${install[@]}" 2>&1) || {
-        gd_fail_downloads "could not download $(gd_quote "${install[@]}"): $(grep -E '^E: ' <<<"$out" | sed -n 1,5p | tr '\n' ' ')"
+        gd_fail_downloads "could not download $(gd_quote "${install[@]}"): $(gd_manager_errors <<<"$out")$(gd_install_blockers "$out" "${install[@]}")"
       }
     fi
   else
@@ -1537,6 +1823,118 @@ gd_verify_dkms_absent() {
       return 1
     fi
   done
+}
+
+# gd_show_dkms_failures OUTPUT: for each failed DKMS build OUTPUT names ("Consult .../make.log"), the last lines of
+# its make.log (control characters shown as ^X), and a copy of it beside the journal (a rollback that purges
+# the driver package takes DKMS's tree with it); each journaled as dkms-build-failed LOG COPY.
+gd_show_dkms_failures() {
+  local log copy logs=()
+  gd_read_lines logs <<<"$(grep -oE 'Consult [^ ]+make\.log' "$1" 2>/dev/null | sed 's/^Consult //' | sort -u || true)"
+  for log in "${logs[@]}"; do
+    [[ -n $log && -f $log ]] || continue
+    gd_say "gpudoctor script: DKMS could not build the module; the last lines of $log:" >&2
+    tail -n 20 -- "$log" | LC_ALL=C cat -v | sed 's/^/    /' >&2
+    if ((!GD_DRY_RUN)); then
+      mkdir -p -- "$GD_LOG_DIR"
+      copy=$GD_LOG_DIR/$GD_SCRIPT_ID.$GD_RUN_ID.$(printf '%s' "${log#/var/lib/dkms/}" | tr '/' '_')
+      cp -- "$log" "$copy" 2>/dev/null && gd_say "    (kept as $copy)" >&2
+      gd_journal dkms-build-failed "$log" "$copy"
+    fi
+  done
+}
+
+# The file modinfo finds for MODULE in KERNEL's module tree (depmod's index), or nothing.
+gd_module_file() { modinfo -k "$2" -F filename -- "$1" 2>/dev/null || true; }
+
+# The DKMS module that builds the kernel module MODULE, as "NAME VERSION": NAME is MODULE or MODULE-* (NVIDIA's
+# RPMs call the open driver's nvidia-open), the newest version when DKMS has several (the one a driver install
+# just added).
+gd_dkms_module() {
+  local out
+  out=$(dkms status 2>/dev/null || true)
+  awk -v m="$1" '{ sub(/:.*/, ""); gsub(/,/, " "); sub(/\//, " ") }
+    ($1 == m || index($1, m "-") == 1) && $2 != "" { print $1 " " $2 }' <<<"$out" | sort -u -k2,2V | tail -n 1
+}
+
+# gd_build_module MODULE DKMS: the incoming driver's MODULE is there for every target kernel (the running one and
+# the one that boots next) before anything of the old stack is removed. With DKMS (yes), DKMS builds and
+# installs it where a kernel lacks it (a driver package's postinst builds for some kernels only), and it counts
+# only when dkms status says installed and modinfo -k finds it outside the kernel's own tree (there an in-tree
+# amdgpu or nouveau would answer for it); without (the in-tree amdgpu under Secure Boot), modinfo -k is the whole
+# check. A failed build shows DKMS's make.log and stops: nothing is removed.
+gd_build_module() {
+  local module=$1 dkms=$2 kernels=() kernel name='' version='' file out missing=()
+  gd_not_installroot gd_build_module
+  if [[ -n $GD_COLLECT ]]; then return 0; fi
+  gd_read_lines kernels <<<"$(gd_target_kernels)"
+  if ((GD_DRY_RUN)); then
+    gd_note "would check that modinfo -k finds $module for ${kernels[*]}${dkms:+ (DKMS building it where it is missing)}"
+    return 0
+  fi
+  gd_have modinfo || gd_die "no modinfo here (kmod) to check the $module module with"
+  if [[ $dkms == yes ]]; then
+    gd_have dkms || gd_die "no dkms here, which builds the $module module"
+    read -r name version <<<"$(gd_dkms_module "$module")"
+    [[ -n $version ]] || gd_die "DKMS has no $module module: the driver's DKMS package did not add it (dkms status)"
+  fi
+  for kernel in "${kernels[@]}"; do
+    if [[ $dkms == yes ]] && ! gd_module_built "$module" "$name" "$version" "$kernel"; then
+      out=$(mktemp)
+      if ! gd_run dkms install -m "$name" -v "$version" -k "$kernel" 2>&1 | tee -- "$out"; then
+        gd_show_dkms_failures "$out"
+        rm -f -- "$out"
+        gd_die "DKMS could not build $name $version for the kernel $kernel$(gd_kernel_role "$kernel"): nothing" \
+          "was removed. Mend what the make.log says (the kernel's headers, a compiler), then run this again"
+      fi
+      rm -f -- "$out"
+      GD_CHANGES=$((GD_CHANGES + 1))
+    fi
+    if [[ $dkms == yes ]] && ! gd_module_built "$module" "$name" "$version" "$kernel"; then
+      missing+=("$kernel")
+    elif [[ -z $(gd_module_file "$module" "$kernel") ]]; then
+      missing+=("$kernel")
+    fi
+  done
+  if ((${#missing[@]})); then
+    gd_die "modinfo -k finds no ${dkms:+DKMS-built }$module module for ${missing[*]}: nothing was removed; the old" \
+      "stack stays until the new driver's module is there for the running kernel and the one that boots next"
+  fi
+  for kernel in "${kernels[@]}"; do
+    file=$(gd_module_file "$module" "$kernel")
+    gd_note "$module for $kernel$(gd_kernel_role "$kernel"): $file"
+    gd_journal module-ready "$module" "$kernel" "$file"
+  done
+}
+
+gd_kernel_role() {
+  if [[ $1 != "$(gd_kernel)" ]]; then printf ' (the kernel that boots next)'; fi
+}
+
+# gd_module_built MODULE DKMS_NAME VERSION KERNEL: whether DKMS has DKMS_NAME VERSION installed for KERNEL and
+# modinfo -k finds MODULE outside the kernel's own tree.
+gd_module_built() {
+  local file
+  [[ -n $3 && $(dkms status -m "$2" -v "$3" -k "$4" 2>/dev/null || true) == *": installed"* ]] || return 1
+  file=$(gd_module_file "$1" "$4")
+  [[ -n $file && $file != "/lib/modules/$4/kernel/"* && $file != "/usr/lib/modules/$4/kernel/"* ]]
+}
+
+gd_verify_module() {
+  local module=$1 dkms=$2 kernels=() kernel name='' version='' bad=()
+  gd_read_lines kernels <<<"$(gd_target_kernels)"
+  if [[ $dkms == yes ]]; then read -r name version <<<"$(gd_dkms_module "$module")"; fi
+  for kernel in "${kernels[@]}"; do
+    if [[ $dkms == yes ]]; then
+      gd_module_built "$module" "$name" "$version" "$kernel" || bad+=("$kernel")
+    elif [[ -z $(gd_module_file "$module" "$kernel") ]]; then
+      bad+=("$kernel")
+    fi
+  done
+  if ((${#bad[@]})); then
+    gd_say "no $module module for ${bad[*]} (modinfo -k)" >&2
+    return 1
+  fi
 }
 
 gd_verify_no_dangling_alternatives() {
@@ -2272,9 +2670,15 @@ gd_on_exit() {
       printf 'gpudoctor script: step %s ran but its check failed; journal: %s\n' "$GD_STEP" "$GD_JOURNAL" >&2
     else
       gd_journal step-failed "$status"
+      # A failure no helper explained (set -e stopped the step): the command, so that the cause has a name.
+      if ((!GD_DIED)) && [[ -n $GD_FAILED_COMMAND ]]; then
+        printf 'gpudoctor script: this command failed: %s\n' "$GD_FAILED_COMMAND" >&2
+      fi
       printf 'gpudoctor script: step %s failed (exit status %s); nothing after it ran. Journal: %s\n' \
         "$GD_STEP" "$status" "$GD_JOURNAL" >&2
     fi
+    # Any failure in the prepare stage (sources, keys, holds, the downloads) puts back what the stage added.
+    if ((!GD_DRY_RUN)) && [[ ${GD_STEP_FLAGS[GD_STEP_INDEX]} == *prepare* ]]; then gd_rollback_run || true; fi
   fi
   exit "$status"
 }
@@ -2300,6 +2704,9 @@ gd_main() {
     gd_die "this needs root: run it with sudo (or gpudoctor ... --apply, which asks sudo per step)"
   fi
   trap 'gd_on_exit $?' EXIT
+  # The command set -e stopped a step on, for gd_on_exit (functions and subshells inherit the trap: -E).
+  set -E
+  trap 'GD_FAILED_COMMAND="$BASH_COMMAND (line $LINENO)"' ERR
   if ((GD_DRY_RUN)); then gd_say "Dry run: nothing will be changed."; fi
   gd_journal start "$GD_SCRIPT_ID"
   n=${#GD_STEP_IDS[@]}

@@ -126,6 +126,16 @@ std::string nvidia_driver_stream(const OsKey& os, int branch, bool open_modules)
   return fmt::format("{}-{}", branch, open_modules ? "open" : "dkms");
 }
 
+// What the plan says about held packages of the stack it installs (left from an earlier install): apt keeps
+// them at their version, so the install may fail there; the script names them again if it does.
+void hold_notes(const StackInventory& incoming, std::vector<std::string>& notes) {
+  if (!incoming.held.empty())
+    notes.push_back(
+        fmt::format("held with apt-mark hold: {}, of the stack this plan installs: apt keeps them at "
+                    "their version, so the install may fail; release them (apt-mark unhold) if it does",
+                    text::join(incoming.held, ", ")));
+}
+
 std::expected<void, std::string> bind_nvidia_install(Params& p, const OsKey& os, const PlanContext& ctx,
                                                      std::vector<std::string>& notes) {
   auto c = choose_nvidia(ctx.facts, ctx.kb, ctx.stacks, ctx.options.versions);
@@ -172,6 +182,7 @@ std::expected<void, std::string> bind_nvidia_install(Params& p, const OsKey& os,
         "linux-modules-nvidia-<branch>-<flavour> packages (Ubuntu kernels only, never mixed with NVIDIA's "
         "repository), is not what this plan does");
   bind_rhel_extras(p, os);
+  hold_notes(ctx.inventory.of("nvidia"), c->notes);
   if (dir->uncertain) c->notes.push_back("NVIDIA's repository folder " + dir->value + " is not confirmed");
   if (key->uncertain) c->notes.push_back("the signing key URL " + key_url + " is not confirmed");
   notes.insert(notes.end(), c->notes.begin(), c->notes.end());
@@ -229,6 +240,7 @@ std::expected<void, std::string> bind_amd_install(Params& p, const OsKey& os, co
   if (!graphics.empty()) vendor_urls.push_back(graphics);
   bind_repo_origin(p, vendor_urls, ctx.options.mirror);
   bind_rhel_extras(p, os);
+  hold_notes(ctx.inventory.of("amd"), c->notes);
   notes.insert(notes.end(), c->notes.begin(), c->notes.end());
   return {};
 }

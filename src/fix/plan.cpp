@@ -200,7 +200,7 @@ void arrange(Plan& plan, const Step& download) {
   plan.steps = std::move(prepare);
   if (needs_download)
     plan.steps.push_back({"prepare." + download.id, download.title, download.run, download.verify,
-                          download.where, download.root, download.destructive, download.reboot, ""});
+                          download.where, download.root, download.destructive, download.reboot, "prepare"});
   auto reboot = std::find_if(main.begin(), main.end(),
                              [](const PlannedStep& s) { return s.id.starts_with("reboot."); });
   main.insert(reboot, std::make_move_iterator(cleanup.begin()), std::make_move_iterator(cleanup.end()));
@@ -377,6 +377,15 @@ std::expected<Plan, std::string> plan_migration(const std::string& to, const Pla
     recipes.push_back(r);
     if (auto added = b.add(*r, to, plan); !added) return std::unexpected(added.error());
   }
+  if (!container)
+    plan.notes.push_back(fmt::format("install before remove: the {} driver and its module (for the running "
+                                     "kernel and the kernel that boots "
+                                     "next, checked with modinfo -k) are installed before anything of the {} "
+                                     "stack is removed, so a failed "
+                                     "DKMS build leaves the old stack as it was; every install is simulated "
+                                     "first, and one that would remove "
+                                     "a package stops before it changes anything",
+                                     target == Vendor::nvidia ? "NVIDIA" : "amdgpu", stack_name(old)));
   arrange(plan, ctx.book.download_step);
   plan.must_pass = m->must_pass;
   // In a container the host's driver decides the driver's checks; the environments' are this plan's.

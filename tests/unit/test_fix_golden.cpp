@@ -113,15 +113,29 @@ TEST_CASE("fix plans: the steps carry their flags and the purge names exactly th
   CHECK(plan->needs_root());
   CHECK(plan->needs_reboot());
   REQUIRE(!plan->steps.empty());
-  // Holds are looked at first, then everything is downloaded, and only then does anything go.
-  CHECK(plan->steps.front().id == "purge-rocm.holds");
+  // Sources and holds are looked at first, then everything is downloaded, then the new driver comes in with
+  // its module built and checked for both kernels, and only then does anything of the old stack go.
   auto at = [&](const std::string& id) {
     return std::find_if(plan->steps.begin(), plan->steps.end(),
                         [&](const fix::PlannedStep& s) { return s.id == id; });
   };
   REQUIRE(at("purge-rocm.packages") != plan->steps.end());
-  CHECK(at("prepare.download") < at("purge-rocm.packages"));
+  REQUIRE(at("install-nvidia.module") != plan->steps.end());
+  CHECK(plan->steps.front().stage == "prepare");
+  CHECK(at("purge-rocm.holds") < at("prepare.download"));
+  CHECK(at("prepare.download") < at("install-nvidia.headers"));
+  CHECK(at("prepare.download")->stage == "prepare");
   CHECK(at("install-nvidia.keyring") < at("prepare.download"));
+  CHECK(at("install-nvidia.headers") < at("install-nvidia.driver"));
+  CHECK(at("install-nvidia.driver") < at("install-nvidia.module"));
+  CHECK(text::trim(at("install-nvidia.module")->body) == "gd_build_module nvidia yes");
+  CHECK(text::trim(at("install-nvidia.headers")->body) == "gd_install_kernel_packages linux-headers-");
+  for (const char* incoming : {"install-nvidia.driver", "install-nvidia.module", "install-nvidia.toolkit",
+                               "blacklist-nouveau.modprobe"})
+    CHECK_MESSAGE(at(incoming) < at("purge-rocm.gpu-users"), incoming << " comes after the purge began");
+  CHECK(std::any_of(plan->notes.begin(), plan->notes.end(), [](const std::string& n) {
+    return n.starts_with("install before remove: the NVIDIA driver");
+  }));
   CHECK(at("purge-rocm.packages")->destructive);
   CHECK(text::trim(at("purge-rocm.packages")->body) ==
         "gd_purge_packages hip-runtime-amd rocm-core rocminfo --");
@@ -167,6 +181,63 @@ TEST_CASE("fix plans: the steps carry their flags and the purge names exactly th
         "http://m.lan/x/rocm/apt/7.2");
   CHECK(fix::mirror_url("https://repo.radeon.com/rocm/apt/7.2", "") ==
         "https://repo.radeon.com/rocm/apt/7.2");
+}
+
+TEST_CASE("fix plans: --to amd installs ROCm and checks amdgpu for both kernels before NVIDIA goes") {
+  auto m = open_machine("tests/machines/nvidia-rtx3090-healthy/snapshot");
+  auto plan = fix::plan_migration("amd", m->context());
+  REQUIRE(plan.has_value());
+  auto at = [&](const std::string& id) {
+    return std::find_if(plan->steps.begin(), plan->steps.end(),
+                        [&](const fix::PlannedStep& s) { return s.id == id; });
+  };
+  REQUIRE(at("install-rocm.module") != plan->steps.end());
+  REQUIRE(at("purge-nvidia.packages") != plan->steps.end());
+  CHECK(text::trim(at("install-rocm.module")->body) == "gd_build_module amdgpu yes");
+  CHECK(at("install-rocm.driver") < at("install-rocm.module"));
+  CHECK(at("install-rocm.rocm") < at("purge-nvidia.gpu-users"));
+  CHECK(at("install-rocm.module") < at("purge-nvidia.packages"));
+}
+
+TEST_CASE("fix plans: held packages of the stack a plan installs are named") {
+  auto m = open_machine("tests/machines/amd-to-nvidia-leftovers/snapshot");
+  m->inventory.nvidia.held = {"nvidia-kernel-common-580"};
+  auto plan = fix::plan_migration("nvidia", m->context());
+  REQUIRE(plan.has_value());
+  CHECK(std::any_of(plan->notes.begin(), plan->notes.end(), [](const std::string& n) {
+    return n.starts_with(
+        "held with apt-mark hold: nvidia-kernel-common-580, of the stack this plan installs");
+  }));
+}
+
+TEST_CASE("fix scripts: the preamble follows the header, before set -e; prepare steps carry the flag") {
+  auto m = open_machine("tests/machines/amd-to-nvidia-leftovers/snapshot");
+  auto plan = fix::plan_migration("nvidia", m->context());
+  REQUIRE(plan.has_value());
+  std::string text = fix::render_script(*plan, recipes().library, "x").text;
+  auto lines = text::split(text, '\n', true);
+  std::size_t first_code = 0;
+  while (first_code < lines.size() && (lines[first_code].empty() || lines[first_code][0] == '#'))
+    ++first_code;
+  REQUIRE(first_code < lines.size());
+  CHECK(lines[first_code] == "IFS=$' \\t\\n'");
+  auto pos = [&](const std::string& s) { return text.find(s); };
+  CHECK(pos("export PATH=$gd_path\n") < pos("set -euo pipefail\n"));
+  CHECK(pos("for gd_folder in /usr/local/sbin /usr/local/bin /usr/sbin /usr/bin /sbin /bin; do") <
+        pos("set -euo pipefail\n"));
+  CHECK(pos("unset -v \"${!LD_@}\" \"${!PYTHON@}\"") < pos("set -euo pipefail\n"));
+  CHECK(pos("BASH_ENV ENV APT_CONFIG") != std::string::npos);
+  // The step flags: the prepare stage's steps (and the download) say so, the others do not.
+  auto flags_at = pos("GD_STEP_FLAGS=(");
+  auto flags = text.substr(flags_at, text.find("\n)\n", flags_at) - flags_at);
+  auto flag_lines = text::split(flags, '\n', true);
+  std::size_t prepared = 0;
+  for (std::size_t i = 0; i < plan->steps.size(); ++i) {
+    bool prepare = plan->steps[i].stage == "prepare";
+    prepared += prepare;
+    CHECK_MESSAGE(text::contains(flag_lines.at(i + 1), "prepare") == prepare, plan->steps[i].id);
+  }
+  CHECK(prepared >= 2);
 }
 
 TEST_CASE("fix plans: fixes the results point to, and refusals") {

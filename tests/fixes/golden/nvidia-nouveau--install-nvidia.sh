@@ -5,9 +5,11 @@
 # What: Adds NVIDIA's CUDA repository for this OS release with NVIDIA's cuda-keyring package (a source a
 #       machine has already is reused; with --mirror, gpudoctor's source for the mirror replaces NVIDIA's),
 #       installs the kernel headers, the driver branch the chosen CUDA release needs (open kernel modules for
-#       Turing and later, NVIDIA's proprietary ones before), the CUDA toolkit, puts it on PATH for login
-#       shells, and blacklists nouveau. Under Secure Boot it enrolls DKMS's signing key as a Machine Owner Key
-#       (enroll-mok). Needs a reboot.
+#       Turing and later, NVIDIA's proprietary ones before), builds its module with DKMS for the running
+#       kernel and the kernel that boots next and checks that modinfo finds it for both, installs the CUDA
+#       toolkit, puts it on PATH for login shells, and blacklists nouveau. In a migration all of this comes
+#       before anything of the old stack is removed. Under Secure Boot it enrolls DKMS's signing key as a
+#       Machine Owner Key (enroll-mok). Needs a reboot.
 #       (blacklist-nouveau) Writes /etc/modprobe.d/blacklist-nouveau.conf (blacklist nouveau, options nouveau
 #       modeset=0) and rebuilds the initramfs, so nouveau does not take the GPU at the next boot and the
 #       NVIDIA driver can. Needs a reboot.
@@ -39,16 +41,64 @@
 #                                                  package (its source, key and pin)
 #   2. prepare.download                       R--  Download everything the next steps install (and keep the
 #                                                  old stack's packages for undo)
-#   3. install-nvidia.headers                 R--  Install the headers of the kernel (the driver's DKMS module
-#                                                  is built against them)
+#   3. install-nvidia.headers                 R--  Install the headers of the running kernel and of the kernel
+#                                                  that boots next (the driver's DKMS module is built against
+#                                                  them)
 #   4. install-nvidia.driver                  R-B  Install the NVIDIA driver 580 (open kernel modules)
-#   5. install-nvidia.toolkit                 R--  Install the CUDA toolkit 13.0
-#   6. install-nvidia.path                    R--  Put CUDA 13.0 on PATH for login shells
-#   7. blacklist-nouveau.modprobe             R-B  Blacklist nouveau and rebuild the initramfs
+#   5. install-nvidia.module                  R--  Build the nvidia module with DKMS for the running kernel
+#                                                  and the kernel that boots next, and check that modinfo
+#                                                  finds it for both
+#   6. install-nvidia.toolkit                 R--  Install the CUDA toolkit 13.0
+#   7. install-nvidia.path                    R--  Put CUDA 13.0 on PATH for login shells
+#   8. blacklist-nouveau.modprobe             R-B  Blacklist nouveau and rebuild the initramfs
+
+# ---- a fixed PATH and an environment without the caller's hooks (docs/fixes.md, "The scripts") ----
+IFS=$' \t\n'
+# LD_*: the dynamic loader (LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT); PYTHON*, PERL5LIB/PERLLIB/PERL5OPT,
+# RUBYOPT/RUBYLIB, NODE_OPTIONS/NODE_PATH, BASH_ENV/ENV: what interpreters load or run first (apt's hooks,
+# debconf, dnf, dkms and update-initramfs are such programs); APT_CONFIG, DPKG_*, DEBCONF_*: another
+# configuration for the package manager (its hooks run as root); GCONV_PATH, LOCPATH, NLSPATH, GLIBC_TUNABLES:
+# modules and data glibc loads; OPENSSL_CONF/OPENSSL_ENGINES/OPENSSL_MODULES: engines openssl loads;
+# CURL_HOME, WGETRC, SSL_CERT_FILE, SSL_CERT_DIR, CURL_CA_BUNDLE, HOSTALIASES, LOCALDOMAIN, RES_OPTIONS: whom a
+# download trusts and reaches; SYSTEMD_*, PAGER, MANPAGER, LESSOPEN, LESSCLOSE: programs tools start; TMPDIR:
+# root's temporary files go to /tmp, never a folder the caller chose; CDPATH, GLOBIGNORE, PS4, BASH_XTRACEFD:
+# what this script's own cd, globs and trace do.
+unset -v "${!LD_@}" "${!PYTHON@}" "${!DPKG_@}" "${!DEBCONF_@}" "${!SYSTEMD_@}" BASH_ENV ENV APT_CONFIG   PERL5LIB PERLLIB PERL5OPT RUBYOPT RUBYLIB NODE_OPTIONS NODE_PATH GCONV_PATH LOCPATH NLSPATH GLIBC_TUNABLES   OPENSSL_CONF OPENSSL_ENGINES OPENSSL_MODULES CURL_HOME WGETRC SSL_CERT_FILE SSL_CERT_DIR CURL_CA_BUNDLE   HOSTALIASES LOCALDOMAIN RES_OPTIONS PAGER MANPAGER LESSOPEN LESSCLOSE TMPDIR CDPATH GLOBIGNORE PS4 BASH_XTRACEFD
+# Functions the caller exported (bash imported them before this line) would stand in for commands.
+while read -r _ _ gd_function; do unset -f -- "$gd_function"; done <<<"$(declare -F)"
+unset -v gd_function
+# As root, a folder of PATH counts only when it and every folder above it (as written and with links
+# resolved) are root's and writable by neither group nor others.
+gd_trusted_folder() {
+  local path=$1 physical part mode
+  [[ -d $path ]] || return 1
+  physical=$(cd -P -- "$path" 2>/dev/null && pwd -P) || return 1
+  for part in "$path" "$physical"; do
+    while :; do
+      if [[ ! -L $part ]]; then
+        mode=$(/usr/bin/stat -c '%u %a' -- "$part" 2>/dev/null) || return 1
+        [[ ${mode% *} == 0 && $(((8#${mode#* } & 8#022) == 0)) == 1 ]] || return 1
+      fi
+      [[ $part == / ]] && break
+      part=${part%/*}
+      part=${part:-/}
+    done
+  done
+}
+gd_path=
+for gd_folder in /usr/local/sbin /usr/local/bin /usr/sbin /usr/bin /sbin /bin; do
+  if ((EUID != 0)) || gd_trusted_folder "$gd_folder"; then
+    gd_path=${gd_path:+$gd_path:}$gd_folder
+  elif [[ -e $gd_folder ]]; then
+    printf 'gpudoctor script: %s is left out of PATH: it or a folder above it is not only root'"'"'s to change\n' "$gd_folder" >&2
+  fi
+done
+export PATH=$gd_path
+unset -v gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='install-nvidia-2d23f1d4'
+GD_SCRIPT_ID='install-nvidia-92e82ad1'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04
@@ -59,6 +109,7 @@ GD_STEP_IDS=(
   prepare.download
   install-nvidia.headers
   install-nvidia.driver
+  install-nvidia.module
   install-nvidia.toolkit
   install-nvidia.path
   blacklist-nouveau.modprobe
@@ -66,17 +117,19 @@ GD_STEP_IDS=(
 GD_STEP_TITLES=(
   'Add NVIDIA'\''s CUDA repository with NVIDIA'\''s cuda-keyring package (its source, key and pin)'
   'Download everything the next steps install (and keep the old stack'\''s packages for undo)'
-  'Install the headers of the kernel (the driver'\''s DKMS module is built against them)'
+  'Install the headers of the running kernel and of the kernel that boots next (the driver'\''s DKMS module is built against them)'
   'Install the NVIDIA driver 580 (open kernel modules)'
+  'Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both'
   'Install the CUDA toolkit 13.0'
   'Put CUDA 13.0 on PATH for login shells'
   'Blacklist nouveau and rebuild the initramfs'
 )
 GD_STEP_FLAGS=(
-  root
-  root
+  'root prepare'
+  'root prepare'
   root
   'root reboot'
+  root
   root
   root
   'root reboot'
@@ -86,7 +139,7 @@ GD_STEP_FLAGS=(
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Add NVIDIA's CUDA repository with NVIDIA's cuda-keyring package (its source, key and pin) [root] (fixes/install-nvidia.yaml:15)
+# 1. Add NVIDIA's CUDA repository with NVIDIA's cuda-keyring package (its source, key and pin) [root, prepare] (fixes/install-nvidia.yaml:17)
 gd_step_1() {
   gd_cuda_keyring https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64/
 }
@@ -94,7 +147,7 @@ gd_verify_1() {
   gd_verify_apt_source https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64/ /
 }
 
-# 2. Download everything the next steps install (and keep the old stack's packages for undo) [root] (fixes/migrate.yaml:18)
+# 2. Download everything the next steps install (and keep the old stack's packages for undo) [root, prepare] (fixes/migrate.yaml:21)
 gd_step_2() {
   gd_prepare_downloads
 }
@@ -102,15 +155,15 @@ gd_verify_2() {
   gd_verify_downloads
 }
 
-# 3. Install the headers of the kernel (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:53)
+# 3. Install the headers of the running kernel and of the kernel that boots next (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:55)
 gd_step_3() {
-  gd_install_packages "linux-headers-$(gd_kernel)"
+  gd_install_kernel_packages linux-headers-
 }
 gd_verify_3() {
-  gd_verify_installed "linux-headers-$(gd_kernel)"
+  gd_verify_kernel_packages linux-headers-
 }
 
-# 4. Install the NVIDIA driver 580 (open kernel modules) [root, reboot] (fixes/install-nvidia.yaml:67)
+# 4. Install the NVIDIA driver 580 (open kernel modules) [root, reboot] (fixes/install-nvidia.yaml:69)
 gd_step_4() {
   gd_install_packages nvidia-open-580
 }
@@ -118,27 +171,35 @@ gd_verify_4() {
   gd_verify_installed nvidia-open-580
 }
 
-# 5. Install the CUDA toolkit 13.0 [root] (fixes/install-nvidia.yaml:73)
+# 5. Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both [root] (fixes/install-nvidia.yaml:75)
 gd_step_5() {
-  gd_install_packages cuda-toolkit-13-0
+  gd_build_module nvidia yes
 }
 gd_verify_5() {
+  gd_verify_module nvidia yes
+}
+
+# 6. Install the CUDA toolkit 13.0 [root] (fixes/install-nvidia.yaml:80)
+gd_step_6() {
+  gd_install_packages cuda-toolkit-13-0
+}
+gd_verify_6() {
   gd_verify_installed cuda-toolkit-13-0
 }
 
-# 6. Put CUDA 13.0 on PATH for login shells [root] (fixes/install-nvidia.yaml:78)
-gd_step_6() {
+# 7. Put CUDA 13.0 on PATH for login shells [root] (fixes/install-nvidia.yaml:85)
+gd_step_7() {
 gd_write_file /etc/profile.d/cuda-path.sh 0644 <<'PROFILE'
 # Written by gpudoctor (install-nvidia): the CUDA 13.0 toolkit on PATH.
 export PATH=/usr/local/cuda-13.0/bin${PATH:+:${PATH}}
 PROFILE
 }
-gd_verify_6() {
+gd_verify_7() {
   grep -qF /usr/local/cuda-13.0 /etc/profile.d/cuda-path.sh
 }
 
-# 7. Blacklist nouveau and rebuild the initramfs [root, reboot] (fixes/blacklist-nouveau.yaml:9)
-gd_step_7() {
+# 8. Blacklist nouveau and rebuild the initramfs [root, reboot] (fixes/blacklist-nouveau.yaml:9)
+gd_step_8() {
 local before=$GD_CHANGES
 gd_write_file /etc/modprobe.d/blacklist-nouveau.conf 0644 <<'CONF'
 # Written by gpudoctor (fix blacklist-nouveau): the NVIDIA driver cannot load while nouveau holds the GPU.
@@ -148,7 +209,7 @@ CONF
 if ((GD_CHANGES > before)); then gd_owe initramfs; fi
 gd_settle
 }
-gd_verify_7() {
+gd_verify_8() {
   grep -qx 'blacklist nouveau' /etc/modprobe.d/blacklist-nouveau.conf
 }
 

@@ -4,7 +4,8 @@
 #
 # What: Adds AMD's amdgpu and ROCm repositories for this OS release (or the --mirror, whose sources replace
 #       AMD's) with their signing key (/etc/apt/keyrings/rocm.gpg) and pin, as AMD's guide does (an existing
-#       source of the same repository is reused), installs the kernel headers, amdgpu-dkms and the rocm meta
+#       source of the same repository is reused), installs the kernel headers, amdgpu-dkms (its module built
+#       for the running kernel and the kernel that boots next, checked with modinfo) and the rocm meta
 #       package, registers /opt/rocm's libraries with the dynamic linker and adds the user to render and video
 #       (AMD's native install guide). Under Secure Boot it leaves out amdgpu-dkms and the headers (ROCm's
 #       --no-dkms path: the kernel's own amdgpu is signed). Needs a reboot.
@@ -32,16 +33,63 @@
 #                                                  signing key and pin
 #   3. prepare.download                       R--  Download everything the next steps install (and keep the
 #                                                  old stack's packages for undo)
-#   4. install-rocm.headers                   R--  Install the headers of the kernel (amdgpu-dkms is built
-#                                                  against them)
+#   4. install-rocm.headers                   R--  Install the headers of the running kernel and of the kernel
+#                                                  that boots next (amdgpu-dkms is built against them)
 #   5. install-rocm.driver                    R-B  Install the amdgpu kernel driver (amdgpu-dkms)
-#   6. install-rocm.rocm                      R--  Install ROCm 6.2
-#   7. install-rocm.ld-conf                   R--  Register ROCm's libraries with the dynamic linker
-#   8. groups-render-video.groups             R--  Add the user to the render and video groups
+#   6. install-rocm.module                    R--  Check that the amdgpu module is there for the running
+#                                                  kernel and the kernel that boots next (built by DKMS, or
+#                                                  the kernel's own under Secure Boot)
+#   7. install-rocm.rocm                      R--  Install ROCm 6.2
+#   8. install-rocm.ld-conf                   R--  Register ROCm's libraries with the dynamic linker
+#   9. groups-render-video.groups             R--  Add the user to the render and video groups
+
+# ---- a fixed PATH and an environment without the caller's hooks (docs/fixes.md, "The scripts") ----
+IFS=$' \t\n'
+# LD_*: the dynamic loader (LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT); PYTHON*, PERL5LIB/PERLLIB/PERL5OPT,
+# RUBYOPT/RUBYLIB, NODE_OPTIONS/NODE_PATH, BASH_ENV/ENV: what interpreters load or run first (apt's hooks,
+# debconf, dnf, dkms and update-initramfs are such programs); APT_CONFIG, DPKG_*, DEBCONF_*: another
+# configuration for the package manager (its hooks run as root); GCONV_PATH, LOCPATH, NLSPATH, GLIBC_TUNABLES:
+# modules and data glibc loads; OPENSSL_CONF/OPENSSL_ENGINES/OPENSSL_MODULES: engines openssl loads;
+# CURL_HOME, WGETRC, SSL_CERT_FILE, SSL_CERT_DIR, CURL_CA_BUNDLE, HOSTALIASES, LOCALDOMAIN, RES_OPTIONS: whom a
+# download trusts and reaches; SYSTEMD_*, PAGER, MANPAGER, LESSOPEN, LESSCLOSE: programs tools start; TMPDIR:
+# root's temporary files go to /tmp, never a folder the caller chose; CDPATH, GLOBIGNORE, PS4, BASH_XTRACEFD:
+# what this script's own cd, globs and trace do.
+unset -v "${!LD_@}" "${!PYTHON@}" "${!DPKG_@}" "${!DEBCONF_@}" "${!SYSTEMD_@}" BASH_ENV ENV APT_CONFIG   PERL5LIB PERLLIB PERL5OPT RUBYOPT RUBYLIB NODE_OPTIONS NODE_PATH GCONV_PATH LOCPATH NLSPATH GLIBC_TUNABLES   OPENSSL_CONF OPENSSL_ENGINES OPENSSL_MODULES CURL_HOME WGETRC SSL_CERT_FILE SSL_CERT_DIR CURL_CA_BUNDLE   HOSTALIASES LOCALDOMAIN RES_OPTIONS PAGER MANPAGER LESSOPEN LESSCLOSE TMPDIR CDPATH GLOBIGNORE PS4 BASH_XTRACEFD
+# Functions the caller exported (bash imported them before this line) would stand in for commands.
+while read -r _ _ gd_function; do unset -f -- "$gd_function"; done <<<"$(declare -F)"
+unset -v gd_function
+# As root, a folder of PATH counts only when it and every folder above it (as written and with links
+# resolved) are root's and writable by neither group nor others.
+gd_trusted_folder() {
+  local path=$1 physical part mode
+  [[ -d $path ]] || return 1
+  physical=$(cd -P -- "$path" 2>/dev/null && pwd -P) || return 1
+  for part in "$path" "$physical"; do
+    while :; do
+      if [[ ! -L $part ]]; then
+        mode=$(/usr/bin/stat -c '%u %a' -- "$part" 2>/dev/null) || return 1
+        [[ ${mode% *} == 0 && $(((8#${mode#* } & 8#022) == 0)) == 1 ]] || return 1
+      fi
+      [[ $part == / ]] && break
+      part=${part%/*}
+      part=${part:-/}
+    done
+  done
+}
+gd_path=
+for gd_folder in /usr/local/sbin /usr/local/bin /usr/sbin /usr/bin /sbin /bin; do
+  if ((EUID != 0)) || gd_trusted_folder "$gd_folder"; then
+    gd_path=${gd_path:+$gd_path:}$gd_folder
+  elif [[ -e $gd_folder ]]; then
+    printf 'gpudoctor script: %s is left out of PATH: it or a folder above it is not only root'"'"'s to change\n' "$gd_folder" >&2
+  fi
+done
+export PATH=$gd_path
+unset -v gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='install-rocm-16879560'
+GD_SCRIPT_ID='install-rocm-6df38e1b'
 GD_FAMILY=rhel
 GD_FOR_OS_ID=rocky
 GD_FOR_OS_VERSION=9.4
@@ -53,6 +101,7 @@ GD_STEP_IDS=(
   prepare.download
   install-rocm.headers
   install-rocm.driver
+  install-rocm.module
   install-rocm.rocm
   install-rocm.ld-conf
   groups-render-video.groups
@@ -61,18 +110,20 @@ GD_STEP_TITLES=(
   'Enable the crb repository and EPEL (ROCm needs packages from them)'
   'Add AMD'\''s amdgpu 6.2.4 and ROCm 6.2 repositories, their signing key and pin'
   'Download everything the next steps install (and keep the old stack'\''s packages for undo)'
-  'Install the headers of the kernel (amdgpu-dkms is built against them)'
+  'Install the headers of the running kernel and of the kernel that boots next (amdgpu-dkms is built against them)'
   'Install the amdgpu kernel driver (amdgpu-dkms)'
+  'Check that the amdgpu module is there for the running kernel and the kernel that boots next (built by DKMS, or the kernel'\''s own under Secure Boot)'
   'Install ROCm 6.2'
   'Register ROCm'\''s libraries with the dynamic linker'
   'Add the user to the render and video groups'
 )
 GD_STEP_FLAGS=(
-  root
-  root
-  root
+  'root prepare'
+  'root prepare'
+  'root prepare'
   root
   'root reboot'
+  root
   root
   root
   root
@@ -82,7 +133,7 @@ GD_STEP_FLAGS=(
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Enable the crb repository and EPEL (ROCm needs packages from them) [root] (fixes/install-rocm.yaml:16)
+# 1. Enable the crb repository and EPEL (ROCm needs packages from them) [root, prepare] (fixes/install-rocm.yaml:17)
 gd_step_1() {
   gd_enable_dnf_repo crb
   gd_install_epel epel-release
@@ -92,7 +143,7 @@ gd_verify_1() {
   gd_verify_installed epel-release
 }
 
-# 2. Add AMD's amdgpu 6.2.4 and ROCm 6.2 repositories, their signing key and pin [root] (fixes/install-rocm.yaml:27)
+# 2. Add AMD's amdgpu 6.2.4 and ROCm 6.2 repositories, their signing key and pin [root, prepare] (fixes/install-rocm.yaml:28)
 gd_step_2() {
 gd_write_file /etc/yum.repos.d/amdgpu.repo 0644 <<'REPO'
 # gpudoctor-vendor: amd (written by gpudoctor for ROCm 6.2)
@@ -119,7 +170,7 @@ gd_verify_2() {
   gd_verify_nonempty /etc/yum.repos.d/rocm.repo /etc/yum.repos.d/amdgpu.repo
 }
 
-# 3. Download everything the next steps install (and keep the old stack's packages for undo) [root] (fixes/migrate.yaml:18)
+# 3. Download everything the next steps install (and keep the old stack's packages for undo) [root, prepare] (fixes/migrate.yaml:21)
 gd_step_3() {
   gd_prepare_downloads
 }
@@ -127,15 +178,15 @@ gd_verify_3() {
   gd_verify_downloads
 }
 
-# 4. Install the headers of the kernel (amdgpu-dkms is built against them) [root] (fixes/install-rocm.yaml:78)
+# 4. Install the headers of the running kernel and of the kernel that boots next (amdgpu-dkms is built against them) [root] (fixes/install-rocm.yaml:79)
 gd_step_4() {
-  gd_install_packages "kernel-devel-$(gd_kernel)" kernel-headers
+  gd_install_kernel_packages kernel-devel- -- kernel-headers
 }
 gd_verify_4() {
-  gd_verify_installed "kernel-devel-$(gd_kernel)"
+  gd_verify_kernel_packages kernel-devel-
 }
 
-# 5. Install the amdgpu kernel driver (amdgpu-dkms) [root, reboot] (fixes/install-rocm.yaml:92)
+# 5. Install the amdgpu kernel driver (amdgpu-dkms) [root, reboot] (fixes/install-rocm.yaml:93)
 gd_step_5() {
   gd_install_packages amdgpu-dkms
 }
@@ -143,16 +194,24 @@ gd_verify_5() {
   gd_verify_installed amdgpu-dkms
 }
 
-# 6. Install ROCm 6.2 [root] (fixes/install-rocm.yaml:99)
+# 6. Check that the amdgpu module is there for the running kernel and the kernel that boots next (built by DKMS, or the kernel's own under Secure Boot) [root] (fixes/install-rocm.yaml:100)
 gd_step_6() {
-  gd_install_packages rocm
+  gd_build_module amdgpu yes
 }
 gd_verify_6() {
+  gd_verify_module amdgpu yes
+}
+
+# 7. Install ROCm 6.2 [root] (fixes/install-rocm.yaml:105)
+gd_step_7() {
+  gd_install_packages rocm
+}
+gd_verify_7() {
   gd_verify_installed rocm
 }
 
-# 7. Register ROCm's libraries with the dynamic linker [root] (fixes/install-rocm.yaml:104)
-gd_step_7() {
+# 8. Register ROCm's libraries with the dynamic linker [root] (fixes/install-rocm.yaml:110)
+gd_step_8() {
 local before=$GD_CHANGES
 gd_write_file /etc/ld.so.conf.d/rocm.conf 0644 <<'CONF'
 /opt/rocm/lib
@@ -161,15 +220,15 @@ CONF
 if ((GD_CHANGES > before)); then gd_owe ldconfig; fi
 gd_settle
 }
-gd_verify_7() {
+gd_verify_8() {
   grep -qx /opt/rocm/lib /etc/ld.so.conf.d/rocm.conf
 }
 
-# 8. Add the user to the render and video groups [root] (fixes/groups-render-video.yaml:9)
-gd_step_8() {
+# 9. Add the user to the render and video groups [root] (fixes/groups-render-video.yaml:9)
+gd_step_9() {
   gd_add_groups ravi render video
 }
-gd_verify_8() {
+gd_verify_9() {
   gd_verify_in_groups ravi render video
 }
 

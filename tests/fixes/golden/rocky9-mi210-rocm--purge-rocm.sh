@@ -38,9 +38,53 @@
 #   6. purge-rocm.repositories                R--  Remove AMD's package repositories, keys and pins
 #   7. purge-rocm.profiles                    R--  Remove ROCm variables and folders from shell profiles
 
+# ---- a fixed PATH and an environment without the caller's hooks (docs/fixes.md, "The scripts") ----
+IFS=$' \t\n'
+# LD_*: the dynamic loader (LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT); PYTHON*, PERL5LIB/PERLLIB/PERL5OPT,
+# RUBYOPT/RUBYLIB, NODE_OPTIONS/NODE_PATH, BASH_ENV/ENV: what interpreters load or run first (apt's hooks,
+# debconf, dnf, dkms and update-initramfs are such programs); APT_CONFIG, DPKG_*, DEBCONF_*: another
+# configuration for the package manager (its hooks run as root); GCONV_PATH, LOCPATH, NLSPATH, GLIBC_TUNABLES:
+# modules and data glibc loads; OPENSSL_CONF/OPENSSL_ENGINES/OPENSSL_MODULES: engines openssl loads;
+# CURL_HOME, WGETRC, SSL_CERT_FILE, SSL_CERT_DIR, CURL_CA_BUNDLE, HOSTALIASES, LOCALDOMAIN, RES_OPTIONS: whom a
+# download trusts and reaches; SYSTEMD_*, PAGER, MANPAGER, LESSOPEN, LESSCLOSE: programs tools start; TMPDIR:
+# root's temporary files go to /tmp, never a folder the caller chose; CDPATH, GLOBIGNORE, PS4, BASH_XTRACEFD:
+# what this script's own cd, globs and trace do.
+unset -v "${!LD_@}" "${!PYTHON@}" "${!DPKG_@}" "${!DEBCONF_@}" "${!SYSTEMD_@}" BASH_ENV ENV APT_CONFIG   PERL5LIB PERLLIB PERL5OPT RUBYOPT RUBYLIB NODE_OPTIONS NODE_PATH GCONV_PATH LOCPATH NLSPATH GLIBC_TUNABLES   OPENSSL_CONF OPENSSL_ENGINES OPENSSL_MODULES CURL_HOME WGETRC SSL_CERT_FILE SSL_CERT_DIR CURL_CA_BUNDLE   HOSTALIASES LOCALDOMAIN RES_OPTIONS PAGER MANPAGER LESSOPEN LESSCLOSE TMPDIR CDPATH GLOBIGNORE PS4 BASH_XTRACEFD
+# Functions the caller exported (bash imported them before this line) would stand in for commands.
+while read -r _ _ gd_function; do unset -f -- "$gd_function"; done <<<"$(declare -F)"
+unset -v gd_function
+# As root, a folder of PATH counts only when it and every folder above it (as written and with links
+# resolved) are root's and writable by neither group nor others.
+gd_trusted_folder() {
+  local path=$1 physical part mode
+  [[ -d $path ]] || return 1
+  physical=$(cd -P -- "$path" 2>/dev/null && pwd -P) || return 1
+  for part in "$path" "$physical"; do
+    while :; do
+      if [[ ! -L $part ]]; then
+        mode=$(/usr/bin/stat -c '%u %a' -- "$part" 2>/dev/null) || return 1
+        [[ ${mode% *} == 0 && $(((8#${mode#* } & 8#022) == 0)) == 1 ]] || return 1
+      fi
+      [[ $part == / ]] && break
+      part=${part%/*}
+      part=${part:-/}
+    done
+  done
+}
+gd_path=
+for gd_folder in /usr/local/sbin /usr/local/bin /usr/sbin /usr/bin /sbin /bin; do
+  if ((EUID != 0)) || gd_trusted_folder "$gd_folder"; then
+    gd_path=${gd_path:+$gd_path:}$gd_folder
+  elif [[ -e $gd_folder ]]; then
+    printf 'gpudoctor script: %s is left out of PATH: it or a folder above it is not only root'"'"'s to change\n' "$gd_folder" >&2
+  fi
+done
+export PATH=$gd_path
+unset -v gd_folder gd_path
+
 set -euo pipefail
 
-GD_SCRIPT_ID='purge-rocm-a548ee55'
+GD_SCRIPT_ID='purge-rocm-321538f8'
 GD_FAMILY=rhel
 GD_FOR_OS_ID=rocky
 GD_FOR_OS_VERSION=9.4
@@ -65,7 +109,7 @@ GD_STEP_TITLES=(
   'Remove ROCm variables and folders from shell profiles'
 )
 GD_STEP_FLAGS=(
-  root
+  'root prepare'
   root
   'root destructive'
   'root destructive'
@@ -78,7 +122,7 @@ GD_STEP_FLAGS=(
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Download everything the next steps install (and keep the old stack's packages for undo) [root] (fixes/migrate.yaml:18)
+# 1. Download everything the next steps install (and keep the old stack's packages for undo) [root, prepare] (fixes/migrate.yaml:21)
 gd_step_1() {
   gd_prepare_downloads
 }
