@@ -69,6 +69,16 @@ declare -A fault_line=(
   [check.fail]='gpudoctor fail - *' [check.kill]='gpudoctor kill - *' [check.disk]='/var/log/gpudoctor 1m|prefill'
 )
 
+# The vendors' proxy lives 30 minutes (lib.bash); the matrix runs longer: a new one when it is gone, and the
+# root mounted now wired to it, before each command that may fetch.
+keep_proxy() {
+  if [[ -z $proxy_pid ]] || ! kill -0 "$proxy_pid" 2>/dev/null; then
+    rm -f "$work/proxy.port"
+    start_proxy
+  fi
+  wire_root "$1"
+}
+
 # ---- the plans ---------------------------------------------------------------------------------------------
 declare -A machine_of=([nvidia]=rocm6 [amd]=cuda12) incoming_module=([nvidia]=nvidia [amd]=amdgpu)
 plan_args() { printf '%s\n' --to "$1" --mirror file:///srv/mirror --python /home/sam/venv/bin/python3; }
@@ -123,16 +133,17 @@ capture_boundary() {
 }
 snapshot_us=0
 
-# The step of each kind: the first whose id matches; the module build's is where DKMS builds the incoming
-# module (its own step, or the driver package's postinst).
+# The step of each kind: the first whose id matches; the module build's is where the clean run's DKMS built
+# the incoming module (the driver package's postinst, as Debian's DKMS packages do; else its own step).
 map_kinds() {
   local kind step module=$1
   for kind in "${kinds[@]}"; do
-    step=$(tr ' ' '\n' <"$images/$plan/steps" | grep -E "${kind_re[$kind]}" | sed -n 1p || true)
-    if [[ $kind == module && -z $step ]]; then
+    step=
+    if [[ $kind == module ]]; then
       step=$(awk -F '\t' -v m="$module" '$2 == "dkms" && $3 ~ /^(install|build)/ && index($3, m) { print $1 }' \
         "$images/$plan/calls.log" | sed -n 1p)
     fi
+    if [[ -z $step ]]; then step=$(tr ' ' '\n' <"$images/$plan/steps" | grep -E "${kind_re[$kind]}" | sed -n 1p || true); fi
     printf '%s\n' "$step" >"$images/$plan/kind.$kind"
   done
 }
@@ -156,9 +167,11 @@ prepare_plan() {
   layer_mount "$mnt" "$roots/$plan.run" "$base"
   fault_arm "$mnt" '* uname pause - -n'
   fault_on_pause=capture_boundary
+  keep_proxy "$mnt"
   GPUDOCTOR_BOOT_ID=boot-one fault_run "$mnt" "$work/$plan.clean1.out" \
     "$gpudoctor" migrate "${args[@]}" --root "$mnt" --yes --apply
   ((fault_status == 0)) || fail "the clean $plan run failed ($fault_status): $(tail -20 "$work/$plan.clean1.out")"
+  keep_proxy "$mnt"
   GPUDOCTOR_BOOT_ID=boot-two fault_run "$mnt" "$work/$plan.clean2.out" \
     "$gpudoctor" migrate --resume --root "$mnt" --yes
   ((fault_status == 0)) || fail "the clean $plan run's resume failed ($fault_status): $(tail -20 "$work/$plan.clean2.out")"
@@ -275,11 +288,13 @@ results=()
 finish() {
   local root=$1 when=$2 out=$3 boot=$4 n=0
   shift 4
+  keep_proxy "$root"
   GPUDOCTOR_BOOT_ID=$boot "$@" >"$out" 2>&1 </dev/null && last_status=0 || last_status=$?
   while [[ $(outcome "$out" "$last_status") == reboot ]] && ((n < 3)); do
     check_claims "$root" "$when-before-reboot" "$out" "$last_status"
     n=$((n + 1))
     boot=$boot-after-$n
+    keep_proxy "$root"
     GPUDOCTOR_BOOT_ID=$boot "$gpudoctor" migrate --resume --root "$root" --yes >"$out" 2>&1 </dev/null && last_status=0 || last_status=$?
   done
 }
@@ -324,6 +339,7 @@ run_cell() {
     fault_small_fs "$cell" "$dir" "$size"
     if [[ $spec == prefill ]]; then fault_fill "$cell" "$dir"; fi
   fi
+  keep_proxy "$cell"
   GPUDOCTOR_BOOT_ID=$boot fault_run "$cell" "$work/cell.out" "${cmd[@]}"
   local fstatus=$fault_status fired
   fired=$(fault_fired "$cell")
