@@ -344,7 +344,10 @@ run_cell() {
   local fstatus=$fault_status fired
   fired=$(fault_fired "$cell")
   if [[ $spec == fake-dkms ]]; then
-    fired=$(grep -l 'fatal error' "$cell/var/lib/dkms/${incoming_module[$plan]}"/*/build/make.log 2>/dev/null || true)
+    # Every build of the module fails while the file is there: it fired when dkms was asked to build it (the
+    # failed driver's purge may have taken DKMS's tree and its make.log with it).
+    fired=$(awk -F '\t' -v m="${incoming_module[$plan]}" '$2 == "dkms" && $3 ~ /^(install|build)/ && index($3, m)' \
+      "$cell$fault_dir/calls.log" 2>/dev/null)
     rm -rf "$cell/etc/fake-dkms"
   fi
   [[ -n $fired || $spec == prefill ]] || note_check "fault" "the fault ($spec in $step) did not fire: $(tail -3 "$work/cell.out" | tr '\n' ' ')"
