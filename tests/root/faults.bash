@@ -169,7 +169,8 @@ layer_snapshot() {
 
 # ---- what the invariants compare -------------------------------------------------------------------------
 # Every package dpkg knows but those never installed, a line each: dpkg's status, name, version, architecture,
-# apt's mark (auto/manual), hold. Read from dpkg's and apt's files (no chroot: it runs at every boundary).
+# apt's mark (auto/manual), dpkg's selection when not "install" (hold; deinstall or purge: an interrupted apt
+# transaction leaves installed packages that it meant to remove). Read from dpkg's and apt's files (no chroot: it runs at every boundary).
 pkg_state() {
   local root=$1
   awk -v RS= -F '\n' '
@@ -193,7 +194,7 @@ pkg_state() {
       }
       if (p == "" || st ~ / not-installed$/) next
       split(st, s, " ")
-      printf "%s %s %s %s %s %s\n", s[3], p, v, a, (p in autos ? "auto" : "manual"), (s[1] == "hold" ? "hold" : "-")
+      printf "%s %s %s %s %s %s\n", s[3], p, v, a, (p in autos ? "auto" : "manual"), (s[1] == "install" ? "-" : s[1])
     }' "$root/var/lib/apt/extended_states" "$root/var/lib/dpkg/status" 2>/dev/null | sort
 }
 
