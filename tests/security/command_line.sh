@@ -158,14 +158,14 @@ escaping_runs=(
   "migrate --to amd --from $nvidia --emit $hostile/migrate.sh"
   "migrate --to $hostile --from $nvidia"
   "undo --root $work/no-root --state $hostile/missing.json"
-  "fleet $hostile/missing.json $hostile/r.json -o $hostile/fleet.html"
+  "fleet $hostile/missing.json $hostile/r.json --color never"
   "fleet $hostile/r.json -o $hostile/not-a-folder/fleet.json"
   "diff $hostile/missing.json $hostile/r.json"
-  "diff $hostile/r.json $hostile/r.json -o $hostile/diff.txt"
+  "diff $hostile/r.json $hostile/r.json -o $hostile/not-a-folder/diff.txt"
   "bundle --obfuscate-key $hostile/not-a-folder/key -o $work/unused.tar.gz"
   "bundle -o $hostile/not-a-folder/b.tar.gz"
   "bundle -o $hostile/b.tar.gz"
-  "$hostile"
+  "check $hostile"
   "check --format $hostile"
 )
 escaped=0
