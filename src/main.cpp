@@ -14,6 +14,8 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <iostream>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -452,7 +454,15 @@ int run_command(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
+    // CLI11 quotes what it did not take (an unknown argument, a bad value) as it was typed: its message is
+    // one line, escaped like every other (its own lines around it, --help and --version stay as they are).
+    std::ostringstream out, err;
+    int code = app.exit(e, out, err);
+    std::string text = err.str(), what = e.what();
+    if (auto at = text.find(what); !what.empty() && at != std::string::npos)
+      text.replace(at, what.size(), escape::one_line(what));
+    std::cout << escape::terminal(out.str());
+    std::cerr << escape::terminal(text);
     return code == 0 ? 0 : 2;
   }
   try {

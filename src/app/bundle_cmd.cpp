@@ -7,6 +7,7 @@
 #include "bundle/redact.hpp"
 #include "knowledge/stacks.hpp"
 #include "system/live_view.hpp"
+#include "system/output_file.hpp"
 #include "system/recording_view.hpp"
 #include "system/replay_view.hpp"
 #include "system/temp_files.hpp"
@@ -18,6 +19,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -28,11 +30,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Every message is one line with what it quotes escaped: paths and values from the command line or the
+// machine.
+void say(const std::string& message) {
+  std::fprintf(stderr, "gpudoctor: %s\n", escape::one_line(message).c_str());
+}
+
 // Says why a staged bundle cannot be shipped (a full disk: a missing file, or a secret not redacted) and
 // gives exit status 2, as for every output that cannot be written (shared/spec/report-v1.md).
 int refuse_incomplete(const std::vector<std::string>& failures) {
   for (const auto& why : failures)
-    std::fprintf(stderr, "gpudoctor: %s\n", escape::one_line(why).c_str());
+    say(why);
   std::fprintf(stderr, "gpudoctor: no bundle written: its snapshot could not be written whole\n");
   return 2;
 }
@@ -57,32 +65,43 @@ int cmd_bundle(const BundleOptions& opt) {
   // A bad upload URL is said before minutes of recording and probing, not after.
   if (!opt.upload.url.empty())
     if (auto usage = upload_usage_error(opt.upload); !usage.empty()) {
-      std::fprintf(stderr, "gpudoctor: %s\n", usage.c_str());
+      say(usage);
       return 2;
     }
+  // So is an output that cannot be written (a link another user can change, run as root): its folder is
+  // opened now and written through its descriptor at the end.
+  std::optional<OutputFolder> out_folder;
+  if (!opt.output.empty()) {
+    auto opened = OutputFolder::open_for(opt.output, ::geteuid() == 0);
+    if (!opened) {
+      say(opened.error());
+      return 2;
+    }
+    out_folder = std::move(*opened);
+  }
   // The key file too: a bad one is said before recording, and a new one exists before the first bundle.
   std::string key;
   if (!opt.obfuscate_key.empty()) {
     auto loaded = load_or_create_obfuscation_key(opt.obfuscate_key);
     if (!loaded) {
-      std::fprintf(stderr, "gpudoctor: %s\n", loaded.error().c_str());
+      say(loaded.error());
       return 2;
     }
     key = std::move(*loaded);
   }
   auto data = load_data(opt.check);
   if (!data) {
-    std::fprintf(stderr, "gpudoctor: %s\n", data.error().message.c_str());
+    say(data.error().message);
     return data.error().status;
   }
   auto stacks = load_stacks();
   if (!stacks) {
-    std::fprintf(stderr, "gpudoctor: %s\n", stacks.error().c_str());
+    say(stacks.error());
     return 3;
   }
   auto staging = temp::Folder::create("bundle");
   if (!staging) {
-    std::fprintf(stderr, "gpudoctor: %s\n", staging.error().c_str());
+    say(staging.error());
     return 2;
   }
   fs::path snap_dir = staging->path() / "snapshot";
@@ -107,12 +126,12 @@ int cmd_bundle(const BundleOptions& opt) {
   redact.obfuscation_key = key;
   redact.key_from_file = !key.empty();
   for (const auto& [path, why] : recorder.skipped()) {
-    std::fprintf(stderr, "gpudoctor: note: not recorded: %s\n", why.c_str());
+    say("note: not recorded: " + why);
     redact.skipped.push_back(path);
   }
   RedactionLog log = redact_snapshot(snap_dir, redact);
   for (const auto& warning : log.warnings)
-    std::fprintf(stderr, "gpudoctor: note: %s\n", warning.c_str());
+    say("note: " + warning);
   manifest.redacted = log.redacted;
   manifest.note = redact.obfuscate ? "redacted and obfuscated; " + log.note : "redacted";
   std::vector<std::string> failures = log.failed;
@@ -124,7 +143,7 @@ int cmd_bundle(const BundleOptions& opt) {
 
   auto replay = ReplayView::open(snap_dir);
   if (!replay) {
-    std::fprintf(stderr, "gpudoctor: the recorded snapshot does not read back: %s\n", replay.error().c_str());
+    say("the recorded snapshot does not read back: " + replay.error());
     return 3;
   }
   Report report = run_pipeline(**replay, *data, opt.check, &*stacks);
@@ -139,30 +158,37 @@ int cmd_bundle(const BundleOptions& opt) {
   if (!failures.empty()) return refuse_incomplete(failures);
 
   std::string output = opt.output.empty() ? default_name(log.host) : opt.output;
-  temp::track(output); // a half-written archive is removed if gpudoctor is interrupted
-  auto packed = pack_tar_gz(snap_dir, output);
-  temp::untrack(output);
+  if (!out_folder) {
+    auto opened = OutputFolder::open_for(output, ::geteuid() == 0);
+    if (!opened) {
+      say(opened.error());
+      return 2;
+    }
+    out_folder = std::move(*opened);
+  }
+  // 0600: a bundle holds the machine's configuration. A half-written archive is removed if gpudoctor is
+  // interrupted (OutputFolder registers it).
+  auto packed = out_folder->replace(0600, [&](int fd) { return write_tar_gz(snap_dir, fd); });
   if (!packed) {
-    std::fprintf(stderr, "gpudoctor: %s\n", packed.error().c_str());
+    say(packed.error());
     return 2;
   }
   Summary s = summarize(report.results);
   auto values = std::count_if(log.redacted.begin(), log.redacted.end(), [](const std::string& entry) {
     return entry.starts_with("env:") || entry.starts_with("file:") || entry.starts_with("skipped:");
   });
-  std::fprintf(stderr, "gpudoctor: wrote %s (%d errors, %d warnings; %td values and files redacted)\n",
-               output.c_str(), s.error, s.warn, values);
-  std::printf("%s\n", output.c_str());
+  say(fmt::format("wrote {} ({} errors, {} warnings; {} values and files redacted)", output, s.error, s.warn,
+                  values));
+  std::printf("%s\n", escape::one_line(output).c_str());
   if (opt.upload.url.empty()) return 0;
   std::fflush(stdout);
   auto sent = upload_bundle(output, opt.upload);
   if (!sent) {
-    std::fprintf(stderr,
-                 "gpudoctor: upload failed: %s\ngpudoctor: the bundle is still at %s; send it another way\n",
-                 sent.error().c_str(), output.c_str());
+    say("upload failed: " + sent.error());
+    say(fmt::format("the bundle is still at {}; send it another way", output));
     return 4;
   }
-  std::fprintf(stderr, "gpudoctor: uploaded: %s\n", sent->c_str());
+  say("uploaded: " + *sent);
   return 0;
 }
 

@@ -42,7 +42,7 @@ int cmd_check(const CheckOptions& opt) {
 int cmd_list_checks() {
   auto cat = load_catalogue();
   if (!cat) {
-    std::fprintf(stderr, "gpudoctor: %s\n", cat.error().c_str());
+    std::fprintf(stderr, "gpudoctor: %s\n", escape::one_line(cat.error()).c_str());
     return 3;
   }
   std::size_t width = 0;
@@ -56,7 +56,7 @@ int cmd_list_checks() {
 int cmd_explain(const std::string& id) {
   auto cat = load_catalogue();
   if (!cat) {
-    std::fprintf(stderr, "gpudoctor: %s\n", cat.error().c_str());
+    std::fprintf(stderr, "gpudoctor: %s\n", escape::one_line(cat.error()).c_str());
     return 3;
   }
   const CatalogueEntry* e = cat->find(id);

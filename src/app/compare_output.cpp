@@ -1,6 +1,6 @@
 #include "app/compare_output.hpp"
 
-#include "util/atomic_file.hpp"
+#include "system/output_file.hpp"
 #include "util/escape.hpp"
 
 #include <cstdio>
@@ -20,7 +20,8 @@ bool emit(const std::string& content, const std::string& output) {
     std::fwrite(content.data(), 1, content.size(), stdout);
     return std::fflush(stdout) == 0;
   }
-  if (auto written = atomic_write(output, content, 0644); !written) {
+  // 0600: a fleet's or a diff's report holds its machines' configuration, like each report.
+  if (auto written = write_output(output, content, 0600); !written) {
     std::fprintf(stderr, "gpudoctor: %s\n", escape::one_line(written.error()).c_str());
     return false;
   }

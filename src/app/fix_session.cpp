@@ -4,7 +4,7 @@
 #include "fix/apply.hpp"
 #include "fix/render.hpp"
 #include "system/live_view.hpp"
-#include "util/atomic_file.hpp"
+#include "system/output_file.hpp"
 #include "util/escape.hpp"
 
 #include <cstdio>
@@ -38,13 +38,13 @@ std::unique_ptr<FixSession> open_fix_session(const FixOptions& opt, int& status)
   s->data = std::move(*data);
   auto book = fix::load_recipes();
   if (!book) {
-    std::fprintf(stderr, "gpudoctor: recipes: %s\n", book.error().c_str());
+    std::fprintf(stderr, "gpudoctor: recipes: %s\n", escape::one_line(book.error()).c_str());
     return nullptr;
   }
   s->book = std::move(*book);
   auto stacks = load_stacks();
   if (!stacks) {
-    std::fprintf(stderr, "gpudoctor: %s\n", stacks.error().c_str());
+    std::fprintf(stderr, "gpudoctor: %s\n", escape::one_line(stacks.error()).c_str());
     return nullptr;
   }
   s->stacks = std::move(*stacks);
@@ -85,7 +85,7 @@ std::unique_ptr<FixSession> open_fix_session(const FixOptions& opt, int& status)
 
 int deliver_plan(const fix::Plan& plan, const FixSession& session, const FixOptions& opt, bool migration) {
   if (plan.steps.empty()) {
-    std::fprintf(stderr, "gpudoctor: %s has nothing to do on %s.\n", plan.id.c_str(),
+    std::fprintf(stderr, "gpudoctor: %s has nothing to do on %s.\n", escape::one_line(plan.id).c_str(),
                  escape::one_line(session.source).c_str());
     return 0;
   }
@@ -99,14 +99,13 @@ int deliver_plan(const fix::Plan& plan, const FixSession& session, const FixOpti
     return fix::apply_plan(plan, script, {opt.yes, opt.root, opt.any_host}, migration);
   }
   if (!opt.emit.empty()) {
-    if (auto w = atomic_write(opt.emit, script.text, 0755); !w) {
-      // An output that cannot be written is exit 2 (shared/spec/report-v1.md), naming the path given.
-      std::fprintf(stderr, "gpudoctor: cannot write --emit %s: %s\n", escape::one_line(opt.emit).c_str(),
-                   escape::one_line(w.error()).c_str());
+    if (auto w = write_output(opt.emit, script.text, 0755); !w) {
+      // An output that cannot be written is exit 2 (shared/spec/report-v1.md); the error names the path.
+      std::fprintf(stderr, "gpudoctor: --emit: %s\n", escape::one_line(w.error()).c_str());
       return 2;
     }
     std::fprintf(stderr, "gpudoctor: wrote %s (%s, %zu steps). Try it with --dry-run first.\n",
-                 escape::one_line(opt.emit).c_str(), script.id.c_str(), plan.steps.size());
+                 escape::one_line(opt.emit).c_str(), escape::one_line(script.id).c_str(), plan.steps.size());
     return 0;
   }
   std::fwrite(script.text.data(), 1, script.text.size(), stdout);

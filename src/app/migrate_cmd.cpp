@@ -21,7 +21,7 @@ int cmd_migrate(const MigrateOptions& opt) {
   ctx.options.remove_present_stack = opt.remove_present_stack;
   auto plan = fix::plan_migration(opt.to, ctx);
   if (!plan) {
-    std::fprintf(stderr, "gpudoctor: cannot plan the move to %s: %s\n", opt.to.c_str(),
+    std::fprintf(stderr, "gpudoctor: cannot plan the move to %s: %s\n", escape::one_line(opt.to).c_str(),
                  escape::one_line(plan.error()).c_str());
     return 2;
   }

@@ -5,7 +5,7 @@
 #include "checks/registry.hpp"
 #include "collect/collectors.hpp"
 #include "report/program_formats.hpp"
-#include "util/atomic_file.hpp"
+#include "system/output_file.hpp"
 #include "util/escape.hpp"
 
 #include <cstdio>
@@ -71,8 +71,10 @@ bool print_report(const Report& report, const Loaded& data, const CheckOptions& 
     std::fwrite(out.data(), 1, out.size(), stdout);
     return true;
   }
-  // 0644: node_exporter reads the textfile as its own user.
-  if (auto written = atomic_write(opt.output, out, 0644); !written) {
+  // The Prometheus textfile is 0644: node_exporter reads it as its own user (prometheus). Every other report
+  // holds the machine's configuration unredacted: 0600, like a bundle.
+  unsigned mode = opt.format == "prometheus" ? 0644 : 0600;
+  if (auto written = write_output(opt.output, out, mode); !written) {
     std::fprintf(stderr, "gpudoctor: %s\n", escape::one_line(written.error()).c_str());
     return false;
   }

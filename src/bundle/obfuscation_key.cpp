@@ -1,5 +1,8 @@
 #include "bundle/obfuscation_key.hpp"
 
+#include "system/output_file.hpp"
+#include "system/root_trust.hpp"
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -27,8 +30,9 @@ std::string random_bytes(std::size_t n) {
   return out;
 }
 
-std::expected<std::string, std::string> create_key(const std::string& path) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+std::expected<std::string, std::string> create_key(const OutputFolder& folder, const std::string& path) {
+  int fd = ::openat(folder.fd(), folder.name().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                    0600);
   if (fd < 0)
     return std::unexpected(fmt::format("cannot create the key file {}: {}", path, std::strerror(errno)));
   std::string key = random_bytes(k_key_bytes);
@@ -42,8 +46,22 @@ std::expected<std::string, std::string> create_key(const std::string& path) {
 } // namespace
 
 std::expected<std::string, std::string> load_or_create_obfuscation_key(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0 && errno == ENOENT) return create_key(path);
+  bool as_root = ::geteuid() == 0;
+  if (path.empty()) return std::unexpected(std::string("the key file's path is empty"));
+  // Judged before anything is opened or made: root makes no folder or file where another user could swap it.
+  if (as_root) {
+    std::string dir = path.substr(0, path.rfind('/') + 1);
+    char cwd[4096];
+    if (path[0] != '/' && ::getcwd(cwd, sizeof cwd)) dir = std::string(cwd) + "/" + dir;
+    if (auto d = distrust_for_root_writes(dir))
+      return std::unexpected(fmt::format("the key file {} is in a folder another user can change ({}): they "
+                                         "could put their own key there; as root, keep it in root's folders",
+                                         path, d->describe(dir)));
+  }
+  auto folder = OutputFolder::open_for(path, as_root);
+  if (!folder) return std::unexpected(fmt::format("the key file: {}", folder.error()));
+  int fd = ::openat(folder->fd(), folder->name().c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0 && errno == ENOENT) return create_key(*folder, path);
   if (fd < 0)
     return std::unexpected(fmt::format("cannot open the key file {}: {}", path, std::strerror(errno)));
   struct stat st {};
@@ -51,6 +69,10 @@ std::expected<std::string, std::string> load_or_create_obfuscation_key(const std
   std::string problem;
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
     problem = "is not a regular file";
+  else if (st.st_uid != ::geteuid())
+    problem = fmt::format("is owned by {}, who knows the key and could reverse the pseudonyms: use a key "
+                          "file of your own",
+                          user_name_of(st.st_uid));
   else if ((st.st_mode & 077) != 0)
     problem = fmt::format("may be read or written by others (mode {:04o}): chmod 600 it", st.st_mode & 07777);
   else if (st.st_size < static_cast<off_t>(k_min_key_bytes) ||

@@ -9,7 +9,10 @@
 namespace gpudoctor {
 
 // Reads the key in `path`, or creates the file (0600, 32 random bytes) when it does not exist. Refuses a
-// link, a file others may read or write, and one shorter than 16 bytes; the error names the path.
+// link, a file others may read or write, one shorter than 16 bytes, and one owned by another user (who knows
+// the key, and could reverse the pseudonyms); run as root, also a key in a folder another user can change
+// (who could swap it for their own). The file is opened and created through its folder's descriptor
+// (system/output_file), O_NOFOLLOW, O_EXCL when created. The error names the path.
 std::expected<std::string, std::string> load_or_create_obfuscation_key(const std::string& path);
 // 32 random bytes from the kernel.
 std::string random_obfuscation_key();

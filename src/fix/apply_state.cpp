@@ -3,6 +3,7 @@
 #include "fix/apply.hpp"
 #include "system/process.hpp"
 #include "util/atomic_file.hpp"
+#include "util/escape.hpp"
 #include "util/file_text.hpp"
 
 #include <cerrno>
@@ -50,12 +51,12 @@ bool Record::save() const {
   bool existed = ::stat(path.c_str(), &before) == 0;
   auto r = atomic_write(path, dump_json(doc) + "\n", 0600);
   if (!r) {
-    std::fprintf(stderr, "gpudoctor: cannot save the state: %s\n", r.error().c_str());
+    std::fprintf(stderr, "gpudoctor: cannot save the state: %s\n", escape::one_line(r.error()).c_str());
     return false;
   }
   // Root undoing a user's apply (undo --state) leaves the user's state file the user's.
   if (existed && ::geteuid() == 0 && ::chown(path.c_str(), before.st_uid, before.st_gid) != 0)
-    std::fprintf(stderr, "gpudoctor: cannot give %s back to its owner: %s\n", path.c_str(),
+    std::fprintf(stderr, "gpudoctor: cannot give %s back to its owner: %s\n", escape::one_line(path).c_str(),
                  std::strerror(errno));
   return true;
 }

@@ -1,5 +1,6 @@
 #include "probe/probe_compile.hpp"
 
+#include "system/root_trust.hpp"
 #include "system/temp_files.hpp"
 #include "system/view_lookup.hpp"
 #include "util/file_text.hpp"
@@ -8,7 +9,10 @@
 
 #include <cstdio>
 #include <set>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <fmt/format.h>
 
 namespace gpudoctor::probe {
 
@@ -48,13 +52,42 @@ std::optional<std::string> find_compiler(SystemView& view, const std::string& ba
   return std::nullopt;
 }
 
-fs::path cache_root(SystemView& view) {
+// The nearest folder of `p` that exists (itself, or one above it).
+fs::path existing_part(fs::path p) {
+  struct stat st {};
+  while (p.has_relative_path() && ::lstat(p.c_str(), &st) != 0)
+    p = p.parent_path();
+  return p;
+}
+
+// $XDG_CACHE_HOME/gpudoctor, else ~/.cache/gpudoctor. Run as root, the cache holds programs root runs and
+// files root writes, so it must be a folder no other user can change (system/root_trust): the $HOME or
+// $XDG_CACHE_HOME a `sudo -E` passed on from a user is passed over for root's own home (the user database's);
+// the error says why none would do.
+std::expected<fs::path, std::string> cache_root(SystemView& view) {
+  std::vector<fs::path> candidates;
   if (auto xdg = view.env("XDG_CACHE_HOME"); xdg && !xdg->empty() && (*xdg)[0] == '/')
-    return fs::path(*xdg) / "gpudoctor";
+    candidates.push_back(fs::path(*xdg) / "gpudoctor");
   if (auto home = view.env("HOME"); home && !home->empty() && (*home)[0] == '/')
-    return fs::path(*home) / ".cache" / "gpudoctor";
-  // Never the current folder (temp_directory_path(ec) gives an empty path for a bad TMPDIR).
-  return temp_root().value_or(fs::path("/tmp")) / ("gpudoctor-cache-" + std::to_string(::getuid()));
+    candidates.push_back(fs::path(*home) / ".cache" / "gpudoctor");
+  if (::geteuid() != 0) {
+    if (!candidates.empty()) return candidates.front();
+    // Never the current folder (temp_directory_path(ec) gives an empty path for a bad TMPDIR).
+    return temp_root().value_or(fs::path("/tmp")) / ("gpudoctor-cache-" + std::to_string(::getuid()));
+  }
+  if (auto home = home_of(0); home && !home->empty() && (*home)[0] == '/')
+    candidates.push_back(fs::path(*home) / ".cache" / "gpudoctor");
+  std::string refused;
+  for (const auto& c : candidates) {
+    fs::path judged = existing_part(c);
+    auto d = distrust_for_root(judged.string());
+    if (!d) return c;
+    if (refused.empty()) refused = fmt::format("{} ({})", c.string(), d->describe(judged.string()));
+  }
+  return std::unexpected(fmt::format(
+      "as root, the probes are built and run only in a folder no other user can change, and the cache {} is "
+      "not one",
+      refused.empty() ? std::string("has no home") : refused));
 }
 
 std::string tail_of(const std::string& s, std::size_t lines) {
@@ -202,7 +235,9 @@ std::expected<ProbePrograms, std::string> compile_probes(const std::string& back
     for (const auto& f : list)
       hash.add(f + "\n" + read_whole_file(sources / f).value_or(""));
 
-  fs::path dir = cache_root(view) / "probes" / (backend + "-" + hash.hex());
+  auto cache = cache_root(view);
+  if (!cache) return std::unexpected(cache.error());
+  fs::path dir = *cache / "probes" / (backend + "-" + hash.hex());
   ProbePrograms out{(dir / program_name(backend, "host")).string(),
                     (dir / program_name(backend, "kernels")).string(), ""};
   std::error_code ec;
@@ -216,6 +251,11 @@ std::expected<ProbePrograms, std::string> compile_probes(const std::string& back
   bool fresh = !fs::exists(dir, ec);
   fs::create_directories(dir, ec);
   if (ec) return std::unexpected("cannot create the probe cache " + dir.string() + ": " + ec.message());
+  if (::geteuid() == 0)
+    if (auto d = distrust_for_root(dir.string())) // made with a umask that lets others write it
+      return std::unexpected(fmt::format("as root, the probes are built and run only in a folder no other "
+                                         "user can change, and the cache {} is {}",
+                                         dir.string(), d->describe(dir.string())));
   struct Registered {
     fs::path dir;
     ~Registered() {

@@ -1,6 +1,7 @@
 // Compiling the probes at run time, for a gpudoctor built without a GPU compiler: from the installed sources,
 // with the nvcc or hipcc found, for the GPUs on this machine's PCI bus; cached per source hash, compiler and
-// targets under $XDG_CACHE_HOME/gpudoctor/probes (or ~/.cache/gpudoctor/probes).
+// targets under $XDG_CACHE_HOME/gpudoctor/probes (or ~/.cache/gpudoctor/probes; as root, only a folder no
+// other user can change: docs/security.md, "Writing as root").
 #pragma once
 
 #include "probe/probe_source.hpp"

@@ -86,6 +86,33 @@ std::optional<std::string> ForeignLinkGuard::refuse(const std::string& path, boo
                          live_path(resolved.size()), uid, last ? "read" : "reach");
     }
   }
+  if (!folder && !resolved.empty())
+    return refuse_hard_link(live_path(resolved.size()), live_path(resolved.size() - 1));
+  return std::nullopt;
+}
+
+// A file of several names in `where`: any of them may have been made by who can write `where` (the kernel
+// lets a user hard-link a file they cannot read when fs.protected_hardlinks is off). Each such writer must
+// have been able to read the file, by the mode bits: the folder's owner, a member of its group when the
+// group may write it, anyone when others may.
+std::optional<std::string> ForeignLinkGuard::refuse_hard_link(const std::string& file,
+                                                              const std::string& where) {
+  auto st = m_live.lstat(file);
+  auto links = m_live.link_count(file);
+  if (!st || st->type != FileType::file || !links || *links < 2) return std::nullopt;
+  auto in = m_live.lstat(where);
+  if (!in) return std::nullopt;
+  auto cannot = [&](const std::string& who) {
+    return fmt::format("{} has {} names and {} can add names to {}, but cannot read it: not recorded (a hard "
+                       "link to a file of root's)",
+                       file, *links, who, where);
+  };
+  if (in->uid != 0 && in->uid != st->uid && !permits(*st, in->uid, groups_of(in->uid), 4))
+    return cannot(fmt::format("uid {}", in->uid));
+  // Whether the group of `where` (not the file's owner) or anyone else may read the file.
+  bool group_reads = (st->gid == in->gid ? (st->mode >> 3) & 4 : st->mode & 4) != 0;
+  if ((in->mode & 020) && !group_reads) return cannot(fmt::format("group {}", in->gid));
+  if ((in->mode & 002) && !(st->mode & 4)) return cannot("anyone");
   return std::nullopt;
 }
 

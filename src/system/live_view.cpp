@@ -172,6 +172,12 @@ std::optional<FileStat> LiveView::lstat(const std::string& path) {
   return to_file_stat(st);
 }
 
+std::optional<unsigned> LiveView::link_count(const std::string& path) {
+  struct stat st {};
+  if (::lstat(real_path(path).c_str(), &st) != 0) return std::nullopt;
+  return static_cast<unsigned>(st.st_nlink);
+}
+
 CommandResult LiveView::run(const CommandSpec& spec) {
   auto env = m_env;
   // Vendor tools localise numbers and messages; parsers expect the C locale.

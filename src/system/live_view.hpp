@@ -25,6 +25,8 @@ public:
 
   // Same as `stat` but does not follow a final symlink.
   std::optional<FileStat> lstat(const std::string& path);
+  // How many names (hard links) the file at `path` has, a final symlink not followed.
+  std::optional<unsigned> link_count(const std::string& path);
 
 private:
   std::string real_path(const std::string& path) const;

@@ -16,15 +16,25 @@ namespace gpudoctor {
 
 namespace {
 
-// Why root must not take this one place (not a link) as its own, if it must not.
-std::optional<std::string> judge(const struct stat& st) {
-  if (st.st_uid != 0) return fmt::format("owned by {}", user_name_of(st.st_uid));
-  if (st.st_mode & S_IWOTH) return std::string("writable by others");
-  if (st.st_mode & S_IWGRP) return std::string("writable by its group");
-  return std::nullopt;
+bool others_may_write(const struct stat& st) {
+  return (st.st_mode & (S_IWOTH | S_IWGRP)) != 0;
 }
 
+std::optional<std::string> judge(const struct stat& st, bool sticky_ok) {
+  return distrust_place(st.st_uid, st.st_mode, sticky_ok);
+}
+
+std::optional<Distrust> judge_path(const std::string& path, const std::string& root, bool sticky_ok);
+
 } // namespace
+
+std::optional<std::string> distrust_place(unsigned uid, unsigned mode, bool sticky_ok) {
+  if (uid != 0) return fmt::format("owned by {}", user_name_of(uid));
+  if (sticky_ok && S_ISDIR(mode) && (mode & S_ISVTX)) return std::nullopt;
+  if (mode & S_IWOTH) return std::string("writable by others");
+  if (mode & S_IWGRP) return std::string("writable by its group");
+  return std::nullopt;
+}
 
 std::string Distrust::describe(const std::string& asked) const {
   if (path == asked) return why;
@@ -40,14 +50,33 @@ std::string user_name_of(unsigned uid) {
   return std::to_string(uid);
 }
 
+std::optional<std::string> home_of(unsigned uid) {
+  struct passwd pw {};
+  struct passwd* found = nullptr;
+  std::vector<char> buf(16384);
+  if (::getpwuid_r(uid, &pw, buf.data(), buf.size(), &found) == 0 && found && pw.pw_dir && *pw.pw_dir)
+    return std::string(pw.pw_dir);
+  return std::nullopt;
+}
+
 std::optional<Distrust> distrust_for_root(const std::string& path, const std::string& root) {
+  return judge_path(path, root, false);
+}
+
+std::optional<Distrust> distrust_for_root_writes(const std::string& folder, const std::string& root) {
+  return judge_path(folder, root, true);
+}
+
+namespace {
+
+std::optional<Distrust> judge_path(const std::string& path, const std::string& root, bool sticky_ok) {
   std::string top = root == "/" ? std::string() : root;
   if (!top.empty() && top.back() == '/') top.pop_back();
   if (path.empty() || path[0] != '/') return Distrust{path, 0, "not an absolute path"};
   auto on_machine = [](const std::vector<std::string>& parts) { return "/" + text::join(parts, "/"); };
   struct stat st {};
   if (::lstat((top.empty() ? "/" : top).c_str(), &st) != 0) return Distrust{"/", 0, "missing"};
-  if (auto why = judge(st)) return Distrust{"/", static_cast<unsigned>(st.st_uid), *why};
+  if (auto why = judge(st, sticky_ok)) return Distrust{"/", static_cast<unsigned>(st.st_uid), *why};
   std::optional<Distrust> found;
   auto look = [&](const std::vector<std::string>& parts) -> PathNode {
     PathNode node;
@@ -59,7 +88,17 @@ std::optional<Distrust> distrust_for_root(const std::string& path, const std::st
     }
     node.exists = true;
     if (S_ISLNK(st.st_mode)) {
-      // The folder the link stands in was judged already: only who may write it can change the link.
+      // The folder the link stands in was judged already: only who may write it can change the link; in a
+      // sticky folder others may write, that is the link's owner.
+      struct stat folder {};
+      std::vector<std::string> above(parts.begin(), parts.end() - 1);
+      if (st.st_uid != 0 && ::lstat((top + on_machine(above)).c_str(), &folder) == 0 &&
+          others_may_write(folder)) {
+        found = Distrust{here, static_cast<unsigned>(st.st_uid),
+                         fmt::format("owned by {}", user_name_of(st.st_uid))};
+        node.exists = false;
+        return node;
+      }
       char target[PATH_MAX];
       ssize_t n = ::readlink((top + here).c_str(), target, sizeof target - 1);
       if (n < 0) {
@@ -70,7 +109,7 @@ std::optional<Distrust> distrust_for_root(const std::string& path, const std::st
       node.link_target = std::string(target, static_cast<std::size_t>(n));
       return node;
     }
-    if (auto why = judge(st)) {
+    if (auto why = judge(st, sticky_ok)) {
       found = Distrust{here, static_cast<unsigned>(st.st_uid), *why};
       node.exists = false;
     }
@@ -81,5 +120,7 @@ std::optional<Distrust> distrust_for_root(const std::string& path, const std::st
   if (!reached) return Distrust{path, 0, "a link loop or a path too long"};
   return std::nullopt;
 }
+
+} // namespace
 
 } // namespace gpudoctor

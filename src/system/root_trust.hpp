@@ -25,7 +25,20 @@ struct Distrust {
 // is missing, not absolute, too long or loops is distrusted too: nothing is known to be root's.
 std::optional<Distrust> distrust_for_root(const std::string& path, const std::string& root = {});
 
+// The same rule for a folder root makes its own files and folders in (TMPDIR, an output's folder, the key
+// file's folder), with one exception: a root-owned folder with the sticky bit (/tmp, /var/tmp) may be
+// writable by others. There an entry can be renamed or removed only by its owner or the folder's (and only
+// root makes root-owned ones), so what root makes in it stays root's, and what root judged below it stays as
+// judged; a link standing in such a folder is then judged by its own owner, who alone can replace it.
+std::optional<Distrust> distrust_for_root_writes(const std::string& folder, const std::string& root = {});
+
+// One place (its owner and mode, not a link) as the rules above judge it: why root must not take it as its
+// own, if it must not. `sticky_ok`: distrust_for_root_writes' exception for a sticky folder.
+std::optional<std::string> distrust_place(unsigned uid, unsigned mode, bool sticky_ok);
+
 // The user name of `uid` from the user database, or the number when it has none.
 std::string user_name_of(unsigned uid);
+// The home folder of `uid` from the user database, when it has one.
+std::optional<std::string> home_of(unsigned uid);
 
 } // namespace gpudoctor

@@ -1,6 +1,7 @@
 #include "system/temp_files.hpp"
 
 #include "system/process_table.hpp"
+#include "system/root_trust.hpp"
 #include "util/temp_dir.hpp"
 #include "util/text.hpp"
 
@@ -67,8 +68,19 @@ void take_away(const fs::path& path, std::vector<fs::path>& placeholders) {
 
 } // namespace
 
-std::expected<Folder, std::string> Folder::create(const std::string& kind) {
+std::expected<fs::path, std::string> base_folder() {
   auto root = temp_root(); // a bad TMPDIR is said, never replaced by the current folder
+  if (!root || ::geteuid() != 0) return root;
+  if (auto d = distrust_for_root_writes(root->string()))
+    return std::unexpected(fmt::format(
+        "TMPDIR {}{}{}: as root, gpudoctor makes its temporary folders only where no other user can change "
+        "them (root's own folders, or a sticky one such as /tmp); set TMPDIR to such a folder or unset it",
+        root->string(), d->path == root->string() ? " is " : ": ", d->describe(root->string())));
+  return root;
+}
+
+std::expected<Folder, std::string> Folder::create(const std::string& kind) {
+  auto root = base_folder();
   if (!root) return std::unexpected(root.error());
   fs::path base = *root;
   auto self = proc::process_info(static_cast<int>(::getpid()));
@@ -152,7 +164,7 @@ bool is_stale_name(const std::string& name, const std::string& boot_id,
 std::vector<fs::path> remove_stale() {
   std::vector<fs::path> removed;
   std::error_code ec;
-  auto root = temp_root();
+  auto root = base_folder(); // as root, never a folder another user can change below it
   if (!root) return removed;
   fs::path base = *root;
   std::string boot = proc::boot_id();

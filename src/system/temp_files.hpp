@@ -15,6 +15,12 @@
 
 namespace gpudoctor::temp {
 
+// The folder the temporary folders go in: TMPDIR (util/temp_dir), and, run as root, only one that no other
+// user can change (system/root_trust's rule for a folder root writes into: root-owned the whole way, a sticky
+// /tmp included), since a user who may rename entries there can swap root's folder for a link to their own
+// (docs/security.md, "Writing as root"). The error names TMPDIR and the reason.
+std::expected<std::filesystem::path, std::string> base_folder();
+
 // A registered temporary folder (0700), removed when this object goes, or on an interruption.
 class Folder {
 public:

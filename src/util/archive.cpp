@@ -66,6 +66,8 @@ std::expected<void, std::string> add_member(archive* out, const fs::path& p, con
   return {};
 }
 
+} // namespace
+
 std::expected<void, std::string> write_tar_gz(const fs::path& dir, int fd) {
   WritePtr out(archive_write_new(), &archive_write_free);
   archive_write_add_filter_gzip(out.get());
@@ -86,28 +88,11 @@ std::expected<void, std::string> write_tar_gz(const fs::path& dir, int fd) {
   return {};
 }
 
-} // namespace
-
 std::expected<void, std::string> pack_tar_gz(const fs::path& dir, const fs::path& archive_path) {
   // Written beside the target under a temporary name, renamed when complete: a failure (a full disk)
-  // leaves no truncated bundle and keeps an older one. mkstemp makes it 0600: a bundle holds a machine's
-  // configuration, private whatever the umask; the rename replaces a symlink rather than writing through it.
-  // Only a regular file is replaced: renaming over /dev/null (or a symlink, a FIFO) would replace the node.
-  if (auto refused = refuse_other_nodes(archive_path.string(), false); !refused) return refused;
-  std::string partial = archive_path.string() + ".partial-XXXXXX";
-  int fd = ::mkstemp(partial.data());
-  if (fd < 0)
-    return std::unexpected(fmt::format("cannot write {}: {}", archive_path.string(), std::strerror(errno)));
-  auto written = write_tar_gz(dir, fd);
-  bool closed = ::close(fd) == 0;
-  if (written && !closed) written = std::unexpected(std::string(std::strerror(errno)));
-  if (written && ::rename(partial.c_str(), archive_path.c_str()) != 0)
-    written = std::unexpected(std::string(std::strerror(errno)));
-  if (!written) {
-    ::unlink(partial.c_str());
-    return std::unexpected(fmt::format("cannot write {}: {}", archive_path.string(), written.error()));
-  }
-  return {};
+  // leaves no truncated bundle and keeps an older one. 0600: a bundle holds a machine's configuration,
+  // private whatever the umask. Only a regular file is replaced (util/atomic_file).
+  return atomic_replace(archive_path.string(), 0600, [&](int fd) { return write_tar_gz(dir, fd); });
 }
 
 } // namespace gpudoctor

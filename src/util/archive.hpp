@@ -10,7 +10,11 @@
 
 namespace gpudoctor {
 
-// Packs every file, folder and symlink under `dir` (paths relative to it) into a gzip-compressed tar.
+// Packs every file, folder and symlink under `dir` (paths relative to it) into a gzip-compressed tar, written
+// to the open file `fd` (left open).
+std::expected<void, std::string> write_tar_gz(const std::filesystem::path& dir, int fd);
+
+// write_tar_gz into the file `archive`, replaced atomically (util/atomic_file), mode 0600.
 std::expected<void, std::string> pack_tar_gz(const std::filesystem::path& dir,
                                              const std::filesystem::path& archive);
 

@@ -5,6 +5,10 @@
 # there and fetches the reports and the bundle to the controller; a second run changes nothing but the
 # bundle. The root gets python3 and python3-apt from the Debian archive for Ansible's modules (cached as a
 # tarball named by what it holds).
+# Root works in a folder of its own (docs/security.md, "Writing as root"): another user made
+# /var/tmp/gpudoctor first (any user can), with a link in it to a file of root's, and a link
+# /var/tmp/gpudoctor-link to a folder of theirs. The play never copies, installs or writes through either:
+# the planted folders stay as they were, and pointing gpudoctor_remote_dir at them is refused.
 # shellcheck source=tests/e2e/common.bash
 source "$(dirname "$0")/../e2e/common.bash"
 command -v ansible-playbook >/dev/null || skip "ansible-playbook is missing (apt-get install ansible)"
@@ -18,6 +22,21 @@ cp -n "$cache"/apt-archives/*.deb "$root/var/cache/apt/archives/" 2>/dev/null ||
 cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
 echo gpu-node-17 >"$root/etc/hostname"
 
+# Another user's (uid 4242, as any account of the host) folders where root might work.
+planted=$root/var/tmp/gpudoctor
+mkdir -p "$planted" "$root/home/mallory/stash"
+ln -s /root/planted-target "$planted/report.json"
+ln -s /home/mallory/stash "$root/var/tmp/gpudoctor-link"
+chown -h 4242:4242 "$planted" "$planted/report.json" "$root/home/mallory/stash" "$root/var/tmp/gpudoctor-link"
+chmod 0755 "$planted"
+planted_state() { (cd "$root" && find var/tmp/gpudoctor var/tmp/gpudoctor-link home/mallory -printf '%p %u %m %y %l\n' | sort); }
+planted_state >"$work/planted.before"
+untouched() {
+  planted_state | cmp -s - "$work/planted.before" ||
+    fail "$1: the play used the folders another user planted: $(planted_state | diff "$work/planted.before" - | sed -n 1,8p)"
+  [[ ! -e $root/root/planted-target ]] || fail "$1: root wrote through the planted link"
+}
+
 cat >"$work/inventory.ini" <<INV
 [gpu_nodes]
 node17 ansible_connection=community.general.chroot ansible_host=$root ansible_python_interpreter=/usr/bin/python3
@@ -27,9 +46,13 @@ export HOME=$work ANSIBLE_LOCAL_TEMP=$work/ansible-tmp ANSIBLE_NOCOLOR=1 ANSIBLE
   ANSIBLE_HOST_KEY_CHECKING=0 ANSIBLE_ROLES_PATH=$source_dir/contrib/ansible/roles
 playbook() {
   timeout 600 ansible-playbook -i "$work/inventory.ini" "$source_dir/contrib/ansible/site.yml" \
-    -e gpudoctor_become=false -e "gpudoctor_deb=$deb" -e "gpudoctor_fetch_dir=$work/fetched"
+    -e gpudoctor_become=false -e "gpudoctor_deb=$deb" -e "gpudoctor_fetch_dir=$work/fetched" "$@"
 }
-playbook >"$work/run1.log" 2>&1 || fail "ansible-playbook failed: $(tail -n 30 "$work/run1.log")"
+status=0
+playbook >"$work/run1.log" 2>&1 || status=$?
+untouched "the first run"
+((status == 0)) || fail "ansible-playbook failed: $(tail -n 30 "$work/run1.log")"
+pass "the play left the user's /var/tmp/gpudoctor and the link beside it as they were"
 grep -q 'failed=0' <<<"$(grep -E '^node17 +:' "$work/run1.log")" || fail "a task failed: $(tail -n 5 "$work/run1.log")"
 pass "ansible-playbook over the chroot connection: $(grep -E '^node17 +:' "$work/run1.log" | tr -s ' ')"
 
@@ -53,3 +76,23 @@ playbook >"$work/run2.log" 2>&1 || fail "the second ansible-playbook run failed:
 grep -q 'changed=2 ' <<<"$(grep -E '^node17 +:' "$work/run2.log")" ||
   fail "a second run changed more than the bundle and its fetch: $(grep -E '^node17 +:' "$work/run2.log")"
 pass "a second run: only the new bundle and its fetch changed"
+
+# Pointed at the planted folder or at the link, the play stops before it copies anything there.
+for dir in /var/tmp/gpudoctor /var/tmp/gpudoctor-link; do
+  status=0
+  playbook -e "gpudoctor_remote_dir=$dir" >"$work/planted.log" 2>&1 || status=$?
+  ((status != 0)) || fail "the play ran in $dir, which another user made"
+  grep -q "is not a folder of root's alone" "$work/planted.log" ||
+    fail "the play failed in $dir, not on its own check: $(tail -n 20 "$work/planted.log")"
+  untouched "gpudoctor_remote_dir=$dir"
+done
+pass "gpudoctor_remote_dir naming another user's folder or link is refused, nothing copied there"
+
+# A package that is not the one meant (its SHA-256 differs) is not installed.
+status=0
+playbook -e gpudoctor_deb_sha256=0000000000000000000000000000000000000000000000000000000000000000 \
+  >"$work/sum.log" 2>&1 || status=$?
+if ((status == 0)) || ! grep -q "not installed" "$work/sum.log"; then
+  fail "a package with another SHA-256 was installed: $(tail -n 20 "$work/sum.log")"
+fi
+pass "a package whose SHA-256 differs is refused"

@@ -136,3 +136,60 @@ done
 ls -l "${targets[@]}" | cmp -s - "$work/nodes.before" || fail "a node was replaced: $(ls -l "${targets[@]}")"
 [[ $(cat "$work/linked-file") == "the file behind the link" ]] || fail "the file behind the link was written"
 pass "check -o, fix --emit, bundle -o, fleet -o and diff -o refuse a FIFO, a link$( ((${#targets[@]} > 2)) && echo " and a device node") and leave them as they were"
+
+# Every path and value from the command line that gpudoctor prints is escaped (docs/security.md, "Outputs"):
+# each subcommand given a path holding ESC[2J, a line feed and U+202E prints no control character, on stdout
+# or stderr, whether it works (bundle -o, fix --emit say where they wrote) or refuses.
+hostile=$work/$'esc\e[2J-lf\n-bidi\u202e'
+mkdir -p "$hostile"
+: >"$hostile/not-a-folder"
+(cd "$source_dir" && "$gpudoctor" check --from "$snap" --format json) >"$hostile/r.json" 2>/dev/null || true
+tar -czf "$hostile/snap.tar.gz" -C "$snap" .
+escaping_runs=(
+  "check --from $hostile/missing"
+  "check --from $snap -o $hostile/not-a-folder/r.json"
+  "check --from $snap --knowledge $hostile/missing"
+  "check --only $hostile"
+  "probe --from $hostile/missing"
+  "fix --from $hostile/missing"
+  "fix env-cleanup --from $fixture --emit $hostile/fix.sh"
+  "fix env-cleanup --from $fixture --emit $hostile/not-a-folder/fix.sh"
+  "fix $hostile --from $fixture"
+  "migrate --to amd --from $nvidia --emit $hostile/migrate.sh"
+  "migrate --to $hostile --from $nvidia"
+  "undo --root $work/no-root --state $hostile/missing.json"
+  "fleet $hostile/missing.json $hostile/r.json --color never"
+  "fleet $hostile/r.json -o $hostile/not-a-folder/fleet.json"
+  "diff $hostile/missing.json $hostile/r.json"
+  "diff $hostile/r.json $hostile/r.json -o $hostile/not-a-folder/diff.txt"
+  "bundle --obfuscate-key $hostile/not-a-folder/key -o $work/unused.tar.gz"
+  "bundle -o $hostile/not-a-folder/b.tar.gz"
+  "bundle -o $hostile/b.tar.gz"
+  "check $hostile"
+  "check --format $hostile"
+)
+escaped=0
+for run in "${escaping_runs[@]}"; do
+  # The words of the run, split on blanks only: the hostile path holds none (but a line feed).
+  words=()
+  rest=$run
+  while [[ -n $rest ]]; do
+    word=${rest%% *}
+    words+=("$word")
+    [[ $rest == *" "* ]] && rest=${rest#* } || rest=
+  done
+  status=0
+  (cd "$work" && TMPDIR=$work timeout -s KILL 120 "$gpudoctor" "${words[@]}") \
+    >"$work/esc.out" 2>"$work/esc.err" </dev/null || status=$?
+  [[ $status != 137 ]] || fail "gpudoctor ${run//$hostile/HOSTILE}: still running after 120 s"
+  for stream in out err; do
+    offence=$("$py" "$source_dir/tests/security/inert_check.py" "$work/esc.$stream") ||
+      fail "gpudoctor ${run//$hostile/HOSTILE} (exit $status): std$stream holds ${offence:0:300}"
+  done
+  grep -qF 'esc\x1b[2J-lf\n-bidi\u202e' "$work/esc.out" "$work/esc.err" ||
+    grep -qF -- '--format' "$work/esc.err" ||
+    fail "gpudoctor ${run//$hostile/HOSTILE} (exit $status) does not name the path escaped: $(head -c 300 "$work/esc.err")"
+  escaped=$((escaped + 1))
+done
+[[ -s $hostile/b.tar.gz && -s $hostile/fix.sh ]] || fail "bundle -o and fix --emit did not write to the hostile path"
+pass "$escaped runs with a path holding ESC[2J, a line feed and U+202E print it escaped, nothing raw"

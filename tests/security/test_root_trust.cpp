@@ -91,4 +91,46 @@ TEST_SUITE("security") {
     CHECK_FALSE(distrust_for_root("/bin/sh")); // /bin may be a link to usr/bin: followed
     CHECK(distrust_for_root("/tmp")->why == "writable by others");
   }
+
+  TEST_CASE("a folder root writes into may be sticky, if what root judges below it is root's") {
+    if (::geteuid() != 0) return;
+    test::TempDir tmp("gpudoctor-trust");
+    const std::string R = tmp.path().string();
+    REQUIRE(::chmod(R.c_str(), 0755) == 0);
+    make(tmp / "tmp", 01777, true); // /tmp: root's, sticky, anyone may add names
+    CHECK_FALSE(distrust_for_root_writes("/tmp", R));
+    CHECK(distrust_for_root("/tmp", R)->why == "writable by others"); // not for what root runs
+    make(tmp / "tmp/roots", 0700, true);
+    CHECK_FALSE(distrust_for_root_writes("/tmp/roots", R));
+
+    SUBCASE("a folder others may write without the sticky bit: anyone may swap what root made there") {
+      REQUIRE(::chmod((tmp / "tmp").c_str(), 0777) == 0);
+      CHECK(distrust_for_root_writes("/tmp/roots", R)->describe("/tmp/roots") ==
+            "/tmp is writable by others");
+      REQUIRE(::chmod((tmp / "tmp").c_str(), 0775) == 0);
+      CHECK(distrust_for_root_writes("/tmp", R)->why == "writable by its group");
+    }
+    SUBCASE("another user's folder, sticky or not") {
+      make(tmp / "tmp/theirs", 01777, true);
+      REQUIRE(::chown((tmp / "tmp/theirs").c_str(), k_other, 0) == 0);
+      CHECK(distrust_for_root_writes("/tmp/theirs", R)->why == "owned by 64123");
+    }
+    SUBCASE("a link in a sticky folder is its owner's to replace") {
+      fs::create_symlink("roots", tmp / "tmp/to-roots");
+      CHECK_FALSE(distrust_for_root_writes("/tmp/to-roots", R));
+      REQUIRE(::lchown((tmp / "tmp/to-roots").c_str(), k_other, 0) == 0);
+      auto d = distrust_for_root_writes("/tmp/to-roots", R);
+      REQUIRE(d);
+      CHECK(d->path == "/tmp/to-roots");
+      CHECK(d->why == "owned by 64123");
+    }
+  }
+
+  TEST_CASE("one place judged alone") {
+    CHECK_FALSE(distrust_place(0, S_IFDIR | 0755, false));
+    CHECK(*distrust_place(0, S_IFDIR | 01777, false) == "writable by others");
+    CHECK_FALSE(distrust_place(0, S_IFDIR | 01777, true));
+    CHECK(*distrust_place(0, S_IFREG | 01777, true) == "writable by others"); // the sticky bit of a file
+    CHECK(*distrust_place(k_other, S_IFDIR | 0700, true) == "owned by 64123");
+  }
 }
