@@ -159,19 +159,22 @@ int above_std(int fd) {
   return up;
 }
 
+// The child's end when a step failed: its errno to the parent, exit 127 (raw calls: see below).
+[[noreturn]] void report_and_exit(int report) {
+  int e = errno;
+  while (::syscall(SYS_write, report, &e, sizeof e) < 0 && errno == EINTR) {
+  }
+  ::syscall(SYS_exit_group, 127);
+  __builtin_unreachable();
+}
+
 // What the child of start_as_user does between fork and exec: only raw system calls, since the parent is
 // threaded (another thread may have held malloc's or the user database's locks at the fork). Reports the
 // errno of the step that failed on `report` and exits 127; never returns.
 [[noreturn]] void become_user_and_exec(const char* exe, char* const* argv, char* const* envp, int in, int out,
                                        int err, int report, int max_fd, const Credentials& c,
                                        const gid_t* groups, std::size_t group_count) {
-  auto fail = [report]() {
-    int e = errno;
-    while (::syscall(SYS_write, report, &e, sizeof e) < 0 && errno == EINTR) {
-    }
-    ::syscall(SYS_exit_group, 127);
-    __builtin_unreachable();
-  };
+  auto fail = [report]() { report_and_exit(report); };
   // A process group of its own, default signal handling and nothing blocked, as posix_spawn gives the others
   // (an all-zero kernel sigaction is SIG_DFL on every architecture's layout).
   if (::syscall(SYS_setpgid, 0, 0) != 0) fail();
@@ -228,7 +231,7 @@ int above_std(int fd) {
       fail();
     }
   ::syscall(SYS_execve, exe, argv, envp);
-  fail();
+  report_and_exit(report);
 }
 
 // Starts `exe` as the account `c` (a user's interpreter, inspected by root as its owner), with what `start`
