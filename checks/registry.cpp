@@ -51,6 +51,7 @@ const std::vector<CheckEntry>& check_registry() {
       {"container.rocm-devices", container_rocm_devices},
       {"tool.timeout", tool_timeout},
       {"tool.failed", tool_failed},
+      {"tool.untrusted", tool_untrusted},
       {"torch.arch-missing", torch_arch_missing},
       {"torch.no-device", torch_no_device},
       {"probe.runtime-devices", probe_runtime_devices},

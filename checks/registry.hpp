@@ -61,6 +61,7 @@ void torch_cpu_build(const CheckContext&, Results&);
 void torch_vendor_mismatch(const CheckContext&, Results&);
 void tool_timeout(const CheckContext&, Results&);
 void tool_failed(const CheckContext&, Results&);
+void tool_untrusted(const CheckContext&, Results&);
 void torch_arch_missing(const CheckContext&, Results&);
 void torch_no_device(const CheckContext&, Results&);
 void probe_runtime_devices(const CheckContext&, Results&);

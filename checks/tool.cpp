@@ -1,4 +1,4 @@
-// tool.timeout, tool.failed
+// tool.timeout, tool.failed, tool.untrusted
 #include "checks/common.hpp"
 #include "checks/registry.hpp"
 
@@ -55,6 +55,44 @@ void tool_failed(const CheckContext& ctx, Results& out) {
     out.add(Status::info, t.program, fmt::format("{} failed: {}", t.program, t.failure), evidence);
   }
   if (!any) out.pass("", "no vendor tool failed");
+}
+
+// Root runs only programs that no other user can change (docs/security.md, "Executing as root"): each one it
+// skipped, or ran as its owner instead (a user's interpreter), is said, with the place that failed the rule.
+void tool_untrusted(const CheckContext& ctx, Results& out) {
+  const Facts& f = ctx.facts;
+  for (const auto& [key, p] : f.untrusted) {
+    // "owned by alice" is the program's own; "/home/alice/bin is owned by alice" a place above it.
+    std::string said = p.why.starts_with("/") ? fmt::format("{}: {}", p.path, p.why)
+                                              : fmt::format("{} is {}", p.path, p.why);
+    std::vector<std::string> evidence = {fmt::format("cmd {}: {}", key, said)};
+    if (!p.ran_as.empty()) {
+      evidence.push_back(fmt::format("cmd {}: ran as {}", key, p.ran_as));
+      out.add_titled(Status::info, p.path, "A user's program inspected as its owner",
+                     fmt::format("{}: another user can change it, so gpudoctor ran it as {}, not as root.",
+                                 said, p.ran_as),
+                     evidence);
+    } else if (!p.instead.empty()) {
+      evidence.push_back(fmt::format("cmd {}: ran {} instead", key, p.instead));
+      out.add(Status::info, p.path,
+              fmt::format("not run as root: {}. {}, further on the PATH, ran instead.", said, p.instead),
+              evidence);
+    } else {
+      out.add(
+          Status::warn, p.path,
+          fmt::format("not run as root: {}. Another user can change it, so root does not run it, and what "
+                      "it would have told is missing from this report. Install it where only root can "
+                      "write, or run gpudoctor as the user it belongs to.",
+                      said),
+          evidence);
+    }
+  }
+  if (!f.untrusted.empty()) return;
+  const Identity& id = f.permissions.identity;
+  if (id.uid != 0)
+    return out.skip("", fmt::format("gpudoctor ran as {}, not as root: it runs what the PATH names",
+                                    id.user.empty() ? "uid " + std::to_string(id.uid) : id.user));
+  out.pass("", "every program gpudoctor ran as root is root's, in folders only root can write");
 }
 
 } // namespace gpudoctor::checks

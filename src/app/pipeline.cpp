@@ -8,8 +8,10 @@
 #include "system/output_file.hpp"
 #include "util/escape.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <tuple>
 #include <unistd.h>
 
 namespace gpudoctor {
@@ -36,6 +38,13 @@ Report run_pipeline(SystemView& view, const Loaded& data, const CheckOptions& op
   if (probes.active()) copt.python_known = [&](const PythonFacts& python) { probes.start_framework(python); };
   report.facts = collect_all(view, data.kb, copt);
   probes.finish(report.facts);
+  // After the probes too: what was not run as root, of every command (sorted: the collectors' threads run in
+  // any order).
+  for (auto& [key, program] : view.untrusted_programs())
+    report.facts.untrusted.push_back({key, std::move(program)});
+  std::sort(report.facts.untrusted.begin(), report.facts.untrusted.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.program.path, a.key) < std::tie(b.program.path, b.key);
+  });
   CheckContext ctx{report.facts, data.kb};
   report.results = run_checks(ctx, data.cat, builtin_checks(), opt.only);
   report.finished = std::chrono::system_clock::now();

@@ -1,6 +1,7 @@
 #include "app/rooted_view.hpp"
 
 #include "system/process.hpp"
+#include "system/root_exec.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
@@ -58,17 +59,31 @@ std::optional<FileStat> RootedView::stat(const std::string& path) {
 CommandResult RootedView::run(const CommandSpec& spec) {
   // The Pythons' sys.path probes, and mokutil's Secure Boot state (a test root holds a fake mokutil).
   bool in_dir = spec.key.starts_with("python-env@") || spec.key == "mokutil-sb-state";
-  if (in_dir && ::geteuid() == 0) {
-    CommandSpec in_root = spec;
-    in_root.argv = {"chroot", m_dir};
-    in_root.argv.insert(in_root.argv.end(), spec.argv.begin(), spec.argv.end());
+  if (in_dir && running_as_root() && !spec.argv.empty()) {
     auto env = environment();
     env["LC_ALL"] = "C";
-    CommandResult r = run_process(in_root, env);
+    // The rule root applies to what it runs, judged below DIR: the program must be DIR's root's.
+    ProgramChoice choice = choose_program(spec.argv[0], env["PATH"], spec.as_owner_when_untrusted, m_dir);
+    if (choice.path.empty()) {
+      CommandResult r;
+      r.key = spec.key;
+      r.argv = spec.argv;
+      r.exit_code = 127; // not found, as on a machine without it
+      r.untrusted = std::move(choice.untrusted);
+      note_untrusted(r);
+      return r;
+    }
+    CommandSpec in_root = spec;
+    in_root.argv = {"chroot", m_dir, choice.path};
+    in_root.argv.insert(in_root.argv.end(), spec.argv.begin() + 1, spec.argv.end());
+    CommandResult r = run_process(in_root, root_child_environment(env, m_dir));
     r.argv = spec.argv;
-    // chroot says 127 when the program is not in DIR: "not found", as on a machine without it.
+    // chroot says 127 when the program is not in DIR (a link out of it): "not found", as on a machine without
+    // it.
     if (r.exit_code == 127 && r.err.find("chroot: failed to run command") != std::string::npos)
       r.found = false;
+    r.untrusted.insert(r.untrusted.end(), choice.untrusted.begin(), choice.untrusted.end());
+    note_untrusted(r);
     return r;
   }
   // rpm reads an RPM root from outside (rpm --root DIR): such a root, made by dnf --installroot on another
@@ -82,6 +97,7 @@ CommandResult RootedView::run(const CommandSpec& spec) {
     env["LC_ALL"] = "C";
     CommandResult r = run_process(rooted, env);
     r.argv = spec.argv;
+    note_untrusted(r);
     return r;
   }
   CommandResult r;

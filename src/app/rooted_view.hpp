@@ -5,6 +5,7 @@
 // `rpm --root DIR` (an RPM root made by dnf --installroot has nothing to chroot into). So the facts are those
 // of DIR's files, its Pythons, its mokutil and its rpm database. `bundle --root DIR`
 // records a snapshot of it, so tests can compare a plan made --from that snapshot with the live one.
+// What runs in DIR passes the rule root applies to what it runs (system/root_exec.hpp), judged below DIR.
 #pragma once
 
 #include "system/live_view.hpp"

@@ -2,6 +2,7 @@
 
 #include "probe/framework_script.hpp"
 #include "probe/probe_parse.hpp"
+#include "system/root_exec.hpp"
 #include "util/text.hpp"
 
 #include <future>
@@ -146,6 +147,10 @@ std::optional<FrameworkProbe> framework_probe(SystemView& view, const ProbeOptio
   fp.run.key = "python-gpu";
   if (opt.source && opt.progress) opt.progress("PyTorch probe: " + env.executable);
   CommandSpec spec{fp.run.key, {env.executable, "-c", probe::framework_script()}, opt.timeout, {}};
+  // As root: isolated (-I), since the caller's PYTHON* variables and working folder would pick what `import`
+  // loads, and a user's interpreter imports torch as that user (system/root_exec.hpp), never as root.
+  if (running_as_root()) spec.argv.insert(spec.argv.begin() + 1, "-I");
+  spec.as_owner_when_untrusted = true;
   CommandResult r = view.run(spec);
   if (!opt.source && !r.found) return std::nullopt; // not recorded
   fill_run(fp.run, r, spec);

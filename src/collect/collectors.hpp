@@ -102,8 +102,9 @@ Facts collect_all(SystemView& view, const Knowledge& kb, const CollectOptions& o
 // A ToolRun from a command result, with `failure` left for the caller.
 ToolRun tool_run_of(const CommandResult& r, const CommandSpec& spec);
 std::string file_source(const std::string& path, int line = 0);
-// A system tool (dkms, mokutil, modinfo) from the PATH, else /usr/sbin, /sbin or /usr/bin, which a user's
-// PATH often lacks; the bare name when none has it (a replay looks commands up by key).
+// A system tool (dkms, mokutil, modinfo): its name when the PATH has it (run_process finds it there, past
+// what root cannot trust), else from /usr/sbin, /sbin or /usr/bin, which a user's PATH often lacks; the bare
+// name when none has it (a replay looks commands up by key).
 std::string sbin_program(SystemView& view, const std::string& name);
 // The CUDA toolkit version of a folder (version.json, version.txt, NVIDIA wheels, its cuda-X.Y name).
 Fact<std::string> cuda_version_at(SystemView& view, const std::string& dir);

@@ -81,7 +81,7 @@ void collect_containers(SystemView& view, const CollectOptions& opt, const Packa
     return;
   }
   CommandSpec spec{
-      "docker-info-json", {docker.value_or("docker"), "info", "--format", "{{json .}}"}, opt.tool_timeout};
+      "docker-info-json", {"docker", "info", "--format", "{{json .}}"}, opt.tool_timeout}; // on PATH
   auto r = view.run(spec);
   if (!r.found) return;
   ToolRun run = tool_run_of(r, spec);

@@ -18,7 +18,8 @@ ToolRun tool_run_of(const CommandResult& r, const CommandSpec& spec) {
 }
 
 std::string sbin_program(SystemView& view, const std::string& name) {
-  if (auto found = find_on_path(view, name)) return *found;
+  // By name when the PATH has it: as root, the view runs the first copy root can trust (system/root_exec).
+  if (find_on_path(view, name)) return name;
   for (const char* dir : {"/usr/sbin/", "/sbin/", "/usr/bin/"})
     if (auto st = view.stat(dir + name); st && st->type == FileType::file) return dir + name;
   return name;

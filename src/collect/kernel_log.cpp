@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <future>
 
+#include <fmt/format.h>
+
 namespace gpudoctor {
 
 namespace {
@@ -34,6 +36,9 @@ CommandSpec log_spec(const std::string& key, std::vector<std::string> argv, cons
 // What a failed run said, in one line: "dmesg: read kernel buffer failed: Operation not permitted".
 std::string said(const CommandResult& r) {
   std::string program = r.argv.empty() ? r.key : r.argv[0];
+  if (!r.found && !r.untrusted.empty())
+    return fmt::format("{}: not run as root: {} ({})", program, r.untrusted.front().path,
+                       r.untrusted.front().why);
   if (!r.found) return program + ": not installed";
   if (r.timed_out) return program + ": killed at its time limit";
   std::string all = r.err + "\n" + r.out;

@@ -3,11 +3,14 @@
 #include "collect/collectors.hpp"
 #include "collect/pyenv_shim.hpp"
 #include "parse/parsers.hpp"
+#include "system/root_exec.hpp"
 #include "util/json.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
 #include <future>
+
+#include <fmt/format.h>
 
 namespace gpudoctor {
 
@@ -19,11 +22,19 @@ namespace {
 // venv's .pth files, so that is replaced by a no-op first (the venv's site-packages is still reported by
 // getsitepackages()). Output, one item per line: executable, version, the site folders in site's order
 // (user site first), a separator, then sys.path as the interpreter set it up.
+// As root the interpreter also runs isolated (-I: no PYTHON* variable, no working folder on sys.path, which
+// could hand `import site` a planted site.py); what the caller's PYTHONNOUSERSITE and user base say of the
+// user site is then passed as the script's two arguments, and PYTHONPATH is added by gpudoctor (isolated).
 constexpr const char* k_sys_path_script =
-    "import sys, site\n"
+    "import sys, site, os\n"
     "site.addsitepackages = lambda known_paths, *args, **kwargs: known_paths\n"
     "site.venv(set())\n"
-    "user = site.check_enableusersite() if site.ENABLE_USER_SITE is None else site.ENABLE_USER_SITE\n"
+    "if sys.flags.isolated:\n"
+    "    if sys.argv[2]: site.USER_BASE = sys.argv[2]\n"
+    "    enabled = lambda: not sys.argv[1] and os.geteuid() == os.getuid() and os.getegid() == os.getgid()\n"
+    "else:\n"
+    "    enabled = site.check_enableusersite\n"
+    "user = enabled() if site.ENABLE_USER_SITE is None else site.ENABLE_USER_SITE\n"
     "dirs = [site.getusersitepackages()] if user else []\n"
     "print(sys.executable); print('%d.%d.%d' % sys.version_info[:3])\n"
     "print('\\n'.join(dirs + site.getsitepackages())); print('--'); print('\\n'.join(sys.path))\n";
@@ -97,16 +108,57 @@ std::optional<TorchBuild> find_torch(SystemView& view, const std::vector<std::st
   return std::nullopt;
 }
 
+// The user base site would take from the caller's environment: PYTHONUSERBASE, else ~/.local (from HOME;
+// empty: the interpreter's account's home).
+std::string user_base(SystemView& view) {
+  if (auto base = view.env("PYTHONUSERBASE"); base && !base->empty()) return *base;
+  if (auto home = view.env("HOME"); home && !home->empty()) return *home + "/.local";
+  return {};
+}
+
+// The command that asks `program` for its sys.path: isolated as root (k_sys_path_script).
+CommandSpec sys_path_command(SystemView& view, const CollectOptions& opt, const std::string& program) {
+  CommandSpec spec{"python-env@" + program, {program, "-S"}, opt.python_timeout};
+  bool isolated = running_as_root();
+  if (isolated) spec.argv.push_back("-I");
+  spec.argv.insert(spec.argv.end(), {"-c", k_sys_path_script});
+  if (isolated)
+    spec.argv.insert(spec.argv.end(), {view.env("PYTHONNOUSERSITE").value_or(""), user_base(view)});
+  spec.as_owner_when_untrusted = true; // a user's interpreter is asked as that user, never as root
+  return spec;
+}
+
+// Whether the interpreter ran isolated (-I before -c in the argv it ran with, as recorded).
+bool ran_isolated(const std::vector<std::string>& argv) {
+  for (std::size_t i = 1; i < argv.size() && argv[i] != "-c"; ++i)
+    if (argv[i] == "-I") return true;
+  return false;
+}
+
+// What PYTHONPATH puts on sys.path (after the script's folder, before the standard library), for an
+// interpreter that ran isolated and so left it out: taken from the caller's variable as recorded.
+std::vector<std::string> pythonpath_entries(SystemView& view) {
+  std::vector<std::string> out;
+  if (auto value = view.env("PYTHONPATH"))
+    for (const auto& entry : text::split(*value, ':'))
+      if (!entry.empty()) out.push_back(entry);
+  return out;
+}
+
 PythonEnv inspect(SystemView& view, const CollectOptions& opt, const Candidate& c, ToolRun& run) {
   PythonEnv env;
   env.role = c.role;
   env.executable = c.program;
   env.via = c.via;
-  CommandSpec spec{"python-env@" + c.program, {c.program, "-S", "-c", k_sys_path_script}, opt.python_timeout};
+  CommandSpec spec = sys_path_command(view, opt, c.program);
   env.command_key = spec.key;
   auto r = view.run(spec);
   run = tool_run_of(r, spec);
   run.program = c.program;
+  if (!r.found && !r.untrusted.empty()) {
+    env.error = fmt::format("not run as root: {} ({})", r.untrusted.front().path, r.untrusted.front().why);
+    return env;
+  }
   if (!r.ok()) {
     env.error = r.timed_out ? "timed out after " + std::to_string(spec.timeout.count()) + " ms"
                             : "failed: " + text::trim(r.err).substr(0, 200);
@@ -138,6 +190,10 @@ PythonEnv inspect(SystemView& view, const CollectOptions& opt, const Candidate& 
   env.version = {lines[1], "cmd " + spec.key};
   std::vector<std::string> site_dirs(lines.begin() + 2, separator), base(separator + 1, lines.end());
   std::erase(base, std::string());
+  if (ran_isolated(r.argv)) {
+    auto added = pythonpath_entries(view);
+    base.insert(base.begin(), added.begin(), added.end());
+  }
   env.sys_path = full_sys_path(view, base, site_dirs);
   env.torch = find_torch(view, env.sys_path);
   return env;

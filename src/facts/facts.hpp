@@ -124,6 +124,12 @@ struct ToolRun {
   std::vector<std::string> evidence_lines;
 };
 
+// A program root did not run as itself, and the command it was for (SystemView::untrusted_programs).
+struct UntrustedRun {
+  std::string key;
+  UntrustedProgram program;
+};
+
 // A GPU's memory, clock and fabric health as `nvidia-smi -q` (text or -x) reports it; empty: not reported
 // (N/A).
 struct NvidiaGpuHealth {
@@ -532,6 +538,8 @@ struct Facts {
   FirmwareListing firmware;
   HostFacts host; // issue 12
   std::vector<ToolRun> tools;
+  // As root: the programs gpudoctor did not run as root (docs/security.md, "Executing as root"), by path.
+  std::vector<UntrustedRun> untrusted;
   ProbeFacts probes; // only with --probes, or replayed from a snapshot that holds probe outputs
   std::string hostname;
   std::vector<std::string> collector_errors; // a collector that failed; the run goes on

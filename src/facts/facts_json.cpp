@@ -261,6 +261,17 @@ Json facts_to_json(const Facts& f) {
   // Absent, not empty, when not taken: `check` does not take it, and "nothing installed" is a list of its
   // own.
   if (f.inventory) facts["inventory"] = inventory_to_json(*f.inventory);
+  // Absent when gpudoctor ran every program it meant to (always, but as root).
+  if (!f.untrusted.empty()) {
+    Json list = Json::array();
+    for (const auto& u : f.untrusted) {
+      Json entry = {{"key", u.key}, {"path", u.program.path}, {"why", u.program.why}};
+      if (!u.program.ran_as.empty()) entry["ran_as"] = u.program.ran_as;
+      if (!u.program.instead.empty()) entry["instead"] = u.program.instead;
+      list.push_back(std::move(entry));
+    }
+    facts["untrusted"] = std::move(list);
+  }
   return facts;
 }
 

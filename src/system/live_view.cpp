@@ -182,7 +182,24 @@ CommandResult LiveView::run(const CommandSpec& spec) {
   auto env = m_env;
   // Vendor tools localise numbers and messages; parsers expect the C locale.
   env["LC_ALL"] = "C";
-  return run_process(spec, env);
+  CommandResult r = run_process(spec, env);
+  note_untrusted(r);
+  return r;
+}
+
+void LiveView::note_untrusted(const CommandResult& r) {
+  if (r.untrusted.empty()) return;
+  std::lock_guard lock(m_untrusted_mutex);
+  for (const auto& u : r.untrusted)
+    if (std::none_of(m_untrusted.begin(), m_untrusted.end(), [&](const auto& seen) {
+          return seen.second.path == u.path && seen.second.ran_as == u.ran_as;
+        }))
+      m_untrusted.emplace_back(r.key, u);
+}
+
+std::vector<std::pair<std::string, UntrustedProgram>> LiveView::untrusted_programs() {
+  std::lock_guard lock(m_untrusted_mutex);
+  return m_untrusted;
 }
 
 std::map<std::string, std::string> LiveView::environment() {

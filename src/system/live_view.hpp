@@ -27,11 +27,18 @@ public:
   std::optional<FileStat> lstat(const std::string& path);
   // How many names (hard links) the file at `path` has, a final symlink not followed.
   std::optional<unsigned> link_count(const std::string& path);
+  std::vector<std::pair<std::string, UntrustedProgram>> untrusted_programs() override;
+
+protected:
+  // Keeps what a run did not run as root (CommandResult::untrusted) for untrusted_programs.
+  void note_untrusted(const CommandResult& r);
 
 private:
   std::string real_path(const std::string& path) const;
   std::string m_root;
   std::map<std::string, std::string> m_env;
+  std::mutex m_untrusted_mutex; // collectors run commands from several threads
+  std::vector<std::pair<std::string, UntrustedProgram>> m_untrusted;
 };
 
 } // namespace gpudoctor

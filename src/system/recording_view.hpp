@@ -27,6 +27,9 @@ public:
   std::map<std::string, std::string> environment() override;
   Identity identity() override;
   std::string kind() const override { return "live"; }
+  std::vector<std::pair<std::string, UntrustedProgram>> untrusted_programs() override {
+    return m_live.untrusted_programs();
+  }
 
   // Writes manifest.json, stat.json and commands.json. Call once, after collection.
   void finish(const snapshot::Manifest& manifest);

@@ -4,6 +4,7 @@
 #include "util/file_text.hpp"
 #include "util/text.hpp"
 
+#include <algorithm>
 #include <set>
 #include <sys/stat.h>
 #include <tuple>
@@ -117,6 +118,11 @@ std::expected<std::unique_ptr<ReplayView>, std::string> ReplayView::open(const f
     }
     ++index;
     std::string key = c.result.key;
+    for (const auto& u : c.result.untrusted) // every run's, also of a key a later run answers
+      if (std::none_of(view->m_untrusted.begin(), view->m_untrusted.end(), [&](const auto& seen) {
+            return seen.second.path == u.path && seen.second.ran_as == u.ran_as;
+          }))
+        view->m_untrusted.emplace_back(key, u);
     view->m_commands[key] = std::move(c.result); // a later run of the same key wins, as it did live
   }
   return view;

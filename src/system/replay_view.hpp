@@ -31,6 +31,7 @@ public:
   }
   Identity identity() override { return m_identity; }
   std::string kind() const override { return "replay"; }
+  std::vector<std::pair<std::string, UntrustedProgram>> untrusted_programs() override { return m_untrusted; }
 
   const snapshot::Manifest& manifest() const { return m_manifest; }
 
@@ -46,6 +47,7 @@ private:
   Identity m_identity;
   std::map<std::string, FileStat> m_stats;
   std::map<std::string, CommandResult> m_commands;
+  std::vector<std::pair<std::string, UntrustedProgram>> m_untrusted; // of every recorded command, in order
 };
 
 } // namespace gpudoctor

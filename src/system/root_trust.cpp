@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <pwd.h>
+#include <set>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
@@ -122,5 +123,62 @@ std::optional<Distrust> judge_path(const std::string& path, const std::string& r
 }
 
 } // namespace
+
+std::expected<unsigned, std::string> sole_owner(const std::string& path, const std::string& root) {
+  std::string top = root == "/" ? std::string() : root;
+  if (!top.empty() && top.back() == '/') top.pop_back();
+  if (path.empty() || path[0] != '/') return std::unexpected("not an absolute path");
+  std::set<unsigned> owners;
+  std::optional<std::string> refused;
+  // Why this place (not a link) leaves no one account in charge, if it does not.
+  auto judge_place = [&](const std::string& here, const struct stat& st) -> std::optional<std::string> {
+    bool sticky_folder = S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX);
+    if ((st.st_mode & S_IWOTH) && !sticky_folder) return fmt::format("{} is writable by others", here);
+    if ((st.st_mode & S_IWGRP) && st.st_uid == 0 && !sticky_folder)
+      return fmt::format("{} is root's and writable by its group", here);
+    if (st.st_uid != 0) owners.insert(st.st_uid);
+    return std::nullopt;
+  };
+  struct stat st {};
+  if (::lstat((top.empty() ? "/" : top).c_str(), &st) != 0) return std::unexpected("/ is missing");
+  if (auto why = judge_place("/", st)) return std::unexpected(*why);
+  auto look = [&](const std::vector<std::string>& parts) -> PathNode {
+    PathNode node;
+    if (refused) return node;
+    std::string here = "/" + text::join(parts, "/");
+    if (::lstat((top + here).c_str(), &st) != 0) {
+      refused = fmt::format("{} is {}", here, errno == ENOENT ? "missing" : "unreadable");
+      return node;
+    }
+    node.exists = true;
+    if (S_ISLNK(st.st_mode)) {
+      char target[PATH_MAX];
+      ssize_t n = ::readlink((top + here).c_str(), target, sizeof target - 1);
+      if (n < 0) {
+        refused = fmt::format("{} is unreadable", here);
+        node.exists = false;
+        return node;
+      }
+      node.link_target = std::string(target, static_cast<std::size_t>(n));
+      return node;
+    }
+    if (auto why = judge_place(here, st)) {
+      refused = *why;
+      node.exists = false;
+    }
+    return node;
+  };
+  auto reached = walk_path(path, true, look);
+  if (refused) return std::unexpected(*refused);
+  if (!reached) return std::unexpected("a link loop or a path too long");
+  if (owners.empty()) return std::unexpected("root's, yet root cannot trust it");
+  if (owners.size() > 1) {
+    std::vector<std::string> names;
+    for (unsigned uid : owners)
+      names.push_back(user_name_of(uid));
+    return std::unexpected(fmt::format("reached through places of {}", text::join(names, " and ")));
+  }
+  return *owners.begin();
+}
 
 } // namespace gpudoctor

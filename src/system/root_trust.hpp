@@ -6,6 +6,7 @@
 // it.
 #pragma once
 
+#include <expected>
 #include <optional>
 #include <string>
 
@@ -35,6 +36,14 @@ std::optional<Distrust> distrust_for_root_writes(const std::string& folder, cons
 // One place (its owner and mode, not a link) as the rules above judge it: why root must not take it as its
 // own, if it must not. `sticky_ok`: distrust_for_root_writes' exception for a sticky folder.
 std::optional<std::string> distrust_place(unsigned uid, unsigned mode, bool sticky_ok);
+
+// For a path root must not trust: the one account, other than root, that can change it, so that root may
+// run it as that account instead (a user's interpreter, docs/security.md "Executing as root"). The same walk
+// as distrust_for_root; every place on the way (folders, the folders links stand in, the file) must be owned
+// by root or by that one account, and none writable by others, except a sticky folder (/tmp: only an
+// entry's owner may replace it). A place of that account writable by its group is the account's own choice;
+// one of root's that a group can write is not. The reason when no one account can be named.
+std::expected<unsigned, std::string> sole_owner(const std::string& path, const std::string& root = {});
 
 // The user name of `uid` from the user database, or the number when it has none.
 std::string user_name_of(unsigned uid);

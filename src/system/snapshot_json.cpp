@@ -83,6 +83,16 @@ Json command_to_json(const CommandResult& r, const std::string& out_file, const 
   if (!err_file.empty()) j["stderr"] = err_file;
   if (r.truncated) j["truncated"] = true;
   if (!r.error.empty()) j["error"] = r.error;
+  if (!r.untrusted.empty()) {
+    Json list = Json::array();
+    for (const auto& u : r.untrusted) {
+      Json entry = {{"path", u.path}, {"why", u.why}};
+      if (!u.ran_as.empty()) entry["ran_as"] = u.ran_as;
+      if (!u.instead.empty()) entry["instead"] = u.instead;
+      list.push_back(std::move(entry));
+    }
+    j["untrusted"] = std::move(list);
+  }
   return j;
 }
 
@@ -231,6 +241,22 @@ std::optional<RecordedCommand> command_from_json(const Json& entry, std::string&
   if (auto sig = json_int(entry, "signal")) r.signal = as_int(*sig);
   r.truncated = json_bool(entry, "truncated").value_or(false);
   r.error = json_string(entry, "error").value_or("");
+  if (auto list = entry.find("untrusted"); list != entry.end()) {
+    if (!list->is_array()) {
+      error = "\"untrusted\" is not a list";
+      return std::nullopt;
+    }
+    for (const auto& u : *list) {
+      auto path = json_string(u, "path");
+      auto why = json_string(u, "why");
+      if (!path || !why) {
+        error = "an \"untrusted\" entry without \"path\" and \"why\" strings";
+        return std::nullopt;
+      }
+      r.untrusted.push_back(
+          {*path, *why, json_string(u, "ran_as").value_or(""), json_string(u, "instead").value_or("")});
+    }
+  }
   if (!r.found) r.exit_code = 127;
   for (auto [field, sink] : {std::pair{"stdout", &c.out_file}, std::pair{"stderr", &c.err_file}}) {
     auto file = json_string(entry, field);

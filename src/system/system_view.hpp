@@ -42,6 +42,14 @@ struct Identity {
   std::string hostname;
 };
 
+// A program root did not run as itself (docs/security.md, "Executing as root"): another user can change it.
+struct UntrustedProgram {
+  std::string path;    // the program as found (on PATH, or as named)
+  std::string why;     // "owned by alice", "/home/alice/bin is writable by others", ...
+  std::string ran_as;  // the account it ran as instead (a user's interpreter); empty: it was not run at all
+  std::string instead; // not run: the copy root can trust that ran in its place (further on PATH), if any
+};
+
 // What to run. `key` names the command in snapshots (spec: snapshot-v1 "Keys of format 1");
 // replay looks commands up by key, never by argv.
 struct CommandSpec {
@@ -51,6 +59,9 @@ struct CommandSpec {
   std::map<std::string, std::string> extra_env; // added to the inherited environment
   std::vector<std::string> unset_env;           // names (or prefixes ending in '*') removed from it
   bool keep_tail = false; // over the output cap, keep the last bytes (a log's newest lines), not the first
+  // A user's interpreter (a venv's, a conda env's, pyenv's, --python): as root, when it fails the trust rule
+  // it is run as the one account that can change it, instead of being skipped (system/root_exec.hpp).
+  bool as_owner_when_untrusted = false;
 };
 
 struct CommandResult {
@@ -67,6 +78,9 @@ struct CommandResult {
   std::string err;
   bool truncated = false; // output was longer than the cap
   std::string error;      // failure to start, other than "not found"
+  // As root: the programs met on the way that another user can change (skipped; the search went on), or the
+  // interpreter that ran as its owner. Recorded in commands.json, so a replay says the same.
+  std::vector<UntrustedProgram> untrusted;
 
   bool ok() const { return found && !timed_out && exit_code && *exit_code == 0; }
 };
@@ -117,6 +131,10 @@ public:
     return it->second;
   }
   bool exists(const std::string& path) { return stat(path).has_value(); }
+
+  // Every program this view did not run as root so far (CommandResult::untrusted of each run, the command's
+  // key first), each path once. Live: what happened; replay: what the snapshot's commands recorded.
+  virtual std::vector<std::pair<std::string, UntrustedProgram>> untrusted_programs() { return {}; }
 };
 
 } // namespace gpudoctor

@@ -25,13 +25,13 @@ TEST_SUITE("security") {
         "set -euo pipefail\nsource \"$LIB\"\n"
         "GD_DRY_RUN=0 GD_LOG_DIR=\"$DIR\" GD_JOURNAL=\"$DIR/j\" GD_RUN_ID=r1 GD_STEP=torch.reinstall\n"
         "gd_journal step-begin \"$TITLE\"\n"
-        "gd_journal pip-install \"$PYTHON\" 'torch torchvision' https://example.invalid/whl\n";
+        "gd_journal pip-install \"$INTERPRETER\" 'torch torchvision' https://example.invalid/whl\n";
     CommandSpec spec{"bash", {"bash", "--norc", "--noprofile", "-c", code}};
     auto r = run_process(spec, {{"PATH", "/usr/bin:/bin"},
                                 {"LIB", std::string(GPUDOCTOR_SOURCE_DIR) + "/fixes/lib.bash"},
                                 {"DIR", dir.path().string()},
                                 {"TITLE", title},
-                                {"PYTHON", python}});
+                                {"INTERPRETER", python}}); // not PYTHON*: root's children lose those
     REQUIRE_MESSAGE(r.ok(), r.err);
     auto text = read_whole_file((dir / "j").string());
     REQUIRE(text.has_value());

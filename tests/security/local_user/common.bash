@@ -34,6 +34,11 @@ as_user() { setpriv --reuid "$lu_uid" --regid "$(id -g "$lu_user")" --init-group
 
 # The canary every planted program and file touches when it runs: a file that must never exist.
 canary=$work/CANARY
+# Every planted program and hook also appends "<uid> <what>" to $lu_ran, a log anyone may write: the account
+# cannot write $work, so the canary stays absent when root runs one of its programs as the account; this log
+# tells "run as the account" from "not run at all".
+mkdir -m 1777 "$work/ran"
+lu_ran=$work/ran/log
 # plant_tool DIR NAME: a program NAME in DIR, owned by the account, that records its argv and touches the
 # canary (the evidence that root ran it).
 plant_tool() {
@@ -41,14 +46,21 @@ plant_tool() {
   mkdir -p "$dir"
   cat >"$dir/$name" <<SH
 #!/bin/sh
+echo "\$(id -u) \$0" >>"$lu_ran"
 echo "\$0 \$*" >>"$work/argv.log"
 : >"$canary"
 SH
   chmod 0755 "$dir/$name"
   chown -R "$lu_uid" "$dir"
 }
-# no_canary WHAT: asserts that nothing planted ran.
+# A line of Python that does what a planted program does (for site.py, sitecustomize.py, a .pth).
+# shellcheck disable=SC2034 # used by the scenarios that source this file
+plant_python_line="import os; open('$lu_ran', 'a').write('%d %s\\n' % (os.getuid(), __file__ if '__file__' in dir() else 'a .pth line')); open('$canary', 'w')"
+# no_canary WHAT: asserts that nothing planted ran as root.
 no_canary() {
-  [[ ! -e $canary ]] || fail "$1: a program or file of $lu_user ran as root: $(cat "$work/argv.log" 2>/dev/null)"
+  [[ ! -e $canary ]] || fail "$1: a program or file of $lu_user ran as root: $(cat "$work/argv.log" "$lu_ran" 2>/dev/null)"
+  if [[ -e $lu_ran ]] && grep -q '^0 ' "$lu_ran"; then fail "$1: ran as root: $(grep '^0 ' "$lu_ran")"; fi
   pass "$1: nothing of $lu_user ran as root"
 }
+# The lines of $lu_ran: what of the account's ran, and as whom; nothing when nothing ran.
+ran_log() { cat "$lu_ran" 2>/dev/null || true; }
