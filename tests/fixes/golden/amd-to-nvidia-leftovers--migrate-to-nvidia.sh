@@ -95,7 +95,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID='migrate-to-nvidia-f8cc51ff'
+GD_SCRIPT_ID='migrate-to-nvidia-91021dbe'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04
@@ -314,7 +314,7 @@ gd_verify_17() {
 
 # 18. Check the machine with gpudoctor (what must pass now) (fixes/migrate.yaml:24)
 gd_step_18() {
-  gd_post_check driver.not-bound,driver.nouveau,driver.nvidia-mismatch,cuda.no-driver,cuda.driver-too-old,stack.both-vendors,stack.leftover-paths,torch.cpu-build,torch.vendor-mismatch,torch.arch-missing,torch.cuda-too-new,perm.nvidia-dev,env.visible-devices-empty,env.visible-devices-foreign
+  gd_post_check /usr/bin/gpudoctor driver.not-bound,driver.nouveau,driver.nvidia-mismatch,cuda.no-driver,cuda.driver-too-old,stack.both-vendors,stack.leftover-paths,torch.cpu-build,torch.vendor-mismatch,torch.arch-missing,torch.cuda-too-new,perm.nvidia-dev,env.visible-devices-empty,env.visible-devices-foreign
 }
 gd_verify_18() {
   true # gpudoctor check reports by itself

@@ -81,7 +81,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID='migrate-to-amd-64cbead2'
+GD_SCRIPT_ID='migrate-to-amd-65bc9243'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04
@@ -309,7 +309,7 @@ gd_verify_17() {
 
 # 18. Check the machine with gpudoctor (what must pass now) (fixes/migrate.yaml:24)
 gd_step_18() {
-  gd_post_check driver.not-bound,driver.kfd-missing,stack.both-vendors,stack.leftover-paths,perm.kfd,perm.render-node,torch.cpu-build,torch.vendor-mismatch,torch.arch-missing,env.hsa-override-invalid,env.hsa-override-mismatch,env.visible-devices-empty,env.visible-devices-foreign
+  gd_post_check /usr/bin/gpudoctor driver.not-bound,driver.kfd-missing,stack.both-vendors,stack.leftover-paths,perm.kfd,perm.render-node,torch.cpu-build,torch.vendor-mismatch,torch.arch-missing,env.hsa-override-invalid,env.hsa-override-mismatch,env.visible-devices-empty,env.visible-devices-foreign
 }
 gd_verify_18() {
   true # gpudoctor check reports by itself

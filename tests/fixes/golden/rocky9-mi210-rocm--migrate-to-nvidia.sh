@@ -95,7 +95,7 @@
 
 set -euo pipefail
 
-GD_SCRIPT_ID='migrate-to-nvidia-82aac322'
+GD_SCRIPT_ID='migrate-to-nvidia-081d9575'
 GD_FAMILY=rhel
 GD_FOR_OS_ID=rocky
 GD_FOR_OS_VERSION=9.4
@@ -319,7 +319,7 @@ gd_verify_17() {
 
 # 18. Check the machine with gpudoctor (what must pass now) (fixes/migrate.yaml:24)
 gd_step_18() {
-  gd_post_check driver.not-bound,driver.nouveau,driver.nvidia-mismatch,cuda.no-driver,cuda.driver-too-old,stack.both-vendors,stack.leftover-paths,torch.cpu-build,torch.vendor-mismatch,torch.arch-missing,torch.cuda-too-new,perm.nvidia-dev,env.visible-devices-empty,env.visible-devices-foreign
+  gd_post_check /usr/bin/gpudoctor driver.not-bound,driver.nouveau,driver.nvidia-mismatch,cuda.no-driver,cuda.driver-too-old,stack.both-vendors,stack.leftover-paths,torch.cpu-build,torch.vendor-mismatch,torch.arch-missing,torch.cuda-too-new,perm.nvidia-dev,env.visible-devices-empty,env.visible-devices-foreign
 }
 gd_verify_18() {
   true # gpudoctor check reports by itself
