@@ -2413,19 +2413,42 @@ gd_verify_docker_nvidia_runtime() {
   fi
 }
 
-# Runs gpudoctor's own checks after a migration, when gpudoctor is installed here.
+# gd_post_check GPUDOCTOR IDS: runs gpudoctor's own checks after a migration, with the gpudoctor that wrote
+# this script, by its absolute path (a PATH such as sudo's secure_path may lack its folder), and only when no
+# other user can change it: the file and every folder above it owned by root (or by who runs this), writable
+# by neither group nor others, none of them a link (gpudoctor wrote its resolved path). Otherwise the step
+# fails and says why: a check that did not run never reports success.
 gd_post_check() {
-  local ids=$1
+  local gpudoctor=$1 ids=$2 path me owner mode why=
   if ((GD_DRY_RUN)); then
-    gd_note "would run: gpudoctor check --only $ids"
+    gd_note "would run: $(gd_quote "$gpudoctor") check --only $ids"
     return 0
   fi
-  if ! gd_have gpudoctor; then
-    gd_note "gpudoctor is not on PATH here; run this once it is: gpudoctor check --only $ids"
-    return 0
+  me=$(id -u)
+  path=$gpudoctor
+  if [[ $path != /* ]]; then why="$(gd_quote "$path") is not an absolute path"; fi
+  while [[ -z $why ]]; do
+    if [[ -L $path ]]; then
+      why="$(gd_quote "$path") is a link"
+    elif [[ ! -e $path ]]; then
+      why="$(gd_quote "$path") is not there"
+    else
+      read -r owner mode <<<"$(stat -c '%u %a' -- "$path")"
+      if ((owner != 0 && owner != me)); then
+        why="$(gd_quote "$path") is owned by $(id -nu "$owner" 2>/dev/null || printf '%s' "$owner")"
+      elif ((8#$mode & 8#022)); then
+        why="$(gd_quote "$path") is writable by its group or others"
+      fi
+    fi
+    if [[ $path == / ]]; then break; fi
+    path=$(gd_dir_of "$path")
+  done
+  if [[ -n $why ]]; then
+    gd_die "the check step cannot run gpudoctor: $why, and this step runs only a gpudoctor no other user can" \
+      "change. Run the checks with a trusted gpudoctor yourself: gpudoctor check --only $ids"
   fi
-  gd_note "+ gpudoctor check --only $ids"
-  gpudoctor check --only "$ids"
+  gd_note "+ $(gd_quote "$gpudoctor") check --only $ids"
+  "$gpudoctor" check --only "$ids"
 }
 
 # ---- reboot ---------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@
 // Exceptions stop here: usage errors exit 2, anything else 3.
 #include "app/cli_values.hpp"
 #include "app/commands.hpp"
+#include "app/root_handoff.hpp"
 #include "cli/completion.hpp"
 #include "system/lifecycle.hpp"
 #include "util/escape.hpp"
@@ -172,7 +173,8 @@ void add_fix_options(CLI::App& cmd, FixOptions& opt, Values& v) {
   add_from(cmd, v, "Plan for a snapshot (folder or bundle); the script refuses other machines");
   cmd.add_option("--emit", opt.emit, "Write the script to this file instead of printing it")
       ->check(k_not_empty);
-  cmd.add_flag("--apply", opt.apply, "Run the script step by step (sudo per step when not root)");
+  cmd.add_flag("--apply", opt.apply,
+               "Run the script step by step (steps that need root: gpudoctor runs itself through sudo)");
   cmd.add_flag("-y,--yes", opt.yes, "With --apply: do not ask first");
   cmd.add_option("--mirror", opt.mirror,
                  "Point repositories at this mirror (replaces each URL's scheme://host)");
@@ -211,7 +213,10 @@ int run_fix(Values& v, CLI::App&) {
 
 void add_migrate(CLI::App& cmd, Values& v) {
   cmd.add_option("--to", v.migrate.to, "nvidia or amd")->check(CLI::IsMember({"nvidia", "amd"}));
-  cmd.add_flag("--resume", v.migrate.resume, "Continue the applied migration after its reboot");
+  cmd.add_flag("--resume", v.migrate.resume,
+               "Continue the machine's unfinished migration (after its reboot, or a failure)");
+  cmd.add_flag("--finish", v.migrate.finish,
+               "After a good boot: close the migration that ran to its end and free its undo cache");
   cmd.add_flag("--remove-stack-of-present-gpu", v.migrate.remove_present_stack,
                "With GPUs of both vendors in the machine: remove the old stack all the same");
   add_fix_options(cmd, v.migrate.fix, v);
@@ -219,8 +224,8 @@ void add_migrate(CLI::App& cmd, Values& v) {
 
 int run_migrate(Values& v, CLI::App&) {
   if (!v.from.empty()) v.migrate.fix.from = v.from;
-  if (v.migrate.to.empty() && !v.migrate.resume) {
-    std::fprintf(stderr, "gpudoctor: migrate needs --to nvidia|amd (or --resume)\n");
+  if (v.migrate.to.empty() && !v.migrate.resume && !v.migrate.finish) {
+    std::fprintf(stderr, "gpudoctor: migrate needs --to nvidia|amd (or --resume, --finish)\n");
     return 2;
   }
   return cmd_migrate(v.migrate);
@@ -230,8 +235,14 @@ void add_undo(CLI::App& cmd, Values& v) {
   cmd.add_flag("-y,--yes", v.undo.yes, "Do not ask first");
   cmd.add_option("--root", v.undo.root, "For tests: the root the apply ran in (fix --root)");
   cmd.add_option("--state", v.undo.state,
-                 "The state file of the apply to undo (a user's apply whose steps ran through sudo)")
+                 "The state file of the apply to undo (as root: only one of root's own records)")
       ->check(k_not_empty);
+  auto* script = cmd.add_option("--script", v.undo.script,
+                                "Undo the apply of this script id (its runs in root's journal)")
+                     ->check(k_not_empty);
+  cmd.add_option("--run", v.undo.run, "With --script: only this run of it")
+      ->check(k_not_empty)
+      ->needs(script);
 }
 
 int run_undo(Values& v, CLI::App&) {
@@ -331,7 +342,7 @@ constexpr Deprecated k_deprecated[] = {
 // Options that only do something together with another: given without it, a warning says so.
 struct Needs {
   std::string_view subcommand, option;
-  std::array<std::string_view, 2> any_of; // options of the same subcommand; "--format=npd": with that value
+  std::array<std::string_view, 3> any_of; // options of the same subcommand; "--format=npd": with that value
 };
 constexpr Needs k_needs[] = {
     {"check", "--max-output-length", {"--format=npd"}},
@@ -341,7 +352,7 @@ constexpr Needs k_needs[] = {
     {"bundle", "--ca-file", {"--upload"}},
     {"bundle", "--upload-timeout", {"--upload"}},
     {"fix", "--yes", {"--apply"}},
-    {"migrate", "--yes", {"--apply", "--resume"}},
+    {"migrate", "--yes", {"--apply", "--resume", "--finish"}},
 };
 
 // Options that another one given with them makes pointless: a warning says which one wins and why. The
@@ -349,7 +360,7 @@ constexpr Needs k_needs[] = {
 struct Overridden {
   std::string_view subcommand, option, by, why;
 };
-constexpr std::string_view k_resumed = "the migration recorded before the reboot goes on as it was planned";
+constexpr std::string_view k_resumed = "the machine's unfinished migration goes on as it was planned";
 constexpr Overridden k_overridden[] = {
     {"migrate", "--to", "--resume", k_resumed},
     {"migrate", "--from", "--resume", k_resumed},
@@ -364,6 +375,9 @@ constexpr Overridden k_overridden[] = {
     {"migrate", "--unhold", "--resume", k_resumed},
     {"migrate", "--stop-gpu-users", "--resume", k_resumed},
     {"migrate", "--render-all", "--resume", k_resumed},
+    {"migrate", "--to", "--finish", "--finish closes the machine's migration"},
+    {"migrate", "--apply", "--finish", "--finish closes the machine's migration"},
+    {"migrate", "--resume", "--finish", "--finish closes the machine's migration"},
     {"fix", "--emit", "--apply", "--apply keeps the script in gpudoctor's state folder and runs it"},
     {"migrate", "--emit", "--apply", "--apply keeps the script in gpudoctor's state folder and runs it"},
     {"check", "*", "--list", "it prints the ids and titles of the checks and runs none"},
@@ -376,6 +390,17 @@ bool given(const CLI::App& cmd, std::string_view option) {
   const CLI::Option* opt = cmd.get_option(std::string(option.substr(0, eq)));
   if (opt->count() == 0) return false;
   return eq == std::string_view::npos || opt->as<std::string>() == option.substr(eq + 1);
+}
+
+// "--apply", "--apply or --resume", "--apply, --resume or --finish".
+std::string alternatives(const std::array<std::string_view, 3>& any_of) {
+  std::vector<std::string_view> names;
+  for (auto n : any_of)
+    if (!n.empty()) names.push_back(n);
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    out += fmt::format("{}{}", i == 0 ? "" : i + 1 == names.size() ? " or " : ", ", names[i]);
+  return out;
 }
 
 // The options of `cmd` given that `o` overrides: its one option, or with "*" every other one given.
@@ -407,7 +432,7 @@ void warn_unused(const CLI::App& cmd) {
     if (n.subcommand == cmd.get_name() && given(cmd, n.option) &&
         std::ranges::none_of(n.any_of, [&](std::string_view o) { return given(cmd, o); }))
       fmt::print(stderr, "gpudoctor: warning: {} {} has no effect without {}\n", n.subcommand, n.option,
-                 n.any_of[1].empty() ? n.any_of[0] : fmt::format("{} or {}", n.any_of[0], n.any_of[1]));
+                 alternatives(n.any_of));
   for (const auto& o : k_overridden) {
     if (o.subcommand != cmd.get_name() || !given(cmd, o.by)) continue;
     for (const std::string& option : overridden_options(cmd, o))
@@ -436,6 +461,7 @@ namespace {
 
 int run_command(int argc, char** argv) {
   gpudoctor::start_lifecycle(); // first: signals, the reaper, stale temporary folders (before any thread)
+  gpudoctor::remember_arguments(argc, argv); // a handoff to root through sudo repeats them
   // Named, not argv[0]: the man page (help2man) and the completion script show this name.
   CLI::App app{"gpudoctor: what is wrong with this GPU machine, and how to fix it", "gpudoctor"};
   app.set_version_flag("--version", "gpudoctor " GPUDOCTOR_VERSION);

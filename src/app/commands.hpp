@@ -71,6 +71,7 @@ struct FixOptions {
 struct MigrateOptions {
   std::string to; // nvidia | amd
   bool resume = false;
+  bool finish = false;               // close the migration that ran to its end and free its undo cache
   bool remove_present_stack = false; // both vendors' GPUs in: the old stack goes anyway
   FixOptions fix;
 };
@@ -78,7 +79,9 @@ struct MigrateOptions {
 struct UndoOptions {
   std::string root; // tests, as for fix
   bool yes = false;
-  std::string state; // the state file of the apply to undo (default: the last apply of this user)
+  std::string state; // the state file of the apply to undo (default: the last apply); root takes only its own
+  std::string script; // the apply of this script id, from root's records
+  std::string run;    // with script: only this run of it
 };
 
 // gpudoctor fleet and diff: many nodes' reports side by side, and one machine's two reports compared

@@ -1,13 +1,17 @@
 #include "app/fix_session.hpp"
 
+#include "app/root_handoff.hpp"
 #include "app/rooted_view.hpp"
 #include "fix/apply.hpp"
 #include "fix/render.hpp"
 #include "system/live_view.hpp"
+#include "system/machine_paths.hpp"
 #include "system/output_file.hpp"
 #include "util/escape.hpp"
 
 #include <cstdio>
+#include <filesystem>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -23,6 +27,11 @@ fix::PlanContext FixSession::context(const FixOptions& opt) const {
   po.stop_gpu_users = opt.stop_gpu_users;
   po.incoming_gpu = opt.gpu;
   po.source = source;
+  // The migration's check step runs this gpudoctor by its absolute path (a PATH such as sudo's secure_path
+  // may lack its folder); the script judges it with the trust rule before it runs it.
+  std::error_code ec;
+  if (auto self = std::filesystem::read_symlink(paths::self_exe, ec).string(); !ec && self.starts_with("/"))
+    po.gpudoctor = self;
   return fix::PlanContext{report.facts, data.kb, stacks, book, *report.facts.inventory, report.results, po};
 }
 
@@ -96,7 +105,17 @@ int deliver_plan(const fix::Plan& plan, const FixSession& session, const FixOpti
           stderr, "gpudoctor: --apply runs on this machine; a plan made --from a snapshot is only printed\n");
       return 2;
     }
-    return fix::apply_plan(plan, script, {opt.yes, opt.root, opt.any_host}, migration);
+    // Steps that need root, or a test's root, are root's: a user's gpudoctor hands the whole apply to root.
+    if (::geteuid() != 0 && (plan.needs_root() || !opt.root.empty())) {
+      std::vector<std::string> args = given_arguments();
+      auto pythons = session_python_options(opt.check.pythons);
+      args.insert(args.end(), pythons.begin(), pythons.end());
+      std::string what = migration ? "the migration" : fmt::format("fix {}", plan.id);
+      int status = run_as_root(args, what);
+      if (status != 2) fix::note_root_apply(migration ? plan.id : "fix " + plan.id + " --apply");
+      return status;
+    }
+    return fix::apply_plan(plan, script, {opt.yes, opt.root, opt.any_host, given_command(), {}}, migration);
   }
   if (!opt.emit.empty()) {
     if (auto w = write_output(opt.emit, script.text, 0755); !w) {

@@ -1,18 +1,65 @@
-// gpudoctor migrate: one staged plan to move a machine from one GPU vendor's stack to the other's.
+// gpudoctor migrate: one staged plan to move a machine from one GPU vendor's stack to the other's; and undo.
 #include "app/commands.hpp"
 #include "app/fix_session.hpp"
+#include "app/root_handoff.hpp"
 #include "fix/apply.hpp"
 #include "util/escape.hpp"
 
 #include <cstdio>
+#include <unistd.h>
 
 namespace gpudoctor {
 
+namespace {
+
+// The options given that would shape a new plan: a rerun that continues the recorded migration ignores them.
+std::vector<std::string> plan_options(const MigrateOptions& opt) {
+  const FixOptions& f = opt.fix;
+  std::vector<std::string> out;
+  auto add = [&](const char* name, const std::string& value) {
+    if (!value.empty()) out.push_back(std::string(name) + " " + value);
+  };
+  add("--driver", f.driver);
+  add("--cuda", f.cuda);
+  add("--rocm", f.rocm);
+  add("--torch", f.torch);
+  add("--mirror", f.mirror);
+  add("--gpu", f.gpu);
+  for (const auto& p : f.check.pythons)
+    add("--python", p);
+  if (f.unhold) out.emplace_back("--unhold");
+  if (f.stop_gpu_users) out.emplace_back("--stop-gpu-users");
+  if (f.render_all) out.emplace_back("--render-all");
+  if (opt.remove_present_stack) out.emplace_back("--remove-stack-of-present-gpu");
+  return out;
+}
+
+} // namespace
+
 int cmd_migrate(const MigrateOptions& opt) {
-  if (opt.resume) return fix::resume_migration({opt.fix.yes, opt.fix.root, opt.fix.any_host});
+  fix::ApplyOptions aopt{opt.fix.yes, opt.fix.root, opt.fix.any_host, given_command(), {}};
+  bool acts = opt.resume || opt.finish || opt.fix.apply;
+  // The migration is root's (its records, its steps): a user's gpudoctor hands it over whole.
+  if (acts && ::geteuid() != 0 && !opt.fix.from) {
+    std::vector<std::string> args = given_arguments();
+    if (opt.fix.apply && !opt.resume && !opt.finish) {
+      auto pythons = session_python_options(opt.fix.check.pythons);
+      args.insert(args.end(), pythons.begin(), pythons.end());
+    }
+    int status = run_as_root(args, opt.finish ? "finishing the migration" : "the migration");
+    if (status != 2 && opt.fix.apply && !opt.resume && !opt.finish)
+      fix::note_root_apply("migrate --to " + opt.to + " --apply");
+    return status;
+  }
+  if (opt.finish) return fix::finish_migration(aopt);
+  if (opt.resume) return fix::resume_migration(aopt);
   if (opt.to != "nvidia" && opt.to != "amd") {
     std::fprintf(stderr, "gpudoctor: migrate --to nvidia or --to amd\n");
     return 2;
+  }
+  if (opt.fix.apply && !opt.fix.from) {
+    aopt.ignored = plan_options(opt);
+    if (auto handled = fix::apply_recorded_migration(opt.to, aopt)) return *handled;
   }
   int status = 0;
   auto session = open_fix_session(opt.fix, status);
@@ -29,7 +76,17 @@ int cmd_migrate(const MigrateOptions& opt) {
 }
 
 int cmd_undo(const UndoOptions& opt) {
-  return fix::undo_last_apply(opt.root, opt.yes, opt.state);
+  fix::UndoRequest req{opt.root, opt.yes, opt.state, opt.script, opt.run};
+  if (::geteuid() != 0) {
+    auto u = fix::user_undo(req);
+    if (u.kind == fix::UserUndo::Kind::root)
+      return run_as_root(u.root_args, "undoing an apply that ran as root");
+    if (u.kind == fix::UserUndo::Kind::none) {
+      std::fputs(u.message.c_str(), stderr);
+      return 2;
+    }
+  }
+  return fix::undo_apply(req);
 }
 
 } // namespace gpudoctor

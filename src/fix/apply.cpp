@@ -1,43 +1,316 @@
 #include "fix/apply.hpp"
 
 #include "fix/apply_state.hpp"
+#include "fix/ask.hpp"
+#include "fix/journal.hpp"
+#include "fix/record_files.hpp"
 #include "fix/script_text.hpp"
 #include "system/process.hpp"
+#include "system/root_trust.hpp"
 #include "util/atomic_file.hpp"
 #include "util/escape.hpp"
-#include "util/json.hpp"
+#include "util/text.hpp"
 
 #include <algorithm>
-#include <cerrno>
+#include <cctype>
+#include <cstdint>
 #include <cstdio>
-#include <ctime>
+#include <filesystem>
 #include <unistd.h>
+
+#include <fmt/format.h>
 
 namespace gpudoctor::fix {
 
+using escape::one_line;
+
 namespace {
 
-std::string new_run_id() {
-  char stamp[32];
-  std::time_t now = std::time(nullptr);
-  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", std::gmtime(&now));
-  return std::string(stamp) + "-" + std::to_string(::getpid());
+bool am_root() {
+  return ::geteuid() == 0;
 }
 
-// The command that runs one step of the script.
-std::vector<std::string> step_command(const Json& st, const std::string& step, const ApplyOptions& opt) {
-  std::vector<std::string> argv;
-  std::string root = st.value("root", "");
-  if (!root.empty()) {
-    argv = {"chroot", root};
-  } else if (st.value("needs_root", false) && ::geteuid() != 0) {
-    argv = {"sudo"};
+// What in a step's bash installs or removes packages (fixes/lib.bash's package helpers and the package
+// managers): such a fix must wait for an unfinished migration.
+constexpr std::string_view k_package_words[] = {"gd_install_packages",
+                                                "gd_purge_packages",
+                                                "gd_prepare_downloads",
+                                                "gd_autoremove_orphans",
+                                                "gd_purge_config_packages",
+                                                "gd_release_holds",
+                                                "gd_remove_versionlocks",
+                                                "gd_cuda_keyring",
+                                                "gd_install_epel",
+                                                "gd_switch_module_stream",
+                                                "gd_reset_module",
+                                                "gd_dkms_remove",
+                                                "apt-get",
+                                                "apt-mark",
+                                                "dpkg",
+                                                "dnf",
+                                                "rpm"};
+
+bool word_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+}
+
+bool has_word(std::string_view text, std::string_view word) {
+  for (auto at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
+    bool starts = at == 0 || !word_char(text[at - 1]);
+    bool ends = at + word.size() == text.size() || !word_char(text[at + word.size()]);
+    if (starts && ends) return true;
   }
-  argv.push_back("bash");
-  argv.push_back(st.value("script", ""));
-  argv.insert(argv.end(), {"--step", step, "--run-id", st.value("run", ""), "--no-reboot"});
+  return false;
+}
+
+bool acts_on_packages(const Plan& plan) {
+  return std::any_of(plan.steps.begin(), plan.steps.end(), [](const PlannedStep& s) {
+    return std::any_of(std::begin(k_package_words), std::end(k_package_words),
+                       [&](std::string_view w) { return has_word(s.body, w); });
+  });
+}
+
+std::string target_of(const std::string& plan_id) {
+  constexpr std::string_view prefix = "migrate-to-";
+  return plan_id.starts_with(prefix) ? plan_id.substr(prefix.size()) : plan_id;
+}
+
+// The machine's migration record (0.1.0 kept it as migrate.json).
+std::expected<std::optional<ApplyRecord>, std::string> load_migration(const RecordPlaces& places) {
+  auto m = load_record(places, places.migration_file());
+  if (!m || *m) return m;
+  auto old = load_record(places, places.migration_file_0_1());
+  if (old && *old && (*old)->kind != "migration")
+    return std::unexpected(fmt::format("{} is no migration", one_line(places.migration_file_0_1())));
+  return old;
+}
+
+// The record's own file: the migration's, or last-apply.json for a fix. A migration also leaves a pointer
+// in last-apply.json, so that `gpudoctor undo` finds it.
+bool save(const RecordPlaces& places, const ApplyRecord& rec, bool with_pointer = false) {
+  bool migration = rec.kind == "migration";
+  auto r = save_record(places, migration ? places.migration_file() : places.last_apply_file(),
+                       record_to_json(rec));
+  if (r && migration && with_pointer) r = save_record(places, places.last_apply_file(), pointer_to_json(rec));
+  if (!r) std::fprintf(stderr, "gpudoctor: %s\n", one_line(r.error()).c_str());
+  return r.has_value();
+}
+
+std::string rerun_command(const ApplyRecord& rec, const ApplyOptions& opt) {
+  if (!opt.rerun.empty()) return opt.rerun;
+  return gpudoctor_command(rec.kind == "migration" ? fmt::format("migrate --to {} --apply", rec.target)
+                                                   : fmt::format("fix {} --apply", rec.plan),
+                           opt.root);
+}
+
+// What the journal says of the record's last run once a step failed: the script put back what the run had
+// changed (lib.bash's gd_rollback_run), or the run changed nothing at all.
+struct FailedRun {
+  bool rolled_back = false, changed = true;
+};
+FailedRun failed_run(const RecordPlaces& places, const ApplyRecord& rec) {
+  auto text = read_record(places, places.journal(rec.script_id));
+  if (!text || !*text) return {false, false};
+  auto entries = parse_journal(**text);
+  RunEffects fx = run_effects(entries, rec.runs.back());
+  bool rolled = std::find(fx.rolled_back_runs.begin(), fx.rolled_back_runs.end(), rec.runs.back()) !=
+                fx.rolled_back_runs.end();
+  return {rolled, changed_anything(fx)};
+}
+
+// The size of what lies below a folder (the undo cache), links not followed: "3.2 GiB", "740 KiB".
+std::string folder_size(const std::string& host) {
+  std::error_code ec;
+  std::uintmax_t bytes = 0;
+  for (auto it = std::filesystem::recursive_directory_iterator(host, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
+    if (it->is_regular_file(ec) && !it->is_symlink(ec)) bytes += it->file_size(ec);
+  if (bytes >= (std::uintmax_t{1} << 30))
+    return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1 << 30));
+  if (bytes >= (std::uintmax_t{1} << 20)) return fmt::format("{} MiB", (bytes + (1 << 19)) >> 20);
+  return fmt::format("{} KiB", (bytes + 512) >> 10);
+}
+
+std::vector<std::string> step_command(const RecordPlaces& places, const ApplyRecord& rec,
+                                      const std::string& step, const ApplyOptions& opt) {
+  std::vector<std::string> argv;
+  if (!places.root.empty()) argv = {"chroot", places.root};
+  argv.insert(argv.end(), {"bash", places.script(rec.script_id), "--step", step, "--run-id", rec.runs.back(),
+                           "--no-reboot"});
   if (opt.any_host) argv.push_back("--any-host");
   return argv;
+}
+
+void print_failure(const RecordPlaces& places, const ApplyRecord& rec, const std::string& step, int status,
+                   const ApplyOptions& opt) {
+  std::string head =
+      fmt::format("\ngpudoctor: step {} failed (exit status {}); nothing after it ran.\n  Journal: {}\n",
+                  one_line(step), status, one_line(places.journal(rec.script_id)));
+  std::string next;
+  if (rec.status == "rolled-back" || rec.status == "stopped")
+    next =
+        fmt::format("  {}: the machine is as it was before. Once the cause is fixed (the output above says "
+                    "what failed), start it again:\n    {}\n",
+                    rec.status == "stopped" ? "The script stopped before it changed anything"
+                                            : "The script put back what this run had changed",
+                    rerun_command(rec, opt));
+  else if (rec.kind == "migration")
+    next = fmt::format("  The migration is unfinished ({} of {} steps done). Once the cause is fixed (the "
+                       "output above says what failed), go on with it; or put the machine back as it was "
+                       "before the migration:\n    {}\n    {}\n",
+                       rec.done.size(), rec.steps.size(), gpudoctor_command("migrate --resume", opt.root),
+                       gpudoctor_command("undo", opt.root));
+  else
+    next = fmt::format("  Once the cause is fixed (the output above says what failed), run it again; or put "
+                       "back what this run changed:\n    {}\n    {}\n",
+                       rerun_command(rec, opt), gpudoctor_command("undo", opt.root));
+  std::fputs((head + next).c_str(), stderr);
+}
+
+// Runs the steps of the record's last run that are not done yet, saving the record after each.
+int run_steps(const RecordPlaces& places, ApplyRecord& rec, const ApplyOptions& opt) {
+  if (places.system && am_root())
+    if (auto d = distrust_for_root(places.script(rec.script_id), places.root)) {
+      std::fprintf(stderr, "gpudoctor: root runs only its own script, and %s is %s: nothing was run.\n",
+                   one_line(places.script(rec.script_id)).c_str(),
+                   one_line(d->describe(places.script(rec.script_id))).c_str());
+      return 2;
+    }
+  const std::vector<std::string> done_before = rec.done;
+  for (const auto& id : rec.steps) {
+    if (std::find(rec.done.begin(), rec.done.end(), id) != rec.done.end()) continue;
+    int status = run_foreground(step_command(places, rec, id, opt));
+    if (status == 100) {
+      rec.status = "reboot";
+      save(places, rec);
+      std::printf("\nReboot now. After the reboot, `%s` continues where this stopped.\n",
+                  rec.kind == "migration" ? gpudoctor_command("migrate --resume", opt.root).c_str()
+                                          : rerun_command(rec, opt).c_str());
+      return 0;
+    }
+    if (status != 0) {
+      // A failure in the prepare stage puts back what its run had changed: those steps are to run again.
+      // A first run that ends so, or that changed nothing (a refusal), leaves no migration to go on with: a
+      // new plan may be made (with --unhold, say).
+      FailedRun f = failed_run(places, rec);
+      if (f.rolled_back) rec.done = done_before;
+      bool first = rec.done.empty() && rec.runs.size() == 1;
+      rec.status = first && f.rolled_back ? "rolled-back" : first && !f.changed ? "stopped" : "failed";
+      rec.failed_step = id;
+      save(places, rec);
+      print_failure(places, rec, id, status, opt);
+      return 1;
+    }
+    rec.done.push_back(id);
+    if (!save(places, rec)) return 1;
+  }
+  rec.status = "done";
+  rec.failed_step.clear();
+  save(places, rec);
+  std::printf("\nAll %zu steps ran. Journal: %s\n", rec.done.size(),
+              one_line(places.journal(rec.script_id)).c_str());
+  if (rec.kind == "migration")
+    std::printf("The migration is done. `%s` puts the machine back as it was before it; after a good boot, "
+                "`%s` frees its undo cache (%s in %s).\n",
+                gpudoctor_command("undo", opt.root).c_str(),
+                gpudoctor_command("migrate --finish", opt.root).c_str(),
+                folder_size(places.on_host(places.script_cache(rec.script_id))).c_str(),
+                one_line(places.script_cache(rec.script_id)).c_str());
+  else
+    std::printf("`%s` restores the files this run edited.\n", gpudoctor_command("undo", opt.root).c_str());
+  return 0;
+}
+
+// The folders, the lock and the machine's migration record, for an apply, resume or finish as root.
+struct Opened {
+  RecordPlaces places;
+  RecordLock lock;
+  std::optional<ApplyRecord> migration;
+};
+
+std::optional<Opened> open_records(const ApplyOptions& opt, bool make_folders) {
+  Opened o{places_for(opt.root), {}, std::nullopt};
+  if (make_folders)
+    if (auto r = prepare_record_folders(o.places); !r) {
+      print_refusal(r.error());
+      return std::nullopt;
+    }
+  auto lock = lock_records(o.places);
+  if (!lock) {
+    std::fprintf(stderr, "gpudoctor: %s\n", one_line(lock.error()).c_str());
+    return std::nullopt;
+  }
+  o.lock = std::move(*lock);
+  if (o.places.system) {
+    auto m = load_migration(o.places);
+    if (!m) {
+      std::fprintf(stderr,
+                   "gpudoctor: %s. Root acts only on its own records: look at the file, then remove it or "
+                   "give it to root, and run this again.\n",
+                   one_line(m.error()).c_str());
+      return std::nullopt;
+    }
+    o.migration = std::move(*m);
+  }
+  return o;
+}
+
+void warn_ignored(const ApplyOptions& opt) {
+  if (!opt.ignored.empty())
+    std::fprintf(
+        stderr, "gpudoctor: warning: ignored, since the unfinished migration goes on as it was planned: %s\n",
+        one_line(text::join(opt.ignored, ", ")).c_str());
+}
+
+// Another run of the machine's unfinished migration (a rerun of migrate --apply, or --resume).
+int continue_migration(Opened& o, const ApplyOptions& opt) {
+  ApplyRecord& rec = *o.migration;
+  std::vector<std::string> left;
+  for (const auto& s : rec.steps)
+    if (std::find(rec.done.begin(), rec.done.end(), s) == rec.done.end()) left.push_back(s);
+  std::printf("Steps left of %s: %s\n", one_line(rec.script_id).c_str(),
+              one_line(text::join(left, ", ")).c_str());
+  if (!opt.yes && !confirm(fmt::format("Run the {} steps left?", left.size()))) {
+    std::fprintf(stderr, "gpudoctor: nothing was run%s\n", yes_hint());
+    return 2;
+  }
+  auto script = read_record(o.places, o.places.script(rec.script_id));
+  if (!script || !*script) {
+    std::fprintf(
+        stderr,
+        "gpudoctor: the script of the migration (%s) %s: it cannot go on. Put the machine back as it "
+        "was before it:\n    %s\n",
+        one_line(o.places.script(rec.script_id)).c_str(),
+        script ? "is gone" : ("cannot be used: " + one_line(script.error())).c_str(),
+        gpudoctor_command("undo", opt.root).c_str());
+    return 2;
+  }
+  rec.runs.push_back(new_run_id(rec.runs));
+  rec.status = "running";
+  rec.failed_step.clear();
+  if (!save(o.places, rec, true)) return 2;
+  return run_steps(o.places, rec, opt);
+}
+
+// What the machine's migration record makes of `migrate --to TARGET --apply`: nullopt when a new migration
+// may start, else the exit status of continuing it, saying it is complete, or refusing.
+std::optional<int> follow_gate(Opened& o, const std::string& target, const ApplyOptions& opt) {
+  auto gate = migration_gate(o.migration, target, opt.root);
+  switch (gate.action) {
+  case MigrationGate::Action::start:
+    return std::nullopt;
+  case MigrationGate::Action::resume:
+    std::printf("%s\n", gate.message.c_str());
+    warn_ignored(opt);
+    return continue_migration(o, opt);
+  case MigrationGate::Action::complete:
+    std::printf("%s\n", gate.message.c_str());
+    return 0;
+  case MigrationGate::Action::refuse:
+    std::fputs(gate.message.c_str(), stderr);
+    return 2;
+  }
+  return 2;
 }
 
 } // namespace
@@ -49,122 +322,158 @@ int run_attached(const std::vector<std::string>& command, const std::string& roo
   return run_foreground(argv);
 }
 
-namespace {
-
-int run_steps(Record& rec, const ApplyOptions& opt, bool migration) {
-  Json& st = rec.doc;
-  std::vector<std::string> done = st.value("done", std::vector<std::string>{});
-  std::string journal = st.value("journal", "");
-  for (const auto& step : st["steps"]) {
-    std::string id = step.get<std::string>();
-    if (std::find(done.begin(), done.end(), id) != done.end()) continue;
-    int status = run_foreground(step_command(st, id, opt));
-    if (status == 100) {
-      st["status"] = "reboot";
-      rec.save();
-      std::printf("\nReboot now. After the reboot, %s continues where this stopped.\n",
-                  migration ? "`gpudoctor migrate --resume`" : "running the script again");
-      return 0;
-    }
-    if (status != 0) {
-      st["status"] = "failed";
-      st["failed_step"] = id;
-      rec.save();
-      std::fprintf(stderr,
-                   "\ngpudoctor: step %s failed (exit status %d); nothing after it ran.\n"
-                   "  Journal: %s\n  `gpudoctor undo%s` restores the files this run edited.\n",
-                   escape::one_line(id).c_str(), status, escape::one_line(journal).c_str(),
-                   opt.root.empty() ? "" : (" --root " + shell_quote(opt.root)).c_str());
-      return 1;
-    }
-    done.push_back(id);
-    st["done"] = done;
-    rec.save();
+int apply_plan(const Plan& plan, const Script& script, const ApplyOptions& opt, bool migration) {
+  if (!am_root() && (plan.needs_root() || !opt.root.empty())) {
+    // The app hands such an apply to root (app/root_handoff) before it gets here.
+    std::fprintf(stderr, "gpudoctor: these steps need root: run gpudoctor as root\n");
+    return 2;
   }
-  st["status"] = "done";
-  rec.save();
-  std::printf("\nAll %zu steps ran. Journal: %s\n`gpudoctor undo` restores the files this run edited.\n",
-              done.size(), escape::one_line(journal).c_str());
-  return 0;
+  auto o = open_records(opt, true);
+  if (!o) return 2;
+  if (migration) {
+    if (auto status = follow_gate(*o, target_of(plan.id), opt)) return *status;
+  } else if (auto why = fix_refusal(o->migration, plan.id, acts_on_packages(plan), opt.root); !why.empty()) {
+    std::fputs(why.c_str(), stderr);
+    return 2;
+  }
+  std::printf("%s\n", render_plan_summary(plan).c_str());
+  if (!migration && o->migration && !o->migration->closed())
+    std::printf("Note: the migration to %s (%s) is not closed; `%s` undoes this fix first, then the "
+                "migration.\n",
+                o->migration->target.c_str(), one_line(o->migration->script_id).c_str(),
+                gpudoctor_command("undo", opt.root).c_str());
+  if (!opt.yes && !confirm(fmt::format("Run these {} steps?", plan.steps.size()))) {
+    std::fprintf(stderr, "gpudoctor: nothing was run%s\n", yes_hint());
+    return 2;
+  }
+  if (auto w = atomic_write(o->places.on_host(o->places.script(script.id)), script.text, 0700); !w) {
+    std::fprintf(stderr, "gpudoctor: %s\n", one_line(w.error()).c_str());
+    return 2;
+  }
+  ApplyRecord rec;
+  rec.kind = migration ? "migration" : "fix";
+  rec.plan = plan.id;
+  rec.target = migration ? target_of(plan.id) : std::string();
+  rec.script_id = script.id;
+  rec.runs = {new_run_id({})};
+  for (const auto& s : plan.steps)
+    rec.steps.push_back(s.id);
+  rec.family = family_name(plan.os.family);
+  rec.needs_root = plan.needs_root();
+  rec.version = GPUDOCTOR_VERSION;
+  if (!save(o->places, rec, true)) return 2;
+  return run_steps(o->places, rec, opt);
 }
 
-} // namespace
-
-int apply_plan(const Plan& plan, const Script& script, const ApplyOptions& opt, bool migration) {
-  std::printf("%s\n", render_plan_summary(plan).c_str());
-  bool needs_root = plan.needs_root();
-  bool am_root = ::geteuid() == 0;
-  if (!opt.root.empty() && !am_root) {
-    std::fprintf(stderr, "gpudoctor: --root runs the steps with chroot, which needs root\n");
-    return 2;
-  }
-  if (needs_root && !am_root && opt.root.empty() && !have_sudo()) {
-    std::fprintf(stderr,
-                 "gpudoctor: these steps need root and sudo is not installed: run gpudoctor as root\n");
-    return 2;
-  }
-  if (!opt.yes && !confirm("Run these " + std::to_string(plan.steps.size()) + " steps" +
-                           (needs_root && !am_root ? " (sudo asks for root per step)" : "") + "?")) {
-    std::fprintf(stderr, "gpudoctor: nothing was run%s\n",
-                 ::isatty(STDIN_FILENO) ? "" : " (not a terminal: pass --yes)");
-    return 2;
-  }
-  std::string dir = state_dir(opt.root);
-  std::string in_root = opt.root.empty() ? dir : dir.substr(opt.root.size());
-  std::string script_path = in_root + "/scripts/" + script.id + ".sh";
-  if (auto w = atomic_write(opt.root + script_path, script.text, 0700); !w) {
-    std::fprintf(stderr, "gpudoctor: %s\n", escape::one_line(w.error()).c_str());
-    return 2;
-  }
-  bool script_as_root = needs_root || am_root || !opt.root.empty();
-  std::string log_dir = script_as_root ? "/var/log/gpudoctor" : user_state_home() + "/gpudoctor/log";
-  Record rec{Json::object(), dir + (migration ? "/migrate.json" : "/last-apply.json")};
-  Json& st = rec.doc;
-  st["kind"] = plan.kind;
-  st["plan"] = plan.id;
-  st["script_id"] = script.id;
-  st["script"] = script_path;
-  st["root"] = opt.root;
-  st["journal"] = (script_as_root ? opt.root : std::string()) + log_dir + "/" + script.id + ".journal";
-  st["family"] = family_name(plan.os.family);
-  st["needs_root"] = needs_root;
-  st["run"] = new_run_id();
-  st["status"] = "running";
-  st["steps"] = Json::array();
-  for (const auto& s : plan.steps)
-    st["steps"].push_back(s.id);
-  st["done"] = Json::array();
-  if (!rec.save()) return 2;
-  if (migration) {
-    Record last{st, dir + "/last-apply.json"};
-    last.save();
-  }
-  int status = run_steps(rec, opt, migration);
-  if (migration) Record{rec.doc, dir + "/last-apply.json"}.save();
-  return status;
+std::optional<int> apply_recorded_migration(const std::string& target, const ApplyOptions& opt) {
+  if (!am_root()) return std::nullopt;
+  RecordPlaces places = root_places(opt.root);
+  auto m = load_migration(places);
+  if (m && (!*m || (*m)->closed())) return std::nullopt;
+  // Unreadable, unfinished or done: decided under the lock, with the record read again.
+  auto o = open_records(opt, true);
+  if (!o) return 2;
+  return follow_gate(*o, target, opt);
 }
 
 int resume_migration(const ApplyOptions& opt) {
-  std::string path = state_dir(opt.root) + "/migrate.json";
-  auto doc = parse_json(read_text(path));
-  if (!doc || !doc->is_object()) {
-    std::fprintf(stderr, "gpudoctor: no migration to resume (%s)\n", escape::one_line(path).c_str());
+  if (!am_root()) {
+    std::fprintf(stderr, "gpudoctor: the migration is root's: run gpudoctor as root\n");
     return 2;
   }
-  Record rec{*doc, path};
-  std::string status = rec.doc.value("status", "");
-  if (status == "done") {
-    std::printf("The migration %s is complete; nothing to resume.\n",
-                escape::one_line(rec.doc.value("script_id", "")).c_str());
+  RecordPlaces places = root_places(opt.root);
+  auto m = load_migration(places);
+  if (m && (!*m || (*m)->closed())) {
+    std::fprintf(stderr, "gpudoctor: no migration to resume on this machine (%s%s)\n",
+                 one_line(places.migration_file()).c_str(),
+                 *m ? (": " + (*m)->script_id + " was " + (*m)->status).c_str() : " is not there");
+    return 2;
+  }
+  auto o = open_records(opt, true);
+  if (!o) return 2;
+  if (!o->migration || o->migration->closed()) {
+    std::fprintf(stderr, "gpudoctor: no migration to resume on this machine\n");
+    return 2;
+  }
+  ApplyRecord& rec = *o->migration;
+  if (rec.status == "done") {
+    std::printf("The migration %s is complete; nothing to resume. After a good boot, `%s` frees its undo "
+                "cache.\n",
+                one_line(rec.script_id).c_str(), gpudoctor_command("migrate --finish", opt.root).c_str());
     return 0;
   }
-  std::printf("Resuming %s after step %zu of %zu.\n",
-              escape::one_line(rec.doc.value("script_id", "")).c_str(), rec.doc["done"].size(),
-              rec.doc["steps"].size());
-  rec.doc["status"] = "running";
-  int rc = run_steps(rec, opt, true);
-  Record{rec.doc, state_dir(opt.root) + "/last-apply.json"}.save();
-  return rc;
+  std::printf("Resuming %s (%s).\n", one_line(rec.script_id).c_str(), one_line(rec.progress()).c_str());
+  return continue_migration(*o, opt);
+}
+
+int finish_migration(const ApplyOptions& opt) {
+  if (!am_root()) {
+    std::fprintf(stderr, "gpudoctor: the migration is root's: run gpudoctor as root\n");
+    return 2;
+  }
+  RecordPlaces places = root_places(opt.root);
+  auto m = load_migration(places);
+  if (m && !*m) {
+    std::fprintf(stderr, "gpudoctor: no migration to finish on this machine (%s is not there)\n",
+                 one_line(places.migration_file()).c_str());
+    return 2;
+  }
+  auto o = open_records(opt, false);
+  if (!o) return 2;
+  if (!o->migration) {
+    std::fprintf(stderr, "gpudoctor: no migration to finish on this machine\n");
+    return 2;
+  }
+  ApplyRecord& rec = *o->migration;
+  if (rec.unfinished()) {
+    std::fprintf(stderr,
+                 "gpudoctor: the migration to %s is not done (%s: %s): --finish frees its undo cache only "
+                 "once every step ran. Go on with it, or put the machine back as it was before it:\n    %s\n"
+                 "    %s\n",
+                 rec.target.c_str(), one_line(rec.script_id).c_str(), one_line(rec.progress()).c_str(),
+                 gpudoctor_command("migrate --resume", opt.root).c_str(),
+                 gpudoctor_command("undo", opt.root).c_str());
+    return 2;
+  }
+  std::string cache = places.script_cache(rec.script_id);
+  std::string host = places.on_host(cache);
+  std::error_code ec;
+  bool there = std::filesystem::exists(std::filesystem::symlink_status(host, ec));
+  if (rec.status == "finished" && !there) {
+    std::printf("The migration %s was finished already.\n", one_line(rec.script_id).c_str());
+    return 0;
+  }
+  std::string size = folder_size(host);
+  if (rec.status == "done" && !opt.yes &&
+      !confirm(fmt::format("Free the undo cache of {} ({} in {})? After this, `gpudoctor undo` cannot put "
+                           "the old stack back.",
+                           one_line(rec.script_id), size, one_line(cache)))) {
+    std::fprintf(stderr, "gpudoctor: nothing was freed%s\n", yes_hint());
+    return 2;
+  }
+  if (there) {
+    if (auto d = distrust_for_root(cache, places.root)) {
+      std::fprintf(stderr, "gpudoctor: %s is not root's own folder (%s): not removed\n",
+                   one_line(cache).c_str(), one_line(d->describe(cache)).c_str());
+      return 2;
+    }
+    std::filesystem::remove_all(host, ec); // links inside are removed, not followed
+    if (ec) {
+      std::fprintf(stderr,
+                   "gpudoctor: cannot remove %s: %s. Once the cause is fixed, run this again:\n    %s\n",
+                   one_line(cache).c_str(), ec.message().c_str(),
+                   gpudoctor_command("migrate --finish", opt.root).c_str());
+      return 1;
+    }
+  }
+  if (rec.status == "done") rec.status = "finished";
+  if (!save(o->places, rec)) return 1;
+  std::printf("The migration %s is %s: %s freed (%s: its downloads and the old stack's packages kept for "
+              "undo). Its journal and backups stay (%s, %s).\n",
+              one_line(rec.script_id).c_str(), rec.status.c_str(), size.c_str(), one_line(cache).c_str(),
+              one_line(places.journal(rec.script_id)).c_str(),
+              one_line(places.backups + "/" + rec.script_id).c_str());
+  return 0;
 }
 
 } // namespace gpudoctor::fix

@@ -1,11 +1,14 @@
-// The applier: runs a rendered script one step at a time (sudo per step when gpudoctor is not root, or
-// `chroot ROOT` for tests), records its progress in a state file so a migration survives the reboot, stops
-// at the first failing step, and undoes the last run from its journal and backups.
+// The applier: runs a rendered script one step at a time (`chroot ROOT` for tests), records its progress
+// so a migration survives its reboot and its failures, stops at the first failing step, and undoes from the
+// journal and the backups (docs/fixes.md, "Apply, resume, undo"). As root every record is root's
+// (fix/record_files.hpp); a user's apply of what needs root is handed to root by the app (app/root_handoff),
+// never run step by step through sudo.
 #pragma once
 
 #include "fix/plan.hpp"
 #include "fix/render.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,26 +16,61 @@ namespace gpudoctor::fix {
 
 struct ApplyOptions {
   bool yes = false;      // do not ask before running
-  std::string root;      // for tests: the steps run in `chroot ROOT`, state and journal are below ROOT
+  std::string root;      // for tests: the steps run in `chroot ROOT`, the records are below ROOT
   bool any_host = false; // passed to the script
+  std::string rerun;     // the command as it was given ("gpudoctor fix purge-rocm --apply"), for messages
+  // migrate --apply that continues the machine's unfinished migration: the options given that would shape a
+  // new plan, which it ignores ("--driver 570"), named in a warning.
+  std::vector<std::string> ignored;
 };
 
-// /var/lib/gpudoctor for root, else $XDG_STATE_HOME/gpudoctor (~/.local/state/gpudoctor); below `root`.
-std::string state_dir(const std::string& root);
-
-// Shows the plan, asks (unless yes), runs every step. `migration`: also keep the state for --resume.
-// Returns 0 when every step ran (or the plan stopped for a reboot), 1 when a step failed, 2 when refused.
+// fix --apply and migrate --apply of a new plan: shows the plan, asks (unless yes), keeps the script and the
+// record in the records' folders, runs every step. A migration is the machine's one migration: while one is
+// unfinished the same target continues it and another is refused; a fix that installs or removes packages
+// is refused then too. Returns 0 when every step ran (or the plan stopped for a reboot), 1 when a step
+// failed, 2 when refused.
 int apply_plan(const Plan& plan, const Script& script, const ApplyOptions& opt, bool migration);
 
-// Continues the migration recorded in the state file after the reboot.
+// migrate --to TARGET --apply, before a plan is made: when the machine's migration is unfinished (or done),
+// continues it (or says so, or refuses another target) and returns the exit status; nullopt when a new
+// migration is to be planned.
+std::optional<int> apply_recorded_migration(const std::string& target, const ApplyOptions& opt);
+
+// migrate --resume: continues the machine's unfinished migration (after its reboot, or a failure).
 int resume_migration(const ApplyOptions& opt);
 
-// Restores the files the last apply edited or removed, removes those it created, puts the packages it
-// purged back from the script's cache (what has no cached .deb is printed as a command), purges those it
-// installed and holds again what it unheld. As non-root, the package commands are printed, not run.
-// `state_file`: the apply's state file; empty: the last apply of this user (state_dir). An apply whose steps
-// ran as root through sudo has root's journal and backups: as non-root, undo runs itself through sudo.
-int undo_last_apply(const std::string& root, bool yes, const std::string& state_file = {});
+// migrate --finish: closes a migration that ran to its end and frees its undo cache
+// (/var/cache/gpudoctor/ID); after it, undo cannot put the old stack back. Also frees the cache of one that
+// was undone.
+int finish_migration(const ApplyOptions& opt);
+
+// What to undo: the last apply, the one a state file names (root's own; a user's is refused with the
+// root-side command), or a script's runs by id.
+struct UndoRequest {
+  std::string root; // tests, as for fix
+  bool yes = false;
+  std::string state_file;
+  std::string script_id, run; // --script ID [--run RUN]
+};
+
+// Restores the files the runs edited or removed, removes those they created, puts the packages they purged
+// back from the script's cache (what has no cached .deb is printed as a command), purges those they
+// installed and holds again what they unheld; a migration's runs all together, newest first. As root only
+// from root's own records; a user undoes its own applies (the package commands printed, not run).
+int undo_apply(const UndoRequest& req);
+
+// A user's undo: its own apply (undone here), or one root made for it through sudo (`root_args` for root's
+// gpudoctor), or nothing (`message`).
+struct UserUndo {
+  enum class Kind { own, root, none } kind = Kind::none;
+  std::vector<std::string> root_args;
+  std::string message;
+};
+UserUndo user_undo(const UndoRequest& req);
+
+// After a user's apply ran as root through sudo: the user's last-apply.json says so (a pointer, no path),
+// so that the user's `gpudoctor undo` asks root. `what`: the command ("migrate --to nvidia --apply").
+void note_root_apply(const std::string& what);
 
 // Runs argv with this process's terminal and environment (in `chroot ROOT` when root is given); the exit
 // status, 128+N for signal N.

@@ -40,28 +40,40 @@ std::vector<JournalEntry> parse_journal(const std::string& text) {
   return out;
 }
 
-RunEffects run_effects(const std::vector<JournalEntry>& journal, const std::string& run) {
+RunEffects run_effects(const std::vector<JournalEntry>& journal, const std::vector<std::string>& runs) {
   RunEffects fx;
   auto arg = [](const JournalEntry& e, std::size_t i) {
     return i < e.args.size() ? e.args[i] : std::string{};
   };
+  auto add_once = [](std::vector<std::string>& list, const std::string& value) {
+    if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
+  };
+  // A package's first event across the runs says what it was before them: purged (it was installed) or
+  // installed (it was not).
+  struct FirstTouch {
+    bool purged;
+    std::string version;
+    bool automatic;
+  };
+  std::map<std::string, FirstTouch> packages;
+  std::vector<std::string> package_order, with_entries;
   for (const auto& e : journal) {
-    if (e.run != run) continue;
+    if (std::find(runs.begin(), runs.end(), e.run) == runs.end()) continue;
     fx.found = true;
+    add_once(with_entries, e.run);
     if ((e.event == "backup" || e.event == "removed-file") && e.args.size() >= 2) {
       bool known = std::any_of(fx.backups.begin(), fx.backups.end(),
-                               [&](const auto& b) { return b.first == e.args[0]; });
+                               [&](const Backup& b) { return b.file == e.args[0]; });
       bool created = std::find(fx.created.begin(), fx.created.end(), e.args[0]) != fx.created.end();
-      if (!known && !created) fx.backups.emplace_back(e.args[0], e.args[1]);
+      if (!known && !created) fx.backups.push_back({e.args[0], e.args[1], e.run});
     } else if (e.event == "created") {
       bool known = std::any_of(fx.backups.begin(), fx.backups.end(),
-                               [&](const auto& b) { return b.first == arg(e, 0); });
-      if (!known) fx.created.push_back(arg(e, 0));
-    } else if (e.event == "purge-package") {
-      fx.purged.emplace_back(arg(e, 0), arg(e, 1));
-      if (arg(e, 2) == "auto") fx.auto_marked.push_back(arg(e, 0));
-    } else if (e.event == "installed-package") {
-      fx.installed.push_back(arg(e, 0));
+                               [&](const Backup& b) { return b.file == arg(e, 0); });
+      if (!known) add_once(fx.created, arg(e, 0));
+    } else if (e.event == "purge-package" || e.event == "installed-package") {
+      if (packages.emplace(arg(e, 0), FirstTouch{e.event == "purge-package", arg(e, 1), arg(e, 2) == "auto"})
+              .second)
+        package_order.push_back(arg(e, 0));
     } else if (e.event == "removed-tree" || e.event == "removed-link") {
       fx.trees.push_back(arg(e, 0));
     } else if (e.event == "added-group") {
@@ -69,18 +81,49 @@ RunEffects run_effects(const std::vector<JournalEntry>& journal, const std::stri
     } else if (e.event == "pip-install" || e.event == "pip-uninstall") {
       fx.pip.push_back(arg(e, 0) + ": " + e.event.substr(4) + " " + arg(e, 1));
     } else if (e.event == "cached-package" && e.args.size() >= 3) {
-      fx.cached[e.args[0]] = e.args[2];
+      fx.cached.emplace(e.args[0], e.args[2]);
     } else if (e.event == "unheld") {
-      fx.unheld.push_back(arg(e, 0));
+      add_once(fx.unheld, arg(e, 0));
     } else if (e.event == "versionlock-removed") {
-      fx.versionlocks.push_back(arg(e, 0));
+      add_once(fx.versionlocks, arg(e, 0));
     } else if (e.event == "stopped-service" || e.event == "stopped-process") {
       fx.stopped.push_back(arg(e, 0) + (e.args.size() > 1 ? " (" + arg(e, 1) + ")" : ""));
     } else if (e.event == "undone") {
-      fx.undone = true;
+      add_once(fx.undone_runs, e.run);
+    } else if (e.event == "rolled-back") {
+      add_once(fx.rolled_back_runs, e.run);
     }
   }
+  for (const auto& name : package_order) {
+    const FirstTouch& t = packages[name];
+    if (t.purged) {
+      fx.purged.emplace_back(name, t.version);
+      if (t.automatic) fx.auto_marked.push_back(name);
+    } else {
+      fx.installed.push_back(name);
+    }
+  }
+  fx.undone = fx.found && std::all_of(with_entries.begin(), with_entries.end(), [&](const std::string& r) {
+                return std::find(fx.undone_runs.begin(), fx.undone_runs.end(), r) != fx.undone_runs.end();
+              });
   return fx;
+}
+
+RunEffects run_effects(const std::vector<JournalEntry>& journal, const std::string& run) {
+  return run_effects(journal, std::vector<std::string>{run});
+}
+
+bool changed_anything(const RunEffects& fx) {
+  return !fx.backups.empty() || !fx.created.empty() || !fx.purged.empty() || !fx.installed.empty() ||
+         !fx.trees.empty() || !fx.groups.empty() || !fx.pip.empty() || !fx.unheld.empty() ||
+         !fx.versionlocks.empty() || !fx.stopped.empty();
+}
+
+std::vector<std::string> journal_runs(const std::vector<JournalEntry>& journal) {
+  std::vector<std::string> out;
+  for (const auto& e : journal)
+    if (std::find(out.begin(), out.end(), e.run) == out.end()) out.push_back(e.run);
+  return out;
 }
 
 } // namespace gpudoctor::fix

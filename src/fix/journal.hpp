@@ -15,13 +15,19 @@ struct JournalEntry {
 
 std::vector<JournalEntry> parse_journal(const std::string& text);
 
-// What one run did, for undo: files to restore, files it created, packages it removed or installed.
+// What one run, or several runs of one script (a migration's), did, for undo: files to restore, files they
+// created, packages they removed or installed. Over several runs it is the net effect, as undoing them
+// newest first would leave it: each file goes back to its copy made by the first run that changed it (or
+// goes, when a run created it), each package to what it was before the first run that touched it.
+struct Backup {
+  std::string file, copy, run; // the copy lies in that run's backup folder
+};
 struct RunEffects {
-  std::vector<std::pair<std::string, std::string>> backups; // file, backup (first per file: the state before)
-  std::vector<std::string> created;                         // files that did not exist before the run
-  std::vector<std::pair<std::string, std::string>> purged;  // package, version
+  std::vector<Backup> backups;                             // first per file: the state before
+  std::vector<std::string> created;                        // files that did not exist before the runs
+  std::vector<std::pair<std::string, std::string>> purged; // package, version
   std::vector<std::string> auto_marked; // of those, the ones apt had installed as dependencies
-  std::vector<std::string> installed;   // packages
+  std::vector<std::string> installed;   // packages that were not there before
   std::vector<std::string> trees;       // folders removed without a backup
   std::vector<std::pair<std::string, std::string>> groups; // user, group added
   std::vector<std::string> pip;                            // "python: what" lines
@@ -29,10 +35,19 @@ struct RunEffects {
   std::vector<std::string> unheld;                         // packages whose hold the run released
   std::vector<std::string> versionlocks;                   // dnf versionlock entries the run removed
   std::vector<std::string> stopped;                        // services and processes the run stopped
-  bool undone = false;
-  bool found = false;
+  std::vector<std::string> undone_runs;                    // of the runs, those undone already
+  std::vector<std::string> rolled_back_runs;               // those whose script put back what they changed
+  bool undone = false;                                     // every run with an entry is undone
+  bool found = false;                                      // some run has an entry
 };
 
+RunEffects run_effects(const std::vector<JournalEntry>& journal, const std::vector<std::string>& runs);
 RunEffects run_effects(const std::vector<JournalEntry>& journal, const std::string& run);
+
+// Whether the runs changed anything undo would put back (a download into the cache is not counted).
+bool changed_anything(const RunEffects& fx);
+
+// The runs that have entries in the journal, in the order they first appear.
+std::vector<std::string> journal_runs(const std::vector<JournalEntry>& journal);
 
 } // namespace gpudoctor::fix

@@ -100,6 +100,7 @@ const std::vector<ParamInfo>& param_catalogue() {
       {"cuda.stubs_ld_conf", "ld.so.conf files naming a CUDA stubs folder (env.cuda-stubs)", true},
       {"cuda.stubs_re", "ERE of those stubs folders, as literal paths"},
       {"post.checks", "the check ids that must pass after a migration, comma-separated"},
+      {"post.gpudoctor", "the absolute path of the gpudoctor that wrote the script (its check step runs it)"},
   };
   return params;
 }

@@ -394,6 +394,7 @@ std::expected<Plan, std::string> plan_migration(const std::string& to, const Pla
                   [](const std::string& id) { return !id.starts_with("torch.") && !id.starts_with("env."); });
   Params post;
   post.set("post.checks", text::join(plan.must_pass, ","));
+  post.set("post.gpudoctor", ctx.options.gpudoctor);
   const Step& s = ctx.book.check_step;
   auto run = expand(s.run, post);
   auto verify = expand(s.verify, post);

@@ -55,6 +55,9 @@ struct PlanOptions {
   std::string swap_in, swap_out;     // set by the planner: the card that comes in and those that go, when a
                                      // migration powers off to swap them (the old vendor's card is in)
   std::string source = "this machine";
+  // The gpudoctor a migration's check step runs, by its absolute path: the one that writes the script (the
+  // app sets it; /usr/bin/gpudoctor, the package's, where none is known, as in the golden scripts).
+  std::string gpudoctor = "/usr/bin/gpudoctor";
 };
 
 struct PlanContext {

@@ -1,11 +1,17 @@
-// gpudoctor undo: the last apply's journal read back; its backups restored, what it removed listed.
+// gpudoctor undo: the runs of an apply read back from its journal; their backups restored, what they
+// created removed, their packages put back. As root, only from root's own records (fix/record_files.hpp):
+// the record names ids, the ids name the journal, the backups and the cache, and every backup and cached
+// package the journal names must lie in its run's folder.
 #include "fix/apply.hpp"
 #include "fix/apply_state.hpp"
+#include "fix/ask.hpp"
 #include "fix/journal.hpp"
+#include "fix/record_files.hpp"
 #include "fix/script_text.hpp"
-#include "system/machine_paths.hpp"
 #include "util/atomic_file.hpp"
 #include "util/escape.hpp"
+#include "util/file_text.hpp"
+#include "util/text.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -13,6 +19,7 @@
 #include <cstring>
 #include <ctime>
 #include <expected>
+#include <fcntl.h>
 #include <filesystem>
 #include <unistd.h>
 #include <vector>
@@ -25,6 +32,10 @@ using escape::one_line;
 
 namespace {
 
+bool am_root() {
+  return ::geteuid() == 0;
+}
+
 std::string joined(const std::vector<std::string>& words) {
   std::string out;
   for (const auto& w : words)
@@ -32,12 +43,19 @@ std::string joined(const std::vector<std::string>& words) {
   return out;
 }
 
+std::string now_utc() {
+  char stamp[32];
+  std::time_t now = std::time(nullptr);
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return stamp;
+}
+
 // Runs a package command as root (in `chroot ROOT` for tests), or prints it for the user to run. `shown`:
 // how to print it when the argv is long (a hundred cached .debs).
 int package_command(const std::vector<std::string>& argv, const std::string& root, const char* what,
                     const std::string& shown = {}) {
   std::string text = shown.empty() ? joined(argv).substr(1) : shown;
-  if (::geteuid() != 0) {
+  if (!am_root()) {
     std::printf("\n%s; as root:\n  %s\n", what, joined(argv).c_str() + 1);
     return 0;
   }
@@ -47,32 +65,28 @@ int package_command(const std::vector<std::string>& argv, const std::string& roo
   return status == 0 ? 0 : 1;
 }
 
-// The packages of the run: the old ones back first (from the script's cache: their repository may be gone),
-// then what the run installed out (the old ones already satisfy what needs either), then the holds and locks.
+// The packages of the runs: the old ones back first (from the script's cache: their repository may be
+// gone), then what the runs installed out (the old ones already satisfy what needs either), then the holds
+// and locks. `cached`: the .debs that passed check_kept_file.
 int undo_packages(const RunEffects& fx, const std::string& root, bool rhel) {
   int failures = 0;
-  std::vector<std::string> from_cache, by_name, purged_names;
+  std::vector<std::string> from_cache, by_name;
   for (const auto& [name, version] : fx.purged) {
-    purged_names.push_back(name);
     auto it = fx.cached.find(name);
-    std::error_code ec;
-    if (!rhel && it != fx.cached.end() && std::filesystem::exists(root + it->second, ec))
+    if (!rhel && it != fx.cached.end())
       from_cache.push_back(it->second);
     else
       by_name.push_back(name + (version.empty() ? "" : (rhel ? "-" : "=") + version));
   }
   if (!from_cache.empty()) {
-    std::vector<std::string> argv = {"env",
-                                     "DEBIAN_FRONTEND=noninteractive",
-                                     "apt-get",
-                                     "install",
-                                     "-y",
-                                     "-q",
-                                     "--allow-downgrades",
-                                     "--no-install-recommends"};
+    std::vector<std::string> argv = {"env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y",
+                                     "-q", "--allow-downgrades", "--no-install-recommends",
+                                     // apt reads local .debs as its sandbox user, whom a folder of the cache
+                                     // may keep out; they are root's own files, checked above (no download)
+                                     "-o", "APT::Sandbox::User=root"};
     argv.insert(argv.end(), from_cache.begin(), from_cache.end());
     std::string dir = from_cache.front().substr(0, from_cache.front().rfind('/'));
-    failures += package_command(argv, root, "The run removed packages; they come back from its cache",
+    failures += package_command(argv, root, "The runs removed packages; they come back from the cache",
                                 "apt-get install --allow-downgrades " + std::to_string(from_cache.size()) +
                                     " .deb files of " + dir);
     if (!fx.auto_marked.empty()) {
@@ -84,131 +98,400 @@ int undo_packages(const RunEffects& fx, const std::string& root, bool rhel) {
   }
   if (!by_name.empty()) {
     std::string cmd = rhel ? "dnf install" : "apt-get install";
-    std::printf("\nThe run removed packages that are not in its cache; this reinstalls them from their\n"
-                "repositories (restored above, when the run removed them):\n  %s%s\n",
+    std::printf("\nThe runs removed packages that are not in the cache; this reinstalls them from their\n"
+                "repositories (restored above, when the runs removed them):\n  %s%s\n",
                 cmd.c_str(), joined(by_name).c_str());
   }
-  std::vector<std::string> installed;
-  for (const auto& name : fx.installed)
-    if (std::find(purged_names.begin(), purged_names.end(), name) == purged_names.end() &&
-        std::find(installed.begin(), installed.end(), name) == installed.end())
-      installed.push_back(name);
-  if (!installed.empty()) {
+  if (!fx.installed.empty()) {
     std::vector<std::string> argv =
         rhel ? std::vector<std::string>{"dnf", "remove", "-y"}
              : std::vector<std::string>{"env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "purge", "-y",
                                         "-q"};
-    argv.insert(argv.end(), installed.begin(), installed.end());
-    failures += package_command(argv, root, "The run installed packages; they go");
+    argv.insert(argv.end(), fx.installed.begin(), fx.installed.end());
+    failures += package_command(argv, root, "The runs installed packages; they go");
   }
   if (!fx.unheld.empty()) {
     std::vector<std::string> argv = {"apt-mark", "hold"};
     argv.insert(argv.end(), fx.unheld.begin(), fx.unheld.end());
-    failures += package_command(argv, root, "The run released holds; they are held again");
+    failures += package_command(argv, root, "The runs released holds; they are held again");
   }
   for (const auto& entry : fx.versionlocks)
     failures += package_command({"dnf", "-q", "versionlock", "add", entry}, root,
-                                "The run removed a version lock; it is back");
+                                "A run removed a version lock; it is back");
   for (const auto& s : fx.stopped)
-    std::printf("The run stopped %s; start it again if it should run.\n", one_line(s).c_str());
+    std::printf("A run stopped %s; start it again if it should run.\n", one_line(s).c_str());
   return failures;
 }
 
-std::expected<void, std::string> append_line(const std::string& file, const std::string& line) {
-  std::FILE* out = std::fopen(file.c_str(), "ae");
-  if (!out) return std::unexpected(fmt::format("cannot write {}: {}", file, std::strerror(errno)));
-  bool written = std::fputs(line.c_str(), out) >= 0;
+// Appends the `undone` entries to root's journal (opened without following a link).
+std::expected<void, std::string> note_undone(const RecordPlaces& places, const std::string& script_id,
+                                             const std::vector<std::string>& runs) {
+  std::string path = places.on_host(places.journal(script_id));
+  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
+  if (fd < 0) return std::unexpected(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+  std::string lines;
+  for (const auto& run : runs)
+    lines += fmt::format("{}\t{}\t-\tundone\n", now_utc(), run);
+  bool ok = ::write(fd, lines.data(), lines.size()) == static_cast<ssize_t>(lines.size());
   int err = errno;
-  if (std::fclose(out) != 0 && written) {
-    written = false;
+  if (::fsync(fd) != 0 && ok) {
+    ok = false;
     err = errno;
   }
-  if (!written) return std::unexpected(fmt::format("cannot write {}: {}", file, std::strerror(err)));
+  ::close(fd);
+  if (!ok) return std::unexpected(fmt::format("cannot write {}: {}", path, std::strerror(err)));
   return {};
 }
 
-// The steps of this apply ran through sudo: the journal and the backups are root's, so root undoes it, from
-// this user's state file (which sudo's root would not find in its own state folder).
-int undo_as_root(const std::string& state_file, bool yes) {
-  std::error_code ec;
-  std::string self = std::filesystem::read_symlink(paths::self_exe, ec).string();
-  std::vector<std::string> argv = {"sudo", "--",      self.empty() ? "gpudoctor" : self,
-                                   "undo", "--state", state_file};
-  if (yes) argv.push_back("--yes");
-  if (!have_sudo()) {
-    std::fprintf(stderr,
-                 "gpudoctor: the last apply ran its steps as root, so its journal and backups are root's; "
-                 "as root, run:\n  %s\n",
-                 joined({"gpudoctor", "undo", "--state", state_file}).c_str() + 1);
-    return 2;
-  }
-  std::printf("The last apply ran its steps as root: undoing it through sudo.\n");
-  std::fflush(stdout);
-  return run_attached(argv);
+// The family of a script kept in the records (a journal with no record: 0.1.0's user-started apply).
+std::string family_of_script(const RecordPlaces& places, const std::string& script_id) {
+  auto text = read_record(places, places.script(script_id));
+  if (text && *text && (*text)->find("\nGD_FAMILY=rhel\n") != std::string::npos) return "rhel";
+  return "debian";
 }
 
-} // namespace
+// What an undo acts on: a record (saved again as undone), or a script's runs known only from its journal.
+struct Target {
+  ApplyRecord rec;
+  bool saved = false;   // the record has a file of its own (migration.json, last-apply.json)
+  bool all_runs = true; // the record's runs, not some of them (--run)
+};
 
-int undo_last_apply(const std::string& root, bool yes, const std::string& state_file) {
-  std::string path = state_file.empty() ? state_dir(root) + "/last-apply.json" : state_file;
-  auto doc = parse_json(read_text(path));
-  if (!doc || !doc->is_object()) {
-    std::fprintf(stderr, "gpudoctor: no apply to undo (%s)\n", one_line(path).c_str());
+std::expected<std::optional<ApplyRecord>, std::string> load_migration_record(const RecordPlaces& places) {
+  auto m = load_record(places, places.migration_file());
+  if (!m || *m) return m;
+  return load_record(places, places.migration_file_0_1());
+}
+
+// The record root keeps of script `id` (the migration's, or the last fix's), else one made from the ids.
+std::expected<Target, std::string> target_of_script(const RecordPlaces& places, const std::string& id,
+                                                    const std::vector<std::string>& runs) {
+  auto m = load_migration_record(places);
+  if (!m) return std::unexpected(m.error());
+  auto last = load_record(places, places.last_apply_file());
+  if (!last) return std::unexpected(last.error());
+  Target t;
+  if (*m && (*m)->script_id == id) {
+    t = {**m, true, true};
+  } else if (*last && !(*last)->pointer && (*last)->script_id == id) {
+    t = {**last, true, true};
+  } else {
+    t.rec.kind = "fix";
+    t.rec.plan = id;
+    t.rec.script_id = id;
+    t.rec.status = "done";
+    t.rec.family = family_of_script(places, id);
+  }
+  if (!runs.empty()) {
+    t.all_runs = t.rec.runs.empty() || t.rec.runs == runs;
+    t.rec.runs = runs;
+  }
+  return t;
+}
+
+// root's undo without a selection: the last apply (last-apply.json, a fix's record or a migration's pointer).
+std::expected<Target, std::string> last_target(const RecordPlaces& places) {
+  auto last = load_record(places, places.last_apply_file());
+  if (!last) return std::unexpected(last.error());
+  if (!*last) {
+    auto m = load_migration_record(places);
+    if (!m) return std::unexpected(m.error());
+    if (!*m)
+      return std::unexpected(
+          fmt::format("no apply to undo on this machine ({} is not there)", places.last_apply_file()));
+    return Target{**m, true, true};
+  }
+  // A fix applied while the migration was open, undone already: the next undo walks back to the migration.
+  if ((*last)->kind == "fix" && (*last)->status == "undone") {
+    auto m = load_migration_record(places);
+    if (!m) return std::unexpected(m.error());
+    if (*m && !(*m)->closed()) return Target{**m, true, true};
+  }
+  if ((*last)->kind == "migration") {
+    auto t = target_of_script(places, (*last)->script_id,
+                              (*last)->pointer ? std::vector<std::string>{} : (*last)->runs);
+    if (t && (*last)->pointer && t->rec.kind != "migration")
+      return std::unexpected(fmt::format("{} names the migration {}, whose record is gone",
+                                         places.last_apply_file(), (*last)->script_id));
+    return t;
+  }
+  return Target{**last, true, true};
+}
+
+// --state FILE as root: a record root owns is a pointer to root's own records; a file another user can
+// change is refused, with the command that undoes the same apply from root's records.
+std::expected<Target, std::string> state_file_target(const RecordPlaces& places, const std::string& file,
+                                                     const std::string& root) {
+  // A file below a test's root is judged as that machine names it (the folders above the root are not).
+  RecordPlaces here = root_places("");
+  std::string path = file;
+  if (!places.root.empty() && file.starts_with(places.root + "/")) {
+    here = places;
+    path = file.substr(places.root.size());
+  }
+  auto rec = load_record(here, path);
+  if (rec && *rec)
+    return target_of_script(places, (*rec)->script_id,
+                            (*rec)->pointer ? std::vector<std::string>{} : (*rec)->runs);
+  if (rec) return std::unexpected(fmt::format("no apply to undo: {} is not there", file));
+  // Refused: name the root-side command, with the ids the file names when they are ids.
+  std::string command = gpudoctor_command("undo", root);
+  RecordPlaces plain = root_places(""); // read as a plain file (no link, no FIFO), only for its ids
+  plain.system = false;
+  if (auto text = read_record(plain, file); text && *text)
+    if (auto doc = parse_json(**text))
+      if (auto parsed = record_from_json(*doc); parsed && !parsed->pointer)
+        command = gpudoctor_command(
+            fmt::format("undo --script {}{}", parsed->script_id,
+                        parsed->runs.size() == 1 ? " --run " + parsed->runs.front() : std::string()),
+            root);
+  return std::unexpected(fmt::format(
+      "{}. Root undoes only from its own records ({}, {}, {}, {}), never from a file another user can "
+      "change. Root's journal names that apply by its ids; as root:\n    {}\n",
+      rec.error(), places.state, places.log, places.backups, places.cache, command));
+}
+
+std::string undo_command(const UndoRequest& req, const Target& t) {
+  if (req.script_id.empty() && req.state_file.empty()) return gpudoctor_command("undo", req.root);
+  return gpudoctor_command(
+      fmt::format("undo --script {}{}", t.rec.script_id, t.all_runs ? "" : " --run " + t.rec.runs.front()),
+      req.root);
+}
+
+void mark_undone(const RecordPlaces& places, Target& t) {
+  if (!t.saved || !t.all_runs) return;
+  t.rec.status = "undone";
+  std::string path = t.rec.kind == "migration" ? places.migration_file() : places.last_apply_file();
+  if (auto r = save_record(places, path, record_to_json(t.rec)); !r)
+    std::fprintf(stderr, "gpudoctor: %s\n", one_line(r.error()).c_str());
+}
+
+int undo_target(const RecordPlaces& places, Target& t, const UndoRequest& req) {
+  const ApplyRecord& rec = t.rec;
+  std::string what = rec.kind == "migration" ? "the migration " + rec.script_id : rec.script_id;
+  if (rec.status == "finished") {
+    std::fprintf(
+        stderr,
+        "gpudoctor: %s was finished (migrate --finish): its undo cache is freed, so undo cannot put "
+        "the old stack back. A new migration goes the other way:\n    %s\n",
+        one_line(what).c_str(),
+        gpudoctor_command(fmt::format("migrate --to {} --apply", rec.target == "nvidia" ? "amd" : "nvidia"),
+                          req.root)
+            .c_str());
     return 2;
   }
-  Record rec{*doc, path};
-  if (rec.doc.value("needs_root", false) && root.empty() && ::geteuid() != 0) return undo_as_root(path, yes);
-  std::string journal = rec.doc.value("journal", ""), run = rec.doc.value("run", "");
-  RunEffects fx = run_effects(parse_journal(read_text(journal)), run);
-  if (rec.doc.value("status", "") == "undone" || fx.undone) {
-    std::printf("The last apply (%s) was undone already.\n",
-                one_line(rec.doc.value("script_id", "")).c_str());
+  if (rec.status == "undone" && t.all_runs) {
+    std::printf("The last apply (%s) was undone already.\n", one_line(what).c_str());
     return 0;
   }
-  if (!fx.found) {
-    std::printf("The journal %s has nothing of run %s: nothing to undo.\n", one_line(journal).c_str(),
-                one_line(run).c_str());
+  if (rec.status == "rolled-back" || rec.status == "stopped") {
+    std::printf("%s %s when it failed: nothing to undo.\n", one_line(what).c_str(),
+                rec.status == "stopped" ? "had changed nothing" : "put back what it had changed");
     return 0;
   }
-  if (!yes && !confirm("Restore " + std::to_string(fx.backups.size()) + " files and remove " +
-                       std::to_string(fx.created.size()) + " that run " + one_line(run) + " created?")) {
-    std::fprintf(stderr, "gpudoctor: nothing was undone%s\n", ::isatty(STDIN_FILENO) ? "" : " (pass --yes)");
+  auto text = read_record(places, places.journal(rec.script_id));
+  if (!text) {
+    std::fprintf(stderr, "gpudoctor: %s: undo acts only on root's own journal\n",
+                 one_line(text.error()).c_str());
     return 2;
   }
+  auto entries = parse_journal(text->value_or(""));
+  std::vector<std::string> runs = rec.runs.empty() ? journal_runs(entries) : rec.runs;
+  RunEffects all = run_effects(entries, runs);
+  std::vector<std::string> pending;
+  for (const auto& r : journal_runs(entries))
+    if (std::find(runs.begin(), runs.end(), r) != runs.end() &&
+        std::find(all.undone_runs.begin(), all.undone_runs.end(), r) == all.undone_runs.end())
+      pending.push_back(r);
+  if (pending.empty()) {
+    if (all.found)
+      std::printf("The last apply (%s) was undone already.\n", one_line(what).c_str());
+    else
+      std::printf("The journal %s has nothing of %s %s: nothing to undo.\n",
+                  one_line(places.journal(rec.script_id)).c_str(), runs.size() == 1 ? "run" : "runs",
+                  one_line(text::join(runs, ", ")).c_str());
+    mark_undone(places, t);
+    return 0;
+  }
+  RunEffects fx = run_effects(entries, pending);
+  // Only what lies in root's own folders of these runs is acted on.
   int failures = 0;
-  for (auto it = fx.backups.rbegin(); it != fx.backups.rend(); ++it) {
-    auto r = atomic_copy(root + it->second, root + it->first);
-    std::printf("%s %s\n", r ? "restored" : "could not restore", one_line(it->first).c_str());
+  std::vector<Backup> backups;
+  for (const auto& b : fx.backups) {
+    auto ok = check_kept_file(places, places.run_backups(rec.script_id, b.run), b.copy);
+    if (ok && !b.file.empty() && b.file[0] == '/') {
+      backups.push_back(b);
+      continue;
+    }
+    std::fprintf(stderr, "gpudoctor: not restored: %s: its copy %s is not one of run %s's backups (%s)\n",
+                 one_line(b.file).c_str(), one_line(b.copy).c_str(), one_line(b.run).c_str(),
+                 ok ? "not an absolute path" : one_line(ok.error()).c_str());
+    ++failures;
+  }
+  for (auto it = fx.cached.begin(); it != fx.cached.end();) {
+    auto ok = check_kept_file(places, places.script_cache(rec.script_id), it->second);
+    if (ok) {
+      ++it;
+      continue;
+    }
+    std::fprintf(stderr, "gpudoctor: not installed from the cache: %s (%s: %s)\n",
+                 one_line(it->first).c_str(), one_line(it->second).c_str(), one_line(ok.error()).c_str());
+    it = fx.cached.erase(it);
+  }
+  std::vector<std::string> newest_first(pending.rbegin(), pending.rend());
+  std::printf("Undoing %s: %s %s (newest first).\n", one_line(what).c_str(),
+              pending.size() == 1 ? "run" : "runs", one_line(text::join(newest_first, ", ")).c_str());
+  if (!req.yes && !confirm(fmt::format("Restore {} files, remove {} that the runs created, and put their "
+                                       "packages back?",
+                                       backups.size(), fx.created.size()))) {
+    std::fprintf(stderr, "gpudoctor: nothing was undone%s\n", yes_hint());
+    return 2;
+  }
+  const std::string& root = places.root;
+  for (auto it = backups.rbegin(); it != backups.rend(); ++it) {
+    auto r = atomic_copy(root + it->copy, root + it->file);
+    std::printf("%s %s\n", r ? "restored" : "could not restore", one_line(it->file).c_str());
     if (!r) {
       std::fprintf(stderr, "  %s\n", one_line(r.error()).c_str());
       ++failures;
     }
   }
   for (const auto& f : fx.created) {
+    if (f.empty() || f[0] != '/') continue;
     std::error_code ec;
     if (std::filesystem::remove(root + f, ec))
-      std::printf("removed %s (the run created it)\n", one_line(f).c_str());
+      std::printf("removed %s (a run created it)\n", one_line(f).c_str());
   }
-  bool rhel = rec.doc.value("family", "") == "rhel";
-  failures += undo_packages(fx, root, rhel);
-  for (const auto& t : fx.trees)
-    std::printf("Not restored (removed without a backup): %s\n", one_line(t).c_str());
+  failures += undo_packages(fx, root, rec.family == "rhel");
+  for (const auto& tree : fx.trees)
+    std::printf("Not restored (removed without a backup): %s\n", one_line(tree).c_str());
   for (const auto& [user, group] : fx.groups)
     std::printf("Added %s to %s; to undo: gpasswd -d %s %s\n", one_line(user).c_str(),
                 one_line(group).c_str(), shell_quote(user).c_str(), shell_quote(group).c_str());
   for (const auto& p : fx.pip)
     std::printf("pip: %s\n", one_line(p).c_str());
-  if (failures) return 1;
-  char stamp[32];
-  std::time_t now = std::time(nullptr);
-  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  if (failures) {
+    std::fprintf(stderr,
+                 "gpudoctor: undo did not finish: %d of its actions failed (above). What it put back stays "
+                 "back; once the cause is fixed, run it again:\n    %s\n",
+                 failures, undo_command(req, t).c_str());
+    return 1;
+  }
   // Unrecorded, a second undo would restore the same backups over what came after: say so, exit 2.
-  if (auto noted = append_line(journal, fmt::format("{}\t{}\t-\tundone\n", stamp, run)); !noted) {
+  if (auto noted = note_undone(places, rec.script_id, pending); !noted) {
     std::fprintf(stderr, "gpudoctor: the files are restored, but %s\n", one_line(noted.error()).c_str());
     return 2;
   }
-  rec.doc["status"] = "undone";
-  return rec.save() ? 0 : 2;
+  mark_undone(places, t);
+  std::printf("Undone: %s.\n", one_line(what).c_str());
+  return 0;
+}
+
+} // namespace
+
+int undo_apply(const UndoRequest& req) {
+  if (!req.script_id.empty() && !valid_id(req.script_id)) {
+    std::fprintf(stderr, "gpudoctor: --script %s is no script id\n", one_line(req.script_id).c_str());
+    return 2;
+  }
+  if (!req.run.empty() && !valid_id(req.run)) {
+    std::fprintf(stderr, "gpudoctor: --run %s is no run id\n", one_line(req.run).c_str());
+    return 2;
+  }
+  RecordPlaces places = places_for(req.root);
+  std::vector<std::string> runs;
+  if (!req.run.empty()) runs.push_back(req.run);
+  std::expected<Target, std::string> t = std::unexpected(std::string());
+  if (!places.system) {
+    // A user's own apply (its steps ran as that user): its record, or the one --state names.
+    RecordPlaces own = places;
+    own.root = "";
+    auto rec = req.state_file.empty() ? load_record(own, own.last_apply_file())
+                                      : load_record(root_places(""), req.state_file);
+    if (!rec || !*rec)
+      t = std::unexpected(rec ? fmt::format("no apply to undo ({} is not there)",
+                                            req.state_file.empty() ? own.last_apply_file() : req.state_file)
+                              : rec.error());
+    else
+      t = Target{**rec, req.state_file.empty(), true};
+  } else if (!req.state_file.empty()) {
+    t = state_file_target(places, req.state_file, req.root);
+  } else if (!req.script_id.empty()) {
+    t = target_of_script(places, req.script_id, runs);
+  } else {
+    t = last_target(places);
+  }
+  if (!t) {
+    print_refusal(t.error());
+    return 2;
+  }
+  // Root's folders: made where missing (the lock lives there; 0.1.0 kept no record of a user's apply), and
+  // judged by the trust rule before anything below them is acted on.
+  if (places.system)
+    if (auto r = prepare_record_folders(places); !r) {
+      print_refusal(r.error());
+      return 2;
+    }
+  std::optional<RecordLock> lock;
+  if (auto l = lock_records(places); l) {
+    lock = std::move(*l);
+  } else {
+    std::fprintf(stderr, "gpudoctor: %s\n", one_line(l.error()).c_str());
+    return 2;
+  }
+  return undo_target(places, *t, req);
+}
+
+UserUndo user_undo(const UndoRequest& req) {
+  UserUndo out;
+  std::vector<std::string> yes = req.yes ? std::vector<std::string>{"--yes"} : std::vector<std::string>{};
+  auto with_yes = [&](std::vector<std::string> args) {
+    args.insert(args.end(), yes.begin(), yes.end());
+    return args;
+  };
+  if (!req.root.empty() || !req.script_id.empty()) {
+    // A test's root and a script named by id are root's records.
+    std::vector<std::string> args = {"undo"};
+    if (!req.root.empty()) args.insert(args.end(), {"--root", req.root});
+    if (!req.script_id.empty()) args.insert(args.end(), {"--script", req.script_id});
+    if (!req.run.empty()) args.insert(args.end(), {"--run", req.run});
+    return {UserUndo::Kind::root, with_yes(args), ""};
+  }
+  RecordPlaces own = user_places();
+  std::string file = req.state_file.empty() ? own.last_apply_file() : req.state_file;
+  auto text = read_whole_file(file);
+  if (!text) {
+    out.message = fmt::format("gpudoctor: no apply of yours to undo ({} is not there). Root's applies are "
+                              "undone by root:\n    sudo gpudoctor undo\n",
+                              one_line(file));
+    return out;
+  }
+  auto doc = parse_json(*text);
+  if (doc && doc->is_object() && json_string(*doc, "kind").value_or("") == "root")
+    return {UserUndo::Kind::root, with_yes({"undo"}), ""}; // note_root_apply's pointer
+  auto rec = doc ? record_from_json(*doc) : std::unexpected(doc.error());
+  if (!rec) {
+    out.message =
+        fmt::format("gpudoctor: {} is no record of an apply: {}\n", one_line(file), one_line(rec.error()));
+    return out;
+  }
+  // 0.1.0 ran a user's root steps through sudo and kept the record here: root's journal has the run.
+  if (rec->needs_root && !rec->pointer && !rec->runs.empty())
+    return {UserUndo::Kind::root, with_yes({"undo", "--script", rec->script_id, "--run", rec->runs.back()}),
+            ""};
+  out.kind = UserUndo::Kind::own;
+  return out;
+}
+
+void note_root_apply(const std::string& what) {
+  RecordPlaces own = user_places();
+  Json doc = Json::object();
+  doc["format"] = 2;
+  doc["kind"] = "root";
+  doc["what"] = what;
+  doc["at"] = now_utc();
+  if (auto r = save_record(own, own.last_apply_file(), doc); !r)
+    std::fprintf(stderr, "gpudoctor: warning: %s\n", one_line(r.error()).c_str());
 }
 
 } // namespace gpudoctor::fix

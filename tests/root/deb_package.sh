@@ -5,7 +5,8 @@
 # and NHC checks; `systemd-analyze verify` accepts its units. In a throwaway Debian 12 root (the debootstrap
 # tarball fix_debootstrap.sh caches): `apt-get install ./gpudoctor_*.deb` installs it with its dependencies
 # from the Debian archive, `gpudoctor check` runs there (and writes nothing), and `apt-get purge` removes every
-# path the package installed (its own folders too) and nothing else.
+# path the package installed (its own folders too) and nothing else: not the records, journals, backups and
+# undo cache of a migration.
 # shellcheck source=tests/e2e/common.bash
 source "$(dirname "$0")/../e2e/common.bash"
 # shellcheck source=tests/root/debian_root.bash
@@ -67,6 +68,15 @@ root_apt "$root" install "/tmp/gd/$(basename "$deb")" ||
 in_root "$root" dpkg -L gpudoctor >"$work/installed"
 pass "apt-get install ./$(basename "$deb") in Debian 12 installed it with: $(grep -oE '^(Setting up|Unpacking) [^ ]+' "$work/apt.log" | awk '{print $3}' | sort -u | paste -sd' ')"
 
+# An unfinished migration's records (docs/fixes.md, "The undo cache's lifetime"): purging gpudoctor's own
+# package must leave them, or the migration could never be resumed or undone.
+records=(/var/lib/gpudoctor/migration.json /var/log/gpudoctor/migrate-to-nvidia-0123abcd.journal
+  /var/cache/gpudoctor/migrate-to-nvidia-0123abcd/outgoing/rocm-core_6.2.4_amd64.deb
+  /var/backups/gpudoctor/migrate-to-nvidia-0123abcd/20261201T090000Z-1/etc/environment)
+for f in "${records[@]}"; do
+  mkdir -p "$root$(dirname "$f")"
+  echo "record $f" >"$root$f"
+done
 tree "$root" >"$work/installed-tree"
 status=0
 in_root "$root" gpudoctor check --format json >"$work/report.json" 2>"$work/check.err" || status=$?
@@ -95,5 +105,8 @@ done <"$work/owned"
 for dir in /usr/share/gpudoctor /usr/libexec/gpudoctor /usr/share/doc/gpudoctor; do
   [[ ! -e $root$dir ]] || fail "apt-get purge left the folder $dir"
 done
-pass "apt-get purge removed all $(grep -c . "$work/removed") paths the package installed (its folders too), nothing else"
+for f in "${records[@]}"; do
+  [[ $(cat "$root$f" 2>/dev/null) == "record $f" ]] || fail "apt-get purge gpudoctor removed or changed $f"
+done
+pass "apt-get purge removed all $(grep -c . "$work/removed") paths the package installed (its folders too), nothing else: a migration's records, journal, cache and backups stay"
 root_apt "$root" autoremove --purge || fail "apt-get autoremove --purge failed"

@@ -427,6 +427,21 @@ root_setup() {
   start_proxy
 }
 
+# The gpudoctor a migration's check step runs, by the absolute path of the one that wrote the script
+# (docs/fixes.md, "Parameters": post.gpudoctor), inside ROOT: a stub (the real binary needs libraries the
+# root lacks), root's and 0755, that logs how it was called to /var/log/gpudoctor-stub.log and passes.
+add_gpudoctor_stub() {
+  local gd
+  gd=$(readlink -f "$gpudoctor")
+  mkdir -p "$1$(dirname "$gd")"
+  cat >"$1$gd" <<'SH'
+#!/bin/sh
+echo "$0 $*" >>/var/log/gpudoctor-stub.log
+echo "gpudoctor (stub): all checks pass"
+SH
+  chmod 0755 "$1$gd"
+}
+
 # ---- plans ----------------------------------------------------------------------------------------------------
 # same_plan_from_snapshot ROOT MIGRATE-ARGS...: records ROOT as a bundle (bundle --root) and asserts that
 # `migrate ARGS --from` the bundle writes the script `migrate ARGS --root ROOT` writes (but for the lines

@@ -73,7 +73,8 @@ for case in repo disk pip; do
     find "$M/srv/mirror/compute/cuda/repos/debian12/x86_64" -type f ! -name 3bf863cc.pub -delete ;;
   disk)
     mkdir -p "$M/var/cache/gpudoctor"
-    mount -t tmpfs -o size=256k gpudoctor-small "$M/var/cache/gpudoctor"
+    # mode 0755 as gpudoctor makes it: a tmpfs is 1777 by default, which root's records must not be in
+    mount -t tmpfs -o size=256k,mode=0755 gpudoctor-small "$M/var/cache/gpudoctor"
     ;;
   pip) rm -rf "$M/srv/mirror/whl/cu130" ;;
   esac

@@ -68,7 +68,9 @@ grep -q '^triton *3.5.0' <<<"$pip_list" || fail "triton 3.5.0 is not in the venv
   fail "the triton module is not triton 3.5.0's"
 pass "the venv has torch 2.9.0+cu130 with triton, pytorch-triton-rocm is gone"
 
+add_gpudoctor_stub "$R" # the check step runs the gpudoctor that wrote the script, by its absolute path
 GPUDOCTOR_BOOT_ID=boot-two apply --resume >"$work/mig2.out" 2>&1 || fail "--resume failed: $(tail "$work/mig2.out")"
+grep -q ' check --only ' "$R/var/log/gpudoctor-stub.log" || fail "the check step did not run gpudoctor"
 grep -q 'rebooted since this script asked' "$work/mig2.out" || fail "--resume did not go on after the reboot: $(tail "$work/mig2.out")"
 pass "migrate --resume goes on after the reboot and finishes"
 

@@ -59,7 +59,8 @@ TEST_CASE("fix journal: undo restores the state before the run and knows what it
   RunEffects fx = run_effects(journal, "r1");
   REQUIRE(fx.found);
   CHECK(fx.backups.size() == 2); // one per file: the first copy is the state before the run
-  CHECK(fx.backups[0].first == "/etc/apt/sources.list.d/rocm.list");
+  CHECK(fx.backups[0].file == "/etc/apt/sources.list.d/rocm.list");
+  CHECK(fx.backups[0].run == "r1");
   CHECK(fx.created == std::vector<std::string>{"/etc/modprobe.d/blacklist-nouveau.conf"});
   CHECK(fx.purged.size() == 1);
   CHECK(fx.purged[0].second == "6.2.4.60204-139~22.04");
