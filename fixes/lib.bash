@@ -528,11 +528,37 @@ gd_filter_ld_conf() {
 
 # ---- packages -------------------------------------------------------------------------------------------
 
+# Installed and configured, whatever dpkg's selection says: an apt run killed mid-purge leaves packages it was
+# about to remove "ri" or "pi" (selected for removal, still installed), and they are still installed.
 gd_pkg_installed() {
   case $GD_FAMILY in
-  debian) [[ $(dpkg-query -W -f='${db:Status-Abbrev}' -- "$1" 2>/dev/null) == [ih]i* ]] ;;
+  debian) [[ $(dpkg-query -W -f='${db:Status-Abbrev}' -- "$1" 2>/dev/null) == ?[iWt]* ]] ;;
   rhel) gd_rpm -q --quiet -- "$1" 2>/dev/null ;;
   esac
+}
+
+# Some of the package is on disk: installed, or left half-installed, half-configured or unpacked by a dpkg
+# run that was interrupted (a purge must take those too, and a purged package must be none of these).
+gd_pkg_present() {
+  case $GD_FAMILY in
+  debian) [[ $(dpkg-query -W -f='${db:Status-Abbrev}' -- "$1" 2>/dev/null) == ?[iWtUFh]* ]] ;;
+  rhel) gd_rpm -q --quiet -- "$1" 2>/dev/null ;;
+  esac
+}
+
+# A dpkg run that was interrupted (killed, power lost) leaves its pending updates, and apt refuses to act until
+# `dpkg --configure -a` has finished them: the recovery apt itself names. Run before the package steps act.
+gd_dpkg_recover() {
+  [[ $GD_FAMILY == debian ]] || return 0
+  local pending
+  pending=$(find /var/lib/dpkg/updates -mindepth 1 -maxdepth 1 -print -quit 2>/dev/null || true)
+  [[ -n $pending || -n $(dpkg --audit 2>/dev/null || true) ]] || return 0
+  if ((GD_DRY_RUN)); then
+    gd_note "dpkg was interrupted: the run finishes it first (dpkg --configure -a)"
+    return 0
+  fi
+  gd_note "dpkg was interrupted: finishing it (dpkg --configure -a)"
+  gd_run env DEBIAN_FRONTEND=noninteractive dpkg --configure -a
 }
 
 # Whether apt or dnf can install a package (it is in the package index).
@@ -610,8 +636,9 @@ gd_autoremovable() {
 # transaction; stops when the package manager would take any other package with them.
 gd_purge_packages() {
   local want=() repl=() name extra sim opts=()
+  if [[ -z $GD_COLLECT ]]; then gd_dpkg_recover; fi
   while (($#)) && [[ $1 != -- ]]; do
-    if gd_pkg_installed "$1"; then want+=("$1"); fi
+    if gd_pkg_present "$1"; then want+=("$1"); fi
     shift
   done
   if (($#)); then shift; fi
@@ -743,6 +770,7 @@ gd_package_index_update() {
 # it had unpacked, so the package manager is left as it was before the step.
 gd_install_packages() {
   local missing=() spec name version
+  if [[ -z $GD_COLLECT ]]; then gd_dpkg_recover; fi
   for spec in "$@"; do
     name=${spec%%=*}
     version=
@@ -979,7 +1007,7 @@ gd_journal_new_packages() {
 gd_verify_not_installed() {
   local name bad=()
   for name in "$@"; do
-    if gd_pkg_installed "$name"; then bad+=("$name"); fi
+    if gd_pkg_present "$name"; then bad+=("$name"); fi
   done
   if ((${#bad[@]})); then
     gd_say "still installed: ${bad[*]}" >&2

@@ -140,10 +140,16 @@ void hold_notes(const StackInventory& incoming, std::vector<std::string>& notes)
 
 // Whether an apt Package: pattern (apt_preferences(5): a name, a glob, or /regex/, an unanchored ERE) names
 // NAME. The pattern is the machine's text: matched linearly (util/linear_regex), never by a backtracking
-// regex.
+// regex. The anchors pins use most (`/^cuda-/`, `/-dev$/`) at the ends of the whole expression bound the
+// match there; one elsewhere (or a regex LinearRegex refuses) names nothing.
 bool pin_names(const std::string& pattern, const std::string& name) {
   if (pattern.size() > 2 && pattern.front() == '/' && pattern.back() == '/') {
-    auto re = LinearRegex::compile(".*(" + pattern.substr(1, pattern.size() - 2) + ").*");
+    std::string body = pattern.substr(1, pattern.size() - 2);
+    bool from_start = body.starts_with('^');
+    if (from_start) body.erase(0, 1);
+    bool to_end = body.ends_with('$') && !body.ends_with("\\$");
+    if (to_end) body.pop_back();
+    auto re = LinearRegex::compile(fmt::format("{}({}){}", from_start ? "" : ".*", body, to_end ? "" : ".*"));
     return re && re->full_match(name);
   }
   return ::fnmatch(pattern.c_str(), name.c_str(), 0) == 0;

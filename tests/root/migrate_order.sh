@@ -24,7 +24,7 @@ amd_packages() { graph_packages rocm-6.2.4.txt rocm-6.1.0-versioned.txt amdgpu-6
 sources_of() { cat "$1"/etc/apt/sources.list "$1"/etc/apt/sources.list.d/*.list 2>/dev/null | grep -v '^#' | sort; }
 # dpkg has nothing half-done and apt's dependencies hold.
 package_manager_clean() {
-  [[ -z $(in_root "$1" dpkg --audit) ]] || fail "$2: dpkg --audit: $(in_root "$1" dpkg --audit | head -5)"
+  [[ -z $(in_root "$1" dpkg --audit) ]] || fail "$2: dpkg --audit: $(in_root "$1" dpkg --audit | sed -n 1,5p)"
   in_root "$1" apt-get check >"$work/check.out" 2>&1 || fail "$2: apt-get check: $(tail -3 "$work/check.out")"
 }
 journal_of() { cat "$1"/var/log/gpudoctor/*.journal; }
@@ -51,8 +51,8 @@ copy=$(journal_of "$A" | awk -F '\t' '$4 == "dkms-build-failed" { print $6 }' | 
 [[ -n $copy && $(cat "$A$copy") == *gpudoctor-missing.h* ]] || fail "no copy of the make.log kept (journal: ${copy:-none})"
 package_manager_clean "$A" "after the failed DKMS build"
 [[ -z $(nvidia_present "$A") ]] || fail "the failed install left NVIDIA's packages: $(nvidia_present "$A" | tr '\n' ' ')"
-journal_of "$A" | grep -q $'\tinstall-rolled-back\tnvidia-dkms-580-open' || fail "the rollback of the install is not journaled"
-journal_of "$A" | grep -q $'\tpurge-package\t' && fail "the journal has a purge although the build failed"
+grep -q $'\tinstall-rolled-back\tnvidia-dkms-580-open' <<<"$(journal_of "$A")" || fail "the rollback of the install is not journaled"
+grep -q $'\tpurge-package\t' <<<"$(journal_of "$A")" && fail "the journal has a purge although the build failed"
 pass "a failing DKMS build: exit 1, all $(wc -l <<<"$amd_before") ROCm packages and the amdgpu module still there, make.log's tail shown and kept, the half-installed driver purged again (dpkg --audit empty, apt-get check)"
 same_plan_from_snapshot "$A" --to nvidia "${mirror_args[@]}"
 rm -rf "$A"
@@ -97,10 +97,10 @@ is_installed "$C" acme-node-health || fail "the site package that conflicts with
   fail "the packages changed: $(diff <(echo "$packages_before") <(installed_names "$C") | sed -n 1,8p | tr '\n' ' ')"
 [[ $status == 1 ]] || fail "the migration exited $status, not 1: $(tail -5 "$work/conflict.out")"
 grep -q "would remove acme-node-health; acme-node-health conflicts with libnvidia-compute-580" "$work/conflict.out" ||
-  fail "the refusal does not name the package and the conflict: $(grep 'gpudoctor script' "$work/conflict.out" | head -3)"
+  fail "the refusal does not name the package and the conflict: $(grep 'gpudoctor script' "$work/conflict.out" | sed -n 1,3p)"
 [[ $(sources_of "$C") == "$sources_before" ]] || fail "the sources of the prepare stage stayed: $(diff <(echo "$sources_before") <(sources_of "$C"))"
 [[ -e $C/etc/apt/keyrings/cuda-archive.asc ]] && fail "the key of the prepare stage stayed"
-journal_of "$C" | grep -q $'\trolled-back' || fail "the rollback is not journaled"
+grep -q $'\trolled-back' <<<"$(journal_of "$C")" || fail "the rollback is not journaled"
 package_manager_clean "$C" "after the refusal"
 pass "a site package with Conflicts: libnvidia-compute-580: the run stops before it changes a package, naming it and the conflict; NVIDIA's source and key put back; it stays installed"
 rm -rf "$C"
@@ -112,13 +112,13 @@ add_local_mirror "$P"
 printf 'Explanation: this cluster stays on its driver\nPackage: nvidia-*\nPin: release *\nPin-Priority: -1\n' \
   >"$P/etc/apt/preferences.d/no-nvidia"
 "$gpudoctor" migrate --to nvidia --root "$P" "${mirror_args[@]}" --emit "$P/tmp/gd/pin.sh" 2>/dev/null
-grep -A2 "an admin's apt pin in /etc/apt/preferences.d/no-nvidia" "$P/tmp/gd/pin.sh" | tr '\n' ' ' | grep -q 'applies to nvidia-open-580' ||
+grep -A2 "an admin's apt pin in /etc/apt/preferences.d/no-nvidia" "$P/tmp/gd/pin.sh" | tr '\n' ' ' | grep 'applies to nvidia-open-580' >/dev/null ||
   fail "the plan does not name the admin's pin: $(grep -c "admin's apt pin in" "$P/tmp/gd/pin.sh") mentions"
 sources_before=$(sources_of "$P")
 expect_refusal "$P" "a migration under a pin on nvidia-*" "$work/pin.out" migrate_apply "$P"
-grep -q "E: Package 'nvidia-open-580' has no installation candidate" "$work/pin.out" || fail "apt's reason is not said: $(grep 'gpudoctor script' "$work/pin.out" | head -3)"
+grep -q "E: Package 'nvidia-open-580' has no installation candidate" "$work/pin.out" || fail "apt's reason is not said: $(grep 'gpudoctor script' "$work/pin.out" | sed -n 1,3p)"
 grep -q "the admin's apt pins that apply: /etc/apt/preferences.d/no-nvidia (Package: nvidia-\*; Pin: release \*; Pin-Priority: -1)" "$work/pin.out" ||
-  fail "the pin's file is not named: $(grep 'gpudoctor script' "$work/pin.out" | head -3)"
+  fail "the pin's file is not named: $(grep 'gpudoctor script' "$work/pin.out" | sed -n 1,3p)"
 grep -q 'put back: removed /etc/apt/sources.list.d/cuda-gpudoctor.list; removed /etc/apt/keyrings/cuda-archive.asc' "$work/pin.out" ||
   fail "the rollback does not say what it put back"
 [[ $(sources_of "$P") == "$sources_before" ]] || fail "NVIDIA's source stayed"

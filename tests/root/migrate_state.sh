@@ -214,7 +214,7 @@ status=0
 migrate "$M" "${args[@]}" --apply >"$work/m1.out" 2>&1 || status=$?
 [[ $status == 1 ]] || fail "the migration with a failing initramfs: exit $status, not 1: $(tail -5 "$work/m1.out")"
 is_installed "$M" rocm-core && fail "the fault did not come after the purge: rocm-core is still installed"
-tail -n 3 "$work/m1.out" | grep -qx "    gpudoctor migrate --resume --root $M" ||
+grep -qx "    gpudoctor migrate --resume --root $M" <<<"$(tail -n 3 "$work/m1.out")" ||
   fail "the failure does not end with the recovery commands: $(tail -n 4 "$work/m1.out")"
 [[ $(tail -n 1 "$work/m1.out") == "    gpudoctor undo --root $M" ]] || fail "the failure's last line: $(tail -n 1 "$work/m1.out")"
 failed_step=$(sed -n 's/^gpudoctor: step \([^ ]*\) failed.*/\1/p' "$work/m1.out")

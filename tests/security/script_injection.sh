@@ -86,7 +86,14 @@ for rc_file in "$work"/out/*.rc; do
     problem "$name: no 'set -euo pipefail' line"
     continue
   fi
-  sed '/^set -euo pipefail$/,$d' "$script" >"$run/header.sh"
+  # The header (where a snapshot's values stand, as comments) ends where the preamble's constant code
+  # begins (render.cpp), which comes before set -euo pipefail.
+  preamble='^# ---- a fixed PATH and an environment without the caller.s hooks'
+  if ! grep -q "$preamble" "$script"; then
+    problem "$name: no preamble line"
+    continue
+  fi
+  sed "/$preamble/,\$d" "$script" >"$run/header.sh"
   if bad=$(grep -nv -e '^#' -e '^$' "$run/header.sh"); then
     problem "$name: the header holds lines that are not comments: ${bad:0:400}"
     continue
@@ -112,7 +119,9 @@ done
 
 # The scripts are also safe to read in a terminal, and so is what they print (--list, the refusal of the
 # dry run): no control character but the line feed (one check for all).
-if offence=$("$py" "$here/inert_check.py" "$work"/out/*.sh "$work"/run-*/*.out); then :; else
+outputs=("$work"/out/*.sh)
+for out in "$work"/run-*/*.out; do [[ -e $out ]] && outputs+=("$out"); done
+if offence=$("$py" "$here/inert_check.py" "${outputs[@]}"); then :; else
   problem "scripts or their output hold control characters: ${offence:0:2000}"
 fi
 

@@ -215,7 +215,9 @@ TEST_CASE("fix plans: the admin's apt pins that apply to what the plan installs 
   m->inventory.apt_pins = {{"/etc/apt/preferences.d/no-nvidia", "nvidia-* libnvidia-*", "release *", "-1"},
                            {"/etc/apt/preferences.d/rocm-pin-600", "*", "release o=repo.radeon.com", "600"},
                            {"/etc/apt/preferences.d/cuda", "/^cuda-toolkit-13/", "version 13.0.1*", "1001"},
-                           {"/etc/apt/preferences.d/other", "firefox-esr", "release a=stable", "900"}};
+                           {"/etc/apt/preferences.d/other", "firefox-esr", "release a=stable", "900"},
+                           {"/etc/apt/preferences.d/tail", "/-open-580$/", "version 580.65*", "990"},
+                           {"/etc/apt/preferences.d/head", "/^open-580/", "version 580.65*", "990"}};
   auto plan = fix::plan_migration("nvidia", m->context());
   REQUIRE(plan.has_value());
   auto says = [&](const std::string& what) {
@@ -228,6 +230,9 @@ TEST_CASE("fix plans: the admin's apt pins that apply to what the plan installs 
              "13.0.1*; Pin-Priority: 1001) applies to cuda-toolkit-13-0"));
   CHECK_FALSE(says("rocm-pin-600")); // a positive "*" pin touches nothing in particular
   CHECK_FALSE(says("firefox-esr"));
+  CHECK(says("an admin's apt pin in /etc/apt/preferences.d/tail (Package: /-open-580$/; Pin: version "
+             "580.65*; Pin-Priority: 990) applies to nvidia-open-580"));
+  CHECK_FALSE(says("preferences.d/head")); // anchored at the start: nvidia-open-580 does not begin so
 }
 
 TEST_CASE("fix scripts: the preamble follows the header, before set -e; prepare steps carry the flag") {

@@ -2,7 +2,22 @@
 # shellcheck disable=SC2119,SC2120
 # gpudoctor migrate: Move this machine to NVIDIA (CUDA)
 #
-# What: (purge-rocm) Purges ROCm, amdgpu-dkms and AMD's own builds of Mesa and libdrm as the installed
+# What: (install-nvidia) Adds NVIDIA's CUDA repository for this OS release with NVIDIA's cuda-keyring package
+#       (a source a machine has already is reused; with --mirror, gpudoctor's source for the mirror replaces
+#       NVIDIA's), installs the kernel headers, the driver branch the chosen CUDA release needs (open kernel
+#       modules for Turing and later, NVIDIA's proprietary ones before), builds its module with DKMS for the
+#       running kernel and the kernel that boots next and checks that modinfo finds it for both, installs the
+#       CUDA toolkit, puts it on PATH for login shells, and blacklists nouveau. In a migration all of this
+#       comes before anything of the old stack is removed. Under Secure Boot it enrolls DKMS's signing key as
+#       a Machine Owner Key (enroll-mok). Needs a reboot.
+#       (blacklist-nouveau) Writes /etc/modprobe.d/blacklist-nouveau.conf (blacklist nouveau, options nouveau
+#       modeset=0) and rebuilds the initramfs, so nouveau does not take the GPU at the next boot and the
+#       NVIDIA driver can. Needs a reboot.
+#       (enroll-mok) Secure Boot loads only signed kernel modules. DKMS signs the modules it builds with its
+#       key; this makes that key where DKMS looks for it (unless it is there), asks the firmware to enroll its
+#       certificate with mokutil --import (you choose a one-time password), stops before the reboot to say
+#       what to do at the MOK screen, and after the reboot checks that the driver's module loaded.
+#       (purge-rocm) Purges ROCm, amdgpu-dkms and AMD's own builds of Mesa and libdrm as the installed
 #       dependency graph has them: every package of the stack and every package of the stack that depends on
 #       one (versioned forms such as rocm-hip-sdk6.1.0 included), never the kernel, Mesa's or another vendor's
 #       packages. What a package outside the stack still needs (Ubuntu's libucx0 needs libamdhip64-5) stays,
@@ -13,19 +28,6 @@
 #       files, OpenCL ICD files, ROCm variables, folders and scripts in shell profiles, MIOpen's caches; at
 #       the end, what only the purged packages needed (apt's autoremove, limited to what this purge orphaned).
 #       Edited and removed files are backed up; the trees and caches are not.
-#       (install-nvidia) Adds NVIDIA's CUDA repository for this OS release with NVIDIA's cuda-keyring package
-#       (a source a machine has already is reused; with --mirror, gpudoctor's source for the mirror replaces
-#       NVIDIA's), installs the kernel headers, the driver branch the chosen CUDA release needs (open kernel
-#       modules for Turing and later, NVIDIA's proprietary ones before), the CUDA toolkit, puts it on PATH for
-#       login shells, and blacklists nouveau. Under Secure Boot it enrolls DKMS's signing key as a Machine
-#       Owner Key (enroll-mok). Needs a reboot.
-#       (blacklist-nouveau) Writes /etc/modprobe.d/blacklist-nouveau.conf (blacklist nouveau, options nouveau
-#       modeset=0) and rebuilds the initramfs, so nouveau does not take the GPU at the next boot and the
-#       NVIDIA driver can. Needs a reboot.
-#       (enroll-mok) Secure Boot loads only signed kernel modules. DKMS signs the modules it builds with its
-#       key; this makes that key where DKMS looks for it (unless it is there), asks the firmware to enroll its
-#       certificate with mokutil --import (you choose a one-time password), stops before the reboot to say
-#       what to do at the MOK screen, and after the reboot checks that the driver's module loaded.
 #       (torch-reinstall) Replaces torch (and torchvision and torchaudio where installed) in the virtual and
 #       conda environments gpudoctor found with the build for this machine's GPU, removing the other vendor's
 #       companion wheels (pytorch-triton-rocm, nvidia-*-cu12) that only PyTorch needed, from PyTorch's wheel
@@ -55,6 +57,10 @@
 #     is not confirmed
 #   - no virtual or conda environment is in use: PyTorch is not reinstalled (gpudoctor never pip-installs into
 #     the system Python)
+#   - install before remove: the NVIDIA driver and its module (for the running kernel and the kernel that
+#     boots next, checked with modinfo -k) are installed before anything of the ROCm stack is removed, so a
+#     failed DKMS build leaves the old stack as it was; every install is simulated first, and one that would
+#     remove a package stops before it changes anything
 #
 # Run it with --dry-run first: it prints every command and every change and changes nothing.
 # It refuses another OS release or host than the one above, writes a journal of every step to
@@ -70,23 +76,71 @@
 #                                                  (another stream is reset first)
 #   4. prepare.download                       R--  Download everything the next steps install (and keep the
 #                                                  old stack's packages for undo)
-#   5. purge-rocm.profiles                    R--  Remove ROCm variables and folders from shell profiles
-#   6. install-nvidia.headers                 R--  Install the headers of the kernel (the driver's DKMS module
-#                                                  is built against them)
-#   7. install-nvidia.driver                  R-B  Install the NVIDIA driver 580 (proprietary kernel modules)
+#   5. install-nvidia.headers                 R--  Install the headers of the running kernel and of the kernel
+#                                                  that boots next (the driver's DKMS module is built against
+#                                                  them)
+#   6. install-nvidia.driver                  R-B  Install the NVIDIA driver 580 (proprietary kernel modules)
+#   7. install-nvidia.module                  R--  Build the nvidia module with DKMS for the running kernel
+#                                                  and the kernel that boots next, and check that modinfo
+#                                                  finds it for both
 #   8. install-nvidia.toolkit                 R--  Install the CUDA toolkit 12.6
 #   9. install-nvidia.path                    R--  Put CUDA 12.6 on PATH for login shells
 #  10. blacklist-nouveau.modprobe             R-B  Blacklist nouveau and rebuild the initramfs
-#  11. reboot.reboot                          R-B  Reboot the machine
-#  12. migrate.check                          ---  Check the machine with gpudoctor (what must pass now)
+#  11. purge-rocm.profiles                    R--  Remove ROCm variables and folders from shell profiles
+#  12. reboot.reboot                          R-B  Reboot the machine
+#  13. migrate.check                          ---  Check the machine with gpudoctor (what must pass now)
 # Afterwards these checks must pass: driver.not-bound driver.nouveau driver.nvidia-mismatch cuda.no-driver
 #   cuda.driver-too-old stack.both-vendors stack.leftover-paths torch.cpu-build torch.vendor-mismatch
 #   torch.arch-missing torch.cuda-too-new perm.nvidia-dev env.visible-devices-empty
 #   env.visible-devices-foreign
 
+# ---- a fixed PATH and an environment without the caller's hooks (docs/fixes.md, "The scripts") ----
+IFS=$' \t\n'
+# LD_*: the dynamic loader (LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT); PYTHON*, PERL5LIB/PERLLIB/PERL5OPT,
+# RUBYOPT/RUBYLIB, NODE_OPTIONS/NODE_PATH, BASH_ENV/ENV: what interpreters load or run first (apt's hooks,
+# debconf, dnf, dkms and update-initramfs are such programs); APT_CONFIG, DPKG_*, DEBCONF_*: another
+# configuration for the package manager (its hooks run as root); GCONV_PATH, LOCPATH, NLSPATH, GLIBC_TUNABLES:
+# modules and data glibc loads; OPENSSL_CONF/OPENSSL_ENGINES/OPENSSL_MODULES: engines openssl loads;
+# CURL_HOME, WGETRC, SSL_CERT_FILE, SSL_CERT_DIR, CURL_CA_BUNDLE, HOSTALIASES, LOCALDOMAIN, RES_OPTIONS: whom a
+# download trusts and reaches; SYSTEMD_*, PAGER, MANPAGER, LESSOPEN, LESSCLOSE: programs tools start; TMPDIR:
+# root's temporary files go to /tmp, never a folder the caller chose; CDPATH, GLOBIGNORE, PS4, BASH_XTRACEFD:
+# what this script's own cd, globs and trace do.
+unset -v "${!LD_@}" "${!PYTHON@}" "${!DPKG_@}" "${!DEBCONF_@}" "${!SYSTEMD_@}" BASH_ENV ENV APT_CONFIG   PERL5LIB PERLLIB PERL5OPT RUBYOPT RUBYLIB NODE_OPTIONS NODE_PATH GCONV_PATH LOCPATH NLSPATH GLIBC_TUNABLES   OPENSSL_CONF OPENSSL_ENGINES OPENSSL_MODULES CURL_HOME WGETRC SSL_CERT_FILE SSL_CERT_DIR CURL_CA_BUNDLE   HOSTALIASES LOCALDOMAIN RES_OPTIONS PAGER MANPAGER LESSOPEN LESSCLOSE TMPDIR CDPATH GLOBIGNORE PS4 BASH_XTRACEFD
+# Functions the caller exported (bash imported them before this line) would stand in for commands.
+while read -r _ _ gd_function; do unset -f -- "$gd_function"; done <<<"$(declare -F)"
+unset -v gd_function
+# As root, a folder of PATH counts only when it and every folder above it (as written and with links
+# resolved) are root's and writable by neither group nor others.
+gd_trusted_folder() {
+  local path=$1 physical part mode
+  [[ -d $path ]] || return 1
+  physical=$(cd -P -- "$path" 2>/dev/null && pwd -P) || return 1
+  for part in "$path" "$physical"; do
+    while :; do
+      if [[ ! -L $part ]]; then
+        mode=$(/usr/bin/stat -c '%u %a' -- "$part" 2>/dev/null) || return 1
+        [[ ${mode% *} == 0 && $(((8#${mode#* } & 8#022) == 0)) == 1 ]] || return 1
+      fi
+      [[ $part == / ]] && break
+      part=${part%/*}
+      part=${part:-/}
+    done
+  done
+}
+gd_path=
+for gd_folder in /usr/local/sbin /usr/local/bin /usr/sbin /usr/bin /sbin /bin; do
+  if ((EUID != 0)) || gd_trusted_folder "$gd_folder"; then
+    gd_path=${gd_path:+$gd_path:}$gd_folder
+  elif [[ -e $gd_folder ]]; then
+    printf 'gpudoctor script: %s is left out of PATH: it or a folder above it is not only root'"'"'s to change\n' "$gd_folder" >&2
+  fi
+done
+export PATH=$gd_path
+unset -v gd_folder gd_path
+
 set -euo pipefail
 
-GD_SCRIPT_ID='migrate-to-nvidia-d5bde538'
+GD_SCRIPT_ID='migrate-to-nvidia-6197e328'
 GD_FAMILY=rhel
 GD_FOR_OS_ID=rhel
 GD_FOR_OS_VERSION=9.4
@@ -97,12 +151,13 @@ GD_STEP_IDS=(
   install-nvidia.rhel-repository
   install-nvidia.driver-stream
   prepare.download
-  purge-rocm.profiles
   install-nvidia.headers
   install-nvidia.driver
+  install-nvidia.module
   install-nvidia.toolkit
   install-nvidia.path
   blacklist-nouveau.modprobe
+  purge-rocm.profiles
   reboot.reboot
   migrate.check
 )
@@ -111,26 +166,28 @@ GD_STEP_TITLES=(
   'Add NVIDIA'\''s CUDA repository (or the mirror given with --mirror) as a .repo file; one of that address is reused'
   'Enable the driver'\''s module stream nvidia-driver:580-dkms (another stream is reset first)'
   'Download everything the next steps install (and keep the old stack'\''s packages for undo)'
-  'Remove ROCm variables and folders from shell profiles'
-  'Install the headers of the kernel (the driver'\''s DKMS module is built against them)'
+  'Install the headers of the running kernel and of the kernel that boots next (the driver'\''s DKMS module is built against them)'
   'Install the NVIDIA driver 580 (proprietary kernel modules)'
+  'Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both'
   'Install the CUDA toolkit 12.6'
   'Put CUDA 12.6 on PATH for login shells'
   'Blacklist nouveau and rebuild the initramfs'
+  'Remove ROCm variables and folders from shell profiles'
   'Reboot the machine'
   'Check the machine with gpudoctor (what must pass now)'
 )
 GD_STEP_FLAGS=(
+  'root prepare'
+  'root prepare'
+  'root prepare'
+  'root prepare'
   root
-  root
-  root
+  'root reboot'
   root
   root
   root
   'root reboot'
   root
-  root
-  'root reboot'
   'root reboot'
   ''
 )
@@ -139,7 +196,7 @@ GD_STEP_FLAGS=(
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Enable the codeready-builder-for-rhel-9-x86_64-rpms repository and EPEL (the driver's DKMS comes from EPEL) [root] (fixes/install-nvidia.yaml:22)
+# 1. Enable the codeready-builder-for-rhel-9-x86_64-rpms repository and EPEL (the driver's DKMS comes from EPEL) [root, prepare] (fixes/install-nvidia.yaml:24)
 gd_step_1() {
   gd_enable_dnf_repo codeready-builder-for-rhel-9-x86_64-rpms
   gd_install_epel https://dl.fedoraproject.org/pub/epel/epel-release-latest-9.noarch.rpm
@@ -149,7 +206,7 @@ gd_verify_1() {
   gd_verify_installed epel-release
 }
 
-# 2. Add NVIDIA's CUDA repository (or the mirror given with --mirror) as a .repo file; one of that address is reused [root] (fixes/install-nvidia.yaml:44)
+# 2. Add NVIDIA's CUDA repository (or the mirror given with --mirror) as a .repo file; one of that address is reused [root, prepare] (fixes/install-nvidia.yaml:46)
 gd_step_2() {
   gd_add_dnf_repo /etc/yum.repos.d/cuda-gpudoctor.repo cuda-gpudoctor 'NVIDIA CUDA' https://developer.download.nvidia.com/compute/cuda/repos/rhel9/x86_64/ https://developer.download.nvidia.com/compute/cuda/repos/rhel9/x86_64/D42D0685.pub \
     'gpudoctor-vendor: nvidia (written by gpudoctor for CUDA 12.6)'
@@ -158,7 +215,7 @@ gd_verify_2() {
   gd_verify_dnf_repo https://developer.download.nvidia.com/compute/cuda/repos/rhel9/x86_64/
 }
 
-# 3. Enable the driver's module stream nvidia-driver:580-dkms (another stream is reset first) [root] (fixes/install-nvidia.yaml:60)
+# 3. Enable the driver's module stream nvidia-driver:580-dkms (another stream is reset first) [root, prepare] (fixes/install-nvidia.yaml:62)
 gd_step_3() {
   gd_switch_module_stream nvidia-driver 580-dkms
 }
@@ -166,7 +223,7 @@ gd_verify_3() {
   gd_verify_module_stream nvidia-driver 580-dkms
 }
 
-# 4. Download everything the next steps install (and keep the old stack's packages for undo) [root] (fixes/migrate.yaml:18)
+# 4. Download everything the next steps install (and keep the old stack's packages for undo) [root, prepare] (fixes/migrate.yaml:21)
 gd_step_4() {
   gd_prepare_downloads
 }
@@ -174,31 +231,31 @@ gd_verify_4() {
   gd_verify_downloads
 }
 
-# 5. Remove ROCm variables and folders from shell profiles [root] (fixes/purge-rocm.yaml:109)
+# 5. Install the headers of the running kernel and of the kernel that boots next (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:55)
 gd_step_5() {
-  gd_clean_profiles 'ROCM_[A-Z_]*|HIP_[A-Z_]*|HSA_[A-Z0-9_]*|ROCR_[A-Z_]*|HCC_[A-Z_]*|PYTORCH_ROCM_ARCH|GPU_DEVICE_ORDINAL|MIOPEN_[A-Z_]*|CUDA_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|GPU_DEVICE_ORDINAL' '/opt/rocm(-[0-9][0-9.]*)?|\$\{?(ROCM_PATH|ROCM_HOME|HIP_PATH)\}?' --system /home/dana
+  gd_install_kernel_packages kernel-devel-
 }
 gd_verify_5() {
-  gd_verify_profiles 'ROCM_[A-Z_]*|HIP_[A-Z_]*|HSA_[A-Z0-9_]*|ROCR_[A-Z_]*|HCC_[A-Z_]*|PYTORCH_ROCM_ARCH|GPU_DEVICE_ORDINAL|MIOPEN_[A-Z_]*|CUDA_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|GPU_DEVICE_ORDINAL' '/opt/rocm(-[0-9][0-9.]*)?|\$\{?(ROCM_PATH|ROCM_HOME|HIP_PATH)\}?' --system /home/dana
+  gd_verify_kernel_packages kernel-devel-
 }
 
-# 6. Install the headers of the kernel (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:53)
+# 6. Install the NVIDIA driver 580 (proprietary kernel modules) [root, reboot] (fixes/install-nvidia.yaml:69)
 gd_step_6() {
-  gd_install_packages "kernel-devel-$(gd_kernel)"
-}
-gd_verify_6() {
-  gd_verify_installed "kernel-devel-$(gd_kernel)"
-}
-
-# 7. Install the NVIDIA driver 580 (proprietary kernel modules) [root, reboot] (fixes/install-nvidia.yaml:67)
-gd_step_7() {
   gd_install_packages cuda-drivers
 }
-gd_verify_7() {
+gd_verify_6() {
   gd_verify_installed cuda-drivers
 }
 
-# 8. Install the CUDA toolkit 12.6 [root] (fixes/install-nvidia.yaml:73)
+# 7. Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both [root] (fixes/install-nvidia.yaml:75)
+gd_step_7() {
+  gd_build_module nvidia yes
+}
+gd_verify_7() {
+  gd_verify_module nvidia yes
+}
+
+# 8. Install the CUDA toolkit 12.6 [root] (fixes/install-nvidia.yaml:80)
 gd_step_8() {
   gd_install_packages cuda-toolkit-12-6
 }
@@ -206,7 +263,7 @@ gd_verify_8() {
   gd_verify_installed cuda-toolkit-12-6
 }
 
-# 9. Put CUDA 12.6 on PATH for login shells [root] (fixes/install-nvidia.yaml:78)
+# 9. Put CUDA 12.6 on PATH for login shells [root] (fixes/install-nvidia.yaml:85)
 gd_step_9() {
 gd_write_file /etc/profile.d/cuda-path.sh 0644 <<'PROFILE'
 # Written by gpudoctor (install-nvidia): the CUDA 12.6 toolkit on PATH.
@@ -232,19 +289,27 @@ gd_verify_10() {
   grep -qx 'blacklist nouveau' /etc/modprobe.d/blacklist-nouveau.conf
 }
 
-# 11. Reboot the machine [root, reboot] (fixes/reboot.yaml:17)
+# 11. Remove ROCm variables and folders from shell profiles [root] (fixes/purge-rocm.yaml:109)
 gd_step_11() {
-  gd_reboot
+  gd_clean_profiles 'ROCM_[A-Z_]*|HIP_[A-Z_]*|HSA_[A-Z0-9_]*|ROCR_[A-Z_]*|HCC_[A-Z_]*|PYTORCH_ROCM_ARCH|GPU_DEVICE_ORDINAL|MIOPEN_[A-Z_]*|CUDA_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|GPU_DEVICE_ORDINAL' '/opt/rocm(-[0-9][0-9.]*)?|\$\{?(ROCM_PATH|ROCM_HOME|HIP_PATH)\}?' --system /home/dana
 }
 gd_verify_11() {
+  gd_verify_profiles 'ROCM_[A-Z_]*|HIP_[A-Z_]*|HSA_[A-Z0-9_]*|ROCR_[A-Z_]*|HCC_[A-Z_]*|PYTORCH_ROCM_ARCH|GPU_DEVICE_ORDINAL|MIOPEN_[A-Z_]*|CUDA_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|GPU_DEVICE_ORDINAL' '/opt/rocm(-[0-9][0-9.]*)?|\$\{?(ROCM_PATH|ROCM_HOME|HIP_PATH)\}?' --system /home/dana
+}
+
+# 12. Reboot the machine [root, reboot] (fixes/reboot.yaml:17)
+gd_step_12() {
+  gd_reboot
+}
+gd_verify_12() {
   true # the next run of the script sees the new boot
 }
 
-# 12. Check the machine with gpudoctor (what must pass now) (fixes/migrate.yaml:24)
-gd_step_12() {
+# 13. Check the machine with gpudoctor (what must pass now) (fixes/migrate.yaml:27)
+gd_step_13() {
   gd_post_check /usr/bin/gpudoctor driver.not-bound,driver.nouveau,driver.nvidia-mismatch,cuda.no-driver,cuda.driver-too-old,stack.both-vendors,stack.leftover-paths,torch.cpu-build,torch.vendor-mismatch,torch.arch-missing,torch.cuda-too-new,perm.nvidia-dev,env.visible-devices-empty,env.visible-devices-foreign
 }
-gd_verify_12() {
+gd_verify_13() {
   true # gpudoctor check reports by itself
 }
 
