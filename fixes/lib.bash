@@ -537,15 +537,6 @@ gd_pkg_installed() {
   esac
 }
 
-# Some of the package is on disk: installed, or left half-installed, half-configured or unpacked by a dpkg
-# run that was interrupted (a purge must take those too, and a purged package must be none of these).
-gd_pkg_present() {
-  case $GD_FAMILY in
-  debian) [[ $(dpkg-query -W -f='${db:Status-Abbrev}' -- "$1" 2>/dev/null) == ?[iWtUFh]* ]] ;;
-  rhel) gd_rpm -q --quiet -- "$1" 2>/dev/null ;;
-  esac
-}
-
 # A dpkg run that was interrupted (killed, power lost) leaves its pending updates, and apt refuses to act until
 # `dpkg --configure -a` has finished them: the recovery apt itself names. Run before the package steps act.
 gd_dpkg_recover() {
@@ -635,10 +626,11 @@ gd_autoremovable() {
 # installs the distribution's REPLACEMENTs (AMD's Mesa -> Mesa) that are not installed in the same
 # transaction; stops when the package manager would take any other package with them.
 gd_purge_packages() {
-  local want=() repl=() name extra sim opts=()
+  local want=() repl=() name extra sim opts=() present
   if [[ -z $GD_COLLECT ]]; then gd_dpkg_recover; fi
+  present=$'\n'$(gd_present_names)$'\n'
   while (($#)) && [[ $1 != -- ]]; do
-    if gd_pkg_present "$1"; then want+=("$1"); fi
+    if [[ $present == *$'\n'"$1"$'\n'* ]]; then want+=("$1"); fi
     shift
   done
   if (($#)); then shift; fi
@@ -863,6 +855,8 @@ gd_present_names() {
   rhel) gd_rpm -qa --qf '%{NAME}\n' 2>/dev/null | sort -u ;;
   esac
 }
+# Some of the package is on disk: installed, or left unpacked, half-configured or half-removed by a dpkg run
+# that was interrupted (a purge takes those too, and a purged package is none of these).
 gd_pkg_present() { grep -qxF -- "$1" <<<"$(gd_present_names)"; }
 
 # gd_install_problem NAME...: what stops installing these packages, printed, with status 1: the package manager

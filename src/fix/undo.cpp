@@ -197,8 +197,8 @@ std::expected<Target, std::string> last_target(const RecordPlaces& places) {
     auto m = load_migration_record(places);
     if (!m) return std::unexpected(m.error());
     if (!*m)
-      return std::unexpected(
-          fmt::format("no apply to undo on this machine ({} is not there)", places.last_apply_file()));
+      return std::unexpected(fmt::format("no apply to undo on this machine ({} is not there)",
+                                         one_line(places.last_apply_file())));
     return Target{**m, true, true};
   }
   // A fix applied while the migration was open, undone already: the next undo walks back to the migration.
@@ -212,7 +212,7 @@ std::expected<Target, std::string> last_target(const RecordPlaces& places) {
                               (*last)->pointer ? std::vector<std::string>{} : (*last)->runs);
     if (t && (*last)->pointer && t->rec.kind != "migration")
       return std::unexpected(fmt::format("{} names the migration {}, whose record is gone",
-                                         places.last_apply_file(), (*last)->script_id));
+                                         one_line(places.last_apply_file()), (*last)->script_id));
     return t;
   }
   return Target{**last, true, true};
@@ -233,7 +233,7 @@ std::expected<Target, std::string> state_file_target(const RecordPlaces& places,
   if (rec && *rec)
     return target_of_script(places, (*rec)->script_id,
                             (*rec)->pointer ? std::vector<std::string>{} : (*rec)->runs);
-  if (rec) return std::unexpected(fmt::format("no apply to undo: {} is not there", file));
+  if (rec) return std::unexpected(fmt::format("no apply to undo: {} is not there", one_line(file)));
   // Refused: name the root-side command, with the ids the file names when they are ids.
   std::string command = gpudoctor_command("undo", root);
   RecordPlaces plain = root_places(""); // read as a plain file (no link, no FIFO), only for its ids
@@ -409,9 +409,10 @@ int undo_apply(const UndoRequest& req) {
     auto rec = req.state_file.empty() ? load_record(own, own.last_apply_file())
                                       : load_record(root_places(""), req.state_file);
     if (!rec || !*rec)
-      t = std::unexpected(rec ? fmt::format("no apply to undo ({} is not there)",
-                                            req.state_file.empty() ? own.last_apply_file() : req.state_file)
-                              : rec.error());
+      t = std::unexpected(
+          rec ? fmt::format("no apply to undo ({} is not there)",
+                            one_line(req.state_file.empty() ? own.last_apply_file() : req.state_file))
+              : rec.error());
     else
       t = Target{**rec, req.state_file.empty(), true};
   } else if (!req.state_file.empty()) {

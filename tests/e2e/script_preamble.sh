@@ -47,5 +47,24 @@ grep -qx file "$work/probe.out" || fail "dpkg-query is not the system's program 
 [[ -e $work/canary ]] && fail "the caller's dpkg-query ran"
 pass "a caller's PATH, LD_*, PYTHON*, BASH_ENV, ENV, APT_CONFIG, DPKG_*, PERL5OPT, NODE_OPTIONS, TMPDIR, OPENSSL_CONF, GCONV_PATH and exported function do not reach what the script starts"
 
+# As root, a system folder that another user can change (here /usr/local/sbin, replaced in a private mount
+# namespace by a folder writable by all, and /usr/local/bin by a link into it) is left out of the PATH, and
+# the script says so; the others stay.
+if ((EUID == 0)) && command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
+  mkdir -p "$work/open"
+  chmod 0777 "$work/open"
+  printf '#!/bin/sh\ntouch %s/canary\n' "$work" >"$work/open/dpkg-query"
+  chmod 0755 "$work/open/dpkg-query"
+  ln -s "$work/open" "$work/open-link"
+  unshare -m --propagation private bash -c 'mount --bind "$1" /usr/local/sbin && mount --bind "$2" /usr/local/bin 2>/dev/null
+    mount --bind "$1" /usr/local/bin && env -i HOME="$3" bash "$3/probe.sh"' _ "$work/open" "$work/open-link" "$work" \
+    >"$work/open.out" 2>&1 || fail "the script did not run with an open /usr/local/sbin: $(cat "$work/open.out")"
+  grep -qx 'PATH=/usr/sbin:/usr/bin:/sbin:/bin' "$work/open.out" ||
+    fail "a folder writable by all stays on the script's PATH: $(grep '^PATH=' "$work/open.out")"
+  grep -q '/usr/local/sbin is left out of PATH' "$work/open.out" || fail "the script does not say it left /usr/local/sbin out"
+  [[ -e $work/canary ]] && fail "the planted dpkg-query ran"
+  pass "as root, a system folder on PATH that others can write is left out, and the script says so"
+fi
+
 shellcheck "$work/fix.sh" || fail "the script with its preamble does not pass shellcheck"
 pass "the script with its preamble passes shellcheck"

@@ -3,7 +3,7 @@
 # and both migrations are rendered (--render-all) from hostile copies of a Debian-family and a RHEL-family
 # fixture (tests/security/hostile_snapshot.py: each class of field alone, all but the OS identity together,
 # and everything), and bash itself judges each script: `bash -n` parses it; the header (everything before
-# `set -euo pipefail`) holds only comment lines and, run alone, creates no canary; the whole script with
+# the preamble's constant code) holds only comment lines and, run alone, creates no canary; the whole script with
 # --list (and --dry-run, which refuses this machine) creates no canary; the script and what it prints hold
 # no control character but the line feed, so they are also safe to read in a terminal. A plan that cannot be made from a
 # hostile snapshot must be refused (exit 2), never crash.
@@ -58,50 +58,37 @@ for base in "${!bases[@]}"; do
 done
 wait
 
-declare -A rendered_in=()
-problems=()
-problem() { problems+=("$*"); }
-rendered=0 refused=0
-for rc_file in "$work"/out/*.rc; do
-  out=${rc_file%.rc}
-  name=$(basename "$out")
-  rc=$(<"$rc_file")
-  if [[ $rc != 0 ]]; then
-    [[ $rc == 2 ]] || problem "$name: exit status $rc (a hostile snapshot must be refused with 2): $(cat "$out.err")"
-    refused=$((refused + 1))
-    continue
-  fi
+# judge NAME: bash's verdict on one rendered script, its problems one a line in $work/run-NAME/problems (the
+# scripts are judged in parallel, as they were rendered).
+judge() {
+  local name=$1 out=$work/out/$1 run=$work/run-$1 script status bad preamble
   script=$out.sh
-  rendered=$((rendered + 1))
-  variant=${name#*-}
-  rendered_in[${variant%%-*}]=1
-  run=$work/run-$name
   mkdir -p "$run"
-
+  problem() { printf '%s\n' "$*" >>"$run/problems"; }
   if ! bash -n "$script" 2>"$run/parse.err"; then
     problem "$name: bash -n rejects the script: $(head -c 400 "$run/parse.err")"
-    continue
+    return
   fi
   if ! grep -qx 'set -euo pipefail' "$script"; then
     problem "$name: no 'set -euo pipefail' line"
-    continue
+    return
   fi
   # The header (where a snapshot's values stand, as comments) ends where the preamble's constant code
   # begins (render.cpp), which comes before set -euo pipefail.
   preamble='^# ---- a fixed PATH and an environment without the caller.s hooks'
   if ! grep -q "$preamble" "$script"; then
     problem "$name: no preamble line"
-    continue
+    return
   fi
   sed "/$preamble/,\$d" "$script" >"$run/header.sh"
   if bad=$(grep -nv -e '^#' -e '^$' "$run/header.sh"); then
     problem "$name: the header holds lines that are not comments: ${bad:0:400}"
-    continue
+    return
   fi
   (cd "$run" && bash header.sh >/dev/null 2>&1) || true
   if [[ -e $run/CANARY ]]; then
     problem "$name: running the header alone created the canary"
-    continue
+    return
   fi
 
   status=0
@@ -115,6 +102,31 @@ for rc_file in "$work"/out/*.rc; do
     fi
   fi
   [[ ! -e $run/CANARY ]] || problem "$name: running the script created the canary"
+}
+
+declare -A rendered_in=()
+problems=()
+problem() { problems+=("$*"); }
+rendered=0 refused=0
+for rc_file in "$work"/out/*.rc; do
+  out=${rc_file%.rc}
+  name=$(basename "$out")
+  rc=$(<"$rc_file")
+  if [[ $rc != 0 ]]; then
+    [[ $rc == 2 ]] || problem "$name: exit status $rc (a hostile snapshot must be refused with 2): $(cat "$out.err")"
+    refused=$((refused + 1))
+    continue
+  fi
+  rendered=$((rendered + 1))
+  variant=${name#*-}
+  rendered_in[${variant%%-*}]=1
+  while (($(jobs -rp | wc -l) >= jobs_max)); do wait -n || true; done
+  judge "$name" &
+done
+wait
+for found in "$work"/run-*/problems; do
+  [[ -e $found ]] || continue
+  mapfile -t -O "${#problems[@]}" problems <"$found"
 done
 
 # The scripts are also safe to read in a terminal, and so is what they print (--list, the refusal of the

@@ -248,7 +248,7 @@ TEST_CASE("fix scripts: the preamble follows the header, before set -e; prepare 
   CHECK(lines[first_code] == "IFS=$' \\t\\n'");
   auto pos = [&](const std::string& s) { return text.find(s); };
   CHECK(pos("export PATH=$gd_path\n") < pos("set -euo pipefail\n"));
-  CHECK(pos("for gd_folder in /usr/local/sbin /usr/local/bin /usr/sbin /usr/bin /sbin /bin; do") <
+  CHECK(pos("gd_folders=(/usr/local/sbin /usr/local/bin /usr/sbin /usr/bin /sbin /bin)") <
         pos("set -euo pipefail\n"));
   CHECK(pos("unset -v \"${!LD_@}\" \"${!PYTHON@}\"") < pos("set -euo pipefail\n"));
   CHECK(pos("BASH_ENV ENV APT_CONFIG") != std::string::npos);

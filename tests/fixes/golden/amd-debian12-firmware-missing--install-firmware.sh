@@ -45,37 +45,56 @@ unset -v "${!LD_@}" "${!PYTHON@}" "${!DPKG_@}" "${!DEBCONF_@}" "${!SYSTEMD_@}" B
 while read -r _ _ gd_function; do unset -f -- "$gd_function"; done <<<"$(declare -F)"
 unset -v gd_function
 # As root, a folder of PATH counts only when it and every folder above it (as written and with links
-# resolved) are root's and writable by neither group nor others.
-gd_trusted_folder() {
-  local path=$1 physical part mode
-  [[ -d $path ]] || return 1
-  physical=$(cd -P -- "$path" 2>/dev/null && pwd -P) || return 1
-  for part in "$path" "$physical"; do
-    while :; do
-      if [[ ! -L $part ]]; then
-        mode=$(/usr/bin/stat -c '%u %a' -- "$part" 2>/dev/null) || return 1
-        [[ ${mode% *} == 0 && $(((8#${mode#* } & 8#022) == 0)) == 1 ]] || return 1
-      fi
-      [[ $part == / ]] && break
-      part=${part%/*}
-      part=${part:-/}
+# resolved) are root's and writable by neither group nor others: one realpath and one stat for them all.
+gd_folders=(/usr/local/sbin /usr/local/bin /usr/sbin /usr/bin /sbin /bin)
+gd_path=
+if ((EUID != 0)); then
+  gd_path=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+else
+  declare -A gd_root_only=()
+  gd_parts=()
+  gd_physical=()
+  for gd_folder in "${gd_folders[@]}"; do
+    gd_physical+=("$(/usr/bin/realpath -e -- "$gd_folder" 2>/dev/null || echo /nonexistent/"$gd_folder")")
+  done
+  for gd_folder in "${gd_folders[@]}" "${gd_physical[@]}"; do
+    while [[ $gd_folder != / ]]; do
+      gd_parts+=("$gd_folder")
+      gd_folder=${gd_folder%/*}
+      gd_folder=${gd_folder:-/}
     done
   done
-}
-gd_path=
-for gd_folder in /usr/local/sbin /usr/local/bin /usr/sbin /usr/bin /sbin /bin; do
-  if ((EUID != 0)) || gd_trusted_folder "$gd_folder"; then
-    gd_path=${gd_path:+$gd_path:}$gd_folder
-  elif [[ -e $gd_folder ]]; then
-    printf 'gpudoctor script: %s is left out of PATH: it or a folder above it is not only root'"'"'s to change\n' "$gd_folder" >&2
-  fi
-done
+  # A link is judged by the folder it stands in (its owner alone can replace it) and by where it leads.
+  while IFS=: read -r gd_uid gd_mode gd_type gd_folder; do
+    if [[ $gd_type == 'symbolic link' ]] || [[ $gd_uid == 0 && $(((8#$gd_mode & 8#022) == 0)) == 1 ]]; then
+      gd_root_only[$gd_folder]=1
+    fi
+  done <<<"$(/usr/bin/stat -c '%u:%a:%F:%n' -- / "${gd_parts[@]}" 2>/dev/null)"
+  for gd_i in "${!gd_folders[@]}"; do
+    gd_folder=${gd_folders[gd_i]}
+    gd_ok=1
+    for gd_part in "$gd_folder" "${gd_physical[gd_i]}"; do
+      while :; do
+        [[ -n ${gd_root_only[$gd_part]:-} ]] || gd_ok=0
+        [[ $gd_part == / ]] && break
+        gd_part=${gd_part%/*}
+        gd_part=${gd_part:-/}
+      done
+    done
+    if ((gd_ok)); then
+      gd_path=${gd_path:+$gd_path:}$gd_folder
+    elif [[ -e $gd_folder ]]; then
+      printf 'gpudoctor script: %s is left out of PATH: it or a folder above it is not only root'"'"'s to change\n' "$gd_folder" >&2
+    fi
+  done
+  unset -v gd_root_only gd_parts gd_physical gd_uid gd_mode gd_type gd_i gd_ok gd_part
+fi
 export PATH=$gd_path
-unset -v gd_folder gd_path
+unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='install-firmware-f247617c'
+GD_SCRIPT_ID='install-firmware-03082dc4'
 GD_FAMILY=debian
 GD_FOR_OS_ID=debian
 GD_FOR_OS_VERSION=12
