@@ -96,6 +96,15 @@ int undo_packages(const RunEffects& fx, const std::string& root, bool rhel) {
           package_command(mark, root, "apt had installed some of them as dependencies; so marked again");
     }
   }
+  if (!rhel && !from_cache.empty()) {
+    // A purge killed in the middle leaves the packages it had not reached selected for purge (dpkg's "pi"):
+    // installed, so apt leaves them be above, yet scheduled to go at the next dselect-upgrade or pending run.
+    std::vector<std::string> select = {"apt-mark", "install"};
+    for (const auto& [name, version] : fx.purged)
+      if (fx.cached.contains(name)) select.push_back(name); // installed again from the cache above
+    failures += package_command(select, root, "Their dpkg selection is install again, as before the runs",
+                                "apt-mark install (" + std::to_string(select.size() - 2) + " packages)");
+  }
   if (!by_name.empty()) {
     std::string cmd = rhel ? "dnf install" : "apt-get install";
     std::printf("\nThe runs removed packages that are not in the cache; this reinstalls them from their\n"

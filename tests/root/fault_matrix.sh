@@ -29,7 +29,7 @@ start_all=$SECONDS
 
 kinds=(prepare download install module purge profile reboot check)
 faults=(fail kill disk)
-default_cells="nvidia.module.fail nvidia.purge.kill amd.download.disk"
+default_cells="nvidia.purge.kill"
 case ${GPUDOCTOR_FAULT_MATRIX:-default} in
 full) wanted=all ;;
 default) wanted=$default_cells ;;
