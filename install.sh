@@ -193,5 +193,6 @@ cmake -S "$here" -B "$build_dir" "${cmake_args[@]}" -DGPUDOCTOR_BUILD_TESTS=ON -
 cmake --build "$build_dir" -j "$jobs"
 say "Running the test suite"
 cd "$build_dir"
-# The root tests (label root: real Debian roots, minutes) run once per CI run, in the plain build.
-if ((sanitize)); then ctest --output-on-failure -j "$jobs" -LE root; else ctest --output-on-failure -j "$jobs"; fi
+# The root tests (label root: real Debian roots, minutes) and the sweeps (label sweep: gpudoctor run hundreds
+# of times over one generated corpus) run once per CI run, in the plain build (tests/CMakeLists.txt).
+if ((sanitize)); then ctest --output-on-failure -j "$jobs" -LE 'root|sweep'; else ctest --output-on-failure -j "$jobs"; fi
