@@ -572,7 +572,7 @@ gd_held_packages() {
 }
 
 gd_pkg_config_only() {
-  [[ $GD_FAMILY == debian && $(dpkg-query -W -f='${db:Status-Abbrev}' -- "$1" 2>/dev/null) == rc* ]]
+  [[ $GD_FAMILY == debian && $(dpkg-query -W -f='${db:Status-Abbrev}' -- "$1" 2>/dev/null) == ?c* ]]
 }
 
 gd_pkg_version() {
@@ -630,7 +630,9 @@ gd_purge_packages() {
   if [[ -z $GD_COLLECT ]]; then gd_dpkg_recover; fi
   present=$'\n'$(gd_present_names)$'\n'
   while (($#)) && [[ $1 != -- ]]; do
-    if [[ $present == *$'\n'"$1"$'\n'* ]]; then want+=("$1"); fi
+    # A package of the list that only its configuration files are left of (a purge killed between dpkg's
+    # --remove and --purge) is the purge's too: the clean run would have purged it.
+    if [[ $present == *$'\n'"$1"$'\n'* ]] || gd_pkg_config_only "$1"; then want+=("$1"); fi
     shift
   done
   if (($#)); then shift; fi
@@ -673,7 +675,11 @@ gd_purge_packages() {
     local autos=''
     if [[ $GD_FAMILY == debian ]]; then autos=" $(apt-mark showauto -- "${want[@]}" 2>/dev/null | tr '\n' ' ')"; fi
     for name in "${want[@]}"; do
-      if [[ $autos == *" $name "* ]]; then
+      if gd_pkg_config_only "$name"; then
+        # Only its configuration is left: undo has no package to bring back for this run (an earlier run
+        # that removed it journaled it).
+        gd_journal purge-config "$name"
+      elif [[ $autos == *" $name "* ]]; then
         gd_journal purge-package "$name" "$(gd_pkg_version "$name")" auto
       else
         gd_journal purge-package "$name" "$(gd_pkg_version "$name")"
