@@ -53,7 +53,7 @@ for tmpdir in "$theirs" "$open"; do
     landed=$(roots_files)
     [[ -z $landed ]] ||
       fail "$run, TMPDIR=$tmpdir: root's files landed where $lu_user can change them (exit $status): $(wc -l <<<"$landed") files: $(sed -n 1,4p <<<"$landed" | paste -sd' ')"
-    if [[ $status != 2 ]] || ! grep -q "TMPDIR $tmpdir[ :].*: as root, gpudoctor makes its temporary folders only where no other user can change them" "$work/err" "$work/out"; then
+    if [[ $status != 2 ]] || ! grep -q "TMPDIR ${tmpdir}[ :].*: as root, gpudoctor makes its temporary folders only where no other user can change them" "$work/err" "$work/out"; then
       fail "$run, TMPDIR=$tmpdir: exit $status, not refused naming TMPDIR: $(head -c 300 "$work/err")"
     fi
     pass "$run, TMPDIR=$tmpdir: refused: $(head -n1 "$work/err" | cut -c1-150)"
