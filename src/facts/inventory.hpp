@@ -35,8 +35,8 @@ struct ProfileAssignment {
   std::string file, name;
 };
 
-// A stanza of apt's preferences (/etc/apt/preferences, /etc/apt/preferences.d/*): an admin's pin, its fields as
-// written (Package: names, globs or /regex/; Pin:; Pin-Priority:).
+// A stanza of apt's preferences (/etc/apt/preferences, /etc/apt/preferences.d/*): an admin's pin, its fields
+// as written (Package: names, globs or /regex/; Pin:; Pin-Priority:).
 struct AptPin {
   std::string file, packages, pin, priority;
 };

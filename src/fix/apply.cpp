@@ -6,6 +6,7 @@
 #include "fix/record_files.hpp"
 #include "fix/script_text.hpp"
 #include "system/process.hpp"
+#include "system/root_exec.hpp"
 #include "system/root_trust.hpp"
 #include "util/atomic_file.hpp"
 #include "util/escape.hpp"
@@ -25,10 +26,6 @@ namespace gpudoctor::fix {
 using escape::one_line;
 
 namespace {
-
-bool am_root() {
-  return ::geteuid() == 0;
-}
 
 // What in a step's bash installs or removes packages (fixes/lib.bash's package helpers and the package
 // managers): such a fix must wait for an unfinished migration.
@@ -169,7 +166,7 @@ void print_failure(const RecordPlaces& places, const ApplyRecord& rec, const std
 
 // Runs the steps of the record's last run that are not done yet, saving the record after each.
 int run_steps(const RecordPlaces& places, ApplyRecord& rec, const ApplyOptions& opt) {
-  if (places.system && am_root())
+  if (places.system && running_as_root())
     if (auto d = distrust_for_root(places.script(rec.script_id), places.root)) {
       std::fprintf(stderr, "gpudoctor: root runs only its own script, and %s is %s: nothing was run.\n",
                    one_line(places.script(rec.script_id)).c_str(),
@@ -323,7 +320,7 @@ int run_attached(const std::vector<std::string>& command, const std::string& roo
 }
 
 int apply_plan(const Plan& plan, const Script& script, const ApplyOptions& opt, bool migration) {
-  if (!am_root() && (plan.needs_root() || !opt.root.empty())) {
+  if (!running_as_root() && (plan.needs_root() || !opt.root.empty())) {
     // The app hands such an apply to root (app/root_handoff) before it gets here.
     std::fprintf(stderr, "gpudoctor: these steps need root: run gpudoctor as root\n");
     return 2;
@@ -366,7 +363,7 @@ int apply_plan(const Plan& plan, const Script& script, const ApplyOptions& opt, 
 }
 
 std::optional<int> apply_recorded_migration(const std::string& target, const ApplyOptions& opt) {
-  if (!am_root()) return std::nullopt;
+  if (!running_as_root()) return std::nullopt;
   RecordPlaces places = root_places(opt.root);
   auto m = load_migration(places);
   if (m && (!*m || (*m)->closed())) return std::nullopt;
@@ -377,7 +374,7 @@ std::optional<int> apply_recorded_migration(const std::string& target, const App
 }
 
 int resume_migration(const ApplyOptions& opt) {
-  if (!am_root()) {
+  if (!running_as_root()) {
     std::fprintf(stderr, "gpudoctor: the migration is root's: run gpudoctor as root\n");
     return 2;
   }
@@ -407,7 +404,7 @@ int resume_migration(const ApplyOptions& opt) {
 }
 
 int finish_migration(const ApplyOptions& opt) {
-  if (!am_root()) {
+  if (!running_as_root()) {
     std::fprintf(stderr, "gpudoctor: the migration is root's: run gpudoctor as root\n");
     return 2;
   }

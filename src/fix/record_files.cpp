@@ -2,6 +2,7 @@
 
 #include "fix/apply_state.hpp"
 #include "fix/script_text.hpp"
+#include "system/root_exec.hpp"
 #include "system/root_trust.hpp"
 #include "util/atomic_file.hpp"
 #include "util/escape.hpp"
@@ -27,10 +28,6 @@ constexpr std::size_t k_max_record_bytes = 64u << 20;
 std::string env_or(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
   return v && *v ? v : fallback;
-}
-
-bool am_root() {
-  return ::geteuid() == 0;
 }
 
 // Whether `path` lies below `folder`, spelled plainly: no empty, `.` or `..` component after it.
@@ -121,7 +118,7 @@ RecordPlaces user_places() {
 }
 
 RecordPlaces places_for(const std::string& root) {
-  return !root.empty() || am_root() ? root_places(root) : user_places();
+  return !root.empty() || running_as_root() ? root_places(root) : user_places();
 }
 
 std::expected<void, std::string> prepare_record_folders(const RecordPlaces& places) {
@@ -159,7 +156,7 @@ std::expected<std::optional<std::string>, std::string> read_record(const RecordP
                                                                    const std::string& path) {
   std::string host = places.on_host(path);
   std::string shown = escape::one_line(path);
-  if (places.system && am_root()) {
+  if (places.system && running_as_root()) {
     if (auto d = distrust_for_root(path, places.root)) {
       if (d->why == "missing") return std::nullopt;
       return std::unexpected(fmt::format("{} is not root's own record: {}", shown, d->describe(path)));
@@ -178,9 +175,9 @@ std::expected<std::optional<std::string>, std::string> read_record(const RecordP
     why = std::strerror(errno);
   else if (!S_ISREG(st.st_mode))
     why = "not a regular file";
-  else if (places.system && am_root() && st.st_uid != 0)
+  else if (places.system && running_as_root() && st.st_uid != 0)
     why = fmt::format("owned by {}", user_name_of(st.st_uid)); // replaced since it was judged
-  else if (places.system && am_root() && (st.st_mode & 022))
+  else if (places.system && running_as_root() && (st.st_mode & 022))
     why = "writable by its group or others";
   if (!why.empty()) {
     ::close(fd);
@@ -216,7 +213,7 @@ std::expected<void, std::string> save_record(const RecordPlaces& places, const s
 std::expected<void, std::string> check_kept_file(const RecordPlaces& places, const std::string& folder,
                                                  const std::string& file) {
   if (!plainly_below(folder, file)) return std::unexpected(fmt::format("it is not below {}", folder));
-  bool judged = places.system && am_root();
+  bool judged = places.system && running_as_root();
   if (judged)
     if (auto d = distrust_for_root(folder, places.root))
       return std::unexpected(fmt::format("{} is not root's: {}", folder, d->describe(folder)));

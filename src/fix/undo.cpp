@@ -8,6 +8,7 @@
 #include "fix/journal.hpp"
 #include "fix/record_files.hpp"
 #include "fix/script_text.hpp"
+#include "system/root_exec.hpp"
 #include "util/atomic_file.hpp"
 #include "util/escape.hpp"
 #include "util/file_text.hpp"
@@ -32,10 +33,6 @@ using escape::one_line;
 
 namespace {
 
-bool am_root() {
-  return ::geteuid() == 0;
-}
-
 std::string joined(const std::vector<std::string>& words) {
   std::string out;
   for (const auto& w : words)
@@ -55,7 +52,7 @@ std::string now_utc() {
 int package_command(const std::vector<std::string>& argv, const std::string& root, const char* what,
                     const std::string& shown = {}) {
   std::string text = shown.empty() ? joined(argv).substr(1) : shown;
-  if (!am_root()) {
+  if (!running_as_root()) {
     std::printf("\n%s; as root:\n  %s\n", what, joined(argv).c_str() + 1);
     return 0;
   }
