@@ -44,6 +44,10 @@ std::string gpu_evidence(const Gpu& gpu) {
                      gpu.display_name());
 }
 
+std::string python_subject(const PythonEnv& env) {
+  return fmt::format("python3 ({}: {})", env.role, env.executable);
+}
+
 std::string env_evidence(const std::string& name, const std::string& value) {
   return fmt::format("env {}={}", name, value);
 }

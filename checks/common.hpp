@@ -20,6 +20,8 @@ std::size_t usable_gpus(const Facts& f, Vendor v);
 // Evidence line for a GPU: "gpu0 0000:03:00.0 1002:744c rev c8 (Radeon RX 7900 XTX)".
 std::string gpu_evidence(const Gpu& gpu);
 std::string env_evidence(const std::string& name, const std::string& value);
+// The subject of a Python environment's results: "python3 (venv: /home/sam/venv/bin/python3)".
+std::string python_subject(const PythonEnv& env);
 
 // HSA_OVERRIDE_GFX_VERSION: exactly three decimal numbers, major <= 63, minor and stepping <= 255
 // (libhsakmt topology.c parses it with "%u.%u.%u%c"). Returns major, minor, stepping.

@@ -11,7 +11,7 @@ namespace gpudoctor::checks {
 
 namespace {
 
-struct Verdict {
+struct VisibleVerdict {
   bool problem = false;
   std::size_t usable = 0; // devices the runtimes still see: none is an error, some a warning
   std::string message;
@@ -20,8 +20,8 @@ struct Verdict {
 // Reads a device list the way the runtimes do: indices or UUIDs (GPU-..., MIG-...), comma separated;
 // CUDA stops at the first entry it cannot use, so only the entries before a bad one are visible.
 // `uuids`: the GPU UUIDs this variable can name (nvidia-smi's); empty when unknown.
-Verdict judge(const std::string& name, const std::string& value, std::size_t count,
-              const std::vector<std::string>& uuids) {
+VisibleVerdict judge(const std::string& name, const std::string& value, std::size_t count,
+                     const std::vector<std::string>& uuids) {
   std::string v = text::trim(value);
   if (v.empty()) return {true, 0, fmt::format("{} is set but empty: no GPU is visible", name)};
   if (v == "-1" || v == "NoDevFiles") return {true, 0, fmt::format("{}={} hides every GPU", name, v)};
@@ -37,7 +37,7 @@ Verdict judge(const std::string& name, const std::string& value, std::size_t cou
     if (position + 1 < entries.size()) s += ", and the entries after it are ignored";
     return s;
   };
-  auto bad = [&](std::string what) { return Verdict{true, visible.size(), std::move(what)}; };
+  auto bad = [&](std::string what) { return VisibleVerdict{true, visible.size(), std::move(what)}; };
   for (std::size_t i = 0; i < entries.size(); ++i) {
     std::string entry = text::trim(entries[i]);
     if (auto index = text::to_int(entry)) {
@@ -128,7 +128,8 @@ void env_visible_devices_empty(const CheckContext& ctx, Results& out) {
     }
     // nvidia-smi's UUIDs are NVIDIA ones: only CUDA_VISIBLE_DEVICES on a machine with NVIDIA GPUs names them.
     bool names_nvidia = !amd_side;
-    Verdict verdict = judge(name, it->second, count, names_nvidia ? uuids : std::vector<std::string>{});
+    VisibleVerdict verdict =
+        judge(name, it->second, count, names_nvidia ? uuids : std::vector<std::string>{});
     // No GPU left is an error; a wrong entry while some stay visible is a warning naming them.
     if (verdict.problem)
       out.add(verdict.usable == 0 ? Status::error : Status::warn, name, fmt::format("{}.", verdict.message),

@@ -20,7 +20,7 @@ std::string device_line(const Facts& f, const BackendProbes& b, const ProbeDevic
   return s;
 }
 
-void judge(const Facts& f, const BackendProbes& b, const ProbeRun& run, Results& out) {
+void judge_devices(const Facts& f, const BackendProbes& b, const ProbeRun& run, Results& out) {
   const Vendor vendor = vendor_of(b);
   const std::string subject = runtime_subject(b);
   std::vector<const Gpu*> pci;
@@ -118,7 +118,7 @@ void probe_runtime_devices(const CheckContext& ctx, Results& out) {
       out.add(vendor_gpus ? Status::error : Status::skip, runtime_subject(b),
               fmt::format("The {} devices probe {}", b.title(), *trouble), {run_evidence(*run)});
     } else {
-      judge(f, b, *run, out);
+      judge_devices(f, b, *run, out);
     }
   }
   if (out.items().empty()) out.skip("", "no probe output");

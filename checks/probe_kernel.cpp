@@ -24,7 +24,7 @@ std::string targets_of(const BackendProbes& b) {
   return b.targets.empty() ? "(not recorded)" : b.targets;
 }
 
-void judge(const Facts& f, const BackendProbes& b, const ProbeRun& run, Results& out) {
+void judge_kernels(const Facts& f, const BackendProbes& b, const ProbeRun& run, Results& out) {
   std::vector<bool> judged(static_cast<std::size_t>(std::max(0, b.device_count.value_or(0))), false);
   for (const auto& k : b.kernels) {
     const std::string subject = device_subject(f, b, k.device);
@@ -83,7 +83,7 @@ void judge(const Facts& f, const BackendProbes& b, const ProbeRun& run, Results&
 } // namespace
 
 void probe_kernel(const CheckContext& ctx, Results& out) {
-  for_each_run(ctx.facts, out, "kernel", Status::error, judge);
+  for_each_run(ctx.facts, out, "kernel", Status::error, judge_kernels);
 }
 
 } // namespace gpudoctor::checks

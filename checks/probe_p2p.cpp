@@ -38,7 +38,7 @@ bool iommu_translates(const Facts& f) {
   return !cmdline.iommu_passthrough() && !cmdline.iommu_off_by();
 }
 
-void judge(const Facts& f, const BackendProbes& b, const ProbeRun& run, Results& out) {
+void judge_p2p(const Facts& f, const BackendProbes& b, const ProbeRun& run, Results& out) {
   const int count = b.device_count.value_or(0);
   for (int from = 0; from < count; ++from) {
     std::vector<std::string> unreachable, slow, wrong, fine, evidence = {run_evidence(run)};
@@ -97,7 +97,7 @@ void judge(const Facts& f, const BackendProbes& b, const ProbeRun& run, Results&
 } // namespace
 
 void probe_p2p(const CheckContext& ctx, Results& out) {
-  for_each_run(ctx.facts, out, "p2p", Status::warn, judge);
+  for_each_run(ctx.facts, out, "p2p", Status::warn, judge_p2p);
 }
 
 } // namespace gpudoctor::checks

@@ -17,10 +17,6 @@ namespace gpudoctor::checks {
 
 namespace {
 
-std::string subject_of(const PythonEnv& env) {
-  return fmt::format("python3 ({}: {})", env.role, env.executable);
-}
-
 // "nvidia-cublas-cu12" -> "cu12".
 std::string major_tag(const std::string& dist) {
   auto dash = dist.rfind('-');
@@ -80,12 +76,13 @@ void python_libs_shadowed(const CheckContext& ctx, Results& out) {
                         d.dir, text::join(shadowing, ", ")));
     }
     if (findings.empty()) {
-      out.pass(subject_of(env), fmt::format("{} nvidia-* wheel libraries, none shadowed on LD_LIBRARY_PATH",
-                                            wheel_file.size()));
+      out.pass(
+          python_subject(env),
+          fmt::format("{} nvidia-* wheel libraries, none shadowed on LD_LIBRARY_PATH", wheel_file.size()));
       continue;
     }
     out.add(
-        Status::warn, subject_of(env),
+        Status::warn, python_subject(env),
         fmt::format("{}. Libraries of another CUDA release than the wheels' end in \"undefined symbol\" "
                     "errors (such as __nvJitLinkComplete_12_4) when torch or its extensions load. Take the "
                     "toolkit's lib64 off LD_LIBRARY_PATH for this environment, and uninstall the nvidia-* "

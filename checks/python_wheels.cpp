@@ -52,7 +52,7 @@ void python_foreign_wheels(const CheckContext& ctx, Results& out) {
   for (const auto& env : f.python.envs) {
     if (env.distributions.empty()) continue;
     any = true;
-    std::string subject = fmt::format("python3 ({}: {})", env.role, env.executable);
+    std::string subject = python_subject(env);
     // What this environment is for: the GPUs here when they are of one vendor, else its PyTorch build.
     Vendor mine = Vendor::other;
     std::string why;

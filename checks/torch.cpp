@@ -8,10 +8,6 @@ namespace gpudoctor::checks {
 
 namespace {
 
-std::string subject_of(const PythonEnv& env) {
-  return fmt::format("python3 ({}: {})", env.role, env.executable);
-}
-
 std::string build_name(const TorchBuild& t) {
   if (t.hip) return fmt::format("ROCm (HIP {})", *t.hip);
   if (t.cuda) return fmt::format("CUDA {}", *t.cuda);
@@ -30,12 +26,13 @@ void torch_missing(const CheckContext& ctx, Results& out) {
   if (envs.empty()) return out.skip("", "no python3 found");
   for (const auto& env : envs) {
     if (!env.error.empty()) {
-      out.skip(subject_of(env), fmt::format("could not ask this python3 for its sys.path: {}", env.error));
+      out.skip(python_subject(env),
+               fmt::format("could not ask this python3 for its sys.path: {}", env.error));
       continue;
     }
     std::string py = env.version ? fmt::format("Python {}", *env.version) : "python3";
     if (env.torch) {
-      out.pass(subject_of(env),
+      out.pass(python_subject(env),
                fmt::format("{} imports PyTorch {} ({})", py, env.torch->version, build_name(*env.torch)),
                {torch_evidence(*env.torch)});
       continue;
@@ -44,11 +41,11 @@ void torch_missing(const CheckContext& ctx, Results& out) {
     // over the system's python3), not news.
     const PythonEnv& in_use = envs.front();
     if (&env != &in_use && in_use.torch && in_use.error.empty()) {
-      out.pass(subject_of(env),
+      out.pass(python_subject(env),
                fmt::format("{} has no PyTorch; the python3 in use ({}) has it", py, in_use.executable));
       continue;
     }
-    out.add(Status::info, subject_of(env), fmt::format("{} has no PyTorch on its sys.path.", py),
+    out.add(Status::info, python_subject(env), fmt::format("{} has no PyTorch on its sys.path.", py),
             {fmt::format("cmd {}: no torch/version.py in any of its {} sys.path entries", env.command_key,
                          env.sys_path.size())});
   }
@@ -63,16 +60,16 @@ void torch_cpu_build(const CheckContext& ctx, Results& out) {
     any = true;
     const TorchBuild& t = *env.torch;
     if (!t.cpu_only()) {
-      out.pass(subject_of(env), fmt::format("PyTorch {} is a {} build", t.version, build_name(t)),
+      out.pass(python_subject(env), fmt::format("PyTorch {} is a {} build", t.version, build_name(t)),
                {torch_evidence(t)});
     } else if (usable == 0) {
-      out.pass(subject_of(env),
+      out.pass(python_subject(env),
                fmt::format("PyTorch {} is CPU-only, and there is no usable GPU here", t.version),
                {torch_evidence(t)});
     } else {
       bool nvidia = usable_gpus(f, Vendor::nvidia) > 0;
       out.add(
-          Status::error, subject_of(env),
+          Status::error, python_subject(env),
           fmt::format("PyTorch {} is a CPU-only build, but this machine has a usable {} GPU: "
                       "torch.cuda.is_available() will be False. Reinstall PyTorch from the {} wheel index.",
                       t.version, nvidia ? "NVIDIA" : "AMD", nvidia ? "CUDA" : "ROCm"),
@@ -95,11 +92,11 @@ void torch_vendor_mismatch(const CheckContext& ctx, Results& out) {
     if (!wrong) {
       std::string why =
           nvidia + amd == 0 ? ": there is no GPU here to use it with" : " matches the GPUs here";
-      out.pass(subject_of(env), fmt::format("PyTorch {} ({}){}", t.version, build_name(t), why),
+      out.pass(python_subject(env), fmt::format("PyTorch {} ({}){}", t.version, build_name(t), why),
                {torch_evidence(t)});
       continue;
     }
-    out.add(Status::error, subject_of(env),
+    out.add(Status::error, python_subject(env),
             fmt::format("PyTorch {} is a {} build but this machine has only {} GPUs: it will not see them. "
                         "Reinstall PyTorch from the {} wheel index.",
                         t.version, build_name(t), cuda_build ? "AMD" : "NVIDIA",

@@ -32,10 +32,6 @@ std::string where_it_is(const Knowledge& kb, const std::string& arch, bool rocm)
   return out;
 }
 
-std::string env_subject(const PythonEnv& env) {
-  return fmt::format("python3 ({}: {})", env.role, env.executable);
-}
-
 // The python3 in use, or the first environment with a GPU build of PyTorch.
 const PythonEnv* judged_env(const Facts& f) {
   for (const auto& env : f.python.envs)
@@ -49,11 +45,11 @@ void from_table(const CheckContext& ctx, Results& out) {
   if (!env) return out.skip("", "no GPU build of PyTorch found");
   const TorchBuild& t = *env->torch;
   WheelIdentity id = identify_wheel(t);
-  if (!id.skip.empty()) return out.skip(env_subject(*env), id.skip);
+  if (!id.skip.empty()) return out.skip(python_subject(*env), id.skip);
   const TorchWheelRow* row = ctx.kb.torch_wheel(t.version, id.variant);
   if (!row)
     return out.skip(
-        env_subject(*env),
+        python_subject(*env),
         fmt::format("gpudoctor's wheel table has no arch list for PyTorch {} {}", id.release, id.variant));
   const bool rocm = row->is_rocm();
   const Vendor vendor = rocm ? Vendor::amd : Vendor::nvidia;
@@ -89,7 +85,7 @@ void from_table(const CheckContext& ctx, Results& out) {
     out.add(row->uncertain ? Status::warn : Status::error, gpu.subject(), msg, evidence, {"torch-reinstall"});
   }
   if (!any)
-    out.skip(env_subject(*env),
+    out.skip(python_subject(*env),
              fmt::format("no {} GPU with a known arch for this build", vendor_name(vendor)));
 }
 

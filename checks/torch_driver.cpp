@@ -15,7 +15,7 @@ void torch_cuda_too_new(const CheckContext& ctx, Results& out) {
     if (!env.torch || !env.torch->cuda || env.torch->hip) continue;
     any = true;
     const TorchBuild& t = *env.torch;
-    std::string subject = fmt::format("python3 ({}: {})", env.role, env.executable);
+    std::string subject = python_subject(env);
     if (!driver) {
       out.skip(subject, "no NVIDIA driver loaded");
       continue;

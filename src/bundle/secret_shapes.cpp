@@ -10,26 +10,26 @@ namespace gpudoctor {
 
 namespace {
 
-bool alnum(char c) {
+bool is_alnum(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0;
 }
 bool base64url(char c) {
-  return alnum(c) || c == '_' || c == '-';
+  return is_alnum(c) || c == '_' || c == '-';
 }
 bool base64(char c) {
-  return alnum(c) || c == '/' || c == '+';
+  return is_alnum(c) || c == '/' || c == '+';
 }
 
-enum class Alphabet { alnum, alnum_underscore, alnum_dash, base64url };
+enum class Alphabet { is_alnum, alnum_underscore, alnum_dash, base64url };
 
 bool in(Alphabet a, char c) {
   switch (a) {
-  case Alphabet::alnum:
-    return alnum(c);
+  case Alphabet::is_alnum:
+    return is_alnum(c);
   case Alphabet::alnum_underscore:
-    return alnum(c) || c == '_';
+    return is_alnum(c) || c == '_';
   case Alphabet::alnum_dash:
-    return alnum(c) || c == '-';
+    return is_alnum(c) || c == '-';
   case Alphabet::base64url:
     return base64url(c);
   }
@@ -49,13 +49,13 @@ struct PrefixShape {
 // Hugging Face "User access tokens", Slack token types, NVIDIA API catalog keys); a longer prefix first.
 constexpr std::array<PrefixShape, 17> k_shapes{{
     {"github_pat_", "github", Alphabet::alnum_underscore, 50},
-    {"ghp_", "github", Alphabet::alnum, 30},
-    {"gho_", "github", Alphabet::alnum, 30},
-    {"ghu_", "github", Alphabet::alnum, 30},
-    {"ghs_", "github", Alphabet::alnum, 30},
-    {"ghr_", "github", Alphabet::alnum, 30},
+    {"ghp_", "github", Alphabet::is_alnum, 30},
+    {"gho_", "github", Alphabet::is_alnum, 30},
+    {"ghu_", "github", Alphabet::is_alnum, 30},
+    {"ghs_", "github", Alphabet::is_alnum, 30},
+    {"ghr_", "github", Alphabet::is_alnum, 30},
     {"glpat-", "gitlab", Alphabet::base64url, 20},
-    {"hf_", "huggingface", Alphabet::alnum, 30, true},
+    {"hf_", "huggingface", Alphabet::is_alnum, 30, true},
     {"sk-ant-", "anthropic", Alphabet::base64url, 20},
     {"sk-proj-", "openai", Alphabet::base64url, 20},
     {"sk-", "openai", Alphabet::base64url, 20, true, true},
@@ -92,7 +92,7 @@ public:
       }
       // Every format starts with one of these letters: most positions cost one comparison.
       bool word_start =
-          (i == 0 || !alnum(t[i - 1])) && std::string_view("ghsxnAe").find(t[i]) != std::string_view::npos;
+          (i == 0 || !is_alnum(t[i - 1])) && std::string_view("ghsxnAe").find(t[i]) != std::string_view::npos;
       if (word_start && ((end = prefixed(i)) != 0 || (end = jwt(i)) != 0 || (end = aws_key_id(i)) != 0)) {
         i = end;
         continue;
@@ -175,7 +175,7 @@ private:
            (std::isupper(static_cast<unsigned char>(t[end])) ||
             std::isdigit(static_cast<unsigned char>(t[end]))))
       ++end;
-    if (end != i + 20 || (end < t.size() && alnum(t[end]))) return 0;
+    if (end != i + 20 || (end < t.size() && is_alnum(t[end]))) return 0;
     found.push_back({i, end, "aws-key-id"});
     aws_id_lines.push_back(line_of(i));
     return end;

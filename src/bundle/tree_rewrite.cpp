@@ -12,7 +12,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::uintmax_t k_max_text_bytes = 64u << 20;
+constexpr std::uintmax_t k_max_rewritten_bytes = 64u << 20;
 
 std::ptrdiff_t depth(const fs::path& p) {
   return std::distance(p.begin(), p.end());
@@ -47,7 +47,7 @@ TreeRewritten rewrite_tree(const fs::path& dir, const TreeRewrite& rewrite,
         touched = true;
       }
     } else if (fs::is_regular_file(status) && rewrite.content &&
-               fs::file_size(path, ec) <= k_max_text_bytes) {
+               fs::file_size(path, ec) <= k_max_rewritten_bytes) {
       std::string content = read_whole_file(path).value_or("");
       if (content.find('\0') == std::string::npos)
         if (auto scrubbed = rewrite.content(rel, content); scrubbed && *scrubbed != content) {

@@ -36,7 +36,7 @@ std::string string_or(const Json& doc, const char* key, const std::string& fallb
 }
 
 // "migrate-to-nvidia" -> "nvidia" (0.1.0's records name the target only in the plan id).
-std::string target_of(const std::string& plan) {
+std::string target_in_plan_id(const std::string& plan) {
   constexpr std::string_view prefix = "migrate-to-";
   return plan.starts_with(prefix) ? plan.substr(prefix.size()) : std::string();
 }
@@ -103,7 +103,7 @@ std::expected<ApplyRecord, std::string> record_from_json(const Json& doc) {
   r.pointer = json_bool(doc, "pointer").value_or(false);
   if (r.pointer) return r;
   r.plan = string_or(doc, "plan");
-  r.target = r.kind == "migration" ? string_or(doc, "target", target_of(r.plan)) : std::string();
+  r.target = r.kind == "migration" ? string_or(doc, "target", target_in_plan_id(r.plan)) : std::string();
   if (r.kind == "migration" && r.target != "nvidia" && r.target != "amd")
     return std::unexpected(fmt::format("migration target {} (nvidia or amd)", escape::one_line(r.target)));
   if (r.from_0_1) {

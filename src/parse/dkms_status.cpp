@@ -10,7 +10,7 @@ namespace gpudoctor::parse {
 
 namespace {
 
-constexpr std::size_t k_max_entries = 100000;
+constexpr std::size_t k_max_dkms_lines = 100000;
 
 std::vector<std::string_view> comma_parts(std::string_view s) {
   std::vector<std::string_view> out;
@@ -65,7 +65,7 @@ DkmsStatus dkms_status(std::string_view text) {
   DkmsStatus out;
   detail::for_each_line(text, [&](std::string_view raw) {
     std::string_view line = detail::trim_view(raw);
-    if (line.empty() || out.entries.size() + out.messages.size() >= k_max_entries) return;
+    if (line.empty() || out.entries.size() + out.messages.size() >= k_max_dkms_lines) return;
     if (auto e = entry(line))
       out.entries.push_back(std::move(*e));
     else

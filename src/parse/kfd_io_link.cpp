@@ -9,8 +9,8 @@ namespace gpudoctor::parse {
 
 namespace {
 
-using Field = std::optional<long long> KfdIoLink::*;
-constexpr std::pair<std::string_view, Field> k_fields[] = {
+using IoLinkField = std::optional<long long> KfdIoLink::*;
+constexpr std::pair<std::string_view, IoLinkField> k_io_link_fields[] = {
     {"type", &KfdIoLink::type},
     {"node_from", &KfdIoLink::node_from},
     {"node_to", &KfdIoLink::node_to},
@@ -27,7 +27,7 @@ constexpr std::pair<std::string_view, Field> k_fields[] = {
 KfdIoLink kfd_io_link_properties(std::string_view text) {
   KfdIoLink link;
   detail::for_each_number_property(
-      text, [&](std::string_view name, long long v) { detail::set_named(link, k_fields, name, v); });
+      text, [&](std::string_view name, long long v) { detail::set_named(link, k_io_link_fields, name, v); });
   return link;
 }
 

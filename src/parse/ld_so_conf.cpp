@@ -6,7 +6,7 @@
 namespace gpudoctor::parse {
 
 namespace {
-constexpr std::size_t k_max_entries = 100000;
+constexpr std::size_t k_max_conf_entries = 100000;
 } // namespace
 
 LdSoConf ld_so_conf(std::string_view text, std::string_view file) {
@@ -15,12 +15,12 @@ LdSoConf ld_so_conf(std::string_view text, std::string_view file) {
   detail::for_each_line(text, [&](std::string_view raw) {
     ++n;
     std::string_view line = detail::trim_view(raw.substr(0, raw.find('#')));
-    if (line.empty() || out.dirs.size() + out.includes.size() >= k_max_entries) return;
+    if (line.empty() || out.dirs.size() + out.includes.size() >= k_max_conf_entries) return;
     std::size_t pos = 0;
     std::string_view first = detail::next_token(line, pos);
     if (first == "include" && pos < line.size()) {
       for (std::string_view p = detail::next_token(line, pos); !p.empty(); p = detail::next_token(line, pos))
-        if (out.includes.size() < k_max_entries)
+        if (out.includes.size() < k_max_conf_entries)
           out.includes.push_back({std::string(file), n, std::string(p)});
       return;
     }

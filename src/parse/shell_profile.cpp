@@ -263,7 +263,7 @@ bool path_like(std::string_view name) {
   return name.ends_with("PATH") || name.ends_with("DIRS");
 }
 
-struct Reader {
+struct ProfileReader {
   std::string_view file;
   bool environment = false; // /etc/environment: no expansion, everything exported
   ShellProfile out;
@@ -334,7 +334,7 @@ struct Reader {
 };
 
 ShellProfile read_profile(std::string_view text, std::string_view file, bool environment) {
-  Reader r{.file = file, .environment = environment};
+  ProfileReader r{.file = file, .environment = environment};
   for (const auto& c : Scanner(text).commands())
     r.command(c.words);
   for (auto& a : r.out.assignments)

@@ -14,13 +14,13 @@ std::string leading_digits(std::string_view s, std::size_t at) {
   return d;
 }
 
-std::optional<int> small_int(std::string_view digits) {
+std::optional<int> digits_to_int(std::string_view digits) {
   return text::to_int(digits).transform([](long long v) { return static_cast<int>(v); });
 }
 
 // "123" -> 12 (cu123), "118" -> 11, "12" -> 12, "130" -> 13: CUDA majors have two digits since CUDA 10.
 std::optional<int> cuda_major_of(const std::string& digits) {
-  if (digits.size() == 3 || digits.size() == 2) return small_int(digits.substr(0, 2));
+  if (digits.size() == 3 || digits.size() == 2) return digits_to_int(digits.substr(0, 2));
   return std::nullopt;
 }
 
@@ -39,7 +39,7 @@ std::optional<VersionLabel> version_label(std::string_view version) {
     auto d = leading_digits(label, 4);
     bool dotted = 4 + d.size() < label.size() && label[4 + d.size()] == '.';
     // "rocm6.1": the digits before the dot; "rocm61": ROCm's majors have had one digit.
-    if (!d.empty()) v.rocm = true, v.rocm_major = dotted ? small_int(d) : small_int(d.substr(0, 1));
+    if (!d.empty()) v.rocm = true, v.rocm_major = dotted ? digits_to_int(d) : digits_to_int(d.substr(0, 1));
   }
   if (auto t = label.find("torch"); t != std::string::npos) {
     std::string rest = label.substr(t + 5);

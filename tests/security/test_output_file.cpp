@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr unsigned k_other = 64123; // a uid with no account
+constexpr unsigned k_stranger = 64123; // a uid with no account
 
 unsigned mode_of(const fs::path& p) {
   struct stat st {};
@@ -81,7 +81,7 @@ TEST_SUITE("security") {
     REQUIRE(::chmod(tmp.path().c_str(), 0755) == 0);
     fs::create_directories(tmp / "real");
     fs::create_directories(tmp / "home");
-    REQUIRE(::chown((tmp / "home").c_str(), k_other, 0) == 0);
+    REQUIRE(::chown((tmp / "home").c_str(), k_stranger, 0) == 0);
 
     SUBCASE("a link in another user's folder") {
       fs::create_symlink(tmp / "real", tmp / "home/out");
@@ -115,7 +115,7 @@ TEST_SUITE("security") {
       fs::create_symlink(tmp / "real", tmp / "sticky/roots");
       REQUIRE(write_output((tmp / "sticky/roots/a.json").string(), "a\n", 0600));
       fs::create_symlink(tmp / "real", tmp / "sticky/theirs");
-      REQUIRE(::lchown((tmp / "sticky/theirs").c_str(), k_other, 0) == 0);
+      REQUIRE(::lchown((tmp / "sticky/theirs").c_str(), k_stranger, 0) == 0);
       auto refused = write_output((tmp / "sticky/theirs/b.json").string(), "b\n", 0600);
       REQUIRE_FALSE(refused);
       CHECK(refused.error().find("the link is owned by 64123") != std::string::npos);

@@ -14,7 +14,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr unsigned k_other = 64123; // a uid with no account: named by its number
+constexpr unsigned k_stranger_uid = 64123; // a uid with no account: named by its number
 
 void make(const fs::path& p, mode_t mode, bool folder = false) {
   if (folder)
@@ -38,11 +38,11 @@ TEST_SUITE("security") {
     CHECK_FALSE(distrust_for_root("/bin", R));
 
     SUBCASE("a program another user owns") {
-      REQUIRE(::chown((tmp / "bin/tool").c_str(), k_other, 0) == 0);
+      REQUIRE(::chown((tmp / "bin/tool").c_str(), k_stranger_uid, 0) == 0);
       auto d = distrust_for_root("/bin/tool", R);
       REQUIRE(d);
       CHECK(d->path == "/bin/tool");
-      CHECK(d->uid == k_other);
+      CHECK(d->uid == k_stranger_uid);
       CHECK(d->describe("/bin/tool") == "owned by 64123");
     }
     SUBCASE("a program its group or others may write") {
@@ -57,20 +57,21 @@ TEST_SUITE("security") {
       REQUIRE(d);
       CHECK(d->describe("/bin/tool") == "/bin is writable by others");
       REQUIRE(::chmod((tmp / "bin").c_str(), 0755) == 0);
-      REQUIRE(::chown((tmp / "bin").c_str(), k_other, 0) == 0);
+      REQUIRE(::chown((tmp / "bin").c_str(), k_stranger_uid, 0) == 0);
       CHECK(distrust_for_root("/bin/tool", R)->path == "/bin");
     }
     SUBCASE("a link is judged by its folder, its target by the same rule") {
       make(tmp / "home", 0755, true);
-      REQUIRE(::chown((tmp / "home").c_str(), k_other, 0) == 0);
+      REQUIRE(::chown((tmp / "home").c_str(), k_stranger_uid, 0) == 0);
       fs::create_symlink("/bin/tool", tmp / "home/tool"); // in a folder another user may change
       CHECK(distrust_for_root("/home/tool", R)->path == "/home");
       fs::create_symlink("../bin/tool", tmp / "bin/alias"); // root's folder, root's target
       CHECK_FALSE(distrust_for_root("/bin/alias", R));
-      REQUIRE(::lchown((tmp / "bin/alias").c_str(), k_other, 0) == 0); // the link's owner cannot repoint it
+      REQUIRE(::lchown((tmp / "bin/alias").c_str(), k_stranger_uid, 0) ==
+              0); // the link's owner cannot repoint it
       CHECK_FALSE(distrust_for_root("/bin/alias", R));
       make(tmp / "bin/theirs", 0755);
-      REQUIRE(::chown((tmp / "bin/theirs").c_str(), k_other, 0) == 0);
+      REQUIRE(::chown((tmp / "bin/theirs").c_str(), k_stranger_uid, 0) == 0);
       fs::create_symlink("theirs", tmp / "bin/to-theirs"); // root's link to another user's program
       auto d = distrust_for_root("/bin/to-theirs", R);
       REQUIRE(d);
@@ -112,13 +113,13 @@ TEST_SUITE("security") {
     }
     SUBCASE("another user's folder, sticky or not") {
       make(tmp / "tmp/theirs", 01777, true);
-      REQUIRE(::chown((tmp / "tmp/theirs").c_str(), k_other, 0) == 0);
+      REQUIRE(::chown((tmp / "tmp/theirs").c_str(), k_stranger_uid, 0) == 0);
       CHECK(distrust_for_root_writes("/tmp/theirs", R)->why == "owned by 64123");
     }
     SUBCASE("a link in a sticky folder is its owner's to replace") {
       fs::create_symlink("roots", tmp / "tmp/to-roots");
       CHECK_FALSE(distrust_for_root_writes("/tmp/to-roots", R));
-      REQUIRE(::lchown((tmp / "tmp/to-roots").c_str(), k_other, 0) == 0);
+      REQUIRE(::lchown((tmp / "tmp/to-roots").c_str(), k_stranger_uid, 0) == 0);
       auto d = distrust_for_root_writes("/tmp/to-roots", R);
       REQUIRE(d);
       CHECK(d->path == "/tmp/to-roots");
@@ -131,6 +132,6 @@ TEST_SUITE("security") {
     CHECK(*distrust_place(0, S_IFDIR | 01777, false) == "writable by others");
     CHECK_FALSE(distrust_place(0, S_IFDIR | 01777, true));
     CHECK(*distrust_place(0, S_IFREG | 01777, true) == "writable by others"); // the sticky bit of a file
-    CHECK(*distrust_place(k_other, S_IFDIR | 0700, true) == "owned by 64123");
+    CHECK(*distrust_place(k_stranger_uid, S_IFDIR | 0700, true) == "owned by 64123");
   }
 }

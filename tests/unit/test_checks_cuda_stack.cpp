@@ -14,7 +14,7 @@ void add_cuda(Facts& f, const std::string& version, const std::string& folder = 
   f.toolkits.cuda.push_back(c);
 }
 
-void add_rocm(Facts& f, const std::string& version) {
+void add_rocm_beside_cuda(Facts& f, const std::string& version) {
   RocmInstall r;
   r.path = "/opt/rocm-" + version;
   r.version = {version, r.path + "/.info/version"};
@@ -150,7 +150,7 @@ TEST_CASE("check: stack.both-vendors") {
   SUBCASE("NVIDIA GPUs with ROCm installed too: purge ROCm") {
     Facts f = nvidia_machine(2);
     add_cuda(f, "12.4.131");
-    add_rocm(f, "6.2.0");
+    add_rocm_beside_cuda(f, "6.2.0");
     auto r = single(run_check("stack.both-vendors", f));
     expect_fired(r, Status::warn, "", {"Only NVIDIA GPUs", "ROCm 6.2.0 (/opt/rocm-6.2.0)"}, {"purge-rocm"});
     CHECK(r.evidence.size() == 2);
@@ -176,7 +176,7 @@ TEST_CASE("check: stack.both-vendors") {
                    {"purge-rocm"});
     }
     SUBCASE("beside a vendor ROCm under /opt: purge ROCm") {
-      add_rocm(f, "6.2.0");
+      add_rocm_beside_cuda(f, "6.2.0");
       expect_fired(single(run_check("stack.both-vendors", f)), Status::warn, "", {"Only NVIDIA GPUs"},
                    {"purge-rocm"});
     }
@@ -184,14 +184,14 @@ TEST_CASE("check: stack.both-vendors") {
   SUBCASE("AMD GPUs with CUDA installed too: purge NVIDIA") {
     Facts f = amd_machine();
     add_cuda(f, "12.4.131");
-    add_rocm(f, "6.4.1");
+    add_rocm_beside_cuda(f, "6.4.1");
     auto r = single(run_check("stack.both-vendors", f));
     expect_fired(r, Status::warn, "", {"Only AMD GPUs", "CUDA 12.4.131 (/usr/local/cuda-12.4)"},
                  {"purge-nvidia"});
   }
   SUBCASE("AMD GPUs with only the NVIDIA driver's libraries left over") {
     Facts f = amd_machine();
-    add_rocm(f, "6.4.1");
+    add_rocm_beside_cuda(f, "6.4.1");
     f.packages.readable = true;
     f.packages.source = "/var/lib/dpkg/status";
     f.nvidia.libnvidia_ml_versions = {"550.127.05"};
@@ -204,19 +204,19 @@ TEST_CASE("check: stack.both-vendors") {
     Facts f = nvidia_machine(1);
     f.gpus.push_back(make_amd_gpu(1));
     add_cuda(f, "12.4.131");
-    add_rocm(f, "6.2.0");
+    add_rocm_beside_cuda(f, "6.2.0");
     expect_quiet(single(run_check("stack.both-vendors", f)), Status::pass);
   }
   SUBCASE("no GPU at all: info") {
     Facts f;
     add_cuda(f, "12.4.131");
-    add_rocm(f, "6.2.0");
+    add_rocm_beside_cuda(f, "6.2.0");
     auto r = single(run_check("stack.both-vendors", f));
     expect_fired(r, Status::info, "", {"CUDA 12.4.131", "ROCm 6.2.0"}, {});
   }
   SUBCASE("one stack: pass") {
     Facts f = amd_machine();
-    add_rocm(f, "6.2.0");
+    add_rocm_beside_cuda(f, "6.2.0");
     auto r = single(run_check("stack.both-vendors", f));
     expect_quiet(r, Status::pass);
     CHECK(contains(r.message, "only ROCm"));

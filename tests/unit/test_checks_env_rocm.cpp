@@ -55,7 +55,7 @@ std::vector<Result> run_unneeded(const Facts& f) {
   return run_checks(ctx, catalogue(), builtin_checks(), {"env.hsa-override-unneeded"});
 }
 
-void add_rocm(Facts& f, const std::string& version) {
+void add_rocm_install(Facts& f, const std::string& version) {
   RocmInstall r;
   r.path = "/opt/rocm-" + version;
   r.version = {version, r.path + "/.info/version"};
@@ -118,7 +118,7 @@ TEST_CASE("check: env.rccl-fine-grain stays quiet otherwise") {
 TEST_CASE("check: env.hsa-override-unneeded where ROCm supports the GPU") {
   SUBCASE("gfx1101 with 11.0.0 on ROCm 7.0.2") {
     Facts f = amd_machine({110001});
-    add_rocm(f, "7.0.2");
+    add_rocm_install(f, "7.0.2");
     set_env(f, "HSA_OVERRIDE_GFX_VERSION", "11.0.0");
     auto r = single(run_unneeded(f));
     expect_fired(r, Status::warn, f.gpus[0].subject(),
@@ -144,7 +144,7 @@ TEST_CASE("check: env.hsa-override-unneeded where ROCm supports the GPU") {
   }
   SUBCASE("the per-node variable of the GPU's KFD node") {
     Facts f = amd_machine({110001, 100301});
-    add_rocm(f, "7.0.0");
+    add_rocm_install(f, "7.0.0");
     set_env(f, "HSA_OVERRIDE_GFX_VERSION_1", "11.0.0");
     auto results = run_unneeded(f);
     REQUIRE(results.size() == 2);
@@ -157,7 +157,7 @@ TEST_CASE("check: env.hsa-override-unneeded where ROCm supports the GPU") {
 TEST_CASE("check: env.hsa-override-unneeded stays quiet where the override may be needed") {
   SUBCASE("ROCm does not list the target") {
     Facts f = amd_machine({100301});
-    add_rocm(f, "7.0.2");
+    add_rocm_install(f, "7.0.2");
     set_env(f, "HSA_OVERRIDE_GFX_VERSION", "10.3.0");
     auto r = single(run_unneeded(f));
     expect_quiet(r, Status::pass, f.gpus[0].subject());
@@ -165,7 +165,7 @@ TEST_CASE("check: env.hsa-override-unneeded stays quiet where the override may b
   }
   SUBCASE("the system ROCm supports it but the ROCm PyTorch's ROCm does not") {
     Facts f = amd_machine({110001});
-    add_rocm(f, "7.0.2");
+    add_rocm_install(f, "7.0.2");
     f.python.envs.push_back(
         make_python("PATH", "/usr/bin/python3", make_torch("2.6.0+rocm6.2.4", std::nullopt, "6.2.41134")));
     set_env(f, "HSA_OVERRIDE_GFX_VERSION", "11.0.0");
@@ -176,7 +176,7 @@ TEST_CASE("check: env.hsa-override-unneeded stays quiet where the override may b
   }
   SUBCASE("a ROCm release gpudoctor has no table for") {
     Facts f = amd_machine({110001});
-    add_rocm(f, "5.2.3");
+    add_rocm_install(f, "5.2.3");
     set_env(f, "HSA_OVERRIDE_GFX_VERSION", "11.0.0");
     auto r = single(run_unneeded(f));
     expect_quiet(r, Status::pass, f.gpus[0].subject());
@@ -189,7 +189,7 @@ TEST_CASE("check: env.hsa-override-unneeded stays quiet where the override may b
   }
   SUBCASE("another family is env.hsa-override-mismatch's") {
     Facts f = amd_machine({110000});
-    add_rocm(f, "7.0.2");
+    add_rocm_install(f, "7.0.2");
     set_env(f, "HSA_OVERRIDE_GFX_VERSION", "9.4.2");
     expect_quiet(single(run_unneeded(f)), Status::skip, f.gpus[0].subject());
   }

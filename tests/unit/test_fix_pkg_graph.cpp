@@ -47,7 +47,7 @@ std::string status_of(const std::vector<std::string>& graphs, const std::set<std
   return out + extra;
 }
 
-bool has(const std::vector<std::string>& list, const std::string& item) {
+bool lists(const std::vector<std::string>& list, const std::string& item) {
   return std::find(list.begin(), list.end(), item) != list.end();
 }
 
@@ -98,25 +98,25 @@ TEST_CASE(
                         "xserver-xorg-amdgpu-video-amdgpu",
                         "libllvm18.1.60204-amdgpu"}) {
     CAPTURE(p);
-    CHECK(has(amd.packages, p));
+    CHECK(lists(amd.packages, p));
   }
   // Outside the stack: the distribution's packages, the kernel's DKMS, the desktop.
   for (const char* p :
        {"libucx0", "dkms", "libdrm-amdgpu1", "libdrm2", "xserver-xorg-video-amdgpu", "gpu-desktop-canary"}) {
     CAPTURE(p);
-    CHECK_FALSE(has(amd.packages, p));
+    CHECK_FALSE(lists(amd.packages, p));
   }
   // The distribution's HIP runtime is ROCm by name, but libucx0 needs it: kept with what it needs, and said.
   for (const char* p : {"libamdhip64-5", "libhsa-runtime64-1", "libhsakmt1"}) {
     CAPTURE(p);
-    CHECK_FALSE(has(amd.packages, p));
+    CHECK_FALSE(lists(amd.packages, p));
     CHECK(std::count(amd.kept.begin(), amd.kept.end(),
                      std::make_pair(std::string(p), std::string("libucx0"))) == 1);
   }
   // The desktop needs Mesa's DRI and VA drivers: the distribution's come in the same transaction.
-  CHECK(has(amd.replacements, "libgl1-mesa-dri"));
-  CHECK(has(amd.replacements, "mesa-va-drivers"));
-  CHECK_FALSE(has(amd.replacements, "libdrm-amdgpu1")); // installed already
+  CHECK(lists(amd.replacements, "libgl1-mesa-dri"));
+  CHECK(lists(amd.replacements, "mesa-va-drivers"));
+  CHECK_FALSE(lists(amd.replacements, "libdrm-amdgpu1")); // installed already
   CHECK(inv.nvidia.packages.empty());
 }
 
@@ -125,9 +125,9 @@ TEST_CASE("purge set: without the distribution's Mesa in the table, the desktop 
   auto inv = inventory_of(status_of({"amdgpu-6.2.4.txt", "debian-12.txt"}, k_distribution_mesa,
                                     "Package: va-only-canary\nVersion: 1\nDepends: mesa-amdgpu-va-drivers\n"
                                     "Status: install ok installed\n\n"));
-  CHECK_FALSE(has(inv.amd.packages, "mesa-amdgpu-va-drivers"));
-  CHECK_FALSE(has(inv.amd.packages, "libdrm-amdgpu-amdgpu1"));
-  CHECK(has(inv.amd.packages, "amdgpu-dkms"));
+  CHECK_FALSE(lists(inv.amd.packages, "mesa-amdgpu-va-drivers"));
+  CHECK_FALSE(lists(inv.amd.packages, "libdrm-amdgpu-amdgpu1"));
+  CHECK(lists(inv.amd.packages, "amdgpu-dkms"));
   CHECK(std::count(inv.amd.kept.begin(), inv.amd.kept.end(),
                    std::make_pair(std::string("mesa-amdgpu-va-drivers"), std::string("va-only-canary"))) ==
         1);
@@ -149,15 +149,15 @@ TEST_CASE("purge set: CUDA and its driver go; a program needing libcuda.so.1 kee
                         "gds-tools-12-6", "cuda-keyring", "nvidia-driver-560", "libnvidia-compute-560",
                         "nvidia-dkms-560", "nvidia-fabricmanager-560", "libcudnn9-cuda-12", "libnccl2"}) {
     CAPTURE(p);
-    CHECK(has(inv.nvidia.packages, p));
+    CHECK(lists(inv.nvidia.packages, p));
   }
-  CHECK_FALSE(has(inv.nvidia.packages, "dkms"));
-  CHECK_FALSE(has(inv.nvidia.orphans, "dkms")); // kept by every vendor's keep list, never autoremoved
+  CHECK_FALSE(lists(inv.nvidia.packages, "dkms"));
+  CHECK_FALSE(lists(inv.nvidia.orphans, "dkms")); // kept by every vendor's keep list, never autoremoved
   CHECK(inv.amd.packages.empty());
   auto with_user = inventory_of(
       base + "Package: nvenc-canary\nVersion: 1\nDepends: libcuda.so.1\nStatus: install ok installed\n\n");
-  CHECK_FALSE(has(with_user.nvidia.packages, "libnvidia-compute-560"));
-  CHECK(has(with_user.nvidia.packages, "nvidia-driver-560")); // the meta package goes, its library stays
+  CHECK_FALSE(lists(with_user.nvidia.packages, "libnvidia-compute-560"));
+  CHECK(lists(with_user.nvidia.packages, "nvidia-driver-560")); // the meta package goes, its library stays
   CHECK(std::count(with_user.nvidia.kept.begin(), with_user.nvidia.kept.end(),
                    std::make_pair(std::string("libnvidia-compute-560"), std::string("nvenc-canary"))) == 1);
 }

@@ -5,7 +5,7 @@
 
 using namespace gpudoctor;
 using gpudoctor::test::realdata;
-using Kind = parse::NvidiaSmiFailure::Kind;
+using FailureKind = parse::NvidiaSmiFailure::Kind;
 
 TEST_CASE("parse: /proc/driver/nvidia/version, proprietary, open and Jetson layouts") {
   auto p = parse::nvidia_proc_version(realdata("proc-driver-nvidia-version-proprietary-1.txt"));
@@ -43,22 +43,22 @@ TEST_CASE("parse: /proc/driver/nvidia/version, proprietary, open and Jetson layo
 
 TEST_CASE("parse: nvidia-smi failures are classified") {
   auto d = parse::nvidia_smi_failure(realdata("nvidia-smi-fail-no-driver-comm-1.txt"));
-  CHECK(d.kind == Kind::no_driver);
+  CHECK(d.kind == FailureKind::no_driver);
   CHECK(
       d.message.starts_with("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver."));
   CHECK(d.nvml_library_version.empty());
 
   auto m = parse::nvidia_smi_failure(realdata("nvidia-smi-fail-nvml-mismatch-2.txt"));
-  CHECK(m.kind == Kind::version_mismatch);
+  CHECK(m.kind == FailureKind::version_mismatch);
   CHECK(m.nvml_library_version == "550.144");
   CHECK(m.message == "Failed to initialize NVML: Driver/library version mismatch");
 
   auto n = parse::nvidia_smi_failure("No devices were found\n");
-  CHECK(n.kind == Kind::no_devices);
+  CHECK(n.kind == FailureKind::no_devices);
   CHECK(n.message == "No devices were found");
 
   auto u = parse::nvidia_smi_failure("Failed to initialize NVML: Unknown Error\n");
-  CHECK(u.kind == Kind::other);
+  CHECK(u.kind == FailureKind::other);
   CHECK(u.message == "Failed to initialize NVML: Unknown Error");
 
   // Successful outputs say nothing, "No running processes found" included.
@@ -66,10 +66,10 @@ TEST_CASE("parse: nvidia-smi failures are classified") {
                          "nvidia-smi-q-h100-sxm-560-1.txt", "nvidia-smi-q-x-rtx3090-1.xml"}) {
     CAPTURE(ok);
     auto f = parse::nvidia_smi_failure(realdata(ok));
-    CHECK(f.kind == Kind::none);
+    CHECK(f.kind == FailureKind::none);
     CHECK(f.message.empty());
   }
-  CHECK(parse::nvidia_smi_failure("").kind == Kind::none);
+  CHECK(parse::nvidia_smi_failure("").kind == FailureKind::none);
 }
 
 TEST_CASE("parse: nvidia-smi -q -x, every realdata sample") {

@@ -59,8 +59,11 @@ chmod 0755 "$rootbin/nvidia-smi"
 run_as_root() { # OUTPUT COMMAND...
   local out=$1 status=0
   shift
+  # verify_asan_link_order=0: an AddressSanitizer build of gpudoctor would otherwise refuse to start with a
+  # preloaded library that is not ASan's, and run nothing (the sanitizer pass of .ci/run).
   env PATH="$rootbin:/usr/sbin:/usr/bin:/sbin:/bin" LD_PRELOAD="$lib/preload.so" LD_LIBRARY_PATH="$lib" \
     BASH_ENV="$lu_home/hook.sh" ENV="$lu_home/hook.sh" \
+    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
     "$gpudoctor" "$@" >"$out" 2>"$out.err" || status=$?
   [[ $status == 0 || $status == 1 ]] || fail "$* exited $status: $(cat "$out.err")"
 }
