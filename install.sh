@@ -138,9 +138,9 @@ install_deps() {
 
 cmake_args=(-G Ninja)
 [[ -n $CXX ]] && cmake_args+=(-DCMAKE_CXX_COMPILER="$CXX")
-# A unity build (16 .cpp files to a compiler run) builds from cold in about a third of the time
-# (bench/build_time.sh). The sanitizer build compiles each file alone, as a developer's build does, so that CI
-# still fails a file that compiles only beside another (docs/architecture.md, "Unity builds").
+# A unity build (16 .cpp files to a compiler run) parses the heavy headers once a batch, not once a file
+# (bench/build_time.sh times both). The sanitizer build compiles each file alone, as a developer's build
+# does, so CI still fails a file that compiles only beside another (docs/architecture.md, "Unity builds").
 if ((sanitize)); then
   cmake_args+=(-DCMAKE_UNITY_BUILD=OFF)
 else

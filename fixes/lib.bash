@@ -24,6 +24,9 @@ GD_REBOOTING=0
 GD_ROLLED_BACK=0
 GD_DIED=0
 GD_FAILED_COMMAND=
+GD_INSTALL_PLANNED=
+GD_TEMP=
+GD_TEMP_COUNT=0
 # Installroot mode (tests/root/rhel_installroot.sh): GD_INSTALLROOT=DIR makes rpm and dnf act on the RPM
 # root DIR from outside (rpm --root, dnf --installroot; such a root has no bash to chroot into), and the
 # files that gd_write_file, gd_edit_file and the journal touch lie below DIR. GD_DNF_OPTS: more dnf options,
@@ -254,6 +257,31 @@ gd_dir_of() {
 
 # gd_edit_file FILE FILTER [ARG...]: replaces FILE by what `FILTER ARG... <FILE` prints, atomically and
 # with a backup; nothing happens when the output equals the file. With --dry-run it prints the diff.
+# gd_temp_beside DIR: a new empty file in DIR for an atomic replace (its path in GD_TEMP), its name journaled
+# (temp-file) before it exists: a run killed before the rename leaves it behind, and the next run of the
+# script (gd_remove_stale_temps) or `gpudoctor undo` removes it. Created with O_EXCL (noclobber).
+gd_temp_beside() {
+  GD_TEMP_COUNT=$((GD_TEMP_COUNT + 1))
+  GD_TEMP=$1/.gpudoctor-$GD_RUN_ID-$GD_TEMP_COUNT.tmp
+  gd_journal temp-file "${GD_TEMP#"$GD_INSTALLROOT"}"
+  gd_journal_sync
+  (set -o noclobber && : >"$GD_TEMP") 2>/dev/null || gd_die "could not create ${GD_TEMP#"$GD_INSTALLROOT"}"
+}
+
+# The temporary files earlier runs of this script journaled (temp-file) and left: a run killed between
+# creating one and renaming it over its file.
+gd_remove_stale_temps() {
+  local _time run _step event path
+  if ((GD_DRY_RUN)) || [[ ! -f $GD_JOURNAL ]]; then return 0; fi
+  while IFS=$'\t' read -r _time run _step event path; do
+    [[ $event == temp-file && $run != "$GD_RUN_ID" && $path == /*/.gpudoctor-*.tmp && $path != *\\* ]] || continue
+    if [[ -f $GD_INSTALLROOT$path && ! -L $GD_INSTALLROOT$path ]]; then
+      rm -f -- "$GD_INSTALLROOT$path"
+      gd_note "removed $path (an earlier run was stopped before it renamed it)"
+    fi
+  done <"$GD_JOURNAL"
+}
+
 gd_edit_file() {
   local file=$1 path=$GD_INSTALLROOT$1 dir tmp
   shift
@@ -268,7 +296,8 @@ gd_edit_file() {
     return 0
   fi
   dir=$(gd_dir_of "$path")
-  tmp=$(mktemp "$dir/.gpudoctor-XXXXXX.tmp")
+  gd_temp_beside "$dir"
+  tmp=$GD_TEMP
   if ! "$@" <"$path" >"$tmp"; then
     rm -f -- "$tmp"
     gd_die "could not filter $file"
@@ -317,7 +346,8 @@ gd_write_file() {
   fi
   dir=$(gd_dir_of "$path")
   mkdir -p -- "$dir"
-  tmp=$(mktemp "$dir/.gpudoctor-XXXXXX.tmp")
+  gd_temp_beside "$dir"
+  tmp=$GD_TEMP
   printf '%s' "$content" >"$tmp"
   chmod "$mode" -- "$tmp"
   sync -- "$tmp"
@@ -348,7 +378,8 @@ gd_install_file() {
   fi
   dir=$(gd_dir_of "$file")
   mkdir -p -- "$dir"
-  tmp=$(mktemp "$dir/.gpudoctor-XXXXXX.tmp")
+  gd_temp_beside "$dir"
+  tmp=$GD_TEMP
   cp -- "$src" "$tmp"
   chmod "$mode" -- "$tmp"
   sync -- "$tmp"
@@ -786,16 +817,23 @@ gd_install_packages() {
     gd_collect install "${missing[@]}"
     return 0
   fi
-  local opts=() before out problem
+  local opts=() before out problem said
   gd_read_lines opts <<<"$(gd_apt_cache_opts)"
   if ((${#opts[@]} == 0)); then gd_package_index_update; fi
-  if ! problem=$(gd_install_problem "${missing[@]}"); then
+  # Not in a subshell: the simulation leaves the packages it installs in GD_INSTALL_PLANNED.
+  said=$(mktemp)
+  if gd_install_problem "${missing[@]}" >"$said"; then
+    rm -f -- "$said"
+  else
+    problem=$(<"$said")
+    rm -f -- "$said"
     # A dry run goes on: the repository may come with an earlier step that it did not run.
     if ((GD_DRY_RUN)); then gd_note "the install would stop here if this were so when it runs: $problem"; else
       gd_die "$problem; nothing was changed by this step"
     fi
   fi
   before=$(gd_present_names)
+  gd_journal_planned_installs "$before"
   # Created before the install: DKMS's logs newer than it are this install's.
   out=$(mktemp)
   case $GD_FAMILY in
@@ -881,6 +919,7 @@ gd_install_problem() {
       return 1
     fi
     extra=$(gd_extra_removals <<<"$sim")
+    GD_INSTALL_PLANNED=$(awk '$1 == "Inst" { print $2 }' <<<"$sim")
     ;;
   rhel)
     sim=$(LC_ALL=C gd_dnf install --assumeno "${@//=/-}" 2>&1 || true)
@@ -889,6 +928,7 @@ gd_install_problem() {
       return 1
     fi
     extra=$(gd_dnf_removals <<<"$sim")
+    GD_INSTALL_PLANNED=$(gd_dnf_installs <<<"$sim")
     ;;
   esac
   if [[ -z $extra ]]; then return 0; fi
@@ -897,6 +937,13 @@ gd_install_problem() {
     "$(gd_quote "$@")" "$(gd_quote "${names[@]}")" "$(gd_conflict_reasons "$sim" "${names[@]}")"
   printf ' names, once the new driver is in): remove or change %s yourself, then run this again' "$(gd_quote "${names[@]}")"
   return 1
+}
+
+# Packages dnf's transaction (stdin: `dnf install --assumeno`) would install: its Installing sections.
+gd_dnf_installs() {
+  awk '/^[A-Z][A-Za-z ]*:$/ { installing = ($0 ~ /^Installing/) ; next }
+    /^[^ ]/ { installing = 0 }
+    installing && NF >= 1 && $1 !~ /^=/ { print $1 }' | sort -u
 }
 
 # Packages dnf's transaction (stdin: `dnf install --assumeno`) would remove or replace: its Removing sections and
@@ -1002,6 +1049,18 @@ gd_journal_new_packages() {
   while IFS= read -r name; do
     if [[ -n $name ]]; then gd_journal installed-package "$name" "$(gd_pkg_version "$name")"; fi
   done <<<"$(gd_only_in_second "$1" "$(gd_installed_names)")"
+}
+
+# Journals, before the install runs, each package its simulation (GD_INSTALL_PLANNED, from gd_install_problem)
+# brings that is not on the machine (BEFORE): an install killed halfway has unpacked some of them, and
+# gd_journal_new_packages, after it, never ran. `gpudoctor undo` takes out those of them that are present.
+gd_journal_planned_installs() {
+  local name
+  if ((GD_DRY_RUN)); then return 0; fi
+  while IFS= read -r name; do
+    if [[ -n $name ]] && ! grep -qxF -- "$name" <<<"$1"; then gd_journal install-planned "$name"; fi
+  done <<<"${GD_INSTALL_PLANNED:-}"
+  gd_journal_sync
 }
 
 gd_verify_not_installed() {
@@ -2760,6 +2819,7 @@ gd_main() {
   trap 'GD_FAILED_COMMAND="$BASH_COMMAND (line $LINENO)"' ERR
   if ((GD_DRY_RUN)); then gd_say "Dry run: nothing will be changed."; fi
   gd_journal start "$GD_SCRIPT_ID"
+  gd_remove_stale_temps
   n=${#GD_STEP_IDS[@]}
   for i in "${selected[@]}"; do
     GD_STEP=${GD_STEP_IDS[i]}

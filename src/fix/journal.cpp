@@ -66,11 +66,11 @@ RunEffects run_effects(const std::vector<JournalEntry>& journal, const std::vect
                                [&](const Backup& b) { return b.file == e.args[0]; });
       bool created = std::find(fx.created.begin(), fx.created.end(), e.args[0]) != fx.created.end();
       if (!known && !created) fx.backups.push_back({e.args[0], e.args[1], e.run});
-    } else if (e.event == "created") {
+    } else if (e.event == "created" || e.event == "temp-file") { // temp-file: an atomic write's, if left
       bool known = std::any_of(fx.backups.begin(), fx.backups.end(),
                                [&](const Backup& b) { return b.file == arg(e, 0); });
       if (!known) add_once(fx.created, arg(e, 0));
-    } else if (e.event == "purge-package" || e.event == "installed-package") {
+    } else if (e.event == "purge-package" || e.event == "installed-package" || e.event == "install-planned") {
       if (packages.emplace(arg(e, 0), FirstTouch{e.event == "purge-package", arg(e, 1), arg(e, 2) == "auto"})
               .second)
         package_order.push_back(arg(e, 0));

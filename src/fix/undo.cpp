@@ -8,6 +8,7 @@
 #include "fix/journal.hpp"
 #include "fix/record_files.hpp"
 #include "fix/script_text.hpp"
+#include "parse/parsers_system.hpp"
 #include "system/root_exec.hpp"
 #include "util/atomic_file.hpp"
 #include "util/escape.hpp"
@@ -22,6 +23,7 @@
 #include <expected>
 #include <fcntl.h>
 #include <filesystem>
+#include <set>
 #include <unistd.h>
 #include <vector>
 
@@ -60,6 +62,21 @@ int package_command(const std::vector<std::string>& argv, const std::string& roo
   int status = run_attached(argv, root);
   if (status != 0) std::fprintf(stderr, "gpudoctor: that failed (exit status %d)\n", status);
   return status == 0 ? 0 : 1;
+}
+
+// Of the packages the runs installed, those dpkg has in any state (unpacked, half-configured, installed,
+// config-files): an install killed halfway had unpacked only some of those it planned (install-planned), and
+// apt-get purge refuses the whole list for one name that is not on the machine.
+std::vector<std::string> present_of(const std::vector<std::string>& names, const std::string& root) {
+  auto status = read_whole_file(root + "/var/lib/dpkg/status");
+  if (!status) return names; // apt says what is wrong
+  std::set<std::string> present;
+  for (const auto& r : parse::dpkg_records(*status))
+    if (!r.status.empty() && r.status != "not-installed") present.insert(r.name);
+  std::vector<std::string> out;
+  for (const auto& name : names)
+    if (present.contains(name.substr(0, name.find(':')))) out.push_back(name);
+  return out;
 }
 
 // The packages of the runs: the old ones back first (from the script's cache: their repository may be
@@ -108,12 +125,13 @@ int undo_packages(const RunEffects& fx, const std::string& root, bool rhel) {
                 "repositories (restored above, when the runs removed them):\n  %s%s\n",
                 cmd.c_str(), joined(by_name).c_str());
   }
-  if (!fx.installed.empty()) {
+  std::vector<std::string> installed = rhel ? fx.installed : present_of(fx.installed, root);
+  if (!installed.empty()) {
     std::vector<std::string> argv =
         rhel ? std::vector<std::string>{"dnf", "remove", "-y"}
              : std::vector<std::string>{"env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "purge", "-y",
                                         "-q"};
-    argv.insert(argv.end(), fx.installed.begin(), fx.installed.end());
+    argv.insert(argv.end(), installed.begin(), installed.end());
     failures += package_command(argv, root, "The runs installed packages; they go");
   }
   if (!fx.unheld.empty()) {

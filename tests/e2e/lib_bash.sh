@@ -6,6 +6,8 @@
 #    this shows what they cost).
 # 2. The file writers replace a regular file or a link, and refuse a folder, a FIFO or a device of that name
 #    (mv would move the new file into the folder; the rename would replace the node).
+# 3. What a run killed halfway leaves is in the journal before it exists: an atomic write's temporary file
+#    (temp-file, removed by the next run) and the packages an install is about to bring (install-planned).
 # shellcheck source=tests/e2e/common.bash
 source "$(dirname "$0")/common.bash"
 source_dir=$2
@@ -60,3 +62,37 @@ done
 lib_run debian gd_write_file "$etc/a-file" 0644 <<<"new" >"$work/out" || fail "gd_write_file failed: $(cat "$work/out")"
 [[ $(cat "$etc/a-file") == new ]] || fail "gd_write_file did not write the regular file"
 pass "gd_write_file and gd_install_file refuse a folder and a FIFO of the file's name, and write a regular file"
+
+# 3. With a real journal: a run that dies after creating its temporary file, then the next run.
+journal_run() { # RUN_ID COMMAND...: COMMAND in a rendered script's shape, journaling to $work/journal
+  local run=$1
+  shift
+  bash -c 'set -euo pipefail; source "$1"; source "$2"; GD_FAMILY=debian GD_JOURNAL=$3 GD_LOG_DIR=$4 GD_RUN_ID=$5
+    shift 5; "$@"' _ "$source_dir/fixes/lib.bash" "$work/helpers.bash" "$work/journal" "$work" "$run" "$@" 2>&1
+}
+cat >"$work/helpers.bash" <<'HELPERS'
+# planned PLANNED BEFORE: what an install's simulation left in GD_INSTALL_PLANNED, then its journaling.
+planned() { GD_INSTALL_PLANNED=$1 && gd_journal_planned_installs "$2"; }
+HELPERS
+mkdir -p "$etc/profile.d"
+journal_run run-1 gd_temp_beside "$etc/profile.d" >"$work/out" || fail "gd_temp_beside failed: $(cat "$work/out")"
+left=("$etc"/profile.d/.gpudoctor-run-1-*.tmp)
+[[ -f ${left[0]} ]] || fail "gd_temp_beside made no file: $(ls -A "$etc/profile.d")"
+grep -qF "$(printf 'run-1\t-\ttemp-file\t%s' "${left[0]}")" "$work/journal" ||
+  fail "the temporary file is not in the journal: $(cat "$work/journal")"
+# Beside it: a file of the same shape that no run journaled, and a journaled name that is now a link.
+echo keep >"$etc/profile.d/.gpudoctor-someone-1.tmp"
+printf '%s\trun-0\t-\ttemp-file\t%s\n' now "$etc/profile.d/.gpudoctor-run-0-1.tmp" >>"$work/journal"
+ln -s "$etc/a-file" "$etc/profile.d/.gpudoctor-run-0-1.tmp"
+journal_run run-2 gd_remove_stale_temps >"$work/out" || fail "gd_remove_stale_temps failed: $(cat "$work/out")"
+[[ ! -e ${left[0]} ]] || fail "the next run left the killed run's temporary file: $(cat "$work/out")"
+[[ -f $etc/profile.d/.gpudoctor-someone-1.tmp && -L $etc/profile.d/.gpudoctor-run-0-1.tmp && -f $etc/a-file ]] ||
+  fail "gd_remove_stale_temps removed what no run journaled, or followed a link: $(ls -lA "$etc/profile.d")"
+pass "an atomic write's temporary file is journaled before it exists; the next run removes it, and nothing else"
+
+: >"$work/journal"
+journal_run run-3 planned $'nvidia-driver\nlibc6\nnvidia-kernel-dkms' $'libc6\nbash' >"$work/out" ||
+  fail "gd_journal_planned_installs failed: $(cat "$work/out")"
+[[ $(cut -f4- "$work/journal" | tr '\t' ' ') == $'install-planned nvidia-driver\ninstall-planned nvidia-kernel-dkms' ]] ||
+  fail "the planned installs journaled: $(cat "$work/journal")"
+pass "an install journals the packages its simulation brings (not those already there) before it runs"
