@@ -72,7 +72,7 @@ struct OsRelease {
   std::string name;    // for messages: "Ubuntu 24.04 (noble)"
 };
 
-std::optional<OsRelease> os_release(const Facts& f, const Knowledge& kb) {
+std::optional<OsRelease> repo_os_release(const Facts& f, const Knowledge& kb) {
   if (!f.os.id) return std::nullopt;
   std::string id = *f.os.id;
   auto like = [&](const char* base) {
@@ -102,7 +102,7 @@ std::optional<OsRelease> os_release(const Facts& f, const Knowledge& kb) {
   return std::nullopt;
 }
 
-std::string family_name(const std::string& family) {
+std::string repo_family_name(const std::string& family) {
   return family == "ubuntu"   ? "Ubuntu"
          : family == "debian" ? "Debian"
          : family == "el"     ? "RHEL"
@@ -130,7 +130,7 @@ bool same_release(const std::string& named, const std::string& os) {
 void repo_codename_mismatch(const CheckContext& ctx, Results& out) {
   const Facts& f = ctx.facts;
   bool any = false;
-  auto os = os_release(f, ctx.kb);
+  auto os = repo_os_release(f, ctx.kb);
   for (const auto& s : f.repos.sources) {
     if (!s.enabled || s.kind == "pip") continue;
     any = true;
@@ -166,7 +166,7 @@ void repo_codename_mismatch(const CheckContext& ctx, Results& out) {
       continue;
     }
     std::string named_text =
-        fmt::format("{} {} ({})", family_name(named->family), named->version, named->how);
+        fmt::format("{} {} ({})", repo_family_name(named->family), named->version, named->how);
     if (named->family == os->family && same_release(named->version, os->version)) {
       out.pass(s.origin, fmt::format("names {}, this OS's release", named_text), evidence);
       continue;

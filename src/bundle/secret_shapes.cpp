@@ -16,7 +16,7 @@ bool is_alnum(char c) {
 bool base64url(char c) {
   return is_alnum(c) || c == '_' || c == '-';
 }
-bool base64(char c) {
+bool base64_char(char c) {
   return is_alnum(c) || c == '/' || c == '+';
 }
 
@@ -191,12 +191,12 @@ private:
     std::size_t i = 0, line_no = 0;
     while (i < t.size()) {
       if (t[i] == '\n') ++line_no;
-      if (!base64(t[i]) || (i > 0 && base64(t[i - 1]))) {
+      if (!base64_char(t[i]) || (i > 0 && base64_char(t[i - 1]))) {
         ++i;
         continue;
       }
       std::size_t end = i;
-      while (end < t.size() && base64(t[end]))
+      while (end < t.size() && base64_char(t[end]))
         ++end;
       bool near = std::any_of(aws_id_lines.begin(), aws_id_lines.end(),
                               [&](std::size_t l) { return (l > line_no ? l - line_no : line_no - l) <= 2; });

@@ -60,7 +60,8 @@ std::string strip_slashes(std::string p) {
 
 // `value` with ~, $HOME and variables assigned earlier expanded; empty when anything else is in it ($(...),
 // ${X:-y}, a variable not known).
-std::optional<std::string> expand(const std::string& value, const std::map<std::string, std::string>& vars) {
+std::optional<std::string> expand_path(const std::string& value,
+                                       const std::map<std::string, std::string>& vars) {
   std::string out;
   std::size_t i = 0;
   if (value == "~" || text::starts_with(value, "~/")) {
@@ -177,11 +178,12 @@ public:
         std::string origin = file_source(file, a.line);
         if (is_search_path_var(a.name)) {
           for (const auto& entry : a.path_entries())
-            add(a.name, entry, folder_of(pam_env ? std::optional<std::string>(entry) : expand(entry, vars)),
+            add(a.name, entry,
+                folder_of(pam_env ? std::optional<std::string>(entry) : expand_path(entry, vars)),
                 Vendor::other, origin);
           continue;
         }
-        auto value = pam_env ? std::optional<std::string>(a.value) : expand(a.value, vars);
+        auto value = pam_env ? std::optional<std::string>(a.value) : expand_path(a.value, vars);
         if (is_pointer_var(a.name) && !a.value.empty())
           add(a.name, a.value, folder_of(value), stack_of_var(a.name), origin);
         if (value)

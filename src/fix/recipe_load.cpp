@@ -45,7 +45,7 @@ namespace {
 const std::set<std::string> k_not_recipes = {"fixes/catalogue.yaml", "fixes/stacks.yaml",
                                              "fixes/migrate.yaml"};
 
-bool valid_id(const std::string& id) {
+bool valid_recipe_id(const std::string& id) {
   return !id.empty() && std::all_of(id.begin(), id.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
   });
@@ -65,7 +65,7 @@ Step read_step(const yaml::Node& node) {
                         "run", "debian", "rhel", "verify", "debian_verify", "rhel_verify"});
   Step s;
   s.id = f.text("id");
-  if (!valid_id(s.id)) yaml::fail(node["id"], "a step id is lower-case letters, digits and '-'");
+  if (!valid_recipe_id(s.id)) yaml::fail(node["id"], "a step id is lower-case letters, digits and '-'");
   s.title = f.text("title");
   if (!f.has("root"))
     yaml::fail(node, fmt::format("step {}: say whether it needs root (root: true or false)", s.id));
@@ -102,7 +102,7 @@ Recipe read_recipe(const std::string& rel, const yaml::Node& doc) {
   Recipe r;
   r.file = rel;
   r.id = f.text("id");
-  if (!valid_id(r.id)) yaml::fail(doc["id"], "a recipe id is lower-case letters, digits and '-'");
+  if (!valid_recipe_id(r.id)) yaml::fail(doc["id"], "a recipe id is lower-case letters, digits and '-'");
   if (rel != "fixes/" + r.id + ".yaml")
     yaml::fail(doc["id"], fmt::format("recipe {0} must be in fixes/{0}.yaml", r.id));
   r.title = f.text("title");

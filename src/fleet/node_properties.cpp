@@ -68,7 +68,7 @@ private:
 };
 
 // A fact of facts_json: {"value": ..., "source": ...} or null.
-std::optional<std::string> fact(const JsonValue& v) {
+std::optional<std::string> node_fact(const JsonValue& v) {
   auto s = v["value"].string();
   return s ? std::optional<std::string>(std::string(*s)) : std::nullopt;
 }
@@ -92,7 +92,7 @@ std::optional<std::string> counted(const std::vector<std::string>& items) {
   return text::join(parts, ", ");
 }
 
-std::string link_text(const JsonValue& link) {
+std::string node_link_text(const JsonValue& link) {
   auto speed = link["speed_current"].string();
   auto width = link["width_current"].integer();
   if (!speed && !width) return {};
@@ -119,8 +119,8 @@ void gpus(const JsonValue& facts, const ReadOptions& opt, Builder& b) {
   });
   facts["gpus"].each([&](JsonValue g) {
     std::string name = g["name"].text("unknown GPU");
-    std::string driver = fact(g["driver"]).value_or("none");
-    std::string link = link_text(g["link"]);
+    std::string driver = node_fact(g["driver"]).value_or("none");
+    std::string link = node_link_text(g["link"]);
     models.push_back(name);
     drivers.push_back(driver);
     if (!link.empty()) links.push_back(link);
@@ -139,30 +139,30 @@ void gpus(const JsonValue& facts, const ReadOptions& opt, Builder& b) {
 
 void drivers(const JsonValue& facts, Builder& b) {
   JsonValue nv = facts["drivers"]["nvidia"];
-  if (auto v = fact(nv["kernel_module_version"]))
+  if (auto v = node_fact(nv["kernel_module_version"]))
     b.add(301, "Driver", "NVIDIA kernel module",
           nv["open_kernel_module"].boolean().value_or(false) ? *v + " (open)" : *v);
-  b.add(302, "Driver", "nvidia-smi driver", fact(nv["smi_driver_version"]));
-  b.add(303, "Driver", "amdgpu module", fact(facts["drivers"]["amd"]["amdgpu_module_version"]));
+  b.add(302, "Driver", "nvidia-smi driver", node_fact(nv["smi_driver_version"]));
+  b.add(303, "Driver", "amdgpu module", node_fact(facts["drivers"]["amd"]["amdgpu_module_version"]));
 }
 
 void toolkits(const JsonValue& facts, Builder& b) {
   JsonValue tk = facts["toolkits"];
-  b.add(401, "CUDA", "CUDA (driver)", fact(facts["drivers"]["nvidia"]["smi_cuda_version"]));
+  b.add(401, "CUDA", "CUDA (driver)", node_fact(facts["drivers"]["nvidia"]["smi_cuda_version"]));
   std::vector<std::string> cuda, rocm;
   tk["cuda"].each([&](JsonValue c) {
-    cuda.push_back(fmt::format("{} ({})", fact(c["version"]).value_or("?"), c["path"].text()));
+    cuda.push_back(fmt::format("{} ({})", node_fact(c["version"]).value_or("?"), c["path"].text()));
   });
   tk["rocm"].each([&](JsonValue r) {
-    rocm.push_back(fmt::format("{} ({})", fact(r["version"]).value_or("?"), r["path"].text()));
+    rocm.push_back(fmt::format("{} ({})", node_fact(r["version"]).value_or("?"), r["path"].text()));
   });
   if (!cuda.empty()) b.add(402, "CUDA", "CUDA toolkits", text::join(cuda, ", "));
-  b.add(403, "CUDA", "nvcc", fact(tk["nvcc_version"]));
-  b.add(404, "CUDA", "cuDNN", fact(tk["cudnn_version"]));
-  b.add(405, "CUDA", "NCCL", fact(tk["nccl_version"]));
+  b.add(403, "CUDA", "nvcc", node_fact(tk["nvcc_version"]));
+  b.add(404, "CUDA", "cuDNN", node_fact(tk["cudnn_version"]));
+  b.add(405, "CUDA", "NCCL", node_fact(tk["nccl_version"]));
   if (!rocm.empty()) b.add(501, "ROCm", "ROCm", text::join(rocm, ", "));
-  b.add(502, "ROCm", "ROCr runtime", fact(facts["drivers"]["amd"]["rocminfo_runtime_version"]));
-  b.add(503, "ROCm", "RCCL", fact(tk["rccl_version"]));
+  b.add(502, "ROCm", "ROCr runtime", node_fact(facts["drivers"]["amd"]["rocminfo_runtime_version"]));
+  b.add(503, "ROCm", "RCCL", node_fact(tk["rccl_version"]));
 }
 
 std::string torch_text(const JsonValue& torch) {
@@ -179,7 +179,7 @@ void python(const JsonValue& facts, const ReadOptions& opt, Builder& b) {
     std::string role = e["role"].text("?");
     int n = ++roles[role];
     std::string label = n == 1 ? fmt::format("python3 ({})", role) : fmt::format("python3 ({} #{})", role, n);
-    b.add(601, "Python", label, fact(e["version"]));
+    b.add(601, "Python", label, node_fact(e["version"]));
     b.add(602, "Python", "PyTorch · " + label, torch_text(e["torch"]));
     std::map<std::string, std::set<std::string>> dists;
     e["distributions"].each([&](JsonValue d) {
@@ -203,7 +203,7 @@ std::vector<NodeProperty> node_properties(const JsonValue& report, const ReadOpt
   JsonValue facts = report["facts"];
   b.add(101, "System", "OS", str(report["host"]["os"]));
   b.add(102, "System", "kernel", str(report["host"]["kernel"]));
-  b.add(103, "System", "architecture", fact(facts["os"]["architecture"]));
+  b.add(103, "System", "architecture", node_fact(facts["os"]["architecture"]));
   b.add(104, "System", "gpudoctor", str(report["tool"]["version"]));
   gpus(facts, opt, b);
   drivers(facts, b);

@@ -19,7 +19,7 @@ std::vector<std::string_view> words(std::string_view s) {
 }
 
 // "deb [arch=amd64 signed-by=/k.gpg] https://repo.radeon.com/rocm/apt/6.2 jammy main" without its comment.
-std::optional<AptSource> one_line(std::string_view line) {
+std::optional<AptSource> source_line(std::string_view line) {
   std::size_t pos = 0;
   std::string_view type = detail::next_token(line, pos);
   if (type != "deb" && type != "deb-src") return std::nullopt;
@@ -136,7 +136,7 @@ std::vector<AptSource> apt_sources_list(std::string_view text, std::string_view 
       while (!line.empty() && (line.front() == '#' || detail::is_space(line.front())))
         line.remove_prefix(1);
     }
-    auto e = one_line(without_comment(line));
+    auto e = source_line(without_comment(line));
     if (!e) return;
     e->file = std::string(file);
     e->line = n;

@@ -19,7 +19,7 @@ bool is_hex(char c) {
   return detail::is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
-bool contains(std::string_view s, std::string_view part) {
+bool has_part(std::string_view s, std::string_view part) {
   return s.find(part) != std::string_view::npos;
 }
 
@@ -115,24 +115,24 @@ std::optional<KernelEventLine> xid_of(std::string_view msg) {
 std::optional<KernelEventLine> nvrm_event_of(std::string_view msg) {
   KernelEventLine e;
   e.pci = first_pci_address(msg);
-  if (contains(msg, "fallen off the bus")) {
+  if (has_part(msg, "fallen off the bus")) {
     e.kind = KernelEventKind::fallen_off_bus;
-  } else if (contains(msg, "RmInitAdapter failed")) {
+  } else if (has_part(msg, "RmInitAdapter failed")) {
     e.kind = KernelEventKind::init_failed;
     e.detail = std::string(detail::trim_view(msg.substr(msg.find("RmInitAdapter failed"))).substr(0, 80));
-  } else if (contains(msg, "probe routine failed")) {
+  } else if (has_part(msg, "probe routine failed")) {
     e.kind = KernelEventKind::probe_failed;
-  } else if (contains(msg, "requires use of the NVIDIA open kernel modules")) {
+  } else if (has_part(msg, "requires use of the NVIDIA open kernel modules")) {
     e.kind = KernelEventKind::open_module_required;
-  } else if (contains(msg, "No firmware image found") || contains(msg, "firmware image not found")) {
+  } else if (has_part(msg, "No firmware image found") || has_part(msg, "firmware image not found")) {
     e.kind = KernelEventKind::firmware_missing;
     e.detail = "GSP firmware";
     e.group_key = e.detail;
-  } else if ((contains(msg, "GSP") || contains(msg, "kgsp")) &&
-             (contains(msg, "imeout") || contains(msg, "timed out") || contains(msg, "rror") ||
-              contains(msg, "failed") || contains(msg, "annot "))) {
+  } else if ((has_part(msg, "GSP") || has_part(msg, "kgsp")) &&
+             (has_part(msg, "imeout") || has_part(msg, "timed out") || has_part(msg, "rror") ||
+              has_part(msg, "failed") || has_part(msg, "annot "))) {
     e.kind = KernelEventKind::gsp_error;
-  } else if (contains(text::lower(msg.substr(0, 512)), "reset required")) {
+  } else if (has_part(text::lower(msg.substr(0, 512)), "reset required")) {
     e.kind = KernelEventKind::reset_required;
   } else {
     return std::nullopt;
@@ -150,20 +150,20 @@ std::optional<KernelEventLine> nvrm_event_of(std::string_view msg) {
 std::optional<KernelEventLine> amdgpu_event_of(std::string_view msg) {
   KernelEventLine e;
   e.pci = device_prefix(msg).second;
-  if (std::size_t ring = msg.find("ring "); ring != std::string_view::npos && contains(msg, " timeout")) {
+  if (std::size_t ring = msg.find("ring "); ring != std::string_view::npos && has_part(msg, " timeout")) {
     std::size_t p = ring + 5;
     e.kind = KernelEventKind::ring_timeout;
     e.detail = std::string(detail::next_token(msg, p).substr(0, 32));
-  } else if (contains(msg, "GPU reset begin")) {
+  } else if (has_part(msg, "GPU reset begin")) {
     e.kind = KernelEventKind::reset_begin;
-  } else if (contains(msg, "GPU reset") && contains(msg, "succeeded")) {
+  } else if (has_part(msg, "GPU reset") && has_part(msg, "succeeded")) {
     e.kind = KernelEventKind::reset_succeeded;
-  } else if ((contains(msg, "GPU reset") && contains(msg, "failed")) ||
-             contains(msg, "GPU Recovery Failed") || contains(msg, "ASIC reset failed")) {
+  } else if ((has_part(msg, "GPU reset") && has_part(msg, "failed")) ||
+             has_part(msg, "GPU Recovery Failed") || has_part(msg, "ASIC reset failed")) {
     e.kind = KernelEventKind::reset_failed;
-  } else if (contains(msg, "MES failed to respon") || contains(msg, "MES might be in unrecoverable state")) {
+  } else if (has_part(msg, "MES failed to respon") || has_part(msg, "MES might be in unrecoverable state")) {
     e.kind = KernelEventKind::mes_failure;
-  } else if (contains(msg, "Fatal error during GPU init")) {
+  } else if (has_part(msg, "Fatal error during GPU init")) {
     e.kind = KernelEventKind::init_fatal;
   } else {
     return std::nullopt;
@@ -192,13 +192,13 @@ std::optional<KernelEventLine> firmware_event_of(std::string_view msg) {
 // "pcieport 0000:00:01.1: AER: Uncorrected (Fatal) error received: 0000:01:00.0",
 // "nvidia 0000:01:00.0: PCIe Bus Error: severity=Uncorrected (Fatal), type=Transaction Layer, ...".
 std::optional<KernelEventLine> aer_event_of(std::string_view msg) {
-  if (!contains(msg, "AER:") && !contains(msg, "PCIe Bus Error")) return std::nullopt;
+  if (!has_part(msg, "AER:") && !has_part(msg, "PCIe Bus Error")) return std::nullopt;
   KernelEventLine e;
   e.kind = KernelEventKind::pcie_aer;
   auto [driver, reporter] = device_prefix(msg);
-  e.detail = contains(msg, "Non-Fatal")  ? "Uncorrected (Non-Fatal)"
-             : contains(msg, "Fatal")    ? "Uncorrected (Fatal)"
-             : contains(msg, "orrected") ? "Corrected"
+  e.detail = has_part(msg, "Non-Fatal")  ? "Uncorrected (Non-Fatal)"
+             : has_part(msg, "Fatal")    ? "Uncorrected (Fatal)"
+             : has_part(msg, "orrected") ? "Corrected"
                                          : "";
   if (e.detail.empty()) return std::nullopt;
   e.group_key = e.detail;
@@ -212,7 +212,7 @@ std::optional<KernelEventLine> aer_event_of(std::string_view msg) {
 std::optional<KernelEventLine> probe_failure_of(std::string_view msg) {
   // "amdgpu: probe of 0000:03:00.0 failed with error -22", "nvidia: probe of ... failed with error -1".
   if (!(msg.starts_with("amdgpu") || msg.starts_with("nvidia ") || msg.starts_with("nvidia:")) ||
-      !contains(msg, "probe of ") || !contains(msg, " failed"))
+      !has_part(msg, "probe of ") || !has_part(msg, " failed"))
     return std::nullopt;
   KernelEventLine e;
   e.kind = KernelEventKind::probe_failed;
@@ -279,9 +279,9 @@ std::string normalize_pci_address(std::string_view address) {
 std::optional<KernelEventLine> kernel_event_of(std::string_view msg) {
   if (auto e = xid_of(msg)) return e;
   if (auto e = firmware_event_of(msg)) return e;
-  if (contains(msg, "NVRM:"))
+  if (has_part(msg, "NVRM:"))
     if (auto e = nvrm_event_of(msg)) return e;
-  if (contains(msg, "amdgpu"))
+  if (has_part(msg, "amdgpu"))
     if (auto e = amdgpu_event_of(msg)) return e;
   if (auto e = probe_failure_of(msg)) return e;
   return aer_event_of(msg);
@@ -298,11 +298,11 @@ KernelLogScan kernel_log(std::string_view text, int boot) {
     ++grouper.scan.records;
     if (!r.time.empty()) ++grouper.scan.timed_records;
     std::string_view msg = r.message;
-    bool nvrm = contains(msg, "NVRM:");
+    bool nvrm = has_part(msg, "NVRM:");
     if (nvrm && nvrm_records_left > 0) --nvrm_records_left;
     auto e = kernel_event_of(msg);
     if (!e) {
-      if (nvrm && contains(msg, "The NVIDIA GPU ")) {
+      if (nvrm && has_part(msg, "The NVIDIA GPU ")) {
         nvrm_address = first_pci_address(msg);
         nvrm_records_left = nvrm_address.empty() ? 0 : 3;
       }
@@ -311,7 +311,7 @@ KernelLogScan kernel_log(std::string_view text, int boot) {
     if (e->pci.empty() && nvrm && nvrm_records_left > 0) e->pci = nvrm_address;
     grouper.add(r, std::move(*e));
   });
-  grouper.scan.no_entries = grouper.scan.records == 0 && contains(text, "-- No entries --");
+  grouper.scan.no_entries = grouper.scan.records == 0 && has_part(text, "-- No entries --");
   return std::move(grouper.scan);
 }
 

@@ -45,7 +45,7 @@ std::optional<double> best(const std::vector<ProbeBandwidth>& list, int device, 
   return out;
 }
 
-std::string gbps(double v) {
+std::string svg_gbps(double v) {
   return v >= 100 ? fmt::format("{:.0f}", v) : fmt::format("{:.1f}", v);
 }
 
@@ -81,7 +81,7 @@ std::string host_boxes(const std::vector<GpuBox>& boxes) {
   return out;
 }
 
-std::string link_text(const Gpu* g) {
+std::string svg_link_text(const Gpu* g) {
   if (!g || !g->link_speed_current) return "PCIe link unknown";
   std::string s = *g->link_speed_current;
   if (g->link_width_current) s += fmt::format(" x{}", *g->link_width_current);
@@ -94,11 +94,11 @@ std::string gpu_box(const BackendProbes& b, const GpuBox& box) {
   std::string out = fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" class=\"link\"/>", cx,
                                 k_host_y + k_host_h, k_gpu_y);
   int lx = cx + k_link_label_x;
-  out += text_at(lx, 78, "lt", link_text(box.pci));
+  out += text_at(lx, 78, "lt", svg_link_text(box.pci));
   if (auto h2d = best(b.host, d.index, -1, "h2d"))
-    out += text_at(lx, 94, "lt", fmt::format("host→GPU {} GB/s", gbps(*h2d)));
+    out += text_at(lx, 94, "lt", fmt::format("host→GPU {} GB/s", svg_gbps(*h2d)));
   if (auto d2h = best(b.host, d.index, -1, "d2h"))
-    out += text_at(lx, 110, "lt", fmt::format("GPU→host {} GB/s", gbps(*d2h)));
+    out += text_at(lx, 110, "lt", fmt::format("GPU→host {} GB/s", svg_gbps(*d2h)));
   out += fmt::format("<g><title>{}</title>", h(d.name + " " + d.pci_bus_id));
   out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"8\" class=\"gpu\"/>", box.x,
                      k_gpu_y, k_box_w, k_box_h);
@@ -133,7 +133,7 @@ std::string p2p_matrix(const BackendProbes& b, int y) {
                                    [&](const ProbePeerAccess& p) { return p.from == from && p.to == to; });
         auto bw = best(b.p2p, from, to, "");
         if (bw)
-          cls = "ok", label = gbps(*bw);
+          cls = "ok", label = svg_gbps(*bw);
         else if (access != b.peers.end())
           cls = access->can_access ? "ok" : "no", label = access->can_access ? "yes" : "no P2P";
         else

@@ -30,7 +30,7 @@ struct Level {
   std::optional<std::string> changeable;
 };
 
-std::string below(const std::string& folder, const std::string& name) {
+std::string path_below(const std::string& folder, const std::string& name) {
   return folder == "/" ? "/" + name : folder + "/" + name;
 }
 
@@ -93,7 +93,7 @@ std::expected<int, std::string> open_folder(const std::string& folder, bool as_r
       continue;
     }
     Level& top = levels.stack.back();
-    std::string here = below(top.shown, part);
+    std::string here = path_below(top.shown, part);
     struct stat st {};
     if (::fstatat(top.fd, part.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
       if (errno != ENOENT || (::mkdirat(top.fd, part.c_str(), 0777) != 0 && errno != EEXIST) ||
@@ -143,7 +143,7 @@ std::expected<OutputFolder, std::string> OutputFolder::open_for(const std::strin
     if (!::getcwd(cwd, sizeof cwd))
       return std::unexpected(
           fmt::format("cannot write {}: the current folder is gone ({})", path, std::strerror(errno)));
-    absolute = below(cwd, path);
+    absolute = path_below(cwd, path);
   }
   auto slash = absolute.rfind('/');
   std::string folder = absolute.substr(0, slash + 1), name = absolute.substr(slash + 1);

@@ -127,8 +127,8 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
 
 // Starts `exe` with stdin from /dev/null, stdout and stderr into the pipes, in a process group of its own (so
 // a terminal's Ctrl-C reaches gpudoctor, not the tool) and with default signal handling; 0 or an errno value.
-int start(const std::string& exe, std::vector<std::string> args, std::vector<std::string> envs, Pipe& out,
-          Pipe& err, reaper::Child& child) {
+int start_child(const std::string& exe, std::vector<std::string> args, std::vector<std::string> envs,
+                Pipe& out, Pipe& err, reaper::Child& child) {
   SpawnSetup setup;
   posix_spawn_file_actions_addopen(&setup.actions, STDIN_FILENO, paths::dev_null, O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&setup.actions, out.fd[1], STDOUT_FILENO);
@@ -234,10 +234,10 @@ int above_std(int fd) {
   report_and_exit(report);
 }
 
-// Starts `exe` as the account `c` (a user's interpreter, inspected by root as its owner), with what `start`
-// gives every child: stdin from /dev/null, the pipes, a process group of its own, default signals. The
-// credentials are taken between fork and exec: uid, primary and supplementary groups, no capabilities,
-// PR_SET_NO_NEW_PRIVS. 0 or an errno value (of the fork, or of the child's step that failed).
+// Starts `exe` as the account `c` (a user's interpreter, inspected by root as its owner), with what
+// `start_child` gives every child: stdin from /dev/null, the pipes, a process group of its own, default
+// signals. The credentials are taken between fork and exec: uid, primary and supplementary groups, no
+// capabilities, PR_SET_NO_NEW_PRIVS. 0 or an errno value (of the fork, or of the child's step that failed).
 int start_as_user(const std::string& exe, std::vector<std::string> args, std::vector<std::string> envs,
                   Pipe& out, Pipe& err, reaper::Child& child, const Credentials& c) {
   auto argv = pointers(args);
@@ -394,7 +394,7 @@ CommandResult run_process(const CommandSpec& spec, const std::map<std::string, s
   reaper::Child child;
   auto envs = child_environment(spec, *child_env, tag);
   if (int rc = as_user ? start_as_user(exe, spec.argv, std::move(envs), out, err, child, *as_user)
-                       : start(exe, spec.argv, std::move(envs), out, err, child);
+                       : start_child(exe, spec.argv, std::move(envs), out, err, child);
       rc != 0) {
     result.error = as_user ? fmt::format("cannot start {} as {}: {}", exe, as_user->user, std::strerror(rc))
                            : fmt::format("cannot start {}: {}", exe, std::strerror(rc));

@@ -32,8 +32,8 @@ std::optional<std::string> slurp(const fs::path& p, std::uint64_t max_bytes) {
 
 // The text of a JSON file of the snapshot: absent is fine (nullopt), anything but a regular file within
 // `max_bytes` is an error naming the file. Its size is checked before it is read.
-std::expected<std::optional<std::string>, std::string> json_text(const fs::path& root, const char* name,
-                                                                 std::uint64_t max_bytes) {
+std::expected<std::optional<std::string>, std::string>
+snapshot_json_text(const fs::path& root, const char* name, std::uint64_t max_bytes) {
   struct stat st {};
   if (::lstat((root / name).c_str(), &st) != 0) return std::optional<std::string>{};
   if (S_ISLNK(st.st_mode)) return std::unexpected(fmt::format("{} is a symlink", name));
@@ -49,7 +49,7 @@ std::expected<std::optional<std::string>, std::string> json_text(const fs::path&
 template <class Reader, class Sink>
 std::expected<void, std::string> load(const fs::path& root, const char* name, std::uint64_t max_bytes,
                                       Reader reader, Sink& sink) {
-  auto text = json_text(root, name, max_bytes);
+  auto text = snapshot_json_text(root, name, max_bytes);
   if (!text) return std::unexpected(text.error());
   if (!*text) return {};
   auto read = reader(**text);
@@ -80,7 +80,7 @@ std::expected<std::unique_ptr<ReplayView>, std::string> ReplayView::open(const f
   if (!has_fs) return std::unexpected(has_fs.error());
   view->m_has_fs = *has_fs;
 
-  auto manifest = json_text(view->m_root, "manifest.json", snapshot::k_max_manifest_bytes);
+  auto manifest = snapshot_json_text(view->m_root, "manifest.json", snapshot::k_max_manifest_bytes);
   if (!manifest) return std::unexpected(manifest.error());
   if (!*manifest)
     return std::unexpected(root.string() + " has no manifest.json: it is not a gpudoctor snapshot");
