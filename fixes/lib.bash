@@ -928,7 +928,6 @@ gd_install_problem() {
       return 1
     fi
     extra=$(gd_dnf_removals <<<"$sim")
-    GD_INSTALL_PLANNED=$(gd_dnf_installs <<<"$sim")
     ;;
   esac
   if [[ -z $extra ]]; then return 0; fi
@@ -937,13 +936,6 @@ gd_install_problem() {
     "$(gd_quote "$@")" "$(gd_quote "${names[@]}")" "$(gd_conflict_reasons "$sim" "${names[@]}")"
   printf ' names, once the new driver is in): remove or change %s yourself, then run this again' "$(gd_quote "${names[@]}")"
   return 1
-}
-
-# Packages dnf's transaction (stdin: `dnf install --assumeno`) would install: its Installing sections.
-gd_dnf_installs() {
-  awk '/^[A-Z][A-Za-z ]*:$/ { installing = ($0 ~ /^Installing/) ; next }
-    /^[^ ]/ { installing = 0 }
-    installing && NF >= 1 && $1 !~ /^=/ { print $1 }' | sort -u
 }
 
 # Packages dnf's transaction (stdin: `dnf install --assumeno`) would remove or replace: its Removing sections and
@@ -1053,10 +1045,11 @@ gd_journal_new_packages() {
 
 # Journals, before the install runs, each package its simulation (GD_INSTALL_PLANNED, from gd_install_problem)
 # brings that is not on the machine (BEFORE): an install killed halfway has unpacked some of them, and
-# gd_journal_new_packages, after it, never ran. `gpudoctor undo` takes out those of them that are present.
+# gd_journal_new_packages, after it, never ran. `gpudoctor undo` takes out those of them that dpkg has. Debian
+# only: undo's presence test reads dpkg's status, and rpm runs a transaction whole or not at all.
 gd_journal_planned_installs() {
   local name
-  if ((GD_DRY_RUN)); then return 0; fi
+  if ((GD_DRY_RUN)) || [[ $GD_FAMILY != debian ]]; then return 0; fi
   while IFS= read -r name; do
     if [[ -n $name ]] && ! grep -qxF -- "$name" <<<"$1"; then gd_journal install-planned "$name"; fi
   done <<<"${GD_INSTALL_PLANNED:-}"
