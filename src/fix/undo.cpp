@@ -79,11 +79,23 @@ std::vector<std::string> present_of(const std::vector<std::string>& names, const
   return out;
 }
 
+// dpkg was interrupted (a run killed while a driver's postinst built its module): its updates journal holds
+// entries, and apt refuses every command until `dpkg --configure -a` has finished them, as the scripts'
+// gd_dpkg_recover does before a package step.
+bool dpkg_interrupted(const std::string& root) {
+  std::error_code ec;
+  std::filesystem::directory_iterator it(root + "/var/lib/dpkg/updates", ec);
+  return !ec && it != std::filesystem::directory_iterator();
+}
+
 // The packages of the runs: the old ones back first (from the script's cache: their repository may be
 // gone), then what the runs installed out (the old ones already satisfy what needs either), then the holds
 // and locks. `cached`: the .debs that passed check_kept_file.
 int undo_packages(const RunEffects& fx, const std::string& root, bool rhel) {
   int failures = 0;
+  if (!rhel && (!fx.purged.empty() || !fx.installed.empty()) && dpkg_interrupted(root))
+    failures += package_command({"dpkg", "--configure", "-a"}, root,
+                                "dpkg was interrupted; it finishes first, or apt would refuse the rest");
   std::vector<std::string> from_cache, by_name;
   for (const auto& [name, version] : fx.purged) {
     auto it = fx.cached.find(name);
