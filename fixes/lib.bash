@@ -24,6 +24,7 @@ GD_REBOOTING=0
 GD_ROLLED_BACK=0
 GD_DIED=0
 GD_FAILED_COMMAND=
+GD_INSTALL_PROBLEM=
 GD_INSTALL_PLANNED=
 GD_TEMP=
 GD_TEMP_COUNT=0
@@ -255,8 +256,6 @@ gd_dir_of() {
   printf '%s' "${dir:-/}"
 }
 
-# gd_edit_file FILE FILTER [ARG...]: replaces FILE by what `FILTER ARG... <FILE` prints, atomically and
-# with a backup; nothing happens when the output equals the file. With --dry-run it prints the diff.
 # gd_temp_beside DIR: a new empty file in DIR for an atomic replace (its path in GD_TEMP), its name journaled
 # (temp-file) before it exists: a run killed before the rename leaves it behind, and the next run of the
 # script (gd_remove_stale_temps) or `gpudoctor undo` removes it. Created with O_EXCL (noclobber).
@@ -282,6 +281,8 @@ gd_remove_stale_temps() {
   done <"$GD_JOURNAL"
 }
 
+# gd_edit_file FILE FILTER [ARG...]: replaces FILE by what `FILTER ARG... <FILE` prints, atomically and
+# with a backup; nothing happens when the output equals the file. With --dry-run it prints the diff.
 gd_edit_file() {
   local file=$1 path=$GD_INSTALLROOT$1 dir tmp
   shift
@@ -817,16 +818,11 @@ gd_install_packages() {
     gd_collect install "${missing[@]}"
     return 0
   fi
-  local opts=() before out problem said
+  local opts=() before out problem
   gd_read_lines opts <<<"$(gd_apt_cache_opts)"
   if ((${#opts[@]} == 0)); then gd_package_index_update; fi
-  # Not in a subshell: the simulation leaves the packages it installs in GD_INSTALL_PLANNED.
-  said=$(mktemp)
-  if gd_install_problem "${missing[@]}" >"$said"; then
-    rm -f -- "$said"
-  else
-    problem=$(<"$said")
-    rm -f -- "$said"
+  if ! gd_install_problem "${missing[@]}"; then
+    problem=$GD_INSTALL_PROBLEM
     # A dry run goes on: the repository may come with an earlier step that it did not run.
     if ((GD_DRY_RUN)); then gd_note "the install would stop here if this were so when it runs: $problem"; else
       gd_die "$problem; nothing was changed by this step"
@@ -903,19 +899,22 @@ gd_present_names() {
 # that was interrupted (a purge takes those too, and a purged package is none of these).
 gd_pkg_present() { grep -qxF -- "$1" <<<"$(gd_present_names)"; }
 
-# gd_install_problem NAME...: what stops installing these packages, printed, with status 1: the package manager
-# cannot (its reasons, the admin's pins and holds that apply), or it would remove a package (no install
-# removes anything: the purge removes the list the plan names, nothing else does), with the relation that
-# makes it. Read-only: a simulation (apt-get -s without caches, dnf --assumeno).
+# gd_install_problem NAME...: what stops installing these packages, in GD_INSTALL_PROBLEM, with status 1: the
+# package manager cannot (its reasons, the admin's pins and holds that apply), or it would remove a package (no
+# install removes anything: the purge removes the list the plan names, nothing else does), with the relation
+# that makes it. Read-only: a simulation (apt-get -s without caches, dnf --assumeno), whose new packages it
+# leaves in GD_INSTALL_PLANNED (Debian). Called in the script's own shell, not in a subshell, for those two.
 gd_install_problem() {
   local sim extra='' opts=() names=()
+  GD_INSTALL_PROBLEM='' GD_INSTALL_PLANNED=''
   gd_read_lines opts <<<"$(gd_apt_cache_opts)"
   case $GD_FAMILY in
   debian)
     if ! sim=$(LC_ALL=C apt-get -s -q -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= \
       -o Dir::Log::Planner=/dev/null install --no-install-recommends "${opts[@]}" "$@" 2>&1); then
       sim=$(gd_manager_errors <<<"$sim")
-      printf 'apt-get cannot install %s: %s%s' "$(gd_quote "$@")" "${sim:-its simulation failed}" "$(gd_install_blockers "$sim" "$@")"
+      printf -v GD_INSTALL_PROBLEM 'apt-get cannot install %s: %s%s' "$(gd_quote "$@")" "${sim:-its simulation failed}" \
+        "$(gd_install_blockers "$sim" "$@")"
       return 1
     fi
     extra=$(gd_extra_removals <<<"$sim")
@@ -924,7 +923,7 @@ gd_install_problem() {
   rhel)
     sim=$(LC_ALL=C gd_dnf install --assumeno "${@//=/-}" 2>&1 || true)
     if grep -q '^Error' <<<"$sim"; then
-      printf 'dnf cannot install %s: %s' "$(gd_quote "$@")" "$(gd_manager_errors <<<"$sim")"
+      printf -v GD_INSTALL_PROBLEM 'dnf cannot install %s: %s' "$(gd_quote "$@")" "$(gd_manager_errors <<<"$sim")"
       return 1
     fi
     extra=$(gd_dnf_removals <<<"$sim")
@@ -932,9 +931,10 @@ gd_install_problem() {
   esac
   if [[ -z $extra ]]; then return 0; fi
   gd_read_lines names <<<"$extra"
-  printf 'installing %s would remove %s%s. No install removes anything (only the purge does, the list the plan' \
-    "$(gd_quote "$@")" "$(gd_quote "${names[@]}")" "$(gd_conflict_reasons "$sim" "${names[@]}")"
-  printf ' names, once the new driver is in): remove or change %s yourself, then run this again' "$(gd_quote "${names[@]}")"
+  printf -v GD_INSTALL_PROBLEM '%s%s%s' \
+    "installing $(gd_quote "$@") would remove $(gd_quote "${names[@]}")$(gd_conflict_reasons "$sim" "${names[@]}")." \
+    ' No install removes anything (only the purge does, the list the plan names, once the new driver is in):' \
+    " remove or change $(gd_quote "${names[@]}") yourself, then run this again"
   return 1
 }
 
@@ -1051,8 +1051,8 @@ gd_journal_planned_installs() {
   local name
   if ((GD_DRY_RUN)) || [[ $GD_FAMILY != debian ]]; then return 0; fi
   while IFS= read -r name; do
-    if [[ -n $name ]] && ! grep -qxF -- "$name" <<<"$1"; then gd_journal install-planned "$name"; fi
-  done <<<"${GD_INSTALL_PLANNED:-}"
+    if [[ -n $name ]]; then gd_journal install-planned "$name"; fi
+  done <<<"$(gd_only_in_second "$1" "$GD_INSTALL_PLANNED")"
   gd_journal_sync
 }
 
@@ -1818,7 +1818,7 @@ gd_prepare_downloads() {
     # What the installs would do, all of them together, before anything is fetched: a package they cannot
     # have (an admin's pin, a hold), or one they would remove, stops the plan here, and the prepare stage's
     # changes are put back.
-    if ((${#install[@]})) && ! out=$(gd_install_problem "${install[@]}"); then gd_fail_downloads "$out"; fi
+    if ((${#install[@]})) && ! gd_install_problem "${install[@]}"; then gd_fail_downloads "$GD_INSTALL_PROBLEM"; fi
     gd_check_space "${install[@]}" -- "${outgoing[@]}"
     if ((${#install[@]})); then
       gd_note "+ apt-get install --download-only ${install[*]}"

@@ -20,11 +20,11 @@ bool base64_char(char c) {
   return is_alnum(c) || c == '/' || c == '+';
 }
 
-enum class Alphabet { is_alnum, alnum_underscore, alnum_dash, base64url };
+enum class Alphabet { alnum, alnum_underscore, alnum_dash, base64url };
 
 bool in(Alphabet a, char c) {
   switch (a) {
-  case Alphabet::is_alnum:
+  case Alphabet::alnum:
     return is_alnum(c);
   case Alphabet::alnum_underscore:
     return is_alnum(c) || c == '_';
@@ -49,13 +49,13 @@ struct PrefixShape {
 // Hugging Face "User access tokens", Slack token types, NVIDIA API catalog keys); a longer prefix first.
 constexpr std::array<PrefixShape, 17> k_shapes{{
     {"github_pat_", "github", Alphabet::alnum_underscore, 50},
-    {"ghp_", "github", Alphabet::is_alnum, 30},
-    {"gho_", "github", Alphabet::is_alnum, 30},
-    {"ghu_", "github", Alphabet::is_alnum, 30},
-    {"ghs_", "github", Alphabet::is_alnum, 30},
-    {"ghr_", "github", Alphabet::is_alnum, 30},
+    {"ghp_", "github", Alphabet::alnum, 30},
+    {"gho_", "github", Alphabet::alnum, 30},
+    {"ghu_", "github", Alphabet::alnum, 30},
+    {"ghs_", "github", Alphabet::alnum, 30},
+    {"ghr_", "github", Alphabet::alnum, 30},
     {"glpat-", "gitlab", Alphabet::base64url, 20},
-    {"hf_", "huggingface", Alphabet::is_alnum, 30, true},
+    {"hf_", "huggingface", Alphabet::alnum, 30, true},
     {"sk-ant-", "anthropic", Alphabet::base64url, 20},
     {"sk-proj-", "openai", Alphabet::base64url, 20},
     {"sk-", "openai", Alphabet::base64url, 20, true, true},

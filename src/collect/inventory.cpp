@@ -9,20 +9,11 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fnmatch.h>
 #include <set>
 
 namespace gpudoctor {
 
 namespace {
-
-bool glob_match(const std::string& pattern, const std::string& name) {
-  return ::fnmatch(pattern.c_str(), name.c_str(), 0) == 0;
-}
-
-bool any_glob(const std::vector<std::string>& globs, const std::string& name) {
-  return std::any_of(globs.begin(), globs.end(), [&](const std::string& g) { return glob_match(g, name); });
-}
 
 bool is_comment_or_blank(const std::string& line) {
   std::string t = text::trim(line);
@@ -204,7 +195,7 @@ void read_trees(SystemView& view, const Facts& facts, const std::string& vendor,
 
 void read_config_dirs(SystemView& view, const VendorStack& stack, StackInventory& inv) {
   for (const auto& name : children(view, "/etc/alternatives"))
-    if (any_glob(stack.alternatives, name)) inv.alternatives.push_back(name);
+    if (text::matches_any_glob(stack.alternatives, name)) inv.alternatives.push_back(name);
   for (const auto& name : children(view, "/etc/apt/preferences.d")) {
     auto content = view.read_file("/etc/apt/preferences.d/" + name);
     if (content && names_host(*content, inv.hosts)) inv.pins.push_back("/etc/apt/preferences.d/" + name);
@@ -238,7 +229,7 @@ void read_config_dirs(SystemView& view, const VendorStack& stack, StackInventory
     auto slash = glob.find_last_of('/');
     std::string dir = glob.substr(0, slash), pattern = glob.substr(slash + 1);
     for (const auto& name : children(view, dir))
-      if (glob_match(pattern, name)) inv.icd.push_back(dir + "/" + name);
+      if (text::glob_match(pattern, name)) inv.icd.push_back(dir + "/" + name);
   }
   for (const auto& k : stack.keyrings)
     if (view.exists(k)) add_unique(inv.keyrings, k);
@@ -367,9 +358,9 @@ std::vector<ProfileAssignment> system_assignments(SystemView& view) {
 } // namespace
 
 bool vendor_package(const Stacks& stacks, const VendorStack& stack, const std::string& name) {
-  if (!any_glob(stack.packages, name)) return false;
+  if (!text::matches_any_glob(stack.packages, name)) return false;
   return std::none_of(stacks.vendors.begin(), stacks.vendors.end(),
-                      [&](const VendorStack& v) { return any_glob(v.keep, name); });
+                      [&](const VendorStack& v) { return text::matches_any_glob(v.keep, name); });
 }
 
 Inventory take_inventory(SystemView& view, const Facts& facts, const Knowledge& kb, const Stacks& stacks) {

@@ -7,20 +7,14 @@
 #include "util/text.hpp"
 
 #include <algorithm>
-#include <fnmatch.h>
 
 namespace gpudoctor {
 
 namespace {
 
-bool matches_any_glob(const std::vector<std::string>& globs, const std::string& name) {
-  return std::any_of(globs.begin(), globs.end(),
-                     [&](const std::string& g) { return ::fnmatch(g.c_str(), name.c_str(), 0) == 0; });
-}
-
 bool kept_by_any(const Stacks& stacks, const std::string& name) {
   return std::any_of(stacks.vendors.begin(), stacks.vendors.end(),
-                     [&](const VendorStack& v) { return matches_any_glob(v.keep, name); });
+                     [&](const VendorStack& v) { return text::matches_any_glob(v.keep, name); });
 }
 
 // A package that depends directly on one of the stack's core packages (every ROCm package on rocm-core).
@@ -29,7 +23,7 @@ bool depends_on_core(const PkgGraph& graph, const VendorStack& stack, const std:
   const auto& node = graph.nodes().at(name);
   return std::any_of(node.clauses.begin(), node.clauses.end(), [&](const auto& clause) {
     return std::any_of(clause.begin(), clause.end(),
-                       [&](const std::string& alt) { return matches_any_glob(stack.core, alt); });
+                       [&](const std::string& alt) { return text::matches_any_glob(stack.core, alt); });
   });
 }
 

@@ -5,7 +5,6 @@
 #include "util/text.hpp"
 
 #include <algorithm>
-#include <fnmatch.h>
 #include <map>
 
 #include <fmt/format.h>
@@ -152,7 +151,7 @@ bool pin_names(const std::string& pattern, const std::string& name) {
     auto re = LinearRegex::compile(fmt::format("{}({}){}", from_start ? "" : ".*", body, to_end ? "" : ".*"));
     return re && re->full_match(name);
   }
-  return ::fnmatch(pattern.c_str(), name.c_str(), 0) == 0;
+  return text::glob_match(pattern, name);
 }
 
 // What the plan says about the admin's apt pins that apply to what it installs: apt may refuse the install or

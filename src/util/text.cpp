@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <fnmatch.h>
 
 namespace gpudoctor::text {
 
@@ -187,6 +188,14 @@ bool stays_inside(std::string_view relative_path) {
   for (const auto& part : split(relative_path, '/'))
     if (part == "..") return false;
   return true;
+}
+
+bool glob_match(const std::string& pattern, const std::string& name) {
+  return ::fnmatch(pattern.c_str(), name.c_str(), 0) == 0;
+}
+
+bool matches_any_glob(const std::vector<std::string>& globs, const std::string& name) {
+  return std::any_of(globs.begin(), globs.end(), [&](const std::string& g) { return glob_match(g, name); });
 }
 
 } // namespace gpudoctor::text

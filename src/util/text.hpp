@@ -37,6 +37,10 @@ std::string strip_ansi(std::string_view s);
 // ".." part (links are the reader's business). An archive member's name, a snapshot's recorded file.
 bool stays_inside(std::string_view relative_path);
 
+// Shell-style globs (fnmatch, no flags): "rocm-*", "libnvidia-*-580".
+bool glob_match(const std::string& pattern, const std::string& name);
+bool matches_any_glob(const std::vector<std::string>& globs, const std::string& name);
+
 // Levenshtein distance, for "did you mean".
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
