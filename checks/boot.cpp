@@ -110,7 +110,7 @@ void driver_dkms_broken(const CheckContext& ctx, Results& out) {
                           "driver in step with the kernel. Install the running kernel's headers and rebuild "
                           "(dkms autoinstall), or remove the stale DKMS module.",
                           name, what, from),
-              evidence, {"dkms-rebuild"});
+              evidence);
       continue;
     }
     out.add(
@@ -119,7 +119,7 @@ void driver_dkms_broken(const CheckContext& ctx, Results& out) {
                     "headers of the running kernel (linux-headers-{}) and rebuild with dkms autoinstall; a "
                     "failed build leaves its log under /var/lib/dkms.",
                     name, what, g.module, kernel),
-        evidence, {"dkms-rebuild"});
+        evidence);
   }
   if (!any) out.pass("", "DKMS manages no GPU module of the GPUs here");
 }
@@ -183,7 +183,7 @@ void driver_secure_boot(const CheckContext& ctx, Results& out) {
                     "the vendor's key) with mokutil --import, confirm in MokManager at the next boot, so the "
                     "module loads; or turn Secure Boot off.",
                     g.module),
-        evidence, {"enroll-mok"});
+        evidence);
   }
   if (!any) out.skip("", "no GPU of a vendor whose driver is built out of tree");
 }

@@ -1,7 +1,7 @@
 // Small questions several checks ask of the facts.
 #pragma once
 
-#include "check/check.hpp"
+#include "engine/check.hpp"
 
 #include <array>
 #include <optional>

@@ -56,7 +56,7 @@ void container_nvidia_runtime(const CheckContext& ctx, Results& out) {
               "containers started with --gpus or --runtime=nvidia fail (\"could not select device driver\") "
               "or see no GPU. {}",
               what),
-          evidence, {"install-nvidia-container-toolkit"});
+          evidence);
 }
 
 void container_rocm_devices(const CheckContext& ctx, Results& out) {

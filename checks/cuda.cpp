@@ -58,7 +58,7 @@ void cuda_no_driver(const CheckContext& ctx, Results& out) {
                    evidence);
   out.add(Status::error, "",
           fmt::format("{} is installed and an NVIDIA GPU is present, but no NVIDIA driver is loaded.", which),
-          evidence, {"install-nvidia"});
+          evidence);
 }
 
 void cuda_driver_too_old(const CheckContext& ctx, Results& out) {
@@ -97,7 +97,7 @@ void cuda_driver_too_old(const CheckContext& ctx, Results& out) {
             fmt::format("CUDA {} needs {}; the loaded driver is {}. Programs built with it fail with \"CUDA "
                         "driver version is insufficient\". Upgrade the driver.",
                         t.version, need, **driver),
-            evidence, {"install-nvidia"});
+            evidence);
   }
 }
 

@@ -37,7 +37,7 @@ void driver_nouveau(const CheckContext& ctx, Results& out) {
           Status::error, gpu.subject(),
           "The open-source nouveau driver owns this GPU; CUDA needs the NVIDIA driver. Blacklist nouveau, "
           "rebuild the initramfs and reboot.",
-          {gpu_evidence(gpu), gpu.driver.source}, {"blacklist-nouveau"});
+          {gpu_evidence(gpu), gpu.driver.source});
     }
   }
   if (any) return;
@@ -46,7 +46,7 @@ void driver_nouveau(const CheckContext& ctx, Results& out) {
         Status::error, "",
         "The nouveau module is loaded and the NVIDIA driver is not: it will take the GPU at the next boot "
         "and the NVIDIA module cannot load beside it.",
-        {fmt::format("{}: nouveau", ctx.facts.modules.source)}, {"blacklist-nouveau"});
+        {fmt::format("{}: nouveau", ctx.facts.modules.source)});
     return;
   }
   out.pass("", loaded ? "nouveau is loaded but owns no NVIDIA GPU" : "nouveau is not in use");
@@ -75,7 +75,7 @@ void driver_nvidia_mismatch(const CheckContext& ctx, Results& out) {
         fmt::format("The NVIDIA user-space libraries and the loaded kernel module are different versions{}, "
                     "usually after a driver upgrade without a reboot. Reboot to load the new module.",
                     which),
-        evidence, {"reboot"});
+        evidence);
     return;
   }
   if (!nv.kernel_module_version) return out.skip("", "no NVIDIA kernel module loaded");
@@ -86,8 +86,7 @@ void driver_nvidia_mismatch(const CheckContext& ctx, Results& out) {
                         "matching module.",
                         *nv.smi_driver_version, module),
             {fmt::format("{}: {}", nv.kernel_module_version.source, module),
-             fmt::format("{}: {}", nv.smi_driver_version.source, *nv.smi_driver_version)},
-            {"reboot"});
+             fmt::format("{}: {}", nv.smi_driver_version.source, *nv.smi_driver_version)});
     return;
   }
   for (const auto& lib : nv.libnvidia_ml_versions) {
@@ -99,8 +98,7 @@ void driver_nvidia_mismatch(const CheckContext& ctx, Results& out) {
                     "module.",
                     lib, module),
         {fmt::format("{}: {}", nv.kernel_module_version.source, module),
-         fmt::format("{}: NVIDIA libraries {}", ctx.facts.packages.source, lib)},
-        {"reboot"});
+         fmt::format("{}: NVIDIA libraries {}", ctx.facts.packages.source, lib)});
     return;
   }
   out.pass("", fmt::format("kernel module and user-space driver are both {}", module),
@@ -131,8 +129,7 @@ void driver_kfd_missing(const CheckContext& ctx, Results& out) {
       evidence.push_back(fmt::format("{}: no node at {}", paths::kfd_topology_nodes, gpu.bdf));
     }
     out.add(Status::error, gpu.subject(),
-            fmt::format("amdgpu drives this GPU but {}, so ROCm cannot see it.", what), evidence,
-            {"install-rocm"});
+            fmt::format("amdgpu drives this GPU but {}, so ROCm cannot see it.", what), evidence);
   }
   if (!any) out.skip("", "no AMD GPU bound to amdgpu");
 }

@@ -56,14 +56,14 @@ void env_cuda_stubs(const CheckContext& ctx, Results& out) {
                       "insufficient\" or error 34 (stub library). Remove the folder from the loader's path "
                       "(and the libcuda.so.1 someone linked into it).",
                       d.dir, d.origin),
-          evidence, {"env-cuda-paths"});
+          evidence);
     } else {
       out.add(Status::warn, d.dir,
               fmt::format("{} ({}) is a CUDA toolkit's stubs folder: programs that dlopen(\"libcuda.so\") "
                           "(Triton, torch.compile, JAX) load the stub instead of the driver{}. Stubs are for "
                           "linking (LIBRARY_PATH), not for running: remove it from the loader's path.",
                           d.dir, d.origin, has(d, "libcuda.so") ? "" : " when it holds one"),
-              evidence, {"env-cuda-paths"});
+              evidence);
     }
   }
   if (any) return;

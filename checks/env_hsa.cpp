@@ -23,7 +23,7 @@ void env_hsa_override_invalid(const CheckContext& ctx, Results& out) {
                     "ROCm refuses to start (\"HSA_OVERRIDE_GFX_VERSION {1} is invalid\"){2}. Unset it, or "
                     "write it as major.minor.stepping.",
                     name, value, amd ? "" : " if it ever runs here"),
-        {env_evidence(name, value)}, {"env-unset-hsa-override"});
+        {env_evidence(name, value)});
   }
 }
 
@@ -50,14 +50,14 @@ void env_hsa_override_mismatch(const CheckContext& ctx, Results& out) {
                       "tables cannot place both targets, so whether they share an ISA family is not "
                       "known. Unset it unless you know the GPU needs it.",
                       name, value, wanted_name, gpu.index, gpu.display_name(), real_name),
-          evidence, {"env-unset-hsa-override"});
+          evidence);
     out.add(
         Status::error, gpu.subject(),
         fmt::format("{}={} makes ROCm load {} code, but GPU {} ({}) is {}, of another ISA family ({} vs {}): "
                     "expect GPU faults, hangs or wrong results. Unset it.",
                     name, value, wanted_name, gpu.index, gpu.display_name(), real_name, wanted_family,
                     real_family),
-        evidence, {"env-unset-hsa-override"});
+        evidence);
   });
 }
 

@@ -114,7 +114,7 @@ void env_hsa_override_unneeded(const CheckContext& ctx, Results& out) {
       return out.add(Status::warn, gpu.subject(),
                      fmt::format("{}={} names GPU {}'s own target, {}: it changes nothing. Unset it.", name,
                                  value, gpu.index, target),
-                     evidence, {"env-unset-hsa-override"});
+                     evidence);
     if (gfx_family(ctx.kb, wanted) != gfx_family(ctx.kb, real) || !ctx.kb.isa_family(wanted) ||
         !ctx.kb.isa_family(real))
       return out.skip(gpu.subject(),
@@ -150,7 +150,7 @@ void env_hsa_override_unneeded(const CheckContext& ctx, Results& out) {
                 "{}={} makes ROCm load {} code on GPU {} ({}, {}), although {}: the override only swaps "
                 "the GPU's own kernels for another target's. Unset it.",
                 name, value, wanted_name, gpu.index, gpu.display_name(), target, text::join(parts, ", and ")),
-            evidence, {"env-unset-hsa-override"});
+            evidence);
   });
 }
 

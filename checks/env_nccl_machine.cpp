@@ -98,7 +98,7 @@ void env_nccl_p2p_disabled(const CheckContext& ctx, Results& out) {
               "around hangs whose cause is PCIe ACS or the IOMMU; fix that instead (disable ACS on the PCIe "
               "bridges, iommu=pt) and unset it.",
               culprit->name, printable(culprit->value), culprit->where(), peer_links(f), gpus_text(f)),
-          evidence, {"env-nccl-defaults"});
+          evidence);
 }
 
 void env_nccl_ifname_missing(const CheckContext& ctx, Results& out) {

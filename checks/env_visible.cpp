@@ -120,7 +120,7 @@ void env_visible_devices_empty(const CheckContext& ctx, Results& out) {
                     "{}, but ROCm PyTorch reads it itself and then sees no GPU (torch.cuda.device_count() "
                     "is 0). Unset it.",
                     ignored),
-                {env_evidence(name, it->second)}, {"env-visible-devices"});
+                {env_evidence(name, it->second)});
         continue;
       }
       out.pass(name, ignored, {env_evidence(name, it->second)});
@@ -133,7 +133,7 @@ void env_visible_devices_empty(const CheckContext& ctx, Results& out) {
     // No GPU left is an error; a wrong entry while some stay visible is a warning naming them.
     if (verdict.problem)
       out.add(verdict.usable == 0 ? Status::error : Status::warn, name, fmt::format("{}.", verdict.message),
-              {env_evidence(name, it->second)}, {"env-visible-devices"});
+              {env_evidence(name, it->second)});
     else
       out.pass(name, verdict.message, {env_evidence(name, it->second)});
   }

@@ -57,7 +57,7 @@ void env_visible_devices_foreign(const CheckContext& ctx, Results& out) {
                       "it does nothing here (CUDA reads CUDA_VISIBLE_DEVICES). Likely a leftover of a ROCm "
                       "setup; remove it from the environment and your shell profile.",
                       row.name, value, row.layer, nvidia, nvidia == 1 ? "" : "s"),
-          evidence, {"env-cleanup"});
+          evidence);
       continue;
     }
     // CUDA_VISIBLE_DEVICES on an AMD-only machine: HIP honours it unless HIP_VISIBLE_DEVICES is set.
@@ -97,7 +97,7 @@ void env_visible_devices_foreign(const CheckContext& ctx, Results& out) {
           evidence);
       continue;
     }
-    out.add(Status::warn, row.name, message, evidence, {"env-cleanup"});
+    out.add(Status::warn, row.name, message, evidence);
   }
   if (!any) out.pass("", "no device-selection variable is set");
 }

@@ -93,7 +93,7 @@ void fabric_manager(const CheckContext& ctx, Results& out) {
               "with error 802 (\"system not yet initialized\"). Install nvidia-fabricmanager of exactly the "
               "driver's version{}, enable and start it (systemctl enable --now nvidia-fabricmanager).",
               text::join(problems, "; "), subnet_manager_needed(ctx) ? " and the NVLink Subnet Manager" : ""),
-          evidence, {"install-fabric-manager"});
+          evidence);
 }
 
 } // namespace gpudoctor::checks

@@ -60,7 +60,7 @@ void judge_nvidia(const Facts& f, const NvidiaSmiGpu& g, Results& out) {
         Status::error, subject,
         "The GPU could not remap a failing memory row (\"Remapping Failure Occurred: Yes\"): its memory "
         "has errors it can no longer repair. Drain it and have it serviced or replaced.",
-        evidence, {"reboot"});
+        evidence);
   if (h.volatile_uncorrectable.value_or(0) > 0 || action == "Reboot" || action == "Node Reboot")
     return out.add(
         Status::error, subject,
@@ -71,7 +71,7 @@ void judge_nvidia(const Facts& f, const NvidiaSmiGpu& g, Results& out) {
                     h.volatile_uncorrectable.value_or(0),
                     h.volatile_uncorrectable.value_or(0) == 1 ? "" : "s",
                     action != "None" ? fmt::format(" (the driver's recovery action: {})", action) : ""),
-        evidence, {"reboot"});
+        evidence);
   if (yes(h.remap_pending) || yes(h.retirement_pending) || yes(h.reset_required) || action != "None")
     return out.add(
         Status::warn, subject,
@@ -82,7 +82,7 @@ void judge_nvidia(const Facts& f, const NvidiaSmiGpu& g, Results& out) {
                     : yes(h.retirement_pending) ? "a page retirement is pending"
                     : action != "None"          ? fmt::format("recovery action {}", action)
                                                 : "reset required"),
-        evidence, {"reboot"});
+        evidence);
   if (h.aggregate_uncorrectable.value_or(0) > 0)
     return out.add(
         Status::info, subject,
@@ -107,7 +107,7 @@ void judge_amd(const Gpu& gpu, Results& out) {
               "pages are retired (amdgpu keeps them in its bad-page table); repeated, have the GPU "
               "serviced.",
               text::join(bad, ", ")),
-          evidence, {"reboot"});
+          evidence);
 }
 
 } // namespace

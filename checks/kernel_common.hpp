@@ -2,7 +2,7 @@
 // not be read and how to get it, the GPU an event names, and the words for when and how often it happened.
 #pragma once
 
-#include "check/check.hpp"
+#include "engine/check.hpp"
 
 #include <string>
 #include <vector>

@@ -107,7 +107,7 @@ void kernel_gpu_lost(const CheckContext& ctx, Results& out) {
               "the GPU's power cables, cooling and seating, and have it serviced if it follows the card.";
     out.add(status, subject,
             fmt::format("The kernel log shows the GPU lost: {}. {}", text::join(what, "; "), advice),
-            evidence_of(events), {"reboot"});
+            evidence_of(events));
   }
   if (groups.empty()) no_event(f, out, "GPU lost from the bus");
 }

@@ -40,7 +40,7 @@ void report_xid(const CheckContext& ctx, const KernelEvent& e, Results& out) {
                 "Look it up in the catalogue of this driver's release; if it repeats, report it to NVIDIA "
                 "with an nvidia-bug-report.sh log.",
                 *e.code, process, event_when(e)),
-            evidence);
+            evidence, no_fix);
     return;
   }
   evidence.push_back(fmt::format("knowledge xid_codes {}: {} ({}), resolution {}; {}", row->code,
@@ -53,11 +53,10 @@ void report_xid(const CheckContext& ctx, const KernelEvent& e, Results& out) {
       advice = "nvidia-smi shows no remap or retirement pending any more: the repair is active.";
     }
   }
-  std::vector<std::string> fixes;
-  if (row->resolution == "RESTART_BM") fixes.push_back("reboot");
+  // The reboot fix only where NVIDIA's catalogue resolves the code with one.
   out.add(boot_status(f, e, status), event_subject(gpu, e),
           fmt::format("Xid {} ({}){}, {}. {}", row->code, row->description, process, event_when(e), advice),
-          evidence, fixes);
+          evidence, row->resolution == "RESTART_BM" ? FixChoice() : no_fix);
 }
 
 void report_sxid(const Facts& f, const KernelEvent& e, Results& out) {
@@ -70,7 +69,8 @@ void report_sxid(const Facts& f, const KernelEvent& e, Results& out) {
             : "A non-fatal NVSwitch error: the fabric goes on; watch for repeats in the Fabric "
               "Manager log.";
   out.add(boot_status(f, e, fatal ? Status::error : Status::info), subject,
-          fmt::format("SXid {} ({}), {}. {}", *e.code, e.detail, event_when(e), advice), event_evidence(e));
+          fmt::format("SXid {} ({}), {}. {}", *e.code, e.detail, event_when(e), advice), event_evidence(e),
+          no_fix);
 }
 
 } // namespace

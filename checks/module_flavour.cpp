@@ -60,7 +60,7 @@ void driver_module_flavour(const CheckContext& ctx, Results& out) {
                   "({}). Install the open flavour of the driver (nvidia-open, nvidia-driver-<branch>-open) "
                   "instead of the proprietary one and reboot.",
                   gpu.display_name(), event_when(*e)),
-              evidence, {"install-nvidia"});
+              evidence);
       continue;
     }
     if (!flavour) {
@@ -85,7 +85,7 @@ void driver_module_flavour(const CheckContext& ctx, Results& out) {
                       "installed: the driver does not bring it up. Install the open flavour (nvidia-open, "
                       "nvidia-driver-<branch>-open) and reboot.",
                       gpu.display_name(), row->family),
-          evidence, {"install-nvidia"});
+          evidence);
     else if (flavour->open && row->open == "unsupported")
       out.add(bad, gpu.subject(),
               fmt::format(
@@ -93,7 +93,7 @@ void driver_module_flavour(const CheckContext& ctx, Results& out) {
                   "modules drive it, and the open ones are installed. Install the proprietary flavour of a "
                   "driver branch that still supports the GPU and reboot.",
                   gpu.display_name(), row->family),
-              evidence, {"install-nvidia"});
+              evidence);
     else
       out.pass(
           gpu.subject(),

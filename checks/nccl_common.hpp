@@ -2,7 +2,7 @@
 // NCCL's configuration files in the order NCCL reads them) and NCCL's way of reading numbers.
 #pragma once
 
-#include "check/check.hpp"
+#include "engine/check.hpp"
 
 #include <optional>
 #include <string>

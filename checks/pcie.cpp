@@ -122,7 +122,7 @@ void pcie_iommu_not_pt(const CheckContext& ctx, Results& out) {
                   "GRUB_CMDLINE_LINUX_DEFAULT, update-grub and reboot (Radeon cards that rely on PCIe "
                   "peer-to-peer may prefer the default IOMMU mode).",
                   amd),
-      evidence, {"kernel-iommu-pt"});
+      evidence);
 }
 
 } // namespace gpudoctor::checks

@@ -39,7 +39,7 @@ void perm_kfd(const CheckContext& ctx, Results& out) {
           fmt::format("User {} cannot open /dev/kfd read-write, so ROCm sees no GPU: {}. Add the user to the "
                       "render and video groups, then log in again.",
                       perms.identity.user, perms.kfd->why_not),
-          {node_evidence(*perms.kfd), groups_evidence(perms.identity)}, {"groups-render-video"});
+          {node_evidence(*perms.kfd), groups_evidence(perms.identity)});
 }
 
 void perm_render_node(const CheckContext& ctx, Results& out) {
@@ -54,7 +54,7 @@ void perm_render_node(const CheckContext& ctx, Results& out) {
     if (!node) {
       out.add(Status::error, gpu.subject(),
               fmt::format("{} does not exist although the driver names it.", *gpu.render_node),
-              {fmt::format("{}: missing", *gpu.render_node)});
+              {fmt::format("{}: missing", *gpu.render_node)}, no_fix);
       continue;
     }
     if (node->accessible) {
@@ -66,7 +66,7 @@ void perm_render_node(const CheckContext& ctx, Results& out) {
         fmt::format("User {} cannot open {}: {}. Add the user to the render and video groups, then log in "
                     "again.",
                     perms.identity.user, node->path, node->why_not),
-        {node_evidence(*node), groups_evidence(perms.identity)}, {"groups-render-video"});
+        {node_evidence(*node), groups_evidence(perms.identity)});
   }
   if (!any) out.skip("", "no AMD GPU with a render node");
 }

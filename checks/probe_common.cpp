@@ -134,7 +134,7 @@ void for_each_run(const Facts& f, Results& out, const std::string& name, Status 
     }
     if (auto what = run_trouble(*run)) {
       out.add(trouble, runtime_subject(b), fmt::format("The {} {} probe {}", b.title(), name, *what),
-              {run_evidence(*run)});
+              {run_evidence(*run)}, no_fix);
       continue;
     }
     judge(f, b, *run, out);

@@ -2,7 +2,7 @@
 // a probe process, and what a PCIe link carries.
 #pragma once
 
-#include "check/check.hpp"
+#include "engine/check.hpp"
 
 #include <optional>
 #include <string>

@@ -53,30 +53,29 @@ void judge_kernels(const Facts& f, const BackendProbes& b, const ProbeRun& run, 
                       "built without this target fail the same way: rebuild them for it, or check "
                       "HSA_OVERRIDE_GFX_VERSION on AMD.",
                       k.error->name, arch, targets_of(b)),
-          evidence,
-          overrides.empty() ? std::vector<std::string>{}
-                            : std::vector<std::string>{"env-unset-hsa-override"});
+          evidence, overrides.empty() ? no_fix : FixChoice());
     } else if (k.error) {
       out.add(
           Status::error, subject,
           fmt::format("A kernel failed at its {} stage: {}. The GPU cannot run compute work; look at dmesg "
                       "for driver errors (NVRM Xid, amdgpu).",
                       k.stage, error_text(*k.error)),
-          evidence);
+          evidence, no_fix);
     } else {
       evidence.push_back(fmt::format("cmd {}: {} wrong values", run.key, k.mismatches));
       out.add(Status::error, subject,
               fmt::format("A kernel ran but wrote {} wrong values: the GPU computes wrong results (memory or "
                           "hardware fault). Check ECC errors and dmesg, and have the card tested.",
                           k.mismatches),
-              evidence);
+              evidence, no_fix);
     }
   }
   // A device the probe said nothing about: report its errors.
   for (std::size_t i = 0; i < judged.size(); ++i) {
     if (judged[i]) continue;
     out.add(Status::error, device_subject(f, b, static_cast<int>(i)),
-            "The kernel probe could not test this device", failure_evidence(run, static_cast<int>(i)));
+            "The kernel probe could not test this device", failure_evidence(run, static_cast<int>(i)),
+            no_fix);
   }
 }
 

@@ -70,7 +70,7 @@ void judge_p2p(const Facts& f, const BackendProbes& b, const ProbeRun& run, Resu
               fmt::format("Peer copies to {} came back wrong: check dmesg and the NVLink/xGMI or PCIe error "
                           "counters.",
                           text::join(wrong, ", ")),
-              evidence);
+              evidence, no_fix);
     } else if (!unreachable.empty() || !slow.empty()) {
       std::string msg;
       if (!unreachable.empty())
@@ -80,14 +80,12 @@ void judge_p2p(const Facts& f, const BackendProbes& b, const ProbeRun& run, Resu
                           "different CPU sockets, or consumer cards whose driver disables P2P. ",
                           text::join(unreachable, ", "));
       if (!slow.empty()) msg += fmt::format("Peer copies are slow to {}.", text::join(slow, ", "));
-      std::vector<std::string> fixes;
-      if (!unreachable.empty() && iommu_translates(f)) {
+      const bool translating = !unreachable.empty() && iommu_translates(f);
+      if (translating)
         evidence.push_back(fmt::format("{}: {}", f.os.kernel_cmdline.source, *f.os.kernel_cmdline));
-        fixes.push_back("kernel-iommu-pt");
-      }
-      out.add(Status::warn, subject, text::trim(msg), evidence, fixes);
+      out.add(Status::warn, subject, text::trim(msg), evidence, translating ? FixChoice() : no_fix);
     } else if (fine.empty()) {
-      out.add(Status::warn, subject, "No peer copy from this device could be measured", evidence);
+      out.add(Status::warn, subject, "No peer copy from this device could be measured", evidence, no_fix);
     } else {
       out.pass(subject, fmt::format("Reaches every peer directly: {}", text::join(fine, ", ")), evidence);
     }

@@ -15,7 +15,7 @@ void timed_out(const std::string& subject, const std::string& what, const ProbeR
                       "this. Look at dmesg (NVRM Xid, amdgpu ring timeouts); a GPU reset or a reboot usually "
                       "clears it.",
                       what, run.timeout_ms),
-          {run_evidence(run)}, {"reboot"});
+          {run_evidence(run)});
 }
 
 } // namespace
@@ -44,7 +44,7 @@ void probe_timeout(const CheckContext& ctx, Results& out) {
                   "give it a longer --probe-timeout. If it never finishes, look for a slow or hung disk "
                   "under site-packages, or a hung GPU (dmesg: NVRM Xid).",
                   fw->run.timeout_ms),
-              {run_evidence(fw->run)});
+              {run_evidence(fw->run)}, no_fix);
     else if (fw->run.run)
       ++finished;
   }

@@ -183,7 +183,7 @@ void judge_triton(const PythonEnv& env, Results& out, bool& any) {
             fmt::format("{} {} is installed but PyTorch {} was built with {} {}: torch.compile and Triton "
                         "kernels fail. Reinstall torch (which brings its {}) or pin {}=={}.",
                         name, d.version, env.torch->version, name, want, name, name, want),
-            evidence, {"torch-reinstall"});
+            evidence);
     }
   }
 }
@@ -219,7 +219,7 @@ void python_extension_mismatch(const CheckContext& ctx, Results& out) {
               fmt::format("{} {} cannot work here: {}. Reinstall it for this PyTorch (a wheel built for its "
                           "vendor, CUDA/ROCm major and release), or build it from source against it.",
                           x.dist, x.version, text::join(problems, "; ")),
-              evidence, {"torch-reinstall"});
+              evidence);
     }
   }
   if (!any) out.skip("", "no compiled extension beside PyTorch found");

@@ -83,7 +83,7 @@ void env_nccl_ib_hca_missing(const CheckContext& ctx, Results& out) {
           fmt::format("{}={} ({}) excludes every InfiniBand/RoCE device here ({}): NCCL finds no HCA and "
                       "falls back to TCP sockets, or fails when NCCL_IB_DISABLE is not an option.",
                       s->name, s->value, s->where(), devices.empty() ? "none" : text::join(devices, ", ")),
-          evidence, {"env-nccl-defaults"});
+          evidence);
     return out.pass(s->name, fmt::format("{} leaves {}", s->name, text::join(left, ", ")), evidence);
   }
   std::vector<std::string> problems, fine;
@@ -120,7 +120,7 @@ void env_nccl_ib_hca_missing(const CheckContext& ctx, Results& out) {
                   "HCAs and ACTIVE ports /sys/class/infiniband has ({}).",
                   s->name, s->value, s->where(), text::join(problems, "; "),
                   devices.empty() ? "none here" : text::join(devices, ", ")),
-      evidence, {"env-nccl-defaults"});
+      evidence);
 }
 
 } // namespace gpudoctor::checks

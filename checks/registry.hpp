@@ -1,7 +1,7 @@
 // Declarations of every check function; the table in registry.cpp lists them in run order.
 #pragma once
 
-#include "check/check.hpp"
+#include "engine/check.hpp"
 
 namespace gpudoctor {
 

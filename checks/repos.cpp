@@ -191,7 +191,7 @@ void repo_codename_mismatch(const CheckContext& ctx, Results& out) {
                     "another release (broken dependencies, a kernel driver that does not build) or finds "
                     "none.{}",
                     s.origin, vendor_title(s.vendor), named_text, os->name, s.kind, fix),
-        evidence, {"repo-fix-codename"});
+        evidence);
   }
   if (!any) out.skip("", "no GPU vendor apt or dnf repository configured");
 }

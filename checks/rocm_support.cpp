@@ -163,8 +163,7 @@ void rocm_gpu_unsupported(const CheckContext& ctx, Results& out) {
       evidence.push_back(env_evidence("HSA_OVERRIDE_GFX_VERSION", override_it->second));
     }
     msg += advice;
-    out.add(Status::warn, gpu.subject(), msg, evidence,
-            fixable ? std::vector<std::string>{"install-rocm"} : std::vector<std::string>{});
+    out.add(Status::warn, gpu.subject(), msg, evidence, fixable ? FixChoice() : no_fix);
   }
 }
 

@@ -65,7 +65,7 @@ void cuda_path_mismatch(const CheckContext& ctx, Results& out) {
                     "it at an installed toolkit or remove it.",
                     text::join(missing, ", "));
   }
-  if (!problem.empty()) return out.add(Status::warn, "", problem, evidence, {"env-cuda-paths"});
+  if (!problem.empty()) return out.add(Status::warn, "", problem, evidence);
   if (by_version.empty())
     return out.pass("", "the CUDA paths name no toolkit whose version is known", evidence);
   out.pass("", fmt::format("everything points at CUDA {}", by_version.begin()->first), evidence);
@@ -168,7 +168,7 @@ void stack_leftover_paths(const CheckContext& ctx, Results& out) {
                     "libraries at worst. Remove them{}.",
                     where, lines.size(), one ? "" : "s", one ? "is" : "are", state,
                     subject == "environment" ? " from wherever they are set" : "");
-    out.add(Status::warn, subject, msg, lines, {"env-cleanup"});
+    out.add(Status::warn, subject, msg, lines);
   }
 }
 

@@ -73,7 +73,7 @@ void torch_cpu_build(const CheckContext& ctx, Results& out) {
           fmt::format("PyTorch {} is a CPU-only build, but this machine has a usable {} GPU: "
                       "torch.cuda.is_available() will be False. Reinstall PyTorch from the {} wheel index.",
                       t.version, nvidia ? "NVIDIA" : "AMD", nvidia ? "CUDA" : "ROCm"),
-          {torch_evidence(t)}, {"torch-reinstall"});
+          {torch_evidence(t)});
     }
   }
   if (!any) out.skip("", "no PyTorch found");
@@ -101,7 +101,7 @@ void torch_vendor_mismatch(const CheckContext& ctx, Results& out) {
                         "Reinstall PyTorch from the {} wheel index.",
                         t.version, build_name(t), cuda_build ? "AMD" : "NVIDIA",
                         cuda_build ? "ROCm" : "CUDA"),
-            {torch_evidence(t)}, {"torch-reinstall"});
+            {torch_evidence(t)});
   }
   if (!any) out.skip("", "no GPU build of PyTorch found");
 }

@@ -82,7 +82,7 @@ void from_table(const CheckContext& ctx, Results& out) {
     msg += where_it_is(ctx.kb, arch, rocm);
     if (row->uncertain) msg += " (The wheel list is not confirmed: gpudoctor warns instead of erring.)";
     msg += " Run with --probes to ask PyTorch itself.";
-    out.add(row->uncertain ? Status::warn : Status::error, gpu.subject(), msg, evidence, {"torch-reinstall"});
+    out.add(row->uncertain ? Status::warn : Status::error, gpu.subject(), msg, evidence);
   }
   if (!any)
     out.skip(python_subject(*env),

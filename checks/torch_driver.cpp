@@ -51,7 +51,7 @@ void torch_cuda_too_new(const CheckContext& ctx, Results& out) {
                     "driver is {}, so torch.cuda.is_available() is False (\"The NVIDIA driver on your system "
                     "is too old\"). Install the PyTorch build for an older CUDA, or upgrade the driver.",
                     t.version, *t.cuda, need, **driver),
-        evidence, {"torch-reinstall", "install-nvidia"});
+        evidence);
   }
   if (!any) out.skip("", "no CUDA build of PyTorch found");
 }

@@ -35,7 +35,7 @@ const FrameworkProbe* judgeable(const Facts& f, Results& out) {
   }
   if (auto trouble = run_trouble(fw->run)) {
     out.add(Status::error, subject_of(*fw), fmt::format("Importing PyTorch {}", *trouble),
-            {run_evidence(fw->run)});
+            {run_evidence(fw->run)}, no_fix);
     return nullptr;
   }
   if (!fw->imported) {
@@ -119,14 +119,14 @@ void torch_arch_missing_from_probe(const CheckContext& ctx, Results& out) {
                       "was told another ISA than the GPU has (HSA_OVERRIDE_GFX_VERSION), or the build is "
                       "broken. Unset the override, or reinstall PyTorch.",
                       fw->version, arch),
-          evidence, {"torch-reinstall"});
+          evidence);
     else
       out.add(
           Status::error, gpu.subject(),
           fmt::format("PyTorch {0} ({1}) has no code for this GPU's {2} (its arch list: {3}): kernels fail "
                       "with \"no kernel image is available\". Install a build that lists {2}.",
                       fw->version, build_name(*fw), arch, list_text),
-          evidence, {"torch-reinstall"});
+          evidence);
   }
   if (!any)
     out.skip(subject_of(*fw), fmt::format("no {} GPU with a known arch for this build", vendor_name(vendor)));

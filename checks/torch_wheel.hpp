@@ -2,7 +2,7 @@
 // table (knowledge/torch_wheels.hpp) instead of importing torch.
 #pragma once
 
-#include "check/check.hpp"
+#include "engine/check.hpp"
 
 #include <string>
 

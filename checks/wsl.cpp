@@ -4,9 +4,9 @@
 // (docs.nvidia.com/cuda/wsl-user-guide): no Linux NVIDIA driver may be installed inside the distribution (it
 // shadows the Windows one). AMD's ROCm on WSL (rocm.docs.amd.com/projects/radeon, "Install ROCm for WSL"):
 // amdgpu-install --usecase=wsl,rocm --no-dkms, the Windows Adrenalin driver providing the GPU.
-#include "check/check.hpp"
 #include "checks/common.hpp"
 #include "checks/registry.hpp"
+#include "engine/check.hpp"
 #include "system/machine_paths.hpp"
 #include "util/text.hpp"
 

@@ -1,9 +1,9 @@
 #include "app/pipeline.hpp"
 
 #include "app/probe_run.hpp"
-#include "check/runner.hpp"
 #include "checks/registry.hpp"
 #include "collect/collectors.hpp"
+#include "engine/runner.hpp"
 #include "report/program_formats.hpp"
 #include "system/output_file.hpp"
 #include "util/escape.hpp"

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "app/commands.hpp"
-#include "check/catalogue.hpp"
+#include "engine/catalogue.hpp"
 #include "knowledge/knowledge.hpp"
 #include "knowledge/stacks.hpp"
 #include "report/report.hpp"

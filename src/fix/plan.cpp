@@ -145,13 +145,13 @@ public:
     return plan;
   }
 
-  // The warnings and errors of this machine that the recipes remedy.
+  // The warnings and errors of this machine that offer one of the recipes (the results `gpudoctor fix` lists
+  // each fix for).
   void add_why(Plan& plan, const std::vector<const Recipe*>& recipes) const {
     for (const auto& res : m_ctx.results) {
       if (res.status != Status::warn && res.status != Status::error) continue;
       bool ours = std::any_of(recipes.begin(), recipes.end(), [&](const Recipe* r) {
-        return std::find(r->remedies.begin(), r->remedies.end(), res.id) != r->remedies.end() ||
-               std::find(res.fixes.begin(), res.fixes.end(), r->id) != res.fixes.end();
+        return std::find(res.fixes.begin(), res.fixes.end(), r->id) != res.fixes.end();
       });
       if (ours)
         plan.why.push_back(res.id + " (" + status_name(res.status) +

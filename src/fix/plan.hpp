@@ -2,7 +2,7 @@
 // migration (several recipes in a row), each with its parameters bound and its bash expanded.
 #pragma once
 
-#include "check/result.hpp"
+#include "engine/result.hpp"
 #include "facts/facts.hpp"
 #include "facts/inventory.hpp"
 #include "fix/choose.hpp"

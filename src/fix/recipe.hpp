@@ -1,4 +1,4 @@
-// Recipes: remediation as data (fixes/*.yaml). A recipe names the checks it remedies, the vendor whose
+// Recipes: remediation as data (fixes/*.yaml). A recipe names the vendor whose
 // stack it acts on, and its steps; each step is bash for a distribution family (or for all), with flags
 // (needs root, destructive, needs a reboot) and a check that it took effect. Schema: docs/fixes.md.
 #pragma once
@@ -33,8 +33,7 @@ struct Step {
 struct Recipe {
   std::string id, title, description;
   std::string vendor; // "", "amd", "nvidia", "absent" (the vendor without GPUs), "present" (with GPUs)
-  std::vector<std::string> remedies; // check ids
-  std::vector<std::string> include;  // recipes whose steps follow this one's
+  std::vector<std::string> include; // recipes whose steps follow this one's
   std::vector<Step> steps;
   std::string file;
 

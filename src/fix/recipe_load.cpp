@@ -98,7 +98,12 @@ Step read_step(const yaml::Node& node) {
 }
 
 Recipe read_recipe(const std::string& rel, const yaml::Node& doc) {
-  yaml::Fields f(doc, {"id", "title", "description", "vendor", "remedies", "include", "steps"});
+  // `remedies:` (before 0.2) repeated the link that checks/catalogue.yaml's `fixes:` holds: said, not
+  // ignored.
+  if (doc["remedies"].present())
+    yaml::fail(doc["remedies"], "remedies: is gone: list the fix under the checks' fixes: in "
+                                "checks/catalogue.yaml, the one place a check is linked to its fixes");
+  yaml::Fields f(doc, {"id", "title", "description", "vendor", "include", "steps"});
   Recipe r;
   r.file = rel;
   r.id = f.text("id");
@@ -112,7 +117,6 @@ Recipe read_recipe(const std::string& rel, const yaml::Node& doc) {
   if (!r.vendor.empty() && r.vendor != "amd" && r.vendor != "nvidia" && r.vendor != "absent" &&
       r.vendor != "present")
     yaml::fail(doc["vendor"], "vendor is amd, nvidia, absent or present");
-  r.remedies = f.words("remedies");
   r.include = f.words("include");
   const yaml::Node steps = doc["steps"];
   if (!steps.is_list() || steps.size() == 0) yaml::fail(doc, "a recipe needs a list of steps");

@@ -3,7 +3,7 @@
 // util/json_reader.
 #pragma once
 
-#include "check/result.hpp"
+#include "engine/result.hpp"
 #include "util/json_reader.hpp"
 
 #include <array>

@@ -4,7 +4,7 @@
 // machine, a snapshot or a report goes through `h` (util/escape's html) before it is written.
 #pragma once
 
-#include "check/result.hpp"
+#include "engine/result.hpp"
 
 #include <string>
 #include <string_view>

@@ -4,7 +4,7 @@
 // util/escape for its reader.
 #pragma once
 
-#include "check/catalogue.hpp"
+#include "engine/catalogue.hpp"
 #include "report/report.hpp"
 
 #include <cstddef>

@@ -1,8 +1,8 @@
 // The report of one run: facts and results, rendered as JSON (shared/spec/report-v1.md) or text.
 #pragma once
 
-#include "check/catalogue.hpp"
-#include "check/result.hpp"
+#include "engine/catalogue.hpp"
+#include "engine/result.hpp"
 #include "facts/facts.hpp"
 #include "util/json.hpp"
 

@@ -2,7 +2,7 @@
 // terminal without NO_COLOR). What is painted is already escaped (util/escape).
 #pragma once
 
-#include "check/result.hpp"
+#include "engine/result.hpp"
 
 #include <string>
 #include <string_view>

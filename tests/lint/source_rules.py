@@ -2,7 +2,7 @@
 """The rules of docs/architecture.md that a reader can check without building, over src/:
 
 1. Layers only look down: a file includes its own folder, the same layer, or a lower one
-   (util < system < parse/facts/knowledge < probe < collect < check < fleet < fix/report/bundle < app/cli
+   (util < system < parse/facts/knowledge < probe < collect < engine < fleet < fix/report/bundle < app/cli
    < main.cpp).
 2. One seam to the machine: only src/system/ spells /sys/, /proc/ or /dev/ paths in code (src/, checks/ and
    probes/ host code).
@@ -20,7 +20,7 @@ LAYERS = [
     ["parse", "facts", "knowledge"],
     ["probe"],  # compiles and runs the probe programs; the probe collector (collect/) drives it
     ["collect"],
-    ["check"],
+    ["engine"],  # src/engine: Result, the runner, the catalogue loader (checks/ above it holds the checks)
     ["fleet"],  # reports read back as what fleet and diff compare
     ["fix", "report", "bundle"],
     ["app", "cli"],

@@ -9,7 +9,7 @@ tests/data/realdata (the README of each fixture names them). Run from the reposi
     tests/machines/make_after_install_fixtures.py        # rewrites the snapshots (README and expected.json stay)
 
 then `cmake --build build` (a new fixture gets its own case), GPUDOCTOR_UPDATE_GOLDEN=1 build/tests/unittest
--tc='machine: *' and review expected.json.
+-tc='machine*' and review expected.json and tally.json.
 """
 import json
 import os

@@ -2,9 +2,9 @@
 // nodes, and helpers that run one check through the runner and assert what a firing result must carry.
 #pragma once
 
-#include "check/catalogue.hpp"
-#include "check/runner.hpp"
 #include "checks/registry.hpp"
+#include "engine/catalogue.hpp"
+#include "engine/runner.hpp"
 #include "facts/facts.hpp"
 #include "knowledge/knowledge.hpp"
 #include "system/system_view.hpp"

@@ -1,8 +1,8 @@
 // The checks of the layer above the driver (issue 12) as pure functions of facts: env.cuda-stubs, wsl.driver
 // (and the WSL2 gate), container.shm-small, rdma.memlock, env.nccl-ib-hca-missing, python.extension-mismatch,
 // python.libs-shadowed.
-#include "check/runner.hpp"
 #include "check_fixtures.hpp"
+#include "engine/runner.hpp"
 #include "util/text.hpp"
 
 using namespace gpudoctor;

@@ -1,7 +1,7 @@
 // Every reader of gpudoctor's YAML data (knowledge tables, the two catalogues, recipes and migrations, the
 // stack tables) refuses a bad file with "file:line: why", through the one adapter (util/yaml_doc.hpp).
 // Each case starts from the real data file and breaks one thing.
-#include "check/catalogue.hpp"
+#include "engine/catalogue.hpp"
 #include "fix/recipe.hpp"
 #include "knowledge/knowledge.hpp"
 #include "knowledge/stacks.hpp"

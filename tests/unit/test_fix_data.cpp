@@ -63,14 +63,12 @@ TEST_CASE("fix data: the built-in recipes, migrations, stack tables and library 
   CHECK(from_source->recipes.size() == book.recipes.size());
 }
 
-TEST_CASE("fix data: recipes remedy known checks, are fix ids, and cover both families where they can") {
+TEST_CASE("fix data: recipes are fix ids and cover both families where they can") {
   const auto& cat = catalogue();
   std::set<std::string> debian_only = {"repo-fix-codename"};
   for (const auto& r : recipes().recipes) {
     CAPTURE(r.id);
     CHECK_MESSAGE(cat.find_fix(r.id) != nullptr, "fixes/catalogue.yaml has no entry for " << r.id);
-    for (const auto& id : r.remedies)
-      CHECK_MESSAGE(cat.find(id) != nullptr, id << " is not a check id");
     CHECK(r.has_steps_for(fix::Family::debian));
     if (!debian_only.count(r.id)) CHECK(r.has_steps_for(fix::Family::rhel));
   }
@@ -103,6 +101,14 @@ TEST_CASE("fix data: a broken recipe is refused with its file and line") {
   CHECK(text::contains(ScratchFixes("demo.yaml", std::string(kGood) + "  - id: [\n").error(),
                        "fixes/demo.yaml:"));
   CHECK(text::contains(ScratchFixes("other.yaml", kGood).error(), "recipe demo must be in fixes/demo.yaml"));
+}
+
+TEST_CASE("fix data: a recipe's remedies: is refused, naming the one place the check-fix link is written") {
+  // It repeated checks/catalogue.yaml's fixes: and drifted from it (probe.p2p, stack.leftover-paths).
+  std::string err = ScratchFixes("demo.yaml", std::string(kGood) + "remedies: [driver.nouveau]\n").error();
+  CAPTURE(err);
+  CHECK(text::contains(err, "fixes/demo.yaml:10: remedies: is gone"));
+  CHECK(text::contains(err, "checks/catalogue.yaml"));
 }
 
 TEST_CASE("fix data: includes that form a cycle are refused, naming it") {

@@ -1,14 +1,20 @@
-// Golden scripts: what `gpudoctor fix` and `migrate` write for representative machines, byte for byte
-// (tests/fixes/golden/<machine>--<what>.sh). GPUDOCTOR_UPDATE_GOLDEN=1 rewrites them: review the diff.
+// Golden scripts: what `gpudoctor fix` and `migrate` write for representative machines, byte for byte. Each
+// is a descriptor, tests/fixes/golden/<machine>--<what>.case (found by tests/CMakeLists.txt: one test case
+// each, "fix golden: <machine>--<what>", so one runs and updates alone), beside the script it must give,
+// <machine>--<what>.sh. GPUDOCTOR_UPDATE_GOLDEN=1 rewrites the scripts: review the diff.
+// A descriptor's lines are "key: value": snapshot (relative to the source folder), then fix (a fix id) or
+// migrate (the vendor to migrate to), and optionally driver, cuda, rocm, torch (the versions asked for).
 // Where a script pastes fixes/lib.bash, a golden holds one marker line instead (the library is the same in
 // every script and is checked on its own); tests/e2e/fix_scripts.sh pastes it back and runs shellcheck.
 #include "fix/render.hpp"
 #include "fix_fixtures.hpp"
 #include "util/text.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include <doctest/doctest.h>
 
@@ -18,81 +24,103 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Golden {
-  const char* snapshot; // relative to the source folder
-  const char* kind;     // "fix" or "migrate"
-  const char* what;     // fix id, or the vendor to migrate to
-  fix::VersionRequest versions = {};
-};
-
-const Golden kGolden[] = {
-    {"tests/machines/amd-to-nvidia-leftovers/snapshot", "fix", "purge-rocm"},
-    {"tests/machines/amd-to-nvidia-leftovers/snapshot", "fix", "env-cleanup"},
-    {"tests/machines/amd-to-nvidia-leftovers/snapshot", "fix", "torch-reinstall"},
-    {"tests/machines/amd-to-nvidia-leftovers/snapshot", "migrate", "nvidia"},
-    {"tests/machines/amd-rx7900xtx-hsa-override-942/snapshot", "fix", "env-unset-hsa-override"},
-    {"tests/machines/amd-rx7900xtx-hsa-override-942/snapshot", "migrate", "nvidia"},
-    {"tests/machines/nvidia-nouveau/snapshot", "fix", "blacklist-nouveau"},
-    {"tests/machines/nvidia-nouveau/snapshot", "fix", "install-nvidia"},
-    {"tests/machines/amd-user-not-in-render/snapshot", "fix", "groups-render-video"},
-    {"tests/machines/nvidia-rtx3090-healthy/snapshot", "migrate", "amd"},
-    {"tests/fixes/machines/rhel9-v100-cuda/snapshot", "fix", "purge-nvidia"},
-    {"tests/fixes/machines/rhel9-v100-cuda/snapshot", "fix", "env-cuda-paths"},
-    {"tests/machines/nvidia-cuda-stubs-ld-conf/snapshot", "fix", "env-cuda-paths"},
-    {"tests/machines/nvidia-rtx5090-torch-cu124/snapshot", "fix", "torch-reinstall"},
-    {"tests/fixes/machines/rhel9-v100-cuda/snapshot", "migrate", "nvidia"},
-    {"tests/fixes/machines/rocky9-mi210-rocm/snapshot", "fix", "purge-rocm"},
-    {"tests/fixes/machines/rocky9-mi210-rocm/snapshot", "migrate", "nvidia"},
-    {"tests/fixes/machines/rocky9-mi210-rocm/snapshot", "fix", "install-rocm", {.rocm = "6.2"}},
-    {"tests/fixes/machines/ubuntu2204-rocm6/snapshot", "migrate", "nvidia"},
-    {"tests/fixes/machines/fedora41-v100-cuda/snapshot", "fix", "install-nvidia"},
-    // After the install (issue 13)
-    {"tests/machines/amd-debian12-firmware-missing/snapshot", "fix", "install-firmware"},
-    {"tests/machines/nvidia-hgx-h200-no-fabric-manager/snapshot", "fix", "install-fabric-manager"},
-};
+const fs::path k_golden_dir = fs::path(GPUDOCTOR_SOURCE_DIR) / "tests/fixes/golden";
 
 // Keep in step with tests/e2e/fix_scripts.sh, which replaces this line by fixes/lib.bash.
 constexpr const char* k_library_marker = "# @gpudoctor-golden: fixes/lib.bash is pasted here\n";
 
-std::string machine_name(const std::string& snapshot) {
-  return fs::path(snapshot).parent_path().filename().string();
+struct Golden {
+  std::string snapshot; // relative to the source folder
+  std::string kind;     // "fix" or "migrate"
+  std::string what;     // fix id, or the vendor to migrate to
+  fix::VersionRequest versions;
+};
+
+// tests/fixes/golden/<name>.case; a line it does not know fails the case.
+Golden read_descriptor(const std::string& name) {
+  Golden g;
+  const std::map<std::string, std::string*> fields = {{"snapshot", &g.snapshot},
+                                                      {"driver", &g.versions.driver},
+                                                      {"cuda", &g.versions.cuda},
+                                                      {"rocm", &g.versions.rocm},
+                                                      {"torch", &g.versions.torch}};
+  for (const auto& line : text::lines(slurp(k_golden_dir / (name + ".case")))) {
+    if (line.empty() || line.starts_with("#")) continue;
+    auto colon = line.find(": ");
+    REQUIRE_MESSAGE(colon != std::string::npos, name << ".case: not \"key: value\": " << line);
+    std::string key = line.substr(0, colon), value = line.substr(colon + 2);
+    if (key == "fix" || key == "migrate") {
+      g.kind = key;
+      g.what = value;
+    } else if (auto it = fields.find(key); it != fields.end()) {
+      *it->second = value;
+    } else {
+      FAIL(name << ".case: unknown key " << key);
+    }
+  }
+  REQUIRE_MESSAGE((!g.snapshot.empty() && !g.kind.empty()),
+                  name << ".case needs snapshot and fix or migrate");
+  return g;
+}
+
+void check_golden(const std::string& name) {
+  const Golden g = read_descriptor(name);
+  std::string machine = fs::path(g.snapshot).parent_path().filename().string();
+  CHECK_MESSAGE(name == machine + "--" + (g.kind == "fix" ? "" : "migrate-to-") + g.what,
+                "a golden is named <machine>--<fix id> or <machine>--migrate-to-<vendor>");
+  auto m = open_machine(g.snapshot);
+  fix::PlanOptions opt;
+  opt.versions = g.versions;
+  auto ctx = m->context(opt);
+  auto plan = g.kind == "fix" ? fix::plan_fix(g.what, ctx) : fix::plan_migration(g.what, ctx);
+  REQUIRE_MESSAGE(plan.has_value(), (plan ? std::string() : plan.error()));
+  CHECK(!plan->steps.empty());
+  std::string script = fix::render_script(*plan, k_library_marker, "(test)").text;
+  // The marker stands exactly where the library goes (the script's id, a hash of its text, differs).
+  const std::string& library = recipes().library;
+  std::string real = fix::render_script(*plan, library, "(test)").text;
+  auto at = script.find(k_library_marker);
+  REQUIRE(at != std::string::npos);
+  CHECK(real.size() == script.size() - std::string(k_library_marker).size() + library.size());
+  CHECK(real.compare(at, library.size(), library) == 0);
+  fs::path file = k_golden_dir / (name + ".sh");
+  if (std::getenv("GPUDOCTOR_UPDATE_GOLDEN") != nullptr) {
+    std::ofstream(file, std::ios::binary) << script;
+    return;
+  }
+  REQUIRE_MESSAGE(fs::exists(file), "no golden file: run with GPUDOCTOR_UPDATE_GOLDEN=1 and review it");
+  CHECK_MESSAGE(slurp(file) == script, "the script differs from "
+                                           << file.filename().string()
+                                           << " (GPUDOCTOR_UPDATE_GOLDEN=1 rewrites it)");
 }
 
 } // namespace
 
-TEST_CASE("fix golden: the scripts for representative machines are what they were") {
-  bool update = std::getenv("GPUDOCTOR_UPDATE_GOLDEN") != nullptr;
-  fs::path dir = fs::path(GPUDOCTOR_SOURCE_DIR) / "tests/fixes/golden";
-  for (const auto& g : kGolden) {
-    std::string name =
-        machine_name(g.snapshot) + "--" + (std::string(g.kind) == "fix" ? "" : "migrate-to-") + g.what;
-    CAPTURE(name);
-    auto m = open_machine(g.snapshot);
-    fix::PlanOptions opt;
-    opt.versions = g.versions;
-    auto ctx = m->context(opt);
-    auto plan = std::string(g.kind) == "fix" ? fix::plan_fix(g.what, ctx) : fix::plan_migration(g.what, ctx);
-    REQUIRE_MESSAGE(plan.has_value(), (plan ? std::string() : plan.error()));
-    CHECK(!plan->steps.empty());
-    std::string script = fix::render_script(*plan, k_library_marker, "(test)").text;
-    // The marker stands exactly where the library goes (the script's id, a hash of its text, differs).
-    const std::string& library = recipes().library;
-    std::string real = fix::render_script(*plan, library, "(test)").text;
-    auto at = script.find(k_library_marker);
-    REQUIRE(at != std::string::npos);
-    CHECK(real.size() == script.size() - std::string(k_library_marker).size() + library.size());
-    CHECK(real.compare(at, library.size(), library) == 0);
-    fs::path file = dir / (name + ".sh");
-    if (update) {
-      fs::create_directories(dir);
-      std::ofstream(file, std::ios::binary) << script;
-      continue;
-    }
-    REQUIRE_MESSAGE(fs::exists(file), "no golden file: run with GPUDOCTOR_UPDATE_GOLDEN=1 and review it");
-    CHECK_MESSAGE(slurp(file) == script, "the script differs from "
-                                             << file.filename().string()
-                                             << " (GPUDOCTOR_UPDATE_GOLDEN=1 rewrites it)");
+#define GPUDOCTOR_FIX_GOLDEN(name)                                                                           \
+  TEST_CASE("fix golden: " name) {                                                                           \
+    check_golden(name);                                                                                      \
   }
+#include "fix_golden_cases.inc"
+#undef GPUDOCTOR_FIX_GOLDEN
+
+TEST_CASE("fix golden: every descriptor has its case and every script its descriptor") {
+  std::vector<std::string> cases = {
+#define GPUDOCTOR_FIX_GOLDEN(name) name,
+#include "fix_golden_cases.inc"
+#undef GPUDOCTOR_FIX_GOLDEN
+  };
+  std::vector<std::string> descriptors, scripts;
+  for (const auto& entry : fs::directory_iterator(k_golden_dir)) {
+    auto stem = entry.path().stem().string();
+    if (entry.path().extension() == ".case") descriptors.push_back(stem);
+    if (entry.path().extension() == ".sh") scripts.push_back(stem);
+  }
+  std::sort(cases.begin(), cases.end());
+  std::sort(descriptors.begin(), descriptors.end());
+  std::sort(scripts.begin(), scripts.end());
+  CHECK(cases.size() >= 20);
+  CHECK_MESSAGE(cases == descriptors, "the generated list is not the .case files: re-run cmake");
+  CHECK_MESSAGE(scripts == descriptors, "a golden script without its .case (or the other way round)");
 }
 
 TEST_CASE("fix golden: a plan is the same from a snapshot folder, run after run") {

@@ -1,12 +1,18 @@
-// Whole machines: every snapshot under tests/machines/<name>/snapshot must give exactly the results in
-// tests/machines/<name>/expected.json, from its folder and from a .tar.gz of it, run after run. One case a
-// machine, "machine: <name>" (the list is generated from the folders by tests/CMakeLists.txt), so one runs
-// alone: unittest -tc='machine: nvidia-nouveau'.
-// GPUDOCTOR_UPDATE_GOLDEN=1 rewrites expected.json from what gpudoctor says now (review the diff!).
+// Whole machines. Every snapshot under tests/machines/<name>/snapshot gives exactly the findings (info, warn
+// and error results) of tests/machines/<name>/expected.json and the messages it names, from its folder and
+// from a .tar.gz of it, run after run. What passes and what is skipped is not repeated in each fixture: the
+// tally (tests/machines/tally.json) counts, per check, the results of each status over all fixtures, so a
+// check that silently turns into "skip" everywhere is still caught, and adding a check touches the tally and
+// the fixtures it fires on only. A few sentinel machines (those with a report.json) keep the whole JSON
+// report. One case a machine, "machine: <name>" (the list is generated from the folders by
+// tests/CMakeLists.txt), so one runs alone: unittest -tc='machine: nvidia-nouveau'.
+// GPUDOCTOR_UPDATE_GOLDEN=1 rewrites expected.json, report.json and tally.json from what gpudoctor says now
+// (review the diff!).
 #include "app/pipeline.hpp"
 #include "app/snapshot_source.hpp"
 #include "bundle/obfuscate.hpp"
 #include "bundle/redact.hpp"
+#include "report/report.hpp"
 #include "unit/testutil.hpp"
 #include "util/archive.hpp"
 
@@ -14,6 +20,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -30,6 +37,28 @@ Json conclusions(const std::vector<Result>& results) {
   for (const auto& r : results)
     out.push_back({{"id", r.id}, {"subject", r.subject}, {"status", status_name(r.status)}});
   return out;
+}
+
+bool is_finding(const Result& r) {
+  return r.status != Status::pass && r.status != Status::skip;
+}
+
+Json findings(const std::vector<Result>& results) {
+  std::vector<Result> kept;
+  std::copy_if(results.begin(), results.end(), std::back_inserter(kept), is_finding);
+  return conclusions(kept);
+}
+
+bool updating_goldens() {
+  return std::getenv("GPUDOCTOR_UPDATE_GOLDEN") != nullptr;
+}
+
+// The JSON report as `check --from` writes it, without what differs between checkouts and releases.
+Json sentinel_report(const Report& report) {
+  Json doc = report_to_json(report);
+  doc["tool"]["version"] = "(version)";
+  doc["source"]["path"] = "(snapshot)";
+  return doc;
 }
 
 // The machine fixtures on disk: the folders under tests/machines that hold a snapshot.
@@ -49,28 +78,32 @@ const std::vector<std::string> k_machine_cases = {
 #undef GPUDOCTOR_MACHINE
 };
 
-// tests/machines/<name>: its snapshot gives the results of its expected.json (and the messages it names),
-// packed as .tar.gz too, and a second run changes nothing.
+// tests/machines/<name>: its snapshot gives the findings of its expected.json (and the messages it names),
+// the whole report of its report.json where it has one, packed as .tar.gz too, and a second run changes
+// nothing.
 void check_machine(const std::string& name) {
   const fs::path dir = machine_dir(name);
-  const bool update = std::getenv("GPUDOCTOR_UPDATE_GOLDEN") != nullptr;
-  auto results = judged_snapshot(dir / "snapshot").results;
-  Json got = conclusions(results);
+  Report report = judged_snapshot(dir / "snapshot");
+  const auto& results = report.results;
+  Json got = findings(results);
   fs::path expected_file = dir / "expected.json";
-  if (update) {
-    Json doc = {{"machine", name}, {"results", got}};
+  fs::path report_file = dir / "report.json";
+  if (updating_goldens()) {
+    Json doc = {{"machine", name}, {"findings", got}};
     // The message assertions are written by hand: keep them across updates.
     if (fs::exists(expected_file))
       if (auto old = parse_json(slurp(expected_file)); old && old->is_object())
         if (auto it = old->find("messages"); it != old->end()) doc["messages"] = *it;
     std::ofstream(expected_file) << dump_json(doc) << "\n";
+    if (fs::exists(report_file)) std::ofstream(report_file) << dump_json(sentinel_report(report)) << "\n";
     return;
   }
   REQUIRE_MESSAGE(fs::exists(expected_file),
                   "no expected.json: run with GPUDOCTOR_UPDATE_GOLDEN=1 and review it");
   auto expected = parse_json(slurp(expected_file));
   REQUIRE(expected.has_value());
-  Json want = (*expected)["results"];
+  REQUIRE_MESSAGE(expected->contains("findings"), "expected.json has no findings: rewrite it");
+  Json want = (*expected)["findings"];
   CHECK_MESSAGE(got == want, "got:\n" << dump_json(got));
 
   // Optional assertions on messages: {"id": ..., "subject": ..., "message_contains": ...}.
@@ -83,13 +116,33 @@ void check_machine(const std::string& name) {
           found = true;
       CHECK_MESSAGE(found, "no result " << m.dump() << " found");
     }
+  if (fs::exists(report_file)) {
+    auto full = parse_json(slurp(report_file));
+    REQUIRE(full.has_value());
+    CHECK_MESSAGE(sentinel_report(report) == *full, "the report differs from "
+                                                        << report_file.string()
+                                                        << " (GPUDOCTOR_UPDATE_GOLDEN=1 rewrites it)");
+  }
 
   // The same snapshot packed as .tar.gz judges the same, and a second run changes nothing.
+  Json all = conclusions(results);
   TempDir tmp("gpudoctor-test-machine");
   fs::path packed = tmp / (name + ".tar.gz");
   REQUIRE(pack_tar_gz(dir / "snapshot", packed).has_value());
-  CHECK(conclusions(judged_snapshot(packed).results) == got);
-  CHECK(conclusions(judged_snapshot(dir / "snapshot").results) == got);
+  CHECK(conclusions(judged_snapshot(packed).results) == all);
+  CHECK(conclusions(judged_snapshot(dir / "snapshot").results) == all);
+}
+
+// Per check, the number of results of each status over every machine fixture.
+Json tally_of_machines(const std::vector<std::string>& machines) {
+  std::map<std::string, std::map<std::string, int>> counts;
+  for (const auto& name : machines)
+    for (const auto& r : judged_machine(name).results)
+      ++counts[r.id][status_name(r.status)];
+  Json out = Json::object();
+  for (const auto& [id, by_status] : counts)
+    out[id] = by_status;
+  return out;
 }
 
 } // namespace
@@ -100,6 +153,27 @@ void check_machine(const std::string& name) {
   }
 #include "machine_cases.inc"
 #undef GPUDOCTOR_MACHINE
+
+TEST_CASE("machines: the tally of results per check and status over every fixture is what it was") {
+  fs::path file = fs::path(GPUDOCTOR_TEST_MACHINES) / "tally.json";
+  Json doc = {{"machines", k_machine_cases.size()}, {"checks", tally_of_machines(k_machine_cases)}};
+  if (updating_goldens()) {
+    std::ofstream(file) << dump_json(doc) << "\n";
+    return;
+  }
+  auto want = parse_json(slurp(file));
+  REQUIRE(want.has_value());
+  for (const auto& [id, by_status] : doc["checks"].items()) {
+    CAPTURE(id);
+    CHECK(want->at("checks").value(id, Json::object()) == by_status);
+  }
+  CHECK_MESSAGE(*want == doc, "tally.json differs (GPUDOCTOR_UPDATE_GOLDEN=1 rewrites it)");
+  // The sentinels that keep the whole report.
+  int sentinels = 0;
+  for (const auto& name : k_machine_cases)
+    sentinels += fs::exists(machine_dir(name) / "report.json");
+  CHECK(sentinels >= 3);
+}
 
 TEST_CASE("machines: every fixture folder has its case, and the list is not empty") {
   // The list is made when CMake globs tests/machines: a folder added since is caught here.

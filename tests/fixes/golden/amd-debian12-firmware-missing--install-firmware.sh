@@ -94,7 +94,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='install-firmware-03082dc4'
+GD_SCRIPT_ID='install-firmware-0b3944c9'
 GD_FAMILY=debian
 GD_FOR_OS_ID=debian
 GD_FOR_OS_VERSION=12
@@ -120,7 +120,7 @@ GD_STEP_FLAGS=(
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Enable Debian's non-free-firmware component (where firmware-amd-graphics lives) [root] (fixes/install-firmware.yaml:12)
+# 1. Enable Debian's non-free-firmware component (where firmware-amd-graphics lives) [root] (fixes/install-firmware.yaml:11)
 gd_step_1() {
 local ubuntu=''
 if [[ $ubuntu == yes ]] || gd_pkg_installed amdgpu-dkms; then return 0; fi
@@ -145,7 +145,7 @@ gd_verify_1() {
   local ubuntu=''; [[ $ubuntu == yes ]] || gd_pkg_installed amdgpu-dkms || apt-cache show firmware-amd-graphics >/dev/null 2>&1
 }
 
-# 2. Install the package that carries the amdgpu firmware [root] (fixes/install-firmware.yaml:35)
+# 2. Install the package that carries the amdgpu firmware [root] (fixes/install-firmware.yaml:34)
 gd_step_2() {
   local package=firmware-amd-graphics ubuntu=''
   if [[ $ubuntu == yes ]]; then package=linux-firmware; fi
@@ -159,7 +159,7 @@ gd_verify_2() {
   gd_pkg_installed firmware-amd-graphics || gd_pkg_installed linux-firmware || gd_pkg_installed amdgpu-dkms-firmware
 }
 
-# 3. Rebuild the initramfs, so the kernel finds the firmware at boot [root, reboot] (fixes/install-firmware.yaml:56)
+# 3. Rebuild the initramfs, so the kernel finds the firmware at boot [root, reboot] (fixes/install-firmware.yaml:55)
 gd_step_3() {
   gd_update_initramfs
 }

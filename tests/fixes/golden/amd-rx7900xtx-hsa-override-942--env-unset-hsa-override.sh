@@ -87,7 +87,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='env-unset-hsa-override-8d87af20'
+GD_SCRIPT_ID='env-unset-hsa-override-1cc988c6'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04
@@ -107,7 +107,7 @@ GD_STEP_FLAGS=(
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Remove HSA_OVERRIDE_GFX_VERSION from the users' shell profiles (fixes/env-unset-hsa-override.yaml:10)
+# 1. Remove HSA_OVERRIDE_GFX_VERSION from the users' shell profiles (fixes/env-unset-hsa-override.yaml:9)
 gd_step_1() {
   gd_clean_profiles 'HSA_OVERRIDE_GFX_VERSION(_[0-9]+)?' '' /home/lena
 }

@@ -164,7 +164,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='migrate-to-nvidia-023da479'
+GD_SCRIPT_ID='migrate-to-nvidia-441e0ef3'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04
@@ -235,7 +235,7 @@ GD_STEP_FLAGS=(
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Add NVIDIA's CUDA repository with NVIDIA's cuda-keyring package (its source, key and pin) [root, prepare] (fixes/install-nvidia.yaml:17)
+# 1. Add NVIDIA's CUDA repository with NVIDIA's cuda-keyring package (its source, key and pin) [root, prepare] (fixes/install-nvidia.yaml:16)
 gd_step_1() {
   gd_cuda_keyring https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64/
 }
@@ -243,7 +243,7 @@ gd_verify_1() {
   gd_verify_apt_source https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64/ /
 }
 
-# 2. Release the holds on the packages the purge removes (or stop, saying which) [root, prepare] (fixes/purge-rocm.yaml:19)
+# 2. Release the holds on the packages the purge removes (or stop, saying which) [root, prepare] (fixes/purge-rocm.yaml:18)
 gd_step_2() {
   gd_release_holds '' hip-runtime-amd rocm-core rocminfo
 }
@@ -259,7 +259,7 @@ gd_verify_3() {
   gd_verify_downloads
 }
 
-# 4. Install the headers of the running kernel and of the kernel that boots next (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:55)
+# 4. Install the headers of the running kernel and of the kernel that boots next (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:54)
 gd_step_4() {
   gd_install_kernel_packages linux-headers-
 }
@@ -267,7 +267,7 @@ gd_verify_4() {
   gd_verify_kernel_packages linux-headers-
 }
 
-# 5. Install the NVIDIA driver 580 (open kernel modules) [root, reboot] (fixes/install-nvidia.yaml:69)
+# 5. Install the NVIDIA driver 580 (open kernel modules) [root, reboot] (fixes/install-nvidia.yaml:68)
 gd_step_5() {
   gd_install_packages nvidia-open-580
 }
@@ -275,7 +275,7 @@ gd_verify_5() {
   gd_verify_installed nvidia-open-580
 }
 
-# 6. Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both [root] (fixes/install-nvidia.yaml:75)
+# 6. Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both [root] (fixes/install-nvidia.yaml:74)
 gd_step_6() {
   gd_build_module nvidia yes
 }
@@ -283,7 +283,7 @@ gd_verify_6() {
   gd_verify_module nvidia yes
 }
 
-# 7. Install the CUDA toolkit 13.0 [root] (fixes/install-nvidia.yaml:80)
+# 7. Install the CUDA toolkit 13.0 [root] (fixes/install-nvidia.yaml:79)
 gd_step_7() {
   gd_install_packages cuda-toolkit-13-0
 }
@@ -291,7 +291,7 @@ gd_verify_7() {
   gd_verify_installed cuda-toolkit-13-0
 }
 
-# 8. Put CUDA 13.0 on PATH for login shells [root] (fixes/install-nvidia.yaml:85)
+# 8. Put CUDA 13.0 on PATH for login shells [root] (fixes/install-nvidia.yaml:84)
 gd_step_8() {
 gd_write_file /etc/profile.d/cuda-path.sh 0644 <<'PROFILE'
 # Written by gpudoctor (install-nvidia): the CUDA 13.0 toolkit on PATH.
@@ -302,7 +302,7 @@ gd_verify_8() {
   grep -qF /usr/local/cuda-13.0 /etc/profile.d/cuda-path.sh
 }
 
-# 9. Blacklist nouveau and rebuild the initramfs [root, reboot] (fixes/blacklist-nouveau.yaml:9)
+# 9. Blacklist nouveau and rebuild the initramfs [root, reboot] (fixes/blacklist-nouveau.yaml:8)
 gd_step_9() {
 local before=$GD_CHANGES
 gd_write_file /etc/modprobe.d/blacklist-nouveau.conf 0644 <<'CONF'
@@ -317,7 +317,7 @@ gd_verify_9() {
   grep -qx 'blacklist nouveau' /etc/modprobe.d/blacklist-nouveau.conf
 }
 
-# 10. Stop what uses the AMD GPU (no services, processes with /dev/kfd open) [root] (fixes/purge-rocm.yaml:33)
+# 10. Stop what uses the AMD GPU (no services, processes with /dev/kfd open) [root] (fixes/purge-rocm.yaml:32)
 gd_step_10() {
   gd_stop_gpu_users /dev/kfd ''
 }
@@ -325,7 +325,7 @@ gd_verify_10() {
   gd_verify_no_gpu_users /dev/kfd
 }
 
-# 11. Purge the ROCm, amdgpu and AMD graphics packages (the distribution's Mesa in place of AMD's) [root, destructive] (fixes/purge-rocm.yaml:39)
+# 11. Purge the ROCm, amdgpu and AMD graphics packages (the distribution's Mesa in place of AMD's) [root, destructive] (fixes/purge-rocm.yaml:38)
 gd_step_11() {
   gd_purge_packages hip-runtime-amd rocm-core rocminfo --
 }
@@ -333,7 +333,7 @@ gd_verify_11() {
   gd_verify_not_installed hip-runtime-amd rocm-core rocminfo
 }
 
-# 12. Remove the ROCm folders no package owns any more [root, destructive] (fixes/purge-rocm.yaml:60)
+# 12. Remove the ROCm folders no package owns any more [root, destructive] (fixes/purge-rocm.yaml:59)
 gd_step_12() {
   gd_remove_trees /opt/rocm-6.0.2 /opt/rocm
 }
@@ -341,7 +341,7 @@ gd_verify_12() {
   gd_verify_absent /opt/rocm-6.0.2 /opt/rocm
 }
 
-# 13. Remove update-alternatives entries that point nowhere [root] (fixes/purge-rocm.yaml:67)
+# 13. Remove update-alternatives entries that point nowhere [root] (fixes/purge-rocm.yaml:66)
 gd_step_13() {
   gd_remove_dangling_alternatives rocm
 }
@@ -349,7 +349,7 @@ gd_verify_13() {
   gd_verify_no_dangling_alternatives rocm
 }
 
-# 14. Remove ROCm variables and folders from shell profiles [root] (fixes/purge-rocm.yaml:109)
+# 14. Remove ROCm variables and folders from shell profiles [root] (fixes/purge-rocm.yaml:108)
 gd_step_14() {
   gd_clean_profiles 'ROCM_[A-Z_]*|HIP_[A-Z_]*|HSA_[A-Z0-9_]*|ROCR_[A-Z_]*|HCC_[A-Z_]*|PYTORCH_ROCM_ARCH|GPU_DEVICE_ORDINAL|MIOPEN_[A-Z_]*|CUDA_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|GPU_DEVICE_ORDINAL' '/opt/rocm(-[0-9][0-9.]*)?|\$\{?(ROCM_PATH|ROCM_HOME|HIP_PATH)\}?' --system /home/lena
 }
@@ -357,7 +357,7 @@ gd_verify_14() {
   gd_verify_profiles 'ROCM_[A-Z_]*|HIP_[A-Z_]*|HSA_[A-Z0-9_]*|ROCR_[A-Z_]*|HCC_[A-Z_]*|PYTORCH_ROCM_ARCH|GPU_DEVICE_ORDINAL|MIOPEN_[A-Z_]*|CUDA_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|GPU_DEVICE_ORDINAL' '/opt/rocm(-[0-9][0-9.]*)?|\$\{?(ROCM_PATH|ROCM_HOME|HIP_PATH)\}?' --system /home/lena
 }
 
-# 15. Reinstall torch from https://download.pytorch.org/whl/cu130 (fixes/torch-reinstall.yaml:14)
+# 15. Reinstall torch from https://download.pytorch.org/whl/cu130 (fixes/torch-reinstall.yaml:13)
 gd_step_15() {
   gd_torch_reinstall lena https://download.pytorch.org/whl/cu130 cu130 torch /home/lena/venvs/sd/bin/python3 -- pytorch-triton-rocm
 }
@@ -365,7 +365,7 @@ gd_verify_15() {
   gd_verify_torch cu130 /home/lena/venvs/sd/bin/python3
 }
 
-# 16. Purge what only the removed packages needed (apt's autoremove, limited to what this purge orphaned) [root, destructive] (fixes/purge-rocm.yaml:120)
+# 16. Purge what only the removed packages needed (apt's autoremove, limited to what this purge orphaned) [root, destructive] (fixes/purge-rocm.yaml:119)
 gd_step_16() {
   gd_autoremove_orphans libdrm2 libdrm-common libdrm-dev libdrm-tests libdrm-amdgpu1 'libdrm-[!a]*' libdrm 'mesa-[!a]*' 'mesa-libGL*' 'mesa-libEGL*' 'mesa-libgbm*' 'mesa-dri-drivers*' mesa-filesystem 'mesa-vulkan-drivers*' 'libgl1-mesa*' 'libglx-mesa*' 'libegl-mesa*' libgbm1 libgbm-dev 'libosmesa*' 'libglapi-mesa*' 'libvulkan*' xserver-xorg 'xserver-xorg-core*' 'xserver-xorg-video-[!n]*' 'xserver-xorg-video-nouveau*' 'xserver-xorg-input-*' xserver-xorg-legacy 'firmware-*' 'linux-firmware*' amdgpu-firmware 'linux-image-*' 'linux-headers-*' 'linux-modules-extra-*' 'kernel-*' dkms
 }
@@ -373,7 +373,7 @@ gd_verify_16() {
   gd_verify_no_orphans libdrm2 libdrm-common libdrm-dev libdrm-tests libdrm-amdgpu1 'libdrm-[!a]*' libdrm 'mesa-[!a]*' 'mesa-libGL*' 'mesa-libEGL*' 'mesa-libgbm*' 'mesa-dri-drivers*' mesa-filesystem 'mesa-vulkan-drivers*' 'libgl1-mesa*' 'libglx-mesa*' 'libegl-mesa*' libgbm1 libgbm-dev 'libosmesa*' 'libglapi-mesa*' 'libvulkan*' xserver-xorg 'xserver-xorg-core*' 'xserver-xorg-video-[!n]*' 'xserver-xorg-video-nouveau*' 'xserver-xorg-input-*' xserver-xorg-legacy 'firmware-*' 'linux-firmware*' amdgpu-firmware 'linux-image-*' 'linux-headers-*' 'linux-modules-extra-*' 'kernel-*' dkms
 }
 
-# 17. Power off, take out AMD Radeon RX 7900 XTX and put in the NVIDIA card [root, reboot] (fixes/reboot.yaml:10)
+# 17. Power off, take out AMD Radeon RX 7900 XTX and put in the NVIDIA card [root, reboot] (fixes/reboot.yaml:9)
 gd_step_17() {
   gd_power_off_for_swap 'AMD Radeon RX 7900 XTX' 'the NVIDIA card' ''
 }

@@ -87,7 +87,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='env-cleanup-4367241a'
+GD_SCRIPT_ID='env-cleanup-dc409b67'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04
@@ -107,7 +107,7 @@ GD_STEP_FLAGS=(
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Remove the stack's variables and folders from the users' shell profiles (fixes/env-cleanup.yaml:11)
+# 1. Remove the stack's variables and folders from the users' shell profiles (fixes/env-cleanup.yaml:10)
 gd_step_1() {
   gd_clean_profiles 'ROCM_[A-Z_]*|HIP_[A-Z_]*|HSA_[A-Z0-9_]*|ROCR_[A-Z_]*|HCC_[A-Z_]*|PYTORCH_ROCM_ARCH|GPU_DEVICE_ORDINAL|MIOPEN_[A-Z_]*' '/opt/rocm(-[0-9][0-9.]*)?|\$\{?(ROCM_PATH|ROCM_HOME|HIP_PATH)\}?' /home/sam
 }

@@ -40,9 +40,6 @@
 #       the machine yet, it is a power-off to swap the cards instead.
 # Why:  stack.both-vendors (warn): Only NVIDIA GPUs are present, but ROCm 6.0.2 (/opt/rocm-6.0.2) is installed
 #         too: its libraries and paths can shadow the ones you need. Remove it.
-#       stack.leftover-paths (warn, environment): The environment names 4 GPU-stack folders that are missing
-#         or of the absent vendor: leftovers of an uninstalled or replaced stack. They slow every command
-#         lookup at best, and load the wrong libraries at worst. Remove them from wherever they are set.
 #       torch.vendor-mismatch (error, python3 (PATH: /home/sam/venvs/sd-rocm/bin/python3)): PyTorch
 #         2.3.1+rocm6.0 is a ROCm (HIP 6.0.32830-d62f6a171) build but this machine has only NVIDIA GPUs: it
 #         will not see them. Reinstall PyTorch from the CUDA wheel index.
@@ -168,7 +165,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='migrate-to-nvidia-bab7d302'
+GD_SCRIPT_ID='migrate-to-nvidia-9c46b1ba'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04
@@ -242,7 +239,7 @@ GD_STEP_FLAGS=(
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Add NVIDIA's CUDA repository with NVIDIA's cuda-keyring package (its source, key and pin) [root, prepare] (fixes/install-nvidia.yaml:17)
+# 1. Add NVIDIA's CUDA repository with NVIDIA's cuda-keyring package (its source, key and pin) [root, prepare] (fixes/install-nvidia.yaml:16)
 gd_step_1() {
   gd_cuda_keyring https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64/
 }
@@ -250,7 +247,7 @@ gd_verify_1() {
   gd_verify_apt_source https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64/ /
 }
 
-# 2. Release the holds on the packages the purge removes (or stop, saying which) [root, prepare] (fixes/purge-rocm.yaml:19)
+# 2. Release the holds on the packages the purge removes (or stop, saying which) [root, prepare] (fixes/purge-rocm.yaml:18)
 gd_step_2() {
   gd_release_holds '' hip-runtime-amd rocm-core rocminfo
 }
@@ -266,7 +263,7 @@ gd_verify_3() {
   gd_verify_downloads
 }
 
-# 4. Install the headers of the running kernel and of the kernel that boots next (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:55)
+# 4. Install the headers of the running kernel and of the kernel that boots next (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:54)
 gd_step_4() {
   gd_install_kernel_packages linux-headers-
 }
@@ -274,7 +271,7 @@ gd_verify_4() {
   gd_verify_kernel_packages linux-headers-
 }
 
-# 5. Install the NVIDIA driver 580 (open kernel modules) [root, reboot] (fixes/install-nvidia.yaml:69)
+# 5. Install the NVIDIA driver 580 (open kernel modules) [root, reboot] (fixes/install-nvidia.yaml:68)
 gd_step_5() {
   gd_install_packages nvidia-open-580
 }
@@ -282,7 +279,7 @@ gd_verify_5() {
   gd_verify_installed nvidia-open-580
 }
 
-# 6. Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both [root] (fixes/install-nvidia.yaml:75)
+# 6. Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both [root] (fixes/install-nvidia.yaml:74)
 gd_step_6() {
   gd_build_module nvidia yes
 }
@@ -290,7 +287,7 @@ gd_verify_6() {
   gd_verify_module nvidia yes
 }
 
-# 7. Install the CUDA toolkit 13.0 [root] (fixes/install-nvidia.yaml:80)
+# 7. Install the CUDA toolkit 13.0 [root] (fixes/install-nvidia.yaml:79)
 gd_step_7() {
   gd_install_packages cuda-toolkit-13-0
 }
@@ -298,7 +295,7 @@ gd_verify_7() {
   gd_verify_installed cuda-toolkit-13-0
 }
 
-# 8. Put CUDA 13.0 on PATH for login shells [root] (fixes/install-nvidia.yaml:85)
+# 8. Put CUDA 13.0 on PATH for login shells [root] (fixes/install-nvidia.yaml:84)
 gd_step_8() {
 gd_write_file /etc/profile.d/cuda-path.sh 0644 <<'PROFILE'
 # Written by gpudoctor (install-nvidia): the CUDA 13.0 toolkit on PATH.
@@ -309,7 +306,7 @@ gd_verify_8() {
   grep -qF /usr/local/cuda-13.0 /etc/profile.d/cuda-path.sh
 }
 
-# 9. Blacklist nouveau and rebuild the initramfs [root, reboot] (fixes/blacklist-nouveau.yaml:9)
+# 9. Blacklist nouveau and rebuild the initramfs [root, reboot] (fixes/blacklist-nouveau.yaml:8)
 gd_step_9() {
 local before=$GD_CHANGES
 gd_write_file /etc/modprobe.d/blacklist-nouveau.conf 0644 <<'CONF'
@@ -324,7 +321,7 @@ gd_verify_9() {
   grep -qx 'blacklist nouveau' /etc/modprobe.d/blacklist-nouveau.conf
 }
 
-# 10. Stop what uses the AMD GPU (no services, processes with /dev/kfd open) [root] (fixes/purge-rocm.yaml:33)
+# 10. Stop what uses the AMD GPU (no services, processes with /dev/kfd open) [root] (fixes/purge-rocm.yaml:32)
 gd_step_10() {
   gd_stop_gpu_users /dev/kfd ''
 }
@@ -332,7 +329,7 @@ gd_verify_10() {
   gd_verify_no_gpu_users /dev/kfd
 }
 
-# 11. Purge the ROCm, amdgpu and AMD graphics packages (the distribution's Mesa in place of AMD's) [root, destructive] (fixes/purge-rocm.yaml:39)
+# 11. Purge the ROCm, amdgpu and AMD graphics packages (the distribution's Mesa in place of AMD's) [root, destructive] (fixes/purge-rocm.yaml:38)
 gd_step_11() {
   gd_purge_packages hip-runtime-amd rocm-core rocminfo --
 }
@@ -340,7 +337,7 @@ gd_verify_11() {
   gd_verify_not_installed hip-runtime-amd rocm-core rocminfo
 }
 
-# 12. Purge the configuration files removed ROCm packages left [root, destructive] (fixes/purge-rocm.yaml:46)
+# 12. Purge the configuration files removed ROCm packages left [root, destructive] (fixes/purge-rocm.yaml:45)
 gd_step_12() {
   gd_purge_config_packages amdgpu-dkms
 }
@@ -348,7 +345,7 @@ gd_verify_12() {
   gd_verify_no_config_packages amdgpu-dkms
 }
 
-# 13. Remove the ROCm folders no package owns any more [root, destructive] (fixes/purge-rocm.yaml:60)
+# 13. Remove the ROCm folders no package owns any more [root, destructive] (fixes/purge-rocm.yaml:59)
 gd_step_13() {
   gd_remove_trees /opt/rocm-6.0.2 /opt/rocm
 }
@@ -356,7 +353,7 @@ gd_verify_13() {
   gd_verify_absent /opt/rocm-6.0.2 /opt/rocm
 }
 
-# 14. Remove update-alternatives entries that point nowhere [root] (fixes/purge-rocm.yaml:67)
+# 14. Remove update-alternatives entries that point nowhere [root] (fixes/purge-rocm.yaml:66)
 gd_step_14() {
   gd_remove_dangling_alternatives rocm
 }
@@ -364,7 +361,7 @@ gd_verify_14() {
   gd_verify_no_dangling_alternatives rocm
 }
 
-# 15. Remove ROCm variables and folders from shell profiles [root] (fixes/purge-rocm.yaml:109)
+# 15. Remove ROCm variables and folders from shell profiles [root] (fixes/purge-rocm.yaml:108)
 gd_step_15() {
   gd_clean_profiles 'ROCM_[A-Z_]*|HIP_[A-Z_]*|HSA_[A-Z0-9_]*|ROCR_[A-Z_]*|HCC_[A-Z_]*|PYTORCH_ROCM_ARCH|GPU_DEVICE_ORDINAL|MIOPEN_[A-Z_]*|CUDA_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|GPU_DEVICE_ORDINAL' '/opt/rocm(-[0-9][0-9.]*)?|\$\{?(ROCM_PATH|ROCM_HOME|HIP_PATH)\}?' --system /home/sam
 }
@@ -372,7 +369,7 @@ gd_verify_15() {
   gd_verify_profiles 'ROCM_[A-Z_]*|HIP_[A-Z_]*|HSA_[A-Z0-9_]*|ROCR_[A-Z_]*|HCC_[A-Z_]*|PYTORCH_ROCM_ARCH|GPU_DEVICE_ORDINAL|MIOPEN_[A-Z_]*|CUDA_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|GPU_DEVICE_ORDINAL' '/opt/rocm(-[0-9][0-9.]*)?|\$\{?(ROCM_PATH|ROCM_HOME|HIP_PATH)\}?' --system /home/sam
 }
 
-# 16. Reinstall torch from https://download.pytorch.org/whl/cu130 (fixes/torch-reinstall.yaml:14)
+# 16. Reinstall torch from https://download.pytorch.org/whl/cu130 (fixes/torch-reinstall.yaml:13)
 gd_step_16() {
   gd_torch_reinstall sam https://download.pytorch.org/whl/cu130 cu130 torch /home/sam/venvs/sd-rocm/bin/python3 -- pytorch-triton-rocm
 }
@@ -380,7 +377,7 @@ gd_verify_16() {
   gd_verify_torch cu130 /home/sam/venvs/sd-rocm/bin/python3
 }
 
-# 17. Purge what only the removed packages needed (apt's autoremove, limited to what this purge orphaned) [root, destructive] (fixes/purge-rocm.yaml:120)
+# 17. Purge what only the removed packages needed (apt's autoremove, limited to what this purge orphaned) [root, destructive] (fixes/purge-rocm.yaml:119)
 gd_step_17() {
   gd_autoremove_orphans libdrm2 libdrm-common libdrm-dev libdrm-tests libdrm-amdgpu1 'libdrm-[!a]*' libdrm 'mesa-[!a]*' 'mesa-libGL*' 'mesa-libEGL*' 'mesa-libgbm*' 'mesa-dri-drivers*' mesa-filesystem 'mesa-vulkan-drivers*' 'libgl1-mesa*' 'libglx-mesa*' 'libegl-mesa*' libgbm1 libgbm-dev 'libosmesa*' 'libglapi-mesa*' 'libvulkan*' xserver-xorg 'xserver-xorg-core*' 'xserver-xorg-video-[!n]*' 'xserver-xorg-video-nouveau*' 'xserver-xorg-input-*' xserver-xorg-legacy 'firmware-*' 'linux-firmware*' amdgpu-firmware 'linux-image-*' 'linux-headers-*' 'linux-modules-extra-*' 'kernel-*' dkms
 }
@@ -388,7 +385,7 @@ gd_verify_17() {
   gd_verify_no_orphans libdrm2 libdrm-common libdrm-dev libdrm-tests libdrm-amdgpu1 'libdrm-[!a]*' libdrm 'mesa-[!a]*' 'mesa-libGL*' 'mesa-libEGL*' 'mesa-libgbm*' 'mesa-dri-drivers*' mesa-filesystem 'mesa-vulkan-drivers*' 'libgl1-mesa*' 'libglx-mesa*' 'libegl-mesa*' libgbm1 libgbm-dev 'libosmesa*' 'libglapi-mesa*' 'libvulkan*' xserver-xorg 'xserver-xorg-core*' 'xserver-xorg-video-[!n]*' 'xserver-xorg-video-nouveau*' 'xserver-xorg-input-*' xserver-xorg-legacy 'firmware-*' 'linux-firmware*' amdgpu-firmware 'linux-image-*' 'linux-headers-*' 'linux-modules-extra-*' 'kernel-*' dkms
 }
 
-# 18. Reboot the machine [root, reboot] (fixes/reboot.yaml:17)
+# 18. Reboot the machine [root, reboot] (fixes/reboot.yaml:16)
 gd_step_18() {
   gd_reboot
 }

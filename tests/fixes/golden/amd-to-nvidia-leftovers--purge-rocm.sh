@@ -15,9 +15,6 @@
 #       files are backed up; the trees and caches are not.
 # Why:  stack.both-vendors (warn): Only NVIDIA GPUs are present, but ROCm 6.0.2 (/opt/rocm-6.0.2) is installed
 #         too: its libraries and paths can shadow the ones you need. Remove it.
-#       stack.leftover-paths (warn, environment): The environment names 4 GPU-stack folders that are missing
-#         or of the absent vendor: leftovers of an uninstalled or replaced stack. They slow every command
-#         lookup at best, and load the wrong libraries at worst. Remove them from wherever they are set.
 # For:  host sd-vm, Ubuntu 22.04.4 LTS (ubuntu 22.04, debian family), kernel 5.15.0-105-generic
 #       gpu0 (0000:00:10.0): NVIDIA GeForce RTX 3090 (sm_86), driver nvidia
 # From: snapshot tests/machines/amd-to-nvidia-leftovers/snapshot, by gpudoctor (test).
@@ -108,7 +105,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='purge-rocm-53b4c2e6'
+GD_SCRIPT_ID='purge-rocm-7f627fc6'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04
@@ -152,7 +149,7 @@ GD_STEP_FLAGS=(
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Release the holds on the packages the purge removes (or stop, saying which) [root, prepare] (fixes/purge-rocm.yaml:19)
+# 1. Release the holds on the packages the purge removes (or stop, saying which) [root, prepare] (fixes/purge-rocm.yaml:18)
 gd_step_1() {
   gd_release_holds '' hip-runtime-amd rocm-core rocminfo
 }
@@ -168,7 +165,7 @@ gd_verify_2() {
   gd_verify_downloads
 }
 
-# 3. Stop what uses the AMD GPU (no services, processes with /dev/kfd open) [root] (fixes/purge-rocm.yaml:33)
+# 3. Stop what uses the AMD GPU (no services, processes with /dev/kfd open) [root] (fixes/purge-rocm.yaml:32)
 gd_step_3() {
   gd_stop_gpu_users /dev/kfd ''
 }
@@ -176,7 +173,7 @@ gd_verify_3() {
   gd_verify_no_gpu_users /dev/kfd
 }
 
-# 4. Purge the ROCm, amdgpu and AMD graphics packages (the distribution's Mesa in place of AMD's) [root, destructive] (fixes/purge-rocm.yaml:39)
+# 4. Purge the ROCm, amdgpu and AMD graphics packages (the distribution's Mesa in place of AMD's) [root, destructive] (fixes/purge-rocm.yaml:38)
 gd_step_4() {
   gd_purge_packages hip-runtime-amd rocm-core rocminfo --
 }
@@ -184,7 +181,7 @@ gd_verify_4() {
   gd_verify_not_installed hip-runtime-amd rocm-core rocminfo
 }
 
-# 5. Purge the configuration files removed ROCm packages left [root, destructive] (fixes/purge-rocm.yaml:46)
+# 5. Purge the configuration files removed ROCm packages left [root, destructive] (fixes/purge-rocm.yaml:45)
 gd_step_5() {
   gd_purge_config_packages amdgpu-dkms
 }
@@ -192,7 +189,7 @@ gd_verify_5() {
   gd_verify_no_config_packages amdgpu-dkms
 }
 
-# 6. Remove the ROCm folders no package owns any more [root, destructive] (fixes/purge-rocm.yaml:60)
+# 6. Remove the ROCm folders no package owns any more [root, destructive] (fixes/purge-rocm.yaml:59)
 gd_step_6() {
   gd_remove_trees /opt/rocm-6.0.2 /opt/rocm
 }
@@ -200,7 +197,7 @@ gd_verify_6() {
   gd_verify_absent /opt/rocm-6.0.2 /opt/rocm
 }
 
-# 7. Remove update-alternatives entries that point nowhere [root] (fixes/purge-rocm.yaml:67)
+# 7. Remove update-alternatives entries that point nowhere [root] (fixes/purge-rocm.yaml:66)
 gd_step_7() {
   gd_remove_dangling_alternatives rocm
 }
@@ -208,7 +205,7 @@ gd_verify_7() {
   gd_verify_no_dangling_alternatives rocm
 }
 
-# 8. Remove ROCm variables and folders from shell profiles [root] (fixes/purge-rocm.yaml:109)
+# 8. Remove ROCm variables and folders from shell profiles [root] (fixes/purge-rocm.yaml:108)
 gd_step_8() {
   gd_clean_profiles 'ROCM_[A-Z_]*|HIP_[A-Z_]*|HSA_[A-Z0-9_]*|ROCR_[A-Z_]*|HCC_[A-Z_]*|PYTORCH_ROCM_ARCH|GPU_DEVICE_ORDINAL|MIOPEN_[A-Z_]*' '/opt/rocm(-[0-9][0-9.]*)?|\$\{?(ROCM_PATH|ROCM_HOME|HIP_PATH)\}?' --system /home/sam
 }
@@ -216,7 +213,7 @@ gd_verify_8() {
   gd_verify_profiles 'ROCM_[A-Z_]*|HIP_[A-Z_]*|HSA_[A-Z0-9_]*|ROCR_[A-Z_]*|HCC_[A-Z_]*|PYTORCH_ROCM_ARCH|GPU_DEVICE_ORDINAL|MIOPEN_[A-Z_]*' '/opt/rocm(-[0-9][0-9.]*)?|\$\{?(ROCM_PATH|ROCM_HOME|HIP_PATH)\}?' --system /home/sam
 }
 
-# 9. Purge what only the removed packages needed (apt's autoremove, limited to what this purge orphaned) [root, destructive] (fixes/purge-rocm.yaml:120)
+# 9. Purge what only the removed packages needed (apt's autoremove, limited to what this purge orphaned) [root, destructive] (fixes/purge-rocm.yaml:119)
 gd_step_9() {
   gd_autoremove_orphans libdrm2 libdrm-common libdrm-dev libdrm-tests libdrm-amdgpu1 'libdrm-[!a]*' libdrm 'mesa-[!a]*' 'mesa-libGL*' 'mesa-libEGL*' 'mesa-libgbm*' 'mesa-dri-drivers*' mesa-filesystem 'mesa-vulkan-drivers*' 'libgl1-mesa*' 'libglx-mesa*' 'libegl-mesa*' libgbm1 libgbm-dev 'libosmesa*' 'libglapi-mesa*' 'libvulkan*' xserver-xorg 'xserver-xorg-core*' 'xserver-xorg-video-[!n]*' 'xserver-xorg-video-nouveau*' 'xserver-xorg-input-*' xserver-xorg-legacy 'firmware-*' 'linux-firmware*' amdgpu-firmware 'linux-image-*' 'linux-headers-*' 'linux-modules-extra-*' 'kernel-*' dkms
 }

@@ -92,7 +92,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='torch-reinstall-dd1bc2ca'
+GD_SCRIPT_ID='torch-reinstall-23d31d71'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04
@@ -112,7 +112,7 @@ GD_STEP_FLAGS=(
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Reinstall torch from https://download.pytorch.org/whl/cu126 (fixes/torch-reinstall.yaml:14)
+# 1. Reinstall torch from https://download.pytorch.org/whl/cu126 (fixes/torch-reinstall.yaml:13)
 gd_step_1() {
   gd_torch_reinstall sam https://download.pytorch.org/whl/cu126 cu126 torch /home/sam/venvs/sd-rocm/bin/python3 -- pytorch-triton-rocm
 }

@@ -87,7 +87,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='groups-render-video-d861cfd4'
+GD_SCRIPT_ID='groups-render-video-24f2783b'
 GD_FAMILY=debian
 GD_FOR_OS_ID=linuxmint
 GD_FOR_OS_VERSION=21
@@ -107,7 +107,7 @@ GD_STEP_FLAGS=(
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Add the user to the render and video groups [root] (fixes/groups-render-video.yaml:9)
+# 1. Add the user to the render and video groups [root] (fixes/groups-render-video.yaml:8)
 gd_step_1() {
   gd_add_groups navin render video
 }

@@ -120,7 +120,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='install-nvidia-5ec71b7f'
+GD_SCRIPT_ID='install-nvidia-d93eca85'
 GD_FAMILY=rhel
 GD_FOR_OS_ID=fedora
 GD_FOR_OS_VERSION=41
@@ -161,7 +161,7 @@ GD_STEP_FLAGS=(
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Add NVIDIA's CUDA repository (or the mirror given with --mirror) as a .repo file; one of that address is reused [root, prepare] (fixes/install-nvidia.yaml:46)
+# 1. Add NVIDIA's CUDA repository (or the mirror given with --mirror) as a .repo file; one of that address is reused [root, prepare] (fixes/install-nvidia.yaml:45)
 gd_step_1() {
   gd_add_dnf_repo /etc/yum.repos.d/cuda-gpudoctor.repo cuda-gpudoctor 'NVIDIA CUDA' https://developer.download.nvidia.com/compute/cuda/repos/fedora41/x86_64/ https://developer.download.nvidia.com/compute/cuda/repos/fedora41/x86_64/D42D0685.pub \
     'gpudoctor-vendor: nvidia (written by gpudoctor for CUDA 12.6)'
@@ -178,7 +178,7 @@ gd_verify_2() {
   gd_verify_downloads
 }
 
-# 3. Install the headers of the running kernel and of the kernel that boots next (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:55)
+# 3. Install the headers of the running kernel and of the kernel that boots next (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:54)
 gd_step_3() {
   gd_install_kernel_packages kernel-devel-
 }
@@ -186,7 +186,7 @@ gd_verify_3() {
   gd_verify_kernel_packages kernel-devel-
 }
 
-# 4. Install the NVIDIA driver 580 (proprietary kernel modules) [root, reboot] (fixes/install-nvidia.yaml:69)
+# 4. Install the NVIDIA driver 580 (proprietary kernel modules) [root, reboot] (fixes/install-nvidia.yaml:68)
 gd_step_4() {
   gd_install_packages cuda-drivers
 }
@@ -194,7 +194,7 @@ gd_verify_4() {
   gd_verify_installed cuda-drivers
 }
 
-# 5. Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both [root] (fixes/install-nvidia.yaml:75)
+# 5. Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both [root] (fixes/install-nvidia.yaml:74)
 gd_step_5() {
   gd_build_module nvidia yes
 }
@@ -202,7 +202,7 @@ gd_verify_5() {
   gd_verify_module nvidia yes
 }
 
-# 6. Install the CUDA toolkit 12.6 [root] (fixes/install-nvidia.yaml:80)
+# 6. Install the CUDA toolkit 12.6 [root] (fixes/install-nvidia.yaml:79)
 gd_step_6() {
   gd_install_packages cuda-toolkit-12-6
 }
@@ -210,7 +210,7 @@ gd_verify_6() {
   gd_verify_installed cuda-toolkit-12-6
 }
 
-# 7. Put CUDA 12.6 on PATH for login shells [root] (fixes/install-nvidia.yaml:85)
+# 7. Put CUDA 12.6 on PATH for login shells [root] (fixes/install-nvidia.yaml:84)
 gd_step_7() {
 gd_write_file /etc/profile.d/cuda-path.sh 0644 <<'PROFILE'
 # Written by gpudoctor (install-nvidia): the CUDA 12.6 toolkit on PATH.
@@ -221,7 +221,7 @@ gd_verify_7() {
   grep -qF /usr/local/cuda-12.6 /etc/profile.d/cuda-path.sh
 }
 
-# 8. Blacklist nouveau and rebuild the initramfs [root, reboot] (fixes/blacklist-nouveau.yaml:9)
+# 8. Blacklist nouveau and rebuild the initramfs [root, reboot] (fixes/blacklist-nouveau.yaml:8)
 gd_step_8() {
 local before=$GD_CHANGES
 gd_write_file /etc/modprobe.d/blacklist-nouveau.conf 0644 <<'CONF'

@@ -93,7 +93,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='env-cuda-paths-e7c14e7d'
+GD_SCRIPT_ID='env-cuda-paths-5651e24c'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04
@@ -119,7 +119,7 @@ GD_STEP_FLAGS=(
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Remove CUDA variables and folders from the users' shell profiles (fixes/env-cuda-paths.yaml:13)
+# 1. Remove CUDA variables and folders from the users' shell profiles (fixes/env-cuda-paths.yaml:12)
 gd_step_1() {
   gd_clean_profiles 'CUDA_HOME|CUDA_PATH|CUDA_ROOT' '/usr/local/cuda(-[0-9][0-9.]*)?|\$\{?(CUDA_HOME|CUDA_PATH|CUDA_ROOT)\}?' /home/dana
 }
@@ -127,7 +127,7 @@ gd_verify_1() {
   gd_verify_profiles 'CUDA_HOME|CUDA_PATH|CUDA_ROOT' '/usr/local/cuda(-[0-9][0-9.]*)?|\$\{?(CUDA_HOME|CUDA_PATH|CUDA_ROOT)\}?' /home/dana
 }
 
-# 2. Name /usr/local/cuda-12.0 in /etc/profile.d/cuda-path.sh [root] (fixes/env-cuda-paths.yaml:18)
+# 2. Name /usr/local/cuda-12.0 in /etc/profile.d/cuda-path.sh [root] (fixes/env-cuda-paths.yaml:17)
 gd_step_2() {
 gd_write_file /etc/profile.d/cuda-path.sh 0644 <<'PROFILE'
 # Written by gpudoctor (env-cuda-paths): one CUDA toolkit for PATH and CUDA_HOME.
@@ -142,7 +142,7 @@ gd_verify_2() {
   grep -qF /usr/local/cuda-12.0 /etc/profile.d/cuda-path.sh
 }
 
-# 3. Remove CUDA stubs folders from the dynamic loader's configuration [root] (fixes/env-cuda-paths.yaml:32)
+# 3. Remove CUDA stubs folders from the dynamic loader's configuration [root] (fixes/env-cuda-paths.yaml:31)
 gd_step_3() {
   local before=$GD_CHANGES
   gd_clean_ld_conf '/usr/local/cuda-12\.0/targets/x86_64-linux/lib/stubs' /etc/ld.so.conf.d/cuda-stubs.conf

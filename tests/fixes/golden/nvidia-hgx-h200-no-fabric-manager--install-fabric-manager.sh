@@ -99,7 +99,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='install-fabric-manager-b9649105'
+GD_SCRIPT_ID='install-fabric-manager-b515bc5e'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=24.04
@@ -125,7 +125,7 @@ GD_STEP_FLAGS=(
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Install the Fabric Manager of the loaded driver's version [root] (fixes/install-fabric-manager.yaml:14)
+# 1. Install the Fabric Manager of the loaded driver's version [root] (fixes/install-fabric-manager.yaml:13)
 gd_step_1() {
   local version branch package
   version=$(cat /sys/module/nvidia/version 2>/dev/null || true)
@@ -146,7 +146,7 @@ gd_verify_1() {
   grep -q "^$(cat /sys/module/nvidia/version)" <<<"$(dpkg-query -W -f='${Version}\n' 'nvidia-fabricmanager*' 2>/dev/null)"
 }
 
-# 2. Install the NVLink Subnet Manager (4th-generation NVSwitch systems) [root] (fixes/install-fabric-manager.yaml:43)
+# 2. Install the NVLink Subnet Manager (4th-generation NVSwitch systems) [root] (fixes/install-fabric-manager.yaml:42)
 gd_step_2() {
   if ! grep -Eq '(^| )G?B[0-9]{3}' <<<"$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null)"; then
     gd_note "no Blackwell NVSwitch GPU: the NVLink Subnet Manager is not needed"
@@ -158,7 +158,7 @@ gd_verify_2() {
   ! grep -Eq '(^| )G?B[0-9]{3}' <<<"$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null)" || gd_pkg_installed nvlsm
 }
 
-# 3. Enable and start the nvidia-fabricmanager service [root] (fixes/install-fabric-manager.yaml:53)
+# 3. Enable and start the nvidia-fabricmanager service [root] (fixes/install-fabric-manager.yaml:52)
 gd_step_3() {
   gd_run systemctl enable --now nvidia-fabricmanager
 }

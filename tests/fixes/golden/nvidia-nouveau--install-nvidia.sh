@@ -117,7 +117,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='install-nvidia-1a75ad4f'
+GD_SCRIPT_ID='install-nvidia-f7ed916f'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04
@@ -158,7 +158,7 @@ GD_STEP_FLAGS=(
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Add NVIDIA's CUDA repository with NVIDIA's cuda-keyring package (its source, key and pin) [root, prepare] (fixes/install-nvidia.yaml:17)
+# 1. Add NVIDIA's CUDA repository with NVIDIA's cuda-keyring package (its source, key and pin) [root, prepare] (fixes/install-nvidia.yaml:16)
 gd_step_1() {
   gd_cuda_keyring https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64/
 }
@@ -174,7 +174,7 @@ gd_verify_2() {
   gd_verify_downloads
 }
 
-# 3. Install the headers of the running kernel and of the kernel that boots next (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:55)
+# 3. Install the headers of the running kernel and of the kernel that boots next (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:54)
 gd_step_3() {
   gd_install_kernel_packages linux-headers-
 }
@@ -182,7 +182,7 @@ gd_verify_3() {
   gd_verify_kernel_packages linux-headers-
 }
 
-# 4. Install the NVIDIA driver 580 (open kernel modules) [root, reboot] (fixes/install-nvidia.yaml:69)
+# 4. Install the NVIDIA driver 580 (open kernel modules) [root, reboot] (fixes/install-nvidia.yaml:68)
 gd_step_4() {
   gd_install_packages nvidia-open-580
 }
@@ -190,7 +190,7 @@ gd_verify_4() {
   gd_verify_installed nvidia-open-580
 }
 
-# 5. Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both [root] (fixes/install-nvidia.yaml:75)
+# 5. Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both [root] (fixes/install-nvidia.yaml:74)
 gd_step_5() {
   gd_build_module nvidia yes
 }
@@ -198,7 +198,7 @@ gd_verify_5() {
   gd_verify_module nvidia yes
 }
 
-# 6. Install the CUDA toolkit 13.0 [root] (fixes/install-nvidia.yaml:80)
+# 6. Install the CUDA toolkit 13.0 [root] (fixes/install-nvidia.yaml:79)
 gd_step_6() {
   gd_install_packages cuda-toolkit-13-0
 }
@@ -206,7 +206,7 @@ gd_verify_6() {
   gd_verify_installed cuda-toolkit-13-0
 }
 
-# 7. Put CUDA 13.0 on PATH for login shells [root] (fixes/install-nvidia.yaml:85)
+# 7. Put CUDA 13.0 on PATH for login shells [root] (fixes/install-nvidia.yaml:84)
 gd_step_7() {
 gd_write_file /etc/profile.d/cuda-path.sh 0644 <<'PROFILE'
 # Written by gpudoctor (install-nvidia): the CUDA 13.0 toolkit on PATH.
@@ -217,7 +217,7 @@ gd_verify_7() {
   grep -qF /usr/local/cuda-13.0 /etc/profile.d/cuda-path.sh
 }
 
-# 8. Blacklist nouveau and rebuild the initramfs [root, reboot] (fixes/blacklist-nouveau.yaml:9)
+# 8. Blacklist nouveau and rebuild the initramfs [root, reboot] (fixes/blacklist-nouveau.yaml:8)
 gd_step_8() {
 local before=$GD_CHANGES
 gd_write_file /etc/modprobe.d/blacklist-nouveau.conf 0644 <<'CONF'

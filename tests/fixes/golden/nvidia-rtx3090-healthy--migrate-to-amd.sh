@@ -153,7 +153,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='migrate-to-amd-ef725320'
+GD_SCRIPT_ID='migrate-to-amd-b9f272f1'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04
@@ -227,7 +227,7 @@ GD_STEP_FLAGS=(
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Add AMD's amdgpu 30.30 and ROCm 7.2 repositories, their signing key and pin [root, prepare] (fixes/install-rocm.yaml:28)
+# 1. Add AMD's amdgpu 30.30 and ROCm 7.2 repositories, their signing key and pin [root, prepare] (fixes/install-rocm.yaml:27)
 gd_step_1() {
 gd_install_key https://repo.radeon.com/rocm/rocm.gpg.key /etc/apt/keyrings/rocm.gpg dearmor
 gd_add_apt_source /etc/apt/sources.list.d/amdgpu.list https://repo.radeon.com/amdgpu/30.30/ubuntu jammy main \
@@ -247,7 +247,7 @@ gd_verify_1() {
   gd_verify_apt_source https://repo.radeon.com/rocm/apt/7.2 jammy
 }
 
-# 2. Add AMD's graphics repository (ROCm 7 packages depend on it) [root, prepare] (fixes/install-rocm.yaml:70)
+# 2. Add AMD's graphics repository (ROCm 7 packages depend on it) [root, prepare] (fixes/install-rocm.yaml:69)
 gd_step_2() {
   gd_add_apt_source /etc/apt/sources.list.d/amdgpu-graphics.list https://repo.radeon.com/graphics/7.2/ubuntu jammy main \
     'arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg' 'gpudoctor-vendor: amd (written by gpudoctor for ROCm 7.2)'
@@ -256,7 +256,7 @@ gd_verify_2() {
   gd_verify_apt_source https://repo.radeon.com/graphics/7.2/ubuntu jammy
 }
 
-# 3. Release the holds on the packages the purge removes (or stop, saying which) [root, prepare] (fixes/purge-nvidia.yaml:20)
+# 3. Release the holds on the packages the purge removes (or stop, saying which) [root, prepare] (fixes/purge-nvidia.yaml:19)
 gd_step_3() {
   gd_release_holds '' cuda-toolkit-12-0 libnvidia-compute-525 nvidia-dkms-525 nvidia-driver-525 nvidia-utils-525
 }
@@ -272,7 +272,7 @@ gd_verify_4() {
   gd_verify_downloads
 }
 
-# 5. Install the headers of the running kernel and of the kernel that boots next (amdgpu-dkms is built against them) [root] (fixes/install-rocm.yaml:79)
+# 5. Install the headers of the running kernel and of the kernel that boots next (amdgpu-dkms is built against them) [root] (fixes/install-rocm.yaml:78)
 gd_step_5() {
   gd_install_kernel_packages linux-headers-
 }
@@ -280,7 +280,7 @@ gd_verify_5() {
   gd_verify_kernel_packages linux-headers-
 }
 
-# 6. Install the extra modules of the running kernel and of the kernel that boots next (Ubuntu) [root] (fixes/install-rocm.yaml:87)
+# 6. Install the extra modules of the running kernel and of the kernel that boots next (Ubuntu) [root] (fixes/install-rocm.yaml:86)
 gd_step_6() {
   gd_install_kernel_packages linux-modules-extra-
 }
@@ -288,7 +288,7 @@ gd_verify_6() {
   gd_verify_kernel_packages linux-modules-extra-
 }
 
-# 7. Install the amdgpu kernel driver (amdgpu-dkms) [root, reboot] (fixes/install-rocm.yaml:93)
+# 7. Install the amdgpu kernel driver (amdgpu-dkms) [root, reboot] (fixes/install-rocm.yaml:92)
 gd_step_7() {
   gd_install_packages amdgpu-dkms
 }
@@ -296,7 +296,7 @@ gd_verify_7() {
   gd_verify_installed amdgpu-dkms
 }
 
-# 8. Check that the amdgpu module is there for the running kernel and the kernel that boots next (built by DKMS, or the kernel's own under Secure Boot) [root] (fixes/install-rocm.yaml:100)
+# 8. Check that the amdgpu module is there for the running kernel and the kernel that boots next (built by DKMS, or the kernel's own under Secure Boot) [root] (fixes/install-rocm.yaml:99)
 gd_step_8() {
   gd_build_module amdgpu yes
 }
@@ -304,7 +304,7 @@ gd_verify_8() {
   gd_verify_module amdgpu yes
 }
 
-# 9. Install ROCm 7.2 [root] (fixes/install-rocm.yaml:105)
+# 9. Install ROCm 7.2 [root] (fixes/install-rocm.yaml:104)
 gd_step_9() {
   gd_install_packages rocm
 }
@@ -312,7 +312,7 @@ gd_verify_9() {
   gd_verify_installed rocm
 }
 
-# 10. Register ROCm's libraries with the dynamic linker [root] (fixes/install-rocm.yaml:110)
+# 10. Register ROCm's libraries with the dynamic linker [root] (fixes/install-rocm.yaml:109)
 gd_step_10() {
 local before=$GD_CHANGES
 gd_write_file /etc/ld.so.conf.d/rocm.conf 0644 <<'CONF'
@@ -326,7 +326,7 @@ gd_verify_10() {
   grep -qx /opt/rocm/lib /etc/ld.so.conf.d/rocm.conf
 }
 
-# 11. Add the user to the render and video groups [root] (fixes/groups-render-video.yaml:9)
+# 11. Add the user to the render and video groups [root] (fixes/groups-render-video.yaml:8)
 gd_step_11() {
   gd_add_groups dana render video
 }
@@ -334,7 +334,7 @@ gd_verify_11() {
   gd_verify_in_groups dana render video
 }
 
-# 12. Stop what uses the NVIDIA GPU (nvidia-persistenced, the Fabric Manager, processes with /dev/nvidia* open) [root] (fixes/purge-nvidia.yaml:34)
+# 12. Stop what uses the NVIDIA GPU (nvidia-persistenced, the Fabric Manager, processes with /dev/nvidia* open) [root] (fixes/purge-nvidia.yaml:33)
 gd_step_12() {
   gd_stop_gpu_users '/dev/nvidia(ctl|-uvm|-uvm-tools|-modeset|[0-9]+)' '' nvidia-persistenced nvidia-fabricmanager
 }
@@ -342,7 +342,7 @@ gd_verify_12() {
   gd_verify_no_gpu_users '/dev/nvidia(ctl|-uvm|-uvm-tools|-modeset|[0-9]+)'
 }
 
-# 13. Purge the CUDA, driver and NVIDIA container packages [root, destructive] (fixes/purge-nvidia.yaml:40)
+# 13. Purge the CUDA, driver and NVIDIA container packages [root, destructive] (fixes/purge-nvidia.yaml:39)
 gd_step_13() {
   gd_purge_packages cuda-toolkit-12-0 libnvidia-compute-525 nvidia-dkms-525 nvidia-driver-525 nvidia-utils-525 --
 }
@@ -350,7 +350,7 @@ gd_verify_13() {
   gd_verify_not_installed cuda-toolkit-12-0 libnvidia-compute-525 nvidia-dkms-525 nvidia-driver-525 nvidia-utils-525
 }
 
-# 14. Remove the CUDA folders no package owns any more [root, destructive] (fixes/purge-nvidia.yaml:61)
+# 14. Remove the CUDA folders no package owns any more [root, destructive] (fixes/purge-nvidia.yaml:60)
 gd_step_14() {
   gd_remove_trees /usr/local/cuda-12.0 /usr/local/cuda
 }
@@ -358,7 +358,7 @@ gd_verify_14() {
   gd_verify_absent /usr/local/cuda-12.0 /usr/local/cuda
 }
 
-# 15. Remove update-alternatives entries that point nowhere [root] (fixes/purge-nvidia.yaml:68)
+# 15. Remove update-alternatives entries that point nowhere [root] (fixes/purge-nvidia.yaml:67)
 gd_step_15() {
   gd_remove_dangling_alternatives cuda
 }
@@ -366,7 +366,7 @@ gd_verify_15() {
   gd_verify_no_dangling_alternatives cuda
 }
 
-# 16. Remove CUDA variables and folders from shell profiles [root] (fixes/purge-nvidia.yaml:110)
+# 16. Remove CUDA variables and folders from shell profiles [root] (fixes/purge-nvidia.yaml:109)
 gd_step_16() {
   gd_clean_profiles 'CUDA_[A-Z_]*|CUDNN_[A-Z_]*|NVIDIA_VISIBLE_DEVICES|NVIDIA_DRIVER_CAPABILITIES|CUDA_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|GPU_DEVICE_ORDINAL' '/usr/local/cuda(-[0-9][0-9.]*)?|\$\{?(CUDA_HOME|CUDA_PATH|CUDA_ROOT)\}?' --system /home/dana
 }
@@ -374,7 +374,7 @@ gd_verify_16() {
   gd_verify_profiles 'CUDA_[A-Z_]*|CUDNN_[A-Z_]*|NVIDIA_VISIBLE_DEVICES|NVIDIA_DRIVER_CAPABILITIES|CUDA_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|GPU_DEVICE_ORDINAL' '/usr/local/cuda(-[0-9][0-9.]*)?|\$\{?(CUDA_HOME|CUDA_PATH|CUDA_ROOT)\}?' --system /home/dana
 }
 
-# 17. Purge what only the removed packages needed (apt's autoremove, limited to what this purge orphaned) [root, destructive] (fixes/purge-nvidia.yaml:125)
+# 17. Purge what only the removed packages needed (apt's autoremove, limited to what this purge orphaned) [root, destructive] (fixes/purge-nvidia.yaml:124)
 gd_step_17() {
   gd_autoremove_orphans libdrm2 libdrm-common libdrm-dev libdrm-tests libdrm-amdgpu1 'libdrm-[!a]*' libdrm 'mesa-[!a]*' 'mesa-libGL*' 'mesa-libEGL*' 'mesa-libgbm*' 'mesa-dri-drivers*' mesa-filesystem 'mesa-vulkan-drivers*' 'libgl1-mesa*' 'libglx-mesa*' 'libegl-mesa*' libgbm1 libgbm-dev 'libosmesa*' 'libglapi-mesa*' 'libvulkan*' xserver-xorg 'xserver-xorg-core*' 'xserver-xorg-video-[!n]*' 'xserver-xorg-video-nouveau*' 'xserver-xorg-input-*' xserver-xorg-legacy 'firmware-*' 'linux-firmware*' amdgpu-firmware 'linux-image-*' 'linux-headers-*' 'linux-modules-extra-*' 'kernel-*' dkms
 }
@@ -382,7 +382,7 @@ gd_verify_17() {
   gd_verify_no_orphans libdrm2 libdrm-common libdrm-dev libdrm-tests libdrm-amdgpu1 'libdrm-[!a]*' libdrm 'mesa-[!a]*' 'mesa-libGL*' 'mesa-libEGL*' 'mesa-libgbm*' 'mesa-dri-drivers*' mesa-filesystem 'mesa-vulkan-drivers*' 'libgl1-mesa*' 'libglx-mesa*' 'libegl-mesa*' libgbm1 libgbm-dev 'libosmesa*' 'libglapi-mesa*' 'libvulkan*' xserver-xorg 'xserver-xorg-core*' 'xserver-xorg-video-[!n]*' 'xserver-xorg-video-nouveau*' 'xserver-xorg-input-*' xserver-xorg-legacy 'firmware-*' 'linux-firmware*' amdgpu-firmware 'linux-image-*' 'linux-headers-*' 'linux-modules-extra-*' 'kernel-*' dkms
 }
 
-# 18. Power off, take out NVIDIA GeForce RTX 3090 and put in the AMD card [root, reboot] (fixes/reboot.yaml:10)
+# 18. Power off, take out NVIDIA GeForce RTX 3090 and put in the AMD card [root, reboot] (fixes/reboot.yaml:9)
 gd_step_18() {
   gd_power_off_for_swap 'NVIDIA GeForce RTX 3090' 'the AMD card' ''
 }

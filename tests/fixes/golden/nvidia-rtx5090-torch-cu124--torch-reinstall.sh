@@ -94,7 +94,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='torch-reinstall-848d7db8'
+GD_SCRIPT_ID='torch-reinstall-d44302b1'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04
@@ -114,7 +114,7 @@ GD_STEP_FLAGS=(
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Reinstall torch from https://download.pytorch.org/whl/cu130 (fixes/torch-reinstall.yaml:14)
+# 1. Reinstall torch from https://download.pytorch.org/whl/cu130 (fixes/torch-reinstall.yaml:13)
 gd_step_1() {
   gd_torch_reinstall dana https://download.pytorch.org/whl/cu130 cu130 torch /home/dana/venvs/comfy/bin/python3 -- pytorch-triton-rocm
 }

@@ -88,7 +88,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='env-cuda-paths-c1b6d736'
+GD_SCRIPT_ID='env-cuda-paths-0dfaa4cc'
 GD_FAMILY=rhel
 GD_FOR_OS_ID=rhel
 GD_FOR_OS_VERSION=9.4
@@ -111,7 +111,7 @@ GD_STEP_FLAGS=(
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Remove CUDA variables and folders from the users' shell profiles (fixes/env-cuda-paths.yaml:13)
+# 1. Remove CUDA variables and folders from the users' shell profiles (fixes/env-cuda-paths.yaml:12)
 gd_step_1() {
   gd_clean_profiles 'CUDA_HOME|CUDA_PATH|CUDA_ROOT' '/usr/local/cuda(-[0-9][0-9.]*)?|\$\{?(CUDA_HOME|CUDA_PATH|CUDA_ROOT)\}?' /home/dana
 }
@@ -119,7 +119,7 @@ gd_verify_1() {
   gd_verify_profiles 'CUDA_HOME|CUDA_PATH|CUDA_ROOT' '/usr/local/cuda(-[0-9][0-9.]*)?|\$\{?(CUDA_HOME|CUDA_PATH|CUDA_ROOT)\}?' /home/dana
 }
 
-# 2. Name /usr/local/cuda-12.0 in /etc/profile.d/cuda-path.sh [root] (fixes/env-cuda-paths.yaml:18)
+# 2. Name /usr/local/cuda-12.0 in /etc/profile.d/cuda-path.sh [root] (fixes/env-cuda-paths.yaml:17)
 gd_step_2() {
 gd_write_file /etc/profile.d/cuda-path.sh 0644 <<'PROFILE'
 # Written by gpudoctor (env-cuda-paths): one CUDA toolkit for PATH and CUDA_HOME.

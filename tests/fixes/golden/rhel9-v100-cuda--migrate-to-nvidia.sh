@@ -38,9 +38,7 @@
 #       (reboot) Reboots so the kernel module that matches the installed user-space driver is loaded. Run the
 #       script again after the reboot and it goes on after this step. In a migration whose new card is not in
 #       the machine yet, it is a power-off to swap the cards instead.
-# Why:  stack.leftover-paths (warn, /home/dana/.bashrc): /home/dana/.bashrc names 2 GPU-stack folders that are
-#         missing: leftovers of an uninstalled or replaced stack. They slow every command lookup at best, and
-#         load the wrong libraries at worst. Remove them.
+# Why:  asked for by name; no check of this machine points to it.
 # For:  host gpu-vm01, Red Hat Enterprise Linux 9.4 (Plow) (rhel 9.4, rhel family), kernel
 #       5.14.0-427.13.1.el9_4.x86_64
 #       gpu0 (0000:00:10.0): Tesla V100 PCIe 16GB (sm_70), driver nvidia
@@ -159,7 +157,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='migrate-to-nvidia-03cd1c4a'
+GD_SCRIPT_ID='migrate-to-nvidia-175cc3f0'
 GD_FAMILY=rhel
 GD_FOR_OS_ID=rhel
 GD_FOR_OS_VERSION=9.4
@@ -215,7 +213,7 @@ GD_STEP_FLAGS=(
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Enable the codeready-builder-for-rhel-9-x86_64-rpms repository and EPEL (the driver's DKMS comes from EPEL) [root, prepare] (fixes/install-nvidia.yaml:24)
+# 1. Enable the codeready-builder-for-rhel-9-x86_64-rpms repository and EPEL (the driver's DKMS comes from EPEL) [root, prepare] (fixes/install-nvidia.yaml:23)
 gd_step_1() {
   gd_enable_dnf_repo codeready-builder-for-rhel-9-x86_64-rpms
   gd_install_epel https://dl.fedoraproject.org/pub/epel/epel-release-latest-9.noarch.rpm
@@ -225,7 +223,7 @@ gd_verify_1() {
   gd_verify_installed epel-release
 }
 
-# 2. Add NVIDIA's CUDA repository (or the mirror given with --mirror) as a .repo file; one of that address is reused [root, prepare] (fixes/install-nvidia.yaml:46)
+# 2. Add NVIDIA's CUDA repository (or the mirror given with --mirror) as a .repo file; one of that address is reused [root, prepare] (fixes/install-nvidia.yaml:45)
 gd_step_2() {
   gd_add_dnf_repo /etc/yum.repos.d/cuda-gpudoctor.repo cuda-gpudoctor 'NVIDIA CUDA' https://developer.download.nvidia.com/compute/cuda/repos/rhel9/x86_64/ https://developer.download.nvidia.com/compute/cuda/repos/rhel9/x86_64/D42D0685.pub \
     'gpudoctor-vendor: nvidia (written by gpudoctor for CUDA 12.6)'
@@ -234,7 +232,7 @@ gd_verify_2() {
   gd_verify_dnf_repo https://developer.download.nvidia.com/compute/cuda/repos/rhel9/x86_64/
 }
 
-# 3. Enable the driver's module stream nvidia-driver:580-dkms (another stream is reset first) [root, prepare] (fixes/install-nvidia.yaml:62)
+# 3. Enable the driver's module stream nvidia-driver:580-dkms (another stream is reset first) [root, prepare] (fixes/install-nvidia.yaml:61)
 gd_step_3() {
   gd_switch_module_stream nvidia-driver 580-dkms
 }
@@ -250,7 +248,7 @@ gd_verify_4() {
   gd_verify_downloads
 }
 
-# 5. Install the headers of the running kernel and of the kernel that boots next (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:55)
+# 5. Install the headers of the running kernel and of the kernel that boots next (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:54)
 gd_step_5() {
   gd_install_kernel_packages kernel-devel-
 }
@@ -258,7 +256,7 @@ gd_verify_5() {
   gd_verify_kernel_packages kernel-devel-
 }
 
-# 6. Install the NVIDIA driver 580 (proprietary kernel modules) [root, reboot] (fixes/install-nvidia.yaml:69)
+# 6. Install the NVIDIA driver 580 (proprietary kernel modules) [root, reboot] (fixes/install-nvidia.yaml:68)
 gd_step_6() {
   gd_install_packages cuda-drivers
 }
@@ -266,7 +264,7 @@ gd_verify_6() {
   gd_verify_installed cuda-drivers
 }
 
-# 7. Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both [root] (fixes/install-nvidia.yaml:75)
+# 7. Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both [root] (fixes/install-nvidia.yaml:74)
 gd_step_7() {
   gd_build_module nvidia yes
 }
@@ -274,7 +272,7 @@ gd_verify_7() {
   gd_verify_module nvidia yes
 }
 
-# 8. Install the CUDA toolkit 12.6 [root] (fixes/install-nvidia.yaml:80)
+# 8. Install the CUDA toolkit 12.6 [root] (fixes/install-nvidia.yaml:79)
 gd_step_8() {
   gd_install_packages cuda-toolkit-12-6
 }
@@ -282,7 +280,7 @@ gd_verify_8() {
   gd_verify_installed cuda-toolkit-12-6
 }
 
-# 9. Put CUDA 12.6 on PATH for login shells [root] (fixes/install-nvidia.yaml:85)
+# 9. Put CUDA 12.6 on PATH for login shells [root] (fixes/install-nvidia.yaml:84)
 gd_step_9() {
 gd_write_file /etc/profile.d/cuda-path.sh 0644 <<'PROFILE'
 # Written by gpudoctor (install-nvidia): the CUDA 12.6 toolkit on PATH.
@@ -293,7 +291,7 @@ gd_verify_9() {
   grep -qF /usr/local/cuda-12.6 /etc/profile.d/cuda-path.sh
 }
 
-# 10. Blacklist nouveau and rebuild the initramfs [root, reboot] (fixes/blacklist-nouveau.yaml:9)
+# 10. Blacklist nouveau and rebuild the initramfs [root, reboot] (fixes/blacklist-nouveau.yaml:8)
 gd_step_10() {
 local before=$GD_CHANGES
 gd_write_file /etc/modprobe.d/blacklist-nouveau.conf 0644 <<'CONF'
@@ -308,7 +306,7 @@ gd_verify_10() {
   grep -qx 'blacklist nouveau' /etc/modprobe.d/blacklist-nouveau.conf
 }
 
-# 11. Remove ROCm variables and folders from shell profiles [root] (fixes/purge-rocm.yaml:109)
+# 11. Remove ROCm variables and folders from shell profiles [root] (fixes/purge-rocm.yaml:108)
 gd_step_11() {
   gd_clean_profiles 'ROCM_[A-Z_]*|HIP_[A-Z_]*|HSA_[A-Z0-9_]*|ROCR_[A-Z_]*|HCC_[A-Z_]*|PYTORCH_ROCM_ARCH|GPU_DEVICE_ORDINAL|MIOPEN_[A-Z_]*|CUDA_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|GPU_DEVICE_ORDINAL' '/opt/rocm(-[0-9][0-9.]*)?|\$\{?(ROCM_PATH|ROCM_HOME|HIP_PATH)\}?' --system /home/dana
 }
@@ -316,7 +314,7 @@ gd_verify_11() {
   gd_verify_profiles 'ROCM_[A-Z_]*|HIP_[A-Z_]*|HSA_[A-Z0-9_]*|ROCR_[A-Z_]*|HCC_[A-Z_]*|PYTORCH_ROCM_ARCH|GPU_DEVICE_ORDINAL|MIOPEN_[A-Z_]*|CUDA_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|GPU_DEVICE_ORDINAL' '/opt/rocm(-[0-9][0-9.]*)?|\$\{?(ROCM_PATH|ROCM_HOME|HIP_PATH)\}?' --system /home/dana
 }
 
-# 12. Reboot the machine [root, reboot] (fixes/reboot.yaml:17)
+# 12. Reboot the machine [root, reboot] (fixes/reboot.yaml:16)
 gd_step_12() {
   gd_reboot
 }

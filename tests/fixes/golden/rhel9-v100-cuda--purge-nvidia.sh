@@ -13,9 +13,7 @@
 #       and folders in shell profiles, NVIDIA's runtime in Docker's and containerd's configuration and its CDI
 #       specs; at the end, what only the purged packages needed (apt's autoremove, limited to what this purge
 #       orphaned). Edited and removed files are backed up; the trees are not.
-# Why:  stack.leftover-paths (warn, /home/dana/.bashrc): /home/dana/.bashrc names 2 GPU-stack folders that are
-#         missing: leftovers of an uninstalled or replaced stack. They slow every command lookup at best, and
-#         load the wrong libraries at worst. Remove them.
+# Why:  asked for by name; no check of this machine points to it.
 # For:  host gpu-vm01, Red Hat Enterprise Linux 9.4 (Plow) (rhel 9.4, rhel family), kernel
 #       5.14.0-427.13.1.el9_4.x86_64
 #       gpu0 (0000:00:10.0): Tesla V100 PCIe 16GB (sm_70), driver nvidia
@@ -104,7 +102,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='purge-nvidia-8f0b8fe0'
+GD_SCRIPT_ID='purge-nvidia-9e1108ed'
 GD_FAMILY=rhel
 GD_FOR_OS_ID=rhel
 GD_FOR_OS_VERSION=9.4
@@ -153,7 +151,7 @@ gd_verify_1() {
   gd_verify_downloads
 }
 
-# 2. Stop what uses the NVIDIA GPU (nvidia-persistenced, the Fabric Manager, processes with /dev/nvidia* open) [root] (fixes/purge-nvidia.yaml:34)
+# 2. Stop what uses the NVIDIA GPU (nvidia-persistenced, the Fabric Manager, processes with /dev/nvidia* open) [root] (fixes/purge-nvidia.yaml:33)
 gd_step_2() {
   gd_stop_gpu_users '/dev/nvidia(ctl|-uvm|-uvm-tools|-modeset|[0-9]+)' '' nvidia-persistenced nvidia-fabricmanager
 }
@@ -161,7 +159,7 @@ gd_verify_2() {
   gd_verify_no_gpu_users '/dev/nvidia(ctl|-uvm|-uvm-tools|-modeset|[0-9]+)'
 }
 
-# 3. Purge the CUDA, driver and NVIDIA container packages [root, destructive] (fixes/purge-nvidia.yaml:40)
+# 3. Purge the CUDA, driver and NVIDIA container packages [root, destructive] (fixes/purge-nvidia.yaml:39)
 gd_step_3() {
   gd_purge_packages cuda-drivers-535 cuda-nvcc-12-2 cuda-toolkit-12-2 kmod-nvidia-latest-dkms libnvidia-ml nvidia-driver nvidia-driver-libs nvidia-persistenced --
 }
@@ -169,7 +167,7 @@ gd_verify_3() {
   gd_verify_not_installed cuda-drivers-535 cuda-nvcc-12-2 cuda-toolkit-12-2 kmod-nvidia-latest-dkms libnvidia-ml nvidia-driver nvidia-driver-libs nvidia-persistenced
 }
 
-# 4. Remove the CUDA folders no package owns any more [root, destructive] (fixes/purge-nvidia.yaml:61)
+# 4. Remove the CUDA folders no package owns any more [root, destructive] (fixes/purge-nvidia.yaml:60)
 gd_step_4() {
   gd_remove_trees /usr/local/cuda-12.0 /usr/local/cuda
 }
@@ -177,7 +175,7 @@ gd_verify_4() {
   gd_verify_absent /usr/local/cuda-12.0 /usr/local/cuda
 }
 
-# 5. Remove update-alternatives entries that point nowhere [root] (fixes/purge-nvidia.yaml:68)
+# 5. Remove update-alternatives entries that point nowhere [root] (fixes/purge-nvidia.yaml:67)
 gd_step_5() {
   gd_remove_dangling_alternatives cuda
 }
@@ -185,7 +183,7 @@ gd_verify_5() {
   gd_verify_no_dangling_alternatives cuda
 }
 
-# 6. Remove NVIDIA's package repositories, keys and pins [root] (fixes/purge-nvidia.yaml:74)
+# 6. Remove NVIDIA's package repositories, keys and pins [root] (fixes/purge-nvidia.yaml:73)
 gd_step_6() {
   gd_remove_files /etc/yum.repos.d/cuda-rhel9.repo
   gd_remove_source_lines developer.download.nvidia.com nvidia.github.io --
@@ -195,7 +193,7 @@ gd_verify_6() {
   gd_verify_no_mentions developer.download.nvidia.com nvidia.github.io --
 }
 
-# 7. Remove CUDA variables and folders from shell profiles [root] (fixes/purge-nvidia.yaml:110)
+# 7. Remove CUDA variables and folders from shell profiles [root] (fixes/purge-nvidia.yaml:109)
 gd_step_7() {
   gd_clean_profiles 'CUDA_[A-Z_]*|CUDNN_[A-Z_]*|NVIDIA_VISIBLE_DEVICES|NVIDIA_DRIVER_CAPABILITIES' '/usr/local/cuda(-[0-9][0-9.]*)?|\$\{?(CUDA_HOME|CUDA_PATH|CUDA_ROOT)\}?' --system /home/dana
 }
@@ -203,7 +201,7 @@ gd_verify_7() {
   gd_verify_profiles 'CUDA_[A-Z_]*|CUDNN_[A-Z_]*|NVIDIA_VISIBLE_DEVICES|NVIDIA_DRIVER_CAPABILITIES' '/usr/local/cuda(-[0-9][0-9.]*)?|\$\{?(CUDA_HOME|CUDA_PATH|CUDA_ROOT)\}?' --system /home/dana
 }
 
-# 8. Reset dnf's nvidia-driver module (an enabled stream would hold the next driver to the old branch) [root] (fixes/purge-nvidia.yaml:133)
+# 8. Reset dnf's nvidia-driver module (an enabled stream would hold the next driver to the old branch) [root] (fixes/purge-nvidia.yaml:132)
 gd_step_8() {
   gd_reset_module nvidia-driver
 }

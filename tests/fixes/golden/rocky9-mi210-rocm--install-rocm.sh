@@ -108,7 +108,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='install-rocm-59080631'
+GD_SCRIPT_ID='install-rocm-61dd4776'
 GD_FAMILY=rhel
 GD_FOR_OS_ID=rocky
 GD_FOR_OS_VERSION=9.4
@@ -152,7 +152,7 @@ GD_STEP_FLAGS=(
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Enable the crb repository and EPEL (ROCm needs packages from them) [root, prepare] (fixes/install-rocm.yaml:17)
+# 1. Enable the crb repository and EPEL (ROCm needs packages from them) [root, prepare] (fixes/install-rocm.yaml:16)
 gd_step_1() {
   gd_enable_dnf_repo crb
   gd_install_epel epel-release
@@ -162,7 +162,7 @@ gd_verify_1() {
   gd_verify_installed epel-release
 }
 
-# 2. Add AMD's amdgpu 6.2.4 and ROCm 6.2 repositories, their signing key and pin [root, prepare] (fixes/install-rocm.yaml:28)
+# 2. Add AMD's amdgpu 6.2.4 and ROCm 6.2 repositories, their signing key and pin [root, prepare] (fixes/install-rocm.yaml:27)
 gd_step_2() {
 gd_write_file /etc/yum.repos.d/amdgpu.repo 0644 <<'REPO'
 # gpudoctor-vendor: amd (written by gpudoctor for ROCm 6.2)
@@ -197,7 +197,7 @@ gd_verify_3() {
   gd_verify_downloads
 }
 
-# 4. Install the headers of the running kernel and of the kernel that boots next (amdgpu-dkms is built against them) [root] (fixes/install-rocm.yaml:79)
+# 4. Install the headers of the running kernel and of the kernel that boots next (amdgpu-dkms is built against them) [root] (fixes/install-rocm.yaml:78)
 gd_step_4() {
   gd_install_kernel_packages kernel-devel- -- kernel-headers
 }
@@ -205,7 +205,7 @@ gd_verify_4() {
   gd_verify_kernel_packages kernel-devel-
 }
 
-# 5. Install the amdgpu kernel driver (amdgpu-dkms) [root, reboot] (fixes/install-rocm.yaml:93)
+# 5. Install the amdgpu kernel driver (amdgpu-dkms) [root, reboot] (fixes/install-rocm.yaml:92)
 gd_step_5() {
   gd_install_packages amdgpu-dkms
 }
@@ -213,7 +213,7 @@ gd_verify_5() {
   gd_verify_installed amdgpu-dkms
 }
 
-# 6. Check that the amdgpu module is there for the running kernel and the kernel that boots next (built by DKMS, or the kernel's own under Secure Boot) [root] (fixes/install-rocm.yaml:100)
+# 6. Check that the amdgpu module is there for the running kernel and the kernel that boots next (built by DKMS, or the kernel's own under Secure Boot) [root] (fixes/install-rocm.yaml:99)
 gd_step_6() {
   gd_build_module amdgpu yes
 }
@@ -221,7 +221,7 @@ gd_verify_6() {
   gd_verify_module amdgpu yes
 }
 
-# 7. Install ROCm 6.2 [root] (fixes/install-rocm.yaml:105)
+# 7. Install ROCm 6.2 [root] (fixes/install-rocm.yaml:104)
 gd_step_7() {
   gd_install_packages rocm
 }
@@ -229,7 +229,7 @@ gd_verify_7() {
   gd_verify_installed rocm
 }
 
-# 8. Register ROCm's libraries with the dynamic linker [root] (fixes/install-rocm.yaml:110)
+# 8. Register ROCm's libraries with the dynamic linker [root] (fixes/install-rocm.yaml:109)
 gd_step_8() {
 local before=$GD_CHANGES
 gd_write_file /etc/ld.so.conf.d/rocm.conf 0644 <<'CONF'
@@ -243,7 +243,7 @@ gd_verify_8() {
   grep -qx /opt/rocm/lib /etc/ld.so.conf.d/rocm.conf
 }
 
-# 9. Add the user to the render and video groups [root] (fixes/groups-render-video.yaml:9)
+# 9. Add the user to the render and video groups [root] (fixes/groups-render-video.yaml:8)
 gd_step_9() {
   gd_add_groups ravi render video
 }

@@ -38,9 +38,7 @@
 #       (reboot) Reboots so the kernel module that matches the installed user-space driver is loaded. Run the
 #       script again after the reboot and it goes on after this step. In a migration whose new card is not in
 #       the machine yet, it is a power-off to swap the cards instead.
-# Why:  stack.leftover-paths (warn, /home/ravi/.bashrc): /home/ravi/.bashrc names 1 GPU-stack folder that is
-#         missing: leftovers of an uninstalled or replaced stack. They slow every command lookup at best, and
-#         load the wrong libraries at worst. Remove them.
+# Why:  asked for by name; no check of this machine points to it.
 # For:  host mi210-node03, Rocky Linux 9.4 (Blue Onyx) (rocky 9.4, rhel family), kernel
 #       5.14.0-427.13.1.el9_4.x86_64
 #       gpu0 (0000:63:00.0): AMD Instinct MI210 (gfx90a), driver amdgpu
@@ -168,7 +166,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='migrate-to-nvidia-503defe5'
+GD_SCRIPT_ID='migrate-to-nvidia-69e12c43'
 GD_FAMILY=rhel
 GD_FOR_OS_ID=rocky
 GD_FOR_OS_VERSION=9.4
@@ -242,7 +240,7 @@ GD_STEP_FLAGS=(
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Enable the crb repository and EPEL (the driver's DKMS comes from EPEL) [root, prepare] (fixes/install-nvidia.yaml:24)
+# 1. Enable the crb repository and EPEL (the driver's DKMS comes from EPEL) [root, prepare] (fixes/install-nvidia.yaml:23)
 gd_step_1() {
   gd_enable_dnf_repo crb
   gd_install_epel epel-release
@@ -252,7 +250,7 @@ gd_verify_1() {
   gd_verify_installed epel-release
 }
 
-# 2. Add NVIDIA's CUDA repository (or the mirror given with --mirror) as a .repo file; one of that address is reused [root, prepare] (fixes/install-nvidia.yaml:46)
+# 2. Add NVIDIA's CUDA repository (or the mirror given with --mirror) as a .repo file; one of that address is reused [root, prepare] (fixes/install-nvidia.yaml:45)
 gd_step_2() {
   gd_add_dnf_repo /etc/yum.repos.d/cuda-gpudoctor.repo cuda-gpudoctor 'NVIDIA CUDA' https://developer.download.nvidia.com/compute/cuda/repos/rhel9/x86_64/ https://developer.download.nvidia.com/compute/cuda/repos/rhel9/x86_64/D42D0685.pub \
     'gpudoctor-vendor: nvidia (written by gpudoctor for CUDA 13.0)'
@@ -261,7 +259,7 @@ gd_verify_2() {
   gd_verify_dnf_repo https://developer.download.nvidia.com/compute/cuda/repos/rhel9/x86_64/
 }
 
-# 3. Enable the driver's module stream nvidia-driver:580-open (another stream is reset first) [root, prepare] (fixes/install-nvidia.yaml:62)
+# 3. Enable the driver's module stream nvidia-driver:580-open (another stream is reset first) [root, prepare] (fixes/install-nvidia.yaml:61)
 gd_step_3() {
   gd_switch_module_stream nvidia-driver 580-open
 }
@@ -277,7 +275,7 @@ gd_verify_4() {
   gd_verify_downloads
 }
 
-# 5. Install the headers of the running kernel and of the kernel that boots next (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:55)
+# 5. Install the headers of the running kernel and of the kernel that boots next (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:54)
 gd_step_5() {
   gd_install_kernel_packages kernel-devel-
 }
@@ -285,7 +283,7 @@ gd_verify_5() {
   gd_verify_kernel_packages kernel-devel-
 }
 
-# 6. Install the NVIDIA driver 580 (open kernel modules) [root, reboot] (fixes/install-nvidia.yaml:69)
+# 6. Install the NVIDIA driver 580 (open kernel modules) [root, reboot] (fixes/install-nvidia.yaml:68)
 gd_step_6() {
   gd_install_packages nvidia-open
 }
@@ -293,7 +291,7 @@ gd_verify_6() {
   gd_verify_installed nvidia-open
 }
 
-# 7. Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both [root] (fixes/install-nvidia.yaml:75)
+# 7. Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both [root] (fixes/install-nvidia.yaml:74)
 gd_step_7() {
   gd_build_module nvidia yes
 }
@@ -301,7 +299,7 @@ gd_verify_7() {
   gd_verify_module nvidia yes
 }
 
-# 8. Install the CUDA toolkit 13.0 [root] (fixes/install-nvidia.yaml:80)
+# 8. Install the CUDA toolkit 13.0 [root] (fixes/install-nvidia.yaml:79)
 gd_step_8() {
   gd_install_packages cuda-toolkit-13-0
 }
@@ -309,7 +307,7 @@ gd_verify_8() {
   gd_verify_installed cuda-toolkit-13-0
 }
 
-# 9. Put CUDA 13.0 on PATH for login shells [root] (fixes/install-nvidia.yaml:85)
+# 9. Put CUDA 13.0 on PATH for login shells [root] (fixes/install-nvidia.yaml:84)
 gd_step_9() {
 gd_write_file /etc/profile.d/cuda-path.sh 0644 <<'PROFILE'
 # Written by gpudoctor (install-nvidia): the CUDA 13.0 toolkit on PATH.
@@ -320,7 +318,7 @@ gd_verify_9() {
   grep -qF /usr/local/cuda-13.0 /etc/profile.d/cuda-path.sh
 }
 
-# 10. Blacklist nouveau and rebuild the initramfs [root, reboot] (fixes/blacklist-nouveau.yaml:9)
+# 10. Blacklist nouveau and rebuild the initramfs [root, reboot] (fixes/blacklist-nouveau.yaml:8)
 gd_step_10() {
 local before=$GD_CHANGES
 gd_write_file /etc/modprobe.d/blacklist-nouveau.conf 0644 <<'CONF'
@@ -335,7 +333,7 @@ gd_verify_10() {
   grep -qx 'blacklist nouveau' /etc/modprobe.d/blacklist-nouveau.conf
 }
 
-# 11. Stop what uses the AMD GPU (no services, processes with /dev/kfd open) [root] (fixes/purge-rocm.yaml:33)
+# 11. Stop what uses the AMD GPU (no services, processes with /dev/kfd open) [root] (fixes/purge-rocm.yaml:32)
 gd_step_11() {
   gd_stop_gpu_users /dev/kfd ''
 }
@@ -343,7 +341,7 @@ gd_verify_11() {
   gd_verify_no_gpu_users /dev/kfd
 }
 
-# 12. Purge the ROCm, amdgpu and AMD graphics packages (the distribution's Mesa in place of AMD's) [root, destructive] (fixes/purge-rocm.yaml:39)
+# 12. Purge the ROCm, amdgpu and AMD graphics packages (the distribution's Mesa in place of AMD's) [root, destructive] (fixes/purge-rocm.yaml:38)
 gd_step_12() {
   gd_purge_packages amdgpu-dkms amdgpu-dkms-firmware hip-runtime-amd hsa-rocr rccl rocm-core rocm-hip-runtime rocm-smi-lib rocminfo --
 }
@@ -351,7 +349,7 @@ gd_verify_12() {
   gd_verify_not_installed amdgpu-dkms amdgpu-dkms-firmware hip-runtime-amd hsa-rocr rccl rocm-core rocm-hip-runtime rocm-smi-lib rocminfo
 }
 
-# 13. Remove the ROCm folders no package owns any more [root, destructive] (fixes/purge-rocm.yaml:60)
+# 13. Remove the ROCm folders no package owns any more [root, destructive] (fixes/purge-rocm.yaml:59)
 gd_step_13() {
   gd_remove_trees /opt/rocm-6.0.2 /opt/rocm
 }
@@ -359,7 +357,7 @@ gd_verify_13() {
   gd_verify_absent /opt/rocm-6.0.2 /opt/rocm
 }
 
-# 14. Remove update-alternatives entries that point nowhere [root] (fixes/purge-rocm.yaml:67)
+# 14. Remove update-alternatives entries that point nowhere [root] (fixes/purge-rocm.yaml:66)
 gd_step_14() {
   gd_remove_dangling_alternatives rocm
 }
@@ -367,7 +365,7 @@ gd_verify_14() {
   gd_verify_no_dangling_alternatives rocm
 }
 
-# 15. Remove AMD's package repositories, keys and pins [root] (fixes/purge-rocm.yaml:73)
+# 15. Remove AMD's package repositories, keys and pins [root] (fixes/purge-rocm.yaml:72)
 gd_step_15() {
   gd_remove_files /etc/yum.repos.d/amdgpu.repo /etc/yum.repos.d/rocm.repo
   gd_remove_source_lines repo.radeon.com --
@@ -377,7 +375,7 @@ gd_verify_15() {
   gd_verify_no_mentions repo.radeon.com --
 }
 
-# 16. Remove ROCm variables and folders from shell profiles [root] (fixes/purge-rocm.yaml:109)
+# 16. Remove ROCm variables and folders from shell profiles [root] (fixes/purge-rocm.yaml:108)
 gd_step_16() {
   gd_clean_profiles 'ROCM_[A-Z_]*|HIP_[A-Z_]*|HSA_[A-Z0-9_]*|ROCR_[A-Z_]*|HCC_[A-Z_]*|PYTORCH_ROCM_ARCH|GPU_DEVICE_ORDINAL|MIOPEN_[A-Z_]*|CUDA_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|GPU_DEVICE_ORDINAL' '/opt/rocm(-[0-9][0-9.]*)?|\$\{?(ROCM_PATH|ROCM_HOME|HIP_PATH)\}?' --system /home/ravi
 }
@@ -385,7 +383,7 @@ gd_verify_16() {
   gd_verify_profiles 'ROCM_[A-Z_]*|HIP_[A-Z_]*|HSA_[A-Z0-9_]*|ROCR_[A-Z_]*|HCC_[A-Z_]*|PYTORCH_ROCM_ARCH|GPU_DEVICE_ORDINAL|MIOPEN_[A-Z_]*|CUDA_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|GPU_DEVICE_ORDINAL' '/opt/rocm(-[0-9][0-9.]*)?|\$\{?(ROCM_PATH|ROCM_HOME|HIP_PATH)\}?' --system /home/ravi
 }
 
-# 17. Reinstall torch from https://download.pytorch.org/whl/cu130 (fixes/torch-reinstall.yaml:14)
+# 17. Reinstall torch from https://download.pytorch.org/whl/cu130 (fixes/torch-reinstall.yaml:13)
 gd_step_17() {
   gd_torch_reinstall ravi https://download.pytorch.org/whl/cu130 cu130 torch /home/ravi/venvs/torch/bin/python3 -- pytorch-triton-rocm
 }
@@ -393,7 +391,7 @@ gd_verify_17() {
   gd_verify_torch cu130 /home/ravi/venvs/torch/bin/python3
 }
 
-# 18. Power off, take out AMD Instinct MI210 and put in the NVIDIA card [root, reboot] (fixes/reboot.yaml:10)
+# 18. Power off, take out AMD Instinct MI210 and put in the NVIDIA card [root, reboot] (fixes/reboot.yaml:9)
 gd_step_18() {
   gd_power_off_for_swap 'AMD Instinct MI210' 'the NVIDIA card' ''
 }

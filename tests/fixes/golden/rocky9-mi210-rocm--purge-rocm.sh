@@ -13,9 +13,7 @@
 #       files, ROCm variables, folders and scripts in shell profiles, MIOpen's caches; at the end, what only
 #       the purged packages needed (apt's autoremove, limited to what this purge orphaned). Edited and removed
 #       files are backed up; the trees and caches are not.
-# Why:  stack.leftover-paths (warn, /home/ravi/.bashrc): /home/ravi/.bashrc names 1 GPU-stack folder that is
-#         missing: leftovers of an uninstalled or replaced stack. They slow every command lookup at best, and
-#         load the wrong libraries at worst. Remove them.
+# Why:  asked for by name; no check of this machine points to it.
 # For:  host mi210-node03, Rocky Linux 9.4 (Blue Onyx) (rocky 9.4, rhel family), kernel
 #       5.14.0-427.13.1.el9_4.x86_64
 #       gpu0 (0000:63:00.0): AMD Instinct MI210 (gfx90a), driver amdgpu
@@ -103,7 +101,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='purge-rocm-e30d3518'
+GD_SCRIPT_ID='purge-rocm-ade41e1f'
 GD_FAMILY=rhel
 GD_FOR_OS_ID=rocky
 GD_FOR_OS_VERSION=9.4
@@ -149,7 +147,7 @@ gd_verify_1() {
   gd_verify_downloads
 }
 
-# 2. Stop what uses the AMD GPU (no services, processes with /dev/kfd open) [root] (fixes/purge-rocm.yaml:33)
+# 2. Stop what uses the AMD GPU (no services, processes with /dev/kfd open) [root] (fixes/purge-rocm.yaml:32)
 gd_step_2() {
   gd_stop_gpu_users /dev/kfd ''
 }
@@ -157,7 +155,7 @@ gd_verify_2() {
   gd_verify_no_gpu_users /dev/kfd
 }
 
-# 3. Purge the ROCm, amdgpu and AMD graphics packages (the distribution's Mesa in place of AMD's) [root, destructive] (fixes/purge-rocm.yaml:39)
+# 3. Purge the ROCm, amdgpu and AMD graphics packages (the distribution's Mesa in place of AMD's) [root, destructive] (fixes/purge-rocm.yaml:38)
 gd_step_3() {
   gd_purge_packages amdgpu-dkms amdgpu-dkms-firmware hip-runtime-amd hsa-rocr rccl rocm-core rocm-hip-runtime rocm-smi-lib rocminfo --
 }
@@ -165,7 +163,7 @@ gd_verify_3() {
   gd_verify_not_installed amdgpu-dkms amdgpu-dkms-firmware hip-runtime-amd hsa-rocr rccl rocm-core rocm-hip-runtime rocm-smi-lib rocminfo
 }
 
-# 4. Remove the ROCm folders no package owns any more [root, destructive] (fixes/purge-rocm.yaml:60)
+# 4. Remove the ROCm folders no package owns any more [root, destructive] (fixes/purge-rocm.yaml:59)
 gd_step_4() {
   gd_remove_trees /opt/rocm-6.0.2 /opt/rocm
 }
@@ -173,7 +171,7 @@ gd_verify_4() {
   gd_verify_absent /opt/rocm-6.0.2 /opt/rocm
 }
 
-# 5. Remove update-alternatives entries that point nowhere [root] (fixes/purge-rocm.yaml:67)
+# 5. Remove update-alternatives entries that point nowhere [root] (fixes/purge-rocm.yaml:66)
 gd_step_5() {
   gd_remove_dangling_alternatives rocm
 }
@@ -181,7 +179,7 @@ gd_verify_5() {
   gd_verify_no_dangling_alternatives rocm
 }
 
-# 6. Remove AMD's package repositories, keys and pins [root] (fixes/purge-rocm.yaml:73)
+# 6. Remove AMD's package repositories, keys and pins [root] (fixes/purge-rocm.yaml:72)
 gd_step_6() {
   gd_remove_files /etc/yum.repos.d/amdgpu.repo /etc/yum.repos.d/rocm.repo
   gd_remove_source_lines repo.radeon.com --
@@ -191,7 +189,7 @@ gd_verify_6() {
   gd_verify_no_mentions repo.radeon.com --
 }
 
-# 7. Remove ROCm variables and folders from shell profiles [root] (fixes/purge-rocm.yaml:109)
+# 7. Remove ROCm variables and folders from shell profiles [root] (fixes/purge-rocm.yaml:108)
 gd_step_7() {
   gd_clean_profiles 'ROCM_[A-Z_]*|HIP_[A-Z_]*|HSA_[A-Z0-9_]*|ROCR_[A-Z_]*|HCC_[A-Z_]*|PYTORCH_ROCM_ARCH|GPU_DEVICE_ORDINAL|MIOPEN_[A-Z_]*' '/opt/rocm(-[0-9][0-9.]*)?|\$\{?(ROCM_PATH|ROCM_HOME|HIP_PATH)\}?' --system /home/ravi
 }

@@ -38,13 +38,7 @@
 #       (reboot) Reboots so the kernel module that matches the installed user-space driver is loaded. Run the
 #       script again after the reboot and it goes on after this step. In a migration whose new card is not in
 #       the machine yet, it is a power-off to swap the cards instead.
-# Why:  stack.leftover-paths (warn, /etc/ld.so.conf.d/rocm.conf): /etc/ld.so.conf.d/rocm.conf names 2
-#         GPU-stack folders that are missing or of the absent vendor: leftovers of an uninstalled or replaced
-#         stack. They slow every command lookup at best, and load the wrong libraries at worst. Remove them.
-#       stack.leftover-paths (warn, /etc/profile.d/rocm.sh): /etc/profile.d/rocm.sh names 1 GPU-stack folder
-#         that is of the absent vendor's stack: leftovers of an uninstalled or replaced stack. They slow every
-#         command lookup at best, and load the wrong libraries at worst. Remove them.
-#       torch.vendor-mismatch (error, python3 (VIRTUAL_ENV: /home/sam/venv/bin/python3)): PyTorch
+# Why:  torch.vendor-mismatch (error, python3 (VIRTUAL_ENV: /home/sam/venv/bin/python3)): PyTorch
 #         2.4.1+rocm6.1 is a ROCm (HIP 6.1.0) build but this machine has only NVIDIA GPUs: it will not see
 #         them. Reinstall PyTorch from the CUDA wheel index.
 # For:  host ws-gpu07, Ubuntu 22.04.4 LTS (ubuntu 22.04, debian family), kernel 6.5.0-28-generic
@@ -179,7 +173,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='migrate-to-nvidia-fe67bd85'
+GD_SCRIPT_ID='migrate-to-nvidia-9afef4af'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04
@@ -268,7 +262,7 @@ GD_STEP_FLAGS=(
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Add NVIDIA's CUDA repository with NVIDIA's cuda-keyring package (its source, key and pin) [root, prepare] (fixes/install-nvidia.yaml:17)
+# 1. Add NVIDIA's CUDA repository with NVIDIA's cuda-keyring package (its source, key and pin) [root, prepare] (fixes/install-nvidia.yaml:16)
 gd_step_1() {
   gd_cuda_keyring https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64/
 }
@@ -276,7 +270,7 @@ gd_verify_1() {
   gd_verify_apt_source https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64/ /
 }
 
-# 2. Release the holds on the packages the purge removes (or stop, saying which) [root, prepare] (fixes/purge-rocm.yaml:19)
+# 2. Release the holds on the packages the purge removes (or stop, saying which) [root, prepare] (fixes/purge-rocm.yaml:18)
 gd_step_2() {
   gd_release_holds '' amd-smi-lib amdgpu-core amdgpu-dkms amdgpu-dkms-firmware amdgpu-install comgr comgr6.1.0 composablekernel-dev half half6.1.0 hip-dev hip-runtime-amd hip-runtime-amd6.1.0 hipblas hipblas-dev hipblas-dev6.1.0 hipblas6.1.0 hipblaslt hipblaslt-dev hipcc hipcub-dev hipfft hipfft-dev hipfort hipfort-dev hipfort-dev6.1.0 hipify-clang hiprand hiprand-dev hipsolver hipsolver-dev hipsparse hipsparse-dev hiptensor hiptensor-dev hsa-amd-aqlprofile hsa-rocr hsa-rocr-dev hsa-rocr6.1.0 hsakmt-roct-dev libdrm-amdgpu-amdgpu1 libdrm-amdgpu-common libdrm2-amdgpu libegl1-amdgpu-mesa libgbm1-amdgpu libgl1-amdgpu-mesa-dri libglapi-amdgpu-mesa libllvm18.1.60204-amdgpu mesa-amdgpu-va-drivers mesa-amdgpu-vdpau-drivers migraphx miopen-hip miopen-hip-dev mivisionx openmp-extras-dev openmp-extras-runtime rccl rccl-dev rocalution rocalution-dev rocblas rocblas-dev rocblas6.1.0 rocfft rocfft-dev rocm rocm-cmake rocm-core rocm-core6.1.0 rocm-dbgapi rocm-debug-agent rocm-developer-tools rocm-device-libs rocm-gdb rocm-hip-libraries rocm-hip-runtime rocm-hip-runtime-dev rocm-hip-runtime6.1.0 rocm-hip-sdk rocm-hip-sdk6.1.0 rocm-language-runtime rocm-llvm rocm-ml-libraries rocm-ml-sdk rocm-opencl rocm-opencl-dev rocm-opencl-icd-loader rocm-opencl-runtime rocm-opencl-sdk rocm-openmp-sdk rocm-smi-lib rocm-utils rocminfo rocminfo6.1.0 rocprim-dev rocprofiler rocprofiler-dev rocprofiler-plugins rocrand rocrand-dev rocsolver rocsolver-dev rocsparse rocsparse-dev rocthrust-dev roctracer roctracer-dev rocwmma-dev xserver-xorg-amdgpu-video-amdgpu
 }
@@ -292,7 +286,7 @@ gd_verify_3() {
   gd_verify_downloads
 }
 
-# 4. Install the headers of the running kernel and of the kernel that boots next (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:55)
+# 4. Install the headers of the running kernel and of the kernel that boots next (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:54)
 gd_step_4() {
   gd_install_kernel_packages linux-headers-
 }
@@ -300,7 +294,7 @@ gd_verify_4() {
   gd_verify_kernel_packages linux-headers-
 }
 
-# 5. Install the NVIDIA driver 580 (open kernel modules) [root, reboot] (fixes/install-nvidia.yaml:69)
+# 5. Install the NVIDIA driver 580 (open kernel modules) [root, reboot] (fixes/install-nvidia.yaml:68)
 gd_step_5() {
   gd_install_packages nvidia-open-580
 }
@@ -308,7 +302,7 @@ gd_verify_5() {
   gd_verify_installed nvidia-open-580
 }
 
-# 6. Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both [root] (fixes/install-nvidia.yaml:75)
+# 6. Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both [root] (fixes/install-nvidia.yaml:74)
 gd_step_6() {
   gd_build_module nvidia yes
 }
@@ -316,7 +310,7 @@ gd_verify_6() {
   gd_verify_module nvidia yes
 }
 
-# 7. Install the CUDA toolkit 13.0 [root] (fixes/install-nvidia.yaml:80)
+# 7. Install the CUDA toolkit 13.0 [root] (fixes/install-nvidia.yaml:79)
 gd_step_7() {
   gd_install_packages cuda-toolkit-13-0
 }
@@ -324,7 +318,7 @@ gd_verify_7() {
   gd_verify_installed cuda-toolkit-13-0
 }
 
-# 8. Put CUDA 13.0 on PATH for login shells [root] (fixes/install-nvidia.yaml:85)
+# 8. Put CUDA 13.0 on PATH for login shells [root] (fixes/install-nvidia.yaml:84)
 gd_step_8() {
 gd_write_file /etc/profile.d/cuda-path.sh 0644 <<'PROFILE'
 # Written by gpudoctor (install-nvidia): the CUDA 13.0 toolkit on PATH.
@@ -335,7 +329,7 @@ gd_verify_8() {
   grep -qF /usr/local/cuda-13.0 /etc/profile.d/cuda-path.sh
 }
 
-# 9. Blacklist nouveau and rebuild the initramfs [root, reboot] (fixes/blacklist-nouveau.yaml:9)
+# 9. Blacklist nouveau and rebuild the initramfs [root, reboot] (fixes/blacklist-nouveau.yaml:8)
 gd_step_9() {
 local before=$GD_CHANGES
 gd_write_file /etc/modprobe.d/blacklist-nouveau.conf 0644 <<'CONF'
@@ -350,7 +344,7 @@ gd_verify_9() {
   grep -qx 'blacklist nouveau' /etc/modprobe.d/blacklist-nouveau.conf
 }
 
-# 10. Stop what uses the AMD GPU (no services, processes with /dev/kfd open) [root] (fixes/purge-rocm.yaml:33)
+# 10. Stop what uses the AMD GPU (no services, processes with /dev/kfd open) [root] (fixes/purge-rocm.yaml:32)
 gd_step_10() {
   gd_stop_gpu_users /dev/kfd ''
 }
@@ -358,7 +352,7 @@ gd_verify_10() {
   gd_verify_no_gpu_users /dev/kfd
 }
 
-# 11. Purge the ROCm, amdgpu and AMD graphics packages (the distribution's Mesa in place of AMD's) [root, destructive] (fixes/purge-rocm.yaml:39)
+# 11. Purge the ROCm, amdgpu and AMD graphics packages (the distribution's Mesa in place of AMD's) [root, destructive] (fixes/purge-rocm.yaml:38)
 gd_step_11() {
   gd_purge_packages amd-smi-lib amdgpu-core amdgpu-dkms amdgpu-dkms-firmware amdgpu-install comgr comgr6.1.0 composablekernel-dev half half6.1.0 hip-dev hip-runtime-amd hip-runtime-amd6.1.0 hipblas hipblas-dev hipblas-dev6.1.0 hipblas6.1.0 hipblaslt hipblaslt-dev hipcc hipcub-dev hipfft hipfft-dev hipfort hipfort-dev hipfort-dev6.1.0 hipify-clang hiprand hiprand-dev hipsolver hipsolver-dev hipsparse hipsparse-dev hiptensor hiptensor-dev hsa-amd-aqlprofile hsa-rocr hsa-rocr-dev hsa-rocr6.1.0 hsakmt-roct-dev libdrm-amdgpu-amdgpu1 libdrm-amdgpu-common libdrm2-amdgpu libegl1-amdgpu-mesa libgbm1-amdgpu libgl1-amdgpu-mesa-dri libglapi-amdgpu-mesa libllvm18.1.60204-amdgpu mesa-amdgpu-va-drivers mesa-amdgpu-vdpau-drivers migraphx miopen-hip miopen-hip-dev mivisionx openmp-extras-dev openmp-extras-runtime rccl rccl-dev rocalution rocalution-dev rocblas rocblas-dev rocblas6.1.0 rocfft rocfft-dev rocm rocm-cmake rocm-core rocm-core6.1.0 rocm-dbgapi rocm-debug-agent rocm-developer-tools rocm-device-libs rocm-gdb rocm-hip-libraries rocm-hip-runtime rocm-hip-runtime-dev rocm-hip-runtime6.1.0 rocm-hip-sdk rocm-hip-sdk6.1.0 rocm-language-runtime rocm-llvm rocm-ml-libraries rocm-ml-sdk rocm-opencl rocm-opencl-dev rocm-opencl-icd-loader rocm-opencl-runtime rocm-opencl-sdk rocm-openmp-sdk rocm-smi-lib rocm-utils rocminfo rocminfo6.1.0 rocprim-dev rocprofiler rocprofiler-dev rocprofiler-plugins rocrand rocrand-dev rocsolver rocsolver-dev rocsparse rocsparse-dev rocthrust-dev roctracer roctracer-dev rocwmma-dev xserver-xorg-amdgpu-video-amdgpu -- libegl-mesa0 libgbm1 libgl1-mesa-dri libglapi-mesa mesa-va-drivers mesa-vdpau-drivers
 }
@@ -366,7 +360,7 @@ gd_verify_11() {
   gd_verify_not_installed amd-smi-lib amdgpu-core amdgpu-dkms amdgpu-dkms-firmware amdgpu-install comgr comgr6.1.0 composablekernel-dev half half6.1.0 hip-dev hip-runtime-amd hip-runtime-amd6.1.0 hipblas hipblas-dev hipblas-dev6.1.0 hipblas6.1.0 hipblaslt hipblaslt-dev hipcc hipcub-dev hipfft hipfft-dev hipfort hipfort-dev hipfort-dev6.1.0 hipify-clang hiprand hiprand-dev hipsolver hipsolver-dev hipsparse hipsparse-dev hiptensor hiptensor-dev hsa-amd-aqlprofile hsa-rocr hsa-rocr-dev hsa-rocr6.1.0 hsakmt-roct-dev libdrm-amdgpu-amdgpu1 libdrm-amdgpu-common libdrm2-amdgpu libegl1-amdgpu-mesa libgbm1-amdgpu libgl1-amdgpu-mesa-dri libglapi-amdgpu-mesa libllvm18.1.60204-amdgpu mesa-amdgpu-va-drivers mesa-amdgpu-vdpau-drivers migraphx miopen-hip miopen-hip-dev mivisionx openmp-extras-dev openmp-extras-runtime rccl rccl-dev rocalution rocalution-dev rocblas rocblas-dev rocblas6.1.0 rocfft rocfft-dev rocm rocm-cmake rocm-core rocm-core6.1.0 rocm-dbgapi rocm-debug-agent rocm-developer-tools rocm-device-libs rocm-gdb rocm-hip-libraries rocm-hip-runtime rocm-hip-runtime-dev rocm-hip-runtime6.1.0 rocm-hip-sdk rocm-hip-sdk6.1.0 rocm-language-runtime rocm-llvm rocm-ml-libraries rocm-ml-sdk rocm-opencl rocm-opencl-dev rocm-opencl-icd-loader rocm-opencl-runtime rocm-opencl-sdk rocm-openmp-sdk rocm-smi-lib rocm-utils rocminfo rocminfo6.1.0 rocprim-dev rocprofiler rocprofiler-dev rocprofiler-plugins rocrand rocrand-dev rocsolver rocsolver-dev rocsparse rocsparse-dev rocthrust-dev roctracer roctracer-dev rocwmma-dev xserver-xorg-amdgpu-video-amdgpu
 }
 
-# 12. Remove the amdgpu DKMS module from every kernel [root, destructive] (fixes/purge-rocm.yaml:53)
+# 12. Remove the amdgpu DKMS module from every kernel [root, destructive] (fixes/purge-rocm.yaml:52)
 gd_step_12() {
   gd_dkms_remove amdgpu/6.8.5-2044426.22.04
 }
@@ -374,7 +368,7 @@ gd_verify_12() {
   gd_verify_dkms_absent amdgpu/6.8.5-2044426.22.04
 }
 
-# 13. Remove the ROCm folders no package owns any more [root, destructive] (fixes/purge-rocm.yaml:60)
+# 13. Remove the ROCm folders no package owns any more [root, destructive] (fixes/purge-rocm.yaml:59)
 gd_step_13() {
   gd_remove_trees /var/lib/dkms/amdgpu/6.8.5-2044426.22.04 /usr/src/amdgpu-6.8.5-2044426.22.04 /opt/rocm-6.1.0 /opt/rocm-6.2.4 /opt/rocm
 }
@@ -382,7 +376,7 @@ gd_verify_13() {
   gd_verify_absent /var/lib/dkms/amdgpu/6.8.5-2044426.22.04 /usr/src/amdgpu-6.8.5-2044426.22.04 /opt/rocm-6.1.0 /opt/rocm-6.2.4 /opt/rocm
 }
 
-# 14. Remove update-alternatives entries that point nowhere [root] (fixes/purge-rocm.yaml:67)
+# 14. Remove update-alternatives entries that point nowhere [root] (fixes/purge-rocm.yaml:66)
 gd_step_14() {
   gd_remove_dangling_alternatives rocm
 }
@@ -390,7 +384,7 @@ gd_verify_14() {
   gd_verify_no_dangling_alternatives rocm
 }
 
-# 15. Remove AMD's package repositories, keys and pins [root] (fixes/purge-rocm.yaml:73)
+# 15. Remove AMD's package repositories, keys and pins [root] (fixes/purge-rocm.yaml:72)
 gd_step_15() {
   gd_remove_files /etc/apt/sources.list.d/amdgpu.list /etc/apt/sources.list.d/rocm.list /etc/apt/keyrings/rocm.gpg /etc/apt/preferences.d/rocm-pin-600
   gd_remove_source_lines repo.radeon.com --
@@ -400,7 +394,7 @@ gd_verify_15() {
   gd_verify_no_mentions repo.radeon.com --
 }
 
-# 16. Remove ROCm folders from the dynamic linker's configuration [root] (fixes/purge-rocm.yaml:83)
+# 16. Remove ROCm folders from the dynamic linker's configuration [root] (fixes/purge-rocm.yaml:82)
 gd_step_16() {
   local before=$GD_CHANGES
   gd_clean_ld_conf '/opt/rocm(-[0-9][0-9.]*)?|\$\{?(ROCM_PATH|ROCM_HOME|HIP_PATH)\}?' /etc/ld.so.conf.d/rocm.conf
@@ -411,7 +405,7 @@ gd_verify_16() {
   gd_verify_ld_conf '/opt/rocm(-[0-9][0-9.]*)?|\$\{?(ROCM_PATH|ROCM_HOME|HIP_PATH)\}?' /etc/ld.so.conf.d/rocm.conf
 }
 
-# 17. Remove amdgpu module settings [root] (fixes/purge-rocm.yaml:93)
+# 17. Remove amdgpu module settings [root] (fixes/purge-rocm.yaml:92)
 gd_step_17() {
   local before=$GD_CHANGES
   gd_remove_files /etc/modprobe.d/amdgpu.conf
@@ -422,7 +416,7 @@ gd_verify_17() {
   gd_verify_absent /etc/modprobe.d/amdgpu.conf
 }
 
-# 18. Remove AMD's OpenCL loader files [root] (fixes/purge-rocm.yaml:103)
+# 18. Remove AMD's OpenCL loader files [root] (fixes/purge-rocm.yaml:102)
 gd_step_18() {
   gd_remove_files /etc/OpenCL/vendors/amdocl64_60204_139.icd
 }
@@ -430,7 +424,7 @@ gd_verify_18() {
   gd_verify_absent /etc/OpenCL/vendors/amdocl64_60204_139.icd
 }
 
-# 19. Remove ROCm variables and folders from shell profiles [root] (fixes/purge-rocm.yaml:109)
+# 19. Remove ROCm variables and folders from shell profiles [root] (fixes/purge-rocm.yaml:108)
 gd_step_19() {
   gd_clean_profiles 'ROCM_[A-Z_]*|HIP_[A-Z_]*|HSA_[A-Z0-9_]*|ROCR_[A-Z_]*|HCC_[A-Z_]*|PYTORCH_ROCM_ARCH|GPU_DEVICE_ORDINAL|MIOPEN_[A-Z_]*|CUDA_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|GPU_DEVICE_ORDINAL' '/opt/rocm(-[0-9][0-9.]*)?|\$\{?(ROCM_PATH|ROCM_HOME|HIP_PATH)\}?' --system /home/sam /root
 }
@@ -438,7 +432,7 @@ gd_verify_19() {
   gd_verify_profiles 'ROCM_[A-Z_]*|HIP_[A-Z_]*|HSA_[A-Z0-9_]*|ROCR_[A-Z_]*|HCC_[A-Z_]*|PYTORCH_ROCM_ARCH|GPU_DEVICE_ORDINAL|MIOPEN_[A-Z_]*|CUDA_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|GPU_DEVICE_ORDINAL' '/opt/rocm(-[0-9][0-9.]*)?|\$\{?(ROCM_PATH|ROCM_HOME|HIP_PATH)\}?' --system /home/sam /root
 }
 
-# 20. Remove MIOpen's user databases and kernel caches [root] (fixes/purge-rocm.yaml:114)
+# 20. Remove MIOpen's user databases and kernel caches [root] (fixes/purge-rocm.yaml:113)
 gd_step_20() {
   gd_remove_user_caches .config/miopen .cache/miopen -- /home/sam /root
 }
@@ -446,7 +440,7 @@ gd_verify_20() {
   gd_verify_user_caches_absent .config/miopen .cache/miopen -- /home/sam /root
 }
 
-# 21. Reinstall torch from https://download.pytorch.org/whl/cu130 (fixes/torch-reinstall.yaml:14)
+# 21. Reinstall torch from https://download.pytorch.org/whl/cu130 (fixes/torch-reinstall.yaml:13)
 gd_step_21() {
   gd_torch_reinstall sam https://download.pytorch.org/whl/cu130 cu130 torch /home/sam/venv/bin/python3 -- pytorch-triton-rocm
 }
@@ -454,7 +448,7 @@ gd_verify_21() {
   gd_verify_torch cu130 /home/sam/venv/bin/python3
 }
 
-# 22. Purge what only the removed packages needed (apt's autoremove, limited to what this purge orphaned) [root, destructive] (fixes/purge-rocm.yaml:120)
+# 22. Purge what only the removed packages needed (apt's autoremove, limited to what this purge orphaned) [root, destructive] (fixes/purge-rocm.yaml:119)
 gd_step_22() {
   gd_autoremove_orphans libdrm2 libdrm-common libdrm-dev libdrm-tests libdrm-amdgpu1 'libdrm-[!a]*' libdrm 'mesa-[!a]*' 'mesa-libGL*' 'mesa-libEGL*' 'mesa-libgbm*' 'mesa-dri-drivers*' mesa-filesystem 'mesa-vulkan-drivers*' 'libgl1-mesa*' 'libglx-mesa*' 'libegl-mesa*' libgbm1 libgbm-dev 'libosmesa*' 'libglapi-mesa*' 'libvulkan*' xserver-xorg 'xserver-xorg-core*' 'xserver-xorg-video-[!n]*' 'xserver-xorg-video-nouveau*' 'xserver-xorg-input-*' xserver-xorg-legacy 'firmware-*' 'linux-firmware*' amdgpu-firmware 'linux-image-*' 'linux-headers-*' 'linux-modules-extra-*' 'kernel-*' dkms
 }
@@ -462,7 +456,7 @@ gd_verify_22() {
   gd_verify_no_orphans libdrm2 libdrm-common libdrm-dev libdrm-tests libdrm-amdgpu1 'libdrm-[!a]*' libdrm 'mesa-[!a]*' 'mesa-libGL*' 'mesa-libEGL*' 'mesa-libgbm*' 'mesa-dri-drivers*' mesa-filesystem 'mesa-vulkan-drivers*' 'libgl1-mesa*' 'libglx-mesa*' 'libegl-mesa*' libgbm1 libgbm-dev 'libosmesa*' 'libglapi-mesa*' 'libvulkan*' xserver-xorg 'xserver-xorg-core*' 'xserver-xorg-video-[!n]*' 'xserver-xorg-video-nouveau*' 'xserver-xorg-input-*' xserver-xorg-legacy 'firmware-*' 'linux-firmware*' amdgpu-firmware 'linux-image-*' 'linux-headers-*' 'linux-modules-extra-*' 'kernel-*' dkms
 }
 
-# 23. Reboot the machine [root, reboot] (fixes/reboot.yaml:17)
+# 23. Reboot the machine [root, reboot] (fixes/reboot.yaml:16)
 gd_step_23() {
   gd_reboot
 }

@@ -1,4 +1,4 @@
-#include "check/runner.hpp"
+#include "engine/runner.hpp"
 
 #include <algorithm>
 
@@ -25,6 +25,13 @@ std::vector<Result> run_checks(const CheckContext& ctx, const Catalogue& cat, co
     }
     if (results.items().empty()) results.pass("", "no problem found");
     const CatalogueEntry* info = cat.find(entry.id);
+    if (std::string stray = results.offer_fixes(info ? info->fixes : std::vector<std::string>{});
+        !stray.empty()) {
+      // A check may choose among its entry's fixes, never add one: the catalogue is the one link.
+      results = Results{};
+      results.skip("", "this check failed inside gpudoctor: it offers the fix " + stray +
+                           ", which checks/catalogue.yaml does not list for it");
+    }
     for (auto& r : results.items()) {
       r.id = entry.id;
       if (r.title.empty()) r.title = info ? info->title : entry.id;

@@ -1,8 +1,8 @@
 // Runs the registered checks over facts; one failing check never stops the others.
 #pragma once
 
-#include "check/catalogue.hpp"
-#include "check/check.hpp"
+#include "engine/catalogue.hpp"
+#include "engine/check.hpp"
 
 #include <string>
 #include <vector>

@@ -1,4 +1,6 @@
-#include "check/result.hpp"
+#include "engine/result.hpp"
+
+#include <algorithm>
 
 namespace gpudoctor {
 
@@ -35,14 +37,29 @@ int status_rank(Status s) {
 }
 
 void Results::add(Status status, std::string subject, std::string message, std::vector<std::string> evidence,
-                  std::vector<std::string> fixes) {
+                  FixChoice fixes) {
   Result r;
   r.status = status;
   r.subject = std::move(subject);
   r.message = std::move(message);
   r.evidence = std::move(evidence);
-  r.fixes = std::move(fixes);
+  r.fixes = fixes.ids();
   m_items.push_back(std::move(r));
+  m_fixes_from_catalogue.push_back(fixes.from_catalogue());
+}
+
+std::string Results::offer_fixes(const std::vector<std::string>& catalogue_fixes) {
+  m_fixes_from_catalogue.resize(m_items.size(), true); // items() may have been edited directly
+  for (std::size_t i = 0; i < m_items.size(); ++i) {
+    Result& r = m_items[i];
+    if (!m_fixes_from_catalogue[i]) {
+      for (const auto& id : r.fixes)
+        if (std::find(catalogue_fixes.begin(), catalogue_fixes.end(), id) == catalogue_fixes.end()) return id;
+    } else if (r.status == Status::warn || r.status == Status::error) {
+      r.fixes = catalogue_fixes;
+    }
+  }
+  return {};
 }
 
 } // namespace gpudoctor

@@ -1,4 +1,4 @@
-#include "check/catalogue.hpp"
+#include "engine/catalogue.hpp"
 
 #include "util/find_row.hpp"
 #include "util/yaml_doc.hpp"

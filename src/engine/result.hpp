@@ -1,6 +1,7 @@
 // What a check concludes (shared/spec/report-v1.md): one Result per check and subject.
 #pragma once
 
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,26 @@ struct Result {
   std::vector<std::string> fixes;
 };
 
-// Collects one check's results; the runner fills in id, and the catalogue's title where the check gave none.
+// The fixes a result offers. checks/catalogue.yaml's `fixes:` is the one place a check is linked to its
+// fixes: a warn or error result offers its entry's, unless the check chose some of them (where the entry
+// lists several and the machine decides which apply) or none (`no_fix`: none applies to this result).
+class FixChoice {
+public:
+  FixChoice() = default; // the catalogue entry's
+  FixChoice(std::initializer_list<std::string> ids) : m_chosen(true), m_ids(ids) {}
+  static FixChoice none() { return FixChoice(true); }
+  bool from_catalogue() const { return !m_chosen; }
+  const std::vector<std::string>& ids() const { return m_ids; }
+
+private:
+  explicit FixChoice(bool chosen) : m_chosen(chosen) {}
+  bool m_chosen = false;
+  std::vector<std::string> m_ids;
+};
+inline const FixChoice no_fix = FixChoice::none();
+
+// Collects one check's results; the runner fills in id, the catalogue's title where the check gave none, and
+// the catalogue's fixes where it chose none.
 class Results {
 public:
   // A result whose own title replaces the catalogue's, which names the check's problem: for an info result
@@ -32,7 +52,7 @@ public:
     m_items.back().title = std::move(title);
   }
   void add(Status status, std::string subject, std::string message, std::vector<std::string> evidence = {},
-           std::vector<std::string> fixes = {});
+           FixChoice fixes = {});
   void pass(std::string subject, std::string message, std::vector<std::string> evidence = {}) {
     add(Status::pass, std::move(subject), std::move(message), std::move(evidence));
   }
@@ -41,9 +61,13 @@ public:
   }
   const std::vector<Result>& items() const { return m_items; }
   std::vector<Result>& items() { return m_items; }
+  // The runner: each warn and error result that chose no fixes offers `catalogue_fixes` (its entry's). The
+  // first fix a result chose that is not among them, or "" when there is none.
+  std::string offer_fixes(const std::vector<std::string>& catalogue_fixes);
 
 private:
   std::vector<Result> m_items;
+  std::vector<bool> m_fixes_from_catalogue; // one per item
 };
 
 } // namespace gpudoctor

@@ -1,7 +1,7 @@
 // A check: a pure function of facts and knowledge to results. No I/O, no exceptions expected.
 #pragma once
 
-#include "check/result.hpp"
+#include "engine/result.hpp"
 #include "facts/facts.hpp"
 #include "knowledge/knowledge.hpp"
 
@@ -24,7 +24,7 @@ struct CheckEntry {
 };
 
 // The checks to run, in order, and why one makes no sense under WSL2 (the runner skips it there; null: it
-// does). The runner is handed the table (checks/registry.hpp has gpudoctor's): src/check never reaches up
+// does). The runner is handed the table (checks/registry.hpp has gpudoctor's): src/engine never reaches up
 // into the checks it runs.
 struct CheckTable {
   const std::vector<CheckEntry>& checks;
