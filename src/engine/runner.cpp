@@ -2,7 +2,20 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 namespace gpudoctor {
+
+namespace {
+
+// A bug in one check must not hide the others' conclusions: its results become one skip that says so.
+Results failed_inside(const std::string& why) {
+  Results results;
+  results.skip("", fmt::format("this check failed inside gpudoctor: {}", why));
+  return results;
+}
+
+} // namespace
 
 std::vector<Result> run_checks(const CheckContext& ctx, const Catalogue& cat, const CheckTable& table,
                                const std::vector<std::string>& only) {
@@ -19,18 +32,15 @@ std::vector<Result> run_checks(const CheckContext& ctx, const Catalogue& cat, co
       else
         entry.run(ctx, results);
     } catch (const std::exception& e) {
-      // A bug in one check must not hide the others' conclusions.
-      results = Results{};
-      results.skip("", std::string("this check failed inside gpudoctor: ") + e.what());
+      results = failed_inside(e.what());
     }
     if (results.items().empty()) results.pass("", "no problem found");
     const CatalogueEntry* info = cat.find(entry.id);
     if (std::string stray = results.offer_fixes(info ? info->fixes : std::vector<std::string>{});
         !stray.empty()) {
       // A check may choose among its entry's fixes, never add one: the catalogue is the one link.
-      results = Results{};
-      results.skip("", "this check failed inside gpudoctor: it offers the fix " + stray +
-                           ", which checks/catalogue.yaml does not list for it");
+      results = failed_inside(
+          fmt::format("it offers the fix {}, which checks/catalogue.yaml does not list for it", stray));
     }
     for (auto& r : results.items()) {
       r.id = entry.id;

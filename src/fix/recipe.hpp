@@ -1,6 +1,6 @@
-// Recipes: remediation as data (fixes/*.yaml). A recipe names the vendor whose
-// stack it acts on, and its steps; each step is bash for a distribution family (or for all), with flags
-// (needs root, destructive, needs a reboot) and a check that it took effect. Schema: docs/fixes.md.
+// Recipes: remediation as data (fixes/*.yaml). A recipe names the vendor whose stack it acts on, and its
+// steps; each step is bash for a distribution family (or for all), with flags (needs root, destructive, needs
+// a reboot) and a check that it took effect. Schema: docs/fixes.md.
 #pragma once
 
 #include <expected>

@@ -13,6 +13,7 @@
 #include "bundle/obfuscate.hpp"
 #include "bundle/redact.hpp"
 #include "report/report.hpp"
+#include "unit/fix_fixtures.hpp"
 #include "unit/testutil.hpp"
 #include "util/archive.hpp"
 
@@ -22,6 +23,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include <doctest/doctest.h>
@@ -105,6 +107,14 @@ void check_machine(const std::string& name) {
   REQUIRE_MESSAGE(expected->contains("findings"), "expected.json has no findings: rewrite it");
   Json want = (*expected)["findings"];
   CHECK_MESSAGE(got == want, "got:\n" << dump_json(got));
+  // No check failed inside gpudoctor (an exception, a fix its entry lacks), and every fix offered has a
+  // recipe.
+  for (const auto& r : results) {
+    CAPTURE(r.id);
+    CHECK_FALSE(r.message.find("failed inside gpudoctor") != std::string::npos);
+    for (const auto& fix : r.fixes)
+      CHECK(recipes().find(fix) != nullptr);
+  }
 
   // Optional assertions on messages: {"id": ..., "subject": ..., "message_contains": ...}.
   if (auto it = expected->find("messages"); it != expected->end())
@@ -133,15 +143,21 @@ void check_machine(const std::string& name) {
   CHECK(conclusions(judged_snapshot(dir / "snapshot").results) == all);
 }
 
-// Per check, the number of results of each status over every machine fixture.
-Json tally_of_machines(const std::vector<std::string>& machines) {
+// Per check, the number of results of each status over every machine fixture; and the fixes they offer.
+struct Tally {
+  Json checks = Json::object();
+  std::set<std::string> fixes_offered;
+};
+Tally tally_of_machines(const std::vector<std::string>& machines) {
   std::map<std::string, std::map<std::string, int>> counts;
+  Tally out;
   for (const auto& name : machines)
-    for (const auto& r : judged_machine(name).results)
+    for (const auto& r : judged_machine(name).results) {
       ++counts[r.id][status_name(r.status)];
-  Json out = Json::object();
+      out.fixes_offered.insert(r.fixes.begin(), r.fixes.end());
+    }
   for (const auto& [id, by_status] : counts)
-    out[id] = by_status;
+    out.checks[id] = by_status;
   return out;
 }
 
@@ -156,7 +172,9 @@ Json tally_of_machines(const std::vector<std::string>& machines) {
 
 TEST_CASE("machines: the tally of results per check and status over every fixture is what it was") {
   fs::path file = fs::path(GPUDOCTOR_TEST_MACHINES) / "tally.json";
-  Json doc = {{"machines", k_machine_cases.size()}, {"checks", tally_of_machines(k_machine_cases)}};
+  Tally tally = tally_of_machines(k_machine_cases);
+  CHECK(tally.fixes_offered.size() >= 10); // the fixtures do reach the checks' fixes
+  Json doc = {{"machines", k_machine_cases.size()}, {"checks", tally.checks}};
   if (updating_goldens()) {
     std::ofstream(file) << dump_json(doc) << "\n";
     return;
