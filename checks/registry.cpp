@@ -37,7 +37,6 @@ const std::vector<CheckEntry>& check_registry() {
       {"env.rccl-fine-grain", env_rccl_fine_grain},
       {"env.alloc-conf-invalid", env_alloc_conf_invalid},
       {"env.alloc-conf-shadowed", env_alloc_conf_shadowed},
-      {"env.launch-blocking", env_launch_blocking},
       {"perm.kfd", perm_kfd},
       {"perm.render-node", perm_render_node},
       {"perm.nvidia-dev", perm_nvidia_dev},

@@ -53,7 +53,6 @@ void env_nccl_risky(const CheckContext&, Results&);
 void env_rccl_fine_grain(const CheckContext&, Results&);
 void env_alloc_conf_invalid(const CheckContext&, Results&);
 void env_alloc_conf_shadowed(const CheckContext&, Results&);
-void env_launch_blocking(const CheckContext&, Results&);
 void perm_kfd(const CheckContext&, Results&);
 void perm_render_node(const CheckContext&, Results&);
 void perm_nvidia_dev(const CheckContext&, Results&);

@@ -340,14 +340,3 @@ TEST_CASE("check: env.visible-devices-empty warns, under a title true for it, wh
     CHECK(single(run_check("env.visible-devices-empty", f)).status == Status::error);
   }
 }
-
-TEST_CASE("check: env.launch-blocking warns on a set serialising variable") {
-  Facts f = nvidia_machine();
-  auto quiet = single(run_check("env.launch-blocking", f));
-  expect_quiet(quiet, Status::pass, "");
-  set_env(f, "CUDA_LAUNCH_BLOCKING", "0");
-  CHECK(single(run_check("env.launch-blocking", f)).status == Status::pass);
-  set_env(f, "CUDA_LAUNCH_BLOCKING", "1");
-  auto r = single(run_check("env.launch-blocking", f));
-  expect_fired(r, Status::warn, "CUDA_LAUNCH_BLOCKING", {"CUDA_LAUNCH_BLOCKING=1"}, {});
-}
