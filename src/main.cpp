@@ -1,12 +1,13 @@
 // gpudoctor: the command line. Parsing lives here (CLI11 is heavy: one translation unit); each subcommand
 // is a plain function in app/. The subcommands are one table (k_subcommands): name, help line, options and
 // what runs it; the parser, --help and the bash completion (cli/completion.cpp) are all made from it.
-// Exceptions stop here: usage errors exit 2, anything else 3.
+// Exceptions stop here: usage errors exit 2, anything else 3; a subcommand's failure is said here, once.
 #include "app/cli_values.hpp"
 #include "app/commands.hpp"
 #include "app/root_handoff.hpp"
 #include "cli/completion.hpp"
 #include "system/lifecycle.hpp"
+#include "util/diagnostics.hpp"
 #include "util/escape.hpp"
 
 #include <algorithm>
@@ -110,7 +111,7 @@ void add_check(CLI::App& cmd, Values& v) {
   add_check_options(cmd, c, v);
 }
 
-int run_check(Values& v, CLI::App&) {
+Outcome run_check(Values& v, CLI::App&) {
   if (v.list) return cmd_list_checks();
   if (!v.from.empty()) v.check.from = v.from;
   v.check.color = color_mode(v.color);
@@ -138,7 +139,7 @@ void add_bundle(CLI::App& cmd, Values& v) {
   add_check_options(cmd, b.check, v);
 }
 
-int run_bundle(Values& v, CLI::App&) {
+Outcome run_bundle(Values& v, CLI::App&) {
   v.bundle.upload.timeout = std::chrono::milliseconds(v.upload_timeout_ms);
   return cmd_bundle(v.bundle);
 }
@@ -154,7 +155,7 @@ void add_probe(CLI::App& cmd, Values& v) {
   add_check_options(cmd, v.probe, v);
 }
 
-int run_probe(Values& v, CLI::App&) {
+Outcome run_probe(Values& v, CLI::App&) {
   if (!v.from.empty()) v.probe.from = v.from;
   v.probe.color = color_mode(v.color);
   return cmd_probe(v.probe);
@@ -164,7 +165,7 @@ void add_explain(CLI::App& cmd, Values& v) {
   cmd.add_option("id", v.explain_id, "A check id (gpudoctor check --list) or fix id")->required();
 }
 
-int run_explain(Values& v, CLI::App&) {
+Outcome run_explain(Values& v, CLI::App&) {
   return cmd_explain(v.explain_id);
 }
 
@@ -206,7 +207,7 @@ void add_fix(CLI::App& cmd, Values& v) {
   add_fix_options(cmd, v.fix, v);
 }
 
-int run_fix(Values& v, CLI::App&) {
+Outcome run_fix(Values& v, CLI::App&) {
   if (!v.from.empty()) v.fix.from = v.from;
   return cmd_fix(v.fix);
 }
@@ -222,12 +223,10 @@ void add_migrate(CLI::App& cmd, Values& v) {
   add_fix_options(cmd, v.migrate.fix, v);
 }
 
-int run_migrate(Values& v, CLI::App&) {
+Outcome run_migrate(Values& v, CLI::App&) {
   if (!v.from.empty()) v.migrate.fix.from = v.from;
-  if (v.migrate.to.empty() && !v.migrate.resume && !v.migrate.finish) {
-    std::fprintf(stderr, "gpudoctor: migrate needs --to nvidia|amd (or --resume, --finish)\n");
-    return 2;
-  }
+  if (v.migrate.to.empty() && !v.migrate.resume && !v.migrate.finish)
+    return fail(Exit::usage, "migrate needs --to nvidia|amd (or --resume, --finish)");
   return cmd_migrate(v.migrate);
 }
 
@@ -245,7 +244,7 @@ void add_undo(CLI::App& cmd, Values& v) {
       ->needs(script);
 }
 
-int run_undo(Values& v, CLI::App&) {
+Outcome run_undo(Values& v, CLI::App&) {
   return cmd_undo(v.undo);
 }
 
@@ -270,7 +269,7 @@ void add_fleet(CLI::App& cmd, Values& v) {
   add_color(cmd, v);
 }
 
-int run_fleet(Values& v, CLI::App&) {
+Outcome run_fleet(Values& v, CLI::App&) {
   v.fleet.color = color_mode(v.color);
   return cmd_fleet(v.fleet);
 }
@@ -287,7 +286,7 @@ void add_diff(CLI::App& cmd, Values& v) {
   add_color(cmd, v);
 }
 
-int run_diff(Values& v, CLI::App&) {
+Outcome run_diff(Values& v, CLI::App&) {
   v.diff.color = color_mode(v.color);
   return cmd_diff(v.diff);
 }
@@ -298,17 +297,17 @@ void add_completion(CLI::App& cmd, Values& v) {
   cmd.add_option("shell", v.completion_shell, "bash")->required()->check(CLI::IsMember({"bash"}));
 }
 
-int run_completion(Values&, CLI::App& app) {
+Outcome run_completion(Values&, CLI::App& app) {
   std::fputs(cli::bash_completion(app).c_str(), stdout);
-  return 0;
+  return Exit::ok;
 }
 
 struct Subcommand {
   const char* name;
   const char* about;
   void (*add)(CLI::App&, Values&);
-  int (*run)(Values&, CLI::App& app); // app: the whole command line
-  bool hidden = false;                // not in --help nor the completion
+  Outcome (*run)(Values&, CLI::App& app); // app: the whole command line
+  bool hidden = false;                    // not in --help nor the completion
 };
 
 const Subcommand k_subcommands[] = {
@@ -426,18 +425,15 @@ void hide_deprecated(CLI::App& cmd) {
 void warn_unused(const CLI::App& cmd) {
   for (const auto& d : k_deprecated)
     if (d.subcommand == cmd.get_name() && given(cmd, d.option))
-      fmt::print(stderr, "gpudoctor: warning: {} {} is ignored ({}) and deprecated: drop it\n", d.subcommand,
-                 d.option, d.why);
+      diag::warning("{} {} is ignored ({}) and deprecated: drop it", d.subcommand, d.option, d.why);
   for (const auto& n : k_needs)
     if (n.subcommand == cmd.get_name() && given(cmd, n.option) &&
         std::ranges::none_of(n.any_of, [&](std::string_view o) { return given(cmd, o); }))
-      fmt::print(stderr, "gpudoctor: warning: {} {} has no effect without {}\n", n.subcommand, n.option,
-                 alternatives(n.any_of));
+      diag::warning("{} {} has no effect without {}", n.subcommand, n.option, alternatives(n.any_of));
   for (const auto& o : k_overridden) {
     if (o.subcommand != cmd.get_name() || !given(cmd, o.by)) continue;
     for (const std::string& option : overridden_options(cmd, o))
-      fmt::print(stderr, "gpudoctor: warning: {} {} is ignored with {}: {}\n", o.subcommand, option, o.by,
-                 o.why);
+      diag::warning("{} {} is ignored with {}: {}", o.subcommand, option, o.by, o.why);
   }
 }
 
@@ -445,8 +441,7 @@ void warn_unused(const CLI::App& cmd) {
 // whose output was lost exits 2, as for any output that cannot be written (shared/spec/report-v1.md).
 int with_stdout_written(int status) {
   if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return status;
-  std::fprintf(stderr, "gpudoctor: cannot write the output: %s\n", std::strerror(errno));
-  return 2;
+  return diag::report({Exit::usage, fmt::format("cannot write the output: {}", std::strerror(errno)), {}});
 }
 
 int run_command(int argc, char** argv);
@@ -488,20 +483,19 @@ int run_command(int argc, char** argv) {
     if (auto at = text.find(what); !what.empty() && at != std::string::npos)
       text.replace(at, what.size(), escape::one_line(what));
     std::cout << escape::terminal(out.str());
-    std::cerr << escape::terminal(text);
-    return code == 0 ? 0 : 2;
+    if (!text.empty()) diag::block(text);
+    return exit_code(code == 0 ? Exit::ok : Exit::usage);
   }
   try {
     for (const auto& [cmd, sub] : commands)
       if (*cmd) {
         warn_unused(*cmd);
-        return sub->run(values, app);
+        return diag::finish(sub->run(values, app));
       }
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "gpudoctor: internal error: %s\n", escape::one_line(e.what()).c_str());
-    return 3;
+    return diag::report({Exit::internal, fmt::format("internal error: {}", e.what()), {}});
   }
-  return 2;
+  return exit_code(Exit::usage);
 }
 
 } // namespace

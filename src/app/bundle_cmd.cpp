@@ -12,6 +12,7 @@
 #include "system/replay_view.hpp"
 #include "system/temp_files.hpp"
 #include "util/archive.hpp"
+#include "util/diagnostics.hpp"
 #include "util/escape.hpp"
 #include "util/file_text.hpp"
 
@@ -30,19 +31,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Every message is one line with what it quotes escaped: paths and values from the command line or the
-// machine.
-void say(const std::string& message) {
-  std::fprintf(stderr, "gpudoctor: %s\n", escape::one_line(message).c_str());
-}
-
-// Says why a staged bundle cannot be shipped (a full disk: a missing file, or a secret not redacted) and
-// gives exit status 2, as for every output that cannot be written (shared/spec/report-v1.md).
-int refuse_incomplete(const std::vector<std::string>& failures) {
+// Says why a staged bundle cannot be shipped (a full disk: a missing file, or a secret not redacted): exit
+// status 2, as for every output that cannot be written (shared/spec/report-v1.md).
+std::unexpected<Failure> refuse_incomplete(const std::vector<std::string>& failures) {
   for (const auto& why : failures)
-    say(why);
-  std::fprintf(stderr, "gpudoctor: no bundle written: its snapshot could not be written whole\n");
-  return 2;
+    diag::error("{}", why);
+  return fail(Exit::usage, "no bundle written: its snapshot could not be written whole");
 }
 
 std::string default_name(const std::string& host) {
@@ -61,49 +55,31 @@ bool same_conclusions(const std::vector<Result>& a, const std::vector<Result>& b
 
 } // namespace
 
-int cmd_bundle(const BundleOptions& opt) {
+Outcome cmd_bundle(const BundleOptions& opt) {
   // A bad upload URL is said before minutes of recording and probing, not after.
   if (!opt.upload.url.empty())
-    if (auto usage = upload_usage_error(opt.upload); !usage.empty()) {
-      say(usage);
-      return 2;
-    }
+    if (auto usage = upload_usage_error(opt.upload); !usage.empty()) return fail(Exit::usage, "{}", usage);
   // So is an output that cannot be written (a link another user can change, run as root): its folder is
   // opened now and written through its descriptor at the end.
   std::optional<OutputFolder> out_folder;
   if (!opt.output.empty()) {
     auto opened = OutputFolder::open_for(opt.output, ::geteuid() == 0);
-    if (!opened) {
-      say(opened.error());
-      return 2;
-    }
+    if (!opened) return fail(Exit::usage, "{}", opened.error());
     out_folder = std::move(*opened);
   }
   // The key file too: a bad one is said before recording, and a new one exists before the first bundle.
   std::string key;
   if (!opt.obfuscate_key.empty()) {
     auto loaded = load_or_create_obfuscation_key(opt.obfuscate_key);
-    if (!loaded) {
-      say(loaded.error());
-      return 2;
-    }
+    if (!loaded) return fail(Exit::usage, "{}", loaded.error());
     key = std::move(*loaded);
   }
   auto data = load_data(opt.check);
-  if (!data) {
-    say(data.error().message);
-    return data.error().status;
-  }
+  if (!data) return std::unexpected(data.error());
   auto stacks = load_stacks();
-  if (!stacks) {
-    say(stacks.error());
-    return 3;
-  }
+  if (!stacks) return fail(Exit::internal, "{}", stacks.error());
   auto staging = temp::Folder::create("bundle");
-  if (!staging) {
-    say(staging.error());
-    return 2;
-  }
+  if (!staging) return fail(Exit::usage, "{}", staging.error());
   fs::path snap_dir = staging->path() / "snapshot";
 
   std::unique_ptr<LiveView> live =
@@ -126,12 +102,12 @@ int cmd_bundle(const BundleOptions& opt) {
   redact.obfuscation_key = key;
   redact.key_from_file = !key.empty();
   for (const auto& [path, why] : recorder.skipped()) {
-    say("note: not recorded: " + why);
+    diag::note("not recorded: {}", why);
     redact.skipped.push_back(path);
   }
   RedactionLog log = redact_snapshot(snap_dir, redact);
   for (const auto& warning : log.warnings)
-    say("note: " + warning);
+    diag::note("{}", warning);
   manifest.redacted = log.redacted;
   manifest.note = redact.obfuscate ? "redacted and obfuscated; " + log.note : "redacted";
   std::vector<std::string> failures = log.failed;
@@ -142,13 +118,10 @@ int cmd_bundle(const BundleOptions& opt) {
   if (!failures.empty()) return refuse_incomplete(failures);
 
   auto replay = ReplayView::open(snap_dir);
-  if (!replay) {
-    say("the recorded snapshot does not read back: " + replay.error());
-    return 3;
-  }
+  if (!replay) return fail(Exit::internal, "the recorded snapshot does not read back: {}", replay.error());
   Report report = run_pipeline(**replay, *data, opt.check, &*stacks);
   if (!same_conclusions(live_report.results, report.results))
-    std::fprintf(stderr, "gpudoctor: warning: the redacted snapshot judges differently from the live run\n");
+    diag::warning("the redacted snapshot judges differently from the live run");
   report.source_kind = "live";
   write("report.json", dump_json(report_to_json(report)) + "\n");
   TextOptions topt;
@@ -160,36 +133,29 @@ int cmd_bundle(const BundleOptions& opt) {
   std::string output = opt.output.empty() ? default_name(log.host) : opt.output;
   if (!out_folder) {
     auto opened = OutputFolder::open_for(output, ::geteuid() == 0);
-    if (!opened) {
-      say(opened.error());
-      return 2;
-    }
+    if (!opened) return fail(Exit::usage, "{}", opened.error());
     out_folder = std::move(*opened);
   }
   // 0600: a bundle holds the machine's configuration. A half-written archive is removed if gpudoctor is
   // interrupted (OutputFolder registers it).
   auto packed = out_folder->replace(0600, [&](int fd) { return write_tar_gz(snap_dir, fd); });
-  if (!packed) {
-    say(packed.error());
-    return 2;
-  }
+  if (!packed) return fail(Exit::usage, "{}", packed.error());
   Summary s = summarize(report.results);
   auto values = std::count_if(log.redacted.begin(), log.redacted.end(), [](const std::string& entry) {
     return entry.starts_with("env:") || entry.starts_with("file:") || entry.starts_with("skipped:");
   });
-  say(fmt::format("wrote {} ({} errors, {} warnings; {} values and files redacted)", output, s.error, s.warn,
-                  values));
+  diag::say("wrote {} ({} errors, {} warnings; {} values and files redacted)", output, s.error, s.warn,
+            values);
   std::printf("%s\n", escape::one_line(output).c_str());
-  if (opt.upload.url.empty()) return 0;
+  if (opt.upload.url.empty()) return Exit::ok;
   std::fflush(stdout);
   auto sent = upload_bundle(output, opt.upload);
   if (!sent) {
-    say("upload failed: " + sent.error());
-    say(fmt::format("the bundle is still at {}; send it another way", output));
-    return 4;
+    diag::error("upload failed: {}", sent.error());
+    return fail(Exit::upload_failed, "the bundle is still at {}; send it another way", output);
   }
-  say("uploaded: " + *sent);
-  return 0;
+  diag::say("uploaded: {}", *sent);
+  return Exit::ok;
 }
 
 } // namespace gpudoctor

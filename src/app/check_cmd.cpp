@@ -2,32 +2,23 @@
 #include "app/pipeline.hpp"
 #include "app/snapshot_source.hpp"
 #include "system/live_view.hpp"
-#include "util/escape.hpp"
+#include "util/diagnostics.hpp"
 
 #include <algorithm>
 #include <cstdio>
 
 namespace gpudoctor {
 
-int cmd_check(const CheckOptions& opt) {
+Outcome cmd_check(const CheckOptions& opt) {
   auto data = load_data(opt);
-  if (!data) {
-    std::fprintf(stderr, "gpudoctor: %s\n", escape::one_line(data.error().message).c_str());
-    return data.error().status;
-  }
+  if (!data) return std::unexpected(data.error());
   for (const auto& id : opt.only)
-    if (!data->cat.find(id)) {
-      std::fprintf(stderr, "gpudoctor: unknown check id \"%s\" (gpudoctor check --list shows them)\n",
-                   escape::one_line(id).c_str());
-      return 2;
-    }
+    if (!data->cat.find(id))
+      return fail(Exit::usage, "unknown check id \"{}\" (gpudoctor check --list shows them)", id);
   Report report;
   if (opt.from) {
     auto snap = OpenedSnapshot::open(*opt.from);
-    if (!snap) {
-      std::fprintf(stderr, "gpudoctor: cannot read snapshot %s\n", escape::one_line(snap.error()).c_str());
-      return 2;
-    }
+    if (!snap) return fail(Exit::usage, "cannot read snapshot {}", snap.error());
     report = run_pipeline((*snap)->view(), *data, opt);
     report.source_kind = "snapshot";
     report.source_path = *opt.from;
@@ -35,39 +26,31 @@ int cmd_check(const CheckOptions& opt) {
     LiveView live;
     report = run_pipeline(live, *data, opt);
   }
-  if (!print_report(report, *data, opt)) return 2;
+  if (auto printed = print_report(report, *data, opt); !printed) return std::unexpected(printed.error());
   return exit_status(report.results, opt.strict);
 }
 
-int cmd_list_checks() {
+Outcome cmd_list_checks() {
   auto cat = load_catalogue();
-  if (!cat) {
-    std::fprintf(stderr, "gpudoctor: %s\n", escape::one_line(cat.error()).c_str());
-    return 3;
-  }
+  if (!cat) return fail(Exit::internal, "{}", cat.error());
   std::size_t width = 0;
   for (const auto& e : cat->checks)
     width = std::max(width, e.id.size());
   for (const auto& e : cat->checks)
     std::printf("%-*s  %s\n", static_cast<int>(width), e.id.c_str(), e.title.c_str());
-  return 0;
+  return Exit::ok;
 }
 
-int cmd_explain(const std::string& id) {
+Outcome cmd_explain(const std::string& id) {
   auto cat = load_catalogue();
-  if (!cat) {
-    std::fprintf(stderr, "gpudoctor: %s\n", escape::one_line(cat.error()).c_str());
-    return 3;
-  }
+  if (!cat) return fail(Exit::internal, "{}", cat.error());
   const CatalogueEntry* e = cat->find(id);
   if (!e) {
     if (const FixEntry* f = cat->find_fix(id)) {
       std::printf("%s: %s\n\n%s\n", f->id.c_str(), f->title.c_str(), f->description.c_str());
-      return 0;
+      return Exit::ok;
     }
-    std::fprintf(stderr, "gpudoctor: no check or fix \"%s\" (gpudoctor check --list shows the checks)\n",
-                 escape::one_line(id).c_str());
-    return 2;
+    return fail(Exit::usage, "no check or fix \"{}\" (gpudoctor check --list shows the checks)", id);
   }
   std::printf("%s: %s\n", e->id.c_str(), e->title.c_str());
   std::printf("Reports %s when the problem is present. Area: %s.\n\n", e->fires_status.c_str(),
@@ -78,7 +61,7 @@ int cmd_explain(const std::string& id) {
     const FixEntry* f = cat->find_fix(fix);
     std::printf("  gpudoctor fix %s%s\n", fix.c_str(), f ? (" (" + f->title + ")").c_str() : "");
   }
-  return 0;
+  return Exit::ok;
 }
 
 } // namespace gpudoctor

@@ -1,9 +1,10 @@
 // The subcommands, independent of the command-line parser (main.cpp owns CLI11).
-// Each returns the process exit status of shared/spec/report-v1.md: 0 ok, 1 problems, 2 bad input, 3
-// internal.
+// Each returns its Outcome (util/diagnostics.hpp): the exit status of shared/spec/report-v1.md, or the
+// failure that stopped it, which main says once.
 #pragma once
 
 #include "bundle/upload.hpp"
+#include "util/diagnostics.hpp"
 
 #include <cstddef>
 #include <optional>
@@ -43,12 +44,12 @@ struct BundleOptions {
   CheckOptions check;
 };
 
-int cmd_check(const CheckOptions& opt);
-int cmd_list_checks();
-int cmd_explain(const std::string& id);
-int cmd_bundle(const BundleOptions& opt);
+Outcome cmd_check(const CheckOptions& opt);
+Outcome cmd_list_checks();
+Outcome cmd_explain(const std::string& id);
+Outcome cmd_bundle(const BundleOptions& opt);
 // gpudoctor probe: check --probes, reporting only the checks that judge probe results.
-int cmd_probe(const CheckOptions& opt);
+Outcome cmd_probe(const CheckOptions& opt);
 
 // gpudoctor fix and migrate (docs/fixes.md).
 struct FixOptions {
@@ -105,11 +106,11 @@ struct DiffOptions {
   ColorMode color = ColorMode::automatic;
 };
 
-int cmd_fleet(const FleetOptions& opt);
-int cmd_diff(const DiffOptions& opt);
+Outcome cmd_fleet(const FleetOptions& opt);
+Outcome cmd_diff(const DiffOptions& opt);
 
-int cmd_fix(const FixOptions& opt);
-int cmd_migrate(const MigrateOptions& opt);
-int cmd_undo(const UndoOptions& opt);
+Outcome cmd_fix(const FixOptions& opt);
+Outcome cmd_migrate(const MigrateOptions& opt);
+Outcome cmd_undo(const UndoOptions& opt);
 
 } // namespace gpudoctor

@@ -1,7 +1,6 @@
 #include "app/compare_output.hpp"
 
 #include "system/output_file.hpp"
-#include "util/escape.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -15,17 +14,15 @@ bool use_color(ColorMode mode, const std::string& output) {
   return !(no_color && *no_color) && output.empty() && ::isatty(STDOUT_FILENO);
 }
 
-bool emit(const std::string& content, const std::string& output) {
+std::expected<void, Failure> emit(const std::string& content, const std::string& output) {
   if (output.empty()) {
     std::fwrite(content.data(), 1, content.size(), stdout);
-    return std::fflush(stdout) == 0;
+    return {};
   }
   // 0600: a fleet's or a diff's report holds its machines' configuration, like each report.
-  if (auto written = write_output(output, content, 0600); !written) {
-    std::fprintf(stderr, "gpudoctor: %s\n", escape::one_line(written.error()).c_str());
-    return false;
-  }
-  return true;
+  if (auto written = write_output(output, content, 0600); !written)
+    return fail(Exit::usage, "{}", written.error());
+  return {};
 }
 
 } // namespace gpudoctor

@@ -3,7 +3,9 @@
 #pragma once
 
 #include "app/commands.hpp"
+#include "util/diagnostics.hpp"
 
+#include <expected>
 #include <string>
 
 namespace gpudoctor {
@@ -11,7 +13,8 @@ namespace gpudoctor {
 // Colour on a terminal without NO_COLOR (never into a file), or when asked.
 bool use_color(ColorMode mode, const std::string& output);
 
-// Prints `content`, or replaces the file `output` with it; false, after saying why, when it cannot.
-bool emit(const std::string& content, const std::string& output);
+// Prints `content`, or replaces the file `output` with it; fails (exit 2) when it cannot. What stdout could
+// not take main says, once (it flushes stdout last).
+std::expected<void, Failure> emit(const std::string& content, const std::string& output);
 
 } // namespace gpudoctor

@@ -5,43 +5,28 @@
 #include "app/report_input.hpp"
 #include "fleet/report_diff.hpp"
 #include "report/diff_render.hpp"
-#include "util/escape.hpp"
-
-#include <cstdio>
 
 #include <fmt/format.h>
 
 namespace gpudoctor {
 
-int cmd_diff(const DiffOptions& opt) {
+Outcome cmd_diff(const DiffOptions& opt) {
   InputReader reader(InputOptions{true, true});
   auto before = reader.read(opt.before);
-  if (!before) {
-    std::fprintf(stderr, "gpudoctor: %s: %s\n", escape::one_line(opt.before).c_str(),
-                 escape::one_line(before.error()).c_str());
-    return 2;
-  }
+  if (!before) return fail(Exit::usage, "{}", input_error(opt.before, before.error()));
   auto after = reader.read(opt.after);
-  if (!after) {
-    std::fprintf(stderr, "gpudoctor: %s: %s\n", escape::one_line(opt.after).c_str(),
-                 escape::one_line(after.error()).c_str());
-    return 2;
-  }
+  if (!after) return fail(Exit::usage, "{}", input_error(opt.after, after.error()));
   auto mismatch = machine_mismatch(*before, *after);
-  if (mismatch && !opt.force) {
-    std::string why =
-        fmt::format("gpudoctor: {} and {} are not one machine: {} (--force compares them anyway)", opt.before,
-                    opt.after, *mismatch);
-    std::fprintf(stderr, "%s\n", escape::one_line(why).c_str());
-    return 2;
-  }
+  if (mismatch && !opt.force)
+    return fail(Exit::usage, "{} and {} are not one machine: {} (--force compares them anyway)", opt.before,
+                opt.after, *mismatch);
   ReportDiff diff = diff_reports(*before, *after);
   if (mismatch) diff.notes.insert(diff.notes.begin(), fmt::format("{}: compared with --force", *mismatch));
   std::string out = opt.format == "json"   ? dump_json(diff_to_json(diff)) + "\n"
                     : opt.format == "html" ? render_diff_html(diff)
                                            : render_diff_text(diff, use_color(opt.color, opt.output));
-  if (!emit(out, opt.output)) return 2;
-  return diff.empty() ? 0 : 1;
+  if (auto written = emit(out, opt.output); !written) return std::unexpected(written.error());
+  return diff.empty() ? Exit::ok : Exit::findings;
 }
 
 } // namespace gpudoctor

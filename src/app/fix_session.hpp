@@ -10,6 +10,7 @@
 #include "fix/recipe.hpp"
 #include "knowledge/stacks.hpp"
 
+#include <expected>
 #include <memory>
 #include <string>
 
@@ -28,10 +29,10 @@ struct FixSession {
   fix::PlanContext context(const FixOptions& opt) const;
 };
 
-// Loads everything and looks at the machine; on failure prints why and sets `status` (2 or 3).
-std::unique_ptr<FixSession> open_fix_session(const FixOptions& opt, int& status);
+// Loads everything and looks at the machine; the failure exits 2 (bad input) or 3 (gpudoctor's data).
+std::expected<std::unique_ptr<FixSession>, Failure> open_fix_session(const FixOptions& opt);
 
-// Prints the script, writes it (--emit), or applies it (--apply). Returns the exit status.
-int deliver_plan(const fix::Plan& plan, const FixSession& session, const FixOptions& opt, bool migration);
+// Prints the script, writes it (--emit), or applies it (--apply).
+Outcome deliver_plan(const fix::Plan& plan, const FixSession& session, const FixOptions& opt, bool migration);
 
 } // namespace gpudoctor

@@ -5,7 +5,7 @@
 #include "app/report_input.hpp"
 #include "fleet/fleet.hpp"
 #include "report/fleet_render.hpp"
-#include "util/escape.hpp"
+#include "util/diagnostics.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -61,27 +61,28 @@ std::string render(const Fleet& fleet, const FleetOptions& opt) {
 
 } // namespace
 
-int cmd_fleet(const FleetOptions& opt) {
+Outcome cmd_fleet(const FleetOptions& opt) {
   auto inputs = expand_inputs(opt.paths);
   Read read = read_all(inputs, opt);
   if (read.skipped)
-    std::fprintf(stderr,
-                 "gpudoctor: note: %zu JSON files in the folders are no gpudoctor reports (skipped)\n",
-                 read.skipped);
+    diag::note("{} JSON files in the folders are no gpudoctor reports (skipped)", read.skipped);
   if (read.fleet.nodes.empty()) {
-    for (const auto& u : read.fleet.unreadable)
-      std::fprintf(stderr, "gpudoctor: %s: %s\n", escape::one_line(u.input).c_str(),
-                   escape::one_line(u.error).c_str());
-    std::fprintf(stderr,
-                 "gpudoctor: no report to compare (give reports, snapshots, bundles or folders of them)\n");
-    return 2;
+    // A line per input that could not be read; the last one also says that nothing is left to compare.
+    const auto& bad = read.fleet.unreadable;
+    if (bad.empty())
+      return fail(Exit::usage, "no report to compare (give reports, snapshots, bundles or folders of them)");
+    for (std::size_t i = 0; i + 1 < bad.size(); ++i)
+      diag::error("{}", input_error(bad[i].input, bad[i].error));
+    return fail(Exit::usage, "{}; no report to compare", input_error(bad.back().input, bad.back().error));
   }
-  if (!emit(render(read.fleet, opt), opt.output)) return 2;
+  if (auto written = emit(render(read.fleet, opt), opt.output); !written)
+    return std::unexpected(written.error());
   const Fleet& f = read.fleet;
-  if (!f.unreadable.empty()) return 2;
-  if (f.nodes_with(Status::error) > 0) return 1;
-  if (opt.strict && (f.nodes_with(Status::warn) > 0 || f.drifting_rows() > 0)) return 1;
-  return 0;
+  // The page names the inputs it could not read; the status says some were.
+  if (!f.unreadable.empty()) return Exit::usage;
+  if (f.nodes_with(Status::error) > 0) return Exit::findings;
+  if (opt.strict && (f.nodes_with(Status::warn) > 0 || f.drifting_rows() > 0)) return Exit::findings;
+  return Exit::ok;
 }
 
 } // namespace gpudoctor

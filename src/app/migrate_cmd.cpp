@@ -3,9 +3,8 @@
 #include "app/fix_session.hpp"
 #include "app/root_handoff.hpp"
 #include "fix/apply.hpp"
-#include "util/escape.hpp"
+#include "util/diagnostics.hpp"
 
-#include <cstdio>
 #include <unistd.h>
 
 namespace gpudoctor {
@@ -36,7 +35,7 @@ std::vector<std::string> plan_options(const MigrateOptions& opt) {
 
 } // namespace
 
-int cmd_migrate(const MigrateOptions& opt) {
+Outcome cmd_migrate(const MigrateOptions& opt) {
   fix::ApplyOptions aopt{opt.fix.yes, opt.fix.root, opt.fix.any_host, given_command(), {}};
   bool acts = opt.resume || opt.finish || opt.fix.apply;
   // The migration is root's (its records, its steps): a user's gpudoctor hands it over whole.
@@ -46,45 +45,34 @@ int cmd_migrate(const MigrateOptions& opt) {
       auto pythons = session_python_options(opt.fix.check.pythons);
       args.insert(args.end(), pythons.begin(), pythons.end());
     }
-    int status = run_as_root(args, opt.finish ? "finishing the migration" : "the migration");
-    if (status != 2 && opt.fix.apply && !opt.resume && !opt.finish)
+    Outcome status = run_as_root(args, opt.finish ? "finishing the migration" : "the migration");
+    if (status && *status != Exit::usage && opt.fix.apply && !opt.resume && !opt.finish)
       fix::note_root_apply("migrate --to " + opt.to + " --apply");
     return status;
   }
   if (opt.finish) return fix::finish_migration(aopt);
   if (opt.resume) return fix::resume_migration(aopt);
-  if (opt.to != "nvidia" && opt.to != "amd") {
-    std::fprintf(stderr, "gpudoctor: migrate --to nvidia or --to amd\n");
-    return 2;
-  }
+  if (opt.to != "nvidia" && opt.to != "amd") return fail(Exit::usage, "migrate --to nvidia or --to amd");
   if (opt.fix.apply && !opt.fix.from) {
     aopt.ignored = plan_options(opt);
     if (auto handled = fix::apply_recorded_migration(opt.to, aopt)) return *handled;
   }
-  int status = 0;
-  auto session = open_fix_session(opt.fix, status);
-  if (!session) return status;
-  fix::PlanContext ctx = session->context(opt.fix);
+  auto session = open_fix_session(opt.fix);
+  if (!session) return std::unexpected(session.error());
+  fix::PlanContext ctx = (*session)->context(opt.fix);
   ctx.options.remove_present_stack = opt.remove_present_stack;
   auto plan = fix::plan_migration(opt.to, ctx);
-  if (!plan) {
-    std::fprintf(stderr, "gpudoctor: cannot plan the move to %s: %s\n", escape::one_line(opt.to).c_str(),
-                 escape::one_line(plan.error()).c_str());
-    return 2;
-  }
-  return deliver_plan(*plan, *session, opt.fix, true);
+  if (!plan) return fail(Exit::usage, "cannot plan the move to {}: {}", opt.to, plan.error());
+  return deliver_plan(*plan, **session, opt.fix, true);
 }
 
-int cmd_undo(const UndoOptions& opt) {
+Outcome cmd_undo(const UndoOptions& opt) {
   fix::UndoRequest req{opt.root, opt.yes, opt.state, opt.script, opt.run};
   if (::geteuid() != 0) {
     auto u = fix::user_undo(req);
     if (u.kind == fix::UserUndo::Kind::root)
       return run_as_root(u.root_args, "undoing an apply that ran as root");
-    if (u.kind == fix::UserUndo::Kind::none) {
-      std::fputs(u.message.c_str(), stderr);
-      return 2;
-    }
+    if (u.kind == fix::UserUndo::Kind::none) return std::unexpected(u.refusal);
   }
   return fix::undo_apply(req);
 }

@@ -6,7 +6,6 @@
 #include "engine/runner.hpp"
 #include "report/program_formats.hpp"
 #include "system/output_file.hpp"
-#include "util/escape.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -16,12 +15,12 @@
 
 namespace gpudoctor {
 
-std::expected<Loaded, LoadFailure> load_data(const CheckOptions& opt) {
+std::expected<Loaded, Failure> load_data(const CheckOptions& opt) {
   auto kb = load_knowledge(opt.knowledge_dir);
   if (!kb)
-    return std::unexpected(LoadFailure{"knowledge tables: " + kb.error(), opt.knowledge_dir.empty() ? 3 : 2});
+    return fail(opt.knowledge_dir.empty() ? Exit::internal : Exit::usage, "knowledge tables: {}", kb.error());
   auto cat = load_catalogue();
-  if (!cat) return std::unexpected(LoadFailure{"catalogue: " + cat.error(), 3});
+  if (!cat) return fail(Exit::internal, "catalogue: {}", cat.error());
   return Loaded{std::move(*kb), std::move(*cat)};
 }
 
@@ -74,20 +73,18 @@ std::string render(const Report& report, const Loaded& data, const CheckOptions&
 
 } // namespace
 
-bool print_report(const Report& report, const Loaded& data, const CheckOptions& opt) {
+std::expected<void, Failure> print_report(const Report& report, const Loaded& data, const CheckOptions& opt) {
   std::string out = render(report, data, opt);
   if (opt.output.empty()) {
     std::fwrite(out.data(), 1, out.size(), stdout);
-    return true;
+    return {};
   }
   // The Prometheus textfile is 0644: node_exporter reads it as its own user (prometheus). Every other report
   // holds the machine's configuration unredacted: 0600, like a bundle.
   unsigned mode = opt.format == "prometheus" ? 0644 : 0600;
-  if (auto written = write_output(opt.output, out, mode); !written) {
-    std::fprintf(stderr, "gpudoctor: %s\n", escape::one_line(written.error()).c_str());
-    return false;
-  }
-  return true;
+  if (auto written = write_output(opt.output, out, mode); !written)
+    return fail(Exit::usage, "{}", written.error());
+  return {};
 }
 
 } // namespace gpudoctor

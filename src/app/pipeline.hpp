@@ -7,6 +7,7 @@
 #include "knowledge/stacks.hpp"
 #include "report/report.hpp"
 #include "system/system_view.hpp"
+#include "util/diagnostics.hpp"
 
 #include <expected>
 #include <string>
@@ -18,22 +19,16 @@ struct Loaded {
   Catalogue cat;
 };
 
-// Why the data could not be loaded, and the exit status: 2 when the user's --knowledge folder is at fault
-// (bad input, shared/spec/report-v1.md), 3 when the built-in data is.
-struct LoadFailure {
-  std::string message;
-  int status = 3;
-};
-
-// Loads the knowledge tables and catalogues; the error names the file and line.
-std::expected<Loaded, LoadFailure> load_data(const CheckOptions& opt);
+// Loads the knowledge tables and catalogues; the error names the file and line, and exits 2 when the user's
+// --knowledge folder is at fault (bad input, shared/spec/report-v1.md), 3 when the built-in data is.
+std::expected<Loaded, Failure> load_data(const CheckOptions& opt);
 
 // With `stacks` (fix, migrate, bundle) the facts hold the fix inventory too (Facts::inventory).
 Report run_pipeline(SystemView& view, const Loaded& data, const CheckOptions& opt,
                     const Stacks* stacks = nullptr);
 
 // Prints the report in the requested format to stdout, or replaces opt.output with it (atomically: a
-// reader such as node_exporter sees the old report or the new one). False when it could not be written.
-bool print_report(const Report& report, const Loaded& data, const CheckOptions& opt);
+// reader such as node_exporter sees the old report or the new one). Fails (exit 2) when it cannot be written.
+std::expected<void, Failure> print_report(const Report& report, const Loaded& data, const CheckOptions& opt);
 
 } // namespace gpudoctor

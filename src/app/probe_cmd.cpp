@@ -3,7 +3,7 @@
 
 namespace gpudoctor {
 
-int cmd_probe(const CheckOptions& options) {
+Outcome cmd_probe(const CheckOptions& options) {
   CheckOptions opt = options;
   opt.probes = true;
   if (opt.only.empty())

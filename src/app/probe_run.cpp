@@ -1,8 +1,7 @@
 #include "app/probe_run.hpp"
 
-#include "util/escape.hpp"
+#include "util/diagnostics.hpp"
 
-#include <cstdio>
 #include <unistd.h>
 
 namespace gpudoctor {
@@ -15,7 +14,7 @@ ProbeSession::ProbeSession(SystemView& view, const CheckOptions& opt) : m_view(v
   ProbeSay note = [this](const std::string& what) {
     std::lock_guard lock(m_mutex);
     clear_line();
-    std::fprintf(stderr, "gpudoctor: %s\n", escape::one_line(what).c_str());
+    diag::error("{}", what);
   };
   m_options.requested = opt.probes;
   m_options.timeout = std::chrono::milliseconds(opt.probe_timeout_ms);
@@ -27,7 +26,7 @@ ProbeSession::ProbeSession(SystemView& view, const CheckOptions& opt) : m_view(v
     if (!m_terminal) return;
     std::lock_guard lock(m_mutex);
     clear_line();
-    std::fprintf(stderr, "gpudoctor: %s ...", escape::one_line(what).c_str());
+    diag::progress(what);
     m_line_open = true;
   };
 }
@@ -51,7 +50,7 @@ void ProbeSession::finish(Facts& facts) {
 }
 
 void ProbeSession::clear_line() {
-  if (m_line_open) std::fputs("\r\033[K", stderr);
+  if (m_line_open) diag::clear_progress();
   m_line_open = false;
 }
 

@@ -63,7 +63,7 @@ bool looks_like_json(const std::string& path) {
 // Judging is rare (snapshots, old bundles): one at a time, with the knowledge tables loaded once.
 struct Judge {
   std::mutex mutex;
-  std::optional<std::expected<Loaded, LoadFailure>> data;
+  std::optional<std::expected<Loaded, Failure>> data;
 };
 
 Judge& judge_state() {
@@ -176,6 +176,10 @@ std::expected<NodeReport, std::string> InputReader::read_snapshot(const std::str
   node->properties.push_back({901, "Bundle", "pseudonyms", pseudonym_key((*snap)->view().manifest().note)});
   node->properties.insert(node->properties.end(), packages.begin(), packages.end());
   return node;
+}
+
+std::string input_error(const std::string& input, const std::string& error) {
+  return error.starts_with(input + ": ") ? error : input + ": " + error;
 }
 
 } // namespace gpudoctor

@@ -45,4 +45,7 @@ private:
 // key 1a2b3c4d", "a key of this bundle alone", or "none".
 std::string pseudonym_key(const std::string& manifest_note);
 
+// "INPUT: why it could not be read", naming the input once (a snapshot's error names its path already).
+std::string input_error(const std::string& input, const std::string& error);
+
 } // namespace gpudoctor

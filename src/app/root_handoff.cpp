@@ -70,21 +70,17 @@ std::vector<std::string> session_python_options(const std::vector<std::string>& 
   return out;
 }
 
-int run_as_root(const std::vector<std::string>& args, const std::string& why) {
+Outcome run_as_root(const std::vector<std::string>& args, const std::string& why) {
   std::error_code ec;
   std::string self = std::filesystem::read_symlink(paths::self_exe, ec).string();
-  if (self.empty() || self[0] != '/' || self.ends_with(" (deleted)")) {
-    std::fprintf(stderr,
-                 "gpudoctor: %s needs root, and this gpudoctor cannot tell its own path; as root:\n    %s\n",
-                 why.c_str(), escape::one_line("gpudoctor" + quoted(args)).c_str());
-    return 2;
-  }
+  if (self.empty() || self[0] != '/' || self.ends_with(" (deleted)"))
+    return fail_with(Exit::usage,
+                     fmt::format("{} needs root, and this gpudoctor cannot tell its own path; as root:", why),
+                     {"gpudoctor" + quoted(args)});
   std::string sudo = find_program("sudo", env("PATH"));
-  if (sudo.empty()) {
-    std::fprintf(stderr, "gpudoctor: %s needs root and sudo is not installed; as root, run:\n    %s\n",
-                 why.c_str(), escape::one_line(self + quoted(args)).c_str());
-    return 2;
-  }
+  if (sudo.empty())
+    return fail_with(Exit::usage, fmt::format("{} needs root and sudo is not installed; as root, run:", why),
+                     {self + quoted(args)});
   std::vector<std::string> argv = {sudo, "--", self};
   argv.insert(argv.end(), args.begin(), args.end());
   std::string head = why;
@@ -92,7 +88,8 @@ int run_as_root(const std::vector<std::string>& args, const std::string& why) {
   std::printf("%s needs root: gpudoctor runs it as root through sudo:\n    %s\n", head.c_str(),
               escape::one_line("sudo --" + quoted({self}) + quoted(args)).c_str());
   std::fflush(stdout);
-  return run_foreground(argv);
+  // Root's gpudoctor said what went wrong, if anything: its exit status is passed on as it is.
+  return static_cast<Exit>(run_foreground(argv));
 }
 
 } // namespace gpudoctor

@@ -7,6 +7,8 @@
 // root as SUDO_USER, which sudo itself sets (the user the groups fix adds).
 #pragma once
 
+#include "util/diagnostics.hpp"
+
 #include <string>
 #include <vector>
 
@@ -22,8 +24,8 @@ std::string given_command();
 // The --python options root needs to see this session's environments, leaving out those given already.
 std::vector<std::string> session_python_options(const std::vector<std::string>& given);
 
-// Runs gpudoctor as root through sudo with `args` and returns its exit status. Without sudo on PATH, says
-// what to run as root instead and returns 2. `why`: what needs root ("this migration").
-int run_as_root(const std::vector<std::string>& args, const std::string& why);
+// Runs gpudoctor as root through sudo with `args` and returns its exit status. Without sudo on PATH, fails
+// (exit 2) with what to run as root instead. `why`: what needs root ("this migration").
+Outcome run_as_root(const std::vector<std::string>& args, const std::string& why);
 
 } // namespace gpudoctor

@@ -9,6 +9,7 @@
 #include "system/root_exec.hpp"
 #include "system/root_trust.hpp"
 #include "util/atomic_file.hpp"
+#include "util/diagnostics.hpp"
 #include "util/escape.hpp"
 #include "util/text.hpp"
 
@@ -89,7 +90,7 @@ bool save(const RecordPlaces& places, const ApplyRecord& rec, bool with_pointer 
   auto r = save_record(places, migration ? places.migration_file() : places.last_apply_file(),
                        record_to_json(rec));
   if (r && migration && with_pointer) r = save_record(places, places.last_apply_file(), pointer_to_json(rec));
-  if (!r) std::fprintf(stderr, "gpudoctor: %s\n", one_line(r.error()).c_str());
+  if (!r) diag::error("{}", r.error());
   return r.has_value();
 }
 
@@ -161,18 +162,15 @@ void print_failure(const RecordPlaces& places, const ApplyRecord& rec, const std
     next = fmt::format("  Once the cause is fixed (the output above says what failed), run it again; or put "
                        "back what this run changed:\n    {}\n    {}\n",
                        rerun_command(rec, opt), gpudoctor_command("undo", opt.root));
-  std::fputs((head + next).c_str(), stderr);
+  diag::block(head + next);
 }
 
 // Runs the steps of the record's last run that are not done yet, saving the record after each.
-int run_steps(const RecordPlaces& places, ApplyRecord& rec, const ApplyOptions& opt) {
+Outcome run_steps(const RecordPlaces& places, ApplyRecord& rec, const ApplyOptions& opt) {
   if (places.system && running_as_root())
-    if (auto d = distrust_for_root(places.script(rec.script_id), places.root)) {
-      std::fprintf(stderr, "gpudoctor: root runs only its own script, and %s is %s: nothing was run.\n",
-                   one_line(places.script(rec.script_id)).c_str(),
-                   one_line(d->describe(places.script(rec.script_id))).c_str());
-      return 2;
-    }
+    if (auto d = distrust_for_root(places.script(rec.script_id), places.root))
+      return fail(Exit::usage, "root runs only its own script, and {} is {}: nothing was run.",
+                  places.script(rec.script_id), d->describe(places.script(rec.script_id)));
   const std::vector<std::string> done_before = rec.done;
   for (const auto& id : rec.steps) {
     if (std::find(rec.done.begin(), rec.done.end(), id) != rec.done.end()) continue;
@@ -183,7 +181,7 @@ int run_steps(const RecordPlaces& places, ApplyRecord& rec, const ApplyOptions& 
       std::printf("\nReboot now. After the reboot, `%s` continues where this stopped.\n",
                   rec.kind == "migration" ? gpudoctor_command("migrate --resume", opt.root).c_str()
                                           : rerun_command(rec, opt).c_str());
-      return 0;
+      return Exit::ok;
     }
     if (status != 0) {
       // A failure in the prepare stage puts back what its run had changed: those steps are to run again.
@@ -196,10 +194,10 @@ int run_steps(const RecordPlaces& places, ApplyRecord& rec, const ApplyOptions& 
       rec.failed_step = id;
       save(places, rec);
       print_failure(places, rec, id, status, opt);
-      return 1;
+      return Exit::findings;
     }
     rec.done.push_back(id);
-    if (!save(places, rec)) return 1;
+    if (!save(places, rec)) return Exit::findings;
   }
   rec.status = "done";
   rec.failed_step.clear();
@@ -215,7 +213,7 @@ int run_steps(const RecordPlaces& places, ApplyRecord& rec, const ApplyOptions& 
                 one_line(places.script_cache(rec.script_id)).c_str());
   else
     std::printf("`%s` restores the files this run edited.\n", gpudoctor_command("undo", opt.root).c_str());
-  return 0;
+  return Exit::ok;
 }
 
 // The folders, the lock and the machine's migration record, for an apply, resume or finish as root.
@@ -225,28 +223,21 @@ struct Opened {
   std::optional<ApplyRecord> migration;
 };
 
-std::optional<Opened> open_records(const ApplyOptions& opt, bool make_folders) {
+std::expected<Opened, Failure> open_records(const ApplyOptions& opt, bool make_folders) {
   Opened o{places_for(opt.root), {}, std::nullopt};
   if (make_folders)
-    if (auto r = prepare_record_folders(o.places); !r) {
-      print_refusal(r.error());
-      return std::nullopt;
-    }
+    if (auto r = prepare_record_folders(o.places); !r) return std::unexpected(r.error());
   auto lock = lock_records(o.places);
-  if (!lock) {
-    std::fprintf(stderr, "gpudoctor: %s\n", one_line(lock.error()).c_str());
-    return std::nullopt;
-  }
+  if (!lock) return fail(Exit::usage, "{}", lock.error());
   o.lock = std::move(*lock);
   if (o.places.system) {
     auto m = load_migration(o.places);
-    if (!m) {
-      std::fprintf(stderr,
-                   "gpudoctor: %s. Root acts only on its own records: look at the file, then remove it or "
-                   "give it to root, and run this again.\n",
-                   one_line(m.error()).c_str());
-      return std::nullopt;
-    }
+    if (!m)
+      return fail(
+          Exit::usage,
+          "{}. Root acts only on its own records: look at the file, then remove it or give it to root, "
+          "and run this again.",
+          m.error());
     o.migration = std::move(*m);
   }
   return o;
@@ -254,44 +245,38 @@ std::optional<Opened> open_records(const ApplyOptions& opt, bool make_folders) {
 
 void warn_ignored(const ApplyOptions& opt) {
   if (!opt.ignored.empty())
-    std::fprintf(
-        stderr, "gpudoctor: warning: ignored, since the unfinished migration goes on as it was planned: %s\n",
-        one_line(text::join(opt.ignored, ", ")).c_str());
+    diag::warning("ignored, since the unfinished migration goes on as it was planned: {}",
+                  text::join(opt.ignored, ", "));
 }
 
 // Another run of the machine's unfinished migration (a rerun of migrate --apply, or --resume).
-int continue_migration(Opened& o, const ApplyOptions& opt) {
+Outcome continue_migration(Opened& o, const ApplyOptions& opt) {
   ApplyRecord& rec = *o.migration;
   std::vector<std::string> left;
   for (const auto& s : rec.steps)
     if (std::find(rec.done.begin(), rec.done.end(), s) == rec.done.end()) left.push_back(s);
   std::printf("Steps left of %s: %s\n", one_line(rec.script_id).c_str(),
               one_line(text::join(left, ", ")).c_str());
-  if (!opt.yes && !confirm(fmt::format("Run the {} steps left?", left.size()))) {
-    std::fprintf(stderr, "gpudoctor: nothing was run%s\n", yes_hint());
-    return 2;
-  }
+  if (!opt.yes && !confirm(fmt::format("Run the {} steps left?", left.size())))
+    return fail(Exit::usage, "nothing was run{}", yes_hint());
   auto script = read_record(o.places, o.places.script(rec.script_id));
-  if (!script || !*script) {
-    std::fprintf(
-        stderr,
-        "gpudoctor: the script of the migration (%s) %s: it cannot go on. Put the machine back as it "
-        "was before it:\n    %s\n",
-        one_line(o.places.script(rec.script_id)).c_str(),
-        script ? "is gone" : ("cannot be used: " + one_line(script.error())).c_str(),
-        gpudoctor_command("undo", opt.root).c_str());
-    return 2;
-  }
+  if (!script || !*script)
+    return fail_with(
+        Exit::usage,
+        fmt::format("the script of the migration ({}) {}: it cannot go on. Put the machine back as it "
+                    "was before it:",
+                    o.places.script(rec.script_id), script ? "is gone" : "cannot be used: " + script.error()),
+        {gpudoctor_command("undo", opt.root)});
   rec.runs.push_back(new_run_id(rec.runs));
   rec.status = "running";
   rec.failed_step.clear();
-  if (!save(o.places, rec, true)) return 2;
+  if (!save(o.places, rec, true)) return Exit::usage;
   return run_steps(o.places, rec, opt);
 }
 
 // What the machine's migration record makes of `migrate --to TARGET --apply`: nullopt when a new migration
 // may start, else the exit status of continuing it, saying it is complete, or refusing.
-std::optional<int> follow_gate(Opened& o, const std::string& target, const ApplyOptions& opt) {
+std::optional<Outcome> follow_gate(Opened& o, const std::string& target, const ApplyOptions& opt) {
   auto gate = migration_gate(o.migration, target, opt.root);
   switch (gate.action) {
   case MigrationGate::Action::start:
@@ -302,12 +287,11 @@ std::optional<int> follow_gate(Opened& o, const std::string& target, const Apply
     return continue_migration(o, opt);
   case MigrationGate::Action::complete:
     std::printf("%s\n", gate.message.c_str());
-    return 0;
+    return Exit::ok;
   case MigrationGate::Action::refuse:
-    std::fputs(gate.message.c_str(), stderr);
-    return 2;
+    return fail_with(Exit::usage, gate.message, gate.commands);
   }
-  return 2;
+  return fail(Exit::internal, "the migration record's gate has no action");
 }
 
 } // namespace
@@ -319,19 +303,16 @@ int run_attached(const std::vector<std::string>& command, const std::string& roo
   return run_foreground(argv);
 }
 
-int apply_plan(const Plan& plan, const Script& script, const ApplyOptions& opt, bool migration) {
-  if (!running_as_root() && (plan.needs_root() || !opt.root.empty())) {
-    // The app hands such an apply to root (app/root_handoff) before it gets here.
-    std::fprintf(stderr, "gpudoctor: these steps need root: run gpudoctor as root\n");
-    return 2;
-  }
+Outcome apply_plan(const Plan& plan, const Script& script, const ApplyOptions& opt, bool migration) {
+  // The app hands such an apply to root (app/root_handoff) before it gets here.
+  if (!running_as_root() && (plan.needs_root() || !opt.root.empty()))
+    return fail(Exit::usage, "these steps need root: run gpudoctor as root");
   auto o = open_records(opt, true);
-  if (!o) return 2;
+  if (!o) return std::unexpected(o.error());
   if (migration) {
     if (auto status = follow_gate(*o, target_of(plan.id), opt)) return *status;
-  } else if (auto why = fix_refusal(o->migration, plan.id, acts_on_packages(plan), opt.root); !why.empty()) {
-    std::fputs(why.c_str(), stderr);
-    return 2;
+  } else if (auto why = fix_refusal(o->migration, plan.id, acts_on_packages(plan), opt.root)) {
+    return std::unexpected(*why);
   }
   std::printf("%s\n", render_plan_summary(plan).c_str());
   if (!migration && o->migration && !o->migration->closed())
@@ -339,14 +320,10 @@ int apply_plan(const Plan& plan, const Script& script, const ApplyOptions& opt, 
                 "migration.\n",
                 o->migration->target.c_str(), one_line(o->migration->script_id).c_str(),
                 gpudoctor_command("undo", opt.root).c_str());
-  if (!opt.yes && !confirm(fmt::format("Run these {} steps?", plan.steps.size()))) {
-    std::fprintf(stderr, "gpudoctor: nothing was run%s\n", yes_hint());
-    return 2;
-  }
-  if (auto w = atomic_write(o->places.on_host(o->places.script(script.id)), script.text, 0700); !w) {
-    std::fprintf(stderr, "gpudoctor: %s\n", one_line(w.error()).c_str());
-    return 2;
-  }
+  if (!opt.yes && !confirm(fmt::format("Run these {} steps?", plan.steps.size())))
+    return fail(Exit::usage, "nothing was run{}", yes_hint());
+  if (auto w = atomic_write(o->places.on_host(o->places.script(script.id)), script.text, 0700); !w)
+    return fail(Exit::usage, "{}", w.error());
   ApplyRecord rec;
   rec.kind = migration ? "migration" : "fix";
   rec.plan = plan.id;
@@ -358,119 +335,93 @@ int apply_plan(const Plan& plan, const Script& script, const ApplyOptions& opt, 
   rec.family = family_name(plan.os.family);
   rec.needs_root = plan.needs_root();
   rec.version = GPUDOCTOR_VERSION;
-  if (!save(o->places, rec, true)) return 2;
+  if (!save(o->places, rec, true)) return Exit::usage;
   return run_steps(o->places, rec, opt);
 }
 
-std::optional<int> apply_recorded_migration(const std::string& target, const ApplyOptions& opt) {
+std::optional<Outcome> apply_recorded_migration(const std::string& target, const ApplyOptions& opt) {
   if (!running_as_root()) return std::nullopt;
   RecordPlaces places = root_places(opt.root);
   auto m = load_migration(places);
   if (m && (!*m || (*m)->closed())) return std::nullopt;
   // Unreadable, unfinished or done: decided under the lock, with the record read again.
   auto o = open_records(opt, true);
-  if (!o) return 2;
+  if (!o) return std::unexpected(o.error());
   return follow_gate(*o, target, opt);
 }
 
-int resume_migration(const ApplyOptions& opt) {
-  if (!running_as_root()) {
-    std::fprintf(stderr, "gpudoctor: the migration is root's: run gpudoctor as root\n");
-    return 2;
-  }
+Outcome resume_migration(const ApplyOptions& opt) {
+  if (!running_as_root()) return fail(Exit::usage, "the migration is root's: run gpudoctor as root");
   RecordPlaces places = root_places(opt.root);
   auto m = load_migration(places);
-  if (m && (!*m || (*m)->closed())) {
-    std::fprintf(stderr, "gpudoctor: no migration to resume on this machine (%s%s)\n",
-                 one_line(places.migration_file()).c_str(),
-                 *m ? (": " + (*m)->script_id + " was " + (*m)->status).c_str() : " is not there");
-    return 2;
-  }
+  if (m && (!*m || (*m)->closed()))
+    return fail(Exit::usage, "no migration to resume on this machine ({}{})", places.migration_file(),
+                *m ? ": " + (*m)->script_id + " was " + (*m)->status : std::string(" is not there"));
   auto o = open_records(opt, true);
-  if (!o) return 2;
-  if (!o->migration || o->migration->closed()) {
-    std::fprintf(stderr, "gpudoctor: no migration to resume on this machine\n");
-    return 2;
-  }
+  if (!o) return std::unexpected(o.error());
+  if (!o->migration || o->migration->closed())
+    return fail(Exit::usage, "no migration to resume on this machine");
   ApplyRecord& rec = *o->migration;
   if (rec.status == "done") {
     std::printf("The migration %s is complete; nothing to resume. After a good boot, `%s` frees its undo "
                 "cache.\n",
                 one_line(rec.script_id).c_str(), gpudoctor_command("migrate --finish", opt.root).c_str());
-    return 0;
+    return Exit::ok;
   }
   std::printf("Resuming %s (%s).\n", one_line(rec.script_id).c_str(), one_line(rec.progress()).c_str());
   return continue_migration(*o, opt);
 }
 
-int finish_migration(const ApplyOptions& opt) {
-  if (!running_as_root()) {
-    std::fprintf(stderr, "gpudoctor: the migration is root's: run gpudoctor as root\n");
-    return 2;
-  }
+Outcome finish_migration(const ApplyOptions& opt) {
+  if (!running_as_root()) return fail(Exit::usage, "the migration is root's: run gpudoctor as root");
   RecordPlaces places = root_places(opt.root);
   auto m = load_migration(places);
-  if (m && !*m) {
-    std::fprintf(stderr, "gpudoctor: no migration to finish on this machine (%s is not there)\n",
-                 one_line(places.migration_file()).c_str());
-    return 2;
-  }
+  if (m && !*m)
+    return fail(Exit::usage, "no migration to finish on this machine ({} is not there)",
+                places.migration_file());
   auto o = open_records(opt, false);
-  if (!o) return 2;
-  if (!o->migration) {
-    std::fprintf(stderr, "gpudoctor: no migration to finish on this machine\n");
-    return 2;
-  }
+  if (!o) return std::unexpected(o.error());
+  if (!o->migration) return fail(Exit::usage, "no migration to finish on this machine");
   ApplyRecord& rec = *o->migration;
-  if (rec.unfinished()) {
-    std::fprintf(stderr,
-                 "gpudoctor: the migration to %s is not done (%s: %s): --finish frees its undo cache only "
-                 "once every step ran. Go on with it, or put the machine back as it was before it:\n    %s\n"
-                 "    %s\n",
-                 rec.target.c_str(), one_line(rec.script_id).c_str(), one_line(rec.progress()).c_str(),
-                 gpudoctor_command("migrate --resume", opt.root).c_str(),
-                 gpudoctor_command("undo", opt.root).c_str());
-    return 2;
-  }
+  if (rec.unfinished())
+    return fail_with(
+        Exit::usage,
+        fmt::format("the migration to {} is not done ({}: {}): --finish frees its undo cache only "
+                    "once every step ran. Go on with it, or put the machine back as it was before it:",
+                    rec.target, rec.script_id, rec.progress()),
+        {gpudoctor_command("migrate --resume", opt.root), gpudoctor_command("undo", opt.root)});
   std::string cache = places.script_cache(rec.script_id);
   std::string host = places.on_host(cache);
   std::error_code ec;
   bool there = std::filesystem::exists(std::filesystem::symlink_status(host, ec));
   if (rec.status == "finished" && !there) {
     std::printf("The migration %s was finished already.\n", one_line(rec.script_id).c_str());
-    return 0;
+    return Exit::ok;
   }
   std::string size = folder_size(host);
   if (rec.status == "done" && !opt.yes &&
       !confirm(fmt::format("Free the undo cache of {} ({} in {})? After this, `gpudoctor undo` cannot put "
                            "the old stack back.",
-                           one_line(rec.script_id), size, one_line(cache)))) {
-    std::fprintf(stderr, "gpudoctor: nothing was freed%s\n", yes_hint());
-    return 2;
-  }
+                           one_line(rec.script_id), size, one_line(cache))))
+    return fail(Exit::usage, "nothing was freed{}", yes_hint());
   if (there) {
-    if (auto d = distrust_for_root(cache, places.root)) {
-      std::fprintf(stderr, "gpudoctor: %s is not root's own folder (%s): not removed\n",
-                   one_line(cache).c_str(), one_line(d->describe(cache)).c_str());
-      return 2;
-    }
+    if (auto d = distrust_for_root(cache, places.root))
+      return fail(Exit::usage, "{} is not root's own folder ({}): not removed", cache, d->describe(cache));
     std::filesystem::remove_all(host, ec); // links inside are removed, not followed
-    if (ec) {
-      std::fprintf(stderr,
-                   "gpudoctor: cannot remove %s: %s. Once the cause is fixed, run this again:\n    %s\n",
-                   one_line(cache).c_str(), ec.message().c_str(),
-                   gpudoctor_command("migrate --finish", opt.root).c_str());
-      return 1;
-    }
+    if (ec)
+      return fail_with(
+          Exit::findings,
+          fmt::format("cannot remove {}: {}. Once the cause is fixed, run this again:", cache, ec.message()),
+          {gpudoctor_command("migrate --finish", opt.root)});
   }
   if (rec.status == "done") rec.status = "finished";
-  if (!save(o->places, rec)) return 1;
+  if (!save(o->places, rec)) return Exit::findings;
   std::printf("The migration %s is %s: %s freed (%s: its downloads and the old stack's packages kept for "
               "undo). Its journal and backups stay (%s, %s).\n",
               one_line(rec.script_id).c_str(), rec.status.c_str(), size.c_str(), one_line(cache).c_str(),
               one_line(places.journal(rec.script_id)).c_str(),
               one_line(places.backups + "/" + rec.script_id).c_str());
-  return 0;
+  return Exit::ok;
 }
 
 } // namespace gpudoctor::fix

@@ -7,6 +7,7 @@
 
 #include "fix/plan.hpp"
 #include "fix/render.hpp"
+#include "util/diagnostics.hpp"
 
 #include <optional>
 #include <string>
@@ -27,22 +28,22 @@ struct ApplyOptions {
 // fix --apply and migrate --apply of a new plan: shows the plan, asks (unless yes), keeps the script and the
 // record in the records' folders, runs every step. A migration is the machine's one migration: while one is
 // unfinished the same target continues it and another is refused; a fix that installs or removes packages
-// is refused then too. Returns 0 when every step ran (or the plan stopped for a reboot), 1 when a step
-// failed, 2 when refused.
-int apply_plan(const Plan& plan, const Script& script, const ApplyOptions& opt, bool migration);
+// is refused then too. Exit::ok when every step ran (or the plan stopped for a reboot), Exit::findings when
+// a step failed (said with the commands that recover), a failure (exit 2) when refused.
+Outcome apply_plan(const Plan& plan, const Script& script, const ApplyOptions& opt, bool migration);
 
 // migrate --to TARGET --apply, before a plan is made: when the machine's migration is unfinished (or done),
-// continues it (or says so, or refuses another target) and returns the exit status; nullopt when a new
+// continues it (or says so, or refuses another target) and returns its outcome; nullopt when a new
 // migration is to be planned.
-std::optional<int> apply_recorded_migration(const std::string& target, const ApplyOptions& opt);
+std::optional<Outcome> apply_recorded_migration(const std::string& target, const ApplyOptions& opt);
 
 // migrate --resume: continues the machine's unfinished migration (after its reboot, or a failure).
-int resume_migration(const ApplyOptions& opt);
+Outcome resume_migration(const ApplyOptions& opt);
 
 // migrate --finish: closes a migration that ran to its end and frees its undo cache
 // (/var/cache/gpudoctor/ID); after it, undo cannot put the old stack back. Also frees the cache of one that
 // was undone.
-int finish_migration(const ApplyOptions& opt);
+Outcome finish_migration(const ApplyOptions& opt);
 
 // What to undo: the last apply, the one a state file names (root's own; a user's is refused with the
 // root-side command), or a script's runs by id.
@@ -57,14 +58,14 @@ struct UndoRequest {
 // back from the script's cache (what has no cached .deb is printed as a command), purges those they
 // installed and holds again what they unheld; a migration's runs all together, newest first. As root only
 // from root's own records; a user undoes its own applies (the package commands printed, not run).
-int undo_apply(const UndoRequest& req);
+Outcome undo_apply(const UndoRequest& req);
 
 // A user's undo: its own apply (undone here), or one root made for it through sudo (`root_args` for root's
-// gpudoctor), or nothing (`message`).
+// gpudoctor), or nothing (`refusal` says why).
 struct UserUndo {
   enum class Kind { own, root, none } kind = Kind::none;
   std::vector<std::string> root_args;
-  std::string message;
+  Failure refusal;
 };
 UserUndo user_undo(const UndoRequest& req);
 

@@ -143,42 +143,45 @@ std::string gpudoctor_command(std::string_view args, const std::string& root) {
 MigrationGate migration_gate(const std::optional<ApplyRecord>& migration, const std::string& target,
                              const std::string& root) {
   using Action = MigrationGate::Action;
-  if (!migration || migration->closed()) return {Action::start, ""};
+  if (!migration || migration->closed()) return {Action::start, "", {}};
   const ApplyRecord& m = *migration;
   if (m.unfinished() && m.target == target)
     return {Action::resume,
             fmt::format("A migration to {} is unfinished on this machine ({}: {}): this continues it, with "
                         "the plan it was made with.",
-                        target, m.script_id, m.progress())};
+                        target, m.script_id, m.progress()),
+            {}};
   if (m.unfinished())
     return {Action::refuse,
-            fmt::format("gpudoctor: a migration to {} is unfinished on this machine ({}: {}). A machine has "
-                        "one migration at a time: go on with it, or put the machine back as it was before "
-                        "it, first:\n    {}\n    {}\n",
-                        m.target, m.script_id, m.progress(), gpudoctor_command("migrate --resume", root),
-                        gpudoctor_command("undo", root))};
+            fmt::format("a migration to {} is unfinished on this machine ({}: {}). A machine has one "
+                        "migration at a time: go on with it, or put the machine back as it was before it, "
+                        "first:",
+                        m.target, m.script_id, m.progress()),
+            {gpudoctor_command("migrate --resume", root), gpudoctor_command("undo", root)}};
   if (m.target == target)
     return {Action::complete,
             fmt::format("The migration to {} ({}) is complete: nothing to do. After a good boot, `{}` frees "
                         "its undo cache.",
-                        target, m.script_id, gpudoctor_command("migrate --finish", root))};
+                        target, m.script_id, gpudoctor_command("migrate --finish", root)),
+            {}};
   return {Action::refuse,
-          fmt::format("gpudoctor: the migration to {} ({}) is done but not finished: its undo cache is kept "
-                      "until it is. After a good boot, finish it; or put the machine back as it was before "
-                      "it; then migrate to {}:\n    {}\n    {}\n",
-                      m.target, m.script_id, target, gpudoctor_command("migrate --finish", root),
-                      gpudoctor_command("undo", root))};
+          fmt::format("the migration to {} ({}) is done but not finished: its undo cache is kept until it "
+                      "is. After a good boot, finish it; or put the machine back as it was before it; then "
+                      "migrate to {}:",
+                      m.target, m.script_id, target),
+          {gpudoctor_command("migrate --finish", root), gpudoctor_command("undo", root)}};
 }
 
-std::string fix_refusal(const std::optional<ApplyRecord>& migration, const std::string& fix,
-                        bool acts_on_packages, const std::string& root) {
-  if (!migration || !migration->unfinished() || !acts_on_packages) return {};
-  return fmt::format("gpudoctor: a migration to {} is unfinished on this machine ({}: {}), and fix {} "
-                     "installs or removes packages, which would change what the migration and its undo "
-                     "rely on. Go on with the migration, or put the machine back as it was before it, "
-                     "first:\n    {}\n    {}\n",
-                     migration->target, migration->script_id, migration->progress(), escape::one_line(fix),
-                     gpudoctor_command("migrate --resume", root), gpudoctor_command("undo", root));
+std::optional<Failure> fix_refusal(const std::optional<ApplyRecord>& migration, const std::string& fix,
+                                   bool acts_on_packages, const std::string& root) {
+  if (!migration || !migration->unfinished() || !acts_on_packages) return std::nullopt;
+  return Failure{
+      Exit::usage,
+      fmt::format("a migration to {} is unfinished on this machine ({}: {}), and fix {} installs or "
+                  "removes packages, which would change what the migration and its undo rely on. "
+                  "Go on with the migration, or put the machine back as it was before it, first:",
+                  migration->target, migration->script_id, migration->progress(), fix),
+      {gpudoctor_command("migrate --resume", root), gpudoctor_command("undo", root)}};
 }
 
 std::string new_run_id(const std::vector<std::string>& taken) {

@@ -3,6 +3,7 @@
 // refuse). Pure: fix/record_files.cpp reads and writes the files, fix/apply.cpp and fix/undo.cpp act.
 #pragma once
 
+#include "util/diagnostics.hpp"
 #include "util/json.hpp"
 
 #include <expected>
@@ -60,15 +61,16 @@ std::string gpudoctor_command(std::string_view args, const std::string& root);
 // resume the unfinished one, say that it is complete, or refuse (the message names the recovery commands).
 struct MigrationGate {
   enum class Action { start, resume, complete, refuse } action = Action::start;
-  std::string message;
+  std::string message;               // resume, complete: what is going on; refuse: why (one line)
+  std::vector<std::string> commands; // refuse: the commands that clear the way
 };
 MigrationGate migration_gate(const std::optional<ApplyRecord>& migration, const std::string& target,
                              const std::string& root);
 
-// Why a fix may not be applied now: one that installs or removes packages while a migration is
-// unfinished. Empty when it may.
-std::string fix_refusal(const std::optional<ApplyRecord>& migration, const std::string& fix,
-                        bool acts_on_packages, const std::string& root);
+// Why a fix may not be applied now (exit 2, with the commands that clear the way): one that installs or
+// removes packages while a migration is unfinished. Nothing when it may.
+std::optional<Failure> fix_refusal(const std::optional<ApplyRecord>& migration, const std::string& fix,
+                                   bool acts_on_packages, const std::string& root);
 
 // A new run id: the UTC time and the process id, unique among `taken`.
 std::string new_run_id(const std::vector<std::string>& taken);

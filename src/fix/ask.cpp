@@ -1,7 +1,5 @@
 #include "fix/ask.hpp"
 
-#include "util/escape.hpp"
-
 #include <cstdio>
 #include <iostream>
 #include <unistd.h>
@@ -15,11 +13,6 @@ bool confirm(const std::string& question) {
   std::string answer;
   std::getline(std::cin, answer);
   return answer == "y" || answer == "Y" || answer == "yes";
-}
-
-void print_refusal(const std::string& message) {
-  std::string text = escape::terminal(message);
-  std::fprintf(stderr, "gpudoctor: %s%s", text.c_str(), text.ends_with("\n") ? "" : "\n");
 }
 
 const char* yes_hint() {

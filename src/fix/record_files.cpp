@@ -45,10 +45,9 @@ bool plainly_below(const std::string& folder, const std::string& path) {
   return true;
 }
 
-std::string mend_hint(const std::string& path) {
-  return fmt::format("Look at what is in it; then remove it, or give it to root, and run this again:\n    "
-                     "chown root:root {0} && chmod 0700 {0}\n",
-                     shell_quote(path));
+// The command that mends a folder root distrusts, once a person has looked at what is in it.
+std::string mend_command(const std::string& path) {
+  return fmt::format("chown root:root {0} && chmod 0700 {0}", shell_quote(path));
 }
 
 std::expected<std::string, std::string> read_fd(int fd, const std::string& shown) {
@@ -121,33 +120,32 @@ RecordPlaces places_for(const std::string& root) {
   return !root.empty() || running_as_root() ? root_places(root) : user_places();
 }
 
-std::expected<void, std::string> prepare_record_folders(const RecordPlaces& places) {
+std::expected<void, Failure> prepare_record_folders(const RecordPlaces& places) {
   for (const std::string* folder :
        {&places.state, &places.scripts, &places.log, &places.backups, &places.cache}) {
     std::string host = places.on_host(*folder);
     struct stat st {};
     if (::lstat(host.c_str(), &st) != 0) {
-      if (errno != ENOENT)
-        return std::unexpected(
-            fmt::format("cannot look at {}: {}", escape::one_line(host), std::strerror(errno)));
+      if (errno != ENOENT) return fail(Exit::usage, "cannot look at {}: {}", host, std::strerror(errno));
       std::error_code ec;
       std::filesystem::create_directories(std::filesystem::path(host).parent_path(), ec);
       // The cache is 0755: pip reads the downloaded wheels as the owner of the environment, apt the cached
       // .debs as its sandbox user. It holds what public repositories serve; the rest holds secrets.
       mode_t mode = folder == &places.cache ? 0755 : 0700;
       if (::mkdir(host.c_str(), mode) != 0 && errno != EEXIST)
-        return std::unexpected(
-            fmt::format("cannot make {}: {}", escape::one_line(host), std::strerror(errno)));
+        return fail(Exit::usage, "cannot make {}: {}", host, std::strerror(errno));
       ::chmod(host.c_str(), mode); // whatever the umask
     }
     if (!places.system) continue;
     if (auto d = distrust_for_root(*folder, places.root))
-      return std::unexpected(fmt::format(
-          "root keeps its records only in folders no other user can change, and {} {}. {}",
-          escape::one_line(*folder),
-          d->path == *folder ? "is " + d->why
-                             : fmt::format("lies below {}, which is {}", escape::one_line(d->path), d->why),
-          mend_hint(d->path)));
+      return fail_with(
+          Exit::usage,
+          fmt::format("root keeps its records only in folders no other user can change, and {} {}. "
+                      "Look at what is in it; then remove it, or give it to root, and run this again:",
+                      *folder,
+                      d->path == *folder ? "is " + d->why
+                                         : fmt::format("lies below {}, which is {}", d->path, d->why)),
+          {mend_command(places.on_host(d->path))});
   }
   return {};
 }

@@ -7,6 +7,7 @@
 // $XDG_STATE_HOME/gpudoctor, with the same layout.
 #pragma once
 
+#include "util/diagnostics.hpp"
 #include "util/json.hpp"
 
 #include <expected>
@@ -41,7 +42,7 @@ RecordPlaces places_for(const std::string& root);
 
 // Makes the folders that are missing (0700) and checks those that are there: as root, each must pass the
 // trust rule. The error says which folder fails and why, and how to mend it.
-std::expected<void, std::string> prepare_record_folders(const RecordPlaces& places);
+std::expected<void, Failure> prepare_record_folders(const RecordPlaces& places);
 
 // The text of the record file `path` (as the machine names it); nullopt when there is none. As root, only a
 // regular file that passes the trust rule (owned by root, in folders no other user can change), opened

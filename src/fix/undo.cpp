@@ -11,6 +11,7 @@
 #include "parse/parsers_system.hpp"
 #include "system/root_exec.hpp"
 #include "util/atomic_file.hpp"
+#include "util/diagnostics.hpp"
 #include "util/escape.hpp"
 #include "util/file_text.hpp"
 #include "util/text.hpp"
@@ -60,7 +61,7 @@ int package_command(const std::vector<std::string>& argv, const std::string& roo
   }
   std::printf("\n%s:\n  %s\n", what, one_line(text).c_str());
   int status = run_attached(argv, root);
-  if (status != 0) std::fprintf(stderr, "gpudoctor: that failed (exit status %d)\n", status);
+  if (status != 0) diag::error("that failed (exit status {})", status);
   return status == 0 ? 0 : 1;
 }
 
@@ -193,6 +194,12 @@ struct Target {
   bool all_runs = true; // the record's runs, not some of them (--run)
 };
 
+// A target that cannot be found is the user's to look into (exit 2).
+std::expected<Target, Failure> usage_error(std::expected<Target, std::string> t) {
+  if (t) return std::move(*t);
+  return fail(Exit::usage, "{}", t.error());
+}
+
 std::expected<std::optional<ApplyRecord>, std::string> load_migration_record(const RecordPlaces& places) {
   auto m = load_record(places, places.migration_file());
   if (!m || *m) return m;
@@ -256,8 +263,8 @@ std::expected<Target, std::string> last_target(const RecordPlaces& places) {
 
 // --state FILE as root: a record root owns is a pointer to root's own records; a file another user can
 // change is refused, with the command that undoes the same apply from root's records.
-std::expected<Target, std::string> state_file_target(const RecordPlaces& places, const std::string& file,
-                                                     const std::string& root) {
+std::expected<Target, Failure> state_file_target(const RecordPlaces& places, const std::string& file,
+                                                 const std::string& root) {
   // A file below a test's root is judged as that machine names it (the folders above the root are not).
   RecordPlaces here = root_places("");
   std::string path = file;
@@ -267,9 +274,9 @@ std::expected<Target, std::string> state_file_target(const RecordPlaces& places,
   }
   auto rec = load_record(here, path);
   if (rec && *rec)
-    return target_of_script(places, (*rec)->script_id,
-                            (*rec)->pointer ? std::vector<std::string>{} : (*rec)->runs);
-  if (rec) return std::unexpected(fmt::format("no apply to undo: {} is not there", one_line(file)));
+    return usage_error(target_of_script(places, (*rec)->script_id,
+                                        (*rec)->pointer ? std::vector<std::string>{} : (*rec)->runs));
+  if (rec) return fail(Exit::usage, "no apply to undo: {} is not there", file);
   // Refused: name the root-side command, with the ids the file names when they are ids.
   std::string command = gpudoctor_command("undo", root);
   RecordPlaces plain = root_places(""); // read as a plain file (no link, no FIFO), only for its ids
@@ -281,10 +288,12 @@ std::expected<Target, std::string> state_file_target(const RecordPlaces& places,
             fmt::format("undo --script {}{}", parsed->script_id,
                         parsed->runs.size() == 1 ? " --run " + parsed->runs.front() : std::string()),
             root);
-  return std::unexpected(fmt::format(
-      "{}. Root undoes only from its own records ({}, {}, {}, {}), never from a file another user can "
-      "change. Root's journal names that apply by its ids; as root:\n    {}\n",
-      rec.error(), places.state, places.log, places.backups, places.cache, command));
+  return fail_with(
+      Exit::usage,
+      fmt::format("{}. Root undoes only from its own records ({}, {}, {}, {}), never from a file "
+                  "another user can change. Root's journal names that apply by its ids; as root:",
+                  rec.error(), places.state, places.log, places.backups, places.cache),
+      {command});
 }
 
 std::string undo_command(const UndoRequest& req, const Target& t) {
@@ -298,39 +307,31 @@ void mark_undone(const RecordPlaces& places, Target& t) {
   if (!t.saved || !t.all_runs) return;
   t.rec.status = "undone";
   std::string path = t.rec.kind == "migration" ? places.migration_file() : places.last_apply_file();
-  if (auto r = save_record(places, path, record_to_json(t.rec)); !r)
-    std::fprintf(stderr, "gpudoctor: %s\n", one_line(r.error()).c_str());
+  if (auto r = save_record(places, path, record_to_json(t.rec)); !r) diag::error("{}", r.error());
 }
 
-int undo_target(const RecordPlaces& places, Target& t, const UndoRequest& req) {
+Outcome undo_target(const RecordPlaces& places, Target& t, const UndoRequest& req) {
   const ApplyRecord& rec = t.rec;
   std::string what = rec.kind == "migration" ? "the migration " + rec.script_id : rec.script_id;
-  if (rec.status == "finished") {
-    std::fprintf(
-        stderr,
-        "gpudoctor: %s was finished (migrate --finish): its undo cache is freed, so undo cannot put "
-        "the old stack back. A new migration goes the other way:\n    %s\n",
-        one_line(what).c_str(),
-        gpudoctor_command(fmt::format("migrate --to {} --apply", rec.target == "nvidia" ? "amd" : "nvidia"),
-                          req.root)
-            .c_str());
-    return 2;
-  }
+  if (rec.status == "finished")
+    return fail_with(
+        Exit::usage,
+        fmt::format("{} was finished (migrate --finish): its undo cache is freed, so undo cannot put the old "
+                    "stack back. A new migration goes the other way:",
+                    what),
+        {gpudoctor_command(fmt::format("migrate --to {} --apply", rec.target == "nvidia" ? "amd" : "nvidia"),
+                           req.root)});
   if (rec.status == "undone" && t.all_runs) {
     std::printf("The last apply (%s) was undone already.\n", one_line(what).c_str());
-    return 0;
+    return Exit::ok;
   }
   if (rec.status == "rolled-back" || rec.status == "stopped") {
     std::printf("%s %s when it failed: nothing to undo.\n", one_line(what).c_str(),
                 rec.status == "stopped" ? "had changed nothing" : "put back what it had changed");
-    return 0;
+    return Exit::ok;
   }
   auto text = read_record(places, places.journal(rec.script_id));
-  if (!text) {
-    std::fprintf(stderr, "gpudoctor: %s: undo acts only on root's own journal\n",
-                 one_line(text.error()).c_str());
-    return 2;
-  }
+  if (!text) return fail(Exit::usage, "{}: undo acts only on root's own journal", text.error());
   auto entries = parse_journal(text->value_or(""));
   std::vector<std::string> runs = rec.runs.empty() ? journal_runs(entries) : rec.runs;
   RunEffects all = run_effects(entries, runs);
@@ -342,12 +343,15 @@ int undo_target(const RecordPlaces& places, Target& t, const UndoRequest& req) {
   if (pending.empty()) {
     if (all.found)
       std::printf("The last apply (%s) was undone already.\n", one_line(what).c_str());
+    else if (runs.empty())
+      std::printf("No run of %s is in the journal %s: nothing to undo.\n", one_line(rec.script_id).c_str(),
+                  one_line(places.journal(rec.script_id)).c_str());
     else
       std::printf("The journal %s has nothing of %s %s: nothing to undo.\n",
                   one_line(places.journal(rec.script_id)).c_str(), runs.size() == 1 ? "run" : "runs",
                   one_line(text::join(runs, ", ")).c_str());
     mark_undone(places, t);
-    return 0;
+    return Exit::ok;
   }
   RunEffects fx = run_effects(entries, pending);
   // Only what lies in root's own folders of these runs is acted on.
@@ -359,9 +363,8 @@ int undo_target(const RecordPlaces& places, Target& t, const UndoRequest& req) {
       backups.push_back(b);
       continue;
     }
-    std::fprintf(stderr, "gpudoctor: not restored: %s: its copy %s is not one of run %s's backups (%s)\n",
-                 one_line(b.file).c_str(), one_line(b.copy).c_str(), one_line(b.run).c_str(),
-                 ok ? "not an absolute path" : one_line(ok.error()).c_str());
+    diag::error("not restored: {}: its copy {} is not one of run {}'s backups ({})", b.file, b.copy, b.run,
+                ok ? "not an absolute path" : ok.error());
     ++failures;
   }
   for (auto it = fx.cached.begin(); it != fx.cached.end();) {
@@ -370,8 +373,7 @@ int undo_target(const RecordPlaces& places, Target& t, const UndoRequest& req) {
       ++it;
       continue;
     }
-    std::fprintf(stderr, "gpudoctor: not installed from the cache: %s (%s: %s)\n",
-                 one_line(it->first).c_str(), one_line(it->second).c_str(), one_line(ok.error()).c_str());
+    diag::error("not installed from the cache: {} ({}: {})", it->first, it->second, ok.error());
     it = fx.cached.erase(it);
   }
   std::vector<std::string> newest_first(pending.rbegin(), pending.rend());
@@ -379,16 +381,14 @@ int undo_target(const RecordPlaces& places, Target& t, const UndoRequest& req) {
               pending.size() == 1 ? "run" : "runs", one_line(text::join(newest_first, ", ")).c_str());
   if (!req.yes && !confirm(fmt::format("Restore {} files, remove {} that the runs created, and put their "
                                        "packages back?",
-                                       backups.size(), fx.created.size()))) {
-    std::fprintf(stderr, "gpudoctor: nothing was undone%s\n", yes_hint());
-    return 2;
-  }
+                                       backups.size(), fx.created.size())))
+    return fail(Exit::usage, "nothing was undone{}", yes_hint());
   const std::string& root = places.root;
   for (auto it = backups.rbegin(); it != backups.rend(); ++it) {
     auto r = atomic_copy(root + it->copy, root + it->file);
     std::printf("%s %s\n", r ? "restored" : "could not restore", one_line(it->file).c_str());
     if (!r) {
-      std::fprintf(stderr, "  %s\n", one_line(r.error()).c_str());
+      diag::detail("{}", r.error());
       ++failures;
     }
   }
@@ -406,38 +406,31 @@ int undo_target(const RecordPlaces& places, Target& t, const UndoRequest& req) {
                 one_line(group).c_str(), shell_quote(user).c_str(), shell_quote(group).c_str());
   for (const auto& p : fx.pip)
     std::printf("pip: %s\n", one_line(p).c_str());
-  if (failures) {
-    std::fprintf(stderr,
-                 "gpudoctor: undo did not finish: %d of its actions failed (above). What it put back stays "
-                 "back; once the cause is fixed, run it again:\n    %s\n",
-                 failures, undo_command(req, t).c_str());
-    return 1;
-  }
+  if (failures)
+    return fail_with(
+        Exit::findings,
+        fmt::format("undo did not finish: {} of its actions failed (above). What it put back stays "
+                    "back; once the cause is fixed, run it again:",
+                    failures),
+        {undo_command(req, t)});
   // Unrecorded, a second undo would restore the same backups over what came after: say so, exit 2.
-  if (auto noted = note_undone(places, rec.script_id, pending); !noted) {
-    std::fprintf(stderr, "gpudoctor: the files are restored, but %s\n", one_line(noted.error()).c_str());
-    return 2;
-  }
+  if (auto noted = note_undone(places, rec.script_id, pending); !noted)
+    return fail(Exit::usage, "the files are restored, but {}", noted.error());
   mark_undone(places, t);
   std::printf("Undone: %s.\n", one_line(what).c_str());
-  return 0;
+  return Exit::ok;
 }
 
 } // namespace
 
-int undo_apply(const UndoRequest& req) {
-  if (!req.script_id.empty() && !valid_id(req.script_id)) {
-    std::fprintf(stderr, "gpudoctor: --script %s is no script id\n", one_line(req.script_id).c_str());
-    return 2;
-  }
-  if (!req.run.empty() && !valid_id(req.run)) {
-    std::fprintf(stderr, "gpudoctor: --run %s is no run id\n", one_line(req.run).c_str());
-    return 2;
-  }
+Outcome undo_apply(const UndoRequest& req) {
+  if (!req.script_id.empty() && !valid_id(req.script_id))
+    return fail(Exit::usage, "--script {} is no script id", req.script_id);
+  if (!req.run.empty() && !valid_id(req.run)) return fail(Exit::usage, "--run {} is no run id", req.run);
   RecordPlaces places = places_for(req.root);
   std::vector<std::string> runs;
   if (!req.run.empty()) runs.push_back(req.run);
-  std::expected<Target, std::string> t = std::unexpected(std::string());
+  std::expected<Target, Failure> t = fail(Exit::internal, "no undo target");
   if (!places.system) {
     // A user's own apply (its steps ran as that user): its record, or the one --state names.
     RecordPlaces own = places;
@@ -445,37 +438,26 @@ int undo_apply(const UndoRequest& req) {
     auto rec = req.state_file.empty() ? load_record(own, own.last_apply_file())
                                       : load_record(root_places(""), req.state_file);
     if (!rec || !*rec)
-      t = std::unexpected(
-          rec ? fmt::format("no apply to undo ({} is not there)",
-                            one_line(req.state_file.empty() ? own.last_apply_file() : req.state_file))
-              : rec.error());
+      t = fail(Exit::usage, "{}",
+               rec ? fmt::format("no apply to undo ({} is not there)",
+                                 req.state_file.empty() ? own.last_apply_file() : req.state_file)
+                   : rec.error());
     else
       t = Target{**rec, req.state_file.empty(), true};
   } else if (!req.state_file.empty()) {
     t = state_file_target(places, req.state_file, req.root);
   } else if (!req.script_id.empty()) {
-    t = target_of_script(places, req.script_id, runs);
+    t = usage_error(target_of_script(places, req.script_id, runs));
   } else {
-    t = last_target(places);
+    t = usage_error(last_target(places));
   }
-  if (!t) {
-    print_refusal(t.error());
-    return 2;
-  }
+  if (!t) return std::unexpected(t.error());
   // Root's folders: made where missing (the lock lives there; 0.1.0 kept no record of a user's apply), and
   // judged by the trust rule before anything below them is acted on.
   if (places.system)
-    if (auto r = prepare_record_folders(places); !r) {
-      print_refusal(r.error());
-      return 2;
-    }
-  std::optional<RecordLock> lock;
-  if (auto l = lock_records(places); l) {
-    lock = std::move(*l);
-  } else {
-    std::fprintf(stderr, "gpudoctor: %s\n", one_line(l.error()).c_str());
-    return 2;
-  }
+    if (auto r = prepare_record_folders(places); !r) return std::unexpected(r.error());
+  auto lock = lock_records(places);
+  if (!lock) return fail(Exit::usage, "{}", lock.error());
   return undo_target(places, *t, req);
 }
 
@@ -492,30 +474,30 @@ UserUndo user_undo(const UndoRequest& req) {
     if (!req.root.empty()) args.insert(args.end(), {"--root", req.root});
     if (!req.script_id.empty()) args.insert(args.end(), {"--script", req.script_id});
     if (!req.run.empty()) args.insert(args.end(), {"--run", req.run});
-    return {UserUndo::Kind::root, with_yes(args), ""};
+    return {UserUndo::Kind::root, with_yes(args), {}};
   }
   RecordPlaces own = user_places();
   std::string file = req.state_file.empty() ? own.last_apply_file() : req.state_file;
   auto text = read_whole_file(file);
   if (!text) {
-    out.message = fmt::format("gpudoctor: no apply of yours to undo ({} is not there). Root's applies are "
-                              "undone by root:\n    sudo gpudoctor undo\n",
-                              one_line(file));
+    out.refusal = {
+        Exit::usage,
+        fmt::format("no apply of yours to undo ({} is not there). Root's applies are undone by root:", file),
+        {"sudo gpudoctor undo"}};
     return out;
   }
   auto doc = parse_json(*text);
   if (doc && doc->is_object() && json_string(*doc, "kind").value_or("") == "root")
-    return {UserUndo::Kind::root, with_yes({"undo"}), ""}; // note_root_apply's pointer
+    return {UserUndo::Kind::root, with_yes({"undo"}), {}}; // note_root_apply's pointer
   auto rec = doc ? record_from_json(*doc) : std::unexpected(doc.error());
   if (!rec) {
-    out.message =
-        fmt::format("gpudoctor: {} is no record of an apply: {}\n", one_line(file), one_line(rec.error()));
+    out.refusal = {Exit::usage, fmt::format("{} is no record of an apply: {}", file, rec.error()), {}};
     return out;
   }
   // 0.1.0 ran a user's root steps through sudo and kept the record here: root's journal has the run.
   if (rec->needs_root && !rec->pointer && !rec->runs.empty())
-    return {UserUndo::Kind::root, with_yes({"undo", "--script", rec->script_id, "--run", rec->runs.back()}),
-            ""};
+    return {
+        UserUndo::Kind::root, with_yes({"undo", "--script", rec->script_id, "--run", rec->runs.back()}), {}};
   out.kind = UserUndo::Kind::own;
   return out;
 }
@@ -527,8 +509,7 @@ void note_root_apply(const std::string& what) {
   doc["kind"] = "root";
   doc["what"] = what;
   doc["at"] = now_utc();
-  if (auto r = save_record(own, own.last_apply_file(), doc); !r)
-    std::fprintf(stderr, "gpudoctor: warning: %s\n", one_line(r.error()).c_str());
+  if (auto r = save_record(own, own.last_apply_file(), doc); !r) diag::warning("{}", r.error());
 }
 
 } // namespace gpudoctor::fix

@@ -4,6 +4,7 @@
 #include "engine/catalogue.hpp"
 #include "engine/result.hpp"
 #include "facts/facts.hpp"
+#include "util/diagnostics.hpp"
 #include "util/json.hpp"
 
 #include <chrono>
@@ -39,6 +40,6 @@ std::string render_text(const Report& report, const Catalogue& cat, const TextOp
 std::string render_html(const Report& report, const Catalogue& cat);
 
 // Exit status of `gpudoctor check` (report-v1): 1 on any error result (with `strict`, on warn too).
-int exit_status(const std::vector<Result>& results, bool strict);
+Exit exit_status(const std::vector<Result>& results, bool strict);
 
 } // namespace gpudoctor

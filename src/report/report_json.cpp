@@ -27,9 +27,9 @@ Summary summarize(const std::vector<Result>& results) {
   return s;
 }
 
-int exit_status(const std::vector<Result>& results, bool strict) {
+Exit exit_status(const std::vector<Result>& results, bool strict) {
   Summary s = summarize(results);
-  return (s.error > 0 || (strict && s.warn > 0)) ? 1 : 0;
+  return (s.error > 0 || (strict && s.warn > 0)) ? Exit::findings : Exit::ok;
 }
 
 Json report_to_json(const Report& report) {

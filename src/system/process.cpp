@@ -11,7 +11,7 @@
 #include "system/process_tree.hpp"
 #include "system/reaper.hpp"
 #include "system/root_exec.hpp"
-#include "util/escape.hpp"
+#include "util/diagnostics.hpp"
 
 #include <cerrno>
 #include <chrono>
@@ -434,11 +434,10 @@ int run_foreground(const std::vector<std::string>& argv) {
         env.emplace(std::string(*e, static_cast<std::size_t>(eq - *e)), eq + 1);
     ProgramChoice choice = choose_program(argv[0], env.count("PATH") ? env["PATH"] : "", false);
     for (const auto& u : choice.untrusted)
-      std::fprintf(stderr, "gpudoctor: not run as root: %s (%s)\n", escape::one_line(u.path).c_str(),
-                   escape::one_line(u.why).c_str());
+      diag::error("not run as root: {} ({})", u.path, u.why);
     if (choice.path.empty()) {
-      std::fprintf(stderr, "gpudoctor: cannot run %s: %s\n", escape::one_line(argv[0]).c_str(),
-                   choice.untrusted.empty() ? "not found" : "no copy that root can trust");
+      diag::error("cannot run {}: {}", argv[0],
+                  choice.untrusted.empty() ? "not found" : "no copy that root can trust");
       return 127;
     }
     exe = choice.path;
@@ -464,8 +463,7 @@ int run_foreground(const std::vector<std::string>& argv) {
       },
       child, true);
   if (rc != 0) {
-    std::fprintf(stderr, "gpudoctor: cannot run %s: %s\n", escape::one_line(argv[0]).c_str(),
-                 std::strerror(rc));
+    diag::error("cannot run {}: {}", argv[0], std::strerror(rc));
     return 127;
   }
   reaper::ExitStatus status = reaper::wait(child);

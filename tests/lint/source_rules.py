@@ -6,8 +6,13 @@
    < main.cpp).
 2. One seam to the machine: only src/system/ spells /sys/, /proc/ or /dev/ paths in code (src/, checks/ and
    probes/ host code).
+3. One writer of gpudoctor's own messages: only src/util/diagnostics.cpp writes to stderr (src/ and checks/;
+   the probe programs of probes/ are programs of their own). Named exceptions: the signal path's
+   async-signal-safe write(2) in src/system/lifecycle.cpp.
 
 Usage: source_rules.py SOURCE_DIR. Prints each breach as file:line and exits 1 if there is one.
+source_rules.py --self-test: plants each breach the rules name in a temporary tree and fails unless every one
+is reported (and the named exceptions are not).
 """
 import os
 import re
@@ -55,6 +60,44 @@ def machine_path_breaches(root, folder):
     return breaches
 
 
+# A write to stderr: the stdio and iostream ways, fmt's, and write(2) on its descriptor.
+STDERR_WRITE = re.compile(r'\b(fprintf|fputs|fputc|fwrite|vfprintf|fmt::print|std::print|std::println)\s*\([^;]*\bstderr\b'
+                          r'|\bstd::(cerr|clog)\b|\bwrite\s*\(\s*(STDERR_FILENO|2)\s*,')
+STDERR_WRITERS = {
+    os.path.join("src", "util", "diagnostics.cpp"): "the diagnostics module",
+}
+STDERR_EXCEPTIONS = {
+    # (file, what the line must hold): the signal path cannot take a lock or allocate.
+    (os.path.join("src", "system", "lifecycle.cpp"), "::write(STDERR_FILENO"),
+}
+
+
+def stderr_breaches(root):
+    """Writes to stderr outside the diagnostics module (util/diagnostics.hpp) and the named exceptions."""
+    breaches = []
+    for folder in ("src", "checks"):
+        for where, _, files in os.walk(os.path.join(root, folder)):
+            for name in sorted(files):
+                if not name.endswith((".cpp", ".hpp", ".h")):
+                    continue
+                path = os.path.join(where, name)
+                rel = os.path.relpath(path, root)
+                if rel in STDERR_WRITERS:
+                    continue
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    text = f.read()
+                # Statements may span lines: judge each statement's code, reported at its first line.
+                code = "\n".join(code_part(line) for line in text.split("\n"))
+                for m in STDERR_WRITE.finditer(code):
+                    number = code.count("\n", 0, m.start()) + 1
+                    line = text.split("\n")[number - 1]
+                    if any(rel == f and held in line for f, held in STDERR_EXCEPTIONS):
+                        continue
+                    breaches.append(f"{rel}:{number}: a write to stderr outside util/diagnostics "
+                                    "(say it through diag::error, diag::warning, ... or return a Failure)")
+    return breaches
+
+
 def layer_breaches(root):
     """Includes of src/ that look up a layer."""
     src = os.path.join(root, "src")
@@ -79,9 +122,42 @@ def layer_breaches(root):
     return breaches
 
 
+def self_test():
+    """The rules catch what they name: each planted breach is reported at its line, the exceptions are not."""
+    import tempfile
+    planted = {
+        os.path.join("src", "app", "a.cpp"): ("void f() {\n  std::fprintf(\n      stderr, \"x\");\n"
+                                            "  fmt::print(stderr, \"y\");\n  std::cerr << 1;\n"
+                                            "  std::fputs(s, stderr);\n  fwrite(p, 1, n, stderr);\n}\n"),
+        os.path.join("checks", "c.cpp"): "void g() { ::write(2, \"a\", 1); }\n",
+        os.path.join("src", "fix", "b.cpp"): "#include \"app/commands.hpp\"\nconst char* p = \"/proc/x\";\n",
+        # Not breaches: the signal path's write(2), stdout, a comment.
+        os.path.join("src", "system", "lifecycle.cpp"): "void s() { ::write(STDERR_FILENO, \"a\", 1); }\n",
+        os.path.join("src", "util", "u.cpp"): "// fprintf(stderr, ...) is gone\nvoid u() { fputs(s, stdout); }\n",
+    }
+    expected = {"src/app/a.cpp:2", "src/app/a.cpp:4", "src/app/a.cpp:5", "src/app/a.cpp:6", "src/app/a.cpp:7",
+                "checks/c.cpp:1", "src/fix/b.cpp:1", "src/fix/b.cpp:2"}
+    with tempfile.TemporaryDirectory() as root:
+        for rel, text in planted.items():
+            os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
+            with open(os.path.join(root, rel), "w", encoding="utf-8") as f:
+                f.write(text)
+        found = layer_breaches(root) + stderr_breaches(root)
+        for folder in ("src", "checks"):
+            found += machine_path_breaches(root, folder)
+    reported = {":".join(b.split(":")[:2]) for b in found}
+    if reported != expected:
+        print(f"self-test: reported {sorted(reported)}, expected {sorted(expected)}")
+        return 1
+    print(f"self-test: the {len(expected)} planted breaches are reported, the exceptions are not")
+    return 0
+
+
 def main():
+    if sys.argv[1:] == ["--self-test"]:
+        return self_test()
     root = sys.argv[1]
-    breaches = layer_breaches(root)
+    breaches = layer_breaches(root) + stderr_breaches(root)
     for folder in ("src", "checks", "probes"):
         breaches += machine_path_breaches(root, folder)
     for b in breaches:

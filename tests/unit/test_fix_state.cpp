@@ -127,7 +127,8 @@ TEST_CASE("fix state: one migration per machine: the same target resumes, anothe
     auto other = migration_gate(migration("nvidia", open), "amd", "");
     CHECK(other.action == Action::refuse);
     // Every refusal ends with the exact recovery commands.
-    CHECK(other.message.ends_with(":\n    gpudoctor migrate --resume\n    gpudoctor undo\n"));
+    CHECK(other.message.ends_with("first:"));
+    CHECK(other.commands == std::vector<std::string>{"gpudoctor migrate --resume", "gpudoctor undo"});
     CHECK(other.message.find("a migration to nvidia is unfinished") != std::string::npos);
   }
   auto failed = migration_gate(migration("nvidia", "failed"), "nvidia", "");
@@ -135,18 +136,20 @@ TEST_CASE("fix state: one migration per machine: the same target resumes, anothe
   CHECK(migration_gate(migration("nvidia", "done"), "nvidia", "").action == Action::complete);
   auto done_other = migration_gate(migration("nvidia", "done"), "amd", "/tmp/r");
   CHECK(done_other.action == Action::refuse);
-  CHECK(done_other.message.ends_with(
-      ":\n    gpudoctor migrate --finish --root /tmp/r\n    gpudoctor undo --root /tmp/r\n"));
+  CHECK(done_other.commands ==
+        std::vector<std::string>{"gpudoctor migrate --finish --root /tmp/r", "gpudoctor undo --root /tmp/r"});
 }
 
 TEST_CASE("fix state: a fix that acts on packages waits for an unfinished migration") {
   auto open = migration("nvidia", "failed");
-  std::string why = fix_refusal(open, "purge-rocm", true, "");
-  CHECK(why.find("fix purge-rocm installs or removes packages") != std::string::npos);
-  CHECK(why.ends_with("\n    gpudoctor migrate --resume\n    gpudoctor undo\n"));
-  CHECK(fix_refusal(open, "env-cleanup", false, "").empty());
-  CHECK(fix_refusal(migration("nvidia", "done"), "purge-rocm", true, "").empty());
-  CHECK(fix_refusal(std::nullopt, "purge-rocm", true, "").empty());
+  auto why = fix_refusal(open, "purge-rocm", true, "");
+  REQUIRE(why);
+  CHECK(why->exit == Exit::usage);
+  CHECK(why->message.find("fix purge-rocm installs or removes packages") != std::string::npos);
+  CHECK(why->commands == std::vector<std::string>{"gpudoctor migrate --resume", "gpudoctor undo"});
+  CHECK_FALSE(fix_refusal(open, "env-cleanup", false, ""));
+  CHECK_FALSE(fix_refusal(migration("nvidia", "done"), "purge-rocm", true, ""));
+  CHECK_FALSE(fix_refusal(std::nullopt, "purge-rocm", true, ""));
 }
 
 TEST_CASE("fix state: run ids are new ids") {
@@ -243,8 +246,9 @@ TEST_CASE("fix records: root reads only its own records, never through a link") 
   CHECK(open_folder.error().find("writable by others") != std::string::npos);
   auto refused = prepare_record_folders(p);
   REQUIRE(!refused.has_value());
-  CHECK(refused.error().find("/var/lib/gpudoctor is writable by others") != std::string::npos);
-  CHECK(refused.error().ends_with("chmod 0700 " + p.state + "\n"));
+  CHECK(refused.error().message.find("/var/lib/gpudoctor is writable by others") != std::string::npos);
+  REQUIRE(refused.error().commands.size() == 1);
+  CHECK(refused.error().commands.front().ends_with("chmod 0700 " + p.on_host(p.state)));
   REQUIRE(::chmod(p.on_host(p.state).c_str(), 0700) == 0);
 }
 
@@ -302,24 +306,24 @@ TEST_CASE(
   std::string users = root + "/home/alice/.local/state/gpudoctor/last-apply.json";
   test::write_text(users, state0);
   REQUIRE(::chown(users.c_str(), 65534, 65534) == 0);
-  CHECK(undo_apply({root, true, users, "", ""}) == 2);
+  CHECK(exit_code(undo_apply({root, true, users, "", ""})) == 2);
   CHECK(test::slurp(p.on_host("/etc/environment")) == "edited by the run\n");
   CHECK(!fs::exists(p.on_host("/etc/cron.d/evil")));
 
   // Root's own 0.1.0 record of it: undone from root's journal (the ids), not from the journal it names.
   test::write_text(p.on_host(p.last_apply_file()), state0);
-  CHECK(undo_apply({root, true, "", "", ""}) == 0);
+  CHECK(exit_code(undo_apply({root, true, "", "", ""})) == 0);
   CHECK(test::slurp(p.on_host("/etc/environment")) == "before the run\n");
   CHECK(!fs::exists(p.on_host("/etc/cron.d/evil")));
   CHECK(test::slurp(p.on_host(p.journal(id))).find("\tundone\n") != std::string::npos);
   auto after = load_record(p, p.last_apply_file());
   REQUIRE(after.has_value());
   CHECK((*after)->status == "undone");
-  CHECK(undo_apply({root, true, "", "", ""}) == 0); // undone already
+  CHECK(exit_code(undo_apply({root, true, "", "", ""})) == 0); // undone already
 
   // A hostile entry in root's own journal (a copy outside its run's folder) is not acted on.
   const std::string id2 = "fix-2", run2 = "r2";
   test::write_text(p.on_host(p.journal(id2)), "t\tr2\tp\tbackup\t/etc/cron.d/evil\t/home/alice/evil\n");
-  CHECK(undo_apply({root, true, "", id2, run2}) == 1);
+  CHECK(exit_code(undo_apply({root, true, "", id2, run2})) == 1);
   CHECK(!fs::exists(p.on_host("/etc/cron.d/evil")));
 }
