@@ -1679,11 +1679,17 @@ gd_rollback_run() {
     module-enabled) gd_dnf module reset -y "$a" >/dev/null 2>&1 && undone+=("reset the module $a") ;;
     module-reset) gd_dnf module enable -y "$a:$b" >/dev/null 2>&1 && undone+=("enabled $a:$b again") ;;
     versionlock-removed) gd_dnf -q versionlock add "$a" >/dev/null 2>&1 && undone+=("locked $a again") ;;
+    temp-file)
+      # An atomic write whose rename failed (a full disk, a failing mv) left its temporary file beside the file.
+      if [[ $a == /*/.gpudoctor-*.tmp && $a != *\\* && -f $GD_INSTALLROOT$a && ! -L $GD_INSTALLROOT$a ]]; then
+        rm -f -- "$GD_INSTALLROOT$a" && undone+=("removed $a (its rename had failed)")
+      fi
+      ;;
     esac
   done <<<"$(awk -F '\t' -v runs=" $runs " 'index(runs, " " $2 " ") { print $4 "\t" $5 "\t" $6 }' "$GD_JOURNAL" | tac)"
   # shellcheck disable=SC2086 # the run ids are words
-  gd_journal rolled-back ${runs#"$GD_RUN_ID"}
-  gd_journal_sync
+  gd_journal rolled-back ${runs#"$GD_RUN_ID"} || true
+  gd_journal_sync || true
   if ((${#undone[@]})); then
     gd_say "gpudoctor script: the prepare stage failed, so what it had changed is put back: $(printf '%s; ' "${undone[@]}" | sed 's/; $//')" >&2
   fi
@@ -2769,10 +2775,11 @@ gd_on_exit() {
     if ((GD_DRY_RUN)); then
       printf 'gpudoctor script: the dry run stopped at step %s (exit status %s)\n' "$GD_STEP" "$status" >&2
     elif [[ $GD_PHASE == verify ]]; then
-      gd_journal verify-failed "$status"
+      # The journal's disk may be what failed: its entry must not stop what follows (set -e holds in traps).
+      gd_journal verify-failed "$status" || true
       printf 'gpudoctor script: step %s ran but its check failed; journal: %s\n' "$GD_STEP" "$GD_JOURNAL" >&2
     else
-      gd_journal step-failed "$status"
+      gd_journal step-failed "$status" || true
       # A failure no helper explained (set -e stopped the step): the command, so that the cause has a name.
       if ((!GD_DIED)) && [[ -n $GD_FAILED_COMMAND ]]; then
         printf 'gpudoctor script: this command failed: %s\n' "$GD_FAILED_COMMAND" >&2

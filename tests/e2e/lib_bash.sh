@@ -73,6 +73,20 @@ journal_run() { # RUN_ID COMMAND...: COMMAND in a rendered script's shape, journ
 cat >"$work/helpers.bash" <<'HELPERS'
 # planned PLANNED BEFORE: what an install's simulation left in GD_INSTALL_PLANNED, then its journaling.
 planned() { GD_INSTALL_PLANNED=$1 && gd_journal_planned_installs "$2"; }
+# failing_rename FILE: gd_write_file with an mv that fails (as on a full disk): the run ends there (set -e).
+failing_rename() {
+  mv() { return 1; }
+  gd_write_file "$1" 0644 <<<"new"
+}
+# full_journal_prepare FILE: a prepare step writes FILE, then its journal's disk is full and the step fails:
+# the exit trap (set -e holds there too) must still roll the stage back.
+full_journal_prepare() {
+  GD_STEP_IDS=(p) GD_STEP_FLAGS=(prepare) GD_STEP_INDEX=0 GD_STEP=p GD_PHASE=run
+  trap 'gd_on_exit $?' EXIT
+  gd_write_file "$1" 0644 <<<"new"
+  gd_journal() { return 1; }
+  false
+}
 HELPERS
 mkdir -p "$etc/profile.d"
 journal_run run-1 gd_temp_beside "$etc/profile.d" >"$work/out" || fail "gd_temp_beside failed: $(cat "$work/out")"
@@ -89,6 +103,26 @@ journal_run run-2 gd_remove_stale_temps >"$work/out" || fail "gd_remove_stale_te
 [[ -f $etc/profile.d/.gpudoctor-someone-1.tmp && -L $etc/profile.d/.gpudoctor-run-0-1.tmp && -f $etc/a-file ]] ||
   fail "gd_remove_stale_temps removed what no run journaled, or followed a link: $(ls -lA "$etc/profile.d")"
 pass "an atomic write's temporary file is journaled before it exists; the next run removes it, and nothing else"
+
+# A prepare step whose rename failed: its rollback removes the temporary file with what the run created.
+: >"$work/journal"
+mkdir -p "$etc/sources.list.d"
+! journal_run run-4 failing_rename "$etc/sources.list.d/new.list" >"$work/out" ||
+  fail "gd_write_file went on after its rename failed: $(cat "$work/out")"
+left=("$etc"/sources.list.d/.gpudoctor-run-4-*.tmp)
+[[ -f ${left[0]} ]] || fail "the failed rename left no temporary file to test with: $(ls -A "$etc/sources.list.d")"
+journal_run run-4 gd_rollback_run >"$work/out" || fail "gd_rollback_run failed: $(cat "$work/out")"
+[[ -z $(ls -A "$etc/sources.list.d") ]] ||
+  fail "the rollback left files of the failed run: $(ls -A "$etc/sources.list.d") ($(cat "$work/out"))"
+grep -q "its rename had failed" "$work/out" || fail "the rollback did not say it removed the temporary file: $(cat "$work/out")"
+pass "the prepare stage's rollback removes the temporary file of a rename that failed"
+
+: >"$work/journal"
+! journal_run run-5 full_journal_prepare "$etc/sources.list.d/cuda.list" >"$work/out" ||
+  fail "the step with a full journal did not fail: $(cat "$work/out")"
+[[ ! -e $etc/sources.list.d/cuda.list ]] ||
+  fail "a prepare step whose journal could not be written kept its file: $(cat "$work/out")"
+pass "a prepare step that fails with its journal's disk full is still rolled back"
 
 : >"$work/journal"
 journal_run run-3 planned $'nvidia-driver\nlibc6\nnvidia-kernel-dkms' $'libc6\nbash' >"$work/out" ||

@@ -100,25 +100,25 @@ SH
   chmod 0755 "$1/usr/local/sbin/update-initramfs"
 }
 
-# The migration's state: "STEPS<TAB>DONE<TAB>STATUS" (space-separated ids), from root's record (migration.json,
-# or 0.1.0's migrate.json).
+# The migration's state: "STEPS|DONE|STATUS" (space-separated ids), from root's record (migration.json, or
+# 0.1.0's migrate.json). Not tabs: `read` merges tabs as it merges blanks, so an empty DONE took the status.
 state_of() {
   local f
   for f in "$1/var/lib/gpudoctor/migration.json" "$1/var/lib/gpudoctor/migrate.json"; do
     [[ -f $f ]] || continue
     "$host_python" -c 'import json, sys
 d = json.load(open(sys.argv[1]))
-print(" ".join(d.get("steps", [])) + "\t" + " ".join(d.get("done", [])) + "\t" + str(d.get("status", "")))' "$f"
+print(" ".join(d.get("steps", [])) + "|" + " ".join(d.get("done", [])) + "|" + str(d.get("status", "")))' "$f"
     return 0
   done
-  printf '\t\tnone\n'
+  printf '||none\n'
 }
 
 # At a pause of the clean run: the step about to run is the first one not done. Its packages are a boundary's,
 # its root is copied (the first time the step comes: the reboot step comes again after the reboot).
 capture_boundary() {
   local k=$1 steps done_steps next='' s
-  IFS=$'\t' read -r steps done_steps _ < <(state_of "$mnt")
+  IFS='|' read -r steps done_steps _ < <(state_of "$mnt")
   ((k == 1)) && printf '%s\n' "$steps" >"$images/$plan/steps"
   for s in $steps; do
     if [[ " $done_steps " != *" $s "* ]]; then next=$s && break; fi
@@ -180,7 +180,7 @@ prepare_plan() {
   driver_state "$mnt" >"$images/$plan/end.driver"
   cp "$mnt$fault_dir/calls.log" "$images/$plan/calls.log"
   local plan_status
-  IFS=$'\t' read -r _ _ plan_status < <(state_of "$mnt")
+  IFS='|' read -r _ _ plan_status < <(state_of "$mnt")
   [[ $plan_status == "done" ]] || fail "the clean $plan run ended '$plan_status', not done"
   fault_disarm "$mnt"
   layer_umount "$mnt" "$roots/$plan.run"
@@ -256,7 +256,7 @@ check_undo() {
 # check_claims ROOT WHEN OUT STATUS: what the command said it did, against the root.
 check_claims() {
   local root=$1 when=$2 out=$3 status=$4 steps done_steps st msg='' s
-  IFS=$'\t' read -r steps done_steps st < <(state_of "$root")
+  IFS='|' read -r steps done_steps st < <(state_of "$root")
   if ((status == 0)) && [[ $st == "done" ]] && ! grep -q '^gpudoctor check' "$root/var/log/gpudoctor-stub.log" 2>/dev/null; then
     msg+="the migration says done, but its check step never ran gpudoctor check; "
   fi
