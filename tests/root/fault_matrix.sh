@@ -68,6 +68,10 @@ declare -A fault_line=(
   [reboot.fail]='sync fail - *' [reboot.kill]='sync kill - *' [reboot.disk]='/var/log/gpudoctor 1m|prefill'
   [check.fail]='gpudoctor fail - *' [check.kill]='gpudoctor kill - *' [check.disk]='/var/log/gpudoctor 1m|prefill'
 )
+# A plan whose step has fewer of the commands a trigger counts: the CUDA server has one profile with CUDA
+# variables, so its profile step renames once and the kill comes at that rename (the ROCm workstation's
+# profile step renames twice: the kill between the two).
+declare -A plan_fault_line=([amd.profile.kill]='mv kill@1 - *')
 
 # The vendors' proxy lives 30 minutes (lib.bash); the matrix runs longer: a new one when it is gone, and the
 # root mounted now wired to it, before each command that may fetch.
@@ -321,7 +325,7 @@ run_cell() {
     lowers=("$images/$plan/$step" "$roots/$plan.base")
     cmd=("$gpudoctor" migrate --resume --root "$cell" --yes)
   fi
-  spec=${fault_line[$kind.$fault]}
+  spec=${plan_fault_line[$plan.$kind.$fault]:-${fault_line[$kind.$fault]}}
   if [[ $fault == disk ]]; then
     read -r dir size <<<"${spec%%|*}"
     spec=${spec#*|}
