@@ -441,7 +441,7 @@ void warn_unused(const CLI::App& cmd) {
 // whose output was lost exits 2, as for any output that cannot be written (shared/spec/report-v1.md).
 int with_stdout_written(int status) {
   if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return status;
-  return diag::report({Exit::usage, fmt::format("cannot write the output: {}", std::strerror(errno)), {}});
+  return diag::finish(fail(Exit::usage, "cannot write the output: {}", std::strerror(errno)));
 }
 
 int run_command(int argc, char** argv);
@@ -493,7 +493,7 @@ int run_command(int argc, char** argv) {
         return diag::finish(sub->run(values, app));
       }
   } catch (const std::exception& e) {
-    return diag::report({Exit::internal, fmt::format("internal error: {}", e.what()), {}});
+    return diag::finish(fail(Exit::internal, "internal error: {}", e.what()));
   }
   return exit_code(Exit::usage);
 }

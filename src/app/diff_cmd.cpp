@@ -13,9 +13,9 @@ namespace gpudoctor {
 Outcome cmd_diff(const DiffOptions& opt) {
   InputReader reader(InputOptions{true, true});
   auto before = reader.read(opt.before);
-  if (!before) return fail(Exit::usage, "{}", input_error(opt.before, before.error()));
+  if (!before) return fail(Exit::usage, "{}: {}", opt.before, before.error());
   auto after = reader.read(opt.after);
-  if (!after) return fail(Exit::usage, "{}", input_error(opt.after, after.error()));
+  if (!after) return fail(Exit::usage, "{}: {}", opt.after, after.error());
   auto mismatch = machine_mismatch(*before, *after);
   if (mismatch && !opt.force)
     return fail(Exit::usage, "{} and {} are not one machine: {} (--force compares them anyway)", opt.before,

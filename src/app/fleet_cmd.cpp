@@ -72,8 +72,8 @@ Outcome cmd_fleet(const FleetOptions& opt) {
     if (bad.empty())
       return fail(Exit::usage, "no report to compare (give reports, snapshots, bundles or folders of them)");
     for (std::size_t i = 0; i + 1 < bad.size(); ++i)
-      diag::error("{}", input_error(bad[i].input, bad[i].error));
-    return fail(Exit::usage, "{}; no report to compare", input_error(bad.back().input, bad.back().error));
+      diag::error("{}: {}", bad[i].input, bad[i].error);
+    return fail(Exit::usage, "{}: {}; no report to compare", bad.back().input, bad.back().error);
   }
   if (auto written = emit(render(read.fleet, opt), opt.output); !written)
     return std::unexpected(written.error());

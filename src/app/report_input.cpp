@@ -148,7 +148,11 @@ std::expected<NodeReport, std::string> InputReader::read_report_file(const std::
 
 std::expected<NodeReport, std::string> InputReader::read_snapshot(const std::string& path, bool folder) {
   auto snap = OpenedSnapshot::open(path);
-  if (!snap) return std::unexpected(snap.error());
+  // The reader's errors say why, and the caller names the input: a snapshot's own error may start with it.
+  if (!snap) {
+    const std::string& why = snap.error();
+    return std::unexpected(why.starts_with(path + ": ") ? why.substr(path.size() + 2) : why);
+  }
   std::string origin = folder ? "the snapshot's report" : "the bundle's report";
   std::expected<NodeReport, std::string> node = std::unexpected("");
   std::error_code ec;
@@ -176,10 +180,6 @@ std::expected<NodeReport, std::string> InputReader::read_snapshot(const std::str
   node->properties.push_back({901, "Bundle", "pseudonyms", pseudonym_key((*snap)->view().manifest().note)});
   node->properties.insert(node->properties.end(), packages.begin(), packages.end());
   return node;
-}
-
-std::string input_error(const std::string& input, const std::string& error) {
-  return error.starts_with(input + ": ") ? error : input + ": " + error;
 }
 
 } // namespace gpudoctor

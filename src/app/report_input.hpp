@@ -32,6 +32,7 @@ struct InputOptions {
 class InputReader {
 public:
   explicit InputReader(InputOptions opt) : m_opt(opt) {}
+  // The error says why the input could not be read, without naming it (its reader names it).
   std::expected<NodeReport, std::string> read(const std::string& path);
 
 private:
@@ -44,8 +45,5 @@ private:
 // What a bundle's manifest says of its pseudonyms (docs/security.md, "Redaction and obfuscation"): "site
 // key 1a2b3c4d", "a key of this bundle alone", or "none".
 std::string pseudonym_key(const std::string& manifest_note);
-
-// "INPUT: why it could not be read", naming the input once (a snapshot's error names its path already).
-std::string input_error(const std::string& input, const std::string& error);
 
 } // namespace gpudoctor

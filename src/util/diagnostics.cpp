@@ -16,7 +16,7 @@ namespace {
 
 constexpr std::string_view prefix(Kind kind) {
   switch (kind) {
-  case Kind::error:
+  case Kind::plain:
     return "gpudoctor: ";
   case Kind::warning:
     return "gpudoctor: warning: ";
@@ -54,7 +54,7 @@ void clear_progress() {
 }
 
 int report(const Failure& failure) {
-  line(Kind::error, failure.message);
+  line(Kind::plain, failure.message);
   for (const auto& command : failure.commands)
     line(Kind::detail, command);
   return exit_code(failure.exit);

@@ -56,7 +56,7 @@ std::unexpected<Failure> fail_with(Exit exit, std::string message, std::vector<s
 
 namespace diag {
 
-enum class Kind { error, warning, note, detail };
+enum class Kind { plain, warning, note, detail };
 
 // Writes one line: "gpudoctor: TEXT", "gpudoctor: warning: TEXT", "gpudoctor: note: TEXT", or for `detail`
 // (what continues the line before: a command to run, a reason) "    TEXT". TEXT is escaped to one line.
@@ -71,11 +71,11 @@ void progress(std::string_view text);
 void clear_progress();
 
 template <class... Args> void error(fmt::format_string<Args...> format, Args&&... args) {
-  line(Kind::error, fmt::format(format, std::forward<Args>(args)...));
+  line(Kind::plain, fmt::format(format, std::forward<Args>(args)...));
 }
 // What gpudoctor did or found, not a problem ("wrote node07.tar.gz"): the same "gpudoctor: " line.
 template <class... Args> void say(fmt::format_string<Args...> format, Args&&... args) {
-  line(Kind::error, fmt::format(format, std::forward<Args>(args)...));
+  line(Kind::plain, fmt::format(format, std::forward<Args>(args)...));
 }
 template <class... Args> void warning(fmt::format_string<Args...> format, Args&&... args) {
   line(Kind::warning, fmt::format(format, std::forward<Args>(args)...));
