@@ -37,7 +37,8 @@ done
 say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 die() { printf 'install.sh: %s\n' "$*" >&2; exit 1; }
 
-build_packages=(build-essential cmake ninja-build pkg-config ccache
+# help2man: the man page (gpudoctor(1), installed with the binary).
+build_packages=(build-essential cmake ninja-build pkg-config ccache help2man
   libyaml-cpp-dev libcli11-dev libcurl4-openssl-dev nlohmann-json3-dev libfmt-dev libarchive-dev libsimdjson-dev)
 # Tests also meet real tools: Debian's ROCm 5.2 (hipcc, rocminfo, rocm-smi) and a CPU PyTorch.
 # debootstrap, apt-utils (apt-ftparchive) and gnupg make the throwaway Debian root of tests/root/fix_debootstrap.sh;
@@ -78,20 +79,9 @@ fi
 # A fresh machine may still be running unattended-upgrades: wait for dpkg's lock instead of failing.
 apt_get() { "${sudo_cmd[@]}" apt-get -o DPkg::Lock::Timeout=600 "$@"; }
 
-# A dpkg run killed earlier (a boot-time upgrade cut short) makes every apt-get install refuse with "dpkg was
-# interrupted". Finishing it is what dpkg itself asks for, and nothing else can install the dependencies.
-finish_interrupted_dpkg() {
-  local pending
-  pending=$(find /var/lib/dpkg/updates -mindepth 1 -maxdepth 1 2>/dev/null | sed -n 1p || true)
-  [[ -z $pending && -z $(dpkg --audit 2>/dev/null || true) ]] && return 0
-  say "dpkg was interrupted before this run: finishing it with dpkg --configure -a"
-  local try
-  for try in {1..120}; do  # dpkg does not wait for its lock: another dpkg may still be finishing (10 minutes)
-    "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive dpkg --configure -a && return 0
-    ((try < 120)) && sleep 5
-  done
-  die "dpkg --configure -a failed: finish or repair the interrupted dpkg run, then run install.sh again"
-}
+# finish_interrupted_dpkg, which waits for a running package manager first.
+# shellcheck source=contrib/install/dpkg_wait.bash
+source "$here/contrib/install/dpkg_wait.bash"
 
 install_deps() {
   case " $os_id $os_like " in
@@ -175,7 +165,7 @@ if [[ $mode == deb ]]; then
   build_dir=${build_dir:-$here/build-deb}
   say "Building the Debian package in $build_dir"
   cmake -S "$here" -B "$build_dir" "${cmake_args[@]}" -DCMAKE_BUILD_TYPE=Release -DGPUDOCTOR_BUILD_TESTS=OFF \
-    -DGPUDOCTOR_BUILD_PROBES=OFF -DGPUDOCTOR_STATIC_DEPS=ON -DCMAKE_INSTALL_PREFIX=/usr >/dev/null
+    -DGPUDOCTOR_BUILD_PROBES=OFF -DGPUDOCTOR_STATIC_DEPS=ON -DGPUDOCTOR_REQUIRE_MAN_PAGE=ON -DCMAKE_INSTALL_PREFIX=/usr >/dev/null
   cmake --build "$build_dir" -j "$jobs"
   (cd "$build_dir" && rm -f gpudoctor_*.deb && cpack -G DEB >/dev/null) || die "cpack -G DEB failed"
   deb=$(ls "$build_dir"/gpudoctor_*.deb)

@@ -18,6 +18,9 @@ foreach(name IN LISTS names)
   string(REGEX REPLACE "\n([.'])" "\n\\\\&\\1" help "${help}")
   string(APPEND include_text ".SS \"gpudoctor ${name}\"\n.nf\n${help}.fi\n")
 endforeach()
+# EXIT STATUS, ENVIRONMENT, FILES and EXAMPLES: written by hand (docs/man/sections.h2m), as help2man takes them.
+file(READ ${CMAKE_CURRENT_LIST_DIR}/../docs/man/sections.h2m sections)
+string(APPEND include_text "${sections}")
 string(APPEND include_text "[SEE ALSO]\nThe documentation in /usr/share/doc/gpudoctor, fleet.md for Prometheus, "
        "Slurm, node-problem-detector and Ansible.\n")
 get_filename_component(dir ${OUT} DIRECTORY)

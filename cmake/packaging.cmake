@@ -19,6 +19,7 @@ add_custom_command(
 set(gpudoctor_docs ${gpudoctor_completion})
 install(FILES ${gpudoctor_completion} DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
 
+option(GPUDOCTOR_REQUIRE_MAN_PAGE "Fail the configuration without help2man (a package build)" OFF)
 find_program(GPUDOCTOR_HELP2MAN help2man)
 if(GPUDOCTOR_HELP2MAN)
   set(gpudoctor_man ${gpudoctor_generated}/man/man1/gpudoctor.1.gz)
@@ -26,11 +27,14 @@ if(GPUDOCTOR_HELP2MAN)
     OUTPUT ${gpudoctor_man}
     COMMAND ${CMAKE_COMMAND} -DGPUDOCTOR=$<TARGET_FILE:gpudoctor> -DHELP2MAN=${GPUDOCTOR_HELP2MAN}
             -DOUT=${gpudoctor_man} -P ${CMAKE_SOURCE_DIR}/cmake/man_page.cmake
-    DEPENDS gpudoctor ${CMAKE_SOURCE_DIR}/cmake/man_page.cmake
+    DEPENDS gpudoctor ${CMAKE_SOURCE_DIR}/cmake/man_page.cmake ${CMAKE_SOURCE_DIR}/docs/man/sections.h2m
     COMMENT "Generating the man page with help2man"
     VERBATIM)
   list(APPEND gpudoctor_docs ${gpudoctor_man})
   install(FILES ${gpudoctor_man} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+elseif(GPUDOCTOR_REQUIRE_MAN_PAGE)
+  # A package without its man page is not one to ship (install.sh --deb sets this).
+  message(FATAL_ERROR "help2man not found: the package needs the man page (apt-get install help2man)")
 else()
   message(STATUS "help2man not found: no man page (apt-get install help2man)")
 endif()

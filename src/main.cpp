@@ -9,6 +9,7 @@
 #include "system/lifecycle.hpp"
 #include "util/diagnostics.hpp"
 #include "util/escape.hpp"
+#include "util/suggest.hpp"
 
 #include <algorithm>
 #include <array>
@@ -36,10 +37,11 @@ const CLI::Validator k_not_empty(
 
 const CLI::Validator k_version([](std::string& value) { return version_problem(value); }, "VERSION", "");
 
-// Every option's value. One subcommand runs, so subcommands share `from` and `color`.
+// Every option's value. One subcommand runs, so subcommands share `from`, `color` and `events`.
 struct Values {
   std::string from;
   std::string color = "auto";
+  std::string events = "text";
   CheckOptions check;
   bool list = false;
   BundleOptions bundle;
@@ -53,6 +55,17 @@ struct Values {
   DiffOptions diff;
   std::string completion_shell;
 };
+
+// --events: how an apply, resume, finish or undo reports what goes on (docs/fixes.md, "Events").
+void add_events(CLI::App& cmd, std::string& events) {
+  cmd.add_option("--events", events,
+                 "text (default) or json: one JSON line per event on stdout (needs --yes)")
+      ->check(CLI::IsMember({"text", "json"}));
+}
+
+EventsFormat events_format(const std::string& s) {
+  return s == "json" ? EventsFormat::json : EventsFormat::text;
+}
 
 ColorMode color_mode(const std::string& s) {
   return s == "always" ? ColorMode::always : s == "never" ? ColorMode::never : ColorMode::automatic;
@@ -162,7 +175,7 @@ Outcome run_probe(Values& v, CLI::App&) {
 }
 
 void add_explain(CLI::App& cmd, Values& v) {
-  cmd.add_option("id", v.explain_id, "A check id (gpudoctor check --list) or fix id")->required();
+  cmd.add_option("id", v.explain_id, "A check id or fix id (without one: the ids and their titles)");
 }
 
 Outcome run_explain(Values& v, CLI::App&) {
@@ -177,6 +190,7 @@ void add_fix_options(CLI::App& cmd, FixOptions& opt, Values& v) {
   cmd.add_flag("--apply", opt.apply,
                "Run the script step by step (steps that need root: gpudoctor runs itself through sudo)");
   cmd.add_flag("-y,--yes", opt.yes, "With --apply: do not ask first");
+  add_events(cmd, v.events);
   cmd.add_option("--mirror", opt.mirror,
                  "Point repositories at this mirror (replaces each URL's scheme://host)");
   cmd.add_option("--driver", opt.driver, "NVIDIA driver branch to install instead of the chosen one (570)")
@@ -209,6 +223,7 @@ void add_fix(CLI::App& cmd, Values& v) {
 
 Outcome run_fix(Values& v, CLI::App&) {
   if (!v.from.empty()) v.fix.from = v.from;
+  v.fix.events = events_format(v.events);
   return cmd_fix(v.fix);
 }
 
@@ -225,6 +240,7 @@ void add_migrate(CLI::App& cmd, Values& v) {
 
 Outcome run_migrate(Values& v, CLI::App&) {
   if (!v.from.empty()) v.migrate.fix.from = v.from;
+  v.migrate.fix.events = events_format(v.events);
   if (v.migrate.to.empty() && !v.migrate.resume && !v.migrate.finish)
     return fail(Exit::usage, "migrate needs --to nvidia|amd (or --resume, --finish)");
   return cmd_migrate(v.migrate);
@@ -232,6 +248,7 @@ Outcome run_migrate(Values& v, CLI::App&) {
 
 void add_undo(CLI::App& cmd, Values& v) {
   cmd.add_flag("-y,--yes", v.undo.yes, "Do not ask first");
+  add_events(cmd, v.events);
   cmd.add_option("--root", v.undo.root, "For tests: the root the apply ran in (fix --root)");
   cmd.add_option("--state", v.undo.state,
                  "The state file of the apply to undo (as root: only one of root's own records)")
@@ -245,6 +262,7 @@ void add_undo(CLI::App& cmd, Values& v) {
 }
 
 Outcome run_undo(Values& v, CLI::App&) {
+  v.undo.events = events_format(v.events);
   return cmd_undo(v.undo);
 }
 
@@ -352,6 +370,8 @@ constexpr Needs k_needs[] = {
     {"bundle", "--upload-timeout", {"--upload"}},
     {"fix", "--yes", {"--apply"}},
     {"migrate", "--yes", {"--apply", "--resume", "--finish"}},
+    {"fix", "--events", {"--apply"}},
+    {"migrate", "--events", {"--apply", "--resume", "--finish"}},
 };
 
 // Options that another one given with them makes pointless: a warning says which one wins and why. The
@@ -446,6 +466,59 @@ int with_stdout_written(int status) {
 
 int run_command(int argc, char** argv);
 
+// The long options of `cmd` ("--format"), for "did you mean".
+std::vector<std::string> long_options(const CLI::App& cmd) {
+  std::vector<std::string> out;
+  for (const CLI::Option* opt : cmd.get_options())
+    for (const auto& name : opt->get_lnames())
+      out.push_back("--" + name);
+  return out;
+}
+
+// What CLI11 could not place, said as git says it: the word that was not understood, the nearest one that
+// would be, and where the list is. Nothing when CLI11's own message says it better (a bad value, a missing
+// argument).
+std::optional<Failure> not_understood(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
+  auto subs = app.get_subcommands();
+  if (subs.empty()) {
+    // No subcommand was recognised: the first word is the one not understood.
+    if (argc < 2 ||
+        (!dynamic_cast<const CLI::RequiredError*>(&e) && !dynamic_cast<const CLI::ExtrasError*>(&e)))
+      return std::nullopt;
+    std::string word = argv[1];
+    if (word.starts_with("-"))
+      return Failure{
+          Exit::usage,
+          fmt::format("{} is no option of gpudoctor: a subcommand comes first (gpudoctor --help lists "
+                      "them)",
+                      word.substr(0, word.find('='))),
+          {}};
+    std::vector<std::string> names;
+    for (const auto& sub : k_subcommands)
+      if (!sub.hidden) names.emplace_back(sub.name);
+    return Failure{
+        Exit::usage,
+        fmt::format("{} is no subcommand{} (gpudoctor --help lists them)", word, did_you_mean(word, names)),
+        {}};
+  }
+  if (!dynamic_cast<const CLI::ExtrasError*>(&e)) return std::nullopt;
+  const CLI::App& cmd = *subs.front();
+  std::vector<std::string> extras = cmd.remaining();
+  if (extras.empty()) return std::nullopt;
+  auto option =
+      std::find_if(extras.begin(), extras.end(), [](const std::string& w) { return w.starts_with("-"); });
+  std::string word = option != extras.end() ? option->substr(0, option->find('=')) : extras.front();
+  if (option == extras.end())
+    return Failure{Exit::usage,
+                   fmt::format("{}: {} was not expected (gpudoctor {} --help says what it takes)",
+                               cmd.get_name(), word, cmd.get_name()),
+                   {}};
+  return Failure{Exit::usage,
+                 fmt::format("{}: {} is no option{} (gpudoctor {} --help lists them)", cmd.get_name(), word,
+                             did_you_mean(word, long_options(cmd)), cmd.get_name()),
+                 {}};
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -462,6 +535,17 @@ int run_command(int argc, char** argv) {
   app.set_version_flag("--version", "gpudoctor " GPUDOCTOR_VERSION);
   app.require_subcommand(1);
 
+  // Bare `gpudoctor` does a doctor's job: it checks this machine (git and brew print their help; a doctor's
+  // first run should diagnose). --help lists the rest.
+  std::vector<char*> args(argv, argv + argc);
+  char check_word[] = "check";
+  if (argc == 1) {
+    diag::note("no subcommand given: running `gpudoctor check` (`gpudoctor --help` lists the others)");
+    args.push_back(check_word);
+  }
+  argc = static_cast<int>(args.size());
+  argv = args.data();
+
   Values values;
   std::vector<std::pair<CLI::App*, const Subcommand*>> commands;
   for (const auto& sub : k_subcommands) {
@@ -477,6 +561,7 @@ int run_command(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // CLI11 quotes what it did not take (an unknown argument, a bad value) as it was typed: its message is
     // one line, escaped like every other (its own lines around it, --help and --version stay as they are).
+    if (auto why = not_understood(app, e, argc, argv)) return diag::finish(std::unexpected(*why));
     std::ostringstream out, err;
     int code = app.exit(e, out, err);
     std::string text = err.str(), what = e.what();

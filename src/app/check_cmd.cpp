@@ -3,18 +3,37 @@
 #include "app/snapshot_source.hpp"
 #include "system/live_view.hpp"
 #include "util/diagnostics.hpp"
+#include "util/suggest.hpp"
 
 #include <algorithm>
 #include <cstdio>
 
 namespace gpudoctor {
 
+namespace {
+
+std::vector<std::string> check_ids(const Catalogue& cat) {
+  std::vector<std::string> ids;
+  for (const auto& e : cat.checks)
+    ids.push_back(e.id);
+  return ids;
+}
+
+// The ids and titles, one a line, aligned.
+template <class Entries> void print_ids(const Entries& entries, std::size_t width) {
+  for (const auto& e : entries)
+    std::printf("%-*s  %s\n", static_cast<int>(width), e.id.c_str(), e.title.c_str());
+}
+
+} // namespace
+
 Outcome cmd_check(const CheckOptions& opt) {
   auto data = load_data(opt);
   if (!data) return std::unexpected(data.error());
   for (const auto& id : opt.only)
     if (!data->cat.find(id))
-      return fail(Exit::usage, "unknown check id \"{}\" (gpudoctor check --list shows them)", id);
+      return fail(Exit::usage, "unknown check id \"{}\"{} (gpudoctor check --list shows them)", id,
+                  did_you_mean(id, check_ids(data->cat)));
   Report report;
   if (opt.from) {
     auto snap = OpenedSnapshot::open(*opt.from);
@@ -36,21 +55,37 @@ Outcome cmd_list_checks() {
   std::size_t width = 0;
   for (const auto& e : cat->checks)
     width = std::max(width, e.id.size());
-  for (const auto& e : cat->checks)
-    std::printf("%-*s  %s\n", static_cast<int>(width), e.id.c_str(), e.title.c_str());
+  print_ids(cat->checks, width);
   return Exit::ok;
 }
 
 Outcome cmd_explain(const std::string& id) {
   auto cat = load_catalogue();
   if (!cat) return fail(Exit::internal, "{}", cat.error());
+  if (id.empty()) {
+    // Without an id: every id it explains, the checks', then the fixes'.
+    std::size_t width = 0;
+    for (const auto& c : cat->checks)
+      width = std::max(width, c.id.size());
+    for (const auto& f : cat->fixes)
+      width = std::max(width, f.id.size());
+    std::printf("Checks (gpudoctor explain ID):\n");
+    print_ids(cat->checks, width);
+    std::printf("\nFixes (gpudoctor explain ID; gpudoctor fix ID prints its script):\n");
+    print_ids(cat->fixes, width);
+    return Exit::ok;
+  }
   const CatalogueEntry* e = cat->find(id);
   if (!e) {
     if (const FixEntry* f = cat->find_fix(id)) {
       std::printf("%s: %s\n\n%s\n", f->id.c_str(), f->title.c_str(), f->description.c_str());
       return Exit::ok;
     }
-    return fail(Exit::usage, "no check or fix \"{}\" (gpudoctor check --list shows the checks)", id);
+    std::vector<std::string> ids = check_ids(*cat);
+    for (const auto& f : cat->fixes)
+      ids.push_back(f.id);
+    return fail(Exit::usage, "no check or fix \"{}\"{} (gpudoctor explain lists them)", id,
+                did_you_mean(id, ids));
   }
   std::printf("%s: %s\n", e->id.c_str(), e->title.c_str());
   std::printf("Reports %s when the problem is present. Area: %s.\n\n", e->fires_status.c_str(),

@@ -14,6 +14,8 @@
 namespace gpudoctor {
 
 enum class ColorMode { automatic, always, never };
+// How fix --apply, migrate --apply|--resume|--finish and undo report what goes on (app/fix_frontend.hpp).
+enum class EventsFormat { text, json };
 
 struct CheckOptions {
   std::optional<std::string> from;    // snapshot folder or .tar.gz
@@ -53,18 +55,19 @@ Outcome cmd_probe(const CheckOptions& opt);
 
 // gpudoctor fix and migrate (docs/fixes.md).
 struct FixOptions {
-  std::string id;                        // empty: list the fixes the checks point to
-  std::optional<std::string> from;       // plan for a snapshot (the script refuses to run elsewhere)
-  std::string emit;                      // write the script here instead of printing it
-  bool apply = false;                    // run it, step by step
-  bool yes = false;                      // without asking first
-  std::string mirror;                    // repository setup points at this mirror (scheme://host replaced)
-  std::string driver, cuda, rocm, torch; // version overrides
-  std::string gpu;                       // the incoming card (a model name or PCI id) the versions are for
-  bool any_host = false;                 // the script does not check the host name
-  bool unhold = false;                   // held packages of the stack are released (journaled; undo holds)
-  bool stop_gpu_users = false;           // processes using the old GPU are stopped before the purge
-  bool render_all = false;               // tests: every step, even those with nothing to do here
+  std::string id;                           // empty: list the fixes the checks point to
+  std::optional<std::string> from;          // plan for a snapshot (the script refuses to run elsewhere)
+  std::string emit;                         // write the script here instead of printing it
+  bool apply = false;                       // run it, step by step
+  bool yes = false;                         // without asking first
+  EventsFormat events = EventsFormat::text; // --events json: what goes on as JSON lines on stdout
+  std::string mirror;                       // repository setup points at this mirror (scheme://host replaced)
+  std::string driver, cuda, rocm, torch;    // version overrides
+  std::string gpu;                          // the incoming card (a model name or PCI id) the versions are for
+  bool any_host = false;                    // the script does not check the host name
+  bool unhold = false;                      // held packages of the stack are released (journaled; undo holds)
+  bool stop_gpu_users = false;              // processes using the old GPU are stopped before the purge
+  bool render_all = false;                  // tests: every step, even those with nothing to do here
   std::string root; // tests: facts from the files below ROOT, --apply runs in chroot ROOT
   CheckOptions check;
 };
@@ -80,6 +83,7 @@ struct MigrateOptions {
 struct UndoOptions {
   std::string root; // tests, as for fix
   bool yes = false;
+  EventsFormat events = EventsFormat::text;
   std::string state; // the state file of the apply to undo (default: the last apply); root takes only its own
   std::string script; // the apply of this script id, from root's records
   std::string run;    // with script: only this run of it

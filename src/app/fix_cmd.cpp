@@ -1,8 +1,10 @@
 // gpudoctor fix: the fixes the checks point to, or the script of one of them (docs/fixes.md).
 #include "app/commands.hpp"
+#include "app/fix_frontend.hpp"
 #include "app/fix_session.hpp"
 #include "util/diagnostics.hpp"
 #include "util/escape.hpp"
+#include "util/suggest.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
@@ -36,6 +38,8 @@ Outcome list_fixes(const FixSession& s) {
 } // namespace
 
 Outcome cmd_fix(const FixOptions& opt) {
+  if (opt.apply)
+    if (auto refused = events_refusal(opt.events, opt.yes)) return std::unexpected(*refused);
   auto session = open_fix_session(opt);
   if (!session) return std::unexpected(session.error());
   const FixSession& s = **session;
@@ -43,7 +47,11 @@ Outcome cmd_fix(const FixOptions& opt) {
   if (!s.book.find(opt.id)) {
     if (const FixEntry* f = s.data.cat.find_fix(opt.id))
       return fail(Exit::usage, "{} has no script: it is done by hand. {}", opt.id, f->description);
-    return fail(Exit::usage, "no fix {} (gpudoctor fix lists the ones for this machine)", opt.id);
+    std::vector<std::string> ids;
+    for (const auto& f : s.data.cat.fixes)
+      ids.push_back(f.id);
+    return fail(Exit::usage, "no fix {}{} (gpudoctor fix lists the ones for this machine)", opt.id,
+                did_you_mean(opt.id, ids));
   }
   auto plan = fix::plan_fix(opt.id, s.context(opt));
   if (!plan) return fail(Exit::usage, "cannot make {} here: {}", opt.id, plan.error());

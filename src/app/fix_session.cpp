@@ -1,5 +1,6 @@
 #include "app/fix_session.hpp"
 
+#include "app/fix_frontend.hpp"
 #include "app/root_handoff.hpp"
 #include "app/rooted_view.hpp"
 #include "fix/apply.hpp"
@@ -93,10 +94,13 @@ Outcome deliver_plan(const fix::Plan& plan, const FixSession& session, const Fix
       std::string what = migration ? "the migration" : fmt::format("fix {}", plan.id);
       Outcome status = run_as_root(args, what);
       if (status && *status != Exit::usage)
-        fix::note_root_apply(migration ? plan.id : "fix " + plan.id + " --apply");
+        note_root_apply(migration ? plan.id : "fix " + plan.id + " --apply");
       return status;
     }
-    return fix::apply_plan(plan, script, {opt.yes, opt.root, opt.any_host, given_command(), {}}, migration);
+    return drive(opt.events, [&](fix::Frontend& ui) {
+      return fix::apply_plan(plan, script, {opt.yes, opt.root, opt.any_host, given_command(), {}}, migration,
+                             ui);
+    });
   }
   if (!opt.emit.empty()) {
     // An output that cannot be written is exit 2 (shared/spec/report-v1.md); the error names the path.

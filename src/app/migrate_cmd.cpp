@@ -1,5 +1,6 @@
 // gpudoctor migrate: one staged plan to move a machine from one GPU vendor's stack to the other's; and undo.
 #include "app/commands.hpp"
+#include "app/fix_frontend.hpp"
 #include "app/fix_session.hpp"
 #include "app/root_handoff.hpp"
 #include "fix/apply.hpp"
@@ -38,6 +39,8 @@ std::vector<std::string> plan_options(const MigrateOptions& opt) {
 Outcome cmd_migrate(const MigrateOptions& opt) {
   fix::ApplyOptions aopt{opt.fix.yes, opt.fix.root, opt.fix.any_host, given_command(), {}};
   bool acts = opt.resume || opt.finish || opt.fix.apply;
+  if (auto refused = events_refusal(opt.fix.events, opt.fix.yes); refused && acts)
+    return std::unexpected(*refused);
   // The migration is root's (its records, its steps): a user's gpudoctor hands it over whole.
   if (acts && ::geteuid() != 0 && !opt.fix.from) {
     std::vector<std::string> args = given_arguments();
@@ -47,15 +50,21 @@ Outcome cmd_migrate(const MigrateOptions& opt) {
     }
     Outcome status = run_as_root(args, opt.finish ? "finishing the migration" : "the migration");
     if (status && *status != Exit::usage && opt.fix.apply && !opt.resume && !opt.finish)
-      fix::note_root_apply("migrate --to " + opt.to + " --apply");
+      note_root_apply("migrate --to " + opt.to + " --apply");
     return status;
   }
-  if (opt.finish) return fix::finish_migration(aopt);
-  if (opt.resume) return fix::resume_migration(aopt);
+  if (opt.finish)
+    return drive(opt.fix.events, [&](fix::Frontend& ui) { return fix::finish_migration(aopt, ui); });
+  if (opt.resume)
+    return drive(opt.fix.events, [&](fix::Frontend& ui) { return fix::resume_migration(aopt, ui); });
   if (opt.to != "nvidia" && opt.to != "amd") return fail(Exit::usage, "migrate --to nvidia or --to amd");
   if (opt.fix.apply && !opt.fix.from) {
     aopt.ignored = plan_options(opt);
-    if (auto handled = fix::apply_recorded_migration(opt.to, aopt)) return *handled;
+    auto ui = make_frontend(opt.fix.events);
+    if (auto handled = fix::apply_recorded_migration(opt.to, aopt, *ui)) {
+      ui->end(*handled);
+      return *handled;
+    }
   }
   auto session = open_fix_session(opt.fix);
   if (!session) return std::unexpected(session.error());
@@ -67,6 +76,7 @@ Outcome cmd_migrate(const MigrateOptions& opt) {
 }
 
 Outcome cmd_undo(const UndoOptions& opt) {
+  if (auto refused = events_refusal(opt.events, opt.yes)) return std::unexpected(*refused);
   fix::UndoRequest req{opt.root, opt.yes, opt.state, opt.script, opt.run};
   if (::geteuid() != 0) {
     auto u = fix::user_undo(req);
@@ -74,7 +84,7 @@ Outcome cmd_undo(const UndoOptions& opt) {
       return run_as_root(u.root_args, "undoing an apply that ran as root");
     if (u.kind == fix::UserUndo::Kind::none) return std::unexpected(u.refusal);
   }
-  return fix::undo_apply(req);
+  return drive(opt.events, [&](fix::Frontend& ui) { return fix::undo_apply(req, ui); });
 }
 
 } // namespace gpudoctor

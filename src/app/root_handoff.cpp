@@ -92,4 +92,8 @@ Outcome run_as_root(const std::vector<std::string>& args, const std::string& why
   return static_cast<Exit>(run_foreground(argv));
 }
 
+void note_root_apply(const std::string& what) {
+  if (auto r = fix::note_root_apply(what); !r) diag::warning("{}", r.error());
+}
+
 } // namespace gpudoctor

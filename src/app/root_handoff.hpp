@@ -28,4 +28,8 @@ std::vector<std::string> session_python_options(const std::vector<std::string>& 
 // (exit 2) with what to run as root instead. `why`: what needs root ("this migration").
 Outcome run_as_root(const std::vector<std::string>& args, const std::string& why);
 
+// After a user's apply ran as root: the user's record points to root's (fix::note_root_apply), so that the
+// user's `gpudoctor undo` asks root; a record that cannot be written is a warning.
+void note_root_apply(const std::string& what);
+
 } // namespace gpudoctor

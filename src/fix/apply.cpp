@@ -1,7 +1,7 @@
 #include "fix/apply.hpp"
 
 #include "fix/apply_state.hpp"
-#include "fix/ask.hpp"
+#include "fix/events.hpp"
 #include "fix/journal.hpp"
 #include "fix/record_files.hpp"
 #include "fix/script_text.hpp"
@@ -11,12 +11,10 @@
 #include "util/atomic_file.hpp"
 #include "util/diagnostics.hpp"
 #include "util/escape.hpp"
-#include "util/text.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
-#include <cstdio>
 #include <filesystem>
 #include <unistd.h>
 
@@ -85,12 +83,12 @@ std::expected<std::optional<ApplyRecord>, std::string> load_migration(const Reco
 
 // The record's own file: the migration's, or last-apply.json for a fix. A migration also leaves a pointer
 // in last-apply.json, so that `gpudoctor undo` finds it.
-bool save(const RecordPlaces& places, const ApplyRecord& rec, bool with_pointer = false) {
+bool save(const RecordPlaces& places, const ApplyRecord& rec, Frontend& ui, bool with_pointer = false) {
   bool migration = rec.kind == "migration";
   auto r = save_record(places, migration ? places.migration_file() : places.last_apply_file(),
                        record_to_json(rec));
   if (r && migration && with_pointer) r = save_record(places, places.last_apply_file(), pointer_to_json(rec));
-  if (!r) diag::error("{}", r.error());
+  if (!r) ui.report(event::RecordNotSaved{r.error()});
   return r.has_value();
 }
 
@@ -139,48 +137,47 @@ std::vector<std::string> step_command(const RecordPlaces& places, const ApplyRec
   return argv;
 }
 
-void print_failure(const RecordPlaces& places, const ApplyRecord& rec, const std::string& step, int status,
-                   const ApplyOptions& opt) {
-  std::string head =
-      fmt::format("\ngpudoctor: step {} failed (exit status {}); nothing after it ran.\n  Journal: {}\n",
-                  one_line(step), status, one_line(places.journal(rec.script_id)));
-  std::string next;
-  if (rec.status == "rolled-back" || rec.status == "stopped")
-    next =
-        fmt::format("  {}: the machine is as it was before. Once the cause is fixed (the output above says "
-                    "what failed), start it again:\n    {}\n",
-                    rec.status == "stopped" ? "The script stopped before it changed anything"
-                                            : "The script put back what this run had changed",
-                    rerun_command(rec, opt));
-  else if (rec.kind == "migration")
-    next = fmt::format("  The migration is unfinished ({} of {} steps done). Once the cause is fixed (the "
-                       "output above says what failed), go on with it; or put the machine back as it was "
-                       "before the migration:\n    {}\n    {}\n",
-                       rec.done.size(), rec.steps.size(), gpudoctor_command("migrate --resume", opt.root),
-                       gpudoctor_command("undo", opt.root));
-  else
-    next = fmt::format("  Once the cause is fixed (the output above says what failed), run it again; or put "
-                       "back what this run changed:\n    {}\n    {}\n",
-                       rerun_command(rec, opt), gpudoctor_command("undo", opt.root));
-  diag::block(head + next);
+event::StepFailed step_failed(const RecordPlaces& places, const ApplyRecord& rec, const std::string& step,
+                              int status, const ApplyOptions& opt) {
+  using Left = event::StepFailed::Left;
+  event::StepFailed e;
+  e.step = step;
+  e.status = status;
+  e.journal = places.journal(rec.script_id);
+  e.done = rec.done.size();
+  e.total = rec.steps.size();
+  if (rec.status == "rolled-back" || rec.status == "stopped") {
+    e.left = rec.status == "stopped" ? Left::stopped : Left::rolled_back;
+    e.commands = {rerun_command(rec, opt)};
+  } else if (rec.kind == "migration") {
+    e.left = Left::unfinished;
+    e.commands = {gpudoctor_command("migrate --resume", opt.root), gpudoctor_command("undo", opt.root)};
+  } else {
+    e.left = Left::failed;
+    e.commands = {rerun_command(rec, opt), gpudoctor_command("undo", opt.root)};
+  }
+  return e;
 }
 
 // Runs the steps of the record's last run that are not done yet, saving the record after each.
-Outcome run_steps(const RecordPlaces& places, ApplyRecord& rec, const ApplyOptions& opt) {
+Outcome run_steps(const RecordPlaces& places, ApplyRecord& rec, const ApplyOptions& opt, Frontend& ui) {
   if (places.system && running_as_root())
     if (auto d = distrust_for_root(places.script(rec.script_id), places.root))
       return fail(Exit::usage, "root runs only its own script, and {} is {}: nothing was run.",
                   places.script(rec.script_id), d->describe(places.script(rec.script_id)));
   const std::vector<std::string> done_before = rec.done;
-  for (const auto& id : rec.steps) {
+  for (std::size_t n = 0; n < rec.steps.size(); ++n) {
+    const std::string& id = rec.steps[n];
     if (std::find(rec.done.begin(), rec.done.end(), id) != rec.done.end()) continue;
-    int status = run_foreground(step_command(places, rec, id, opt));
+    ui.report(event::StepStarting{id, n + 1, rec.steps.size()});
+    int status = run_foreground(step_command(places, rec, id, opt),
+                                ui.steps_output_to_stderr() ? ChildOutput::to_stderr : ChildOutput::inherit);
     if (status == 100) {
       rec.status = "reboot";
-      save(places, rec);
-      std::printf("\nReboot now. After the reboot, `%s` continues where this stopped.\n",
-                  rec.kind == "migration" ? gpudoctor_command("migrate --resume", opt.root).c_str()
-                                          : rerun_command(rec, opt).c_str());
+      save(places, rec, ui);
+      ui.report(event::RebootNeeded{id, rec.kind == "migration"
+                                            ? gpudoctor_command("migrate --resume", opt.root)
+                                            : rerun_command(rec, opt)});
       return Exit::ok;
     }
     if (status != 0) {
@@ -192,27 +189,28 @@ Outcome run_steps(const RecordPlaces& places, ApplyRecord& rec, const ApplyOptio
       bool first = rec.done.empty() && rec.runs.size() == 1;
       rec.status = first && f.rolled_back ? "rolled-back" : first && !f.changed ? "stopped" : "failed";
       rec.failed_step = id;
-      save(places, rec);
-      print_failure(places, rec, id, status, opt);
+      save(places, rec, ui);
+      ui.report(step_failed(places, rec, id, status, opt));
       return Exit::findings;
     }
     rec.done.push_back(id);
-    if (!save(places, rec)) return Exit::findings;
+    if (!save(places, rec, ui)) return Exit::findings;
+    ui.report(event::StepDone{id});
   }
   rec.status = "done";
   rec.failed_step.clear();
-  save(places, rec);
-  std::printf("\nAll %zu steps ran. Journal: %s\n", rec.done.size(),
-              one_line(places.journal(rec.script_id)).c_str());
-  if (rec.kind == "migration")
-    std::printf("The migration is done. `%s` puts the machine back as it was before it; after a good boot, "
-                "`%s` frees its undo cache (%s in %s).\n",
-                gpudoctor_command("undo", opt.root).c_str(),
-                gpudoctor_command("migrate --finish", opt.root).c_str(),
-                folder_size(places.on_host(places.script_cache(rec.script_id))).c_str(),
-                one_line(places.script_cache(rec.script_id)).c_str());
-  else
-    std::printf("`%s` restores the files this run edited.\n", gpudoctor_command("undo", opt.root).c_str());
+  save(places, rec, ui);
+  event::AllRan all;
+  all.steps = rec.done.size();
+  all.journal = places.journal(rec.script_id);
+  all.undo_command = gpudoctor_command("undo", opt.root);
+  all.migration = rec.kind == "migration";
+  if (all.migration) {
+    all.finish_command = gpudoctor_command("migrate --finish", opt.root);
+    all.cache = places.script_cache(rec.script_id);
+    all.cache_size = folder_size(places.on_host(all.cache));
+  }
+  ui.report(all);
   return Exit::ok;
 }
 
@@ -243,22 +241,15 @@ std::expected<Opened, Failure> open_records(const ApplyOptions& opt, bool make_f
   return o;
 }
 
-void warn_ignored(const ApplyOptions& opt) {
-  if (!opt.ignored.empty())
-    diag::warning("ignored, since the unfinished migration goes on as it was planned: {}",
-                  text::join(opt.ignored, ", "));
-}
-
 // Another run of the machine's unfinished migration (a rerun of migrate --apply, or --resume).
-Outcome continue_migration(Opened& o, const ApplyOptions& opt) {
+Outcome continue_migration(Opened& o, const ApplyOptions& opt, Frontend& ui) {
   ApplyRecord& rec = *o.migration;
   std::vector<std::string> left;
   for (const auto& s : rec.steps)
     if (std::find(rec.done.begin(), rec.done.end(), s) == rec.done.end()) left.push_back(s);
-  std::printf("Steps left of %s: %s\n", one_line(rec.script_id).c_str(),
-              one_line(text::join(left, ", ")).c_str());
-  if (!opt.yes && !confirm(fmt::format("Run the {} steps left?", left.size())))
-    return fail(Exit::usage, "nothing was run{}", yes_hint());
+  ui.report(event::StepsLeft{rec.script_id, left});
+  if (!opt.yes)
+    if (Answer a = ui.ask(question::RunLeft{left.size()}); a != Answer::yes) return declined(a, "run");
   auto script = read_record(o.places, o.places.script(rec.script_id));
   if (!script || !*script)
     return fail_with(
@@ -270,23 +261,25 @@ Outcome continue_migration(Opened& o, const ApplyOptions& opt) {
   rec.runs.push_back(new_run_id(rec.runs));
   rec.status = "running";
   rec.failed_step.clear();
-  if (!save(o.places, rec, true)) return Exit::usage;
-  return run_steps(o.places, rec, opt);
+  if (!save(o.places, rec, ui, true)) return Exit::usage;
+  return run_steps(o.places, rec, opt, ui);
 }
 
 // What the machine's migration record makes of `migrate --to TARGET --apply`: nullopt when a new migration
 // may start, else the exit status of continuing it, saying it is complete, or refusing.
-std::optional<Outcome> follow_gate(Opened& o, const std::string& target, const ApplyOptions& opt) {
+std::optional<Outcome> follow_gate(Opened& o, const std::string& target, const ApplyOptions& opt,
+                                   Frontend& ui) {
   auto gate = migration_gate(o.migration, target, opt.root);
   switch (gate.action) {
   case MigrationGate::Action::start:
     return std::nullopt;
   case MigrationGate::Action::resume:
-    std::printf("%s\n", gate.message.c_str());
-    warn_ignored(opt);
-    return continue_migration(o, opt);
+    ui.report(event::MigrationContinues{target, o.migration->script_id, o.migration->progress()});
+    if (!opt.ignored.empty()) ui.report(event::OptionsIgnored{opt.ignored});
+    return continue_migration(o, opt, ui);
   case MigrationGate::Action::complete:
-    std::printf("%s\n", gate.message.c_str());
+    ui.report(event::MigrationComplete{target, o.migration->script_id,
+                                       gpudoctor_command("migrate --finish", opt.root)});
     return Exit::ok;
   case MigrationGate::Action::refuse:
     return fail_with(Exit::usage, gate.message, gate.commands);
@@ -296,32 +289,31 @@ std::optional<Outcome> follow_gate(Opened& o, const std::string& target, const A
 
 } // namespace
 
-int run_attached(const std::vector<std::string>& command, const std::string& root) {
+int run_attached(const std::vector<std::string>& command, const std::string& root, ChildOutput output) {
   std::vector<std::string> argv;
   if (!root.empty()) argv = {"chroot", root};
   argv.insert(argv.end(), command.begin(), command.end());
-  return run_foreground(argv);
+  return run_foreground(argv, output);
 }
 
-Outcome apply_plan(const Plan& plan, const Script& script, const ApplyOptions& opt, bool migration) {
+Outcome apply_plan(const Plan& plan, const Script& script, const ApplyOptions& opt, bool migration,
+                   Frontend& ui) {
   // The app hands such an apply to root (app/root_handoff) before it gets here.
   if (!running_as_root() && (plan.needs_root() || !opt.root.empty()))
     return fail(Exit::usage, "these steps need root: run gpudoctor as root");
   auto o = open_records(opt, true);
   if (!o) return std::unexpected(o.error());
   if (migration) {
-    if (auto status = follow_gate(*o, target_of(plan.id), opt)) return *status;
+    if (auto status = follow_gate(*o, target_of(plan.id), opt, ui)) return *status;
   } else if (auto why = fix_refusal(o->migration, plan.id, acts_on_packages(plan), opt.root)) {
     return std::unexpected(*why);
   }
-  std::printf("%s\n", render_plan_summary(plan).c_str());
+  ui.report(event::PlanReady{plan});
   if (!migration && o->migration && !o->migration->closed())
-    std::printf("Note: the migration to %s (%s) is not closed; `%s` undoes this fix first, then the "
-                "migration.\n",
-                o->migration->target.c_str(), one_line(o->migration->script_id).c_str(),
-                gpudoctor_command("undo", opt.root).c_str());
-  if (!opt.yes && !confirm(fmt::format("Run these {} steps?", plan.steps.size())))
-    return fail(Exit::usage, "nothing was run{}", yes_hint());
+    ui.report(event::MigrationNotClosed{o->migration->target, o->migration->script_id,
+                                        gpudoctor_command("undo", opt.root)});
+  if (!opt.yes)
+    if (Answer a = ui.ask(question::RunPlan{plan.steps.size()}); a != Answer::yes) return declined(a, "run");
   if (auto w = atomic_write(o->places.on_host(o->places.script(script.id)), script.text, 0700); !w)
     return fail(Exit::usage, "{}", w.error());
   ApplyRecord rec;
@@ -335,11 +327,12 @@ Outcome apply_plan(const Plan& plan, const Script& script, const ApplyOptions& o
   rec.family = family_name(plan.os.family);
   rec.needs_root = plan.needs_root();
   rec.version = GPUDOCTOR_VERSION;
-  if (!save(o->places, rec, true)) return Exit::usage;
-  return run_steps(o->places, rec, opt);
+  if (!save(o->places, rec, ui, true)) return Exit::usage;
+  return run_steps(o->places, rec, opt, ui);
 }
 
-std::optional<Outcome> apply_recorded_migration(const std::string& target, const ApplyOptions& opt) {
+std::optional<Outcome> apply_recorded_migration(const std::string& target, const ApplyOptions& opt,
+                                                Frontend& ui) {
   if (!running_as_root()) return std::nullopt;
   RecordPlaces places = root_places(opt.root);
   auto m = load_migration(places);
@@ -347,10 +340,10 @@ std::optional<Outcome> apply_recorded_migration(const std::string& target, const
   // Unreadable, unfinished or done: decided under the lock, with the record read again.
   auto o = open_records(opt, true);
   if (!o) return std::unexpected(o.error());
-  return follow_gate(*o, target, opt);
+  return follow_gate(*o, target, opt, ui);
 }
 
-Outcome resume_migration(const ApplyOptions& opt) {
+Outcome resume_migration(const ApplyOptions& opt, Frontend& ui) {
   if (!running_as_root()) return fail(Exit::usage, "the migration is root's: run gpudoctor as root");
   RecordPlaces places = root_places(opt.root);
   auto m = load_migration(places);
@@ -363,16 +356,14 @@ Outcome resume_migration(const ApplyOptions& opt) {
     return fail(Exit::usage, "no migration to resume on this machine");
   ApplyRecord& rec = *o->migration;
   if (rec.status == "done") {
-    std::printf("The migration %s is complete; nothing to resume. After a good boot, `%s` frees its undo "
-                "cache.\n",
-                one_line(rec.script_id).c_str(), gpudoctor_command("migrate --finish", opt.root).c_str());
+    ui.report(event::NothingToResume{rec.script_id, gpudoctor_command("migrate --finish", opt.root)});
     return Exit::ok;
   }
-  std::printf("Resuming %s (%s).\n", one_line(rec.script_id).c_str(), one_line(rec.progress()).c_str());
-  return continue_migration(*o, opt);
+  ui.report(event::Resuming{rec.script_id, rec.progress()});
+  return continue_migration(*o, opt, ui);
 }
 
-Outcome finish_migration(const ApplyOptions& opt) {
+Outcome finish_migration(const ApplyOptions& opt, Frontend& ui) {
   if (!running_as_root()) return fail(Exit::usage, "the migration is root's: run gpudoctor as root");
   RecordPlaces places = root_places(opt.root);
   auto m = load_migration(places);
@@ -395,15 +386,13 @@ Outcome finish_migration(const ApplyOptions& opt) {
   std::error_code ec;
   bool there = std::filesystem::exists(std::filesystem::symlink_status(host, ec));
   if (rec.status == "finished" && !there) {
-    std::printf("The migration %s was finished already.\n", one_line(rec.script_id).c_str());
+    ui.report(event::FinishedAlready{rec.script_id});
     return Exit::ok;
   }
   std::string size = folder_size(host);
-  if (rec.status == "done" && !opt.yes &&
-      !confirm(fmt::format("Free the undo cache of {} ({} in {})? After this, `gpudoctor undo` cannot put "
-                           "the old stack back.",
-                           one_line(rec.script_id), size, one_line(cache))))
-    return fail(Exit::usage, "nothing was freed{}", yes_hint());
+  if (rec.status == "done" && !opt.yes)
+    if (Answer a = ui.ask(question::FreeCache{rec.script_id, size, cache}); a != Answer::yes)
+      return declined(a, "freed");
   if (there) {
     if (auto d = distrust_for_root(cache, places.root))
       return fail(Exit::usage, "{} is not root's own folder ({}): not removed", cache, d->describe(cache));
@@ -415,12 +404,9 @@ Outcome finish_migration(const ApplyOptions& opt) {
           {gpudoctor_command("migrate --finish", opt.root)});
   }
   if (rec.status == "done") rec.status = "finished";
-  if (!save(o->places, rec)) return Exit::findings;
-  std::printf("The migration %s is %s: %s freed (%s: its downloads and the old stack's packages kept for "
-              "undo). Its journal and backups stay (%s, %s).\n",
-              one_line(rec.script_id).c_str(), rec.status.c_str(), size.c_str(), one_line(cache).c_str(),
-              one_line(places.journal(rec.script_id)).c_str(),
-              one_line(places.backups + "/" + rec.script_id).c_str());
+  if (!save(o->places, rec, ui)) return Exit::findings;
+  ui.report(event::CacheFreed{rec.script_id, rec.status, size, cache, places.journal(rec.script_id),
+                              places.backups + "/" + rec.script_id});
   return Exit::ok;
 }
 

@@ -145,12 +145,7 @@ MigrationGate migration_gate(const std::optional<ApplyRecord>& migration, const 
   using Action = MigrationGate::Action;
   if (!migration || migration->closed()) return {Action::start, "", {}};
   const ApplyRecord& m = *migration;
-  if (m.unfinished() && m.target == target)
-    return {Action::resume,
-            fmt::format("A migration to {} is unfinished on this machine ({}: {}): this continues it, with "
-                        "the plan it was made with.",
-                        target, m.script_id, m.progress()),
-            {}};
+  if (m.unfinished() && m.target == target) return {Action::resume, "", {}};
   if (m.unfinished())
     return {Action::refuse,
             fmt::format("a migration to {} is unfinished on this machine ({}: {}). A machine has one "
@@ -158,12 +153,7 @@ MigrationGate migration_gate(const std::optional<ApplyRecord>& migration, const 
                         "first:",
                         m.target, m.script_id, m.progress()),
             {gpudoctor_command("migrate --resume", root), gpudoctor_command("undo", root)}};
-  if (m.target == target)
-    return {Action::complete,
-            fmt::format("The migration to {} ({}) is complete: nothing to do. After a good boot, `{}` frees "
-                        "its undo cache.",
-                        target, m.script_id, gpudoctor_command("migrate --finish", root)),
-            {}};
+  if (m.target == target) return {Action::complete, "", {}};
   return {Action::refuse,
           fmt::format("the migration to {} ({}) is done but not finished: its undo cache is kept until it "
                       "is. After a good boot, finish it; or put the machine back as it was before it; then "

@@ -61,7 +61,7 @@ std::string gpudoctor_command(std::string_view args, const std::string& root);
 // resume the unfinished one, say that it is complete, or refuse (the message names the recovery commands).
 struct MigrationGate {
   enum class Action { start, resume, complete, refuse } action = Action::start;
-  std::string message;               // resume, complete: what is going on; refuse: why (one line)
+  std::string message;               // refuse: why (one line)
   std::vector<std::string> commands; // refuse: the commands that clear the way
 };
 MigrationGate migration_gate(const std::optional<ApplyRecord>& migration, const std::string& target,

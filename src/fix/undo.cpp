@@ -4,7 +4,7 @@
 // package the journal names must lie in its run's folder.
 #include "fix/apply.hpp"
 #include "fix/apply_state.hpp"
-#include "fix/ask.hpp"
+#include "fix/events.hpp"
 #include "fix/journal.hpp"
 #include "fix/record_files.hpp"
 #include "fix/script_text.hpp"
@@ -18,7 +18,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <expected>
@@ -36,13 +35,6 @@ using escape::one_line;
 
 namespace {
 
-std::string joined(const std::vector<std::string>& words) {
-  std::string out;
-  for (const auto& w : words)
-    out += " " + shell_quote(w);
-  return out;
-}
-
 std::string now_utc() {
   char stamp[32];
   std::time_t now = std::time(nullptr);
@@ -50,18 +42,18 @@ std::string now_utc() {
   return stamp;
 }
 
-// Runs a package command as root (in `chroot ROOT` for tests), or prints it for the user to run. `shown`:
-// how to print it when the argv is long (a hundred cached .debs).
-int package_command(const std::vector<std::string>& argv, const std::string& root, const char* what,
+using Why = event::PackageCommand::Why;
+
+// Runs a package command as root (in `chroot ROOT` for tests), or names it for the user to run. `shown`:
+// how to show it when the argv is long (a hundred cached .debs). The number of failures (0 or 1).
+int package_command(Frontend& ui, const std::vector<std::string>& argv, const std::string& root, Why why,
                     const std::string& shown = {}) {
-  std::string text = shown.empty() ? joined(argv).substr(1) : shown;
-  if (!running_as_root()) {
-    std::printf("\n%s; as root:\n  %s\n", what, joined(argv).c_str() + 1);
-    return 0;
-  }
-  std::printf("\n%s:\n  %s\n", what, one_line(text).c_str());
-  int status = run_attached(argv, root);
-  if (status != 0) diag::error("that failed (exit status {})", status);
+  bool runs = running_as_root();
+  ui.report(event::PackageCommand{why, argv, shown, runs});
+  if (!runs) return 0;
+  int status =
+      run_attached(argv, root, ui.steps_output_to_stderr() ? ChildOutput::to_stderr : ChildOutput::inherit);
+  if (status != 0) ui.report(event::PackageCommandFailed{status});
   return status == 0 ? 0 : 1;
 }
 
@@ -92,11 +84,10 @@ bool dpkg_interrupted(const std::string& root) {
 // The packages of the runs: the old ones back first (from the script's cache: their repository may be
 // gone), then what the runs installed out (the old ones already satisfy what needs either), then the holds
 // and locks. `cached`: the .debs that passed check_kept_file.
-int undo_packages(const RunEffects& fx, const std::string& root, bool rhel) {
+int undo_packages(Frontend& ui, const RunEffects& fx, const std::string& root, bool rhel) {
   int failures = 0;
   if (!rhel && (!fx.purged.empty() || !fx.installed.empty()) && dpkg_interrupted(root))
-    failures += package_command({"dpkg", "--configure", "-a"}, root,
-                                "dpkg was interrupted; it finishes first, or apt would refuse the rest");
+    failures += package_command(ui, {"dpkg", "--configure", "-a"}, root, Why::dpkg_recover);
   std::vector<std::string> from_cache, by_name;
   for (const auto& [name, version] : fx.purged) {
     auto it = fx.cached.find(name);
@@ -113,14 +104,13 @@ int undo_packages(const RunEffects& fx, const std::string& root, bool rhel) {
                                      "-o", "APT::Sandbox::User=root"};
     argv.insert(argv.end(), from_cache.begin(), from_cache.end());
     std::string dir = from_cache.front().substr(0, from_cache.front().rfind('/'));
-    failures += package_command(argv, root, "The runs removed packages; they come back from the cache",
+    failures += package_command(ui, argv, root, Why::from_cache,
                                 "apt-get install --allow-downgrades " + std::to_string(from_cache.size()) +
                                     " .deb files of " + dir);
     if (!fx.auto_marked.empty()) {
       std::vector<std::string> mark = {"apt-mark", "auto"};
       mark.insert(mark.end(), fx.auto_marked.begin(), fx.auto_marked.end());
-      failures +=
-          package_command(mark, root, "apt had installed some of them as dependencies; so marked again");
+      failures += package_command(ui, mark, root, Why::auto_marks);
     }
   }
   if (!rhel && !from_cache.empty()) {
@@ -129,15 +119,10 @@ int undo_packages(const RunEffects& fx, const std::string& root, bool rhel) {
     std::vector<std::string> select = {"apt-mark", "install"};
     for (const auto& [name, version] : fx.purged)
       if (fx.cached.contains(name)) select.push_back(name); // installed again from the cache above
-    failures += package_command(select, root, "Their dpkg selection is install again, as before the runs",
+    failures += package_command(ui, select, root, Why::selections,
                                 "apt-mark install (" + std::to_string(select.size() - 2) + " packages)");
   }
-  if (!by_name.empty()) {
-    std::string cmd = rhel ? "dnf install" : "apt-get install";
-    std::printf("\nThe runs removed packages that are not in the cache; this reinstalls them from their\n"
-                "repositories (restored above, when the runs removed them):\n  %s%s\n",
-                cmd.c_str(), joined(by_name).c_str());
-  }
+  if (!by_name.empty()) ui.report(event::ReinstallByName{rhel ? "dnf install" : "apt-get install", by_name});
   std::vector<std::string> installed = rhel ? fx.installed : present_of(fx.installed, root);
   if (!installed.empty()) {
     std::vector<std::string> argv =
@@ -145,18 +130,17 @@ int undo_packages(const RunEffects& fx, const std::string& root, bool rhel) {
              : std::vector<std::string>{"env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "purge", "-y",
                                         "-q"};
     argv.insert(argv.end(), installed.begin(), installed.end());
-    failures += package_command(argv, root, "The runs installed packages; they go");
+    failures += package_command(ui, argv, root, Why::purge_installed);
   }
   if (!fx.unheld.empty()) {
     std::vector<std::string> argv = {"apt-mark", "hold"};
     argv.insert(argv.end(), fx.unheld.begin(), fx.unheld.end());
-    failures += package_command(argv, root, "The runs released holds; they are held again");
+    failures += package_command(ui, argv, root, Why::holds);
   }
   for (const auto& entry : fx.versionlocks)
-    failures += package_command({"dnf", "-q", "versionlock", "add", entry}, root,
-                                "A run removed a version lock; it is back");
+    failures += package_command(ui, {"dnf", "-q", "versionlock", "add", entry}, root, Why::versionlock);
   for (const auto& s : fx.stopped)
-    std::printf("A run stopped %s; start it again if it should run.\n", one_line(s).c_str());
+    ui.report(event::ServiceStopped{s});
   return failures;
 }
 
@@ -303,14 +287,15 @@ std::string undo_command(const UndoRequest& req, const Target& t) {
       req.root);
 }
 
-void mark_undone(const RecordPlaces& places, Target& t) {
+void mark_undone(const RecordPlaces& places, Target& t, Frontend& ui) {
   if (!t.saved || !t.all_runs) return;
   t.rec.status = "undone";
   std::string path = t.rec.kind == "migration" ? places.migration_file() : places.last_apply_file();
-  if (auto r = save_record(places, path, record_to_json(t.rec)); !r) diag::error("{}", r.error());
+  if (auto r = save_record(places, path, record_to_json(t.rec)); !r)
+    ui.report(event::RecordNotSaved{r.error()});
 }
 
-Outcome undo_target(const RecordPlaces& places, Target& t, const UndoRequest& req) {
+Outcome undo_target(const RecordPlaces& places, Target& t, const UndoRequest& req, Frontend& ui) {
   const ApplyRecord& rec = t.rec;
   std::string what = rec.kind == "migration" ? "the migration " + rec.script_id : rec.script_id;
   if (rec.status == "finished")
@@ -322,12 +307,13 @@ Outcome undo_target(const RecordPlaces& places, Target& t, const UndoRequest& re
         {gpudoctor_command(fmt::format("migrate --to {} --apply", rec.target == "nvidia" ? "amd" : "nvidia"),
                            req.root)});
   if (rec.status == "undone" && t.all_runs) {
-    std::printf("The last apply (%s) was undone already.\n", one_line(what).c_str());
+    ui.report(event::UndoneAlready{what});
     return Exit::ok;
   }
+  using Nothing = event::NothingToUndo;
   if (rec.status == "rolled-back" || rec.status == "stopped") {
-    std::printf("%s %s when it failed: nothing to undo.\n", one_line(what).c_str(),
-                rec.status == "stopped" ? "had changed nothing" : "put back what it had changed");
+    ui.report(
+        Nothing{rec.status == "stopped" ? Nothing::Why::stopped : Nothing::Why::rolled_back, what, "", {}});
     return Exit::ok;
   }
   auto text = read_record(places, places.journal(rec.script_id));
@@ -342,15 +328,11 @@ Outcome undo_target(const RecordPlaces& places, Target& t, const UndoRequest& re
       pending.push_back(r);
   if (pending.empty()) {
     if (all.found)
-      std::printf("The last apply (%s) was undone already.\n", one_line(what).c_str());
-    else if (runs.empty())
-      std::printf("No run of %s is in the journal %s: nothing to undo.\n", one_line(rec.script_id).c_str(),
-                  one_line(places.journal(rec.script_id)).c_str());
+      ui.report(event::UndoneAlready{what});
     else
-      std::printf("The journal %s has nothing of %s %s: nothing to undo.\n",
-                  one_line(places.journal(rec.script_id)).c_str(), runs.size() == 1 ? "run" : "runs",
-                  one_line(text::join(runs, ", ")).c_str());
-    mark_undone(places, t);
+      ui.report(Nothing{runs.empty() ? Nothing::Why::no_run : Nothing::Why::no_entries, rec.script_id,
+                        places.journal(rec.script_id), runs});
+    mark_undone(places, t, ui);
     return Exit::ok;
   }
   RunEffects fx = run_effects(entries, pending);
@@ -363,8 +345,8 @@ Outcome undo_target(const RecordPlaces& places, Target& t, const UndoRequest& re
       backups.push_back(b);
       continue;
     }
-    diag::error("not restored: {}: its copy {} is not one of run {}'s backups ({})", b.file, b.copy, b.run,
-                ok ? "not an absolute path" : ok.error());
+    ui.report(event::KeptFileRefused{event::KeptFileRefused::Kind::backup, b.file, b.copy, b.run,
+                                     ok ? "not an absolute path" : ok.error()});
     ++failures;
   }
   for (auto it = fx.cached.begin(); it != fx.cached.end();) {
@@ -373,39 +355,33 @@ Outcome undo_target(const RecordPlaces& places, Target& t, const UndoRequest& re
       ++it;
       continue;
     }
-    diag::error("not installed from the cache: {} ({}: {})", it->first, it->second, ok.error());
+    ui.report(event::KeptFileRefused{event::KeptFileRefused::Kind::cached_package, it->first, it->second, "",
+                                     ok.error()});
     it = fx.cached.erase(it);
   }
   std::vector<std::string> newest_first(pending.rbegin(), pending.rend());
-  std::printf("Undoing %s: %s %s (newest first).\n", one_line(what).c_str(),
-              pending.size() == 1 ? "run" : "runs", one_line(text::join(newest_first, ", ")).c_str());
-  if (!req.yes && !confirm(fmt::format("Restore {} files, remove {} that the runs created, and put their "
-                                       "packages back?",
-                                       backups.size(), fx.created.size())))
-    return fail(Exit::usage, "nothing was undone{}", yes_hint());
+  ui.report(event::Undoing{what, newest_first});
+  if (!req.yes)
+    if (Answer a = ui.ask(question::Undo{backups.size(), fx.created.size()}); a != Answer::yes)
+      return declined(a, "undone");
   const std::string& root = places.root;
   for (auto it = backups.rbegin(); it != backups.rend(); ++it) {
     auto r = atomic_copy(root + it->copy, root + it->file);
-    std::printf("%s %s\n", r ? "restored" : "could not restore", one_line(it->file).c_str());
-    if (!r) {
-      diag::detail("{}", r.error());
-      ++failures;
-    }
+    ui.report(event::FileRestored{it->file, r.has_value(), r ? std::string() : r.error()});
+    if (!r) ++failures;
   }
   for (const auto& f : fx.created) {
     if (f.empty() || f[0] != '/') continue;
     std::error_code ec;
-    if (std::filesystem::remove(root + f, ec))
-      std::printf("removed %s (a run created it)\n", one_line(f).c_str());
+    if (std::filesystem::remove(root + f, ec)) ui.report(event::CreatedRemoved{f});
   }
-  failures += undo_packages(fx, root, rec.family == "rhel");
+  failures += undo_packages(ui, fx, root, rec.family == "rhel");
   for (const auto& tree : fx.trees)
-    std::printf("Not restored (removed without a backup): %s\n", one_line(tree).c_str());
+    ui.report(event::TreeNotRestored{tree});
   for (const auto& [user, group] : fx.groups)
-    std::printf("Added %s to %s; to undo: gpasswd -d %s %s\n", one_line(user).c_str(),
-                one_line(group).c_str(), shell_quote(user).c_str(), shell_quote(group).c_str());
+    ui.report(event::GroupAdded{user, group});
   for (const auto& p : fx.pip)
-    std::printf("pip: %s\n", one_line(p).c_str());
+    ui.report(event::PipChanged{p});
   if (failures)
     return fail_with(
         Exit::findings,
@@ -416,14 +392,14 @@ Outcome undo_target(const RecordPlaces& places, Target& t, const UndoRequest& re
   // Unrecorded, a second undo would restore the same backups over what came after: say so, exit 2.
   if (auto noted = note_undone(places, rec.script_id, pending); !noted)
     return fail(Exit::usage, "the files are restored, but {}", noted.error());
-  mark_undone(places, t);
-  std::printf("Undone: %s.\n", one_line(what).c_str());
+  mark_undone(places, t, ui);
+  ui.report(event::Undone{what});
   return Exit::ok;
 }
 
 } // namespace
 
-Outcome undo_apply(const UndoRequest& req) {
+Outcome undo_apply(const UndoRequest& req, Frontend& ui) {
   if (!req.script_id.empty() && !valid_id(req.script_id))
     return fail(Exit::usage, "--script {} is no script id", req.script_id);
   if (!req.run.empty() && !valid_id(req.run)) return fail(Exit::usage, "--run {} is no run id", req.run);
@@ -458,7 +434,7 @@ Outcome undo_apply(const UndoRequest& req) {
     if (auto r = prepare_record_folders(places); !r) return std::unexpected(r.error());
   auto lock = lock_records(places);
   if (!lock) return fail(Exit::usage, "{}", lock.error());
-  return undo_target(places, *t, req);
+  return undo_target(places, *t, req, ui);
 }
 
 UserUndo user_undo(const UndoRequest& req) {
@@ -502,14 +478,14 @@ UserUndo user_undo(const UndoRequest& req) {
   return out;
 }
 
-void note_root_apply(const std::string& what) {
+std::expected<void, std::string> note_root_apply(const std::string& what) {
   RecordPlaces own = user_places();
   Json doc = Json::object();
   doc["format"] = 2;
   doc["kind"] = "root";
   doc["what"] = what;
   doc["at"] = now_utc();
-  if (auto r = save_record(own, own.last_apply_file(), doc); !r) diag::warning("{}", r.error());
+  return save_record(own, own.last_apply_file(), doc);
 }
 
 } // namespace gpudoctor::fix

@@ -420,7 +420,7 @@ CommandResult run_process(const CommandSpec& spec, const std::map<std::string, s
   return result;
 }
 
-int run_foreground(const std::vector<std::string>& argv) {
+int run_foreground(const std::vector<std::string>& argv, ChildOutput output) {
   if (argv.empty()) return 127;
   std::vector<std::string> args = argv;
   auto args_p = pointers(args);
@@ -452,14 +452,16 @@ int run_foreground(const std::vector<std::string>& argv) {
   sigemptyset(&none);
   posix_spawnattr_setsigmask(&setup.attr, &none);
   posix_spawnattr_setflags(&setup.attr, POSIX_SPAWN_SETSIGMASK);
+  if (output == ChildOutput::to_stderr)
+    posix_spawn_file_actions_adddup2(&setup.actions, STDERR_FILENO, STDOUT_FILENO);
   std::fflush(stdout);
   std::fflush(stderr);
   reaper::Child child;
   int rc = reaper::spawn(
       [&](pid_t& pid) {
         if (!exe.empty())
-          return ::posix_spawn(&pid, exe.c_str(), nullptr, &setup.attr, args_p.data(), envs_p.data());
-        return ::posix_spawnp(&pid, args_p[0], nullptr, &setup.attr, args_p.data(), environ);
+          return ::posix_spawn(&pid, exe.c_str(), &setup.actions, &setup.attr, args_p.data(), envs_p.data());
+        return ::posix_spawnp(&pid, args_p[0], &setup.actions, &setup.attr, args_p.data(), environ);
       },
       child, true);
   if (rc != 0) {

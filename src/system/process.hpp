@@ -32,6 +32,8 @@ CommandResult run_process(const CommandSpec& spec, const std::map<std::string, s
 // it cannot start. An interruption is forwarded to it (system/lifecycle). As root, the same rule as
 // run_process: argv[0] must be a program root can trust (what was skipped is said on stderr), and the child
 // gets root_child_environment of gpudoctor's environment.
-int run_foreground(const std::vector<std::string>& argv);
+// to_stderr: the child's stdout goes to gpudoctor's stderr (a driver reads gpudoctor's events on stdout).
+enum class ChildOutput { inherit, to_stderr };
+int run_foreground(const std::vector<std::string>& argv, ChildOutput output = ChildOutput::inherit);
 
 } // namespace gpudoctor

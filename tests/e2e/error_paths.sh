@@ -121,11 +121,20 @@ with_commands() { add commands "$1" "$2" "$3" "$4" "$5" "$6" "${@:7}"; }
 declare -A stdout_re=()
 
 # CLI11's usage errors: its message, then its hint on a second line (src/main.cpp, CLI::ParseError).
-usage cli.no-subcommand 'A subcommand is required'
-usage cli.unknown-subcommand 'A subcommand is required' frobnicate
-usage check.unknown-flag 'The following argument was not expected: --no-such-flag' check --no-such-flag
-usage check.unknown-flag-escaped "The following argument was not expected: --$S" check "--$raw"
-usage check.extra-argument 'The following argument was not expected: extra' check extra
+# What was not understood, named, with the nearest word that would be (src/util/suggest.hpp). Bare
+# `gpudoctor` runs check (tests/e2e/first_minute.sh).
+row cli.unknown-subcommand 2 any 'frobnicate is no subcommand \(gpudoctor --help lists them\)' frobnicate
+row cli.unknown-subcommand-escaped 2 any "$S is no subcommand \(gpudoctor --help lists them\)" "$raw"
+row cli.subcommand-typo 2 any 'chek is no subcommand \(did you mean check\?\) \(gpudoctor --help lists them\)' chek
+row cli.subcommand-swap 2 any 'bundel is no subcommand \(did you mean bundle\?\) \(gpudoctor --help lists them\)' bundel --obfuscate
+row cli.option-first 2 any '--bogus is no option of gpudoctor: a subcommand comes first \(gpudoctor --help lists them\)' --bogus
+row cli.option-first-escaped 2 any "--$S is no option of gpudoctor: a subcommand comes first \(gpudoctor --help lists them\)" "--$raw"
+row check.unknown-flag 2 any 'check: --no-such-flag is no option \(gpudoctor check --help lists them\)' check --no-such-flag
+row check.unknown-flag-escaped 2 any "check: --$S is no option \(gpudoctor check --help lists them\)" check "--$raw"
+row check.option-typo 2 any 'check: --formt is no option \(did you mean --format\?\) \(gpudoctor check --help lists them\)' check --formt json
+row check.option-typo-value 2 any 'check: --formt is no option \(did you mean --format\?\) \(gpudoctor check --help lists them\)' check --formt=json
+row fix.option-typo 2 any 'fix: --aply is no option \(did you mean --apply\?\) \(gpudoctor fix --help lists them\)' fix purge-rocm --aply
+row check.extra-argument 2 any 'check: extra was not expected \(gpudoctor check --help says what it takes\)' check extra
 usage check.format-unknown '--format: xml not in \{text,json,html,prometheus,junit,npd\}' check --format xml
 usage check.format-escaped "--format: $S not in \{text,json,html,prometheus,junit,npd\}" check --format "$raw"
 usage check.timeout-range '--timeout: Value 5 not in range 100 to 600000' check --timeout 5
@@ -139,7 +148,6 @@ usage bundle.upload-method '--upload-method: GET not in \{PUT,POST\}' bundle --u
 usage bundle.upload-timeout '--upload-timeout: Value 5 not in range 1000 to 3600000' bundle --upload-timeout 5
 usage bundle.output-empty '--output: cannot be empty' bundle -o ''
 usage probe.backend '--backend: metal not in \{cuda,hip\}' probe --backend metal
-usage explain.no-id 'id is required' explain
 usage fix.driver-version '--driver: takes a version \(digits and dots, like 12\.8 or 570\.124\.06\), not "abc"' fix --driver abc
 usage fix.cuda-escaped "--cuda: takes a version \(digits and dots, like 12\.8 or 570\.124\.06\), not \"$S\"" fix --cuda "$raw"
 usage fix.emit-empty '--emit: cannot be empty' fix --emit ''
@@ -154,6 +162,7 @@ usage completion.shell 'shell: zsh not in \{bash\}' completion zsh
 
 # check (and what every subcommand that judges a snapshot shares: --from, --knowledge, -o).
 row check.only-unknown 2 any 'unknown check id "no\.such-check" \(gpudoctor check --list shows them\)' check --from "$nvidia" --only no.such-check
+row check.only-typo 2 any 'unknown check id "driver\.nouvau" \(did you mean driver\.nouveau\?\) \(gpudoctor check --list shows them\)' check --from "$nvidia" --only driver.nouvau
 row check.only-escaped 2 any "unknown check id \"$S\" \(gpudoctor check --list shows them\)" check --from "$nvidia" --only "$raw"
 row check.from-missing 2 any 'cannot read snapshot /nonexistent/snapshot: No such file or directory' check --from /nonexistent/snapshot
 row check.from-no-manifest 2 any "cannot read snapshot $W/empty: $W/empty has no manifest\.json: it is not a gpudoctor snapshot" check --from "$work/empty"
@@ -182,9 +191,10 @@ row probe.from-escaped 2 any "cannot read snapshot /nonexistent/$S: No such file
 row probe.knowledge-empty 2 any "knowledge tables: no knowledge files \(\*\.yaml\) in $W/kb-empty" probe --from "$nvidia" --knowledge "$work/kb-empty"
 
 # explain
-row explain.unknown 2 any 'no check or fix "no\.such-check" \(gpudoctor check --list shows the checks\)' explain no.such-check
-row explain.escaped 2 any "no check or fix \"$S\" \(gpudoctor check --list shows the checks\)" explain "$raw"
-row explain.escaped-2 2 any "no check or fix \"$S2\" \(gpudoctor check --list shows the checks\)" explain "$raw2"
+row explain.unknown 2 any 'no check or fix "no\.such-check" \(gpudoctor explain lists them\)' explain no.such-check
+row explain.typo 2 any 'no check or fix "perm\.kdf" \(did you mean perm\.kfd\?\) \(gpudoctor explain lists them\)' explain perm.kdf
+row explain.escaped 2 any "no check or fix \"$S\" \(gpudoctor explain lists them\)" explain "$raw"
+row explain.escaped-2 2 any "no check or fix \"$S2\" \(gpudoctor explain lists them\)" explain "$raw2"
 
 # bundle: of the machine below --root (nothing of this one is read); every refusal comes before recording.
 row bundle.output-not-folder 2 any "cannot write $W/file/b\.tar\.gz: $W/file is not a folder" bundle --root "$work/debian" -o "$work/file/b.tar.gz"
@@ -204,6 +214,7 @@ row bundle.knowledge-empty 2 any "knowledge tables: no knowledge files \(\*\.yam
 
 # fix: plans from a snapshot (or the files below --root); --apply only below --root, never with --yes.
 row fix.unknown 2 any 'no fix no\.such-fix \(gpudoctor fix lists the ones for this machine\)' fix --from "$nvidia" no.such-fix
+row fix.typo 2 any 'no fix purge-rcom \(did you mean purge-rocm\?\) \(gpudoctor fix lists the ones for this machine\)' fix --from "$nvidia" purge-rcom
 row fix.unknown-escaped 2 any "no fix $S \(gpudoctor fix lists the ones for this machine\)" fix --from "$nvidia" "$raw"
 [[ -z $manual_fix ]] || row fix.manual 2 any "$manual_fix has no script: it is done by hand\. .*" fix --from "$nvidia" "$manual_fix"
 row fix.from-missing 2 any 'cannot read snapshot /nonexistent/snapshot: No such file or directory' fix --from /nonexistent/snapshot
@@ -254,6 +265,13 @@ with_commands migrate.apply-other-not-finished 2 root 2 'the migration to amd \(
 # --yes: the migration's script is not below the root, so nothing can run.
 with_commands migrate.resume-script-gone 2 root 1 'the script of the migration \(/var/lib/gpudoctor/scripts/migrate-1a2b3c4d\.sh\) is gone: it cannot go on\. .*' "gpudoctor undo --root $W/r-failed" migrate --resume --yes --root "$work/r-failed"
 stdout_re[migrate.resume-script-gone]=${stdout_re[migrate.resume-not-confirmed]}
+# --events json (docs/fixes.md, "Events"): the same failure, its events and its end as JSON lines on stdout.
+with_commands migrate.resume-script-gone-events 2 root 1 'the script of the migration \(/var/lib/gpudoctor/scripts/migrate-1a2b3c4d\.sh\) is gone: it cannot go on\. .*' "gpudoctor undo --root $W/r-failed" migrate --resume --yes --events json --root "$work/r-failed"
+stdout_re[migrate.resume-script-gone-events]=$'^\\{"event":"resuming","script_id":"migrate-1a2b3c4d","progress":"[^"]*"\\}\n\\{"event":"steps-left","script_id":"migrate-1a2b3c4d","steps":\\["purge","install"\\]\\}\n\\{"event":"end","exit":2,"message":"the script of the migration [^\n]*","commands":\\["gpudoctor undo --root [^"]*"\\]\\}\n$'
+row migrate.events-json-needs-yes 2 root '--events json asks nothing: give --yes with it' migrate --resume --events json --root "$work/r-failed"
+row fix.events-json-needs-yes 2 any '--events json asks nothing: give --yes with it' fix install-nvidia --apply --events json --root "$work/debian"
+row undo.events-json-needs-yes 2 any '--events json asks nothing: give --yes with it' undo --events json --root "$work/empty-root"
+usage undo.events-unknown '--events: xml not in \{text,json\}' undo --events xml
 row migrate.finish-from-as-user 2 user "the migration is root's: run gpudoctor as root" migrate --finish --from "$nvidia"
 with_commands migrate.resume-no-sudo 2 user 1 'the migration needs root and sudo is not installed; as root, run:' "/.*gpudoctor migrate --resume --root $W/r-failed" migrate --resume --root "$work/r-failed"
 with_commands migrate.finish-no-sudo-escaped 2 user 1 'finishing the migration needs root and sudo is not installed; as root, run:' "/.*gpudoctor migrate --finish --root \\\$'$W/a\\\\x1b\[31mb\\\\x0ac\.root'" migrate --finish --root "$work/$raw.root"

@@ -9,6 +9,8 @@
 3. One writer of gpudoctor's own messages: only src/util/diagnostics.cpp writes to stderr (src/ and checks/;
    the probe programs of probes/ are programs of their own). Named exceptions: the signal path's
    async-signal-safe write(2) in src/system/lifecycle.cpp.
+4. The fix engine does not talk: src/fix/ prints nothing, to stdout or through diag::; it reports events and
+   asks questions through its front end (fix/events.hpp), which app/ renders.
 
 Usage: source_rules.py SOURCE_DIR. Prints each breach as file:line and exits 1 if there is one.
 source_rules.py --self-test: plants each breach the rules name in a temporary tree and fails unless every one
@@ -41,22 +43,27 @@ def code_part(line):
     return line if at < 0 else line[:at]
 
 
+def source_files(root, folder):
+    """(path relative to root, text) of each C++ source and header below root/folder, in a stable order."""
+    for where, dirs, files in os.walk(os.path.join(root, folder)):
+        dirs.sort()
+        for name in sorted(files):
+            if name.endswith((".cpp", ".hpp", ".h")):
+                path = os.path.join(where, name)
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    yield os.path.relpath(path, root), f.read()
+
+
 def machine_path_breaches(root, folder):
     """Lines of `folder` (below root) that spell a machine path outside src/system/."""
     breaches = []
-    for where, _, files in os.walk(os.path.join(root, folder)):
-        rel_folder = os.path.relpath(where, root)
-        if rel_folder.split(os.sep)[:2] == ["src", "system"]:
+    for rel, text in source_files(root, folder):
+        if rel.split(os.sep)[:2] == ["src", "system"]:
             continue
-        for name in sorted(files):
-            if not name.endswith((".cpp", ".hpp", ".h")):
-                continue
-            path = os.path.join(where, name)
-            with open(path, encoding="utf-8", errors="replace") as f:
-                for number, line in enumerate(f, 1):
-                    if MACHINE_PATH.search(code_part(line)):
-                        breaches.append(f"{os.path.relpath(path, root)}:{number}: a machine path outside "
-                                        "src/system/ (name it through system/machine_paths.hpp)")
+        for number, line in enumerate(text.split("\n"), 1):
+            if MACHINE_PATH.search(code_part(line)):
+                breaches.append(f"{rel}:{number}: a machine path outside "
+                                "src/system/ (name it through system/machine_paths.hpp)")
     return breaches
 
 
@@ -76,49 +83,51 @@ def stderr_breaches(root):
     """Writes to stderr outside the diagnostics module (util/diagnostics.hpp) and the named exceptions."""
     breaches = []
     for folder in ("src", "checks"):
-        for where, _, files in os.walk(os.path.join(root, folder)):
-            for name in sorted(files):
-                if not name.endswith((".cpp", ".hpp", ".h")):
+        for rel, text in source_files(root, folder):
+            if rel in STDERR_WRITERS:
+                continue
+            # Statements may span lines: judge each statement's code, reported at its first line.
+            code = "\n".join(code_part(line) for line in text.split("\n"))
+            for m in STDERR_WRITE.finditer(code):
+                number = code.count("\n", 0, m.start()) + 1
+                line = text.split("\n")[number - 1]
+                if any(rel == f and held in line for f, held in STDERR_EXCEPTIONS):
                     continue
-                path = os.path.join(where, name)
-                rel = os.path.relpath(path, root)
-                if rel in STDERR_WRITERS:
-                    continue
-                with open(path, encoding="utf-8", errors="replace") as f:
-                    text = f.read()
-                # Statements may span lines: judge each statement's code, reported at its first line.
-                code = "\n".join(code_part(line) for line in text.split("\n"))
-                for m in STDERR_WRITE.finditer(code):
-                    number = code.count("\n", 0, m.start()) + 1
-                    line = text.split("\n")[number - 1]
-                    if any(rel == f and held in line for f, held in STDERR_EXCEPTIONS):
-                        continue
-                    breaches.append(f"{rel}:{number}: a write to stderr outside util/diagnostics "
-                                    "(say it through diag::error, diag::warning, ... or return a Failure)")
+                breaches.append(f"{rel}:{number}: a write to stderr outside util/diagnostics "
+                                "(say it through diag::error, diag::warning, ... or return a Failure)")
+    return breaches
+
+
+# Output from the fix engine: stdio and iostream, fmt's print, the diagnostics edge.
+ENGINE_OUTPUT = re.compile(r'\b(std::)?(printf|puts|fputs|fwrite|putchar|vprintf|fprintf)\s*\('
+                           r'|\bfmt::print\b|\bstd::(cout|cerr|clog|print|println)\b|\bdiag::\w+')
+
+
+def engine_output_breaches(root):
+    """Lines of src/fix/ that print instead of reporting an event."""
+    breaches = []
+    for rel, text in source_files(root, os.path.join("src", "fix")):
+        for number, line in enumerate(text.split("\n"), 1):
+            if ENGINE_OUTPUT.search(code_part(line)):
+                breaches.append(f"{rel}:{number}: the fix engine prints "
+                                "(report an event to its Frontend, fix/events.hpp)")
     return breaches
 
 
 def layer_breaches(root):
     """Includes of src/ that look up a layer."""
-    src = os.path.join(root, "src")
     breaches = []
-    for folder, _, files in os.walk(src):
-        rel_folder = os.path.relpath(folder, src)
-        top = rel_folder.split(os.sep)[0]
-        for name in sorted(files):
-            if not name.endswith((".cpp", ".hpp", ".h")):
-                continue
-            path = os.path.join(folder, name)
-            rel = os.path.relpath(path, root)
-            own = len(LAYERS) if rel_folder == "." else RANK.get(top)
-            if own is None:
-                breaches.append(f"{rel}: folder src/{top} has no layer in tests/lint/source_rules.py")
-                continue
-            with open(path, encoding="utf-8", errors="replace") as f:
-                for number, line in enumerate(f, 1):
-                    m = INCLUDE.match(line)
-                    if m and m.group(1) in RANK and RANK[m.group(1)] > own:
-                        breaches.append(f"{rel}:{number}: src/{top} includes {m.group(1)}/, a higher layer")
+    for rel, text in source_files(root, "src"):
+        parts = rel.split(os.sep)[1:]
+        top = parts[0] if len(parts) > 1 else "."
+        own = len(LAYERS) if top == "." else RANK.get(top)
+        if own is None:
+            breaches.append(f"{rel}: folder src/{top} has no layer in tests/lint/source_rules.py")
+            continue
+        for number, line in enumerate(text.split("\n"), 1):
+            m = INCLUDE.match(line)
+            if m and m.group(1) in RANK and RANK[m.group(1)] > own:
+                breaches.append(f"{rel}:{number}: src/{top} includes {m.group(1)}/, a higher layer")
     return breaches
 
 
@@ -131,18 +140,20 @@ def self_test():
                                             "  std::fputs(s, stderr);\n  fwrite(p, 1, n, stderr);\n}\n"),
         os.path.join("checks", "c.cpp"): "void g() { ::write(2, \"a\", 1); }\n",
         os.path.join("src", "fix", "b.cpp"): "#include \"app/commands.hpp\"\nconst char* p = \"/proc/x\";\n",
+        os.path.join("src", "fix", "e.cpp"): ("void e() {\n  std::printf(\"x\");\n  diag::warning(\"y\");\n"
+                                            "  const char* bash = \"printf '%s' x\";\n}\n"),
         # Not breaches: the signal path's write(2), stdout, a comment.
         os.path.join("src", "system", "lifecycle.cpp"): "void s() { ::write(STDERR_FILENO, \"a\", 1); }\n",
         os.path.join("src", "util", "u.cpp"): "// fprintf(stderr, ...) is gone\nvoid u() { fputs(s, stdout); }\n",
     }
     expected = {"src/app/a.cpp:2", "src/app/a.cpp:4", "src/app/a.cpp:5", "src/app/a.cpp:6", "src/app/a.cpp:7",
-                "checks/c.cpp:1", "src/fix/b.cpp:1", "src/fix/b.cpp:2"}
+                "checks/c.cpp:1", "src/fix/b.cpp:1", "src/fix/b.cpp:2", "src/fix/e.cpp:2", "src/fix/e.cpp:3"}
     with tempfile.TemporaryDirectory() as root:
         for rel, text in planted.items():
             os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
             with open(os.path.join(root, rel), "w", encoding="utf-8") as f:
                 f.write(text)
-        found = layer_breaches(root) + stderr_breaches(root)
+        found = layer_breaches(root) + stderr_breaches(root) + engine_output_breaches(root)
         for folder in ("src", "checks"):
             found += machine_path_breaches(root, folder)
     reported = {":".join(b.split(":")[:2]) for b in found}
@@ -157,7 +168,7 @@ def main():
     if sys.argv[1:] == ["--self-test"]:
         return self_test()
     root = sys.argv[1]
-    breaches = layer_breaches(root) + stderr_breaches(root)
+    breaches = layer_breaches(root) + stderr_breaches(root) + engine_output_breaches(root)
     for folder in ("src", "checks", "probes"):
         breaches += machine_path_breaches(root, folder)
     for b in breaches:

@@ -5,6 +5,7 @@
 #include "fix/apply_state.hpp"
 #include "fix/journal.hpp"
 #include "fix/record_files.hpp"
+#include "unit/recording_frontend.hpp"
 #include "unit/testutil.hpp"
 
 #include <filesystem>
@@ -131,8 +132,7 @@ TEST_CASE("fix state: one migration per machine: the same target resumes, anothe
     CHECK(other.commands == std::vector<std::string>{"gpudoctor migrate --resume", "gpudoctor undo"});
     CHECK(other.message.find("a migration to nvidia is unfinished") != std::string::npos);
   }
-  auto failed = migration_gate(migration("nvidia", "failed"), "nvidia", "");
-  CHECK(failed.message.find("step install-nvidia.driver failed, 1 of 3 steps done") != std::string::npos);
+  CHECK(migration("nvidia", "failed").progress() == "step install-nvidia.driver failed, 1 of 3 steps done");
   CHECK(migration_gate(migration("nvidia", "done"), "nvidia", "").action == Action::complete);
   auto done_other = migration_gate(migration("nvidia", "done"), "amd", "/tmp/r");
   CHECK(done_other.action == Action::refuse);
@@ -306,24 +306,58 @@ TEST_CASE(
   std::string users = root + "/home/alice/.local/state/gpudoctor/last-apply.json";
   test::write_text(users, state0);
   REQUIRE(::chown(users.c_str(), 65534, 65534) == 0);
-  CHECK(exit_code(undo_apply({root, true, users, "", ""})) == 2);
+  test::RecordingFrontend refused;
+  CHECK(exit_code(undo_apply({root, true, users, "", ""}, refused)) == 2);
+  CHECK(refused.all<event::FileRestored>().empty());
   CHECK(test::slurp(p.on_host("/etc/environment")) == "edited by the run\n");
   CHECK(!fs::exists(p.on_host("/etc/cron.d/evil")));
 
   // Root's own 0.1.0 record of it: undone from root's journal (the ids), not from the journal it names.
   test::write_text(p.on_host(p.last_apply_file()), state0);
-  CHECK(exit_code(undo_apply({root, true, "", "", ""})) == 0);
+  // Asked and answered no (or with no one to ask): nothing is touched.
+  for (Answer a : {Answer::no, Answer::cannot_ask}) {
+    test::RecordingFrontend declines;
+    declines.answer = a;
+    auto no = undo_apply({root, false, "", "", ""}, declines);
+    REQUIRE(!no.has_value());
+    CHECK(no.error().message ==
+          (a == Answer::no ? "nothing was undone" : "nothing was undone (not a terminal: pass --yes)"));
+    REQUIRE(declines.questions.size() == 1);
+    CHECK(std::get<question::Undo>(declines.questions[0]).restores == 1);
+    CHECK(test::slurp(p.on_host("/etc/environment")) == "edited by the run\n");
+  }
+  test::RecordingFrontend ui;
+  CHECK(exit_code(undo_apply({root, true, "", "", ""}, ui)) == 0);
+  CHECK(ui.questions.empty()); // --yes
+  auto undoing = ui.all<event::Undoing>();
+  REQUIRE(undoing.size() == 1);
+  CHECK(undoing[0].runs == std::vector<std::string>{run});
+  auto restored = ui.all<event::FileRestored>();
+  REQUIRE(restored.size() == 1);
+  CHECK(restored[0].file == "/etc/environment");
+  CHECK(restored[0].ok);
+  CHECK(ui.all<event::Undone>().size() == 1);
+  CHECK(std::holds_alternative<event::Undone>(ui.events.back()));
   CHECK(test::slurp(p.on_host("/etc/environment")) == "before the run\n");
   CHECK(!fs::exists(p.on_host("/etc/cron.d/evil")));
   CHECK(test::slurp(p.on_host(p.journal(id))).find("\tundone\n") != std::string::npos);
   auto after = load_record(p, p.last_apply_file());
   REQUIRE(after.has_value());
   CHECK((*after)->status == "undone");
-  CHECK(exit_code(undo_apply({root, true, "", "", ""})) == 0); // undone already
+  test::RecordingFrontend again;
+  CHECK(exit_code(undo_apply({root, true, "", "", ""}, again)) == 0);
+  REQUIRE(again.events.size() == 1);
+  CHECK(std::holds_alternative<event::UndoneAlready>(again.events[0]));
 
   // A hostile entry in root's own journal (a copy outside its run's folder) is not acted on.
   const std::string id2 = "fix-2", run2 = "r2";
   test::write_text(p.on_host(p.journal(id2)), "t\tr2\tp\tbackup\t/etc/cron.d/evil\t/home/alice/evil\n");
-  CHECK(exit_code(undo_apply({root, true, "", id2, run2})) == 1);
+  test::RecordingFrontend hostile;
+  CHECK(exit_code(undo_apply({root, true, "", id2, run2}, hostile)) == 1);
+  auto kept = hostile.all<event::KeptFileRefused>();
+  REQUIRE(kept.size() == 1);
+  CHECK(kept[0].kind == event::KeptFileRefused::Kind::backup);
+  CHECK(kept[0].subject == "/etc/cron.d/evil");
+  CHECK(kept[0].copy == "/home/alice/evil");
   CHECK(!fs::exists(p.on_host("/etc/cron.d/evil")));
 }
