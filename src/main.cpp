@@ -6,7 +6,9 @@
 #include "app/commands.hpp"
 #include "app/root_handoff.hpp"
 #include "cli/completion.hpp"
+#include "engine/catalogue.hpp"
 #include "system/lifecycle.hpp"
+#include "system/terminal.hpp"
 #include "util/diagnostics.hpp"
 #include "util/escape.hpp"
 #include "util/suggest.hpp"
@@ -21,6 +23,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <unistd.h>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -84,21 +87,22 @@ void add_format(CLI::App& cmd, std::string& format, std::vector<std::string> cho
 }
 
 void add_output(CLI::App& cmd, std::string& output, const char* help) {
-  cmd.add_option("-o,--output", output, help)->check(k_not_empty);
+  cmd.add_option("-o,--output", output, help)->type_name("FILE")->check(k_not_empty);
 }
 
 void add_from(CLI::App& cmd, Values& v, const char* help) {
-  cmd.add_option("--from", v.from, help)->check(k_not_empty);
+  cmd.add_option("--from", v.from, help)->type_name("PATH")->check(k_not_empty);
 }
 
 // What every subcommand that judges a machine takes (check, bundle, probe, fix, migrate).
 void add_check_options(CLI::App& cmd, CheckOptions& opt, Values& v) {
-  cmd.add_option("--python", opt.pythons,
-                 "Also inspect this python3 (repeatable); it is then the one in use");
+  cmd.add_option("--python", opt.pythons, "Also inspect this python3 (repeatable); it is then the one in use")
+      ->type_name("FILE");
   cmd.add_option("--timeout", opt.timeout_ms, "Time limit for each vendor tool, in milliseconds")
       ->check(CLI::Range(100, 600000));
   cmd.add_option("--knowledge", opt.knowledge_dir,
                  "Read knowledge tables from this folder instead of the built-in ones")
+      ->type_name("DIR")
       ->check(k_not_empty);
   add_color(cmd, v);
   cmd.add_option("--probe-timeout", opt.probe_timeout_ms, "Time limit for each GPU probe, in milliseconds")
@@ -116,7 +120,9 @@ void add_check(CLI::App& cmd, Values& v) {
       ->check(CLI::Range(std::size_t{40}, std::size_t{1} << 20));
   cmd.add_flag("-v,--verbose", c.verbose, "Also list what passed and what was skipped");
   cmd.add_flag("--strict", c.strict, "Exit 1 on warnings too");
-  cmd.add_option("--only", c.only, "Run only these check ids")->delimiter(',');
+  cmd.add_option("--only", c.only, "Run only these check ids (comma-separated)")
+      ->type_name("CHECK_ID")
+      ->delimiter(',');
   cmd.add_flag("--list", v.list, "List every check id with its title");
   cmd.add_flag("--probes", c.probes, "Also build and run the GPU probes (docs/probes.md)");
   cmd.add_flag("--online", c.online,
@@ -138,17 +144,20 @@ void add_bundle(CLI::App& cmd, Values& v) {
                "Also replace host and user names, addresses, GPU serials and UUIDs by pseudonyms");
   cmd.add_option("--obfuscate-key", b.obfuscate_key,
                  "Key file of the pseudonyms (created 0600 if absent; keep it here, never send it): "
-                 "a site's bundles give each host one stable pseudonym. Implies --obfuscate");
+                 "a site's bundles give each host one stable pseudonym. Implies --obfuscate")
+      ->type_name("FILE");
   cmd.add_flag("--probes", b.check.probes, "Also run the GPU probes and record their outputs");
   cmd.add_option("--upload", b.upload.url,
-                 "Then send the archive to this https:// URL (a presigned PUT URL, or POST)");
+                 "Then send the archive to this https:// URL (a presigned PUT URL, or POST)")
+      ->type_name("URL");
   cmd.add_option("--upload-method", b.upload.method, "PUT (default) or POST")
       ->check(CLI::IsMember({"PUT", "POST"}));
-  cmd.add_option("--ca-file", b.upload.ca_file, "Trust this CA bundle (PEM) for --upload");
+  cmd.add_option("--ca-file", b.upload.ca_file, "Trust this CA bundle (PEM) for --upload")->type_name("FILE");
   cmd.add_option("--upload-timeout", v.upload_timeout_ms, "Time limit of the upload in ms (default 60000)")
       ->check(CLI::Range(1000, 3600000));
   cmd.add_option("--root", b.root,
-                 "For tests: record the machine of fix --root DIR (its files; no command is run)");
+                 "For tests: record the machine of fix --root DIR (its files; no command is run)")
+      ->type_name("DIR");
   add_check_options(cmd, b.check, v);
 }
 
@@ -175,7 +184,8 @@ Outcome run_probe(Values& v, CLI::App&) {
 }
 
 void add_explain(CLI::App& cmd, Values& v) {
-  cmd.add_option("id", v.explain_id, "A check id or fix id (without one: the ids and their titles)");
+  cmd.add_option("id", v.explain_id, "A check id or fix id (without one: the ids and their titles)")
+      ->type_name("ID");
 }
 
 Outcome run_explain(Values& v, CLI::App&) {
@@ -186,13 +196,15 @@ Outcome run_explain(Values& v, CLI::App&) {
 void add_fix_options(CLI::App& cmd, FixOptions& opt, Values& v) {
   add_from(cmd, v, "Plan for a snapshot (folder or bundle); the script refuses other machines");
   cmd.add_option("--emit", opt.emit, "Write the script to this file instead of printing it")
+      ->type_name("FILE")
       ->check(k_not_empty);
   cmd.add_flag("--apply", opt.apply,
                "Run the script step by step (steps that need root: gpudoctor runs itself through sudo)");
   cmd.add_flag("-y,--yes", opt.yes, "With --apply: do not ask first");
   add_events(cmd, v.events);
   cmd.add_option("--mirror", opt.mirror,
-                 "Point repositories at this mirror (replaces each URL's scheme://host)");
+                 "Point repositories at this mirror (replaces each URL's scheme://host)")
+      ->type_name("URL");
   cmd.add_option("--driver", opt.driver, "NVIDIA driver branch to install instead of the chosen one (570)")
       ->check(k_version);
   cmd.add_option("--cuda", opt.cuda, "CUDA release to install instead of the chosen one (12.8)")
@@ -212,12 +224,13 @@ void add_fix_options(CLI::App& cmd, FixOptions& opt, Values& v) {
                "Do not make the script check the host name (the OS release still)");
   cmd.add_flag("--render-all", opt.render_all, "For tests: render every step, even those with nothing to do");
   cmd.add_option("--root", opt.root,
-                 "For tests: the machine is the files below DIR; --apply runs in chroot DIR");
+                 "For tests: the machine is the files below DIR; --apply runs in chroot DIR")
+      ->type_name("DIR");
   add_check_options(cmd, opt.check, v);
 }
 
 void add_fix(CLI::App& cmd, Values& v) {
-  cmd.add_option("id", v.fix.id, "The fix (gpudoctor fix without an id lists them)");
+  cmd.add_option("id", v.fix.id, "The fix (gpudoctor fix without an id lists them)")->type_name("FIX_ID");
   add_fix_options(cmd, v.fix, v);
 }
 
@@ -249,9 +262,11 @@ Outcome run_migrate(Values& v, CLI::App&) {
 void add_undo(CLI::App& cmd, Values& v) {
   cmd.add_flag("-y,--yes", v.undo.yes, "Do not ask first");
   add_events(cmd, v.events);
-  cmd.add_option("--root", v.undo.root, "For tests: the root the apply ran in (fix --root)");
+  cmd.add_option("--root", v.undo.root, "For tests: the root the apply ran in (fix --root)")
+      ->type_name("DIR");
   cmd.add_option("--state", v.undo.state,
                  "The state file of the apply to undo (as root: only one of root's own records)")
+      ->type_name("FILE")
       ->check(k_not_empty);
   auto* script = cmd.add_option("--script", v.undo.script,
                                 "Undo the apply of this script id (its runs in root's journal)")
@@ -276,6 +291,7 @@ void add_comparison_output(CLI::App& cmd, std::string& format, std::string& outp
 void add_fleet(CLI::App& cmd, Values& v) {
   FleetOptions& f = v.fleet;
   cmd.add_option("paths", f.paths, "Reports (.json), bundles, snapshot folders, or folders of them")
+      ->type_name("PATH")
       ->required()
       ->check(k_not_empty);
   add_comparison_output(cmd, f.format, f.output);
@@ -295,9 +311,10 @@ Outcome run_fleet(Values& v, CLI::App&) {
 void add_diff(CLI::App& cmd, Values& v) {
   DiffOptions& d = v.diff;
   cmd.add_option("before", d.before, "The earlier snapshot, bundle or report")
+      ->type_name("PATH")
       ->required()
       ->check(k_not_empty);
-  cmd.add_option("after", d.after, "The later one")->required()->check(k_not_empty);
+  cmd.add_option("after", d.after, "The later one")->type_name("PATH")->required()->check(k_not_empty);
   add_comparison_output(cmd, d.format, d.output);
   cmd.add_flag("--force", d.force,
                "Compare even when the two are not one machine (another host name, no GPU in common)");
@@ -316,7 +333,14 @@ void add_completion(CLI::App& cmd, Values& v) {
 }
 
 Outcome run_completion(Values&, CLI::App& app) {
-  std::fputs(cli::bash_completion(app).c_str(), stdout);
+  auto cat = load_catalogue();
+  if (!cat) return fail(Exit::internal, "{}", cat.error());
+  cli::CompletionIds ids;
+  for (const auto& check : cat->checks)
+    ids.checks.push_back(check.id);
+  for (const auto& fix : cat->fixes)
+    ids.fixes.push_back(fix.id);
+  std::fputs(cli::bash_completion(app, ids).c_str(), stdout);
   return Exit::ok;
 }
 
@@ -530,6 +554,9 @@ namespace {
 int run_command(int argc, char** argv) {
   gpudoctor::start_lifecycle(); // first: signals, the reaper, stale temporary folders (before any thread)
   gpudoctor::remember_arguments(argc, argv); // a handoff to root through sudo repeats them
+  // Messages on a person's terminal wrap to its width, and long runs show progress there; a log gets lines.
+  if (gpudoctor::terminal::is_terminal(STDERR_FILENO))
+    gpudoctor::diag::to_terminal(gpudoctor::terminal::columns(STDERR_FILENO));
   // Named, not argv[0]: the man page (help2man) and the completion script show this name.
   CLI::App app{"gpudoctor: what is wrong with this GPU machine, and how to fix it", "gpudoctor"};
   app.set_version_flag("--version", "gpudoctor " GPUDOCTOR_VERSION);

@@ -15,9 +15,13 @@
 #include "util/diagnostics.hpp"
 #include "util/escape.hpp"
 #include "util/file_text.hpp"
+#include "util/hmac_sha256.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -44,6 +48,35 @@ std::string default_name(const std::string& host) {
   for (char& c : stamp)
     if (c == ':') c = '-';
   return fmt::format("gpudoctor-bundle-{}-{}.tar.gz", host.empty() ? "host" : host, stamp);
+}
+
+struct Packed {
+  std::uint64_t bytes = 0;
+  std::string sha256; // hex, as sha256sum writes it
+};
+
+// The size and digest of what was written to `fd`, read back from the descriptor itself: no path is opened
+// again, so the digest shown is that of the file that was written, whoever can rename things in its folder.
+std::expected<Packed, std::string> read_back(int fd) {
+  Packed packed;
+  Sha256 hash;
+  std::string block(1 << 16, '\0');
+  for (;;) {
+    ssize_t got = ::pread(fd, block.data(), block.size(), static_cast<off_t>(packed.bytes));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return std::unexpected(fmt::format("cannot read it back: {}", std::strerror(errno)));
+    if (got == 0) break;
+    hash.update(std::string_view(block.data(), static_cast<std::size_t>(got)));
+    packed.bytes += static_cast<std::uint64_t>(got);
+  }
+  packed.sha256 = to_hex(hash.digest());
+  return packed;
+}
+
+std::string size_text(std::uint64_t bytes) {
+  if (bytes < 1024) return fmt::format("{} bytes", bytes);
+  if (bytes < 1024 * 1024) return fmt::format("{:.1f} KiB", double(bytes) / 1024);
+  return fmt::format("{:.1f} MiB", double(bytes) / (1024 * 1024));
 }
 
 bool same_conclusions(const std::vector<Result>& a, const std::vector<Result>& b) {
@@ -88,6 +121,7 @@ Outcome cmd_bundle(const BundleOptions& opt) {
   // With the stack tables the fix inventory is taken: what `fix` and `migrate` read beyond the checks (apt's
   // marks, pins, container configuration, ...) is recorded, so a plan made --from the bundle is the plan made
   // on the machine, and the report below holds the inventory (facts.inventory).
+  diag::progress("recording this machine");
   Report live_report = run_pipeline(recorder, *data, opt.check, &*stacks);
   snapshot::Manifest manifest;
   manifest.created = snapshot::utc_now();
@@ -96,6 +130,7 @@ Outcome cmd_bundle(const BundleOptions& opt) {
   recorder.finish(manifest);
   if (auto failures = recorder.write_failures(); !failures.empty()) return refuse_incomplete(failures);
 
+  diag::progress("redacting the snapshot");
   RedactOptions redact;
   redact.kb = &data->kb;
   redact.obfuscate = opt.obfuscate || !key.empty();
@@ -117,6 +152,7 @@ Outcome cmd_bundle(const BundleOptions& opt) {
   write("manifest.json", dump_json(snapshot::manifest_to_json(manifest)));
   if (!failures.empty()) return refuse_incomplete(failures);
 
+  diag::progress("judging the redacted snapshot");
   auto replay = ReplayView::open(snap_dir);
   if (!replay) return fail(Exit::internal, "the recorded snapshot does not read back: {}", replay.error());
   Report report = run_pipeline(**replay, *data, opt.check, &*stacks);
@@ -138,18 +174,40 @@ Outcome cmd_bundle(const BundleOptions& opt) {
   }
   // 0600: a bundle holds the machine's configuration. A half-written archive is removed if gpudoctor is
   // interrupted (OutputFolder registers it).
-  auto packed = out_folder->replace(0600, [&](int fd) { return write_tar_gz(snap_dir, fd); });
-  if (!packed) return fail(Exit::usage, "{}", packed.error());
+  diag::progress(fmt::format("packing {}", output));
+  Packed packed;
+  auto written = out_folder->replace(0600, [&](int fd) -> std::expected<void, std::string> {
+    if (auto tar = write_tar_gz(snap_dir, fd); !tar) return tar;
+    auto back = read_back(fd);
+    if (!back) return std::unexpected(back.error());
+    packed = std::move(*back);
+    return {};
+  });
+  diag::clear_progress();
+  if (!written) return fail(Exit::usage, "{}", written.error());
   Summary s = summarize(report.results);
   auto values = std::count_if(log.redacted.begin(), log.redacted.end(), [](const std::string& entry) {
     return entry.starts_with("env:") || entry.starts_with("file:") || entry.starts_with("skipped:");
   });
   diag::say("wrote {} ({} errors, {} warnings; {} values and files redacted)", output, s.error, s.warn,
             values);
+  // A person at a terminal is told what they hold and what to do with it (as sos report and
+  // nvidia-bug-report do); a script reads the path on stdout and has what it needs.
+  if (diag::shows_progress()) {
+    diag::detail("size {}", size_text(packed.bytes));
+    diag::detail("SHA-256 {}", packed.sha256);
+    if (opt.upload.url.empty())
+      diag::say("send this file to whoever asked for it (your support contact, or attach it to the issue you "
+                "file), with its SHA-256; `tar -tzf {}` lists what it holds, and report.txt inside is what "
+                "gpudoctor found",
+                output);
+  }
   std::printf("%s\n", escape::one_line(output).c_str());
   if (opt.upload.url.empty()) return Exit::ok;
   std::fflush(stdout);
+  diag::progress(fmt::format("uploading to {}", upload_url_for_messages(opt.upload.url)));
   auto sent = upload_bundle(output, opt.upload);
+  diag::clear_progress();
   if (!sent) {
     diag::error("upload failed: {}", sent.error());
     return fail(Exit::upload_failed, "the bundle is still at {}; send it another way", output);

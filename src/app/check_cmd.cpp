@@ -1,12 +1,15 @@
 #include "app/commands.hpp"
 #include "app/pipeline.hpp"
 #include "app/snapshot_source.hpp"
+#include "app/terminal_text.hpp"
 #include "system/live_view.hpp"
 #include "util/diagnostics.hpp"
 #include "util/suggest.hpp"
 
 #include <algorithm>
 #include <cstdio>
+
+#include <fmt/format.h>
 
 namespace gpudoctor {
 
@@ -20,9 +23,16 @@ std::vector<std::string> check_ids(const Catalogue& cat) {
 }
 
 // The ids and titles, one a line, aligned.
-template <class Entries> void print_ids(const Entries& entries, std::size_t width) {
+template <class Entries> std::string id_lines(const Entries& entries, std::size_t width) {
+  std::string out;
   for (const auto& e : entries)
-    std::printf("%-*s  %s\n", static_cast<int>(width), e.id.c_str(), e.title.c_str());
+    out += fmt::format("{:<{}}  {}\n", e.id, width, e.title);
+  return out;
+}
+
+void print(const std::string& text) {
+  std::string shown = fit_to_stdout(text);
+  std::fwrite(shown.data(), 1, shown.size(), stdout);
 }
 
 } // namespace
@@ -55,7 +65,7 @@ Outcome cmd_list_checks() {
   std::size_t width = 0;
   for (const auto& e : cat->checks)
     width = std::max(width, e.id.size());
-  print_ids(cat->checks, width);
+  print(id_lines(cat->checks, width));
   return Exit::ok;
 }
 
@@ -69,16 +79,15 @@ Outcome cmd_explain(const std::string& id) {
       width = std::max(width, c.id.size());
     for (const auto& f : cat->fixes)
       width = std::max(width, f.id.size());
-    std::printf("Checks (gpudoctor explain ID):\n");
-    print_ids(cat->checks, width);
-    std::printf("\nFixes (gpudoctor explain ID; gpudoctor fix ID prints its script):\n");
-    print_ids(cat->fixes, width);
+    print("Checks (gpudoctor explain ID):\n" + id_lines(cat->checks, width) +
+          "\nFixes (gpudoctor explain ID; gpudoctor fix ID prints its script):\n" +
+          id_lines(cat->fixes, width));
     return Exit::ok;
   }
   const CatalogueEntry* e = cat->find(id);
   if (!e) {
     if (const FixEntry* f = cat->find_fix(id)) {
-      std::printf("%s: %s\n\n%s\n", f->id.c_str(), f->title.c_str(), f->description.c_str());
+      print(fmt::format("{}: {}\n\n{}\n", f->id, f->title, f->description));
       return Exit::ok;
     }
     std::vector<std::string> ids = check_ids(*cat);
@@ -87,15 +96,14 @@ Outcome cmd_explain(const std::string& id) {
     return fail(Exit::usage, "no check or fix \"{}\"{} (gpudoctor explain lists them)", id,
                 did_you_mean(id, ids));
   }
-  std::printf("%s: %s\n", e->id.c_str(), e->title.c_str());
-  std::printf("Reports %s when the problem is present. Area: %s.\n\n", e->fires_status.c_str(),
-              e->area.c_str());
-  std::printf("What it checks\n  %s\n\nWhy it matters\n  %s\n\nHow to fix it\n  %s\n", e->what.c_str(),
-              e->why.c_str(), e->fix.c_str());
+  std::string text = fmt::format("{}: {}\nReports {} when the problem is present. Area: {}.\n\n"
+                                 "What it checks\n  {}\n\nWhy it matters\n  {}\n\nHow to fix it\n  {}\n",
+                                 e->id, e->title, e->fires_status, e->area, e->what, e->why, e->fix);
   for (const auto& fix : e->fixes) {
     const FixEntry* f = cat->find_fix(fix);
-    std::printf("  gpudoctor fix %s%s\n", fix.c_str(), f ? (" (" + f->title + ")").c_str() : "");
+    text += fmt::format("  gpudoctor fix {}{}\n", fix, f ? " (" + f->title + ")" : "");
   }
+  print(text);
   return Exit::ok;
 }
 

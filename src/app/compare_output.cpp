@@ -1,22 +1,16 @@
 #include "app/compare_output.hpp"
 
+#include "app/terminal_text.hpp"
 #include "system/output_file.hpp"
 
 #include <cstdio>
-#include <cstdlib>
-#include <unistd.h>
 
 namespace gpudoctor {
 
-bool use_color(ColorMode mode, const std::string& output) {
-  if (mode != ColorMode::automatic) return mode == ColorMode::always;
-  const char* no_color = std::getenv("NO_COLOR");
-  return !(no_color && *no_color) && output.empty() && ::isatty(STDOUT_FILENO);
-}
-
-std::expected<void, Failure> emit(const std::string& content, const std::string& output) {
+std::expected<void, Failure> emit(const std::string& content, const std::string& output, bool text) {
   if (output.empty()) {
-    std::fwrite(content.data(), 1, content.size(), stdout);
+    std::string shown = text ? fit_to_stdout(content) : content;
+    std::fwrite(shown.data(), 1, shown.size(), stdout);
     return {};
   }
   // 0600: a fleet's or a diff's report holds its machines' configuration, like each report.

@@ -1,5 +1,4 @@
-// Where `fleet` and `diff` write what they render: stdout, or a file replaced atomically (-o); and whether
-// their text is coloured.
+// Where `fleet` and `diff` write what they render: stdout, or a file replaced atomically (-o).
 #pragma once
 
 #include "app/commands.hpp"
@@ -10,11 +9,8 @@
 
 namespace gpudoctor {
 
-// Colour on a terminal without NO_COLOR (never into a file), or when asked.
-bool use_color(ColorMode mode, const std::string& output);
-
-// Prints `content`, or replaces the file `output` with it; fails (exit 2) when it cannot. What stdout could
-// not take main says, once (it flushes stdout last).
-std::expected<void, Failure> emit(const std::string& content, const std::string& output);
+// Prints `content` (wrapped to a terminal's width when `text`), or replaces the file `output` with it; fails
+// (exit 2) when it cannot. What stdout could not take main says, once (it flushes stdout last).
+std::expected<void, Failure> emit(const std::string& content, const std::string& output, bool text);
 
 } // namespace gpudoctor

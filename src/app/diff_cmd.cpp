@@ -3,6 +3,7 @@
 #include "app/commands.hpp"
 #include "app/compare_output.hpp"
 #include "app/report_input.hpp"
+#include "app/terminal_text.hpp"
 #include "fleet/report_diff.hpp"
 #include "report/diff_render.hpp"
 
@@ -25,7 +26,8 @@ Outcome cmd_diff(const DiffOptions& opt) {
   std::string out = opt.format == "json"   ? dump_json(diff_to_json(diff)) + "\n"
                     : opt.format == "html" ? render_diff_html(diff)
                                            : render_diff_text(diff, use_color(opt.color, opt.output));
-  if (auto written = emit(out, opt.output); !written) return std::unexpected(written.error());
+  if (auto written = emit(out, opt.output, opt.format == "text"); !written)
+    return std::unexpected(written.error());
   return diff.empty() ? Exit::ok : Exit::findings;
 }
 

@@ -2,6 +2,7 @@
 #include "app/commands.hpp"
 #include "app/fix_frontend.hpp"
 #include "app/fix_session.hpp"
+#include "app/terminal_text.hpp"
 #include "util/diagnostics.hpp"
 #include "util/escape.hpp"
 #include "util/suggest.hpp"
@@ -9,6 +10,8 @@
 
 #include <algorithm>
 #include <cstdio>
+
+#include <fmt/format.h>
 
 namespace gpudoctor {
 
@@ -20,8 +23,8 @@ Outcome list_fixes(const FixSession& s) {
     std::printf("Nothing to fix: no warning or error on %s has a fix.\n", escape::one_line(s.source).c_str());
     return Exit::ok;
   }
-  std::printf("Fixes for %s (gpudoctor fix ID prints the script; --apply runs it):\n",
-              escape::one_line(s.source).c_str());
+  std::string text = fmt::format("Fixes for {} (gpudoctor fix ID prints the script; --apply runs it):\n",
+                                 escape::one_line(s.source));
   for (const auto& f : fixes) {
     std::vector<std::string> why;
     for (const auto* r : f.results)
@@ -29,9 +32,11 @@ Outcome list_fixes(const FixSession& s) {
                     ")");
     std::string title =
         f.recipe ? f.recipe->title : "no script: a manual fix (gpudoctor explain " + f.fix + ")";
-    std::printf("  %-32s %s\n  %-32s   for %s\n", escape::one_line(f.fix).c_str(),
-                escape::one_line(title).c_str(), "", escape::one_line(text::join(why, ", ")).c_str());
+    text += fmt::format("  {:<32} {}\n  {:<32}   for {}\n", escape::one_line(f.fix), escape::one_line(title),
+                        "", escape::one_line(text::join(why, ", ")));
   }
+  std::string shown = fit_to_stdout(text);
+  std::fwrite(shown.data(), 1, shown.size(), stdout);
   return Exit::ok;
 }
 

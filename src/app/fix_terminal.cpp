@@ -1,6 +1,7 @@
 // The fix engine's events for a person at a terminal: what goes on on stdout, between the steps' own output;
 // what went wrong through the diagnostics edge on stderr; the questions on stdin, asked only of a terminal.
 #include "app/fix_frontend.hpp"
+#include "app/terminal_text.hpp"
 #include "fix/plan.hpp"
 #include "fix/render.hpp"
 #include "fix/script_text.hpp"
@@ -50,7 +51,8 @@ const char* package_why(ev::PackageCommand::Why why) {
 }
 
 void out(const std::string& text) {
-  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::string shown = fit_to_stdout(text);
+  std::fwrite(shown.data(), 1, shown.size(), stdout);
 }
 
 void step_failed(const ev::StepFailed& e) {

@@ -3,6 +3,7 @@
 #include "app/commands.hpp"
 #include "app/compare_output.hpp"
 #include "app/report_input.hpp"
+#include "app/terminal_text.hpp"
 #include "fleet/fleet.hpp"
 #include "report/fleet_render.hpp"
 #include "util/diagnostics.hpp"
@@ -75,7 +76,7 @@ Outcome cmd_fleet(const FleetOptions& opt) {
       diag::error("{}: {}", bad[i].input, bad[i].error);
     return fail(Exit::usage, "{}: {}; no report to compare", bad.back().input, bad.back().error);
   }
-  if (auto written = emit(render(read.fleet, opt), opt.output); !written)
+  if (auto written = emit(render(read.fleet, opt), opt.output, opt.format == "text"); !written)
     return std::unexpected(written.error());
   const Fleet& f = read.fleet;
   // The page names the inputs it could not read; the status says some were.

@@ -1,6 +1,7 @@
 #include "app/pipeline.hpp"
 
 #include "app/probe_run.hpp"
+#include "app/terminal_text.hpp"
 #include "checks/registry.hpp"
 #include "collect/collectors.hpp"
 #include "engine/runner.hpp"
@@ -62,12 +63,8 @@ std::string render(const Report& report, const Loaded& data, const CheckOptions&
   if (opt.format == "npd") return render_npd(report, opt.strict, opt.max_output_length).message + "\n";
   TextOptions topt;
   topt.verbose = opt.verbose;
-  const char* no_color = std::getenv("NO_COLOR");
-  bool no_color_set = no_color && *no_color;
   // A file is never a terminal: colour there only when asked for.
-  bool terminal = opt.output.empty() && ::isatty(STDOUT_FILENO);
-  topt.color =
-      opt.color == ColorMode::always || (opt.color == ColorMode::automatic && !no_color_set && terminal);
+  topt.color = use_color(opt.color, opt.output);
   return render_text(report, data.cat, topt);
 }
 
@@ -76,6 +73,7 @@ std::string render(const Report& report, const Loaded& data, const CheckOptions&
 std::expected<void, Failure> print_report(const Report& report, const Loaded& data, const CheckOptions& opt) {
   std::string out = render(report, data, opt);
   if (opt.output.empty()) {
+    if (opt.format == "text") out = fit_to_stdout(out);
     std::fwrite(out.data(), 1, out.size(), stdout);
     return {};
   }

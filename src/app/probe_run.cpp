@@ -2,33 +2,21 @@
 
 #include "util/diagnostics.hpp"
 
-#include <unistd.h>
-
 namespace gpudoctor {
 
 ProbeSession::ProbeSession(SystemView& view, const CheckOptions& opt) : m_view(view) {
   const bool replay = view.is_replay();
   m_active = opt.probes || replay;
   if (!m_active) return;
-  m_terminal = ::isatty(STDERR_FILENO) != 0;
-  ProbeSay note = [this](const std::string& what) {
-    std::lock_guard lock(m_mutex);
-    clear_line();
-    diag::error("{}", what);
-  };
+  // diag erases an open progress line before a message, from whichever thread writes.
+  ProbeSay note = [](const std::string& what) { diag::error("{}", what); };
   m_options.requested = opt.probes;
   m_options.timeout = std::chrono::milliseconds(opt.probe_timeout_ms);
   if (!replay) {
     m_installed.emplace(own_folder(), note, opt.probe_backends);
     m_options.source = &*m_installed;
   }
-  m_options.progress = [this](const std::string& what) {
-    if (!m_terminal) return;
-    std::lock_guard lock(m_mutex);
-    clear_line();
-    diag::progress(what);
-    m_line_open = true;
-  };
+  m_options.progress = [](const std::string& what) { diag::progress(what); };
 }
 
 ProbeSession::~ProbeSession() {
@@ -45,13 +33,7 @@ void ProbeSession::finish(Facts& facts) {
   if (!m_active) return;
   start_framework(facts.python); // when the collectors did not start it already
   collect_probes(m_view, m_options, facts, m_framework);
-  std::lock_guard lock(m_mutex);
-  clear_line();
-}
-
-void ProbeSession::clear_line() {
-  if (m_line_open) diag::clear_progress();
-  m_line_open = false;
+  diag::clear_progress();
 }
 
 } // namespace gpudoctor

@@ -9,7 +9,6 @@
 #include "system/system_view.hpp"
 
 #include <future>
-#include <mutex>
 #include <optional>
 
 namespace gpudoctor {
@@ -29,13 +28,8 @@ public:
   void finish(Facts& facts);
 
 private:
-  void clear_line();
-
   SystemView& m_view;
   bool m_active = false;
-  bool m_terminal = false;
-  std::mutex m_mutex; // the framework probe reports from its own thread
-  bool m_line_open = false;
   std::optional<InstalledProbes> m_installed;
   ProbeOptions m_options;
   std::future<std::optional<FrameworkProbe>> m_framework;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace CLI {
 class App;
@@ -10,8 +11,15 @@ class App;
 
 namespace gpudoctor::cli {
 
+// The ids the completion offers: those of the catalogues the script is made with (this version's).
+struct CompletionIds {
+  std::vector<std::string> checks, fixes;
+};
+
 // A bash completion script for `app` (bash-completion's `complete -F`): subcommands, their options, the
-// choices of options checked with CLI::IsMember, file names for other options that take a value.
-std::string bash_completion(CLI::App& app);
+// choices of options checked with CLI::IsMember, and for a value or positional what its type name says
+// (src/main.cpp): PATH or FILE files and folders, DIR folders, CHECK_ID, FIX_ID and ID the ids; nothing for
+// numbers, URLs and other text.
+std::string bash_completion(CLI::App& app, const CompletionIds& ids);
 
 } // namespace gpudoctor::cli

@@ -13,7 +13,7 @@ namespace {
 
 using html::h;
 
-constexpr std::size_t k_names_shown = 50; // names in one cell; the rest are counted (JSON lists them all)
+constexpr std::size_t k_names_in_cell = 50; // names in one cell; the rest are counted (JSON lists them all)
 
 std::string value_html(const FleetRow& row, const FleetValue& v) {
   if (v.absent) return "<span class=\"muted\">" + h(absent_text(row.group)) + "</span>";
@@ -22,7 +22,7 @@ std::string value_html(const FleetRow& row, const FleetValue& v) {
 
 std::string name_list(const Fleet& f, const std::vector<std::size_t>& nodes) {
   std::string out;
-  std::size_t shown = std::min(nodes.size(), k_names_shown);
+  std::size_t shown = std::min(nodes.size(), k_names_in_cell);
   for (std::size_t i = 0; i < shown; ++i)
     out += (i ? ", " : "") + h(f.nodes[nodes[i]].name);
   if (shown < nodes.size()) out += fmt::format(" and {} more", nodes.size() - shown);
@@ -67,7 +67,7 @@ std::string drift_tables(const Fleet& f) {
 
 std::string hit_list(const Fleet& f, const std::vector<NodeHit>& hits) {
   std::string out;
-  std::size_t shown = std::min(hits.size(), k_names_shown);
+  std::size_t shown = std::min(hits.size(), k_names_in_cell);
   for (std::size_t i = 0; i < shown; ++i) {
     std::string subjects;
     for (const auto& s : hits[i].subjects)

@@ -15,8 +15,8 @@ namespace {
 
 using escape::one_line;
 
-constexpr std::size_t k_names_shown = 10;  // names per list without -v; the rest are counted
-constexpr std::size_t k_nodes_listed = 50; // nodes listed one a line without -v
+constexpr std::size_t k_names_in_text = 10; // names per list without -v; the rest are counted
+constexpr std::size_t k_nodes_listed = 50;  // nodes listed one a line without -v
 constexpr std::size_t k_name_width = 30;
 
 std::string plural(std::size_t n, std::string_view one, std::string_view many) {
@@ -30,7 +30,7 @@ std::string value_text(const FleetRow& row, const FleetValue& v) {
 
 std::string names(const Fleet& f, const std::vector<std::size_t>& nodes, bool all) {
   std::string out;
-  std::size_t shown = all ? nodes.size() : std::min(nodes.size(), k_names_shown);
+  std::size_t shown = all ? nodes.size() : std::min(nodes.size(), k_names_in_text);
   for (std::size_t i = 0; i < shown; ++i)
     out += (i ? ", " : "") + one_line(f.nodes[nodes[i]].name);
   if (shown < nodes.size()) out += fmt::format(" and {} more", nodes.size() - shown);
@@ -83,7 +83,7 @@ std::string subjects(const NodeHit& h) {
 
 std::string hits(const Fleet& f, const std::vector<NodeHit>& list, bool all) {
   std::string out;
-  std::size_t shown = all ? list.size() : std::min(list.size(), k_names_shown);
+  std::size_t shown = all ? list.size() : std::min(list.size(), k_names_in_text);
   for (std::size_t i = 0; i < shown; ++i)
     out += (i ? ", " : "") + one_line(f.nodes[list[i].node].name) + subjects(list[i]);
   if (shown < list.size()) out += fmt::format(" and {} more", list.size() - shown);

@@ -1,6 +1,7 @@
 #include "util/archive.hpp"
 
 #include "util/atomic_file.hpp"
+#include "util/libarchive_error.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
@@ -24,11 +25,6 @@ namespace {
 using ReadPtr = std::unique_ptr<archive, decltype(&archive_read_free)>;
 using WritePtr = std::unique_ptr<archive, decltype(&archive_write_free)>;
 using EntryPtr = std::unique_ptr<archive_entry, decltype(&archive_entry_free)>;
-
-std::string error_of(archive* a) {
-  const char* msg = archive_error_string(a);
-  return msg ? msg : "unknown libarchive error";
-}
 
 // Adds one file, folder or symlink (never followed) under the name `rel`.
 std::expected<void, std::string> add_member(archive* out, const fs::path& p, const std::string& rel) {
@@ -54,7 +50,7 @@ std::expected<void, std::string> add_member(archive* out, const fs::path& p, con
     return {};
   }
   if (archive_write_header(out, entry.get()) != ARCHIVE_OK)
-    return std::unexpected(fmt::format("cannot add {:?}: {}", rel, error_of(out)));
+    return std::unexpected(fmt::format("cannot add {:?}: {}", rel, libarchive_error(out)));
   if (!S_ISREG(st.st_mode)) return {};
   std::unique_ptr<FILE, int (*)(FILE*)> in(std::fopen(p.c_str(), "rb"), &std::fclose);
   if (!in) return std::unexpected(fmt::format("cannot read {:?}", p.string()));
@@ -62,7 +58,7 @@ std::expected<void, std::string> add_member(archive* out, const fs::path& p, con
   std::size_t n;
   while ((n = std::fread(buf, 1, sizeof buf, in.get())) > 0)
     if (archive_write_data(out, buf, n) != static_cast<la_ssize_t>(n))
-      return std::unexpected(fmt::format("cannot add {:?}: {}", rel, error_of(out)));
+      return std::unexpected(fmt::format("cannot add {:?}: {}", rel, libarchive_error(out)));
   return {};
 }
 
@@ -75,7 +71,7 @@ std::expected<void, std::string> write_tar_gz(const fs::path& dir, int fd) {
   // recorded, not a reason to fail the bundle (pax must translate names to UTF-8, and refuses). Long names
   // go in GNU's long-name members, which every tar reads.
   archive_write_set_format_gnutar(out.get());
-  if (archive_write_open_fd(out.get(), fd) != ARCHIVE_OK) return std::unexpected(error_of(out.get()));
+  if (archive_write_open_fd(out.get(), fd) != ARCHIVE_OK) return std::unexpected(libarchive_error(out.get()));
   std::error_code ec;
   fs::recursive_directory_iterator it(dir, fs::directory_options::none, ec), end;
   if (ec) return std::unexpected(fmt::format("cannot read {}: {}", dir.string(), ec.message()));
@@ -84,7 +80,7 @@ std::expected<void, std::string> write_tar_gz(const fs::path& dir, int fd) {
     std::string rel = it->path().lexically_relative(dir).generic_string(); // never through links
     if (auto added = add_member(out.get(), it->path(), rel); !added) return added;
   }
-  if (archive_write_close(out.get()) != ARCHIVE_OK) return std::unexpected(error_of(out.get()));
+  if (archive_write_close(out.get()) != ARCHIVE_OK) return std::unexpected(libarchive_error(out.get()));
   return {};
 }
 

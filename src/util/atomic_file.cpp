@@ -98,11 +98,12 @@ std::expected<void, std::string> replace_in_folder(int dirfd, const std::string&
       (exists && !S_ISREG(st.st_mode) && !(options.may_replace_link && S_ISLNK(st.st_mode))))
     return std::unexpected(fmt::format("{} exists and is not a regular file: not replaced", shown));
   // O_EXCL makes the file or fails, even where a link of that name was planted; O_NOFOLLOW says it twice.
+  // Read and write: a filler may read back what it wrote (bundle's digest of its archive).
   std::string tmp;
   int fd = -1;
   for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
     tmp = temporary_name();
-    fd = ::openat(dirfd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    fd = ::openat(dirfd, tmp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0 && errno != EEXIST) break;
   }
   std::string tmp_shown = folder_of(shown) + tmp;

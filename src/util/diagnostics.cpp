@@ -1,8 +1,10 @@
 #include "util/diagnostics.hpp"
 
 #include "util/escape.hpp"
+#include "util/wrap.hpp"
 
 #include <cstdio>
+#include <mutex>
 
 namespace gpudoctor {
 
@@ -28,15 +30,31 @@ constexpr std::string_view prefix(Kind kind) {
   return "gpudoctor: ";
 }
 
-// One write per line, so that lines of two threads (fleet's readers) never interleave inside a line.
-void write(const std::string& text) {
+// One write per line under one lock, so that lines of two threads (fleet's readers, the framework probe)
+// never interleave inside a line, and a progress line is erased once, by whoever writes next.
+std::mutex g_mutex;
+bool g_progress_open = false;
+bool g_terminal = false;
+std::size_t g_columns = 0;
+
+void write_locked(std::string_view text) {
+  if (g_progress_open) {
+    std::fputs("\r\033[K", stderr);
+    g_progress_open = false;
+  }
   std::fwrite(text.data(), 1, text.size(), stderr);
+}
+
+void write(std::string_view text) {
+  std::lock_guard lock(g_mutex);
+  write_locked(text);
 }
 
 } // namespace
 
 void line(Kind kind, std::string_view text) {
-  write(fmt::format("{}{}\n", prefix(kind), escape::one_line(text)));
+  std::string shown = fmt::format("{}{}", prefix(kind), escape::one_line(text));
+  write(wrap_line_with_hang(shown, g_columns, 4) + "\n");
 }
 
 void block(std::string_view text) {
@@ -45,12 +63,29 @@ void block(std::string_view text) {
   write(out);
 }
 
+void to_terminal(std::size_t columns) {
+  std::lock_guard lock(g_mutex);
+  g_terminal = true;
+  g_columns = columns;
+}
+
+bool shows_progress() {
+  std::lock_guard lock(g_mutex);
+  return g_terminal;
+}
+
 void progress(std::string_view text) {
-  write(fmt::format("gpudoctor: {} ...", escape::one_line(text)));
+  std::string shown = fmt::format("gpudoctor: {} ...", escape::one_line(text));
+  std::lock_guard lock(g_mutex);
+  if (!g_terminal) return;
+  write_locked(cut_to_width(shown, g_columns > 0 ? g_columns - 1 : 0));
+  std::fflush(stderr);
+  g_progress_open = true;
 }
 
 void clear_progress() {
-  write("\r\033[K");
+  std::lock_guard lock(g_mutex);
+  write_locked("");
 }
 
 int report(const Failure& failure) {

@@ -6,6 +6,7 @@
 // write(2), and child output passed through on purpose).
 #pragma once
 
+#include <cstddef>
 #include <expected>
 #include <string>
 #include <string_view>
@@ -65,10 +66,18 @@ void line(Kind kind, std::string_view text);
 // Text that is several lines by design (a fix's gate, CLI11's usage): escaped for a terminal, lines kept.
 void block(std::string_view text);
 
-// A progress line for a terminal, left open ("gpudoctor: building the probes ..."), and its erasure (carriage
-// return, erase to the end of the line) before the next line or the end.
+// Says that stderr is a terminal, `columns` wide (0: its width is unknown), which main learns once
+// (system/terminal.hpp): then messages wrap to the width, continued under four spaces, and progress lines
+// show. Until it is said, stderr is taken for a log or a pipe: lines as they are, no progress.
+void to_terminal(std::size_t columns);
+
+// A progress line, left open on a terminal ("gpudoctor: recording this machine ..."), cut to one terminal
+// line: the next progress line or message erases it first (carriage return, erase to the end of the line),
+// and clear_progress() at the end of a stage. Nothing on a log or a pipe: it keeps only what happened.
 void progress(std::string_view text);
 void clear_progress();
+// Whether progress() shows anything: stderr is a terminal.
+bool shows_progress();
 
 template <class... Args> void error(fmt::format_string<Args...> format, Args&&... args) {
   line(Kind::plain, fmt::format(format, std::forward<Args>(args)...));

@@ -1,5 +1,6 @@
 #include "util/hmac_sha256.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace gpudoctor {
@@ -52,27 +53,63 @@ void compress(std::array<std::uint32_t, 8>& h, const std::uint8_t* block) {
 
 } // namespace
 
-Sha256Digest sha256(std::string_view data) {
-  // §5.3.3: the initial hash value.
-  std::array<std::uint32_t, 8> h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                                    0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-  std::size_t full = data.size() / 64 * 64;
-  for (std::size_t off = 0; off < full; off += 64)
-    compress(h, reinterpret_cast<const std::uint8_t*>(data.data()) + off);
+// §5.3.3: the initial hash value.
+Sha256::Sha256()
+    : m_state{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+              0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {}
+
+void Sha256::update(std::string_view data) {
+  m_length += data.size();
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(data.data());
+  std::size_t left = data.size();
+  while (left > 0) {
+    if (m_used == 0 && left >= 64) { // whole blocks straight from the input
+      compress(m_state, bytes);
+      bytes += 64;
+      left -= 64;
+      continue;
+    }
+    std::size_t take = std::min(left, 64 - m_used);
+    std::copy_n(bytes, take, m_block.begin() + static_cast<std::ptrdiff_t>(m_used));
+    m_used += take;
+    bytes += take;
+    left -= take;
+    if (m_used == 64) {
+      compress(m_state, m_block.data());
+      m_used = 0;
+    }
+  }
+}
+
+Sha256Digest Sha256::digest() {
   // §5.1.1: a 1 bit, zeros, and the length in bits as 64 bits, to a multiple of 512 bits.
-  std::string tail(data.substr(full));
-  tail += static_cast<char>(0x80);
-  while (tail.size() % 64 != 56)
-    tail += '\0';
-  std::uint64_t bits = static_cast<std::uint64_t>(data.size()) * 8;
+  std::uint64_t bits = m_length * 8;
+  std::string tail(1, static_cast<char>(0x80));
+  tail.append((m_used + 1 <= 56 ? 56 - m_used - 1 : 120 - m_used - 1), '\0');
   for (int i = 7; i >= 0; --i)
     tail += static_cast<char>((bits >> (8 * i)) & 0xff);
-  for (std::size_t off = 0; off < tail.size(); off += 64)
-    compress(h, reinterpret_cast<const std::uint8_t*>(tail.data()) + off);
+  update(tail);
   Sha256Digest out{};
   for (int i = 0; i < 8; ++i)
     for (int j = 0; j < 4; ++j)
-      out[4 * i + j] = static_cast<std::uint8_t>(h[i] >> (24 - 8 * j));
+      out[4 * i + j] = static_cast<std::uint8_t>(m_state[i] >> (24 - 8 * j));
+  return out;
+}
+
+Sha256Digest sha256(std::string_view data) {
+  Sha256 hash;
+  hash.update(data);
+  return hash.digest();
+}
+
+std::string to_hex(const Sha256Digest& digest) {
+  static constexpr std::string_view digits = "0123456789abcdef";
+  std::string out;
+  out.reserve(2 * digest.size());
+  for (auto byte : digest) {
+    out += digits[byte >> 4];
+    out += digits[byte & 15];
+  }
   return out;
 }
 

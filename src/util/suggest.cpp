@@ -1,5 +1,7 @@
 #include "util/suggest.hpp"
 
+#include "util/text.hpp"
+
 #include <algorithm>
 #include <cstddef>
 
@@ -8,23 +10,6 @@ namespace gpudoctor {
 namespace {
 
 constexpr std::size_t k_longest = 64;
-
-// Optimal string alignment distance: insertions, deletions, substitutions and swaps of neighbours.
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-  for (std::size_t i = 0; i <= a.size(); ++i)
-    d[i][0] = i;
-  for (std::size_t j = 0; j <= b.size(); ++j)
-    d[0][j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i)
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  return d[a.size()][b.size()];
-}
 
 } // namespace
 
@@ -48,7 +33,7 @@ std::string nearest_word(std::string_view word, const std::vector<std::string>& 
   for (const auto& c : candidates) {
     if (c.size() > k_longest || c == word) continue;
     std::size_t limit = std::clamp<std::size_t>(std::max(word.size(), c.size()) / 3, 1, 3);
-    std::size_t d = edit_distance(word, c);
+    std::size_t d = text::edit_distance(word, c);
     if (d > limit) continue;
     if (d < best_distance) {
       best = c;

@@ -169,7 +169,8 @@ std::string strip_ansi(std::string_view s) {
 }
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  // Three rows: the one before the previous is what a swap of neighbours reaches back to.
+  std::vector<std::size_t> before(b.size() + 1), prev(b.size() + 1), cur(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j)
     prev[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
@@ -177,7 +178,10 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
     for (std::size_t j = 1; j <= b.size(); ++j) {
       std::size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
       cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        cur[j] = std::min(cur[j], before[j - 2] + 1);
     }
+    std::swap(before, prev);
     std::swap(prev, cur);
   }
   return prev[b.size()];

@@ -41,7 +41,8 @@ bool stays_inside(std::string_view relative_path);
 bool glob_match(const std::string& pattern, const std::string& name);
 bool matches_any_glob(const std::vector<std::string>& globs, const std::string& name);
 
-// Levenshtein distance, for "did you mean".
+// Edit distance for "did you mean": insertions, deletions, substitutions and swaps of neighbours, one each
+// (optimal string alignment).
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
 } // namespace gpudoctor::text

@@ -1,5 +1,6 @@
 #include "util/unpack.hpp"
 
+#include "util/libarchive_error.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
@@ -25,11 +26,6 @@ using ReadPtr = std::unique_ptr<archive, decltype(&archive_read_free)>;
 using WritePtr = std::unique_ptr<archive, decltype(&archive_write_free)>;
 // Opens a fresh reader on the archive (the archive is read twice: checked, then unpacked).
 using Opener = std::function<bool(archive*)>;
-
-std::string error_of(archive* a) {
-  const char* msg = archive_error_string(a);
-  return msg ? msg : "unknown libarchive error";
-}
 
 ReadPtr new_reader() {
   ReadPtr in(archive_read_new(), &archive_read_free);
@@ -86,16 +82,17 @@ std::optional<std::string> check_member(archive_entry* entry, const ArchiveLimit
 // The first pass: every header checked, no data written (a refused archive leaves nothing behind).
 std::optional<std::string> check_all(const Opener& open, const ArchiveLimits& limits) {
   ReadPtr in = new_reader();
-  if (!open(in.get())) return "not a readable archive: " + error_of(in.get());
+  if (!open(in.get())) return "not a readable archive: " + libarchive_error(in.get());
   Tally tally;
   archive_entry* entry = nullptr;
   for (;;) {
     int rc = archive_read_next_header(in.get(), &entry);
     if (rc == ARCHIVE_EOF) return std::nullopt;
-    if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN) return "damaged archive: " + error_of(in.get());
+    if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN) return "damaged archive: " + libarchive_error(in.get());
     std::string name;
     if (auto refused = check_member(entry, limits, tally, name)) return refused;
-    if (archive_read_data_skip(in.get()) != ARCHIVE_OK) return "damaged archive: " + error_of(in.get());
+    if (archive_read_data_skip(in.get()) != ARCHIVE_OK)
+      return "damaged archive: " + libarchive_error(in.get());
   }
 }
 
@@ -110,9 +107,9 @@ std::optional<std::string> copy_data(archive* in, archive* disk, const std::stri
     if (offset < 0 || static_cast<std::uint64_t>(offset) + len > static_cast<std::uint64_t>(declared))
       return fmt::format("member {:?} is larger than declared", name);
     if (archive_write_data_block(disk, buf, len, offset) != ARCHIVE_OK)
-      return fmt::format("cannot write {:?}: {}", name, error_of(disk));
+      return fmt::format("cannot write {:?}: {}", name, libarchive_error(disk));
   }
-  if (rc != ARCHIVE_EOF) return fmt::format("damaged archive at {:?}: {}", name, error_of(in));
+  if (rc != ARCHIVE_EOF) return fmt::format("damaged archive at {:?}: {}", name, libarchive_error(in));
   return std::nullopt;
 }
 
@@ -123,7 +120,7 @@ std::optional<std::string> unpack(const Opener& open, const fs::path& dest, cons
     if (ec) return fmt::format("cannot use {}: {}", dest.string(), ec.message());
     if (auto refused = check_all(open, limits)) return refused;
     ReadPtr in = new_reader();
-    if (!open(in.get())) return "not a readable archive: " + error_of(in.get());
+    if (!open(in.get())) return "not a readable archive: " + libarchive_error(in.get());
     WritePtr disk(archive_write_disk_new(), &archive_write_free);
     // Member names are checked and joined to `root`; libarchive then refuses ".." and writing through any
     // symlink on the way (a member may not redirect a later one outside).
@@ -135,7 +132,7 @@ std::optional<std::string> unpack(const Opener& open, const fs::path& dest, cons
     for (;;) {
       int rc = archive_read_next_header(in.get(), &entry);
       if (rc == ARCHIVE_EOF) return std::nullopt;
-      if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN) return "damaged archive: " + error_of(in.get());
+      if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN) return "damaged archive: " + libarchive_error(in.get());
       std::string name;
       // Checked again: the second reading must not differ from the first.
       if (auto refused = check_member(entry, limits, tally, name)) return refused;
@@ -144,11 +141,11 @@ std::optional<std::string> unpack(const Opener& open, const fs::path& dest, cons
       archive_entry_set_pathname(entry, (root / name).c_str());
       archive_entry_set_perm(entry, type == AE_IFDIR ? 0755 : 0644);
       if (archive_write_header(disk.get(), entry) != ARCHIVE_OK)
-        return fmt::format("cannot unpack {:?}: {}", name, error_of(disk.get()));
+        return fmt::format("cannot unpack {:?}: {}", name, libarchive_error(disk.get()));
       if (type == AE_IFREG && archive_entry_size(entry) > 0)
         if (auto failed = copy_data(in.get(), disk.get(), name, archive_entry_size(entry))) return failed;
       if (archive_write_finish_entry(disk.get()) != ARCHIVE_OK)
-        return fmt::format("cannot unpack {:?}: {}", name, error_of(disk.get()));
+        return fmt::format("cannot unpack {:?}: {}", name, libarchive_error(disk.get()));
     }
   } catch (const std::exception& e) { // allocation failure, or fs::path on a name it cannot convert
     return fmt::format("cannot unpack: {}", e.what());

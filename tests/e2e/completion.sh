@@ -46,3 +46,85 @@ touch "$work/snap.tar.gz"
 [[ $(cd "$work" && complete_words check --from sn) == snap.tar.gz ]] || fail "check --from does not complete files"
 [[ -z $(cd "$work" && complete_words check --timeout "") ]] || fail "check --timeout <TAB> offers file names"
 pass "check --format and probe --color offer their choices, --from completes files, --timeout nothing"
+
+# Ids: explain offers every check and fix id, check --only the check ids (after a comma too), fix the fix ids;
+# the judge is what `gpudoctor explain` lists.
+mapfile -t check_ids < <("$gpudoctor" check --list | awk '{print $1}')
+mapfile -t fix_ids < <("$gpudoctor" explain | sed -n '/^Fixes/,$p' | awk 'NR > 1 && NF {print $1}')
+((${#check_ids[@]} > 20 && ${#fix_ids[@]} > 5)) || fail "could not read the ids: ${#check_ids[@]} checks, ${#fix_ids[@]} fixes"
+sorted() { sort | paste -sd' '; }
+[[ $(complete_words explain "" | sorted) == $(printf '%s\n' "${check_ids[@]}" "${fix_ids[@]}" | sorted) ]] ||
+  fail "explain <TAB> does not offer exactly the check and fix ids"
+[[ $(complete_words check --only "" | sorted) == $(printf '%s\n' "${check_ids[@]}" | sorted) ]] ||
+  fail "check --only <TAB> does not offer exactly the check ids"
+[[ $(complete_words fix "" | sorted) == $(printf '%s\n' "${fix_ids[@]}" | sorted) ]] ||
+  fail "fix <TAB> does not offer exactly the fix ids"
+expected=$(printf '%s\n' "${check_ids[@]}" | grep '^python\.' | sed 's/^/gpu.none,/' | sorted)
+[[ -n $expected && $(complete_words check --only gpu.none,python. | sorted) == "$expected" ]] ||
+  fail "check --only gpu.none,python.<TAB> offers: $(complete_words check --only gpu.none,python. | sorted)"
+[[ $(complete_words explain -) == $'-h\n--help' ]] || fail "explain --<TAB> does not offer its options"
+pass "explain, check --only (after a comma too) and fix offer the ${#check_ids[@]} check and ${#fix_ids[@]} fix ids"
+
+# Files and folders: fleet's and diff's positionals, check --from, undo --state; a folder ends with /.
+mkdir -p "$work/tree/snapdir" "$work/tree/other"
+touch "$work/tree/report.json" "$work/tree/snap.tar.gz"
+in_tree() { (cd "$work/tree" && complete_words "$@" | sorted); }
+for words in "fleet" "fleet report.json" "diff" "diff snap.tar.gz" "check --from" "undo --state" "fix --emit"; do
+  # shellcheck disable=SC2086 # the words are split on purpose
+  [[ $(in_tree $words "") == "other/ report.json snap.tar.gz snapdir/" ]] ||
+    fail "gpudoctor $words <TAB> offers: $(in_tree $words "")"
+done
+[[ $(in_tree check --from snapd) == snapdir/ ]] || fail "check --from snapd<TAB> is not snapdir/"
+[[ $(in_tree check --knowledge "") == "other/ snapdir/" ]] || fail "check --knowledge <TAB> offers files"
+for words in "bundle --upload" "fix --mirror" "fix --driver" "undo --script" "check --timeout"; do
+  # shellcheck disable=SC2086
+  [[ -z $(in_tree $words "") ]] || fail "gpudoctor $words <TAB> offers file names: $(in_tree $words "")"
+done
+pass "fleet, diff, check --from, undo --state complete files and folders (folder/); --knowledge folders; URLs nothing"
+
+# As a person gets it: an interactive bash in a pty, readline doing the completion. A folder is completed
+# with its / and no space after it; a file with a space; an id whole.
+"$py" - "$script" "$work/tree" "$(dirname "$gpudoctor")" <<'PY' || fail "interactive completion: see above"
+import os, pty, select, sys, time
+script, tree, bindir = sys.argv[1:4]
+pid, fd = pty.fork()
+if pid == 0:
+    os.chdir(tree)
+    env = dict(os.environ, PS1="$ ", PATH=bindir + ":" + os.environ["PATH"], INPUTRC="/dev/null", TERM="dumb")
+    os.execvpe("bash", ["bash", "--norc", "--noprofile", "-i"], env)
+def read_for(seconds):
+    out, end = b"", time.monotonic() + seconds
+    while time.monotonic() < end:
+        ready, _, _ = select.select([fd], [], [], 0.1)
+        if ready:
+            try:
+                out += os.read(fd, 4096)
+            except OSError:
+                break
+    return out.decode(errors="replace")
+os.write(fd, f"source '{script}'\n".encode())
+read_for(1.5)
+def typed(line):
+    # What the terminal shows of the line typed, TAB, then an X; Ctrl-C drops the line: nothing runs.
+    os.write(fd, line.encode())
+    shown = read_for(1.0)
+    os.write(fd, b"X")
+    shown += read_for(0.5)
+    os.write(fd, b"\x03")
+    read_for(0.5)
+    return shown
+cases = [("gpudoctor check --from snapd\t", "gpudoctor check --from snapdir/X"),
+         ("gpudoctor fleet repo\t", "gpudoctor fleet report.json X"),
+         ("gpudoctor explain python.extension-mis\t", "gpudoctor explain python.extension-mismatch X")]
+failed = False
+for keys, want in cases:
+    got = typed(keys)
+    if want not in got:
+        print(f"typing {keys!r}: expected {want!r} in {got!r}", file=sys.stderr)
+        failed = True
+os.write(fd, b"exit\n")
+read_for(0.5)
+os.waitpid(pid, 0)
+sys.exit(1 if failed else 0)
+PY
+pass "at an interactive bash: a folder completes to folder/ with no space, a file and an id with one"

@@ -140,7 +140,7 @@ usage check.format-escaped "--format: $S not in \{text,json,html,prometheus,juni
 usage check.timeout-range '--timeout: Value 5 not in range 100 to 600000' check --timeout 5
 usage check.timeout-escaped "--timeout: Value $S not in range 100 to 600000" check --timeout "$raw"
 usage check.from-empty '--from: cannot be empty' check --from ''
-usage check.from-no-value '--from: 1 required TEXT missing' check --from
+usage check.from-no-value '--from: 1 required PATH missing' check --from
 usage check.max-output-length '--max-output-length: Value 10 not in range 40 to 1048576' check --max-output-length 10
 usage check.color '--color: purple not in \{auto,always,never\}' check --color purple
 usage check.probe-timeout '--probe-timeout: Value 5 not in range 1000 to 600000' check --probe-timeout 5

@@ -67,7 +67,7 @@ pass "fix with the deprecated options exits as without them ($plain)"
 "$gpudoctor" completion bash >"$work/completion.bash"
 for sub in fix migrate bundle; do
   grep -qE -- '--color' <<<"$("$gpudoctor" "$sub" --help)" && fail "$sub --help still lists --color"
-  line=$(grep -E "^    $sub\) mapfile" "$work/completion.bash") || fail "no completion line for $sub"
+  line=$(grep -E "^    $sub\) (mapfile|if )" "$work/completion.bash") || fail "no completion line for $sub"
   grep -qE -- '--color' <<<"$line" && fail "the completion still offers $sub --color"
 done
 pass "--color of fix, migrate and bundle is in neither --help nor the completion"

@@ -109,3 +109,17 @@ for fixture in slow:warn healthy:pass; do
     fail "with a 700 GB/s floor, probe-nvidia-rtx3090-${fixture%%:*} is not ${fixture##*:}"
   pass "with a 700 GB/s floor, probe-nvidia-rtx3090-${fixture%%:*} gives ${fixture##*:}"
 done
+
+# At a terminal (a pty): each probe is a progress line that the next one erases, and nothing of it stays; on
+# a pipe (every run above) no progress line is written.
+GPUDOCTOR_PROBE_MOCK=$work/healthy.mock TERM=xterm "$py" "$source_dir/tests/e2e/pty_run.py" 100 "$work/pty.out" \
+  "$prefix/bin/gpudoctor" probe >/dev/null || true
+"$py" - "$work/pty.out" <<'PY' || fail "probe at a terminal shows no progress lines, or leaves them"
+import re, sys
+text = open(sys.argv[1], encoding="utf-8", newline="").read()
+shown = re.findall(r"gpudoctor: ([^\n\r]*) \.\.\.\r\x1b\[K", text)
+assert len(shown) >= 2 and any("kernel" in s for s in shown), shown
+assert not re.search(r"\.\.\.\n", text), "a progress line was left on the screen"
+PY
+grep -l $'\r' "$work"/*.err && fail "a run on a pipe wrote a progress line"
+pass "probe at a terminal: a progress line per probe, each erased; none on a pipe"

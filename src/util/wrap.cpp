@@ -1,0 +1,143 @@
+#include "util/wrap.hpp"
+
+#include <algorithm>
+
+namespace gpudoctor {
+
+namespace {
+
+// Marks after which a line's text starts: evidence, a fix, a list item.
+constexpr std::string_view k_marks[] = {"· ", "→ ", "- ", "* "};
+
+// Where a CSI escape sequence that starts at `at` ends (`at` itself when none starts there).
+std::size_t after_escape(std::string_view s, std::size_t at) {
+  if (at + 1 >= s.size() || s[at] != '\033' || s[at + 1] != '[') return at;
+  std::size_t i = at + 2;
+  while (i < s.size() && !(s[i] >= 0x40 && s[i] <= 0x7e))
+    ++i;
+  return std::min(i + 1, s.size());
+}
+
+// The bytes of a line's indent: its leading spaces and the escape sequences among them (a dimmed evidence
+// line starts with its colour).
+std::size_t indent_end(std::string_view line) {
+  std::size_t at = 0;
+  while (at < line.size()) {
+    if (line[at] == ' ') {
+      ++at;
+    } else if (std::size_t next = after_escape(line, at); next != at) {
+      at = next;
+    } else {
+      break;
+    }
+  }
+  return at;
+}
+
+// Where a line's continuation starts: under the text after a mark, or under the column after the first double
+// space when it comes early (a table's value, a result's title), or under the line's own indent.
+std::size_t hanging_indent(std::string_view line, std::size_t width) {
+  std::size_t lead_end = indent_end(line);
+  std::size_t lead = display_width(line.substr(0, lead_end));
+  std::string_view rest = line.substr(lead_end);
+  std::size_t hang = lead;
+  bool marked = false;
+  for (auto mark : k_marks)
+    if (rest.starts_with(mark)) {
+      hang = lead + display_width(mark);
+      marked = true;
+      break;
+    }
+  if (!marked)
+    if (auto gap = rest.find("  "); gap != std::string_view::npos) {
+      std::size_t after = rest.find_first_not_of(' ', gap);
+      if (after != std::string_view::npos) {
+        std::size_t column = lead + display_width(rest.substr(0, after));
+        if (column <= std::min<std::size_t>(width / 2, 40)) hang = column;
+      }
+    }
+  // A continuation needs room for some words.
+  return hang + 20 > width ? std::min(lead, width / 2) : hang;
+}
+
+void wrap_line(std::string_view line, std::size_t width, std::size_t hang, std::string& out) {
+  if (display_width(line) <= width) {
+    out += line;
+    return;
+  }
+  std::size_t lead_end = indent_end(line);
+  out += line.substr(0, lead_end);
+  std::size_t column = display_width(line.substr(0, lead_end));
+  bool word_on_line = false;
+  std::size_t at = lead_end;
+  while (at < line.size()) {
+    std::size_t word_start = std::min(line.find_first_not_of(' ', at), line.size());
+    std::size_t spaces = word_start - at;
+    if (word_start == line.size()) break; // trailing spaces go
+    std::size_t word_end = std::min(line.find(' ', word_start), line.size());
+    std::string_view word = line.substr(word_start, word_end - word_start);
+    std::size_t word_width = display_width(word);
+    if (word_on_line && column + spaces + word_width > width) {
+      out += '\n';
+      out.append(hang, ' ');
+      column = hang;
+      spaces = 0;
+    }
+    out.append(spaces, ' ');
+    out += word;
+    column += spaces + word_width;
+    word_on_line = true;
+    at = word_end;
+  }
+}
+
+} // namespace
+
+std::size_t display_width(std::string_view s) {
+  std::size_t width = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (std::size_t next = after_escape(s, i); next != i) {
+      i = next - 1; // CSI: parameters and intermediates up to a final byte in 0x40-0x7e
+      continue;
+    }
+    if ((c & 0xc0) != 0x80) ++width; // not a UTF-8 continuation byte
+  }
+  return width;
+}
+
+std::string wrap_to_width(std::string_view text, std::size_t width) {
+  if (width == 0) return std::string(text);
+  std::string out;
+  out.reserve(text.size() + text.size() / 16);
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t end = std::min(text.find('\n', at), text.size());
+    std::string_view line = text.substr(at, end - at);
+    wrap_line(line, width, hanging_indent(line, width), out);
+    if (end < text.size()) out += '\n';
+    at = end + 1;
+  }
+  return out;
+}
+
+std::string wrap_line_with_hang(std::string_view line, std::size_t width, std::size_t hang) {
+  if (width == 0) return std::string(line);
+  std::string out;
+  wrap_line(line, width, std::min(hang, width / 2), out);
+  return out;
+}
+
+std::string cut_to_width(std::string_view text, std::size_t width) {
+  if (width == 0 || display_width(text) <= width) return std::string(text);
+  std::string out;
+  std::size_t columns = 0;
+  for (std::size_t at = 0; at < text.size(); ++at) {
+    bool starts_point = (static_cast<unsigned char>(text[at]) & 0xC0) != 0x80;
+    if (starts_point && ++columns > width - 1) break;
+    out += text[at];
+  }
+  return out + "…";
+}
+
+} // namespace gpudoctor
