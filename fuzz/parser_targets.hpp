@@ -10,15 +10,30 @@
 #include "parse/parsers_layer.hpp"
 #include "parse/parsers_system.hpp"
 
+#include "util/wrap.hpp"
+
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gpudoctor::fuzz {
 
 // A broken invariant throws: the unit test reports it with the parser's name, libFuzzer as a crash.
 inline void require(bool ok, const char* what) {
   if (!ok) throw std::logic_error(std::string("invariant broken: ") + what);
+}
+
+// The lines of `text`, without their line feeds.
+inline std::vector<std::string_view> lines_of(std::string_view text) {
+  std::vector<std::string_view> out;
+  for (std::size_t at = 0; at <= text.size();) {
+    std::size_t end = std::min(text.find('\n', at), text.size());
+    out.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  return out;
 }
 
 struct Target {
@@ -193,6 +208,28 @@ inline constexpr Target k_targets[] = {
      require(!v->rocm_major || v->rocm, "rocm major of a rocm label");
      require(!(v->cuda && v->rocm), "one vendor");
      require(v->torch_release.empty() || v->torch_release.find('.') != std::string::npos, "torch release");
+   }},
+  // Snapshot text reaches the terminal wrapper (a path, a tool's message): it loses no word, every line fits
+  // or holds one word, and the output stays linear in the input. The first byte picks the width.
+  {"wrap", [](std::string_view s) {
+     std::size_t width = s.empty() ? 0 : static_cast<unsigned char>(s[0]) % 130;
+     std::string wrapped = wrap_to_width(s, width);
+     auto words = [](std::string_view t) {
+       std::vector<std::string_view> out;
+       for (std::size_t at = 0; at < t.size();) {
+         std::size_t end = std::min(t.find_first_of(" \n", at), t.size());
+         if (end > at) out.push_back(t.substr(at, end - at));
+         at = end + 1;
+       }
+       return out;
+     };
+     require(words(wrapped) == words(s), "the same words in the same order");
+     require(wrapped.size() <= s.size() * (width / 2 + 2) + 1, "linear in the input");
+     if (width == 0) return require(wrapped == s, "width 0 leaves the text");
+     for (std::string_view line : lines_of(wrapped))
+       require(display_width(line) <= width || words(line).size() <= 1, "a line fits or holds one word");
+     std::string first(s.substr(0, std::min(s.find('\n'), s.size())));
+     require(display_width(cut_to_width(first, width)) <= width, "a cut line fits");
    }},
 };
 // clang-format on

@@ -1,6 +1,7 @@
 #include "util/wrap.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace gpudoctor {
 
@@ -8,6 +9,47 @@ namespace {
 
 // Marks after which a line's text starts: evidence, a fix, a list item.
 constexpr std::string_view k_marks[] = {"· ", "→ ", "- ", "* "};
+
+// The code point of the UTF-8 sequence at `at` and its length in bytes; a byte that starts no valid sequence
+// is one column of its own (what escape:: lets through is valid UTF-8; this only keeps the count bounded).
+std::pair<char32_t, std::size_t> next_code_point(std::string_view s, std::size_t at) {
+  auto byte = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
+  unsigned char lead = byte(at);
+  std::size_t length = lead < 0x80           ? 1
+                       : (lead >> 5) == 0x6  ? 2
+                       : (lead >> 4) == 0xe  ? 3
+                       : (lead >> 3) == 0x1e ? 4
+                                             : 0;
+  if (length == 0 || at + length > s.size()) return {U'?', 1};
+  char32_t cp = length == 1 ? lead : lead & (0x7f >> length);
+  for (std::size_t k = 1; k < length; ++k) {
+    if ((byte(at + k) & 0xc0) != 0x80) return {U'?', 1};
+    cp = (cp << 6) | (byte(at + k) & 0x3f);
+  }
+  return {cp, length};
+}
+
+// Columns a code point takes on a terminal. Wide (2): the East Asian Wide and Fullwidth blocks of Unicode
+// Standard Annex #11 (EastAsianWidth.txt, W and F) and the emoji pictographs that are W since Unicode 9,
+// taken as whole blocks. None (0): combining diacritical marks, zero-width spaces and joiners, variation
+// selectors. Everything else: one.
+std::size_t columns_of(char32_t cp) {
+  struct Range {
+    char32_t first, last;
+  };
+  static constexpr Range k_none[] = {
+      {0x0300, 0x036f}, {0x200b, 0x200f}, {0x20d0, 0x20ff}, {0xfe00, 0xfe0f}, {0xfe20, 0xfe2f}};
+  static constexpr Range k_wide[] = {
+      {0x1100, 0x115f}, {0x2e80, 0x303e},   {0x3041, 0x33ff},   {0x3400, 0x4dbf},   {0x4e00, 0x9fff},
+      {0xa000, 0xa4cf}, {0xac00, 0xd7a3},   {0xf900, 0xfaff},   {0xfe30, 0xfe4f},   {0xff00, 0xff60},
+      {0xffe0, 0xffe6}, {0x1f300, 0x1f64f}, {0x1f900, 0x1f9ff}, {0x20000, 0x2fffd}, {0x30000, 0x3fffd}};
+  if (cp < 0x300) return 1;
+  for (const auto& r : k_none)
+    if (cp >= r.first && cp <= r.last) return 0;
+  for (const auto& r : k_wide)
+    if (cp >= r.first && cp <= r.last) return 2;
+  return 1;
+}
 
 // Where a CSI escape sequence that starts at `at` ends (`at` itself when none starts there).
 std::size_t after_escape(std::string_view s, std::size_t at) {
@@ -95,13 +137,14 @@ void wrap_line(std::string_view line, std::size_t width, std::size_t hang, std::
 
 std::size_t display_width(std::string_view s) {
   std::size_t width = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
+  for (std::size_t i = 0; i < s.size();) {
     if (std::size_t next = after_escape(s, i); next != i) {
-      i = next - 1; // CSI: parameters and intermediates up to a final byte in 0x40-0x7e
+      i = next; // CSI: parameters and intermediates up to a final byte in 0x40-0x7e
       continue;
     }
-    if ((c & 0xc0) != 0x80) ++width; // not a UTF-8 continuation byte
+    auto [cp, length] = next_code_point(s, i);
+    width += columns_of(cp);
+    i += length;
   }
   return width;
 }
@@ -132,10 +175,12 @@ std::string cut_to_width(std::string_view text, std::size_t width) {
   if (width == 0 || display_width(text) <= width) return std::string(text);
   std::string out;
   std::size_t columns = 0;
-  for (std::size_t at = 0; at < text.size(); ++at) {
-    bool starts_point = (static_cast<unsigned char>(text[at]) & 0xC0) != 0x80;
-    if (starts_point && ++columns > width - 1) break;
-    out += text[at];
+  for (std::size_t at = 0; at < text.size();) {
+    auto [cp, length] = next_code_point(text, at);
+    columns += columns_of(cp);
+    if (columns > width - 1) break; // room for the ellipsis
+    out.append(text.substr(at, length));
+    at += length;
   }
   return out + "…";
 }

@@ -10,8 +10,8 @@
 
 namespace gpudoctor {
 
-// Columns `s` takes on a terminal: one per UTF-8 code point, none for an escape sequence (ESC [ ... final).
-// Wide East Asian characters count one (what gpudoctor writes is escaped ASCII and a few marks).
+// Columns `s` takes on a terminal: one per UTF-8 code point, two for an East Asian wide or fullwidth one (a
+// Chinese user name in a path), none for a combining mark or an escape sequence (ESC [ ... final).
 std::size_t display_width(std::string_view s);
 
 // `text` with every line longer than `width` broken at spaces. A word longer than the room it has (an id, a

@@ -107,3 +107,16 @@ TEST_CASE("wrap_line_with_hang: a message continues under its given indent") {
   CHECK(wrap_line_with_hang("gpudoctor: cannot write /a/very/long/path/to/a/bundle.tar.gz: gone", 30, 4) ==
         "gpudoctor: cannot write\n    /a/very/long/path/to/a/bundle.tar.gz:\n    gone");
 }
+
+TEST_CASE("display_width: wide characters take two columns, combining marks none") {
+  CHECK(display_width("/home/张三/venv") == 15); // 11 narrow, 2 wide
+  CHECK(display_width("ｇｐｕ") == 6);           // fullwidth forms
+  CHECK(display_width("e\xcc\x81") == 1);        // e and a combining acute accent
+  CHECK(display_width("· → ✗") == 5);            // gpudoctor's marks are narrow
+  CHECK(display_width("\xff\xfe") == 2);         // invalid bytes: a column each, no overrun
+  CHECK(display_width("\xe4\xb8") == 2);         // a sequence cut short at the end
+  // Wrapping counts them: a line of wide characters breaks where it would pass the width.
+  CHECK(wrap_to_width("路径 很长的 中文 目录", 10) == "路径\n很长的\n中文 目录"); // 4+1+6 = 11 > 10
+  CHECK(cut_to_width("进度 进度 进度", 7) == "进度 …"); // 进 would end at column 7, the ellipsis needs it
+  CHECK(display_width(cut_to_width("进度 进度 进度", 8)) <= 8);
+}
