@@ -51,13 +51,16 @@ std::size_t columns_of(char32_t cp) {
   return 1;
 }
 
-// Where a CSI escape sequence that starts at `at` ends (`at` itself when none starts there).
+// Where a CSI escape sequence that starts at `at` ends (`at` itself when none starts there): parameters and
+// intermediates, then a final byte in 0x40-0x7e. Any other byte, a space among them, ends a malformed one
+// where it stands, so that a line and its words, measured apart, agree.
 std::size_t after_escape(std::string_view s, std::size_t at) {
   if (at + 1 >= s.size() || s[at] != '\033' || s[at + 1] != '[') return at;
   std::size_t i = at + 2;
-  while (i < s.size() && !(s[i] >= 0x40 && s[i] <= 0x7e))
+  while (i < s.size() && s[i] >= 0x21 && s[i] <= 0x3f)
     ++i;
-  return std::min(i + 1, s.size());
+  if (i < s.size() && s[i] >= 0x40 && s[i] <= 0x7e) ++i;
+  return i;
 }
 
 // The bytes of a line's indent: its leading spaces and the escape sequences among them (a dimmed evidence
@@ -139,7 +142,7 @@ std::size_t display_width(std::string_view s) {
   std::size_t width = 0;
   for (std::size_t i = 0; i < s.size();) {
     if (std::size_t next = after_escape(s, i); next != i) {
-      i = next; // CSI: parameters and intermediates up to a final byte in 0x40-0x7e
+      i = next; // CSI: no columns
       continue;
     }
     auto [cp, length] = next_code_point(s, i);

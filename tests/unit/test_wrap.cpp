@@ -120,3 +120,11 @@ TEST_CASE("display_width: wide characters take two columns, combining marks none
   CHECK(cut_to_width("进度 进度 进度", 7) == "进度 …"); // 进 would end at column 7, the ellipsis needs it
   CHECK(display_width(cut_to_width("进度 进度 进度", 8)) <= 8);
 }
+
+TEST_CASE("display_width: a malformed escape ends at a space, so a line and its words agree") {
+  // Found by fuzz_wrap: ESC [ with a space and bytes past 0x7e in it was one sequence for the line and two
+  // for its words, and a line of two words passed the width.
+  const std::string line = "\x1b[1;31\xe2\x9c\x97 \x1b[1;31mword";
+  CHECK(display_width(line) == display_width("\x1b[1;31\xe2\x9c\x97") + 1 + display_width("\x1b[1;31mword"));
+  CHECK(display_width("\x1b[1;31merror\x1b[0m") == 5);
+}
