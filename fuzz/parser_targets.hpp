@@ -9,7 +9,6 @@
 #include "parse/parsers.hpp"
 #include "parse/parsers_layer.hpp"
 #include "parse/parsers_system.hpp"
-
 #include "util/wrap.hpp"
 
 #include <algorithm>

@@ -30,11 +30,6 @@ template <class Entries> std::string id_lines(const Entries& entries, std::size_
   return out;
 }
 
-void print(const std::string& text) {
-  std::string shown = fit_to_stdout(text);
-  std::fwrite(shown.data(), 1, shown.size(), stdout);
-}
-
 } // namespace
 
 Outcome cmd_check(const CheckOptions& opt) {
@@ -65,7 +60,7 @@ Outcome cmd_list_checks() {
   std::size_t width = 0;
   for (const auto& e : cat->checks)
     width = std::max(width, e.id.size());
-  print(id_lines(cat->checks, width));
+  print_fitted(id_lines(cat->checks, width));
   return Exit::ok;
 }
 
@@ -79,15 +74,15 @@ Outcome cmd_explain(const std::string& id) {
       width = std::max(width, c.id.size());
     for (const auto& f : cat->fixes)
       width = std::max(width, f.id.size());
-    print("Checks (gpudoctor explain ID):\n" + id_lines(cat->checks, width) +
-          "\nFixes (gpudoctor explain ID; gpudoctor fix ID prints its script):\n" +
-          id_lines(cat->fixes, width));
+    print_fitted("Checks (gpudoctor explain ID):\n" + id_lines(cat->checks, width) +
+                 "\nFixes (gpudoctor explain ID; gpudoctor fix ID prints its script):\n" +
+                 id_lines(cat->fixes, width));
     return Exit::ok;
   }
   const CatalogueEntry* e = cat->find(id);
   if (!e) {
     if (const FixEntry* f = cat->find_fix(id)) {
-      print(fmt::format("{}: {}\n\n{}\n", f->id, f->title, f->description));
+      print_fitted(fmt::format("{}: {}\n\n{}\n", f->id, f->title, f->description));
       return Exit::ok;
     }
     std::vector<std::string> ids = check_ids(*cat);
@@ -103,7 +98,7 @@ Outcome cmd_explain(const std::string& id) {
     const FixEntry* f = cat->find_fix(fix);
     text += fmt::format("  gpudoctor fix {}{}\n", fix, f ? " (" + f->title + ")" : "");
   }
-  print(text);
+  print_fitted(text);
   return Exit::ok;
 }
 

@@ -9,8 +9,10 @@ namespace gpudoctor {
 
 std::expected<void, Failure> emit(const std::string& content, const std::string& output, bool text) {
   if (output.empty()) {
-    std::string shown = text ? fit_to_stdout(content) : content;
-    std::fwrite(shown.data(), 1, shown.size(), stdout);
+    if (text)
+      print_fitted(content);
+    else
+      std::fwrite(content.data(), 1, content.size(), stdout);
     return {};
   }
   // 0600: a fleet's or a diff's report holds its machines' configuration, like each report.

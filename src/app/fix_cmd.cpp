@@ -35,8 +35,7 @@ Outcome list_fixes(const FixSession& s) {
     text += fmt::format("  {:<32} {}\n  {:<32}   for {}\n", escape::one_line(f.fix), escape::one_line(title),
                         "", escape::one_line(text::join(why, ", ")));
   }
-  std::string shown = fit_to_stdout(text);
-  std::fwrite(shown.data(), 1, shown.size(), stdout);
+  print_fitted(text);
   return Exit::ok;
 }
 

@@ -5,6 +5,7 @@
 #include "fix/plan.hpp"
 #include "fix/render.hpp"
 #include "fix/script_text.hpp"
+#include "system/terminal.hpp"
 #include "util/diagnostics.hpp"
 #include "util/escape.hpp"
 #include "util/overloaded.hpp"
@@ -51,8 +52,7 @@ const char* package_why(ev::PackageCommand::Why why) {
 }
 
 void out(const std::string& text) {
-  std::string shown = fit_to_stdout(text);
-  std::fwrite(shown.data(), 1, shown.size(), stdout);
+  print_fitted(text);
 }
 
 void step_failed(const ev::StepFailed& e) {
@@ -249,7 +249,7 @@ class TerminalFrontend final : public fix::Frontend {
 public:
   void report(const fix::Event& e) override { show(e); }
   fix::Answer ask(const fix::Question& q) override {
-    if (!::isatty(STDIN_FILENO)) return fix::Answer::cannot_ask;
+    if (!terminal::is_terminal(STDIN_FILENO)) return fix::Answer::cannot_ask;
     out(question_text(q) + " [y/N] ");
     std::fflush(stdout);
     std::string answer;

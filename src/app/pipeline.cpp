@@ -73,8 +73,10 @@ std::string render(const Report& report, const Loaded& data, const CheckOptions&
 std::expected<void, Failure> print_report(const Report& report, const Loaded& data, const CheckOptions& opt) {
   std::string out = render(report, data, opt);
   if (opt.output.empty()) {
-    if (opt.format == "text") out = fit_to_stdout(out);
-    std::fwrite(out.data(), 1, out.size(), stdout);
+    if (opt.format == "text")
+      print_fitted(out);
+    else
+      std::fwrite(out.data(), 1, out.size(), stdout);
     return {};
   }
   // The Prometheus textfile is 0644: node_exporter reads it as its own user (prometheus). Every other report

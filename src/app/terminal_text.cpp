@@ -3,12 +3,14 @@
 #include "system/terminal.hpp"
 #include "util/wrap.hpp"
 
+#include <cstdio>
 #include <unistd.h>
 
 namespace gpudoctor {
 
-std::string fit_to_stdout(std::string_view text) {
-  return wrap_to_width(text, terminal::columns(STDOUT_FILENO));
+void print_fitted(std::string_view text) {
+  std::string shown = wrap_to_width(text, terminal::columns(STDOUT_FILENO));
+  std::fwrite(shown.data(), 1, shown.size(), stdout);
 }
 
 bool use_color(ColorMode mode, const std::string& output) {

@@ -10,8 +10,8 @@
 
 namespace gpudoctor {
 
-// `text` as it should reach stdout: wrapped to its width when stdout is a terminal (system/terminal.hpp).
-std::string fit_to_stdout(std::string_view text);
+// Writes `text` to stdout, wrapped to its width when stdout is a terminal (system/terminal.hpp).
+void print_fitted(std::string_view text);
 
 // Whether text for stdout is coloured: --color always; or automatic, stdout a terminal (not a file given by
 // --output) and the environment allowing it (NO_COLOR, TERM=dumb).

@@ -49,10 +49,15 @@ std::vector<std::string> choices_of(const std::string& type) {
   return out;
 }
 
+// A positional that has no option name besides (explain's id, fleet's paths).
+bool bare_positional(const CLI::Option* opt) {
+  return opt->get_positional() && opt->get_lnames().empty() && opt->get_snames().empty();
+}
+
 std::vector<OptionWords> options_of(CLI::App& app) {
   std::vector<OptionWords> out;
   for (const CLI::Option* opt : app.get_options({})) {
-    if (opt->get_positional() && opt->get_lnames().empty() && opt->get_snames().empty()) continue;
+    if (bare_positional(opt)) continue;
     if (opt->get_group().empty()) continue; // hidden from --help (deprecated): not offered either
     OptionWords words;
     for (const auto& s : opt->get_snames())
@@ -70,8 +75,7 @@ std::vector<OptionWords> options_of(CLI::App& app) {
 // What the positionals of `app` are (the first one's kind: fleet's paths, diff's before and after).
 Value positional_of(CLI::App& app) {
   for (const CLI::Option* opt : app.get_options({}))
-    if (opt->get_positional() && opt->get_lnames().empty() && opt->get_snames().empty())
-      return value_of(opt->get_type_name());
+    if (bare_positional(opt)) return value_of(opt->get_type_name());
   return Value::none;
 }
 
