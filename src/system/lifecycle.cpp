@@ -44,9 +44,7 @@ void say(const std::string& text) {
   for (auto until = std::chrono::steady_clock::now() + k_step_grace;
        !reaper::running(true).empty() && std::chrono::steady_clock::now() < until;)
     std::this_thread::sleep_for(20ms);
-  auto leaders = reaper::running(false);
-  auto left = proc::kill_all_runs(std::vector<int>(leaders.begin(), leaders.end()),
-                                  std::vector<int>(steps.begin(), steps.end()), k_kill_wait);
+  auto left = proc::kill_everything_below_self(k_kill_wait);
   if (!left.empty())
     say(fmt::format("gpudoctor: {} process(es) did not end on SIGKILL (stuck in the kernel); left running\n",
                     left.size()));
@@ -55,8 +53,11 @@ void say(const std::string& text) {
   ::_exit(128 + sig);
 }
 
-// Run by exit(): while the interruption is under way, wait for it to end the process (it calls _exit).
-void wait_for_stop() {
+// Run by exit(). Kills what the runs left that their own clean-up could not tie to them
+// (system/process_tree), only when gpudoctor started something. While an interruption is under way, waits for
+// it to end the process (it calls _exit).
+void at_exit() {
+  if (!g_stopping && reaper::ever_spawned()) proc::kill_everything_below_self(k_kill_wait);
   while (g_stopping)
     ::pause();
 }
@@ -74,7 +75,7 @@ void start_lifecycle() {
   for (int sig : {SIGINT, SIGTERM})
     if (!ignored(sig)) sigaddset(&set, sig);
   ::pthread_sigmask(SIG_BLOCK, &set, nullptr); // before any thread: each inherits the mask
-  std::atexit(wait_for_stop);
+  std::atexit(at_exit);
   reaper::start();
   std::thread([set] {
     int sig = 0;

@@ -73,10 +73,13 @@ std::vector<ProcessInfo> all_processes() {
   return out;
 }
 
-std::optional<std::string> environment_value(int pid, std::string_view name) {
+std::optional<std::string> environment_of(int pid) {
   auto text = read_whole_file(proc_file(pid, "environ"));
   if (!text || text->size() > k_max_environ_bytes) return std::nullopt;
-  std::string_view all = *text;
+  return text;
+}
+
+std::optional<std::string> environment_entry(std::string_view all, std::string_view name) {
   for (std::size_t i = 0; i < all.size();) {
     auto end = all.find('\0', i);
     if (end == std::string_view::npos) end = all.size();

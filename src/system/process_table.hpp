@@ -25,8 +25,12 @@ std::optional<ProcessInfo> parse_stat(std::string_view stat);
 std::optional<ProcessInfo> process_info(int pid);
 // Every process now (each /proc/<pid>/stat that can be read).
 std::vector<ProcessInfo> all_processes();
-// The value of `name` in the environment `pid` was started with; nullopt when unset or unreadable.
-std::optional<std::string> environment_value(int pid, std::string_view name);
+// The environment `pid` was started with ("NAME=value" entries, each ended by a NUL); nullopt when it cannot
+// be read. It reads empty for a process started with none, and for a moment in the middle of an execve (the
+// new image's environment is not in place yet): an empty one says nothing for sure.
+std::optional<std::string> environment_of(int pid);
+// The value of `name` in such an environment; nullopt when unset.
+std::optional<std::string> environment_entry(std::string_view environ, std::string_view name);
 // This boot's id (random per boot), "" when unknown.
 std::string boot_id();
 

@@ -7,6 +7,7 @@
 #include <set>
 #include <thread>
 #include <unistd.h>
+#include <utility>
 
 namespace gpudoctor::proc {
 
@@ -26,10 +27,12 @@ std::string self_prefix(int self) {
 }
 
 std::optional<std::string> live_tag(int pid) {
-  return environment_value(pid, k_run_tag_name);
+  auto environ = environment_of(pid);
+  if (!environ || environ->empty()) return std::nullopt;
+  return environment_entry(*environ, k_run_tag_name).value_or("");
 }
 
-KillSteps live_steps(std::function<std::vector<int>()> find) {
+KillSteps live_steps(std::function<Found()> find) {
   return {std::move(find), [](int pid) { ::kill(pid, SIGKILL); },
           [](std::chrono::milliseconds ms) { std::this_thread::sleep_for(ms); }, [] { return Clock::now(); }};
 }
@@ -41,15 +44,14 @@ std::string new_run_tag() {
   return self_prefix(static_cast<int>(::getpid())) + std::to_string(++counter);
 }
 
-std::map<int, std::string> owners(const std::vector<ProcessInfo>& table, int self,
-                                  const std::map<int, std::string>& leaders,
-                                  const std::function<std::optional<std::string>(int)>& tag_of) {
+Ownership owners(const std::vector<ProcessInfo>& table, int self, const std::map<int, std::string>& leaders,
+                 const std::function<std::optional<std::string>(int)>& tag_of) {
   auto kids = children_of(table);
   std::map<int, const ProcessInfo*> by_pid;
   for (const auto& p : table)
     by_pid[p.pid] = &p;
   std::string mine = self_prefix(self);
-  std::map<int, std::string> owner;
+  Ownership owner;
   // Top down from gpudoctor: a process's own tag wins, else it belongs where its parent does.
   std::vector<std::pair<int, std::string>> todo;
   for (int child : kids[self])
@@ -66,22 +68,26 @@ std::map<int, std::string> owners(const std::vector<ProcessInfo>& table, int sel
       // Not read from a process in uninterruptible sleep: reading its environment can block on its memory
       // lock (a wedged driver's page fault), which would hang gpudoctor too. It belongs where its parent
       // does.
-      if (auto tag = tag_of(pid); tag && tag->starts_with(mine)) run = *tag;
+      auto tag = tag_of(pid);
+      if (tag && tag->starts_with(mine))
+        run = *tag;
+      else if (!tag && run.empty())
+        owner.unsure.push_back(pid);
     }
-    owner[pid] = run;
+    owner.run_of[pid] = run;
     for (int child : kids[pid])
       todo.emplace_back(child, run);
   }
   return owner;
 }
 
-std::vector<int> run_members(const std::vector<ProcessInfo>& table,
-                             const std::map<int, std::string>& owner_of, int leader, const std::string& tag) {
+std::vector<int> run_members(const std::vector<ProcessInfo>& table, const Ownership& owner_of, int leader,
+                             const std::string& tag) {
   std::vector<int> out;
   for (const auto& p : table) {
     if (p.gone()) continue;
-    auto it = owner_of.find(p.pid);
-    if (it == owner_of.end()) continue; // not below gpudoctor: never touched
+    auto it = owner_of.run_of.find(p.pid);
+    if (it == owner_of.run_of.end()) continue; // not below gpudoctor: never touched
     if (it->second == tag || (it->second.empty() && p.pgid == leader)) out.push_back(p.pid);
   }
   return out;
@@ -106,12 +112,13 @@ std::vector<int> below(const std::vector<ProcessInfo>& table, int root) {
 }
 
 std::vector<int> kill_until_gone(const KillSteps& steps, Clock::time_point deadline) {
+  auto patience_ends = std::min(deadline, steps.now() + k_unsure_patience);
   while (true) {
-    auto alive = steps.find();
-    if (alive.empty()) return {};
-    for (int pid : alive)
+    auto found = steps.find();
+    if (found.alive.empty() && (!found.unsure || steps.now() >= patience_ends)) return {};
+    for (int pid : found.alive)
       steps.kill(pid);
-    if (steps.now() >= deadline) return alive;
+    if (steps.now() >= deadline) return found.alive;
     steps.pause(std::chrono::milliseconds(10));
   }
 }
@@ -120,33 +127,30 @@ std::vector<int> kill_run(int leader, const std::string& tag, std::chrono::milli
   int self = static_cast<int>(::getpid());
   auto find = [&] {
     auto table = all_processes();
-    return run_members(table, owners(table, self, {{leader, tag}}, live_tag), leader, tag);
+    auto owner_of = owners(table, self, {{leader, tag}}, live_tag);
+    bool unsure = std::any_of(owner_of.unsure.begin(), owner_of.unsure.end(), [&](int pid) {
+      auto p = std::find_if(table.begin(), table.end(), [&](const ProcessInfo& q) { return q.pid == pid; });
+      return p == table.end() || p->pgid != leader; // one in the run's group is a member anyway
+    });
+    return Found{run_members(table, owner_of, leader, tag), unsure};
   };
   return kill_until_gone(live_steps(find), Clock::now() + bound);
 }
 
-std::vector<int> kill_all_runs(const std::vector<int>& leaders, const std::vector<int>& roots,
-                               std::chrono::milliseconds bound) {
+std::vector<int> kill_everything_below_self(std::chrono::milliseconds bound) {
   int self = static_cast<int>(::getpid());
+  bool first = true;
   auto find = [&] {
     auto table = all_processes();
-    std::set<int> out(leaders.begin(), leaders.end());
-    std::set<int> groups(leaders.begin(), leaders.end());
-    auto owner_of = owners(table, self, {}, live_tag);
-    for (const auto& p : table)
-      if (auto it = owner_of.find(p.pid);
-          it != owner_of.end() && (!it->second.empty() || groups.count(p.pgid)))
-        out.insert(p.pid);
-    for (int root : roots) {
-      if (auto p = process_info(root); p && !p->gone()) out.insert(root);
-      for (int pid : below(table, root))
-        out.insert(pid);
-    }
-    std::erase_if(out, [&](int pid) {
-      auto it = std::find_if(table.begin(), table.end(), [&](const ProcessInfo& p) { return p.pid == pid; });
-      return pid == self || it == table.end() || it->gone();
-    });
-    return std::vector<int>(out.begin(), out.end());
+    auto alive = below(table, self);
+    // One in uninterruptible sleep (a wedged driver) gets SIGKILL once and is left: it dies when it leaves
+    // the kernel, and waiting the whole bound for it at every exit would slow each run on such a machine.
+    if (!std::exchange(first, false))
+      std::erase_if(alive, [&](int pid) {
+        auto p = std::find_if(table.begin(), table.end(), [&](const ProcessInfo& q) { return q.pid == pid; });
+        return p != table.end() && p->state == 'D';
+      });
+    return Found{std::move(alive), false};
   };
   return kill_until_gone(live_steps(find), Clock::now() + bound);
 }

@@ -151,6 +151,12 @@ std::vector<pid_t> running(bool foreground) {
   return out;
 }
 
+bool ever_spawned() {
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  return r.generation != 0;
+}
+
 void close_spawning() {
   Registry& r = registry();
   std::lock_guard lock(r.mutex);

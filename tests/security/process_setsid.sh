@@ -5,8 +5,9 @@
 source "$(dirname "$0")/../e2e/common.bash"
 mkdir -p "$work/bin"
 marker=$((RANDOM + 40000))
-survivors() { pgrep -f "sleep ($marker|$((marker + 1))|$((marker + 2)))\$" || true; }
-trap 'pkill -f "sleep ($marker|$((marker + 1))|$((marker + 2)))\$" 2>/dev/null || true; rm -rf "$work"' EXIT
+marked="sleep ($marker|$((marker + 1))|$((marker + 2))|$((marker + 3)))\$"
+survivors() { pgrep -f "$marked" || true; }
+trap 'pkill -f "$marked" 2>/dev/null || true; rm -rf "$work"' EXIT
 # Waits until no marked process is left (SIGKILL is asynchronous); fails naming the survivors.
 expect_none_left() {
   for _ in $(seq 50); do
@@ -45,3 +46,17 @@ PATH="$work/bin:$PATH" timeout -s KILL 60 "$gpudoctor" check --timeout 1000 --fo
 expect "$work/r2.json" "[t for t in r['facts']['tools'] if t['key']=='nvidia-smi-xml'][0]['timed_out']" \
   "the hanging tool is recorded as timed out"
 expect_none_left "a tool killed at its limit after starting a setsid daemon"
+
+# 3. The daemon clears its environment (no tag to read) and leaves the tool's group and session: nothing ties
+# it to the run, but it is below gpudoctor (the subreaper), and nothing gpudoctor starts outlives it.
+cat >"$work/bin/nvidia-smi" <<SCRIPT
+#!/bin/sh
+( env -i setsid sleep $((marker + 3)) </dev/null >/dev/null 2>&1 & )
+sleep 0.5 # until the daemon has cleared its environment: before that, its tag still ties it to the run
+exit 0
+SCRIPT
+status=0
+PATH="$work/bin:$PATH" timeout -s KILL 60 "$gpudoctor" check --timeout 5000 --format json >"$work/r3.json" ||
+  status=$?
+[[ $status == 0 || $status == 1 ]] || fail "check exited $status"
+expect_none_left "a tool whose daemon cleared its environment and left the group"

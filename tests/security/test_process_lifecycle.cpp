@@ -17,6 +17,9 @@ namespace {
 struct FakeTime {
   Clock::time_point now = Clock::time_point{} + std::chrono::hours(1);
   proc::KillSteps steps(std::function<std::vector<int>()> find, std::vector<int>& killed) {
+    return steps_unsure([find = std::move(find)] { return proc::Found{find(), false}; }, killed);
+  }
+  proc::KillSteps steps_unsure(std::function<proc::Found()> find, std::vector<int>& killed) {
     return {std::move(find), [&killed](int pid) { killed.push_back(pid); },
             [this](std::chrono::milliseconds ms) { now += ms; }, [this] { return now; }};
   }
@@ -94,7 +97,63 @@ TEST_SUITE("security") {
     // A tag of another gpudoctor (an outer one) does not count as this one's.
     tags[400] = "99.1";
     owner_of = proc::owners(table, self, {}, tag_of);
-    CHECK(owner_of[400].empty());
+    CHECK(owner_of.run_of[400].empty());
+  }
+
+  // A process in the middle of an execve shows an empty environment for a moment (its new image's is not in
+  // place yet): a setsid daemon caught then would pass for one of no run and outlive the run (CI, 2026-12).
+  TEST_CASE(
+      "a process whose environment reads empty is unsure, and the kill looks again until its tag shows") {
+    const int self = 100;
+    // 200: the tool; 300: its setsid daemon, re-parented to gpudoctor, its environment empty on the first
+    // read; 301: the daemon's child (inherits nothing from an unsure parent); 400: another run's, tagged.
+    std::vector<proc::ProcessInfo> table = {process(self, 1, self), process(200, self, 200),
+                                            process(300, self, 300), process(301, 300, 300),
+                                            process(400, self, 400)};
+    int reads_of_300 = 0;
+    auto tag_of = [&](int pid) -> std::optional<std::string> {
+      if (pid == 300) return ++reads_of_300 == 1 ? std::nullopt : std::optional<std::string>("100.1");
+      if (pid == 301) return std::nullopt;
+      return pid == 400 ? "100.2" : "100.1";
+    };
+    auto first = proc::owners(table, self, {{200, "100.1"}}, tag_of);
+    CHECK(first.unsure == std::vector<int>{300, 301});
+    CHECK(proc::run_members(table, first, 200, "100.1") == std::vector<int>{200});
+
+    // The kill keeps looking while something is unsure, and kills the daemon once its tag reads.
+    FakeTime time;
+    std::vector<int> killed;
+    bool tool_gone = false;
+    auto find = [&] {
+      std::vector<proc::ProcessInfo> now = table;
+      if (tool_gone) std::erase_if(now, [](const proc::ProcessInfo& p) { return p.pid == 200; });
+      auto owner_of = proc::owners(now, self, {{200, "100.1"}}, tag_of);
+      auto members = proc::run_members(now, owner_of, 200, "100.1");
+      std::erase_if(members, [&](int pid) {
+        return std::find(killed.begin(), killed.end(), pid) != killed.end(); // SIGKILL ended it
+      });
+      tool_gone = true;
+      return proc::Found{members, !owner_of.unsure.empty() && reads_of_300 < 2};
+    };
+    auto left = proc::kill_until_gone(time.steps_unsure(find, killed), time.now + std::chrono::seconds(3));
+    CHECK(left.empty());
+    std::sort(killed.begin(), killed.end());
+    CHECK(killed == std::vector<int>{200, 300, 301});
+
+    // One that stays unsure (started with no environment at all) is given up on after the patience, long
+    // before the kill's bound.
+    FakeTime idle;
+    std::vector<int> none;
+    auto start = idle.now;
+    left = proc::kill_until_gone(idle.steps_unsure(
+                                     [] {
+                                       return proc::Found{{}, true};
+                                     },
+                                     none),
+                                 idle.now + std::chrono::seconds(3));
+    CHECK(left.empty());
+    CHECK(idle.now - start >= proc::k_unsure_patience);
+    CHECK(idle.now - start < proc::k_unsure_patience + std::chrono::milliseconds(50));
   }
 
   TEST_CASE("the environment of a process in uninterruptible sleep is never read (it could hang gpudoctor)") {
@@ -109,8 +168,9 @@ TEST_SUITE("security") {
     };
     auto owner_of = proc::owners(table, self, {{200, "100.1"}}, tag_of);
     CHECK(read.empty());
-    CHECK(owner_of[201] == "100.1"); // through its parent
-    CHECK(owner_of[300].empty());    // unknown: left (SIGKILL would not end it anyway)
+    CHECK(owner_of.run_of[201] == "100.1"); // through its parent
+    CHECK(owner_of.run_of[300].empty());    // unknown: left (SIGKILL would not end it anyway)
+    CHECK(owner_of.unsure.empty());         // and not looked at again
     auto members = proc::run_members(table, owner_of, 200, "100.1");
     std::sort(members.begin(), members.end());
     CHECK(members == std::vector<int>{200, 201});
