@@ -39,7 +39,7 @@ die() { printf 'install.sh: %s\n' "$*" >&2; exit 1; }
 
 # help2man: the man page (gpudoctor(1), installed with the binary).
 build_packages=(build-essential cmake ninja-build pkg-config ccache help2man
-  libyaml-cpp-dev libcli11-dev libcurl4-openssl-dev nlohmann-json3-dev libfmt-dev libarchive-dev libsimdjson-dev)
+  libyaml-cpp-dev libcli11-dev libcurl4-openssl-dev nlohmann-json3-dev libfmt-dev libarchive-dev zlib1g-dev libsimdjson-dev)
 # Tests also meet real tools: Debian's ROCm 5.2 (hipcc, rocminfo, rocm-smi) and a CPU PyTorch.
 # debootstrap, apt-utils (apt-ftparchive) and gnupg make the throwaway Debian root of tests/root/fix_debootstrap.sh;
 # openssl makes the certificate of the local HTTPS server (test_http, e2e/bundle_upload.sh).

@@ -1,9 +1,11 @@
 #include "util/unpack.hpp"
 
+#include "util/gunzip_stream.hpp"
 #include "util/libarchive_error.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -24,16 +26,54 @@ namespace {
 
 using ReadPtr = std::unique_ptr<archive, decltype(&archive_read_free)>;
 using WritePtr = std::unique_ptr<archive, decltype(&archive_write_free)>;
-// Opens a fresh reader on the archive (the archive is read twice: checked, then unpacked).
-using Opener = std::function<bool(archive*)>;
+// The archive's raw bytes from its start, for each reading (it is read twice: checked, then unpacked).
+using RawSource = std::function<GunzipStream::Fill()>;
 
-ReadPtr new_reader() {
-  ReadPtr in(archive_read_new(), &archive_read_free);
-  archive_read_support_filter_all(in.get());
-  archive_read_support_format_tar(in.get());
-  archive_read_support_format_gnutar(in.get());
-  return in;
+// The most content a valid archive within `limits` has: the members, a header and padding per member (long
+// names included), the end blocks and record padding.
+std::uint64_t max_content(const ArchiveLimits& limits) {
+  return limits.max_total_bytes + limits.max_entries * 4096 + (1 << 20);
 }
+
+// One reading: libarchive reads the tar from the stream, which undoes gzip and verifies it (no libarchive
+// filter: see util/gunzip_stream.hpp).
+struct Reading {
+  GunzipStream stream;
+  std::array<char, 64 * 1024> buffer{};
+  ReadPtr in{archive_read_new(), &archive_read_free};
+
+  Reading(const RawSource& source, const ArchiveLimits& limits) : stream(source(), max_content(limits)) {
+    archive_read_support_format_tar(in.get());
+    archive_read_support_format_gnutar(in.get());
+  }
+
+  static la_ssize_t next_block(archive* a, void* self, const void** block) {
+    auto* r = static_cast<Reading*>(self);
+    auto n = r->stream.read(r->buffer.data(), r->buffer.size());
+    if (!n) {
+      archive_set_error(a, EINVAL, "%s", r->stream.error().c_str());
+      return -1;
+    }
+    *block = r->buffer.data();
+    return static_cast<la_ssize_t>(*n);
+  }
+
+  // Why it cannot be read, or nothing.
+  std::optional<std::string> open() {
+    if (archive_read_open(in.get(), this, nullptr, &Reading::next_block, nullptr) == ARCHIVE_OK)
+      return std::nullopt;
+    if (!stream.error().empty()) return stream.error();
+    return "not a readable archive: " + libarchive_error(in.get());
+  }
+
+  // After the tar's end: the rest of the stream, so its last checks run.
+  std::optional<std::string> finish() { return stream.finish(); }
+
+  // The message for a failed read: the stream's own when it failed, else libarchive's.
+  std::string damaged() const {
+    return stream.error().empty() ? "damaged archive: " + libarchive_error(in.get()) : stream.error();
+  }
+};
 
 // Running totals over the members seen so far.
 struct Tally {
@@ -80,25 +120,26 @@ std::optional<std::string> check_member(archive_entry* entry, const ArchiveLimit
 }
 
 // The first pass: every header checked, no data written (a refused archive leaves nothing behind).
-std::optional<std::string> check_all(const Opener& open, const ArchiveLimits& limits) {
-  ReadPtr in = new_reader();
-  if (!open(in.get())) return "not a readable archive: " + libarchive_error(in.get());
+std::optional<std::string> check_all(const RawSource& source, const ArchiveLimits& limits) {
+  Reading reading(source, limits);
+  if (auto failed = reading.open()) return failed;
+  archive* in = reading.in.get();
   Tally tally;
   archive_entry* entry = nullptr;
   for (;;) {
-    int rc = archive_read_next_header(in.get(), &entry);
-    if (rc == ARCHIVE_EOF) return std::nullopt;
-    if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN) return "damaged archive: " + libarchive_error(in.get());
+    int rc = archive_read_next_header(in, &entry);
+    if (rc == ARCHIVE_EOF) return reading.finish();
+    if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN) return reading.damaged();
     std::string name;
     if (auto refused = check_member(entry, limits, tally, name)) return refused;
-    if (archive_read_data_skip(in.get()) != ARCHIVE_OK)
-      return "damaged archive: " + libarchive_error(in.get());
+    if (archive_read_data_skip(in) != ARCHIVE_OK) return reading.damaged();
   }
 }
 
 // Copies one regular member's data, never more than it declared.
-std::optional<std::string> copy_data(archive* in, archive* disk, const std::string& name,
+std::optional<std::string> copy_data(const Reading& reading, archive* disk, const std::string& name,
                                      std::int64_t declared) {
+  archive* in = reading.in.get();
   const void* buf;
   size_t len;
   la_int64_t offset;
@@ -109,18 +150,20 @@ std::optional<std::string> copy_data(archive* in, archive* disk, const std::stri
     if (archive_write_data_block(disk, buf, len, offset) != ARCHIVE_OK)
       return fmt::format("cannot write {:?}: {}", name, libarchive_error(disk));
   }
-  if (rc != ARCHIVE_EOF) return fmt::format("damaged archive at {:?}: {}", name, libarchive_error(in));
+  if (rc != ARCHIVE_EOF) return fmt::format("{} (at {:?})", reading.damaged(), name);
   return std::nullopt;
 }
 
-std::optional<std::string> unpack(const Opener& open, const fs::path& dest, const ArchiveLimits& limits) {
+std::optional<std::string> unpack(const RawSource& source, const fs::path& dest,
+                                  const ArchiveLimits& limits) {
   try {
     std::error_code ec;
     fs::path root = fs::canonical(dest, ec); // no symlink in the prefix, or SECURE_SYMLINKS would refuse it
     if (ec) return fmt::format("cannot use {}: {}", dest.string(), ec.message());
-    if (auto refused = check_all(open, limits)) return refused;
-    ReadPtr in = new_reader();
-    if (!open(in.get())) return "not a readable archive: " + libarchive_error(in.get());
+    if (auto refused = check_all(source, limits)) return refused;
+    Reading reading(source, limits);
+    if (auto failed = reading.open()) return failed;
+    archive* in = reading.in.get();
     WritePtr disk(archive_write_disk_new(), &archive_write_free);
     // Member names are checked and joined to `root`; libarchive then refuses ".." and writing through any
     // symlink on the way (a member may not redirect a later one outside).
@@ -130,9 +173,10 @@ std::optional<std::string> unpack(const Opener& open, const fs::path& dest, cons
     Tally tally;
     archive_entry* entry = nullptr;
     for (;;) {
-      int rc = archive_read_next_header(in.get(), &entry);
-      if (rc == ARCHIVE_EOF) return std::nullopt;
-      if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN) return "damaged archive: " + libarchive_error(in.get());
+      int rc = archive_read_next_header(in, &entry);
+      // The whole stream again: the file may have changed since the first reading.
+      if (rc == ARCHIVE_EOF) return reading.finish();
+      if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN) return reading.damaged();
       std::string name;
       // Checked again: the second reading must not differ from the first.
       if (auto refused = check_member(entry, limits, tally, name)) return refused;
@@ -143,7 +187,7 @@ std::optional<std::string> unpack(const Opener& open, const fs::path& dest, cons
       if (archive_write_header(disk.get(), entry) != ARCHIVE_OK)
         return fmt::format("cannot unpack {:?}: {}", name, libarchive_error(disk.get()));
       if (type == AE_IFREG && archive_entry_size(entry) > 0)
-        if (auto failed = copy_data(in.get(), disk.get(), name, archive_entry_size(entry))) return failed;
+        if (auto failed = copy_data(reading, disk.get(), name, archive_entry_size(entry))) return failed;
       if (archive_write_finish_entry(disk.get()) != ARCHIVE_OK)
         return fmt::format("cannot unpack {:?}: {}", name, libarchive_error(disk.get()));
     }
@@ -164,8 +208,15 @@ std::optional<std::string> unpack_archive_file(const fs::path& archive_path, con
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
     return fmt::format("{} is not a regular file: refused", archive_path.string());
   return unpack(
-      [&](archive* a) {
-        return ::lseek(fd, 0, SEEK_SET) == 0 && archive_read_open_fd(a, fd, 65536) == ARCHIVE_OK;
+      [fd]() -> GunzipStream::Fill {
+        bool at_start = ::lseek(fd, 0, SEEK_SET) == 0;
+        return [fd, at_start](char* buf, std::size_t cap) -> long {
+          if (!at_start) return -1; // errno from lseek
+          ssize_t n;
+          while ((n = ::read(fd, buf, cap)) < 0 && errno == EINTR) {
+          }
+          return n;
+        };
       },
       dest, limits);
 }
@@ -173,8 +224,15 @@ std::optional<std::string> unpack_archive_file(const fs::path& archive_path, con
 std::optional<std::string> unpack_archive_memory(std::string_view bytes, const fs::path& dest,
                                                  const ArchiveLimits& limits) {
   return unpack(
-      [&](archive* a) { return archive_read_open_memory(a, bytes.data(), bytes.size()) == ARCHIVE_OK; }, dest,
-      limits);
+      [bytes]() -> GunzipStream::Fill {
+        return [bytes, at = std::size_t{0}](char* buf, std::size_t cap) mutable -> long {
+          std::size_t n = std::min(cap, bytes.size() - at);
+          std::memcpy(buf, bytes.data() + at, n);
+          at += n;
+          return static_cast<long>(n);
+        };
+      },
+      dest, limits);
 }
 
 } // namespace gpudoctor

@@ -26,6 +26,23 @@ echo '{not json' >"$work/badjson/env.json"
 expect_status 2 "malformed env.json" "$gpudoctor" check --from "$work/badjson"
 echo 'garbage' >"$work/garbage.tar.gz"
 expect_status 2 "an archive that is not one" "$gpudoctor" check --from "$work/garbage.tar.gz"
+# A real bundle damaged in transit: one bit of its gzip CRC-32, then one of its length (the last 8 bytes).
+"$gpudoctor" bundle -o "$work/whole.tar.gz" >/dev/null 2>&1 || fail "bundle failed"
+status=0
+"$gpudoctor" check --from "$work/whole.tar.gz" --format json >/dev/null 2>"$work/err" || status=$?
+[[ $status == 0 || $status == 1 ]] || fail "the whole bundle: exit $status: $(head -c 300 "$work/err")"
+for from_end in 8 1; do
+  cp "$work/whole.tar.gz" "$work/damaged.tar.gz"
+  "$py" -c '
+import sys
+path, back = sys.argv[1], int(sys.argv[2])
+data = bytearray(open(path, "rb").read())
+data[-back] ^= 1
+open(path, "wb").write(data)' "$work/damaged.tar.gz" "$from_end"
+  expect_status 2 "a bundle with a damaged gzip trailer ($from_end from the end)" \
+    "$gpudoctor" check --from "$work/damaged.tar.gz"
+  grep -q "incorrect .* check" "$work/err" || fail "the message does not say which check failed"
+done
 expect_status 2 "unknown check id" "$gpudoctor" check --only no.such-check
 expect_status 2 "explain of an unknown id" "$gpudoctor" explain no.such-check
 expect_status 0 "explain of a known id" "$gpudoctor" explain env.hsa-override-mismatch

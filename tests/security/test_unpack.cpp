@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <string>
+#include <zlib.h>
 
 #include <doctest/doctest.h>
 
@@ -48,6 +49,21 @@ std::string tar_member(const std::string& name, char type, const std::string& da
 
 std::string tar_end() {
   return std::string(1024, '\0');
+}
+
+// `data` as one gzip member (RFC 1952), as `gpudoctor bundle` writes it.
+std::string gzip(const std::string& data) {
+  z_stream z{};
+  REQUIRE(deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+  std::string out(deflateBound(&z, data.size()) + 64, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  z.avail_in = static_cast<uInt>(data.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  REQUIRE(deflate(&z, Z_FINISH) == Z_STREAM_END);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
 }
 
 struct Dest {
@@ -130,6 +146,102 @@ TEST_SUITE("security") {
          {std::string(), std::string("garbage"), good.substr(0, 700), good.substr(0, 100)}) {
       Dest d;
       CHECK(unpack_archive_memory(bad, d.dir, ArchiveLimits{}));
+    }
+  }
+
+  // libarchive's gzip reader leaves the trailer unverified, and a tar reader stops at the end blocks, before
+  // it: a bundle damaged in transit replayed with exit 0 (issue 24).
+  TEST_CASE("unpack: a gzip member whose CRC-32 or length is wrong is refused, and nothing is written") {
+    std::string tar = tar_member("manifest.json", '0', "{}") + tar_member("fs/a", '0', "abc") + tar_end();
+    std::string good = gzip(tar);
+    {
+      Dest d;
+      REQUIRE_FALSE(unpack_archive_memory(good, d.dir, ArchiveLimits{}));
+      CHECK(fs::is_regular_file(d.dir / "fs/a"));
+    }
+    struct Damage {
+      std::size_t from_end;
+      const char* says;
+    };
+    for (auto [from_end, says] : {Damage{8, "incorrect data check"}, Damage{5, "incorrect data check"},
+                                  Damage{4, "incorrect length check"}, Damage{1, "incorrect length check"}}) {
+      CAPTURE(from_end);
+      std::string bad = good;
+      bad[bad.size() - from_end] = static_cast<char>(bad[bad.size() - from_end] ^ 0x01);
+      Dest d;
+      auto refused = unpack_archive_memory(bad, d.dir, ArchiveLimits{});
+      REQUIRE(refused);
+      CHECK(refused->find(says) != std::string::npos);
+      CHECK(d.empty());
+    }
+  }
+
+  TEST_CASE(
+      "unpack: a truncated gzip stream, or data after it, is refused; NUL padding and members are not") {
+    std::string tar = tar_member("manifest.json", '0', "{}") + tar_end();
+    std::string good = gzip(tar);
+    for (std::size_t cut : {std::size_t{1}, std::size_t{4}, std::size_t{8}, good.size() / 2}) {
+      CAPTURE(cut);
+      Dest d;
+      auto refused = unpack_archive_memory(good.substr(0, good.size() - cut), d.dir, ArchiveLimits{});
+      REQUIRE(refused);
+      CHECK(d.empty());
+    }
+    {
+      Dest d;
+      auto refused = unpack_archive_memory(good + "trailing", d.dir, ArchiveLimits{});
+      REQUIRE(refused);
+      CHECK(refused->find("after the end of the gzip stream") != std::string::npos);
+    }
+    {
+      Dest d; // padded to a tape block, as dd and some transfers do
+      CHECK_FALSE(unpack_archive_memory(good + std::string(10000, '\0'), d.dir, ArchiveLimits{}));
+    }
+    {
+      Dest d; // the tar split over two members (cat a.gz b.gz): one stream (RFC 1952, 2.2)
+      std::string two = gzip(tar.substr(0, 700)) + gzip(tar.substr(700));
+      CHECK_FALSE(unpack_archive_memory(two, d.dir, ArchiveLimits{}));
+      CHECK(fs::is_regular_file(d.dir / "manifest.json"));
+    }
+    {
+      Dest d; // a second member that is damaged
+      std::string second = gzip(std::string(512, '\0'));
+      second[second.size() - 6] ^= 0x10;
+      CHECK(unpack_archive_memory(good + second, d.dir, ArchiveLimits{}));
+    }
+  }
+
+  TEST_CASE("unpack: content past the tar's end is bounded (a gzip bomb after the end blocks)") {
+    ArchiveLimits small;
+    small.max_total_bytes = 1 << 20;
+    small.max_entries = 16;
+    std::string tar = tar_member("manifest.json", '0', "{}") + tar_end() + std::string(8 << 20, '\0');
+    Dest d;
+    auto refused = unpack_archive_memory(gzip(tar), d.dir, small);
+    REQUIRE(refused);
+    CHECK(refused->find("unpacks to more than") != std::string::npos);
+    CHECK(d.empty());
+  }
+
+  // libarchive's filters include some that start an external program (lrzip, lzop, grzip): a hostile bundle
+  // must not make gpudoctor, often root, run one. Only gzip is undone; the others are named.
+  TEST_CASE("unpack: other compressions are named and refused, never undone") {
+    struct Magic {
+      std::string bytes;
+      const char* name;
+    };
+    for (const auto& [bytes, name] : {Magic{std::string("\xFD"
+                                                        "7zXZ",
+                                                        5) +
+                                                '\0',
+                                            "xz"},
+                                      Magic{"\x28\xB5\x2F\xFD", "zstd"}, Magic{"BZh91AY", "bzip2"},
+                                      Magic{"LRZI\x00\x06", "lrzip"}, Magic{"\x89LZO\x00\r\n", "lzop"}}) {
+      CAPTURE(name);
+      Dest d;
+      auto refused = unpack_archive_memory(bytes + std::string(600, 'x'), d.dir, ArchiveLimits{});
+      REQUIRE(refused);
+      CHECK(refused->find(std::string("compressed with ") + name) != std::string::npos);
     }
   }
 }
