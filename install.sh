@@ -47,7 +47,8 @@ build_packages=(build-essential cmake ninja-build pkg-config ccache help2man
 # slurmd with munge, ansible-playbook over a chroot connection; systemd for `systemd-analyze verify`; the
 # package build's tools (help2man, dpkg-shlibdeps, file). dnf, rpm (rpm, rpmbuild) and createrepo-c (createrepo_c,
 # modifyrepo_c) install the RPM root of tests/root/rhel_installroot.sh from dummy RPM repositories.
-test_packages=(doctest-dev python3 shellcheck debootstrap apt-utils gnupg openssl
+# python3-yaml: tests/security/redaction_harness.sh reads checks/knowledge/secrets.yaml to plant its rows.
+test_packages=(doctest-dev python3 python3-yaml shellcheck debootstrap apt-utils gnupg openssl
   prometheus prometheus-node-exporter slurm-wlm munge ansible systemd help2man dpkg-dev file dnf rpm createrepo-c)
 # `cpack -G DEB`: the man page (help2man) and Depends (dpkg-shlibdeps, which CPack finds ELF files for with file).
 deb_packages=(help2man dpkg-dev file)

@@ -216,7 +216,7 @@ std::string TextRedactor::credentials(std::string_view text, bool assignments) c
 }
 
 std::string TextRedactor::shapes(std::string_view text) {
-  auto matches = find_secret_shapes(text);
+  auto matches = find_secret_shapes(text, m_names.rules().shapes);
   if (matches.empty()) return std::string(text);
   std::string out;
   std::size_t copied = 0;

@@ -3,6 +3,8 @@
 #include "knowledge/knowledge.hpp"
 #include "util/text.hpp"
 
+#include <algorithm>
+
 namespace gpudoctor {
 
 namespace {
@@ -16,45 +18,44 @@ std::string normalized(std::string_view name) {
   return first == std::string::npos ? std::string() : n.substr(first);
 }
 
-bool names_a_place(const std::string& n) {
-  // Where a secret or a cache lives is no secret: TIKTOKEN_CACHE_DIR, HF_TOKEN_PATH, SSH_AUTH_SOCK.
-  for (const char* place : {"_dir", "_path", "_home", "_root", "_cache", "_file", "_sock", "_socket"})
-    if (text::ends_with(n, place)) return true;
-  return text::starts_with(n, "tokenizers_"); // Hugging Face tokenizers' settings
-}
-
-bool strong_word(const std::string& n) {
-  for (const char* part : {"token", "secret", "password", "passwd", "passphrase", "api_key", "apikey",
-                           "credential", "private_key", "access_key", "accesskey", "accountkey",
-                           "sharedaccess", "webhook", "connection_string", "cookie"})
-    if (text::contains(n, part)) return true;
+bool matches(const SecretNameRow& rule, const std::string& n) {
+  const std::string& t = rule.text;
+  auto counts = [&](std::size_t at) {
+    const std::string& unless = rule.unless_followed_by;
+    return unless.empty() || n.compare(at + t.size(), unless.size(), unless) != 0;
+  };
+  if (rule.match == "exact") return n == t;
+  if (rule.match == "prefix") return text::starts_with(n, t) && counts(0);
+  if (rule.match == "suffix") return text::ends_with(n, t);
+  for (std::size_t at = n.find(t); at != std::string::npos; at = n.find(t, at + 1))
+    if ((rule.match == "contains" || at == 0 || n[at - 1] == '_') && counts(at)) return true;
   return false;
 }
 
-// AUTH as a word (PROXY_AUTH, AUTH_HEADER), not AUTHOR (GIT_AUTHOR_NAME).
-bool auth_word(const std::string& n) {
-  for (std::size_t at = n.find("auth"); at != std::string::npos; at = n.find("auth", at + 1))
-    if ((at == 0 || n[at - 1] == '_') && n.compare(at + 4, 2, "or") != 0) return true;
-  return false;
+bool any_match(const std::vector<SecretNameRow>& rules, const std::string& n, bool strong_only) {
+  return std::any_of(rules.begin(), rules.end(),
+                     [&](const SecretNameRow& r) { return (!strong_only || r.strong) && matches(r, n); });
+}
+
+// Whether `name` holds a secret by the rules: never a place; `strong_only`: by a rule that leaves no doubt.
+bool secret_by_rules(const SecretRules& rules, std::string_view name, bool strong_only) {
+  std::string n = normalized(name);
+  return !n.empty() && !any_match(rules.places, n, false) && any_match(rules.names, n, strong_only);
 }
 
 } // namespace
 
 bool says_secret(std::string_view name) {
-  std::string n = normalized(name);
-  return !names_a_place(n) && strong_word(n);
+  return secret_by_rules(builtin_secret_rules(), name, true);
 }
 
 bool is_secret_name(std::string_view name) {
-  std::string n = normalized(name);
-  if (n.empty() || names_a_place(n)) return false;
-  if (strong_word(n) || auth_word(n) || text::contains(n, "jwt")) return true;
-  for (const char* tail : {"_key", "_pwd", "_pass", "_pat", "_dsn"})
-    if (text::ends_with(n, tail)) return true;
-  return n == "key" || n == "pass";
+  return secret_by_rules(builtin_secret_rules(), name, false);
 }
 
-SecretNames::SecretNames(const Knowledge& kb) {
+SecretNames::SecretNames() : m_rules(builtin_secret_rules()) {}
+
+SecretNames::SecretNames(const Knowledge& kb) : m_rules(kb.secrets) {
   for (const auto& row : kb.env.nccl_vars)
     m_listed.insert(row.name);
   for (const auto& row : kb.env.nccl_foreign)
@@ -85,8 +86,7 @@ bool SecretNames::judged(std::string_view name) const {
 
 bool SecretNames::redact(std::string_view name) const {
   if (listed(name)) return false;
-  if (in_family(name)) return says_secret(name);
-  return is_secret_name(name);
+  return secret_by_rules(m_rules, name, in_family(name));
 }
 
 } // namespace gpudoctor

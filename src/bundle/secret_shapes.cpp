@@ -20,7 +20,19 @@ bool base64_char(char c) {
   return is_alnum(c) || c == '/' || c == '+';
 }
 
-enum class Alphabet { alnum, alnum_underscore, alnum_dash, base64url };
+bool url_path(char c) {
+  return is_alnum(c) || c == '/' || c == '_' || c == '-';
+}
+
+enum class Alphabet { alnum, alnum_underscore, alnum_dash, base64url, url_path };
+
+Alphabet alphabet_of(const std::string& name) {
+  if (name == "alnum") return Alphabet::alnum;
+  if (name == "alnum_underscore") return Alphabet::alnum_underscore;
+  if (name == "alnum_dash") return Alphabet::alnum_dash;
+  if (name == "url_path") return Alphabet::url_path;
+  return Alphabet::base64url; // the loader admits no other name
+}
 
 bool in(Alphabet a, char c) {
   switch (a) {
@@ -30,42 +42,13 @@ bool in(Alphabet a, char c) {
     return is_alnum(c) || c == '_';
   case Alphabet::alnum_dash:
     return is_alnum(c) || c == '-';
+  case Alphabet::url_path:
+    return url_path(c);
   case Alphabet::base64url:
     return base64url(c);
   }
   return false;
 }
-
-// A token format: a fixed prefix, then at least `min` characters of one alphabet. Formats whose prefix
-// could start an ordinary word ("sk-", "hf_") also need the mix of letter cases (and digits) of random text.
-struct PrefixShape {
-  std::string_view prefix, kind;
-  Alphabet alphabet;
-  std::size_t min;
-  bool mixed_case = false, digit = false;
-};
-
-// Sources: the vendors' published token formats (GitHub "About authentication", GitLab token prefixes,
-// Hugging Face "User access tokens", Slack token types, NVIDIA API catalog keys); a longer prefix first.
-constexpr std::array<PrefixShape, 17> k_shapes{{
-    {"github_pat_", "github", Alphabet::alnum_underscore, 50},
-    {"ghp_", "github", Alphabet::alnum, 30},
-    {"gho_", "github", Alphabet::alnum, 30},
-    {"ghu_", "github", Alphabet::alnum, 30},
-    {"ghs_", "github", Alphabet::alnum, 30},
-    {"ghr_", "github", Alphabet::alnum, 30},
-    {"glpat-", "gitlab", Alphabet::base64url, 20},
-    {"hf_", "huggingface", Alphabet::alnum, 30, true},
-    {"sk-ant-", "anthropic", Alphabet::base64url, 20},
-    {"sk-proj-", "openai", Alphabet::base64url, 20},
-    {"sk-", "openai", Alphabet::base64url, 20, true, true},
-    {"xoxb-", "slack", Alphabet::alnum_dash, 10},
-    {"xoxp-", "slack", Alphabet::alnum_dash, 10},
-    {"xoxa-", "slack", Alphabet::alnum_dash, 10},
-    {"xoxr-", "slack", Alphabet::alnum_dash, 10},
-    {"xoxs-", "slack", Alphabet::alnum_dash, 10},
-    {"nvapi-", "nvidia", Alphabet::base64url, 40},
-}};
 
 bool random_looking(std::string_view run, bool mixed_case, bool digit) {
   bool upper = false, lower = false, has_digit = false;
@@ -79,7 +62,14 @@ bool random_looking(std::string_view run, bool mixed_case, bool digit) {
 
 class Scanner {
 public:
-  explicit Scanner(std::string_view text) : t(text) {}
+  Scanner(std::string_view text, const std::vector<SecretShapeRow>& rows)
+      : t(text), shapes(rows), failed_until(rows.size(), 0) {
+    starts = "eA"; // a JSON Web Token, an AWS key id
+    for (const auto& shape : shapes) {
+      if (starts.find(shape.prefix[0]) == std::string::npos) starts += shape.prefix[0];
+      alphabets.push_back(alphabet_of(shape.alphabet));
+    }
+  }
 
   std::vector<ShapeMatch> run() {
     std::size_t i = 0;
@@ -90,9 +80,8 @@ public:
         i = end;
         continue;
       }
-      // Every format starts with one of these letters: most positions cost one comparison.
-      bool word_start =
-          (i == 0 || !is_alnum(t[i - 1])) && std::string_view("ghsxnAe").find(t[i]) != std::string_view::npos;
+      // Every format starts with one of these characters: most positions cost one comparison.
+      bool word_start = (i == 0 || !is_alnum(t[i - 1])) && starts.find(t[i]) != std::string::npos;
       if (word_start && ((end = prefixed(i)) != 0 || (end = jwt(i)) != 0 || (end = aws_key_id(i)) != 0)) {
         i = end;
         continue;
@@ -125,13 +114,13 @@ private:
   }
 
   std::size_t prefixed(std::size_t i) {
-    for (std::size_t s = 0; s < k_shapes.size(); ++s) {
-      const auto& shape = k_shapes[s];
+    for (std::size_t s = 0; s < shapes.size(); ++s) {
+      const auto& shape = shapes[s];
       if (t[i] != shape.prefix[0] || i < failed_until[s] ||
           t.compare(i, shape.prefix.size(), shape.prefix) != 0)
         continue;
       std::size_t start = i + shape.prefix.size(), end = start;
-      while (end < t.size() && in(shape.alphabet, t[end]))
+      while (end < t.size() && in(alphabets[s], t[end]))
         ++end;
       // A later start inside this run sees a shorter run of the same characters: it fails too.
       if (end - start < shape.min ||
@@ -207,8 +196,11 @@ private:
   }
 
   std::string_view t;
+  const std::vector<SecretShapeRow>& shapes;
+  std::string starts;              // the first characters of every format
+  std::vector<Alphabet> alphabets; // per shape
   std::vector<ShapeMatch> found;
-  std::array<std::size_t, k_shapes.size()> failed_until{};
+  std::vector<std::size_t> failed_until; // per shape
   std::size_t jwt_failed_until = 0;
   std::vector<std::size_t> aws_id_lines;
   std::size_t line = 0, line_pos = 0;
@@ -216,8 +208,8 @@ private:
 
 } // namespace
 
-std::vector<ShapeMatch> find_secret_shapes(std::string_view text) {
-  return Scanner(text).run();
+std::vector<ShapeMatch> find_secret_shapes(std::string_view text, const std::vector<SecretShapeRow>& shapes) {
+  return Scanner(text, shapes).run();
 }
 
 } // namespace gpudoctor

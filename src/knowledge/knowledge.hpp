@@ -5,6 +5,7 @@
 #include "facts/facts.hpp"
 #include "knowledge/knowledge_env.hpp"
 #include "knowledge/knowledge_health.hpp"
+#include "knowledge/knowledge_secrets.hpp"
 #include "knowledge/torch_wheels.hpp"
 
 #include <expected>
@@ -97,7 +98,8 @@ struct Knowledge {
   std::vector<VendorRepoRow> vendor_repos;
   EnvKnowledge env; // NCCL/RCCL variables, allocator options, device selection (knowledge_env.hpp)
   HealthKnowledge
-      health; // Xid catalogue, module flavours, NVSwitch, firmware packages (knowledge_health.hpp)
+      health;          // Xid catalogue, module flavours, NVSwitch, firmware packages (knowledge_health.hpp)
+  SecretRules secrets; // secrets.yaml: what a bundle redacts (knowledge_secrets.hpp)
   std::map<std::string, std::string> sources; // source key -> citation
 
   // The model of a PCI device; the most specific row wins (revision or subsystem match over device only).

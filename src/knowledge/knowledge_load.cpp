@@ -457,6 +457,52 @@ public:
     unique(node, "extension " + x.dist, "row for " + x.dist);
     kb.torch_extensions.push_back(std::move(x));
   }
+
+  // secrets.yaml (knowledge_secrets.hpp).
+  SecretNameRow secret_name(const yaml::Node& node, bool place) {
+    yaml::Fields r(node, {"match", "text", "strong", "unless_followed_by", "example", "source"});
+    if (place && (r.has("strong") || r.has("unless_followed_by")))
+      yaml::fail(node, "a place name has only match, text, example and source");
+    SecretNameRow n;
+    n.match = place ? one_of(r, "match", {"prefix", "suffix"})
+                    : one_of(r, "match", {"contains", "word", "prefix", "suffix", "exact"});
+    n.text = r.text("text");
+    bool normal = !n.text.empty() && std::all_of(n.text.begin(), n.text.end(), [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+    });
+    if (!normal) r.bad("text", "must be lower case letters, digits and '_' (the form names are compared in)");
+    if (!place) {
+      n.strong = r.flag("strong");
+      n.unless_followed_by = r.text_or("unless_followed_by");
+    }
+    n.example = variable(r, "example");
+    n.source = read_source(r);
+    unique(node, fmt::format("secret name {} {} {}", place, n.match, n.text),
+           "rule " + n.match + " " + n.text);
+    return n;
+  }
+  void read_secret_names(const yaml::Node& node) { kb.secrets.names.push_back(secret_name(node, false)); }
+  void read_place_names(const yaml::Node& node) { kb.secrets.places.push_back(secret_name(node, true)); }
+
+  void read_secret_shapes(const yaml::Node& node) {
+    yaml::Fields r(node, {"prefix", "kind", "alphabet", "min", "mixed_case", "digit", "source"});
+    SecretShapeRow s;
+    s.prefix = r.text("prefix");
+    if (s.prefix.empty() || s.prefix.find_first_of(" \t\n") != std::string::npos)
+      r.bad("prefix", "must be a non-empty prefix without blanks");
+    s.kind = r.text("kind");
+    s.alphabet = one_of(r, "alphabet", {"alnum", "alnum_underscore", "alnum_dash", "base64url", "url_path"});
+    s.min = static_cast<std::size_t>(r.positive("min"));
+    s.mixed_case = r.flag("mixed_case");
+    s.digit = r.flag("digit");
+    s.source = read_source(r);
+    unique(node, "secret shape " + s.prefix, "shape " + s.prefix);
+    for (const auto& earlier : kb.secrets.shapes) // the first prefix that matches wins
+      if (text::starts_with(s.prefix, earlier.prefix))
+        yaml::fail(node,
+                   fmt::format("'{}' must come before '{}', which it starts with", s.prefix, earlier.prefix));
+    kb.secrets.shapes.push_back(std::move(s));
+  }
 };
 
 // Every table a knowledge file may hold, with its reader (docs/knowledge.md). An unknown table is an error.
@@ -491,6 +537,10 @@ constexpr Table k_tables[] = {
     {"nvswitch_devices", &Loader::read_nvswitch_devices},
     {"nvlink_subnet_manager", &Loader::read_nvlink_subnet_manager},
     {"firmware_packages", &Loader::read_firmware_packages},
+    // knowledge_secrets.hpp: secrets.yaml
+    {"secret_names", &Loader::read_secret_names},
+    {"place_names", &Loader::read_place_names},
+    {"secret_shapes", &Loader::read_secret_shapes},
 };
 
 void Loader::load(const yaml::Node& doc) {
@@ -527,6 +577,14 @@ std::expected<Knowledge, std::string> load_knowledge(const std::string& dir) {
     if (!loaded) return std::unexpected(loaded.error());
   }
   return std::move(loader.kb);
+}
+
+const SecretRules& builtin_secret_rules() {
+  static const SecretRules rules = [] {
+    auto kb = load_knowledge();
+    return kb ? std::move(kb->secrets) : SecretRules{};
+  }();
+  return rules;
 }
 
 } // namespace gpudoctor
