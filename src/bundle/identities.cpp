@@ -130,6 +130,49 @@ std::string home_owner(std::string home) {
   return home.substr(home.find_last_of('/') + 1);
 }
 
+// The login.defs range of ordinary accounts (useradd's UID_MIN and UID_MAX; 1000 and 60000 by default).
+std::pair<long, long> ordinary_uid_range(const fs::path& root) {
+  std::pair<long, long> range{1000, 60000};
+  for (const auto& line : text::lines(read_whole_file(root / "etc/login.defs").value_or(""))) {
+    std::string spaced = line;
+    std::replace(spaced.begin(), spaced.end(), '\t', ' ');
+    auto words = text::split(spaced, ' ');
+    if (words.size() < 2) continue;
+    auto value = text::to_int(words[1], 10);
+    if (!value) continue;
+    if (words[0] == "UID_MIN") range.first = static_cast<long>(*value);
+    if (words[0] == "UID_MAX") range.second = static_cast<long>(*value);
+  }
+  return range;
+}
+
+// The recorded /etc/passwd's ordinary accounts (a uid in login.defs' range: people and their services, not
+// the system's), each with the name of its GECOS field ("Ada Lovelace,,," -> "Ada Lovelace"); how many system
+// accounts were left. System accounts (root, daemon, render's users) identify no one and the checks read
+// some of them.
+struct Accounts {
+  std::vector<std::string> names;
+  std::size_t system = 0;
+};
+Accounts recorded_accounts(const fs::path& root) {
+  Accounts out;
+  auto [uid_min, uid_max] = ordinary_uid_range(root);
+  for (const auto& line : text::lines(read_whole_file(root / "etc/passwd").value_or(""))) {
+    auto f = text::split(line, ':', true);
+    if (f.size() < 7 || f[0].empty()) continue;
+    auto uid = text::to_int(f[2], 10);
+    if (!uid) continue;
+    if (*uid < uid_min || *uid > uid_max) {
+      ++out.system;
+      continue;
+    }
+    out.names.push_back(f[0]);
+    std::string full = text::trim(f[4].substr(0, f[4].find(',')));
+    if (full != f[0]) out.names.push_back(full);
+  }
+  return out;
+}
+
 } // namespace
 
 Identities find_identities(const fs::path& dir) {
@@ -159,8 +202,16 @@ Identities find_identities(const fs::path& dir) {
     if (auto dot = h.find('.'); dot != std::string::npos && dot > 0 && !keep(h.substr(0, dot), "host name"))
       add_name(out.hosts, h.substr(0, dot));
   }
+  auto accounts = recorded_accounts(dir / "fs");
+  users.insert(users.end(), accounts.names.begin(), accounts.names.end());
   for (const auto& u : users)
     if (!u.empty() && !keep(u, "user name")) add_name(out.users, u);
+  if (accounts.system > 0)
+    add_name(out.kept,
+             fmt::format("{} system accounts of /etc/passwd (a uid outside login.defs' UID_MIN..UID_MAX: "
+                         "root, daemon, ...) are left as they are: they name no one, and the checks "
+                         "read some",
+                         accounts.system));
 
   Finder finder(out);
   std::error_code ec;

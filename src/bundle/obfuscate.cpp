@@ -11,6 +11,7 @@
 #include <cctype>
 #include <cinttypes>
 #include <cstdio>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -52,20 +53,30 @@ std::string amd_id(const Pseudonyms& p, const Identities::GpuId& id) {
 } // namespace
 
 std::string replace_words(std::string_view text, const StandIns& words) {
+  // Looked up by text and tried longest first at each place a word may start: the cost per place is one hash
+  // lookup per distinct word length, not one comparison per word (a passwd of thousands of accounts).
+  std::unordered_map<std::string_view, std::string_view> by_text;
   std::array<bool, 256> starts{}; // the first characters of the words: most positions cost one lookup
-  for (const auto& [word, stand_in] : words)
-    if (!word.empty()) starts[static_cast<unsigned char>(word[0])] = true;
+  std::vector<std::size_t> lengths;
+  for (const auto& [word, stand_in] : words) {
+    if (word.empty() || !by_text.emplace(word, stand_in).second) continue; // the first stand-in wins
+    starts[static_cast<unsigned char>(word[0])] = true;
+    lengths.push_back(word.size());
+  }
+  std::sort(lengths.begin(), lengths.end(), std::greater<>());
+  lengths.erase(std::unique(lengths.begin(), lengths.end()), lengths.end());
   std::string out;
   out.reserve(text.size());
   std::size_t i = 0;
   while (i < text.size()) {
     bool replaced = false;
     if (starts[static_cast<unsigned char>(text[i])] && (i == 0 || !word_char(text[i - 1])))
-      for (const auto& [word, stand_in] : words) {
-        if (word.empty() || text.compare(i, word.size(), word) != 0) continue;
-        std::size_t end = i + word.size();
-        if (end < text.size() && word_char(text[end])) continue;
-        out += stand_in;
+      for (std::size_t len : lengths) {
+        std::size_t end = i + len;
+        if (end > text.size() || (end < text.size() && word_char(text[end]))) continue;
+        auto it = by_text.find(text.substr(i, len));
+        if (it == by_text.end()) continue;
+        out += it->second;
         i = end;
         replaced = true;
         break;

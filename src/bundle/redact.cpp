@@ -73,6 +73,8 @@ RedactionLog redact_snapshot(const fs::path& dir, const RedactOptions& options) 
   log.redacted.insert(log.redacted.end(), done.begin(), done.end());
   log.host = obfuscator.text(id.hostname);
   log.warnings = obfuscator.identities().kept;
+  for (const auto& why : log.warnings) // the manifest says which names were left, and why
+    log.redacted.push_back("kept:" + why);
   log.note =
       options.key_from_file && !options.obfuscation_key.empty()
           ? fmt::format("pseudonyms keyed by the site's key {}: bundles of that key give a host, a user, "

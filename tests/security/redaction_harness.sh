@@ -4,7 +4,8 @@
 # example with an unshaped value, and a value of each shape under a name that says nothing (NOTIFY_<n>).
 # `gpudoctor bundle` then runs live, with and without --obfuscate, as root and, when useradd is there, as two
 # other accounts (a home under /home and one elsewhere); no planted value may be anywhere in the archive,
-# member names included.
+# member names included, and with --obfuscate no name of those accounts either (every bundle's /etc/passwd
+# lists them).
 source "$(dirname "$0")/../e2e/common.bash"
 "$py" -c 'import yaml' 2>/dev/null || skip "python3-yaml is missing"
 chmod 755 "$work"
@@ -40,9 +41,10 @@ plant_home() {
   chown -R "$2" "$1"
 }
 
-# audit LABEL ARCHIVE: no planted value in the contents or the member names.
+# audit LABEL ARCHIVE [NAMES]: no planted value in the contents or the member names; with NAMES (a file of
+# account names, for an --obfuscate run), none of those names either.
 audit() {
-  local label=$1 archive=$2 out=$work/unpacked-$1
+  local label=$1 archive=$2 names=${3:-} out=$work/unpacked-$1
   [[ -s $archive ]] || fail "$label: no archive written"
   mkdir -p "$out"
   tar -xzf "$archive" -C "$out"
@@ -51,6 +53,10 @@ audit() {
   found=$(grep -rhoaFf "$work/values.txt" "$out" "$out.names" | sort -u || true)
   [[ -z $found ]] || fail "$label: $(wc -l <<<"$found") of $planted planted secrets are in the bundle: $(head -c 600 <<<"$found")"
   pass "$label: none of the $planted planted secrets is in the bundle"
+  [[ -n $names && -s $names ]] || return 0
+  found=$(grep -rhoaFf "$names" "$out" "$out.names" | sort -u || true)
+  [[ -z $found ]] || fail "$label: account names are in the obfuscated bundle: $(head -c 300 <<<"$found")"
+  pass "$label: none of the $(wc -l <"$names") other accounts' names is in the bundle"
 }
 
 run_bundle() { # LABEL COMMAND...: the bundle run, which must succeed
@@ -61,20 +67,8 @@ run_bundle() { # LABEL COMMAND...: the bundle run, which must succeed
   [[ $status == 0 ]] || fail "$label: bundle exit $status: $(head -c 400 "$work/$label.err")"
 }
 
-# As root: the environment (root's own home is /root on this machine, which a test does not write).
-for obfuscate in "" --obfuscate; do
-  label=root${obfuscate:+-obfuscated}
-  run_bundle "$label" env -i PATH="$PATH" HOME="$work" USER=root "${planted_env[@]}" \
-    "$gpudoctor" bundle ${obfuscate:+"$obfuscate"} -o "$work/$label.tar.gz"
-  audit "$label" "$work/$label.tar.gz"
-done
-
-# As two other accounts, one with its home under /home and one elsewhere, each with the secrets in its
-# environment and its .bashrc; each account and its home are removed when the test ends.
-if [[ $(id -u) != 0 ]] || ! command -v useradd >/dev/null || ! command -v setpriv >/dev/null; then
-  echo "NOTE: not root or no useradd/setpriv: the other accounts' runs are left out"
-  exit 0
-fi
+# Two other accounts, one with its home under /home and one elsewhere, made first so that every bundle's
+# /etc/passwd names them; each account and its home are removed when the test ends.
 accounts=()
 cleanup() {
   for user in "${accounts[@]}"; do
@@ -84,17 +78,36 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-mkdir -p "$work/homes"
-for where in home elsewhere; do
-  user="gdt-redact-$where-$$"
-  user=${user:0:31}
-  if [[ $where == home ]]; then
-    useradd --no-user-group --gid nogroup --create-home --shell /bin/sh "$user" || fail "useradd $user failed"
-  else
-    useradd --no-user-group --gid nogroup --home-dir "$work/homes/$user" --create-home --shell /bin/sh "$user" ||
-      fail "useradd $user failed"
-  fi
-  accounts+=("$user")
+: >"$work/account-names"
+if [[ $(id -u) == 0 ]] && command -v useradd >/dev/null && command -v setpriv >/dev/null; then
+  mkdir -p "$work/homes"
+  for where in home elsewhere; do
+    user="gdt-redact-$where-$$"
+    user=${user:0:31}
+    if [[ $where == home ]]; then
+      useradd --no-user-group --gid nogroup --create-home --shell /bin/sh "$user" || fail "useradd $user failed"
+    else
+      useradd --no-user-group --gid nogroup --home-dir "$work/homes/$user" --create-home --shell /bin/sh \
+        "$user" || fail "useradd $user failed"
+    fi
+    accounts+=("$user")
+    echo "$user" >>"$work/account-names"
+  done
+else
+  echo "NOTE: not root or no useradd/setpriv: the other accounts' runs are left out"
+fi
+
+# As root: the environment (root's own home is /root on this machine, which a test does not write).
+for obfuscate in "" --obfuscate; do
+  label=root${obfuscate:+-obfuscated}
+  run_bundle "$label" env -i PATH="$PATH" HOME="$work" USER=root "${planted_env[@]}" \
+    "$gpudoctor" bundle ${obfuscate:+"$obfuscate"} -o "$work/$label.tar.gz"
+  audit "$label" "$work/$label.tar.gz" ${obfuscate:+"$work/account-names"}
+done
+
+for user in "${accounts[@]}"; do
+  where=${user#gdt-redact-}
+  where=${where%%-*}
   home=$(getent passwd "$user" | cut -d: -f6)
   [[ $where != home || $home == /home/* ]] || fail "useradd put the home at $home, not under /home"
   plant_home "$home" "$user"
@@ -110,6 +123,6 @@ for where in home elsewhere; do
     # name differs: any .bashrc below fs/ outside /etc and /root).
     grep -q '^fs/.*/\.bashrc$' <(tar -tzf "$out/$label.tar.gz" | grep -v '^fs/root/') ||
       fail "$label: the account's .bashrc is not in the bundle"
-    audit "$label" "$out/$label.tar.gz"
+    audit "$label" "$out/$label.tar.gz" ${obfuscate:+"$work/account-names"}
   done
 done

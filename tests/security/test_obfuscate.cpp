@@ -205,4 +205,54 @@ TEST_SUITE("security") {
     CHECK(warned);
   }
 
+  // Issue 24 item 2: only the recording user was replaced; every other account of /etc/passwd stayed in
+  // fs/etc/passwd, stat.json and the report.
+  TEST_CASE("obfuscation: every ordinary account of /etc/passwd is replaced, system accounts are kept") {
+    SnapshotDir snap;
+    snap.identity("alice", "/home/alice", "node7");
+    snap.write("fs/etc/login.defs", "# login.defs\nUID_MIN\t\t\t 1000\nUID_MAX\t\t\t60000\n");
+    snap.write("fs/etc/passwd",
+               "root:x:0:0:root:/root:/bin/bash\n"
+               "daemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n"
+               "postgres:x:109:115:PostgreSQL administrator,,,:/var/lib/postgresql:/bin/bash\n"
+               "alice:x:1000:1000:Alice Example,,,:/home/alice:/bin/bash\n"
+               "bobsmith:x:1001:1001:Bob Smithers,Room 4,,:/srv/people/bobsmith:/bin/zsh\n"
+               "carol:x:1002:1002::/home/carol:/bin/sh\n"
+               "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n");
+    snap.write("stat.json", R"({"/dev/dri/renderD128": {"type": "char", "mode": "0660", "uid": 1001,
+                                "gid": 109, "user": "bobsmith", "group": "render"},
+                               "/home/carol": {"type": "dir", "mode": "0700", "uid": 1002, "gid": 1002,
+                                "user": "carol", "group": "carol"}})");
+    snap.write("cmd/0-who.out", "carol    pts/0   2026-12-01 09:00\nbobsmith pts/1   2026-12-01 09:05\n");
+    RedactionLog log = obfuscate(snap);
+    for (const char* name : {"alice", "bobsmith", "carol", "Alice Example", "Bob Smithers"}) {
+      auto hits = snap.find(name);
+      CHECK_MESSAGE(hits.empty(), name << " is still in " << (hits.empty() ? "" : hits[0]));
+    }
+    std::string passwd = snap.read("fs/etc/passwd");
+    for (const char* kept : {"root:x:0:0:root:/root", "daemon:x:1:1", "postgres:x:109", "nobody:x:65534"})
+      CHECK_MESSAGE(passwd.find(kept) != std::string::npos, kept);
+    CHECK(snap.read("stat.json").find("\"render\"") != std::string::npos);
+    bool said = false;
+    for (const auto& entry : log.redacted)
+      said = said || (entry.starts_with("kept:") && entry.find("4 system accounts") != std::string::npos);
+    CHECK(said);
+  }
+
+  TEST_CASE("obfuscation: a passwd of thousands of accounts is replaced in one pass over each text") {
+    SnapshotDir snap;
+    snap.identity("u0", "/home/u0", "node8");
+    std::string passwd, who;
+    for (int i = 0; i < 3000; ++i) {
+      std::string name = "person" + std::to_string(i * 7919 % 100000);
+      passwd += name + ":x:" + std::to_string(2000 + i) + ":100::/home/" + name + ":/bin/bash\n";
+      if (i % 10 == 0) who += name + " pts/" + std::to_string(i) + "\n";
+    }
+    snap.write("fs/etc/passwd", passwd);
+    snap.write("cmd/0-who.out", who);
+    obfuscate(snap);
+    CHECK(snap.find("person").empty());
+    CHECK(snap.read("cmd/0-who.out").find("user-") == 0);
+  }
+
 } // TEST_SUITE
