@@ -44,7 +44,12 @@ void say(const std::string& text) {
   for (auto until = std::chrono::steady_clock::now() + k_step_grace;
        !reaper::running(true).empty() && std::chrono::steady_clock::now() < until;)
     std::this_thread::sleep_for(20ms);
-  auto left = proc::kill_everything_below_self(k_kill_wait);
+  // After --apply steps, only what the tool runs left: a step may have started a service meant to stay.
+  auto leaders = reaper::running(false);
+  auto left = reaper::ever_spawned(true)
+                  ? proc::kill_all_runs(std::vector<int>(leaders.begin(), leaders.end()),
+                                        std::vector<int>(steps.begin(), steps.end()), k_kill_wait)
+                  : proc::kill_everything_below_self(k_kill_wait);
   if (!left.empty())
     say(fmt::format("gpudoctor: {} process(es) did not end on SIGKILL (stuck in the kernel); left running\n",
                     left.size()));
@@ -53,11 +58,13 @@ void say(const std::string& text) {
   ::_exit(128 + sig);
 }
 
-// Run by exit(). Kills what the runs left that their own clean-up could not tie to them
-// (system/process_tree), only when gpudoctor started something. While an interruption is under way, waits for
-// it to end the process (it calls _exit).
+// Run by exit(). Kills what the tool runs left that their own clean-up could not tie to them
+// (system/process_tree), when gpudoctor started something and no --apply step (a step may have started a
+// service meant to stay). While an interruption is under way, waits for it to end the process (it calls
+// _exit).
 void at_exit() {
-  if (!g_stopping && reaper::ever_spawned()) proc::kill_everything_below_self(k_kill_wait);
+  if (!g_stopping && reaper::ever_spawned(false) && !reaper::ever_spawned(true))
+    proc::kill_everything_below_self(k_kill_wait);
   while (g_stopping)
     ::pause();
 }

@@ -4,7 +4,8 @@
 // - The reaper starts and gpudoctor becomes the subreaper of everything it starts (system/reaper).
 // - SIGINT and SIGTERM are blocked in every thread and taken by one thread, which stops anything new from
 //   starting, forwards the signal to --apply steps (they share the terminal) and gives them a bounded time,
-//   kills every process below gpudoctor (system/process_tree), removes the temporary files and folders
+//   kills every process below gpudoctor (after --apply steps: only the tool runs' and the steps' own
+//   descendants, system/process_tree), removes the temporary files and folders
 //   (system/temp_files) and exits 130 / 143 (report-v1). A signal that was ignored when gpudoctor started (a
 //   background job of a non-interactive shell, nohup) stays ignored.
 // - When gpudoctor exits, whatever is still below it is killed: a run's daemon that its own clean-up could

@@ -137,6 +137,32 @@ std::vector<int> kill_run(int leader, const std::string& tag, std::chrono::milli
   return kill_until_gone(live_steps(find), Clock::now() + bound);
 }
 
+std::vector<int> kill_all_runs(const std::vector<int>& leaders, const std::vector<int>& roots,
+                               std::chrono::milliseconds bound) {
+  int self = static_cast<int>(::getpid());
+  auto find = [&] {
+    auto table = all_processes();
+    std::set<int> out(leaders.begin(), leaders.end());
+    std::set<int> groups(leaders.begin(), leaders.end());
+    auto owner_of = owners(table, self, {}, live_tag);
+    for (const auto& p : table)
+      if (auto it = owner_of.run_of.find(p.pid);
+          it != owner_of.run_of.end() && (!it->second.empty() || groups.count(p.pgid)))
+        out.insert(p.pid);
+    for (int root : roots) {
+      if (auto p = process_info(root); p && !p->gone()) out.insert(root);
+      for (int pid : below(table, root))
+        out.insert(pid);
+    }
+    std::erase_if(out, [&](int pid) {
+      auto it = std::find_if(table.begin(), table.end(), [&](const ProcessInfo& p) { return p.pid == pid; });
+      return pid == self || it == table.end() || it->gone();
+    });
+    return Found{std::vector<int>(out.begin(), out.end()), !owner_of.unsure.empty()};
+  };
+  return kill_until_gone(live_steps(find), Clock::now() + bound);
+}
+
 std::vector<int> kill_everything_below_self(std::chrono::milliseconds bound) {
   int self = static_cast<int>(::getpid());
   bool first = true;

@@ -66,9 +66,14 @@ std::vector<int> kill_until_gone(const KillSteps& steps, std::chrono::steady_clo
 
 // The live versions, over /proc. Each returns the processes that were still alive at the bound.
 std::vector<int> kill_run(int leader, const std::string& tag, std::chrono::milliseconds bound);
-// Everything below gpudoctor, when it ends (normally or interrupted): every run's processes, --apply steps,
-// and whatever a run left that no tag or group tied to it (a daemon that cleared its environment and left the
-// group). Nothing gpudoctor starts is meant to outlive it.
+// Every process of every tool run of this gpudoctor (tagged, or in the group of one of `leaders`, the runs'
+// main processes), and `roots` with everything below them (interrupted --apply steps). What an --apply step
+// started and left (a service a package script started on a machine without systemd) is not a run's.
+std::vector<int> kill_all_runs(const std::vector<int>& leaders, const std::vector<int>& roots,
+                               std::chrono::milliseconds bound);
+// Everything below gpudoctor: every run's processes and whatever a run left that no tag or group tied to it
+// (a daemon that cleared its environment and left the group). For a gpudoctor that ran no --apply step, when
+// it ends (normally or interrupted): nothing it started is meant to outlive it.
 std::vector<int> kill_everything_below_self(std::chrono::milliseconds bound);
 
 } // namespace gpudoctor::proc

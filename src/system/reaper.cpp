@@ -29,6 +29,7 @@ struct Registry {
   std::condition_variable spawned;                  // wakes the reaper when it had no child
   std::map<pid_t, std::shared_ptr<Entry>> children; // not yet reaped, or reaped and not yet taken
   unsigned long generation = 0;                     // counts spawns, so the reaper never sleeps past one
+  bool foreground_spawned = false;                  // an --apply step was started
   bool closed = false;
 };
 
@@ -108,6 +109,7 @@ int spawn(const std::function<int(pid_t&)>& spawn_one, Child& child, bool foregr
   auto entry = std::make_shared<Entry>(Entry{fd, foreground, false, std::nullopt});
   r.children[pid] = entry;
   ++r.generation;
+  r.foreground_spawned = r.foreground_spawned || foreground;
   r.spawned.notify_one();
   child = Child{pid, fd, entry};
   return 0;
@@ -151,10 +153,10 @@ std::vector<pid_t> running(bool foreground) {
   return out;
 }
 
-bool ever_spawned() {
+bool ever_spawned(bool foreground) {
   Registry& r = registry();
   std::lock_guard lock(r.mutex);
-  return r.generation != 0;
+  return foreground ? r.foreground_spawned : r.generation != 0;
 }
 
 void close_spawning() {

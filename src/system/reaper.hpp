@@ -53,8 +53,8 @@ void abandon(const Child& child);
 
 // Registered children that have not been reaped; `foreground` ones only when asked.
 std::vector<pid_t> running(bool foreground);
-// Whether any child was ever started.
-bool ever_spawned();
+// Whether any child (`foreground`: any --apply step) was ever started.
+bool ever_spawned(bool foreground);
 // Refuses every later spawn (ECANCELED): the interruption is under way.
 void close_spawning();
 
