@@ -179,12 +179,13 @@ judge 2 "$work/envmany" "more than 100000 variables" "an env.json of 100,001 var
   "$work/envmany/env.json"
 judge "0 1" "$work/envmany" "" "an env.json of 100,000 variables"
 
-# CPU time, not wall time (a loaded CI machine waits, it does not work more): runs gpudoctor check --from $1
-# and sets `status`, `cpu` (user + sys seconds of the child) and `rss` (its peak KiB).
-cpu_check() {
-  local measured
-  measured=$(TMPDIR=$tmp "$py" - "$work/out.json" "$work/err" timeout -s KILL "$time_limit" "$gpudoctor" \
-    check --from "$1" --format json <<'PY'
+# CPU time, not wall time (a loaded CI machine waits, it does not work more): runs gpudoctor with the
+# arguments after $1 (its standard output goes to $1, its errors to $work/err) and sets `status`, `cpu` (user
+# + sys seconds of the child) and `rss` (its peak KiB).
+cpu_run() {
+  local measured out=$1
+  shift
+  measured=$(TMPDIR=$tmp "$py" - "$out" "$work/err" timeout -s KILL "$time_limit" "$gpudoctor" "$@" <<'PY'
 import resource, subprocess, sys
 with open(sys.argv[1], "w") as out, open(sys.argv[2], "w") as err:
     status = subprocess.call(sys.argv[3:], stdout=out, stderr=err)
@@ -193,12 +194,14 @@ print(status, "%.3f" % (r.ru_utime + r.ru_stime), r.ru_maxrss)
 PY
   )
   read -r status cpu rss <<<"$measured"
-  [[ $status != 137 && $status != 124 ]] || fail "$1: killed after $time_limit s (unbounded work)"
-  [[ -z $(ls -A "$tmp") ]] || fail "$1: left $(ls "$tmp") in TMPDIR"
+  [[ $status != 137 && $status != 124 ]] || fail "gpudoctor $*: killed after $time_limit s (unbounded work)"
+  [[ -z $(ls -A "$tmp") ]] || fail "gpudoctor $*: left $(ls "$tmp") in TMPDIR"
 }
-# Absolute CPU bounds are for an optimised build; the sanitizer build runs 2-10 times slower (the ratio holds).
-cpu_scale=1
-sanitizer_build && cpu_scale=10
+cpu_check() { cpu_run "$work/out.json" check --from "$1" --format json; }
+# Absolute CPU and memory bounds are for an optimised build; the sanitizer build runs 2-10 times slower and
+# keeps freed memory in quarantine (the ratios hold all the same).
+cpu_scale=1 rss_bound=200000
+sanitizer_build && cpu_scale=10 rss_bound=800000
 below() { "$py" -c 'import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) * float(sys.argv[3]) else 1)' "$@"; }
 
 # A folder snapshot of $2 physical GPU functions (NVIDIA, class 0x0302), each with $3 SR-IOV virtual
@@ -251,3 +254,29 @@ grep -q "more than 1024 display functions" "$work/err" ||
 below "$cpu" 0.5 "$cpu_scale" || fail "16,000 display functions refused in $cpu s of CPU (bound: 0.5 s)"
 pass "16,000 display functions refused in $cpu s of CPU: $(head -c 160 "$work/err")"
 rm -rf "$work/pf16000"
+
+# One report.json of 1.5 M GPU variables (33 MB) among the reports of a fleet, and in a diff: refused naming
+# the limit, the rest of the fleet still compared (2-3.4 GB and 290-700 MB printed before).
+mkdir -p "$work/fleet"
+cp "$source_dir/tests/machines/nvidia-rtx3090-healthy/report.json" "$work/fleet/good.json"
+"$py" - "$work/fleet/good.json" "$work/fleet/huge.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["facts"].setdefault("environment", {})["gpu_variables"] = {"CUDA_V%07d" % i: "x" for i in range(1500000)}
+json.dump(r, open(sys.argv[2], "w"))
+PY
+cpu_run "$work/fleet.json" fleet "$work/fleet" --format json
+[[ $status == 2 ]] || fail "a fleet with a 1.5 M-variable report: exit $status, not 2: $(head -c 400 "$work/err")"
+expect "$work/fleet.json" "len(r['nodes']) == 1 and 'more than 100000 results and properties' in r['unreadable'][0]['error']" \
+  "the report is named unreadable for the limit, the rest of the fleet is compared"
+((rss < rss_bound)) || fail "the fleet with a 1.5 M-variable report peaked at $rss KiB (bound: $rss_bound KiB)"
+size=$(stat -c %s "$work/fleet.json")
+((size < 1000000)) || fail "the fleet with a 1.5 M-variable report printed $size bytes"
+pass "a fleet with a 1.5 M-variable report: exit 2 in $cpu s of CPU, $rss KiB, $size bytes printed"
+cpu_run "$work/diff.txt" diff "$work/fleet/good.json" "$work/fleet/huge.json"
+[[ $status == 2 ]] || fail "a diff with a 1.5 M-variable report: exit $status, not 2: $(head -c 400 "$work/err")"
+grep -q "more than 100000 results and properties" "$work/err" ||
+  fail "the diff's error does not name the limit: $(head -c 400 "$work/err")"
+((rss < rss_bound)) || fail "the diff with a 1.5 M-variable report peaked at $rss KiB (bound: $rss_bound KiB)"
+pass "a diff with a 1.5 M-variable report refused in $cpu s of CPU, $rss KiB: $(head -c 160 "$work/err")"
+rm -rf "$work/fleet"
