@@ -31,7 +31,7 @@ struct InputOptions {
 // knowledge tables on first need and judges one snapshot at a time.
 class InputReader {
 public:
-  explicit InputReader(InputOptions opt) : m_opt(opt) {}
+  explicit InputReader(InputOptions opt) : m_opt(opt), m_json(k_max_report_bytes) {}
   // The error says why the input could not be read, without naming it (its reader names it).
   std::expected<NodeReport, std::string> read(const std::string& path);
 

@@ -2,9 +2,11 @@
 #include "collect/collectors.hpp"
 #include "parse/parsers.hpp"
 #include "system/machine_paths.hpp"
+#include "system/pci_functions.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
+#include <map>
 
 namespace gpudoctor {
 
@@ -13,25 +15,12 @@ namespace {
 constexpr unsigned k_vendor_nvidia = 0x10de;
 constexpr unsigned k_vendor_amd = 0x1002;
 
-std::optional<unsigned> read_hex(SystemView& view, const std::string& path) {
-  auto text = view.read_file(path);
-  if (!text) return std::nullopt;
-  auto v = text::to_int(*text, 16);
-  if (!v || *v < 0 || *v > 0xffffffffLL) return std::nullopt;
-  return static_cast<unsigned>(*v);
-}
-
 std::optional<std::string> read_trimmed(SystemView& view, const std::string& path) {
   auto text = view.read_file(path);
   if (!text) return std::nullopt;
   std::string t = text::trim(*text);
   if (t.empty() || t == "Unknown") return std::nullopt; // "Unknown" speed: link down or not PCIe
   return t;
-}
-
-// Display controllers (class 0x03xx) and processing accelerators (0x1200, Instinct) are GPUs here.
-bool is_gpu_class(unsigned pci_class) {
-  return (pci_class >> 16) == 0x03 || (pci_class >> 8) == 0x1200;
 }
 
 std::optional<std::string> pci_ids_text(SystemView& view) {
@@ -47,12 +36,18 @@ std::size_t collect_pci_gpus(SystemView& view, const Knowledge& kb, std::vector<
   auto devices = view.list_dir(base);
   if (!devices) return 0;
   std::size_t left_out = 0;
+  std::map<std::string, int> virtual_functions; // by physical function
   for (const auto& bdf : *devices) {
     std::string dir = base + "/" + bdf;
-    auto pci_class = read_hex(view, dir + "/class");
+    auto pci_class = read_pci_hex(view, dir + "/class");
     if (!pci_class || !is_gpu_class(*pci_class)) continue;
-    auto vendor = read_hex(view, dir + "/vendor");
+    auto vendor = read_pci_hex(view, dir + "/vendor");
     if (!vendor || (*vendor != k_vendor_nvidia && *vendor != k_vendor_amd)) continue;
+    // A vGPU or MxGPU host lists hundreds of these: a count on their physical GPU, not GPUs to judge.
+    if (auto physical = physical_function_of(view, dir)) {
+      ++virtual_functions[*physical];
+      continue;
+    }
     if (gpus.size() >= k_max_gpus) {
       ++left_out;
       continue;
@@ -63,10 +58,10 @@ std::size_t collect_pci_gpus(SystemView& view, const Knowledge& kb, std::vector<
     gpu.pci_class = *pci_class;
     gpu.vendor_id = *vendor;
     gpu.vendor = *vendor == k_vendor_nvidia ? Vendor::nvidia : Vendor::amd;
-    gpu.device_id = read_hex(view, dir + "/device").value_or(0);
-    gpu.subsystem_vendor = read_hex(view, dir + "/subsystem_vendor");
-    gpu.subsystem_device = read_hex(view, dir + "/subsystem_device");
-    gpu.revision = read_hex(view, dir + "/revision");
+    gpu.device_id = read_pci_hex(view, dir + "/device").value_or(0);
+    gpu.subsystem_vendor = read_pci_hex(view, dir + "/subsystem_vendor");
+    gpu.subsystem_device = read_pci_hex(view, dir + "/subsystem_device");
+    gpu.revision = read_pci_hex(view, dir + "/revision");
     if (auto link = view.read_link(dir + "/driver")) {
       std::string name = link->substr(link->find_last_of('/') + 1);
       gpu.driver = {name, dir + "/driver -> " + *link};
@@ -90,8 +85,11 @@ std::size_t collect_pci_gpus(SystemView& view, const Knowledge& kb, std::vector<
     gpus.push_back(std::move(gpu));
   }
   std::sort(gpus.begin(), gpus.end(), [](const Gpu& a, const Gpu& b) { return a.bdf < b.bdf; });
-  for (std::size_t i = 0; i < gpus.size(); ++i)
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
     gpus[i].index = static_cast<int>(i);
+    if (auto it = virtual_functions.find(gpus[i].bdf); it != virtual_functions.end())
+      gpus[i].virtual_functions = it->second;
+  }
   if (gpus.empty()) return left_out;
   // pci.ids is large: read it only when there is a GPU to name.
   if (auto ids = pci_ids_text(view))

@@ -102,6 +102,7 @@ struct Gpu {
   std::optional<std::uint64_t> vram_bytes_sysfs; // amdgpu mem_info_vram_total
   std::vector<std::string> upstream_ports;       // PCIe ports above it, nearest last (sysfs device path)
   std::vector<struct RasCount> ras;              // amdgpu RAS error counters, per IP block
+  int virtual_functions = 0;                     // its SR-IOV functions (physfn links to it): vGPU, MxGPU
   std::string source;                            // the sysfs folder
   std::string display_name() const;              // best name: model, pci.ids, or ids
   std::string arch() const; // gfx/sm target: the KFD's, else the model's; "" when unknown

@@ -66,6 +66,7 @@ Json gpu_json(const Gpu& g) {
             {"render_node", opt(g.render_node)},
             {"vram_bytes_sysfs", opt(g.vram_bytes_sysfs)},
             {"source", g.source}};
+  if (g.virtual_functions > 0) j["virtual_functions"] = g.virtual_functions; // absent on most machines
   if (g.model)
     j["model"] = {{"name", g.model->name},
                   {"arch", g.model->arch},

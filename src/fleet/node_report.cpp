@@ -47,6 +47,25 @@ void read_results(const JsonValue& results, const ReadOptions& opt, std::vector<
   });
 }
 
+// The rows the report's arrays and objects would give (node_properties.cpp, read_results), counted without
+// building one: elements are only visited.
+std::size_t row_count(const JsonValue& root) {
+  std::size_t rows = 0;
+  auto count = [&](JsonValue) { ++rows; };
+  JsonValue facts = root["facts"];
+  facts["gpus"].each(count);
+  facts["drivers"]["nvidia"]["smi_gpus"].each(count);
+  facts["toolkits"]["cuda"].each(count);
+  facts["toolkits"]["rocm"].each(count);
+  facts["python"]["interpreters"].each([&](JsonValue e) {
+    ++rows;
+    e["distributions"].each(count);
+  });
+  facts["environment"]["gpu_variables"].each_member([&](std::string_view, JsonValue) { ++rows; });
+  root["results"].each(count);
+  return rows;
+}
+
 } // namespace
 
 std::expected<NodeReport, std::string> read_node_report(const JsonValue& root, const ReadOptions& opt) {
@@ -55,6 +74,9 @@ std::expected<NodeReport, std::string> read_node_report(const JsonValue& root, c
   if (!version) return std::unexpected("a gpudoctor report without a format version");
   if (*version != 1)
     return std::unexpected(fmt::format("report format {} (this gpudoctor reads format 1)", *version));
+  if (row_count(root) > k_max_report_rows)
+    return std::unexpected(
+        fmt::format("the report holds more than {} results and properties: refused", k_max_report_rows));
   NodeReport node;
   node.host = root["host"]["hostname"].text();
   node.tool_version = root["tool"]["version"].text();

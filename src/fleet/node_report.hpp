@@ -52,6 +52,11 @@ struct ReadOptions {
 
 // The error of read_node_report for JSON that is no gpudoctor report (fleet skips such files in folders).
 inline constexpr const char* k_not_a_report = "not a gpudoctor report";
+// The results and properties one report may give (docs/security.md, "Limits"): a real report gives hundreds,
+// each costs memory in `fleet` and a line in `diff`; a report giving more is refused before any is built.
+inline constexpr std::size_t k_max_report_rows = 100000;
+// The most bytes of a report.json `fleet` and `diff` read.
+inline constexpr std::size_t k_max_report_bytes = std::size_t{64} << 20;
 
 // Reads a report; refuses JSON that is not a gpudoctor report of format 1. Missing or mistyped fields
 // are read as absent: a report is untrusted input.

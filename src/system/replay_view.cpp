@@ -1,5 +1,6 @@
 #include "system/replay_view.hpp"
 
+#include "system/pci_functions.hpp"
 #include "system/process.hpp"
 #include "util/file_text.hpp"
 #include "util/text.hpp"
@@ -125,13 +126,19 @@ std::expected<std::unique_ptr<ReplayView>, std::string> ReplayView::open(const f
         view->m_untrusted.emplace_back(key, u);
     view->m_commands[key] = std::move(c.result); // a later run of the same key wins, as it did live
   }
+  // Counted before any collector reads them: each costs reads and checks, and no machine holds this many.
+  if (count_physical_gpu_functions(*view, snapshot::k_max_display_functions) >
+      snapshot::k_max_display_functions)
+    return std::unexpected(fmt::format("sys/bus/pci/devices lists more than {} display functions (SR-IOV "
+                                       "virtual functions not counted): refused",
+                                       snapshot::k_max_display_functions));
   return view;
 }
 
 std::optional<fs::path> ReplayView::in_fs(const std::string& path, bool follow_final) const {
   // Checked again on every read: the walk trusts its root, and fs/ is the one component above it.
   if (!m_has_fs || !check_fs_folder(m_root).value_or(false)) return std::nullopt;
-  return snapshot::resolve_inside(m_root / "fs", path, follow_final);
+  return snapshot::resolve_inside(m_root / "fs", path, follow_final, &m_lookups);
 }
 
 std::optional<std::string> ReplayView::read_file(const std::string& path) {
@@ -154,13 +161,13 @@ std::optional<std::vector<std::string>> ReplayView::list_dir(const std::string& 
   // Device nodes live only in stat.json; they are children of their folder all the same.
   std::string prefix = path;
   if (prefix.empty() || prefix.back() != '/') prefix += '/';
-  for (const auto& [stat_path, st] : m_stats) {
-    if (stat_path == path && st.type == FileType::dir) found = true;
-    if (!text::starts_with(stat_path, prefix)) continue;
-    std::string rest = stat_path.substr(prefix.size());
+  if (auto it = m_stats.find(path); it != m_stats.end() && it->second.type == FileType::dir) found = true;
+  // Only the paths below `path`, which sort together: not a walk of all of stat.json per listing.
+  for (auto it = m_stats.lower_bound(prefix); it != m_stats.end() && text::starts_with(it->first, prefix);
+       ++it) {
+    std::string rest = it->first.substr(prefix.size());
     if (rest.empty()) continue;
-    auto slash = rest.find('/');
-    names.insert(rest.substr(0, slash));
+    names.insert(rest.substr(0, rest.find('/')));
     found = true;
   }
   if (!found) return std::nullopt;

@@ -46,6 +46,8 @@ private:
   std::map<std::string, std::string> m_env;
   Identity m_identity;
   std::map<std::string, FileStat> m_stats;
+  // fs/ of a snapshot does not change while it is replayed (a bundle's is gpudoctor's private folder).
+  mutable snapshot::LookupCache m_lookups;
   std::map<std::string, CommandResult> m_commands;
   std::vector<std::pair<std::string, UntrustedProgram>> m_untrusted; // of every recorded command, in order
 };

@@ -21,7 +21,8 @@ std::string command_file_stem(std::size_t index, const std::string& key) {
   return stem.substr(0, 100);
 }
 
-std::optional<fs::path> resolve_inside(const fs::path& fs_root, const std::string& path, bool follow_final) {
+std::optional<fs::path> resolve_inside(const fs::path& fs_root, const std::string& path, bool follow_final,
+                                       LookupCache* cache) {
   auto join = [&](const std::vector<std::string>& parts) {
     fs::path p = fs_root;
     for (const auto& part : parts)
@@ -29,7 +30,7 @@ std::optional<fs::path> resolve_inside(const fs::path& fs_root, const std::strin
     return p;
   };
   // Never through the OS's resolution: each link is read and followed by the walk, inside fs_root.
-  auto look = [&](const std::vector<std::string>& parts) {
+  auto lstat_look = [&](const std::vector<std::string>& parts) {
     fs::path at = join(parts);
     struct stat st {};
     if (::lstat(at.c_str(), &st) != 0) return PathNode{};
@@ -38,6 +39,21 @@ std::optional<fs::path> resolve_inside(const fs::path& fs_root, const std::strin
     ssize_t n = ::readlink(at.c_str(), buf, sizeof buf);
     if (n < 0 || static_cast<std::size_t>(n) >= sizeof buf) return PathNode{};
     return PathNode{true, std::string(buf, static_cast<std::size_t>(n))};
+  };
+  auto look = [&](const std::vector<std::string>& parts) {
+    if (!cache) return lstat_look(parts);
+    std::string key;
+    for (const auto& part : parts)
+      key += "/" + part;
+    {
+      std::lock_guard lock(cache->mutex);
+      if (auto it = cache->nodes.find(key); it != cache->nodes.end())
+        return PathNode{it->second.first, it->second.second};
+    }
+    PathNode node = lstat_look(parts);
+    std::lock_guard lock(cache->mutex);
+    cache->nodes.emplace(std::move(key), std::pair{node.exists, node.link_target});
+    return node;
   };
   auto parts = walk_path(path, follow_final, look);
   if (!parts) return std::nullopt;

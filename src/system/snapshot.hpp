@@ -5,8 +5,10 @@
 #include "system/snapshot_json.hpp"
 
 #include <filesystem>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 namespace gpudoctor::snapshot {
 
@@ -17,8 +19,16 @@ std::string command_file_stem(std::size_t index, const std::string& key);
 // machine would but never leaving `fs_root`: absolute link targets are re-rooted and ".." stops at the root
 // (system/path_walk.hpp). `fs_root` itself is trusted: the caller checks it is no symlink.
 // `follow_final` decides whether a link in the last component is followed. Empty when the path is absent.
+// What resolve_inside learnt of each location below one root (lstat and readlink answers), shared by the
+// threads reading one snapshot: a replay reads thousands of files in the same few folders, and each
+// uncached read costs a system call per component.
+struct LookupCache {
+  std::mutex mutex;
+  std::unordered_map<std::string, std::pair<bool, std::optional<std::string>>> nodes; // exists, link target
+};
 std::optional<std::filesystem::path> resolve_inside(const std::filesystem::path& fs_root,
-                                                    const std::string& path, bool follow_final);
+                                                    const std::string& path, bool follow_final,
+                                                    LookupCache* cache = nullptr);
 
 // Current time as "2026-11-29T19:43:30Z".
 std::string utc_now();

@@ -31,6 +31,8 @@ inline constexpr std::size_t k_max_groups = 65536; // NGROUPS_MAX
 inline constexpr std::size_t k_max_env_entries = 100000;
 inline constexpr std::size_t k_max_stat_entries = 100000;
 inline constexpr std::size_t k_max_commands = 10000;
+// Physical GPU-class PCI functions below fs/sys/bus/pci/devices (virtual functions are not counted).
+inline constexpr std::size_t k_max_display_functions = 1024;
 // A command's recorded stdout or stderr: what run_process keeps of a stream (util/process.hpp).
 inline constexpr std::uint64_t k_max_command_output_bytes = 4 << 20;
 

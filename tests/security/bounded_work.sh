@@ -178,3 +178,105 @@ judge 2 "$work/envmany" "more than 100000 variables" "an env.json of 100,001 var
 "$py" -c 'import json, sys; json.dump({"V%06d" % i: "x" for i in range(100000)}, open(sys.argv[1], "w"))' \
   "$work/envmany/env.json"
 judge "0 1" "$work/envmany" "" "an env.json of 100,000 variables"
+
+# CPU time, not wall time (a loaded CI machine waits, it does not work more): runs gpudoctor with the
+# arguments after $1 (its standard output goes to $1, its errors to $work/err) and sets `status`, `cpu` (user
+# + sys seconds of the child) and `rss` (its peak KiB).
+cpu_run() {
+  local measured out=$1
+  shift
+  measured=$(TMPDIR=$tmp "$py" - "$out" "$work/err" timeout -s KILL "$time_limit" "$gpudoctor" "$@" <<'PY'
+import resource, subprocess, sys
+with open(sys.argv[1], "w") as out, open(sys.argv[2], "w") as err:
+    status = subprocess.call(sys.argv[3:], stdout=out, stderr=err)
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(status, "%.3f" % (r.ru_utime + r.ru_stime), r.ru_maxrss)
+PY
+  )
+  read -r status cpu rss <<<"$measured"
+  [[ $status != 137 && $status != 124 ]] || fail "gpudoctor $*: killed after $time_limit s (unbounded work)"
+  [[ -z $(ls -A "$tmp") ]] || fail "gpudoctor $*: left $(ls "$tmp") in TMPDIR"
+}
+cpu_check() { cpu_run "$work/out.json" check --from "$1" --format json; }
+# Absolute CPU and memory bounds are for an optimised build; the sanitizer build runs 2-10 times slower and
+# keeps freed memory in quarantine (the ratios hold all the same).
+cpu_scale=1 rss_bound=200000
+sanitizer_build && cpu_scale=10 rss_bound=800000
+below() { "$py" -c 'import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) * float(sys.argv[3]) else 1)' "$@"; }
+
+# A folder snapshot of $2 physical GPU functions (NVIDIA, class 0x0302), each with $3 SR-IOV virtual
+# functions (a physfn link to it), as a vGPU host lists them.
+gpu_functions() {
+  rm -rf "$1"
+  "$py" - "$@" <<'PY'
+import os, sys
+d, physical, per = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+base = d + "/fs/sys/bus/pci/devices/"
+os.makedirs(base)
+open(d + "/manifest.json", "w").write('{"format": "gpudoctor-snapshot", "version": 1, "origin": "fixture"}\n')
+def function(bdf, physfn=None):
+    os.mkdir(base + bdf)
+    for name, value in (("class", "0x030200"), ("vendor", "0x10de"), ("device", "0x2330")):
+        with open(base + bdf + "/" + name, "w") as f: f.write(value + "\n")
+    if physfn: os.symlink("../" + physfn, base + bdf + "/physfn")
+for p in range(physical):
+    pf = "%04x:%02x:00.0" % (p // 256, p % 256)
+    function(pf)
+    for v in range(per):
+        function("%04x:%02x:%02x.%d" % (p // 256, p % 256, 1 + v // 8, v % 8), pf)
+PY
+}
+
+# 200 and 2,000 display functions, nine in ten of them virtual: judged, the virtual functions counted on
+# their physical GPU (not GPUs of their own), in CPU time linear in the functions (6 ms a GPU before: 3,500
+# took 12-22 s).
+gpu_functions "$work/vf200" 20 9
+cpu_check "$work/vf200"
+[[ $status == 0 || $status == 1 ]] || fail "200 functions: exit $status: $(head -c 400 "$work/err")"
+cpu200=$cpu
+gpu_functions "$work/vf2000" 200 9
+cpu_check "$work/vf2000"
+[[ $status == 0 || $status == 1 ]] || fail "2,000 functions: exit $status: $(head -c 400 "$work/err")"
+cpu2000=$cpu
+expect "$work/out.json" "len(r['facts']['gpus']) == 200 and all(g.get('virtual_functions') == 9 for g in r['facts']['gpus']) and not any('more GPUs' in e for e in r['facts']['collector_errors'])" \
+  "2,000 display functions: 200 physical GPUs judged, 9 virtual functions on each"
+below "$cpu2000" 1 "$cpu_scale" || fail "2,000 display functions took $cpu2000 s of CPU (bound: $cpu_scale s)"
+below "$cpu2000" 15 "$cpu200" || fail "2,000 display functions took $cpu2000 s, 200 took $cpu200 s: not linear"
+pass "2,000 display functions in $cpu2000 s of CPU, 200 in $cpu200 s"
+rm -rf "$work/vf200" "$work/vf2000"
+
+# 16,000 physical display functions: refused naming the limit, before any collector reads them.
+gpu_functions "$work/pf16000" 16000 0
+cpu_check "$work/pf16000"
+[[ $status == 2 ]] || fail "16,000 display functions: exit $status, not 2: $(head -c 400 "$work/err")"
+grep -q "more than 1024 display functions" "$work/err" ||
+  fail "16,000 display functions: the message does not name the limit: $(head -c 400 "$work/err")"
+below "$cpu" 0.5 "$cpu_scale" || fail "16,000 display functions refused in $cpu s of CPU (bound: 0.5 s)"
+pass "16,000 display functions refused in $cpu s of CPU: $(head -c 160 "$work/err")"
+rm -rf "$work/pf16000"
+
+# One report.json of 1.5 M GPU variables (33 MB) among the reports of a fleet, and in a diff: refused naming
+# the limit, the rest of the fleet still compared (2-3.4 GB and 290-700 MB printed before).
+mkdir -p "$work/fleet"
+cp "$source_dir/tests/machines/nvidia-rtx3090-healthy/report.json" "$work/fleet/good.json"
+"$py" - "$work/fleet/good.json" "$work/fleet/huge.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["facts"].setdefault("environment", {})["gpu_variables"] = {"CUDA_V%07d" % i: "x" for i in range(1500000)}
+json.dump(r, open(sys.argv[2], "w"))
+PY
+cpu_run "$work/fleet.json" fleet "$work/fleet" --format json
+[[ $status == 2 ]] || fail "a fleet with a 1.5 M-variable report: exit $status, not 2: $(head -c 400 "$work/err")"
+expect "$work/fleet.json" "len(r['nodes']) == 1 and 'more than 100000 results and properties' in r['unreadable'][0]['error']" \
+  "the report is named unreadable for the limit, the rest of the fleet is compared"
+((rss < rss_bound)) || fail "the fleet with a 1.5 M-variable report peaked at $rss KiB (bound: $rss_bound KiB)"
+size=$(stat -c %s "$work/fleet.json")
+((size < 1000000)) || fail "the fleet with a 1.5 M-variable report printed $size bytes"
+pass "a fleet with a 1.5 M-variable report: exit 2 in $cpu s of CPU, $rss KiB, $size bytes printed"
+cpu_run "$work/diff.txt" diff "$work/fleet/good.json" "$work/fleet/huge.json"
+[[ $status == 2 ]] || fail "a diff with a 1.5 M-variable report: exit $status, not 2: $(head -c 400 "$work/err")"
+grep -q "more than 100000 results and properties" "$work/err" ||
+  fail "the diff's error does not name the limit: $(head -c 400 "$work/err")"
+((rss < rss_bound)) || fail "the diff with a 1.5 M-variable report peaked at $rss KiB (bound: $rss_bound KiB)"
+pass "a diff with a 1.5 M-variable report refused in $cpu s of CPU, $rss KiB: $(head -c 160 "$work/err")"
+rm -rf "$work/fleet"
