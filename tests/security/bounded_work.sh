@@ -197,7 +197,16 @@ PY
   [[ $status != 137 && $status != 124 ]] || fail "gpudoctor $*: killed after $time_limit s (unbounded work)"
   [[ -z $(ls -A "$tmp") ]] || fail "gpudoctor $*: left $(ls "$tmp") in TMPDIR"
 }
-cpu_check() { cpu_run "$work/out.json" check --from "$1" --format json; }
+# The least CPU time of three runs: another job on the machine (CI runs two tests at once) adds cache misses
+# and migrations to a run's own time, never takes any away.
+cpu_check() {
+  local least=
+  for _ in 1 2 3; do
+    cpu_run "$work/out.json" check --from "$1" --format json
+    if [[ -z $least ]] || below "$cpu" 1 "$least"; then least=$cpu; fi
+  done
+  cpu=$least
+}
 # Absolute CPU and memory bounds are for an optimised build; the sanitizer build runs 2-10 times slower and
 # keeps freed memory in quarantine (the ratios hold all the same).
 cpu_scale=1 rss_bound=200000
