@@ -43,6 +43,10 @@ struct Target {
 // clang-format off
 inline constexpr Target k_targets[] = {
   {"os_release", [](std::string_view s) { (void)parse::os_release(s); }},
+  {"passwd", [](std::string_view s) {
+     for (const auto& account : parse::passwd(s)) require(!account.name.empty(), "account name");
+   }},
+  {"login_defs", [](std::string_view s) { (void)parse::login_defs_uid_range(s); }},
   {"proc_modules", [](std::string_view s) {
      for (const auto& [name, version] : parse::proc_modules(s)) require(!name.empty(), "module name");
    }},

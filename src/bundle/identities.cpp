@@ -1,5 +1,6 @@
 #include "bundle/identities.hpp"
 
+#include "parse/parsers_system.hpp"
 #include "system/snapshot.hpp"
 #include "util/file_text.hpp"
 #include "util/json.hpp"
@@ -130,22 +131,6 @@ std::string home_owner(std::string home) {
   return home.substr(home.find_last_of('/') + 1);
 }
 
-// The login.defs range of ordinary accounts (useradd's UID_MIN and UID_MAX; 1000 and 60000 by default).
-std::pair<long, long> ordinary_uid_range(const fs::path& root) {
-  std::pair<long, long> range{1000, 60000};
-  for (const auto& line : text::lines(read_whole_file(root / "etc/login.defs").value_or(""))) {
-    std::string spaced = line;
-    std::replace(spaced.begin(), spaced.end(), '\t', ' ');
-    auto words = text::split(spaced, ' ');
-    if (words.size() < 2) continue;
-    auto value = text::to_int(words[1], 10);
-    if (!value) continue;
-    if (words[0] == "UID_MIN") range.first = static_cast<long>(*value);
-    if (words[0] == "UID_MAX") range.second = static_cast<long>(*value);
-  }
-  return range;
-}
-
 // The recorded /etc/passwd's ordinary accounts (a uid in login.defs' range: people and their services, not
 // the system's), each with the name of its GECOS field ("Ada Lovelace,,," -> "Ada Lovelace"); how many system
 // accounts were left. System accounts (root, daemon, render's users) identify no one and the checks read
@@ -156,19 +141,16 @@ struct Accounts {
 };
 Accounts recorded_accounts(const fs::path& root) {
   Accounts out;
-  auto [uid_min, uid_max] = ordinary_uid_range(root);
-  for (const auto& line : text::lines(read_whole_file(root / "etc/passwd").value_or(""))) {
-    auto f = text::split(line, ':', true);
-    if (f.size() < 7 || f[0].empty()) continue;
-    auto uid = text::to_int(f[2], 10);
-    if (!uid) continue;
-    if (*uid < uid_min || *uid > uid_max) {
+  auto [uid_min, uid_max] =
+      parse::login_defs_uid_range(read_whole_file(root / "etc/login.defs").value_or(""));
+  for (const auto& account : parse::passwd(read_whole_file(root / "etc/passwd").value_or(""))) {
+    if (!account.uid) continue;
+    if (*account.uid < uid_min || *account.uid > uid_max) {
       ++out.system;
       continue;
     }
-    out.names.push_back(f[0]);
-    std::string full = text::trim(f[4].substr(0, f[4].find(',')));
-    if (full != f[0]) out.names.push_back(full);
+    out.names.push_back(account.name);
+    if (std::string full = account.full_name(); full != account.name) out.names.push_back(full);
   }
   return out;
 }

@@ -4,29 +4,22 @@
 // NVSwitch systems such as HGX B200 show no switch function to the host).
 #include "collect/collectors.hpp"
 #include "system/machine_paths.hpp"
+#include "system/pci_functions.hpp"
 #include "util/text.hpp"
 
 namespace gpudoctor {
 
 namespace {
 
-std::optional<unsigned> read_hex(SystemView& view, const std::string& path) {
-  auto content = view.read_file(path);
-  if (!content) return std::nullopt;
-  auto v = text::to_int(text::trim(*content), 16);
-  if (!v || *v < 0 || *v > 0xffffffffLL) return std::nullopt;
-  return static_cast<unsigned>(*v);
-}
-
 void collect_nvswitches(SystemView& view, const Knowledge& kb, std::vector<NvSwitchFunction>& out) {
   auto devices = view.list_dir(paths::pci_devices);
   if (!devices) return;
   for (const auto& bdf : *devices) {
     const std::string dir = paths::pci_device(bdf);
-    auto pci_class = read_hex(view, dir + "/class");
+    auto pci_class = read_pci_hex(view, dir + "/class");
     if (!pci_class || (*pci_class >> 8) != 0x0680) continue; // bridge, other
-    if (read_hex(view, dir + "/vendor") != 0x10de) continue;
-    auto device = read_hex(view, dir + "/device");
+    if (read_pci_hex(view, dir + "/vendor") != 0x10de) continue;
+    auto device = read_pci_hex(view, dir + "/device");
     const NvSwitchRow* row = device ? kb.health.nvswitch(*device) : nullptr;
     if (!row) continue;
     NvSwitchFunction f{bdf, *device, row->name, row->generation, {}};

@@ -4,6 +4,7 @@
 
 #include "collect/container_config.hpp"
 #include "collect/inventory_packages.hpp"
+#include "parse/parsers_system.hpp"
 #include "util/linear_regex.hpp"
 #include "util/text.hpp"
 
@@ -290,14 +291,12 @@ StackInventory read_stack(SystemView& view, const Facts& facts, const Knowledge&
 std::vector<std::string> login_homes(SystemView& view, const Facts& facts) {
   std::set<std::string> homes;
   if (auto passwd = view.read_file("/etc/passwd")) {
-    for (const auto& line : text::lines(*passwd)) {
-      auto f = text::split(line, ':', true);
-      if (f.size() < 7) continue;
-      auto uid = text::to_int(f[2]);
+    for (const auto& account : parse::passwd(*passwd)) {
+      const auto& uid = account.uid;
       bool login = uid && (*uid == 0 || (*uid >= 1000 && *uid < 65534));
-      bool shell = !text::ends_with(f[6], "nologin") && !text::ends_with(f[6], "/false");
-      if (!login || !shell || f[5].empty() || f[5][0] != '/') continue;
-      if (auto st = view.stat(f[5]); st && st->type == FileType::dir) homes.insert(f[5]);
+      bool shell = !text::ends_with(account.shell, "nologin") && !text::ends_with(account.shell, "/false");
+      if (!login || !shell || account.home.empty() || account.home[0] != '/') continue;
+      if (auto st = view.stat(account.home); st && st->type == FileType::dir) homes.insert(account.home);
     }
   }
   if (homes.empty() && !facts.permissions.identity.home.empty())

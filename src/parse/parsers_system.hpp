@@ -306,4 +306,21 @@ struct AmdgpuRasCount {
 };
 std::optional<AmdgpuRasCount> amdgpu_ras_count(std::string_view text);
 
+// ---- accounts: /etc/passwd, /etc/login.defs -----------------------------------------------------------
+
+// One line of /etc/passwd (passwd(5)): name:password:uid:gid:gecos:home:shell.
+struct PasswdEntry {
+  std::string name;
+  std::optional<long long> uid; // empty when the field is not a number
+  std::string gecos, home, shell;
+  // The GECOS field's first part, the account's full name ("Ada Lovelace,Room 4,," -> "Ada Lovelace").
+  std::string full_name() const;
+};
+// The lines with seven fields and a name; the others are skipped.
+std::vector<PasswdEntry> passwd(std::string_view text);
+
+// login.defs' UID_MIN and UID_MAX, useradd's range of ordinary accounts (login.defs(5)): 1000 and 60000 when
+// unset or unreadable.
+std::pair<long long, long long> login_defs_uid_range(std::string_view text);
+
 } // namespace gpudoctor::parse

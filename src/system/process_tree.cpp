@@ -22,6 +22,14 @@ std::map<int, std::vector<int>> children_of(const std::vector<ProcessInfo>& tabl
   return kids;
 }
 
+// Each process of `table` by its pid.
+std::map<int, const ProcessInfo*> by_pid(const std::vector<ProcessInfo>& table) {
+  std::map<int, const ProcessInfo*> index;
+  for (const auto& p : table)
+    index[p.pid] = &p;
+  return index;
+}
+
 std::string self_prefix(int self) {
   return std::to_string(self) + ".";
 }
@@ -47,9 +55,7 @@ std::string new_run_tag() {
 Ownership owners(const std::vector<ProcessInfo>& table, int self, const std::map<int, std::string>& leaders,
                  const std::function<std::optional<std::string>(int)>& tag_of) {
   auto kids = children_of(table);
-  std::map<int, const ProcessInfo*> by_pid;
-  for (const auto& p : table)
-    by_pid[p.pid] = &p;
+  auto process = by_pid(table);
   std::string mine = self_prefix(self);
   Ownership owner;
   // Top down from gpudoctor: a process's own tag wins, else it belongs where its parent does.
@@ -64,7 +70,7 @@ Ownership owners(const std::vector<ProcessInfo>& table, int self, const std::map
     std::string run = inherited;
     if (auto it = leaders.find(pid); it != leaders.end()) {
       run = it->second;
-    } else if (const ProcessInfo* p = by_pid[pid]; p && p->state != 'D' && !p->gone()) {
+    } else if (const ProcessInfo* p = process[pid]; p && p->state != 'D' && !p->gone()) {
       // Not read from a process in uninterruptible sleep: reading its environment can block on its memory
       // lock (a wedged driver's page fault), which would hang gpudoctor too. It belongs where its parent
       // does.
@@ -95,16 +101,14 @@ std::vector<int> run_members(const std::vector<ProcessInfo>& table, const Owners
 
 std::vector<int> below(const std::vector<ProcessInfo>& table, int root) {
   auto kids = children_of(table);
-  std::map<int, const ProcessInfo*> by_pid;
-  for (const auto& p : table)
-    by_pid[p.pid] = &p;
+  auto process = by_pid(table);
   std::vector<int> out, todo = kids[root];
   std::set<int> seen{root};
   while (!todo.empty()) {
     int pid = todo.back();
     todo.pop_back();
     if (!seen.insert(pid).second) continue;
-    if (!by_pid[pid]->gone()) out.push_back(pid);
+    if (!process[pid]->gone()) out.push_back(pid);
     for (int child : kids[pid])
       todo.push_back(child);
   }
@@ -128,9 +132,9 @@ std::vector<int> kill_run(int leader, const std::string& tag, std::chrono::milli
   auto find = [&] {
     auto table = all_processes();
     auto owner_of = owners(table, self, {{leader, tag}}, live_tag);
+    auto process = by_pid(table);
     bool unsure = std::any_of(owner_of.unsure.begin(), owner_of.unsure.end(), [&](int pid) {
-      auto p = std::find_if(table.begin(), table.end(), [&](const ProcessInfo& q) { return q.pid == pid; });
-      return p == table.end() || p->pgid != leader; // one in the run's group is a member anyway
+      return process[pid]->pgid != leader; // one in the run's group is a member anyway
     });
     return Found{run_members(table, owner_of, leader, tag), unsure};
   };
@@ -154,9 +158,10 @@ std::vector<int> kill_all_runs(const std::vector<int>& leaders, const std::vecto
       for (int pid : below(table, root))
         out.insert(pid);
     }
+    auto process = by_pid(table);
     std::erase_if(out, [&](int pid) {
-      auto it = std::find_if(table.begin(), table.end(), [&](const ProcessInfo& p) { return p.pid == pid; });
-      return pid == self || it == table.end() || it->gone();
+      auto it = process.find(pid);
+      return pid == self || it == process.end() || it->second->gone();
     });
     return Found{std::vector<int>(out.begin(), out.end()), !owner_of.unsure.empty()};
   };
@@ -171,11 +176,10 @@ std::vector<int> kill_everything_below_self(std::chrono::milliseconds bound) {
     auto alive = below(table, self);
     // One in uninterruptible sleep (a wedged driver) gets SIGKILL once and is left: it dies when it leaves
     // the kernel, and waiting the whole bound for it at every exit would slow each run on such a machine.
-    if (!std::exchange(first, false))
-      std::erase_if(alive, [&](int pid) {
-        auto p = std::find_if(table.begin(), table.end(), [&](const ProcessInfo& q) { return q.pid == pid; });
-        return p != table.end() && p->state == 'D';
-      });
+    if (!std::exchange(first, false)) {
+      auto process = by_pid(table);
+      std::erase_if(alive, [&](int pid) { return process[pid]->state == 'D'; });
+    }
     return Found{std::move(alive), false};
   };
   return kill_until_gone(live_steps(find), Clock::now() + bound);

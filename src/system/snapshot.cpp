@@ -47,12 +47,11 @@ std::optional<fs::path> resolve_inside(const fs::path& fs_root, const std::strin
       key += "/" + part;
     {
       std::lock_guard lock(cache->mutex);
-      if (auto it = cache->nodes.find(key); it != cache->nodes.end())
-        return PathNode{it->second.first, it->second.second};
+      if (auto it = cache->nodes.find(key); it != cache->nodes.end()) return it->second;
     }
     PathNode node = lstat_look(parts);
     std::lock_guard lock(cache->mutex);
-    cache->nodes.emplace(std::move(key), std::pair{node.exists, node.link_target});
+    cache->nodes.emplace(std::move(key), node);
     return node;
   };
   auto parts = walk_path(path, follow_final, look);

@@ -2,6 +2,7 @@
 // files are written and read in system/snapshot_json.hpp.
 #pragma once
 
+#include "system/path_walk.hpp"
 #include "system/snapshot_json.hpp"
 
 #include <filesystem>
@@ -15,17 +16,18 @@ namespace gpudoctor::snapshot {
 // A file name under cmd/ for a command key (keys may hold '@' and '/').
 std::string command_file_stem(std::size_t index, const std::string& key);
 
-// Resolves `path` (absolute, as on the machine) to a location inside `fs_root`, following symlinks as the
-// machine would but never leaving `fs_root`: absolute link targets are re-rooted and ".." stops at the root
-// (system/path_walk.hpp). `fs_root` itself is trusted: the caller checks it is no symlink.
-// `follow_final` decides whether a link in the last component is followed. Empty when the path is absent.
 // What resolve_inside learnt of each location below one root (lstat and readlink answers), shared by the
 // threads reading one snapshot: a replay reads thousands of files in the same few folders, and each
 // uncached read costs a system call per component.
 struct LookupCache {
   std::mutex mutex;
-  std::unordered_map<std::string, std::pair<bool, std::optional<std::string>>> nodes; // exists, link target
+  std::unordered_map<std::string, PathNode> nodes;
 };
+
+// Resolves `path` (absolute, as on the machine) to a location inside `fs_root`, following symlinks as the
+// machine would but never leaving `fs_root`: absolute link targets are re-rooted and ".." stops at the root
+// (system/path_walk.hpp). `fs_root` itself is trusted: the caller checks it is no symlink.
+// `follow_final` decides whether a link in the last component is followed. Empty when the path is absent.
 std::optional<std::filesystem::path> resolve_inside(const std::filesystem::path& fs_root,
                                                     const std::string& path, bool follow_final,
                                                     LookupCache* cache = nullptr);
