@@ -62,7 +62,10 @@ std::string run_evidence(const ProbeRun& run) {
 std::optional<std::string> run_trouble(const ProbeRun& run) {
   if (!run.run || run.timed_out || run.completed()) return std::nullopt;
   std::string what;
-  if (!run.found)
+  if (!run.found && !run.untrusted.empty())
+    what = fmt::format("was not started: another user could change {}, and root runs no such program",
+                       run.untrusted);
+  else if (!run.found)
     what = "could not be started: its program is missing";
   else if (!run.exit_code)
     what = "crashed (killed by a signal)";

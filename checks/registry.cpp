@@ -84,7 +84,7 @@ const std::vector<CheckEntry>& check_registry() {
 }
 
 CheckTable builtin_checks() {
-  return CheckTable{check_registry(), wsl_skip_reason};
+  return CheckTable{check_registry(), wsl_skip_reason, input_skip_reason};
 }
 
 } // namespace gpudoctor

@@ -9,7 +9,10 @@ namespace gpudoctor {
 const std::vector<CheckEntry>& check_registry();
 // Why a check makes no sense under WSL2, or null (wsl.cpp).
 const char* wsl_skip_reason(std::string_view id);
-// The two together, for run_checks.
+// Why a check is not judged on this machine because an input it needs was left out for a bound, or empty
+// (inputs.cpp).
+std::string input_skip_reason(std::string_view id, const Facts& facts);
+// The three together, for run_checks.
 CheckTable builtin_checks();
 
 } // namespace gpudoctor

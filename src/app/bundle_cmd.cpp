@@ -140,10 +140,14 @@ Outcome cmd_bundle(const BundleOptions& opt) {
     diag::note("not recorded: {}", why);
     redact.skipped.push_back(path);
   }
+  redact.left_out = recorder.left_out_files();
+  for (const auto& [path, why] : redact.left_out)
+    diag::note("not recorded: {}", why);
   RedactionLog log = redact_snapshot(snap_dir, redact);
   for (const auto& warning : log.warnings)
     diag::note("{}", warning);
   manifest.redacted = log.redacted;
+  manifest.left_out = log.left_out;
   manifest.note = redact.obfuscate ? "redacted and obfuscated; " + log.note : "redacted";
   std::vector<std::string> failures = log.failed;
   auto write = [&](const std::string& name, const std::string& text) {

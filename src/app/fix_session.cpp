@@ -66,6 +66,8 @@ std::expected<std::unique_ptr<FixSession>, Failure> open_fix_session(const FixOp
     view = s->live.get();
   }
   s->report = run_pipeline(*view, s->data, opt.check, &s->stacks);
+  if (const auto& over = s->report.facts.packages.over_limit; !over.empty())
+    return fail(Exit::usage, "{}: a plan needs the whole package list, so none is made", over);
   if (!s->report.facts.inventory) {
     // A plan without the inventory would leave out what it must remove: gpudoctor's own failure (exit 3).
     std::string why;

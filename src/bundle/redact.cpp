@@ -58,6 +58,8 @@ RedactionLog redact_snapshot(const fs::path& dir, const RedactOptions& options) 
     log.redacted.push_back("skipped:" + path);
   for (auto& entry : log.redacted) // a path can hold a secret's shape as well as a file can
     entry = redactor.shapes(entry);
+  for (const auto& [path, why] : options.left_out)
+    log.left_out[redactor.shapes(path)] = redactor.shapes(why);
   Identity id;
   if (auto j = parse_json(read_all(dir / "identity.json")); j && j->is_object())
     id = snapshot::identity_from_json(*j);
@@ -70,6 +72,10 @@ RedactionLog redact_snapshot(const fs::path& dir, const RedactOptions& options) 
   // What was redacted is named by paths that name the user too.
   for (auto& entry : log.redacted)
     entry = obfuscator.text(entry);
+  std::map<std::string, std::string> left_out;
+  for (const auto& [path, why] : log.left_out) // a home's path names its user
+    left_out[obfuscator.text(path)] = obfuscator.text(why);
+  log.left_out = std::move(left_out);
   log.redacted.insert(log.redacted.end(), done.begin(), done.end());
   log.host = obfuscator.text(id.hostname);
   log.warnings = obfuscator.identities().kept;

@@ -6,6 +6,7 @@
 #include "bundle/secret_names.hpp"
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,8 @@ struct RedactionLog {
   std::string host;                  // the hostname as the bundle has it (its pseudonym with obfuscation)
   std::vector<std::string> warnings; // for the user: names left as they are, and why
   std::vector<std::string> failed;   // writes that failed (a full disk): the folder may still hold secrets
+  std::map<std::string, std::string>
+      left_out; // RedactOptions::left_out, redacted and obfuscated like the rest
 };
 
 struct RedactOptions {
@@ -27,7 +30,8 @@ struct RedactOptions {
   bool obfuscate = false;
   std::string obfuscation_key; // the key of the pseudonyms (bytes); empty: a random key for this bundle
   bool key_from_file = false;  // the key is a site's (--obfuscate-key), so pseudonyms compare across bundles
-  std::vector<std::string> skipped; // paths the recorder refused to read: listed as "skipped:PATH"
+  std::vector<std::string> skipped;            // paths the recorder refused to read: listed as "skipped:PATH"
+  std::map<std::string, std::string> left_out; // files left out for a bound, with why: for the manifest
 };
 
 // Rewrites the snapshot in `dir` in place: env.json (by name, credentials and shapes), every recorded file

@@ -5,12 +5,15 @@
 #include "collect/container_config.hpp"
 #include "collect/inventory_packages.hpp"
 #include "parse/parsers_system.hpp"
+#include "system/input_limits.hpp"
+#include "system/shell_profiles.hpp"
 #include "util/linear_regex.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <set>
+#include <stdexcept>
 
 namespace gpudoctor {
 
@@ -339,18 +342,17 @@ std::vector<AptPin> apt_pins(SystemView& view) {
   return out;
 }
 
-std::vector<ProfileAssignment> system_assignments(SystemView& view) {
-  std::vector<std::string> files = {"/etc/environment", "/etc/profile", "/etc/bash.bashrc", "/etc/nccl.conf"};
-  for (const auto& n : children(view, "/etc/profile.d"))
-    if (text::ends_with(n, ".sh")) files.push_back("/etc/profile.d/" + n);
+// The variables the system-wide profiles and /etc/nccl.conf set; `not_read` gets the profiles left out for
+// a bound (system/input_limits.hpp).
+std::vector<ProfileAssignment> system_assignments(SystemView& view, std::vector<std::string>& not_read) {
+  ShellProfiles profiles = read_shell_profiles(view, "");
+  not_read = std::move(profiles.not_read);
+  if (auto nccl = view.read_file("/etc/nccl.conf"); nccl && nccl->size() <= k_max_profile_bytes)
+    profiles.files.push_back({"/etc/nccl.conf", std::move(*nccl)});
   std::vector<ProfileAssignment> out;
-  for (const auto& file : files) {
-    auto content = view.read_file(file);
-    if (!content) continue;
-    for (const auto& line : text::lines(*content)) {
+  for (const auto& [file, content] : profiles.files)
+    for (const auto& line : text::lines(content))
       if (auto name = assigned_name(line); !name.empty()) out.push_back({file, name});
-    }
-  }
   return out;
 }
 
@@ -363,6 +365,9 @@ bool vendor_package(const Stacks& stacks, const VendorStack& stack, const std::s
 }
 
 Inventory take_inventory(SystemView& view, const Facts& facts, const Knowledge& kb, const Stacks& stacks) {
+  // What a purge removes is computed on the whole package graph: none is better than a partial one.
+  if (!facts.packages.over_limit.empty())
+    throw std::runtime_error(facts.packages.over_limit + ": no inventory is taken without the whole list");
   Inventory inv;
   std::vector<std::string> config_only;
   if (facts.packages.manager == "dpkg") config_only = dpkg_config_only(view);
@@ -375,7 +380,12 @@ Inventory take_inventory(SystemView& view, const Facts& facts, const Knowledge& 
   for (auto* stack_inv : {&inv.amd, &inv.nvidia})
     if (const auto* stack = stacks.vendor(stack_inv == &inv.amd ? "amd" : "nvidia"))
       read_user_caches(view, *stack, inv.homes, *stack_inv);
-  inv.system_assignments = system_assignments(view);
+  std::vector<std::string> not_read;
+  inv.system_assignments = system_assignments(view, not_read);
+  for (const auto& why : not_read)
+    for (auto* stack_inv : {&inv.amd, &inv.nvidia})
+      stack_inv->notes.push_back(why +
+                                 ": not read, so the plan does not know what it sets; look at it by hand");
   if (facts.packages.manager == "dpkg") inv.apt_pins = apt_pins(view);
   return inv;
 }

@@ -1,14 +1,32 @@
 #include "collect/collectors.hpp"
 #include "parse/parsers.hpp"
+#include "system/input_limits.hpp"
 #include "util/text.hpp"
+
+#include <fmt/format.h>
 
 namespace gpudoctor {
 
 void collect_packages(SystemView& view, PackageFacts& packages) {
-  if (auto status = view.read_file("/var/lib/dpkg/status")) {
-    packages.readable = true;
+  const std::string dpkg_status = "/var/lib/dpkg/status";
+  if (auto why = view.left_out(dpkg_status)) { // by the live run this snapshot recorded
     packages.manager = "dpkg";
-    packages.source = "/var/lib/dpkg/status";
+    packages.source = dpkg_status;
+    packages.over_limit = *why;
+    return;
+  }
+  if (auto status = view.read_file(dpkg_status)) {
+    packages.manager = "dpkg";
+    packages.source = dpkg_status;
+    // Counted before it is parsed: parsing 150,000 paragraphs costs hundreds of MB (a snapshot that lists
+    // this many was refused when it was opened).
+    if (std::size_t count = dpkg_package_count(*status); count > k_max_packages) {
+      packages.over_limit = fmt::format("{} lists {} packages, more than the {} gpudoctor reads",
+                                        packages.source, count, k_max_packages);
+      view.leave_out(dpkg_status, packages.over_limit);
+      return;
+    }
+    packages.readable = true;
     packages.installed = parse::dpkg_status(*status);
     packages.depends = parse::dpkg_depends(*status);
   }

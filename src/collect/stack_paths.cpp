@@ -5,6 +5,7 @@
 // reach a snapshot.
 #include "collect/collectors.hpp"
 #include "parse/parsers_system.hpp"
+#include "system/shell_profiles.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
@@ -155,23 +156,12 @@ public:
   }
 
   void from_profiles(const std::string& home) {
-    std::vector<std::string> files;
-    if (!home.empty())
-      for (const char* name :
-           {"/.bashrc", "/.profile", "/.bash_profile", "/.bash_login", "/.zshrc", "/.zprofile"})
-        files.push_back(home + name);
-    files.push_back("/etc/profile");
-    files.push_back("/etc/bash.bashrc");
-    if (auto names = view_.list_dir("/etc/profile.d"))
-      for (const auto& name : *names)
-        if (text::ends_with(name, ".sh")) files.push_back("/etc/profile.d/" + name);
-    files.push_back("/etc/environment");
-    for (const auto& file : files) {
-      auto content = view_.read_file(file);
-      if (!content) continue;
+    ShellProfiles profiles = read_shell_profiles(view_, home);
+    out_.not_read = std::move(profiles.not_read);
+    for (const auto& [file, content] : profiles.files) {
       out_.files.push_back(file);
       bool pam_env = file == "/etc/environment";
-      auto profile = pam_env ? parse::etc_environment(*content, file) : parse::shell_profile(*content, file);
+      auto profile = pam_env ? parse::etc_environment(content, file) : parse::shell_profile(content, file);
       std::map<std::string, std::string> vars;
       if (!home.empty()) vars["HOME"] = home;
       for (const auto& a : profile.assignments) {
@@ -292,9 +282,7 @@ void collect_stack_paths(SystemView& view, const EnvFacts& env, const ToolkitFac
   Gatherer g(view, out);
   g.from_environment(env.all);
   g.from_ld_so_conf();
-  std::string home = view.identity().home;
-  if (home.empty()) home = view.env("HOME").value_or("");
-  g.from_profiles(strip_slashes(home));
+  g.from_profiles(profile_home(view));
   cuda_pointers(view, env, toolkits, out);
   rocm_pointers(view, env, toolkits, out);
 }

@@ -29,6 +29,9 @@ struct CheckEntry {
 struct CheckTable {
   const std::vector<CheckEntry>& checks;
   const char* (*wsl_skip_reason)(std::string_view id) = nullptr;
+  // Why a check cannot be judged with these facts (an input it needs was left out for a bound); empty: it
+  // can.
+  std::string (*input_skip_reason)(std::string_view id, const Facts& facts) = nullptr;
 };
 
 } // namespace gpudoctor

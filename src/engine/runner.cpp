@@ -26,9 +26,12 @@ std::vector<Result> run_checks(const CheckContext& ctx, const Catalogue& cat, co
     const char* wsl = ctx.facts.host.wsl_evidence.empty() || !table.wsl_skip_reason
                           ? nullptr
                           : table.wsl_skip_reason(entry.id);
+    std::string left_out = table.input_skip_reason ? table.input_skip_reason(entry.id, ctx.facts) : "";
     try {
       if (wsl)
         results.skip("", std::string("WSL2: ") + wsl + " (" + ctx.facts.host.wsl_evidence + ")");
+      else if (!left_out.empty())
+        results.skip("", left_out);
       else
         entry.run(ctx, results);
     } catch (const std::exception& e) {

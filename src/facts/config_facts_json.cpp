@@ -66,7 +66,11 @@ Json stack_paths_to_json(const PathFacts& p) {
                      {"version", fact(x.version)}});
     return out;
   };
-  return {{"settings", settings}, {"files", p.files}, {"cuda", pointers(p.cuda)}, {"rocm", pointers(p.rocm)}};
+  return {{"settings", settings},
+          {"files", p.files},
+          {"not_read", p.not_read},
+          {"cuda", pointers(p.cuda)},
+          {"rocm", pointers(p.rocm)}};
 }
 
 Json containers_to_json(const ContainerFacts& c) {

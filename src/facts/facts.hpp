@@ -323,6 +323,9 @@ struct PackageFacts {
   bool readable = false;
   std::string manager; // "dpkg" or "rpm"
   std::string source;
+  // Not read for a bound (system/input_limits.hpp): why ("... lists 150000 packages, more than ..."); the
+  // checks that need the package list skip with it, and no plan is made without it.
+  std::string over_limit;
   std::map<std::string, std::string> installed;            // name -> version
   std::map<std::string, std::vector<std::string>> depends; // name -> what it depends on (dpkg only)
   std::optional<std::string> version_of(const std::string& name) const {
@@ -398,6 +401,7 @@ struct StackPointer {
 struct PathFacts {
   std::vector<PathSetting> settings; // GPU-stack entries of env, ld.so.conf(.d) and shell profiles
   std::vector<std::string> files;    // profiles and ld.so.conf files read
+  std::vector<std::string> not_read; // profiles left out for a bound, each with why (their checks skip)
   std::vector<StackPointer> cuda, rocm;
 };
 

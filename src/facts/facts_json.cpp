@@ -238,6 +238,7 @@ Json facts_to_json(const Facts& f) {
   Json packages = Json::object();
   packages["manager"] = f.packages.manager;
   packages["readable"] = f.packages.readable;
+  if (!f.packages.over_limit.empty()) packages["over_limit"] = f.packages.over_limit;
   Json env = Json::object();
   for (const auto& [name, value] : f.env.gpu_vars)
     env[name] = value;

@@ -37,6 +37,7 @@ struct ProbeRun {
   int bad_lines = 0;              // lines that are not probe JSON
   std::string stderr_tail;        // last lines of stderr, for evidence
   std::string not_run;            // why it was not started: "no device", "an earlier probe timed out"
+  std::string untrusted; // not found because root would not run it: "PATH (/tmp is writable by others)"
   // Killed by a signal, or exited without its end line: the probe (and maybe the driver) broke.
   bool crashed() const { return run && found && !timed_out && (!exit_code || !ended); }
   bool completed() const { return run && found && !timed_out && exit_code && ended; }

@@ -24,6 +24,7 @@ Json run_json(const ProbeRun& r) {
           {"key", r.key},
           {"run", r.run},
           {"not_run", text_or_null(r.not_run)},
+          {"untrusted", text_or_null(r.untrusted)},
           {"found", r.found},
           {"exit", opt(r.exit_code)},
           {"timed_out", r.timed_out},

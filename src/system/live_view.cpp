@@ -119,6 +119,12 @@ std::optional<std::string> LiveView::read_range(const std::string& path, std::ui
   return content;
 }
 
+std::optional<std::uint64_t> LiveView::file_size(const std::string& path) {
+  struct stat st {};
+  if (::stat(real_path(path).c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  return static_cast<std::uint64_t>(st.st_size);
+}
+
 std::optional<std::string> LiveView::read_file(const std::string& path) {
   int fd = open_regular(real_path(path));
   if (fd < 0) return std::nullopt;

@@ -15,6 +15,7 @@ public:
   std::optional<std::string> read_file(const std::string& path) override;
   std::optional<std::string> read_range(const std::string& path, std::uint64_t offset,
                                         std::size_t length) override;
+  std::optional<std::uint64_t> file_size(const std::string& path) override;
   std::optional<std::vector<std::string>> list_dir(const std::string& path) override;
   std::optional<std::string> read_link(const std::string& path) override;
   std::optional<FileStat> stat(const std::string& path) override;

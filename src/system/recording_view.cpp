@@ -33,6 +33,23 @@ std::vector<std::pair<std::string, std::string>> RecordingView::skipped() {
   return m_skipped;
 }
 
+std::map<std::string, std::string> RecordingView::left_out_files() {
+  std::lock_guard lock(m_mutex);
+  return m_left_out;
+}
+
+void RecordingView::leave_out(const std::string& path, const std::string& why) {
+  stat(path); // in stat.json: a replay still lists the file in its folder, and asks left_out why it is empty
+  std::lock_guard lock(m_mutex);
+  m_left_out[path] = why;
+  // Found where the recording put it (through the links it recorded), never created on the way.
+  if (auto recorded = snapshot::resolve_inside(m_dir / "fs", path, true)) {
+    std::error_code ec;
+    if (fs::is_regular_file(fs::symlink_status(*recorded, ec)) && !fs::remove(*recorded, ec) && ec)
+      failed_write(fmt::format("cannot drop {} from the snapshot: {}", recorded->string(), ec.message()));
+  }
+}
+
 void RecordingView::write_file(const fs::path& where, const std::string& content) {
   std::error_code ec;
   fs::create_directories(where.parent_path(), ec);

@@ -20,6 +20,8 @@ public:
   std::optional<std::vector<std::string>> list_dir(const std::string& path) override;
   std::optional<std::string> read_link(const std::string& path) override;
   std::optional<FileStat> stat(const std::string& path) override;
+  // Asked of the live machine, not recorded: a file too large to read is not in the snapshot at all.
+  std::optional<std::uint64_t> file_size(const std::string& path) override { return m_live.file_size(path); }
   CommandResult run(const CommandSpec& spec) override;
   // Derives on the live machine (its range reads are not recorded) and records only the answer.
   std::optional<std::string> summary(const std::string& key, const std::vector<std::string>& what,
@@ -31,6 +33,8 @@ public:
     return m_live.untrusted_programs();
   }
 
+  void leave_out(const std::string& path, const std::string& why) override;
+
   // Writes manifest.json, stat.json and commands.json. Call once, after collection.
   void finish(const snapshot::Manifest& manifest);
   // The first writes into the snapshot folder that failed (a full disk), with why: a snapshot with any is
@@ -39,6 +43,8 @@ public:
   const std::filesystem::path& dir() const { return m_dir; }
   // The paths not read because of ForeignLinkGuard, each with why ("PATH leads through a link ...").
   std::vector<std::pair<std::string, std::string>> skipped();
+  // The files left out for a bound, each with why (leave_out): for the manifest's left_out.
+  std::map<std::string, std::string> left_out_files();
 
 private:
   // Mirrors `path` into fs/, creating every symlink met on the way as the machine has it; returns the
@@ -55,6 +61,7 @@ private:
   std::string m_tool;
   ForeignLinkGuard m_guard;
   std::vector<std::pair<std::string, std::string>> m_skipped;
+  std::map<std::string, std::string> m_left_out;
   std::mutex m_mutex;
   std::mutex m_failures_mutex; // apart from m_mutex: some writes happen while it is held, some not
   std::vector<std::string> m_write_failures;

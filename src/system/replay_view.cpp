@@ -1,5 +1,6 @@
 #include "system/replay_view.hpp"
 
+#include "system/input_limits.hpp"
 #include "system/pci_functions.hpp"
 #include "system/process.hpp"
 #include "util/file_text.hpp"
@@ -132,6 +133,7 @@ std::expected<std::unique_ptr<ReplayView>, std::string> ReplayView::open(const f
     return std::unexpected(fmt::format("sys/bus/pci/devices lists more than {} display functions (SR-IOV "
                                        "virtual functions not counted): refused",
                                        snapshot::k_max_display_functions));
+  if (auto over = snapshot_over_input_limits(*view)) return std::unexpected(*over);
   return view;
 }
 
@@ -145,6 +147,13 @@ std::optional<std::string> ReplayView::read_file(const std::string& path) {
   auto p = in_fs(path, true);
   if (!p) return std::nullopt;
   return slurp(*p, k_max_read_bytes);
+}
+
+std::optional<std::uint64_t> ReplayView::file_size(const std::string& path) {
+  auto p = in_fs(path, true);
+  struct stat st {};
+  if (!p || ::lstat(p->c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  return static_cast<std::uint64_t>(st.st_size);
 }
 
 std::optional<std::vector<std::string>> ReplayView::list_dir(const std::string& path) {

@@ -19,6 +19,7 @@ public:
   std::optional<std::vector<std::string>> list_dir(const std::string& path) override;
   std::optional<std::string> read_link(const std::string& path) override;
   std::optional<FileStat> stat(const std::string& path) override;
+  std::optional<std::uint64_t> file_size(const std::string& path) override;
   CommandResult run(const CommandSpec& spec) override;
   // The recorded answer of `key`; never derives (replay reads nothing outside the snapshot).
   std::optional<std::string> summary(const std::string& key, const std::vector<std::string>& what,
@@ -32,6 +33,12 @@ public:
   Identity identity() override { return m_identity; }
   std::string kind() const override { return "replay"; }
   std::vector<std::pair<std::string, UntrustedProgram>> untrusted_programs() override { return m_untrusted; }
+
+  std::optional<std::string> left_out(const std::string& path) override {
+    auto it = m_manifest.left_out.find(path);
+    if (it == m_manifest.left_out.end()) return std::nullopt;
+    return it->second;
+  }
 
   const snapshot::Manifest& manifest() const { return m_manifest; }
 

@@ -43,6 +43,7 @@ Json manifest_to_json(const Manifest& m) {
   j["origin"] = m.origin;
   j["redacted"] = m.redacted;
   if (!m.note.empty()) j["note"] = m.note;
+  if (!m.left_out.empty()) j["left_out"] = m.left_out;
   return j;
 }
 
@@ -121,6 +122,14 @@ FileRead<Manifest> read_manifest(std::string_view text) {
   if (auto it = j->find("redacted"); it != j->end() && it->is_array())
     for (const auto& r : *it)
       if (r.is_string()) m.redacted.push_back(r.get<std::string>());
+  if (auto it = j->find("left_out"); it != j->end()) {
+    if (!it->is_object()) return {{}, "manifest.json: \"left_out\" is not an object"};
+    for (const auto& [path, why] : it->items()) {
+      if (!why.is_string() || path.empty() || path[0] != '/')
+        return {{}, "manifest.json: \"left_out\" maps absolute paths to strings"};
+      m.left_out[path] = why.get<std::string>();
+    }
+  }
   return out;
 }
 

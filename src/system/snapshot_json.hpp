@@ -42,6 +42,9 @@ struct Manifest {
   std::string origin = "live"; // live | fixture
   std::vector<std::string> redacted;
   std::string note;
+  // Files of the machine gpudoctor left out for a bound (system/input_limits.hpp), each with why: the replay
+  // says what the live run said instead of judging as if they were absent (docs/snapshot.md).
+  std::map<std::string, std::string> left_out;
 };
 
 // One entry of commands.json; the output files are named relative to the snapshot root (not read here).

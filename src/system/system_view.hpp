@@ -112,6 +112,20 @@ public:
   virtual std::optional<std::string> read_range(const std::string&, std::uint64_t, std::size_t) {
     return std::nullopt;
   }
+  // The size of a regular file (links followed) without reading it; nullopt when it is not one, or when the
+  // view cannot tell (read it, then look). Never recorded: a recording holds what was read.
+  virtual std::optional<std::uint64_t> file_size(const std::string&) { return std::nullopt; }
+  // A collector left `path` out for a bound, saying `why` (system/input_limits.hpp): a recording drops what
+  // it holds of the file and writes the reason down instead; a replay of that recording answers left_out.
+  virtual void leave_out(const std::string& path, const std::string& why) {
+    (void)path;
+    (void)why;
+  }
+  // Why the recorded machine's `path` was left out, when it was (a replay); nullopt otherwise.
+  virtual std::optional<std::string> left_out(const std::string& path) {
+    (void)path;
+    return std::nullopt;
+  }
   // A summary derived from files that must not be recorded whole (snapshot key `elf-needed@<path>`: the
   // DT_NEEDED names of a library). Live, `derive` reads what it needs through this view; a recording keeps
   // only the answer, under `key` in commands.json (`what` as its argv); a replay answers from that record.

@@ -215,6 +215,18 @@ TEST_CASE("probe.runtime-devices") {
     CHECK(r.status == Status::error);
     CHECK(contains(r.message, "crashed"));
   }
+  SUBCASE("root would not run the probe program: says why, not that it is missing") {
+    Facts f = with_probes(1, {});
+    auto& run = f.probes.backends[0].runs[0];
+    run.found = false;
+    run.exit_code = 127;
+    run.ended = false;
+    run.untrusted = "/tmp/b/gpudoctor-probe-cuda (/tmp is writable by others)";
+    Result r = single(run_check("probe.runtime-devices", f));
+    CHECK(contains(r.message, "another user could change /tmp/b/gpudoctor-probe-cuda (/tmp is writable by "
+                              "others), and root runs no such program"));
+    CHECK_FALSE(contains(r.message, "missing"));
+  }
 }
 
 TEST_CASE("probe.kernel") {

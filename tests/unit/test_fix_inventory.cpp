@@ -33,8 +33,12 @@ TEST_CASE("fix inventory: a 1 MB line in every file it reads is judged, not a cr
   view.files["/etc/apt/keyrings/rocm.gpg"] = "key";
   view.files["/etc/ld.so.conf.d/rocm.conf"] = "/opt/rocm/lib" + huge + "\n/opt/rocm/lib\n";
   view.files["/etc/ld.so.conf.d/other.conf"] = std::string(1 << 20, ' ') + "x\n";
-  view.files["/etc/profile.d/big.sh"] = "export " + huge + "=1\nexport ROCM_PATH=/opt/rocm\n" + huge + "\n";
-  view.files["/etc/environment"] = std::string(1 << 20, ' ') + "=\n";
+  // Profiles are read within 1 MiB each (system/input_limits.hpp): two quarter-MiB lines.
+  const std::string quarter(1 << 18, 'a');
+  view.files["/etc/profile.d/big.sh"] =
+      "export " + quarter + "=1\nexport ROCM_PATH=/opt/rocm\n" + quarter + "\n";
+  view.files["/etc/environment"] = std::string((1 << 20) - 2, ' ') + "=\n";
+  view.files["/etc/profile.d/over.sh"] = "export CUDA_HOME=/usr/local/cuda\n" + huge;
   Facts facts;
   auto inv = take_inventory(view, facts, kb(), stacks());
   CHECK(has(inv.amd.sources, "/etc/apt/sources.list.d/rocm.list"));
@@ -44,6 +48,13 @@ TEST_CASE("fix inventory: a 1 MB line in every file it reads is judged, not a cr
   bool rocm_path = std::any_of(inv.system_assignments.begin(), inv.system_assignments.end(),
                                [](const ProfileAssignment& a) { return a.name == "ROCM_PATH"; });
   CHECK(rocm_path);
+  // Past its bound a profile is not read, and the plan's notes say so.
+  CHECK(std::none_of(inv.system_assignments.begin(), inv.system_assignments.end(),
+                     [](const ProfileAssignment& a) { return a.name == "CUDA_HOME"; }));
+  CHECK(std::any_of(inv.amd.notes.begin(), inv.amd.notes.end(), [](const std::string& n) {
+    return n.starts_with("/etc/profile.d/over.sh holds 1.0 MiB, more than the 1 MiB") &&
+           n.find("look at it by hand") != std::string::npos;
+  }));
 }
 
 TEST_CASE("fix inventory: ld.so.conf.d files naming the stack's folders, and only those") {

@@ -1,0 +1,38 @@
+// The machine's files that gpudoctor reads whole and parses, each with a bound (docs/security.md, "Limits").
+// A live machine past a bound still gets its report: the input is left out, and the checks that need it skip
+// saying why. A snapshot past one is refused (exit 2) when it is opened: no machine gpudoctor inspects holds
+// that much, so a snapshot that does was made to.
+#pragma once
+
+#include "system/system_view.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace gpudoctor {
+
+// One shell profile or /etc/environment: the largest a distribution or a vendor installs is a few KiB
+// (conda's, with its functions, about 10 KiB).
+inline constexpr std::uint64_t k_max_profile_bytes = 1 << 20;
+// All the profiles of a login together.
+inline constexpr std::uint64_t k_max_profiles_bytes = 8 << 20;
+// The .sh files of /etc/profile.d.
+inline constexpr std::size_t k_max_profile_files = 1024;
+// Installed packages in dpkg's status file (Debian 13's amd64 archive holds about 70,000 binary packages; a
+// full desktop installs 2,000 to 5,000).
+inline constexpr std::size_t k_max_packages = 50000;
+
+// "64 MiB", "1 MiB", "512 KiB", "37 bytes": a size in the words of a limit's message.
+std::string size_words(std::uint64_t bytes);
+
+// How many paragraphs of dpkg's status file name a package ("Package:" at the start of a line).
+std::size_t dpkg_package_count(std::string_view status);
+
+// Why the snapshot behind `view` holds more than one of the bounds above allows, naming the file and the
+// bound; nullopt when it does not. Reads sizes and the package count, never a profile's content.
+std::optional<std::string> snapshot_over_input_limits(SystemView& view);
+
+} // namespace gpudoctor

@@ -1,0 +1,89 @@
+#include "system/shell_profiles.hpp"
+
+#include "system/input_limits.hpp"
+#include "util/text.hpp"
+
+#include <fmt/format.h>
+
+namespace gpudoctor {
+
+std::string profile_home(SystemView& view) {
+  std::string home = view.identity().home;
+  if (home.empty()) home = view.env("HOME").value_or("");
+  while (home.size() > 1 && home.back() == '/')
+    home.pop_back();
+  return home;
+}
+
+std::vector<std::string> shell_profile_paths(SystemView& view, const std::string& home,
+                                             std::size_t* listed_profile_d) {
+  std::vector<std::string> files;
+  if (!home.empty())
+    for (const char* name :
+         {"/.bashrc", "/.profile", "/.bash_profile", "/.bash_login", "/.zshrc", "/.zprofile"})
+      files.push_back(home + name);
+  files.push_back("/etc/profile");
+  files.push_back("/etc/bash.bashrc");
+  std::size_t listed = 0;
+  if (auto names = view.list_dir("/etc/profile.d"))
+    for (const auto& name : *names)
+      if (text::ends_with(name, ".sh") && ++listed <= k_max_profile_files)
+        files.push_back("/etc/profile.d/" + name);
+  files.push_back("/etc/environment");
+  if (listed_profile_d) *listed_profile_d = listed;
+  return files;
+}
+
+ShellProfiles read_shell_profiles(SystemView& view, const std::string& home) {
+  ShellProfiles out;
+  std::size_t listed = 0;
+  std::uint64_t total = 0;
+  auto leave_out = [&](const std::string& path, std::string why) {
+    view.leave_out(path, why);
+    out.not_read.push_back(std::move(why));
+  };
+  auto too_large = [&](const std::string& path, std::uint64_t size) {
+    leave_out(path, fmt::format("{} holds {}, more than the {} gpudoctor reads of a shell profile", path,
+                                size_words(size), size_words(k_max_profile_bytes)));
+  };
+  auto over_total = [&](const std::string& path) {
+    leave_out(path,
+              fmt::format("{}: the shell profiles read before it hold {}, and all together no more than "
+                          "{} are read",
+                          path, size_words(total), size_words(k_max_profiles_bytes)));
+  };
+  for (const auto& path : shell_profile_paths(view, home, &listed)) {
+    if (auto why = view.left_out(path)) { // by the live run this snapshot recorded
+      out.not_read.push_back(std::move(*why));
+      continue;
+    }
+    // The size first where the view knows it: a 64 MiB profile is never read to be refused.
+    auto size = view.file_size(path);
+    if (size && *size > k_max_profile_bytes) {
+      too_large(path, *size);
+      continue;
+    }
+    if (size && total + *size > k_max_profiles_bytes) {
+      over_total(path);
+      continue;
+    }
+    auto content = view.read_file(path);
+    if (!content) continue;
+    if (content->size() > k_max_profile_bytes) {
+      too_large(path, content->size());
+      continue;
+    }
+    if (total + content->size() > k_max_profiles_bytes) {
+      over_total(path);
+      continue;
+    }
+    total += content->size();
+    out.files.push_back({path, std::move(*content)});
+  }
+  if (listed > k_max_profile_files)
+    leave_out("/etc/profile.d", fmt::format("/etc/profile.d lists {} .sh files: only the first {} are read",
+                                            listed, k_max_profile_files));
+  return out;
+}
+
+} // namespace gpudoctor
