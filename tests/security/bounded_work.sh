@@ -289,3 +289,88 @@ grep -q "more than 100000 results and properties" "$work/err" ||
 ((rss < rss_bound)) || fail "the diff with a 1.5 M-variable report peaked at $rss KiB (bound: $rss_bound KiB)"
 pass "a diff with a 1.5 M-variable report refused in $cpu s of CPU, $rss KiB: $(head -c 160 "$work/err")"
 rm -rf "$work/fleet"
+
+# Package databases and shell profiles (system/input_limits.hpp): past their bounds a snapshot is refused
+# when it is opened, before any collector parses them (150,000 packages took 150-220 MB and 3 x 64 MiB
+# profiles 885 MB in fix before); a live machine (bundle --root and fix --root read the machine's files
+# below a folder) keeps its report: the input is left out, the checks that need it skip saying why, the
+# bundle records what it left out and its replay says the same, and no plan is made without the package list.
+packages_status() { # FILE N: a dpkg status of N installed packages
+  "$py" - "$1" "$2" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    for i in range(int(sys.argv[2])):
+        f.write("Package: pkg%06d\nStatus: install ok installed\nArchitecture: amd64\nVersion: 1.%d-1\n"
+                "Depends: libc6 (>= 2.34), pkg%06d\nDescription: filler\n\n" % (i, i, i + 1))
+PY
+}
+new_snapshot "$work/pk"
+mkdir -p "$work/pk/fs/var/lib/dpkg"
+packages_status "$work/pk/fs/var/lib/dpkg/status" 150000
+for cmd in "check --format json" "fix purge-rocm" "migrate --to nvidia"; do
+  # shellcheck disable=SC2086 # the subcommand and its options are words
+  cpu_run "$work/out.txt" $cmd --from "$work/pk"
+  [[ $status == 2 ]] || fail "$cmd --from 150,000 packages: exit $status, not 2: $(head -c 400 "$work/err")"
+  grep -q "var/lib/dpkg/status lists 150000 packages, more than the 50000 gpudoctor reads: refused" "$work/err" ||
+    fail "$cmd --from 150,000 packages: the message does not name the bound: $(head -c 400 "$work/err")"
+  below "$cpu" 1 "$cpu_scale" || fail "$cmd --from 150,000 packages refused in $cpu s of CPU (bound: $cpu_scale s)"
+  ((rss < rss_bound)) || fail "$cmd --from 150,000 packages peaked at $rss KiB (bound: $rss_bound KiB)"
+  pass "$cmd --from 150,000 packages: refused in $cpu s of CPU, $rss KiB"
+done
+rm -rf "$work/pk"
+
+new_snapshot "$work/profiles"
+mkdir -p "$work/profiles/fs/etc/profile.d"
+for n in 0 1 2; do truncate -s 64M "$work/profiles/fs/etc/profile.d/big$n.sh"; done
+cpu_run "$work/out.txt" check --from "$work/profiles"
+[[ $status == 2 ]] || fail "three 64 MiB profiles: exit $status, not 2: $(head -c 400 "$work/err")"
+grep -q "etc/profile.d/big0.sh holds 64 MiB, more than the 1 MiB a shell profile may hold: refused" "$work/err" ||
+  fail "three 64 MiB profiles: the message does not name the file and the bound: $(head -c 400 "$work/err")"
+((rss < rss_bound)) || fail "three 64 MiB profiles peaked at $rss KiB (bound: $rss_bound KiB)"
+pass "three 64 MiB profiles: refused in $cpu s of CPU, $rss KiB"
+rm -rf "$work/profiles"
+
+# The live side: a machine's files with both, recorded by a bundle.
+cp -r "$source_dir/tests/machines/amd-to-nvidia-leftovers/snapshot/fs" "$work/machine"
+packages_status "$work/machine/var/lib/dpkg/status" 150000
+mkdir -p "$work/machine/etc/profile.d"
+truncate -s 64M "$work/machine/etc/profile.d/big.sh"
+cpu_run "$work/out.txt" bundle --root "$work/machine" -o "$work/left.tar.gz"
+[[ $status == 0 || $status == 1 ]] || fail "bundle of the large machine: exit $status: $(head -c 600 "$work/err")"
+((rss < rss_bound)) || fail "bundle of the large machine peaked at $rss KiB (bound: $rss_bound KiB)"
+grep -q "not recorded: /var/lib/dpkg/status lists 150000 packages" "$work/err" ||
+  fail "the bundle does not say it left the package list out: $(head -c 600 "$work/err")"
+pass "bundle of a machine with 150,000 packages and a 64 MiB profile: exit $status in $cpu s of CPU, $rss KiB"
+mkdir -p "$work/left"
+tar -xzf "$work/left.tar.gz" -C "$work/left"
+left=$(find "$work/left" -name manifest.json -printf '%h')
+[[ ! -e $left/fs/var/lib/dpkg/status && ! -s $left/fs/etc/profile.d/big.sh ]] ||
+  fail "the bundle holds what it left out: $(ls -la "$left/fs/var/lib/dpkg" "$left/fs/etc/profile.d")"
+expect "$left/manifest.json" "sorted(r['left_out']) == ['/etc/profile.d/big.sh', '/var/lib/dpkg/status']" \
+  "the manifest names the two files left out"
+skipped="[x['id'] for x in r['results'] if x['status'] == 'skip' and 'so not judged' in x['message']]"
+for report in "$left/report.json" replay; do
+  if [[ $report == replay ]]; then
+    TMPDIR=$tmp "$gpudoctor" check --from "$work/left.tar.gz" --format json >"$work/replay.json" || true
+    report=$work/replay.json
+  fi
+  expect "$report" "{'fabric.manager', 'driver.dkms-broken', 'stack.both-vendors', 'stack.leftover-paths'} <= set($skipped)" \
+    "$(basename "$report"): the checks that need the package list or the profiles skip, saying why"
+  expect "$report" "r['facts']['packages']['over_limit'].startswith('/var/lib/dpkg/status lists 150000 packages')" \
+    "$(basename "$report"): the package list's bound is in the facts"
+  expect "$report" "not any(x['status'] == 'skip' and 'so not judged' in x['message'] for x in r['results'] if x['id'] in ('gpu.none', 'driver.not-bound', 'perm.kfd'))" \
+    "$(basename "$report"): the checks that need neither still judge"
+done
+cpu_run "$work/out.txt" fix purge-rocm --root "$work/machine"
+[[ $status == 2 ]] || fail "fix --root with 150,000 packages: exit $status, not 2: $(head -c 400 "$work/err")"
+grep -q "a plan needs the whole package list, so none is made" "$work/err" ||
+  fail "fix --root with 150,000 packages does not say why no plan is made: $(head -c 400 "$work/err")"
+pass "fix --root with 150,000 packages: no plan, exit 2: $(head -c 160 "$work/err")"
+cp "$source_dir/tests/machines/amd-to-nvidia-leftovers/snapshot/fs/var/lib/dpkg/status" "$work/machine/var/lib/dpkg/status"
+cpu_run "$work/out.txt" fix purge-rocm --root "$work/machine"
+[[ $status == 0 ]] || fail "fix --root with a 64 MiB profile: exit $status: $(head -c 400 "$work/err")"
+grep -q "/etc/profile.d/big.sh holds 64 MiB, more than the 1 MiB gpudoctor reads of a shell profile: not read" \
+  "$work/out.txt" || fail "the plan does not say which profile it did not read: $(grep -m3 'profile' "$work/out.txt")"
+((rss < rss_bound)) || fail "fix --root with a 64 MiB profile peaked at $rss KiB (bound: $rss_bound KiB)"
+pass "fix --root with a 64 MiB profile: a plan whose notes name the profile it did not read ($cpu s, $rss KiB)"
+rm -rf "$work/machine" "$work/left" "$work/left.tar.gz"
