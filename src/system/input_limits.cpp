@@ -8,8 +8,10 @@ namespace gpudoctor {
 
 std::string size_words(std::uint64_t bytes) {
   if (bytes >= (1u << 20) && bytes % (1u << 20) == 0) return fmt::format("{} MiB", bytes >> 20);
-  if (bytes >= (1u << 20)) return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1u << 20));
-  if (bytes >= (1u << 10)) return fmt::format("{} KiB", bytes >> 10);
+  // Rounded only where the rounding cannot meet the bound it is compared with (1 MiB + 100 bytes is not "1.0
+  // MiB").
+  if (bytes >= (10u << 20)) return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1u << 20));
+  if (bytes >= (1u << 10) && bytes % (1u << 10) == 0) return fmt::format("{} KiB", bytes >> 10);
   return fmt::format("{} bytes", bytes);
 }
 

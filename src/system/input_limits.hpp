@@ -25,7 +25,7 @@ inline constexpr std::size_t k_max_profile_files = 1024;
 // full desktop installs 2,000 to 5,000).
 inline constexpr std::size_t k_max_packages = 50000;
 
-// "64 MiB", "1 MiB", "512 KiB", "37 bytes": a size in the words of a limit's message.
+// "64 MiB", "12.5 MiB", "512 KiB", "1048676 bytes": a size in the words of a limit's message.
 std::string size_words(std::uint64_t bytes);
 
 // How many paragraphs of dpkg's status file name a package ("Package:" at the start of a line).
