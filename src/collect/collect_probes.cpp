@@ -37,8 +37,9 @@ void fill_run(ProbeRun& run, const CommandResult& r, const CommandSpec& spec) {
   run.stderr_tail = stderr_tail(r.err.empty() ? r.error : r.err);
   // Root found the program but would not run it (system/root_trust.hpp): "missing" would send the user
   // looking for a file that is there.
-  for (const auto& u : r.untrusted)
-    if (!r.found && u.ran_as.empty() && u.instead.empty()) run.untrusted = u.path + " (" + u.why + ")";
+  if (!r.found)
+    for (const auto& u : r.untrusted)
+      if (u.ran_as.empty() && u.instead.empty()) run.untrusted = u.path + " (" + u.why + ")";
 }
 
 ProbeRun not_run(const std::string& name, const std::string& key, const std::string& why) {

@@ -6,7 +6,7 @@
 #include "facts/facts.hpp"
 #include "knowledge/knowledge.hpp"
 #include "system/system_view.hpp"
-#include "system/view_lookup.hpp" // find_on_path, final_link_target
+#include "system/view_lookup.hpp" // find_on_path, final_link_target, user_home
 
 #include <chrono>
 #include <functional>

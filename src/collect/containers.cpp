@@ -55,8 +55,7 @@ void collect_containers(SystemView& view, const CollectOptions& opt, const Packa
         break;
       }
   }
-  std::string home = view.identity().home;
-  if (home.empty()) home = view.env("HOME").value_or("");
+  std::string home = user_home(view);
   std::vector<std::string> daemon_files = {"/etc/docker/daemon.json"};
   if (!home.empty()) daemon_files.push_back(home + "/.config/docker/daemon.json"); // rootless Docker
   for (const auto& file : daemon_files) {

@@ -5,7 +5,6 @@
 #include "collect/container_config.hpp"
 #include "collect/inventory_packages.hpp"
 #include "parse/parsers_system.hpp"
-#include "system/input_limits.hpp"
 #include "system/shell_profiles.hpp"
 #include "util/linear_regex.hpp"
 #include "util/text.hpp"
@@ -343,11 +342,11 @@ std::vector<AptPin> apt_pins(SystemView& view) {
 }
 
 // The variables the system-wide profiles and /etc/nccl.conf set; `not_read` gets the profiles left out for
-// a bound (system/input_limits.hpp).
+// a bound (system/input_limits.hpp). nccl.conf is no shell profile: read as the NCCL collector reads it.
 std::vector<ProfileAssignment> system_assignments(SystemView& view, std::vector<std::string>& not_read) {
   ShellProfiles profiles = read_shell_profiles(view, "");
   not_read = std::move(profiles.not_read);
-  if (auto nccl = view.read_file("/etc/nccl.conf"); nccl && nccl->size() <= k_max_profile_bytes)
+  if (auto nccl = view.read_file("/etc/nccl.conf"))
     profiles.files.push_back({"/etc/nccl.conf", std::move(*nccl)});
   std::vector<ProfileAssignment> out;
   for (const auto& [file, content] : profiles.files)

@@ -118,8 +118,7 @@ void collect_pip(SystemView& view, const Knowledge& kb, RepoFacts& repos) {
         add_source(kb, repos, std::move(s));
       }
   std::vector<std::string> files = {"/etc/pip.conf", "/etc/xdg/pip/pip.conf"};
-  std::string home = view.identity().home;
-  if (home.empty()) home = view.env("HOME").value_or("");
+  std::string home = user_home(view);
   if (!home.empty()) {
     files.push_back(home + "/.config/pip/pip.conf");
     files.push_back(home + "/.pip/pip.conf");

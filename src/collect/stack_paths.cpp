@@ -282,7 +282,7 @@ void collect_stack_paths(SystemView& view, const EnvFacts& env, const ToolkitFac
   Gatherer g(view, out);
   g.from_environment(env.all);
   g.from_ld_so_conf();
-  g.from_profiles(profile_home(view));
+  g.from_profiles(user_home(view));
   cuda_pointers(view, env, toolkits, out);
   rocm_pointers(view, env, toolkits, out);
 }

@@ -1,6 +1,7 @@
 #include "system/input_limits.hpp"
 
 #include "system/shell_profiles.hpp"
+#include "system/view_lookup.hpp"
 
 #include <fmt/format.h>
 
@@ -29,7 +30,7 @@ std::size_t dpkg_package_count(std::string_view status) {
 std::optional<std::string> snapshot_over_input_limits(SystemView& view) {
   std::size_t listed = 0;
   std::uint64_t total = 0;
-  for (const auto& path : shell_profile_paths(view, profile_home(view), &listed)) {
+  for (const auto& path : shell_profile_paths(view, user_home(view), &listed)) {
     auto size = view.file_size(path);
     if (!size) continue;
     if (*size > k_max_profile_bytes)

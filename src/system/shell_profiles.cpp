@@ -7,14 +7,6 @@
 
 namespace gpudoctor {
 
-std::string profile_home(SystemView& view) {
-  std::string home = view.identity().home;
-  if (home.empty()) home = view.env("HOME").value_or("");
-  while (home.size() > 1 && home.back() == '/')
-    home.pop_back();
-  return home;
-}
-
 std::vector<std::string> shell_profile_paths(SystemView& view, const std::string& home,
                                              std::size_t* listed_profile_d) {
   std::vector<std::string> files;
@@ -42,41 +34,29 @@ ShellProfiles read_shell_profiles(SystemView& view, const std::string& home) {
     view.leave_out(path, why);
     out.not_read.push_back(std::move(why));
   };
-  auto too_large = [&](const std::string& path, std::uint64_t size) {
-    leave_out(path, fmt::format("{} holds {}, more than the {} gpudoctor reads of a shell profile", path,
-                                size_words(size), size_words(k_max_profile_bytes)));
-  };
-  auto over_total = [&](const std::string& path) {
-    leave_out(path,
-              fmt::format("{}: the shell profiles read before it hold {}, and all together no more than "
-                          "{} are read",
-                          path, size_words(total), size_words(k_max_profiles_bytes)));
+  // Whether a profile of `size` bytes is read after those before it; when not, it is left out saying why.
+  auto within_bounds = [&](const std::string& path, std::uint64_t size) {
+    if (size > k_max_profile_bytes)
+      leave_out(path, fmt::format("{} holds {}, more than the {} gpudoctor reads of a shell profile", path,
+                                  size_words(size), size_words(k_max_profile_bytes)));
+    else if (total + size > k_max_profiles_bytes)
+      leave_out(path, fmt::format("{}: the shell profiles read before it hold {}, and all together no more "
+                                  "than {} are read",
+                                  path, size_words(total), size_words(k_max_profiles_bytes)));
+    else
+      return true;
+    return false;
   };
   for (const auto& path : shell_profile_paths(view, home, &listed)) {
     if (auto why = view.left_out(path)) { // by the live run this snapshot recorded
       out.not_read.push_back(std::move(*why));
       continue;
     }
-    // The size first where the view knows it: a 64 MiB profile is never read to be refused.
-    auto size = view.file_size(path);
-    if (size && *size > k_max_profile_bytes) {
-      too_large(path, *size);
-      continue;
-    }
-    if (size && total + *size > k_max_profiles_bytes) {
-      over_total(path);
-      continue;
-    }
+    // The size first where the view knows it (a 64 MiB profile is never read to be refused), and the
+    // content's after (a view that cannot tell, a file that grew in between).
+    if (auto size = view.file_size(path); size && !within_bounds(path, *size)) continue;
     auto content = view.read_file(path);
-    if (!content) continue;
-    if (content->size() > k_max_profile_bytes) {
-      too_large(path, content->size());
-      continue;
-    }
-    if (total + content->size() > k_max_profiles_bytes) {
-      over_total(path);
-      continue;
-    }
+    if (!content || !within_bounds(path, content->size())) continue;
     total += content->size();
     out.files.push_back({path, std::move(*content)});
   }

@@ -29,7 +29,4 @@ struct ShellProfiles {
 // The profiles of shell_profile_paths, each read whole when it and the total so far are within the bounds.
 ShellProfiles read_shell_profiles(SystemView& view, const std::string& home);
 
-// The home whose profiles count: the identity's, or $HOME.
-std::string profile_home(SystemView& view);
-
 } // namespace gpudoctor

@@ -16,6 +16,14 @@ std::optional<std::string> find_on_path(SystemView& view, const std::string& nam
   return std::nullopt;
 }
 
+std::string user_home(SystemView& view) {
+  std::string home = view.identity().home;
+  if (home.empty()) home = view.env("HOME").value_or("");
+  while (home.size() > 1 && home.back() == '/')
+    home.pop_back();
+  return home;
+}
+
 std::optional<std::string> final_link_target(SystemView& view, const std::string& path) {
   std::optional<std::string> target;
   std::string current = path;

@@ -50,7 +50,7 @@ TEST_CASE("input limits: a shell profile over its bound is left out with why, an
   v.files["/etc/profile.d/big.sh"] = exports(k_max_profile_bytes + 100);
   v.files["/etc/profile.d/cuda.sh"] = exports(200);
   v.files["/home/ada/.bashrc"] = exports(100);
-  ShellProfiles p = read_shell_profiles(v, profile_home(v));
+  ShellProfiles p = read_shell_profiles(v, user_home(v));
   std::vector<std::string> read;
   for (const auto& f : p.files)
     read.push_back(f.path);
