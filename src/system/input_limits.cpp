@@ -1,8 +1,5 @@
 #include "system/input_limits.hpp"
 
-#include "system/shell_profiles.hpp"
-#include "system/view_lookup.hpp"
-
 #include <fmt/format.h>
 
 namespace gpudoctor {
@@ -25,31 +22,6 @@ std::size_t dpkg_package_count(std::string_view status) {
     at = end + 1;
   }
   return count;
-}
-
-std::optional<std::string> snapshot_over_input_limits(SystemView& view) {
-  std::size_t listed = 0;
-  std::uint64_t total = 0;
-  for (const auto& path : shell_profile_paths(view, user_home(view), &listed)) {
-    auto size = view.file_size(path);
-    if (!size) continue;
-    if (*size > k_max_profile_bytes)
-      return fmt::format("{} holds {}, more than the {} a shell profile may hold: refused", path.substr(1),
-                         size_words(*size), size_words(k_max_profile_bytes));
-    total += *size;
-  }
-  // A live run that met more left the rest out, and its recording says so.
-  if (listed > k_max_profile_files && !view.left_out("/etc/profile.d"))
-    return fmt::format("etc/profile.d lists {} .sh files, more than the {} gpudoctor reads: refused", listed,
-                       k_max_profile_files);
-  if (total > k_max_profiles_bytes)
-    return fmt::format("the shell profiles hold {} together, more than the {} gpudoctor reads: refused",
-                       size_words(total), size_words(k_max_profiles_bytes));
-  if (auto status = view.read_file("/var/lib/dpkg/status"))
-    if (std::size_t packages = dpkg_package_count(*status); packages > k_max_packages)
-      return fmt::format("var/lib/dpkg/status lists {} packages, more than the {} gpudoctor reads: refused",
-                         packages, k_max_packages);
-  return std::nullopt;
 }
 
 } // namespace gpudoctor

@@ -1,14 +1,11 @@
 // The machine's files that gpudoctor reads whole and parses, each with a bound (docs/security.md, "Limits").
-// A live machine past a bound still gets its report: the input is left out, and the checks that need it skip
-// saying why. A snapshot past one is refused (exit 2) when it is opened: no machine gpudoctor inspects holds
-// that much, so a snapshot that does was made to.
+// Past a bound the machine still gets its report: the input is left out, and the checks that need it skip
+// saying why. A snapshot is judged as its machine would be (one 2 MiB ~/.bashrc costs a stranger's bundle
+// none of the rest of its diagnosis), and the sizes are read before any content.
 #pragma once
-
-#include "system/system_view.hpp"
 
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
 
@@ -30,9 +27,5 @@ std::string size_words(std::uint64_t bytes);
 
 // How many paragraphs of dpkg's status file name a package ("Package:" at the start of a line).
 std::size_t dpkg_package_count(std::string_view status);
-
-// Why the snapshot behind `view` holds more than one of the bounds above allows, naming the file and the
-// bound; nullopt when it does not. Reads sizes and the package count, never a profile's content.
-std::optional<std::string> snapshot_over_input_limits(SystemView& view);
 
 } // namespace gpudoctor
