@@ -3,6 +3,9 @@
 #include "system/machine_paths.hpp"
 #include "util/text.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 #include <fmt/format.h>
 
 namespace gpudoctor::checks {
@@ -46,6 +49,22 @@ std::string gpu_evidence(const Gpu& gpu) {
 
 std::string python_subject(const PythonEnv& env) {
   return fmt::format("python3 ({}: {})", env.role, env.executable);
+}
+
+std::vector<std::string> pip_uninstall(const PythonEnv& env, const std::vector<std::string>& names) {
+  // PEP 508's name: starts and ends with a letter or digit.
+  auto pypi_name = [](const std::string& n) {
+    auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+    return !n.empty() && alnum(n.front()) && alnum(n.back()) && std::all_of(n.begin(), n.end(), [&](char c) {
+      return alnum(c) || c == '.' || c == '_' || c == '-';
+    });
+  };
+  std::vector<std::string> words = {env.executable.empty() ? "python3" : env.executable, "-m", "pip",
+                                    "uninstall", "-y"};
+  for (const auto& n : names)
+    if (pypi_name(n) && std::find(words.begin() + 5, words.end(), n) == words.end()) words.push_back(n);
+  if (words.size() == 5) return {};
+  return words;
 }
 
 std::string env_evidence(const std::string& name, const std::string& value) {

@@ -22,6 +22,10 @@ std::string gpu_evidence(const Gpu& gpu);
 std::string env_evidence(const std::string& name, const std::string& value);
 // The subject of a Python environment's results: "python3 (venv: /home/sam/venv/bin/python3)".
 std::string python_subject(const PythonEnv& env);
+// The words of `python -m pip uninstall -y NAME...` for that environment's interpreter: only names of PyPI's
+// form (letters, digits, ".", "_", "-", not "-" first), so no name read from a machine can be an option to
+// pip; empty when none is.
+std::vector<std::string> pip_uninstall(const PythonEnv& env, const std::vector<std::string>& names);
 
 // HSA_OVERRIDE_GFX_VERSION: exactly three decimal numbers, major <= 63, minor and stepping <= 255
 // (libhsakmt topology.c parses it with "%u.%u.%u%c"). Returns major, minor, stepping.

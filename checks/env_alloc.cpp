@@ -55,7 +55,9 @@ bool power_of_two(unsigned long long v) {
 
 struct Problem {
   std::string message;
-  bool uncertain = false; // the option's row is uncertain
+  bool uncertain = false;           // the option's row is uncertain
+  std::optional<std::string> meant; // the token that was meant, where one is near (`at`: which token)
+  std::size_t at = 0;
 };
 
 class Parser {
@@ -72,9 +74,11 @@ public:
       if (!row) {
         auto near = k_.alloc_closest(key, 3);
         std::string hint = near.empty() ? "" : fmt::format(" (did you mean {}?)", near.front());
-        return Problem{fmt::format("\"{}\" is not an allocator option: PyTorch stops with \"Unrecognized "
-                                   "CachingAllocator option\"{}",
-                                   key, hint)};
+        Problem p{fmt::format("\"{}\" is not an allocator option: PyTorch stops with \"Unrecognized "
+                              "CachingAllocator option\"{}",
+                              key, hint)};
+        if (!near.empty()) p.meant = near.front(), p.at = i_;
+        return p;
       }
       if (!next_is(":")) return Problem{fmt::format("option {} needs \":value\"", key)};
       i_ += 2;
@@ -112,7 +116,10 @@ private:
       return Problem{fmt::format("option {} has no value", o)};
     if (row.kind == "bool") {
       if (v == "True" || v == "False") return std::nullopt;
-      return Problem{fmt::format("{}:{} must be True or False (with a capital letter)", o, v)};
+      Problem p{fmt::format("{}:{} must be True or False (with a capital letter)", o, v)};
+      if (text::lower(v) == "true" || text::lower(v) == "false")
+        p.meant = text::lower(v) == "true" ? "True" : "False", p.at = i_;
+      return p;
     }
     if (row.kind == "enum") {
       if (std::ranges::find(row.values, v) == row.values.end())
@@ -175,6 +182,21 @@ private:
   }
 };
 
+// The value with the token that was meant in place of the wrong one (blanks dropped, as PyTorch drops them),
+// where that value parses; nullopt otherwise.
+std::optional<std::string> corrected(const EnvKnowledge& k, const std::string& value, const Problem& p,
+                                     bool cuda_build) {
+  if (!p.meant) return std::nullopt;
+  auto toks = tokens(value);
+  if (p.at >= toks.size()) return std::nullopt;
+  toks[p.at] = *p.meant;
+  if (Parser(k, toks, cuda_build).run()) return std::nullopt;
+  std::string out;
+  for (const auto& t : toks)
+    out += t;
+  return out;
+}
+
 std::vector<const TorchBuild*> torches(const Facts& f) {
   std::vector<const TorchBuild*> out;
   for (const auto& e : f.python.envs)
@@ -209,6 +231,11 @@ void env_alloc_conf_invalid(const CheckContext& ctx, Results& out) {
                         "expandable_segments:True,max_split_size_mb:512).",
                         name, it->second, problem->message),
             evidence);
+    // The value meant where the one wrong token has a near right one; PyTorch's defaults otherwise.
+    if (auto right = corrected(ctx.kb.env, it->second, *problem, cuda_build))
+      out.act(Action::command({{"export", std::string(name) + "=" + *right}}));
+    else
+      out.act(Action::command({{"unset", name}}));
   }
   if (!any) out.pass("", "no PyTorch allocator variable is set");
 }
@@ -255,6 +282,10 @@ void env_alloc_conf_shadowed(const CheckContext& ctx, Results& out) {
                             "{1}={3} and uses {4}={5}. Put the settings you want in {4}, or upgrade PyTorch.",
                             torch_text, k_generic, k_generic_since, *generic, name, *v),
                 evidence_of({k_generic, name}));
+        out.act(
+            Action::step(fmt::format("Put the settings you want in {} (now {}), then unset {}; or upgrade "
+                                     "PyTorch.",
+                                     name, *v, k_generic)));
         break;
       }
       std::string reader =
@@ -265,6 +296,8 @@ void env_alloc_conf_shadowed(const CheckContext& ctx, Results& out) {
                           "Merge the settings into {3} and unset {0}.",
                           name, *v, reader, k_generic, *generic),
               evidence_of({k_generic, name}));
+      out.act(Action::step(fmt::format("Merge what {} sets ({}) into {} (now {}), then unset {}.", name, *v,
+                                       k_generic, *generic, name)));
     }
   }
   bool generic_wins = generic && reads_generic != false;
@@ -285,6 +318,8 @@ void env_alloc_conf_shadowed(const CheckContext& ctx, Results& out) {
                       "set. Keep one of them (the settings you want in {2}, or unset it).",
                       k_hip, *hip, k_cuda, *cuda),
           evidence_of({k_cuda, k_hip}));
+      out.act(Action::step(fmt::format("Merge what {} sets ({}) into {} (now {}), then unset {}.", k_hip,
+                                       *hip, k_cuda, *cuda, k_hip)));
     }
   }
   if (!fired) out.pass("", "no allocator variable hides another");

@@ -22,14 +22,20 @@ bool one_of(const std::string& v, const std::vector<std::string>& values, bool c
   return std::ranges::any_of(values, [&](const std::string& x) { return same(v, x, case_sensitive); });
 }
 
-// " (did you mean Ring?)" for a value near one of `values`, else "".
-std::string nearest_value(const std::string& v, const std::vector<std::string>& values) {
+// The one of `values` nearest `v` (fewer than 3 edits), or "".
+std::string nearest(const std::string& v, const std::vector<std::string>& values) {
   std::string best;
   std::size_t best_d = 3;
   for (const auto& x : values) {
     std::size_t d = text::edit_distance(text::lower(v), text::lower(x));
     if (d < best_d) best_d = d, best = x;
   }
+  return best;
+}
+
+// " (did you mean Ring?)" for a value near one of `values`, else "".
+std::string nearest_value(const std::string& v, const std::vector<std::string>& values) {
+  std::string best = nearest(v, values);
   return best.empty() ? "" : fmt::format(" (did you mean {}?)", best);
 }
 
@@ -169,6 +175,7 @@ void env_nccl_unknown(const CheckContext& ctx, Results& out) {
                           "which nothing reads, so {2} is not set. Write it as {2}={3}.",
                           printable(s.name), s.where(), printable(name), printable(text::trim(s.value))),
               evidence);
+      out.act(s.change(text::trim(s.value), name));
       continue;
     }
     if (const NcclVarRow* row = k.nccl_var(name)) {
@@ -178,6 +185,7 @@ void env_nccl_unknown(const CheckContext& ctx, Results& out) {
                 fmt::format("{} was removed in NCCL {} and has no effect any more; remove it from {}.", name,
                             row->removed, s.where()),
                 evidence);
+        out.act(s.change(std::nullopt));
       } else if (!row->deprecated.empty() && row->rccl_current && ctx.facts.count(Vendor::nvidia) == 0 &&
                  ctx.facts.count(Vendor::amd) > 0) {
         // The library here is RCCL, which still reads and documents it.
@@ -222,6 +230,8 @@ void env_nccl_unknown(const CheckContext& ctx, Results& out) {
             fmt::format("{} {}, so setting it in {} has no effect.{}", printable(name), what, s.where(),
                         suggestion),
             evidence);
+    // A near name is what was meant; without one, what is set does nothing and goes.
+    out.act(near.empty() ? s.change(std::nullopt) : s.change(s.value, near.front()));
   }
 }
 
@@ -248,6 +258,11 @@ void env_nccl_invalid(const CheckContext& ctx, Results& out) {
             fmt::format("{}={} in {}: {}.{}{}", s.name, printable(s.value), s.where(), why, note,
                         row->uncertain ? " gpudoctor's list of values for it may be incomplete." : ""),
             evidence);
+    // The value meant where one is near (a list of one element included), else NCCL's default.
+    std::string meant = row->kind == "enum" || row->kind == "level" || row->kind == "list"
+                            ? nearest(s.value, row->values)
+                            : "";
+    out.act(s.change(meant.empty() ? std::nullopt : std::optional<std::string>(meant)));
   }
   if (!any) out.pass("", "no known NCCL or RCCL variable is set");
 }

@@ -117,9 +117,8 @@ void env_nccl_ifname_missing(const CheckContext& ctx, Results& out) {
   if (list.names.empty())
     return out.skip(s->name, fmt::format("{} names no interface (see env.nccl-invalid)", s->name));
   if (selected.empty()) {
-    std::string hint;
+    std::string hint, best;
     if (!list.exclude) {
-      std::string best;
       std::size_t best_d = 3;
       for (const auto& n : list.names)
         for (const auto& i : interfaces)
@@ -128,21 +127,24 @@ void env_nccl_ifname_missing(const CheckContext& ctx, Results& out) {
     }
     std::string how =
         list.exclude ? "excludes every network interface here" : "matches no network interface here";
-    return out.add(
-        Status::error, s->name,
-        fmt::format("{}={} ({}) {} ({}): NCCL fails to bootstrap (\"no socket interface found\") on "
-                    "this machine.{}",
-                    s->name, printable(s->value), s->where(), how, text::join(interfaces, ", "), hint),
-        evidence);
+    out.add(Status::error, s->name,
+            fmt::format("{}={} ({}) {} ({}): NCCL fails to bootstrap (\"no socket interface found\") on "
+                        "this machine.{}",
+                        s->name, printable(s->value), s->where(), how, text::join(interfaces, ", "), hint),
+            evidence);
+    // The interface meant where one is near, else NCCL's own choice.
+    out.act(hint.empty() ? s->change(std::nullopt) : s->change(best));
+    return;
   }
   bool only_loopback = std::ranges::all_of(selected, [](const std::string& i) { return i == "lo"; });
-  if (only_loopback && list.exclude)
-    return out.add(
-        Status::warn, s->name,
-        fmt::format("{}={} ({}) leaves only the loopback interface lo: jobs across machines cannot "
-                    "connect.",
-                    s->name, printable(s->value), s->where()),
-        evidence);
+  if (only_loopback && list.exclude) {
+    out.add(Status::warn, s->name,
+            fmt::format("{}={} ({}) leaves only the loopback interface lo: jobs across machines cannot "
+                        "connect.",
+                        s->name, printable(s->value), s->where()),
+            evidence);
+    return out.act(s->change(std::nullopt));
+  }
   out.pass(
       s->name,
       fmt::format("{}={} selects {} (NCCL also needs the interface up with an IP address, which gpudoctor "
@@ -193,6 +195,7 @@ void env_nccl_risky(const CheckContext& ctx, Results& out) {
       }
       out.add(Status::warn, s.name,
               fmt::format("{} ({}): {}. Better: {}.", setting, s.where(), row.why, row.better), evidence);
+      out.act(s.change(std::nullopt)); // NCCL's default: every row's `better` allows it
     }
   }
   if (!any) out.pass("", "no NCCL setting known to cost bandwidth or correctness is set");

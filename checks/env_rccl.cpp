@@ -88,6 +88,7 @@ void env_rccl_fine_grain(const CheckContext& ctx, Results& out) {
           "support and large BAR).",
           involved.size(), text::join(pairs, ", "), setting),
       evidence);
+  out.act(Action::command({{"export", "HSA_FORCE_FINE_GRAIN_PCIE=1"}}));
 }
 
 } // namespace gpudoctor::checks

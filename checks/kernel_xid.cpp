@@ -5,6 +5,8 @@
 #include "checks/registry.hpp"
 #include "parse/parsers.hpp"
 
+#include <set>
+
 #include <fmt/format.h>
 
 namespace gpudoctor::checks {
@@ -41,6 +43,9 @@ void report_xid(const CheckContext& ctx, const KernelEvent& e, Results& out) {
                 "with an nvidia-bug-report.sh log.",
                 *e.code, process, event_when(e)),
             evidence, no_fix);
+    out.act(
+        Action::step("Look the code up in the Xid catalogue of this driver's release; if it repeats, send "
+                     "NVIDIA an nvidia-bug-report.sh log."));
     return;
   }
   evidence.push_back(fmt::format("knowledge xid_codes {}: {} ({}), resolution {}; {}", row->code,
@@ -57,6 +62,14 @@ void report_xid(const CheckContext& ctx, const KernelEvent& e, Results& out) {
   out.add(boot_status(f, e, status), event_subject(gpu, e),
           fmt::format("Xid {} ({}){}, {}. {}", row->code, row->description, process, event_when(e), advice),
           evidence, row->resolution == "RESTART_BM" ? FixChoice() : no_fix);
+  // A reset of this GPU where the catalogue's resolution starts with one, else its advice as the step.
+  static const std::set<std::string> resets = {"RESET_GPU", "WORKFLOW_XID_48", "WORKFLOW_NVLINK_ERR",
+                                               "WORKFLOW_NVLINK5_ERR", "CHECK_UVM"};
+  if (row->resolution == "RESTART_BM") return;
+  if (gpu && resets.count(row->resolution))
+    out.act(Action::command({{"sudo", "nvidia-smi", "-r", "-i", gpu->bdf}}));
+  else
+    out.act(Action::step(advice));
 }
 
 void report_sxid(const Facts& f, const KernelEvent& e, Results& out) {
@@ -71,6 +84,7 @@ void report_sxid(const Facts& f, const KernelEvent& e, Results& out) {
   out.add(boot_status(f, e, fatal ? Status::error : Status::info), subject,
           fmt::format("SXid {} ({}), {}. {}", *e.code, e.detail, event_when(e), advice), event_evidence(e),
           no_fix);
+  out.act(Action::step(advice));
 }
 
 } // namespace

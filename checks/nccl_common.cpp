@@ -28,6 +28,19 @@ std::string NcclSetting::where() const {
   return file.empty() ? "the environment" : fmt::format("{} line {}", file, line);
 }
 
+Action NcclSetting::change(const std::optional<std::string>& new_value, const std::string& rename) const {
+  const std::string& target = rename.empty() ? name : rename;
+  if (file.empty()) {
+    if (!new_value) return Action::command({{"unset", name}});
+    if (rename.empty()) return Action::command({{"export", target + "=" + *new_value}});
+    return Action::command({{"unset", name}, {"export", target + "=" + *new_value}});
+  }
+  if (!new_value)
+    return Action::step(fmt::format("Remove line {} ({}) from {}.", line, printable(name), file));
+  return Action::step(
+      fmt::format("Change line {} of {} to {}={}.", line, file, printable(target), printable(*new_value)));
+}
+
 std::vector<NcclSetting> nccl_settings(const Facts& f) {
   std::map<std::string, NcclSetting> seen;
   for (const auto& [name, value] : f.env.all)

@@ -17,6 +17,9 @@ struct NcclSetting {
   int line = 0;
   std::string evidence() const; // "env NCCL_DEBUG=INFO", "file /etc/nccl.conf:3: NCCL_ALGO=Rings"
   std::string where() const;    // "the environment", "/etc/nccl.conf line 3"
+  // What to do: set it to `value`, or remove it (nullopt); under `rename`, under that name. A command for
+  // the environment ("unset NCCL_ALGO"), a step naming the file and line for a configuration file.
+  Action change(const std::optional<std::string>& value, const std::string& rename = {}) const;
 };
 
 // Every NCCL_*/RCCL_* setting NCCL would see, one per name, in name order: a variable of the environment,

@@ -55,6 +55,12 @@ void perm_render_node(const CheckContext& ctx, Results& out) {
       out.add(Status::error, gpu.subject(),
               fmt::format("{} does not exist although the driver names it.", *gpu.render_node),
               {fmt::format("{}: missing", *gpu.render_node)}, no_fix);
+      // In a container the node was not passed in; on the host udev did not make it.
+      if (ctx.facts.os.in_container)
+        out.act(Action::step("Start the container again with --device=/dev/dri (and --device=/dev/kfd "
+                             "--group-add video for ROCm)."));
+      else
+        out.act(Action::command({{"sudo", "udevadm", "trigger", "--subsystem-match=drm", "--action=add"}}));
       continue;
     }
     if (node->accessible) {
@@ -92,12 +98,26 @@ void perm_nvidia_dev(const CheckContext& ctx, Results& out) {
                     "reinstall it.",
                     node.path),
           {node_evidence(node)});
+      // nvidia-modprobe makes the UVM node as CUDA would; the others come with the module.
+      out.act(uvm ? Action::command({{"sudo", "nvidia-modprobe", "-u", "-c", "0"}})
+                  : Action::command({{"sudo", "modprobe", "nvidia"}}));
       problem = true;
     } else if (!node.accessible) {
       out.add(
           Status::error, node.path,
           fmt::format("User {} cannot open {}: {}.", f.permissions.identity.user, node.path, node.why_not),
           {node_evidence(node), groups_evidence(f.permissions.identity)});
+      // The node's group may open it: the user joins that group; else its mode is not the driver's 0666.
+      const auto& who = f.permissions.identity;
+      // (Names from a snapshot: one that starts with "-" would be an option to usermod.)
+      if (!node.stat->group.empty() && (node.stat->mode & 060) == 060 && !who.user.empty() &&
+          node.stat->group[0] != '-' && who.user[0] != '-')
+        out.act(Action::command({{"sudo", "usermod", "-aG", node.stat->group, who.user}}));
+      else
+        out.act(
+            Action::step(fmt::format("Give {} the NVIDIA driver's default mode 0666: look for a udev rule "
+                                     "or an NVreg_DeviceFileMode option that changed it.",
+                                     node.path)));
       problem = true;
     }
   }

@@ -4,6 +4,7 @@
 #include "probe/probe_parse.hpp"
 #include "util/text.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -26,6 +27,11 @@ const Gpu* pci_gpu_of(const Facts& f, const std::string& pci_bus_id) {
   for (const auto& gpu : f.gpus)
     if (probe::normalise_bus_id(gpu.bdf) == bdf) return &gpu;
   return nullptr;
+}
+
+bool shown_to_probes(const Facts& f, const Gpu& gpu) {
+  const auto& chosen = f.probes.chosen_gpus;
+  return chosen.empty() || std::find(chosen.begin(), chosen.end(), gpu.bdf) != chosen.end();
 }
 
 std::string device_subject(const Facts& f, const BackendProbes& b, int index) {

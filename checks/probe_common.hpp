@@ -17,6 +17,9 @@ Vendor vendor_of(const BackendProbes& b);
 // The PCI GPU with the runtime device's bus id; nullptr when it has none or no GPU matches.
 const Gpu* pci_gpu_of(const Facts& f, const std::string& pci_bus_id);
 // "gpu0 (0000:19:00.0)" for a runtime device found on the PCI bus, else "CUDA device 0".
+// Whether the probes' runtimes were shown this GPU: every GPU, unless --gpus chose some
+// (ProbeFacts::chosen_gpus).
+bool shown_to_probes(const Facts& f, const Gpu& gpu);
 std::string device_subject(const Facts& f, const BackendProbes& b, int index);
 // "CUDA runtime", "HIP runtime".
 std::string runtime_subject(const BackendProbes& b);

@@ -24,8 +24,10 @@ void judge_devices(const Facts& f, const BackendProbes& b, const ProbeRun& run, 
   const Vendor vendor = vendor_of(b);
   const std::string subject = runtime_subject(b);
   std::vector<const Gpu*> pci;
+  // --gpus showed the runtime the chosen GPUs only: those are the ones it must see.
   for (const auto& gpu : f.gpus)
-    if (gpu.vendor == vendor && has_compute_driver(gpu)) pci.push_back(&gpu);
+    if (gpu.vendor == vendor && has_compute_driver(gpu) && shown_to_probes(f, gpu)) pci.push_back(&gpu);
+  const std::string on_bus = f.probes.chosen_gpus.empty() ? "on the PCI bus" : "chosen with --gpus";
   const std::string vendor_gpus =
       fmt::format("{} {} GPU{}", pci.size(), vendor_name(vendor), pci.size() == 1 ? "" : "s");
   std::vector<std::string> evidence;
@@ -75,15 +77,15 @@ void judge_devices(const Facts& f, const BackendProbes& b, const ProbeRun& run, 
   if (!have_bus_ids && seen >= static_cast<int>(pci.size())) missing.clear();
   if (missing.empty())
     return out.pass(subject,
-                    fmt::format("The {} runtime sees {} {} on the PCI bus", b.title(),
-                                pci.size() == 1 ? "the" : "all", vendor_gpus),
+                    fmt::format("The {} runtime sees {} {} {}", b.title(), pci.size() == 1 ? "the" : "all",
+                                vendor_gpus, on_bus),
                     evidence);
 
   auto vars = visibility_vars(f, vendor);
   for (const Gpu* gpu : pci)
     evidence.push_back(gpu_evidence(*gpu));
-  std::string msg = fmt::format("The {} runtime sees {} of the {} on the PCI bus{}; missing: {}.", b.title(),
-                                seen, vendor_gpus, runtime_said, text::join(missing, ", "));
+  std::string msg = fmt::format("The {} runtime sees {} of the {} {}{}; missing: {}.", b.title(), seen,
+                                vendor_gpus, on_bus, runtime_said, text::join(missing, ", "));
   if (!vars.empty()) {
     evidence.insert(evidence.end(), vars.begin(), vars.end());
     return out.add_titled(Status::info, subject, "A device-selection variable hides GPUs from the runtime",

@@ -34,10 +34,15 @@ void python_libs_shadowed(const CheckContext& ctx, Results& out) {
   bool any = false;
   for (const auto& env : f.python.envs) {
     std::map<std::string, std::vector<std::string>> by_major; // cu11 -> dists
+    std::vector<std::string> leftovers; // the nvidia-* wheels of a major this PyTorch was not built with
+    std::string own =
+        env.torch && env.torch->cuda ? "cu" + env.torch->cuda->substr(0, env.torch->cuda->find('.')) : "";
     for (const auto& d : env.distributions)
       if (text::starts_with(d.name, "nvidia-"))
-        if (auto tag = major_tag(d.name); !tag.empty())
+        if (auto tag = major_tag(d.name); !tag.empty()) {
           by_major[tag].push_back(fmt::format("{} {}", d.name, d.version));
+          if (!own.empty() && tag != own) leftovers.push_back(d.name);
+        }
     if (env.wheel_libs.empty() && by_major.empty()) continue;
     any = true;
     std::vector<std::string> findings, evidence;
@@ -57,7 +62,7 @@ void python_libs_shadowed(const CheckContext& ctx, Results& out) {
     for (const auto& [dir, names] : env.wheel_libs)
       for (const auto& n : names)
         if (text::contains(n, ".so")) wheel_file.emplace(n, dir);
-    std::set<std::string> reported;
+    std::set<std::string> reported, shadowing_dirs;
     for (const auto& d : f.host.loader_dirs) {
       if (d.origin != "env LD_LIBRARY_PATH" || !d.files) continue;
       std::vector<std::string> shadowing;
@@ -69,6 +74,7 @@ void python_libs_shadowed(const CheckContext& ctx, Results& out) {
         evidence.push_back(
             fmt::format("env LD_LIBRARY_PATH: {} holds {} (the wheel's: {})", d.dir, n, it->second));
       }
+      if (!shadowing.empty()) shadowing_dirs.insert(d.dir);
       if (!shadowing.empty())
         findings.push_back(
             fmt::format("{} on LD_LIBRARY_PATH holds {}, loaded instead of the nvidia-* wheels' "
@@ -89,6 +95,26 @@ void python_libs_shadowed(const CheckContext& ctx, Results& out) {
                     "wheels of the other major.",
                     text::join(findings, "; ")),
         evidence);
+    // LD_LIBRARY_PATH without the folders that shadow the wheels, and the other majors' wheels gone where
+    // this PyTorch's CUDA says which those are.
+    std::vector<std::vector<std::string>> commands;
+    if (!shadowing_dirs.empty()) {
+      std::vector<std::string> kept;
+      if (auto it = f.env.all.find("LD_LIBRARY_PATH"); it != f.env.all.end())
+        for (const auto& dir : text::split(it->second, ':'))
+          if (!shadowing_dirs.count(dir)) kept.push_back(dir);
+      commands.push_back(
+          kept.empty() ? std::vector<std::string>{"unset", "LD_LIBRARY_PATH"}
+                       : std::vector<std::string>{"export", "LD_LIBRARY_PATH=" + text::join(kept, ":")});
+    }
+    if (by_major.size() > 1)
+      if (auto words = pip_uninstall(env, leftovers); !words.empty()) commands.push_back(words);
+    if (!commands.empty())
+      out.act(Action::command(commands));
+    else
+      out.act(
+          Action::step("Uninstall the nvidia-* wheels of the CUDA major this environment's PyTorch was not "
+                       "built with (python -m pip list | grep nvidia-)."));
   }
   if (!any) out.skip("", "no environment with nvidia-* wheels found");
 }

@@ -112,6 +112,10 @@ void python_foreign_wheels(const CheckContext& ctx, Results& out) {
            "right "
            "libraries. Remove them with pip uninstall.";
     out.add(Status::warn, subject, msg, evidence);
+    std::vector<std::string> dists;
+    for (const auto* d : foreign)
+      dists.push_back(d->name);
+    if (auto words = pip_uninstall(env, dists); !words.empty()) out.act(Action::command({words}));
   }
   if (!any) out.skip("", "no site-packages folder listed");
 }

@@ -153,7 +153,8 @@ void rocm_gpu_unsupported(const CheckContext& ctx, Results& out) {
         ": ROCm's libraries carry no code built for it, so programs fail with \"invalid device function\" or "
         "see no GPU.";
     bool fixable = false;
-    std::string advice = other_release_advice(releases_with(ctx.kb, gfx, rocm->version), gfx, fixable);
+    OtherReleases rel = releases_with(ctx.kb, gfx, rocm->version);
+    std::string advice = other_release_advice(rel, gfx, fixable);
     auto override_it = f.env.all.find("HSA_OVERRIDE_GFX_VERSION");
     if (override_it != f.env.all.end()) {
       msg +=
@@ -164,6 +165,24 @@ void rocm_gpu_unsupported(const CheckContext& ctx, Results& out) {
     }
     msg += advice;
     out.add(Status::warn, gpu.subject(), msg, evidence, fixable ? FixChoice() : no_fix);
+    if (fixable)
+      out.act(
+          Action::command({{"gpudoctor", "fix", "install-rocm", "--rocm", rel.first_certain_newer->rocm}}));
+    else if (rel.first_newer)
+      out.act(
+          Action::step(fmt::format("Install ROCm {} or a later release: AMD's compatibility matrix lists {} "
+                                   "from there.",
+                                   rel.first_newer->rocm, gfx)));
+    else if (rel.last_older)
+      out.act(
+          Action::step(fmt::format("Install ROCm {}, the last release that supports {}, or use a GPU that "
+                                   "a current release lists.",
+                                   rel.last_older->rocm, gfx)));
+    else
+      out.act(
+          Action::step("Use a GPU that ROCm lists. On a Radeon of the RDNA families the common, unsupported "
+                       "workaround is HSA_OVERRIDE_GFX_VERSION set to a supported target of the same ISA "
+                       "family."));
   }
 }
 
@@ -211,6 +230,18 @@ void rocm_os_unsupported(const CheckContext& ctx, Results& out) {
                   "that lists this OS, or an OS it lists.",
                   rocm->version, os_name(f.os), text::join(row->os, ", ")),
       evidence);
+  // The newest release of the tables made for this OS, where one is.
+  const RocmReleaseRow* fits = nullptr;
+  for (const auto& r : ctx.kb.rocm_releases)
+    if (Knowledge::rocm_supports_os(r, id, version)) fits = &r;
+  out.act(Action::step(
+      fits ? fmt::format(
+                 "Install ROCm {} (the newest release in gpudoctor's tables that lists {}) in place of {}, "
+                 "or move to an OS that ROCm {} lists.",
+                 fits->rocm, os_name(f.os), rocm->version, rocm->version)
+           : fmt::format(
+                 "Move to an OS that ROCm {} lists ({}): no ROCm release in gpudoctor's tables lists {}.",
+                 rocm->version, text::join(row->os, ", "), os_name(f.os))));
 }
 
 } // namespace gpudoctor::checks

@@ -6,6 +6,8 @@
 #include "checks/torch_wheel.hpp"
 #include "util/text.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace gpudoctor::checks {
@@ -137,7 +139,12 @@ void torch_no_device(const CheckContext& ctx, Results& out) {
   const FrameworkProbe* fw = judgeable(f, out);
   if (!fw) return;
   const Vendor vendor = build_vendor(*fw);
-  const std::size_t usable = usable_gpus(f, vendor);
+  // --gpus showed PyTorch the chosen GPUs only.
+  std::size_t usable = usable_gpus(f, vendor);
+  if (!f.probes.chosen_gpus.empty())
+    usable = std::count_if(f.gpus.begin(), f.gpus.end(), [&](const Gpu& gpu) {
+      return gpu.vendor == vendor && has_compute_driver(gpu) && shown_to_probes(f, gpu);
+    });
   const std::string subject = subject_of(*fw);
   if (usable == 0)
     return out.skip(subject,

@@ -55,6 +55,12 @@ inline constexpr Target k_targets[] = {
   {"nvidia_smi_xml", [](std::string_view s) { (void)parse::nvidia_smi_xml(s); }},
   {"nvidia_smi_table", [](std::string_view s) { (void)parse::nvidia_smi_table(s); }},
   {"nvidia_smi_query", [](std::string_view s) { (void)parse::nvidia_smi_query(s); }},
+  {"nvidia_smi_list", [](std::string_view s) {
+     for (const auto& gpu : parse::nvidia_smi_list(s)) {
+       require(gpu.index >= 0 && gpu.uuid.starts_with("GPU-"), "listed GPU");
+       for (const auto& mig : gpu.migs) require(mig.uuid.starts_with("MIG-"), "MIG uuid");
+     }
+   }},
   {"bdf_from_nvidia_bus_id", [](std::string_view s) {
      auto b = parse::bdf_from_nvidia_bus_id(s);
      require(b.empty() || b.size() == 12, "bdf length");

@@ -65,7 +65,7 @@ fi
 
 say "Building the fuzz targets in $build_dir"
 cmake -S "$here" -B "$build_dir" -G Ninja -DGPUDOCTOR_BUILD_FUZZERS=ON -DCMAKE_CXX_COMPILER="$cxx" \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 >/dev/null
 cmake --build "$build_dir" -j "$jobs"
 
 targets=()

@@ -94,6 +94,16 @@ void add_from(CLI::App& cmd, Values& v, const char* help) {
   cmd.add_option("--from", v.from, help)->type_name("PATH")->check(k_not_empty);
 }
 
+// check and probe, as dcgmi diag -i: not on fix and migrate, where --gpu names the card a plan is for.
+void add_gpus(CLI::App& cmd, CheckOptions& opt) {
+  cmd.add_option(
+         "-i,--gpus", opt.gpus,
+         "Only these GPUs' results (comma-separated): index (0), PCI address (0000:41:00.0), UUID (GPU-..., "
+         "MIG-...); machine-wide checks still run")
+      ->type_name("LIST")
+      ->delimiter(',');
+}
+
 // What every subcommand that judges a machine takes (check, bundle, probe, fix, migrate).
 void add_check_options(CLI::App& cmd, CheckOptions& opt, Values& v) {
   cmd.add_option("--python", opt.pythons, "Also inspect this python3 (repeatable); it is then the one in use")
@@ -123,6 +133,7 @@ void add_check(CLI::App& cmd, Values& v) {
   cmd.add_option("--only", c.only, "Run only these check ids (comma-separated)")
       ->type_name("CHECK_ID")
       ->delimiter(',');
+  add_gpus(cmd, c);
   cmd.add_flag("--list", v.list, "List every check id with its title");
   cmd.add_flag("--probes", c.probes, "Also build and run the GPU probes (docs/probes.md)");
   cmd.add_flag("--online", c.online,
@@ -169,6 +180,7 @@ Outcome run_bundle(Values& v, CLI::App&) {
 void add_probe(CLI::App& cmd, Values& v) {
   add_from(cmd, v, "Re-judge the probe outputs a snapshot recorded");
   add_format(cmd, v.probe.format, {"text", "json"});
+  add_gpus(cmd, v.probe);
   cmd.add_flag("-v,--verbose", v.probe.verbose, "Also list what passed and what was skipped");
   cmd.add_flag("--strict", v.probe.strict, "Exit 1 on warnings too");
   cmd.add_option("--backend", v.probe.probe_backends,

@@ -122,7 +122,9 @@ Outcome cmd_bundle(const BundleOptions& opt) {
   // marks, pins, container configuration, ...) is recorded, so a plan made --from the bundle is the plan made
   // on the machine, and the report below holds the inventory (facts.inventory).
   diag::progress("recording this machine");
-  Report live_report = run_pipeline(recorder, *data, opt.check, &*stacks);
+  auto live_judged = run_pipeline(recorder, *data, opt.check, &*stacks);
+  if (!live_judged) return std::unexpected(live_judged.error());
+  Report live_report = std::move(*live_judged);
   snapshot::Manifest manifest;
   manifest.created = snapshot::utc_now();
   manifest.tool = "gpudoctor " GPUDOCTOR_VERSION;
@@ -159,7 +161,9 @@ Outcome cmd_bundle(const BundleOptions& opt) {
   diag::progress("judging the redacted snapshot");
   auto replay = ReplayView::open(snap_dir);
   if (!replay) return fail(Exit::internal, "the recorded snapshot does not read back: {}", replay.error());
-  Report report = run_pipeline(**replay, *data, opt.check, &*stacks);
+  auto judged = run_pipeline(**replay, *data, opt.check, &*stacks);
+  if (!judged) return std::unexpected(judged.error());
+  Report report = std::move(*judged);
   if (!same_conclusions(live_report.results, report.results))
     diag::warning("the redacted snapshot judges differently from the live run");
   report.source_kind = "live";

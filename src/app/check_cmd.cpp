@@ -39,17 +39,21 @@ Outcome cmd_check(const CheckOptions& opt) {
     if (!data->cat.find(id))
       return fail(Exit::usage, "unknown check id \"{}\"{} (gpudoctor check --list shows them)", id,
                   did_you_mean(id, check_ids(data->cat)));
-  Report report;
+  std::expected<Report, Failure> judged;
   if (opt.from) {
     auto snap = OpenedSnapshot::open(*opt.from);
     if (!snap) return fail(Exit::usage, "cannot read snapshot {}", snap.error());
-    report = run_pipeline((*snap)->view(), *data, opt);
-    report.source_kind = "snapshot";
-    report.source_path = *opt.from;
+    judged = run_pipeline((*snap)->view(), *data, opt);
+    if (judged) {
+      judged->source_kind = "snapshot";
+      judged->source_path = *opt.from;
+    }
   } else {
     LiveView live;
-    report = run_pipeline(live, *data, opt);
+    judged = run_pipeline(live, *data, opt);
   }
+  if (!judged) return std::unexpected(judged.error());
+  const Report& report = *judged;
   if (auto printed = print_report(report, *data, opt); !printed) return std::unexpected(printed.error());
   return exit_status(report.results, opt.strict);
 }
@@ -98,6 +102,8 @@ Outcome cmd_explain(const std::string& id) {
     const FixEntry* f = cat->find_fix(fix);
     text += fmt::format("  gpudoctor fix {}{}\n", fix, f ? " (" + f->title + ")" : "");
   }
+  if (e->action)
+    text += fmt::format("  {}{}\n", e->action->kind == Action::Kind::command ? "run: " : "", e->action->text);
   print_fitted(text);
   return Exit::ok;
 }

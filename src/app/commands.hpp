@@ -24,7 +24,9 @@ struct CheckOptions {
   std::size_t max_output_length = 80; // --format npd: the message fits in this many bytes
   bool verbose = false;
   bool strict = false;
-  std::vector<std::string> only;    // check ids
+  std::vector<std::string> only; // check ids
+  std::vector<std::string>
+      gpus; // check/probe -i/--gpus: index, PCI address or UUID (collect/gpu_selection.hpp)
   std::vector<std::string> pythons; // --python
   int timeout_ms = 5000;            // per vendor tool
   ColorMode color = ColorMode::automatic;

@@ -65,7 +65,9 @@ std::expected<std::unique_ptr<FixSession>, Failure> open_fix_session(const FixOp
     s->live = std::make_unique<LiveView>();
     view = s->live.get();
   }
-  s->report = run_pipeline(*view, s->data, opt.check, &s->stacks);
+  auto judged = run_pipeline(*view, s->data, opt.check, &s->stacks);
+  if (!judged) return std::unexpected(judged.error());
+  s->report = std::move(*judged);
   if (const auto& over = s->report.facts.packages.over_limit; !over.empty())
     return fail(Exit::usage, "{}: a plan needs the whole package list, so none is made", over);
   if (!s->report.facts.inventory) {

@@ -26,7 +26,7 @@ namespace ev = fix::event;
 std::string quoted_words(const std::vector<std::string>& words) {
   std::string out;
   for (const auto& w : words)
-    out += (out.empty() ? "" : " ") + fix::shell_quote(w);
+    out += (out.empty() ? "" : " ") + shell_quote(w);
   return out;
 }
 
@@ -213,7 +213,7 @@ void show(const fix::Event& event) {
           },
           [](const ev::GroupAdded& e) {
             out(fmt::format("Added {} to {}; to undo: gpasswd -d {} {}\n", one_line(e.user),
-                            one_line(e.group), fix::shell_quote(e.user), fix::shell_quote(e.group)));
+                            one_line(e.group), shell_quote(e.user), shell_quote(e.group)));
           },
           [](const ev::PipChanged& e) { out(fmt::format("pip: {}\n", one_line(e.change))); },
           [](const ev::ServiceStopped& e) {

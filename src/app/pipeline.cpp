@@ -25,7 +25,23 @@ std::expected<Loaded, Failure> load_data(const CheckOptions& opt) {
   return Loaded{std::move(*kb), std::move(*cat)};
 }
 
-Report run_pipeline(SystemView& view, const Loaded& data, const CheckOptions& opt, const Stacks* stacks) {
+namespace {
+
+// --gpus: the results about a GPU the selection left out go (those about the machine, and about GPUs no
+// subject of facts.gpus names, stay).
+void keep_chosen_gpus(std::vector<Result>& results, const Facts& facts, const GpuSelection& selection) {
+  std::vector<std::string> left_out;
+  for (const auto& gpu : facts.gpus)
+    if (!selection.covers(gpu.index)) left_out.push_back(gpu.subject());
+  std::erase_if(results, [&](const Result& r) {
+    return std::find(left_out.begin(), left_out.end(), r.subject) != left_out.end();
+  });
+}
+
+} // namespace
+
+std::expected<Report, Failure> run_pipeline(SystemView& view, const Loaded& data, const CheckOptions& opt,
+                                            const Stacks* stacks) {
   CollectOptions copt;
   copt.tool_timeout = std::chrono::milliseconds(opt.timeout_ms);
   copt.python_timeout = std::chrono::milliseconds(opt.timeout_ms);
@@ -35,8 +51,16 @@ Report run_pipeline(SystemView& view, const Loaded& data, const CheckOptions& op
   Report report;
   auto started = std::chrono::steady_clock::now();
   ProbeSession probes(view, opt);
-  if (probes.active()) copt.python_known = [&](const PythonFacts& python) { probes.start_framework(python); };
+  // With --gpus the framework probe waits for the selection, which needs the GPUs collected.
+  if (probes.active() && opt.gpus.empty())
+    copt.python_known = [&](const PythonFacts& python) { probes.start_framework(python); };
   report.facts = collect_all(view, data.kb, copt);
+  if (!opt.gpus.empty()) {
+    auto chosen = select_gpus(view, report.facts, opt.gpus, copt.tool_timeout);
+    if (!chosen) return fail(Exit::usage, "--gpus: {}", chosen.error());
+    probes.choose(report.facts, *chosen);
+    report.selection = std::move(*chosen);
+  }
   probes.finish(report.facts);
   // After the probes too: what was not run as root, of every command (sorted: the collectors' threads run in
   // any order).
@@ -47,6 +71,7 @@ Report run_pipeline(SystemView& view, const Loaded& data, const CheckOptions& op
   });
   CheckContext ctx{report.facts, data.kb};
   report.results = run_checks(ctx, data.cat, builtin_checks(), opt.only);
+  if (report.selection) keep_chosen_gpus(report.results, report.facts, *report.selection);
   report.finished = std::chrono::system_clock::now();
   report.duration =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);

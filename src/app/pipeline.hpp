@@ -23,9 +23,11 @@ struct Loaded {
 // --knowledge folder is at fault (bad input, shared/spec/report-v1.md), 3 when the built-in data is.
 std::expected<Loaded, Failure> load_data(const CheckOptions& opt);
 
-// With `stacks` (fix, migrate, bundle) the facts hold the fix inventory too (Facts::inventory).
-Report run_pipeline(SystemView& view, const Loaded& data, const CheckOptions& opt,
-                    const Stacks* stacks = nullptr);
+// With `stacks` (fix, migrate, bundle) the facts hold the fix inventory too (Facts::inventory). With
+// opt.gpus (check and probe --gpus) the per-GPU results are those of the chosen GPUs, the probes see only
+// them, and the report says which they are; a word that names no GPU fails (exit 2).
+std::expected<Report, Failure> run_pipeline(SystemView& view, const Loaded& data, const CheckOptions& opt,
+                                            const Stacks* stacks = nullptr);
 
 // Prints the report in the requested format to stdout, or replaces opt.output with it (atomically: a
 // reader such as node_exporter sees the old report or the new one). Fails (exit 2) when it cannot be written.

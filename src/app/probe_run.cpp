@@ -29,6 +29,14 @@ void ProbeSession::start_framework(const PythonFacts& python) {
       std::async(std::launch::async, [this, python] { return framework_probe(m_view, m_options, python); });
 }
 
+void ProbeSession::choose(const Facts& facts, const GpuSelection& selection) {
+  if (!m_active || !m_installed) return; // a replay judges what the snapshot recorded
+  m_options.visible = {{"cuda", cuda_visible_devices(facts, selection)},
+                       {"hip", hip_visible_devices(facts, selection)}};
+  for (const auto& gpu : facts.gpus)
+    if (selection.covers(gpu.index)) m_options.chosen_bdfs.push_back(gpu.bdf);
+}
+
 void ProbeSession::finish(Facts& facts) {
   if (!m_active) return;
   start_framework(facts.python); // when the collectors did not start it already

@@ -24,6 +24,8 @@ public:
   bool active() const { return m_active; }
   // Starts the framework probe as soon as the interpreters are known (importing torch takes seconds).
   void start_framework(const PythonFacts& python);
+  // check/probe --gpus: live, the probes' runtimes are shown the chosen GPUs only (before start_framework).
+  void choose(const Facts& facts, const GpuSelection& selection);
   // Runs the compiled probes and fills facts.probes, with the framework probe's result.
   void finish(Facts& facts);
 

@@ -87,7 +87,9 @@ std::expected<std::string, std::string> judge_now(ReplayView& view, bool details
   std::lock_guard lock(j.mutex);
   if (!j.data) j.data = load_data(CheckOptions{});
   if (!*j.data) return std::unexpected(j.data->error().message);
-  Report report = run_pipeline(view, **j.data, CheckOptions{});
+  auto judged = run_pipeline(view, **j.data, CheckOptions{});
+  if (!judged) return std::unexpected(judged.error().message);
+  Report report = std::move(*judged);
   report.source_kind = "snapshot";
   if (details) packages = package_properties(report.facts.packages);
   return dump_json(report_to_json(report));

@@ -37,7 +37,7 @@ bool in_system_folder(const std::string& path) {
 std::string quoted(const std::vector<std::string>& words) {
   std::string out;
   for (const auto& w : words)
-    out += " " + fix::shell_quote(w);
+    out += " " + shell_quote(w);
   return out;
 }
 

@@ -7,6 +7,8 @@
 
 #include <future>
 
+#include <fmt/format.h>
+
 namespace gpudoctor {
 
 namespace {
@@ -58,6 +60,10 @@ public:
   }
 
   BackendProbes collect() {
+    if (const VisibleDevices* v = visible(); v && v->none) {
+      m_out.unavailable = fmt::format("--gpus chose no {} GPU", m_out.backend == "cuda" ? "NVIDIA" : "AMD");
+      return std::move(m_out);
+    }
     ProbePrograms programs{"gpudoctor-probe-" + m_out.backend,
                            "gpudoctor-probe-" + m_out.backend + "-kernels", "recorded in the snapshot"};
     if (m_opt.source) {
@@ -117,6 +123,11 @@ public:
   }
 
 private:
+  const VisibleDevices* visible() const {
+    auto it = m_opt.visible.find(m_out.backend);
+    return it == m_opt.visible.end() ? nullptr : &it->second;
+  }
+
   std::string key_of(const std::string& name) const { return "probe-" + name + "@" + m_out.backend; }
 
   const ProbeRun& run(const std::string& name, const std::string& program) {
@@ -125,6 +136,10 @@ private:
     probe.key = key_of(name);
     if (m_opt.source && m_opt.progress) m_opt.progress(m_out.title() + " probe: " + name);
     CommandSpec spec{probe.key, {program, name}, m_opt.timeout, {}};
+    if (const VisibleDevices* v = visible()) {
+      spec.extra_env = v->set;
+      spec.unset_env = v->unset;
+    }
     CommandResult r = m_view.run(spec);
     fill_run(probe, r, spec);
     probe::read_probe_output(r.out, probe, m_out);
@@ -156,6 +171,12 @@ std::optional<FrameworkProbe> framework_probe(SystemView& view, const ProbeOptio
   // loads, and a user's interpreter imports torch as that user (system/root_exec.hpp), never as root.
   if (running_as_root()) spec.argv.insert(spec.argv.begin() + 1, "-I");
   spec.as_owner_when_untrusted = true;
+  // --gpus: the devices of its build's runtime (a ROCm build honours HIP's variables, and CUDA's too).
+  if (auto it = opt.visible.find(env.torch->hip ? "hip" : "cuda"); it != opt.visible.end()) {
+    if (it->second.none) return std::nullopt; // no chosen GPU is of its build's vendor
+    spec.extra_env = it->second.set;
+    spec.unset_env = it->second.unset;
+  }
   CommandResult r = view.run(spec);
   if (!opt.source && !r.found) return std::nullopt; // not recorded
   fill_run(fp.run, r, spec);
@@ -178,6 +199,7 @@ void collect_probes(SystemView& view, const ProbeOptions& opt, Facts& facts,
     recorded = recorded || !b.runs.empty();
   if (!opt.requested && !recorded) return;
   facts.probes.requested = true;
+  facts.probes.chosen_gpus = opt.chosen_bdfs;
   facts.probes.backends = std::move(backends);
   facts.probes.framework = std::move(fw);
 }

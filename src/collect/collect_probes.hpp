@@ -4,12 +4,14 @@
 // outputs are judged again exactly as they were live.
 #pragma once
 
+#include "collect/gpu_selection.hpp"
 #include "facts/facts.hpp"
 #include "probe/probe_source.hpp"
 #include "system/system_view.hpp"
 
 #include <chrono>
 #include <future>
+#include <map>
 #include <optional>
 
 namespace gpudoctor {
@@ -19,6 +21,10 @@ struct ProbeOptions {
   std::chrono::milliseconds timeout{30000}; // per probe process
   ProbeSource* source = nullptr;            // live: where the programs come from; null: replay by key
   ProbeSay progress;                        // "CUDA probe: kernel", for a terminal; may be empty
+  // check/probe --gpus, live: what each runtime's probes see ("cuda", "hip"; the framework probe takes its
+  // build's). Empty: every GPU.
+  std::map<std::string, VisibleDevices> visible;
+  std::vector<std::string> chosen_bdfs; // the GPUs --gpus chose (ProbeFacts::chosen_gpus)
 };
 
 // The framework probe: the python3 in use (the first of `python`) imports PyTorch and computes on each

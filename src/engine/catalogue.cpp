@@ -19,11 +19,20 @@ std::vector<yaml::Node> rows(const yaml::Node& doc, const char* table) {
   return list.items();
 }
 
+// A check's `action`: one step or one command, given as the catalogue's text.
+std::optional<Action> catalogue_action(const yaml::Fields& row) {
+  if (!row.has("action")) return std::nullopt;
+  yaml::Fields a(row["action"], {"step", "command"});
+  if (a.has("step") == a.has("command")) row.bad("action", "needs exactly one of step and command");
+  if (a.has("step")) return Action::step(a.text("step"));
+  return Action{Action::Kind::command, a.text("command")};
+}
+
 void load_checks(const yaml::Node& doc, Catalogue& cat) {
   for (const auto& row : rows(doc, "checks")) {
-    yaml::Fields r(row, {"id", "title", "area", "status", "what", "why", "fix", "fixes"});
-    CatalogueEntry e{r.text("id"),   r.text("title"), r.text("area"), r.text("status"),
-                     r.text("what"), r.text("why"),   r.text("fix"),  r.list_if("fixes")};
+    yaml::Fields r(row, {"id", "title", "area", "status", "what", "why", "fix", "fixes", "action"});
+    CatalogueEntry e{r.text("id"),  r.text("title"), r.text("area"),     r.text("status"),   r.text("what"),
+                     r.text("why"), r.text("fix"),   r.list_if("fixes"), catalogue_action(r)};
     if (cat.find(e.id)) yaml::fail(row, fmt::format("check {} listed twice", e.id));
     cat.checks.push_back(std::move(e));
   }

@@ -1,6 +1,8 @@
 // The check catalogue (checks/catalogue.yaml): id, title, area and the text `gpudoctor explain` prints.
 #pragma once
 
+#include "engine/result.hpp"
+
 #include <expected>
 #include <optional>
 #include <string>
@@ -15,6 +17,9 @@ struct CatalogueEntry {
   std::string fires_status; // the status when the problem is present
   std::string what, why, fix;
   std::vector<std::string> fixes;
+  // What a warn or error result with no fix and no action of its own is told to do (`action: {step: ...}` or
+  // `{command: ...}`: the catalogue's own text, never a machine's value).
+  std::optional<Action> action;
 };
 
 struct FixEntry {

@@ -1,5 +1,7 @@
 #include "engine/result.hpp"
 
+#include "util/shell_word.hpp"
+
 #include <algorithm>
 
 namespace gpudoctor {
@@ -36,6 +38,20 @@ int status_rank(Status s) {
   return 5;
 }
 
+Action Action::command(const std::vector<std::vector<std::string>>& commands) {
+  Action a{Kind::command, {}};
+  for (const auto& words : commands) {
+    if (!a.text.empty()) a.text += "; ";
+    for (std::size_t i = 0; i < words.size(); ++i)
+      a.text += (i ? " " : "") + shell_quote(words[i]);
+  }
+  return a;
+}
+
+std::string action_kind_name(Action::Kind kind) {
+  return kind == Action::Kind::command ? "command" : "step";
+}
+
 void Results::add(Status status, std::string subject, std::string message, std::vector<std::string> evidence,
                   FixChoice fixes) {
   Result r;
@@ -48,7 +64,8 @@ void Results::add(Status status, std::string subject, std::string message, std::
   m_fixes_from_catalogue.push_back(fixes.from_catalogue());
 }
 
-std::string Results::offer_fixes(const std::vector<std::string>& catalogue_fixes) {
+std::string Results::offer_fixes(const std::vector<std::string>& catalogue_fixes,
+                                 const std::optional<Action>& catalogue_action) {
   m_fixes_from_catalogue.resize(m_items.size(), true); // items() may have been edited directly
   for (std::size_t i = 0; i < m_items.size(); ++i) {
     Result& r = m_items[i];
@@ -58,6 +75,8 @@ std::string Results::offer_fixes(const std::vector<std::string>& catalogue_fixes
     } else if (r.status == Status::warn || r.status == Status::error) {
       r.fixes = catalogue_fixes;
     }
+    if ((r.status == Status::warn || r.status == Status::error) && r.fixes.empty() && !r.action)
+      r.action = catalogue_action;
   }
   return {};
 }

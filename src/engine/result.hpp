@@ -2,6 +2,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,19 @@ std::string status_name(Status s);
 // Severity order for sorting: error first.
 int status_rank(Status s);
 
+// What to do where no recipe of the fix catalogue can (docs/checks.md, "How results are shaped"): a command
+// line to run, its words quoted as bash reads them back (they may come from a stranger's snapshot), or a step
+// only a person can take (reseat a card, a firmware setting, a container's flag).
+struct Action {
+  enum class Kind { command, step };
+  Kind kind = Kind::step;
+  std::string text;
+  // Commands run one after the other ("unset A; export B=1"), each a list of words quoted here.
+  static Action command(const std::vector<std::vector<std::string>>& commands);
+  static Action step(std::string text) { return {Kind::step, std::move(text)}; }
+};
+std::string action_kind_name(Action::Kind kind);
+
 struct Result {
   std::string id;
   Status status = Status::pass;
@@ -20,6 +34,7 @@ struct Result {
   std::string message;
   std::vector<std::string> evidence;
   std::vector<std::string> fixes;
+  std::optional<Action> action;
 };
 
 // The fixes a result offers. checks/catalogue.yaml's `fixes:` is the one place a check is linked to its
@@ -59,11 +74,15 @@ public:
   void skip(std::string subject, std::string message) {
     add(Status::skip, std::move(subject), std::move(message));
   }
+  // What to do about the result added last, where no fix recipe can do it.
+  void act(Action action) { m_items.back().action = std::move(action); }
   const std::vector<Result>& items() const { return m_items; }
   std::vector<Result>& items() { return m_items; }
-  // The runner: each warn and error result that chose no fixes offers `catalogue_fixes` (its entry's). The
-  // first fix a result chose that is not among them, or "" when there is none.
-  std::string offer_fixes(const std::vector<std::string>& catalogue_fixes);
+  // The runner: each warn and error result that chose no fixes offers `catalogue_fixes` (its entry's), and
+  // one left with neither a fix nor an action of its own takes `catalogue_action` (its entry's). The first
+  // fix a result chose that is not among them, or "" when there is none.
+  std::string offer_fixes(const std::vector<std::string>& catalogue_fixes,
+                          const std::optional<Action>& catalogue_action = std::nullopt);
 
 private:
   std::vector<Result> m_items;

@@ -39,7 +39,8 @@ std::vector<Result> run_checks(const CheckContext& ctx, const Catalogue& cat, co
     }
     if (results.items().empty()) results.pass("", "no problem found");
     const CatalogueEntry* info = cat.find(entry.id);
-    if (std::string stray = results.offer_fixes(info ? info->fixes : std::vector<std::string>{});
+    if (std::string stray = results.offer_fixes(info ? info->fixes : std::vector<std::string>{},
+                                                info ? info->action : std::nullopt);
         !stray.empty()) {
       // A check may choose among its entry's fixes, never add one: the catalogue is the one link.
       results = failed_inside(

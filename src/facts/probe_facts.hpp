@@ -144,6 +144,8 @@ struct ProbeFacts {
   bool requested = false; // probes were run (live) or replayed (a snapshot holds their output)
   std::vector<BackendProbes> backends;
   std::optional<FrameworkProbe> framework;
+  // check/probe --gpus, live: the GPUs (sysfs BDFs) the runtimes were shown; empty: every GPU.
+  std::vector<std::string> chosen_gpus;
   const BackendProbes* backend(const std::string& name) const;
 };
 

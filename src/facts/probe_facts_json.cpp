@@ -143,8 +143,10 @@ Json probe_facts_to_json(const ProbeFacts& probes) {
   Json backends = Json::array();
   for (const auto& b : probes.backends)
     backends.push_back(backend_json(b));
-  return {{"backends", backends},
-          {"framework", probes.framework ? framework_json(*probes.framework) : Json(nullptr)}};
+  Json out = {{"backends", backends},
+              {"framework", probes.framework ? framework_json(*probes.framework) : Json(nullptr)}};
+  if (!probes.chosen_gpus.empty()) out["chosen_gpus"] = probes.chosen_gpus; // --gpus: what the runtimes saw
+  return out;
 }
 
 } // namespace gpudoctor

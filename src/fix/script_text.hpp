@@ -4,6 +4,8 @@
 // except {{!name}} parameters, which hold only characters that mean nothing to bash (params.hpp).
 #pragma once
 
+#include "util/shell_word.hpp"
+
 #include <string>
 #include <string_view>
 
@@ -13,11 +15,7 @@ namespace gpudoctor::fix {
 // escapes, C1 and bidi controls and bytes that are not UTF-8 shown escaped (util/escape's one_line).
 std::string script_comment(std::string_view text);
 
-// A word as bash reads it back unchanged: bare when it is made of safe characters, else in single quotes;
-// a word with a character script_comment would escape goes in $'...' with \xHH escapes, so a quoted word is
-// always one line of plain text (a line of its own can never end a here-document). Throws
-// std::invalid_argument on a NUL byte: bash cannot hold one.
-std::string shell_quote(std::string_view word);
+// Words of code: shell_quote (util/shell_word.hpp).
 
 // Whether a value may be put into a script unquoted ({{!name}}): letters, digits and ._-+:/=~@%,
 std::string unsafe_for_raw(std::string_view word); // the first bad character, or "" when fine

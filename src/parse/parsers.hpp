@@ -52,6 +52,20 @@ std::optional<NvidiaSmiReport> nvidia_smi_xml(std::string_view xml);
 std::optional<NvidiaSmiReport> nvidia_smi_table(std::string_view text);
 // `nvidia-smi -q` (text): the same facts; with driver 610 also the "KMD Version" / "CUDA UMD Version" keys.
 std::optional<NvidiaSmiReport> nvidia_smi_query(std::string_view text);
+// `nvidia-smi -L`: each GPU with its UUID, and the MIG devices of a GPU in MIG mode with theirs (the UUIDs
+// CUDA_VISIBLE_DEVICES takes). Lines that are neither are skipped; at most 1024 GPUs, 64 MIG devices each.
+struct NvidiaSmiListed {
+  int index = -1;   // nvidia-smi's index
+  std::string name; // NVIDIA A100-SXM4-40GB
+  std::string uuid; // GPU-2927d07e-3fe9-7904-9e08-b08b82d9a37d
+  struct Mig {
+    std::string profile; // 1g.10gb
+    int device = -1;     // its index among the GPU's MIG devices
+    std::string uuid;    // MIG-6e95ef19-5145-571b-b040-7e731f1c1af3 (before R470: MIG-GPU-<uuid>/<gi>/<ci>)
+  };
+  std::vector<Mig> migs;
+};
+std::vector<NvidiaSmiListed> nvidia_smi_list(std::string_view text);
 // nvidia-smi's bus id "00000000:81:00.0" as a sysfs BDF "0000:81:00.0" (lower case); empty if not a bus id.
 std::string bdf_from_nvidia_bus_id(std::string_view bus_id);
 

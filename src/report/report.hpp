@@ -1,6 +1,7 @@
 // The report of one run: facts and results, rendered as JSON (shared/spec/report-v1.md) or text.
 #pragma once
 
+#include "collect/gpu_selection.hpp"
 #include "engine/catalogue.hpp"
 #include "engine/result.hpp"
 #include "facts/facts.hpp"
@@ -8,6 +9,7 @@
 #include "util/json.hpp"
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +20,7 @@ struct Report {
   std::string source_path;          // the snapshot's path, for replays
   Facts facts;
   std::vector<Result> results;
+  std::optional<GpuSelection> selection; // check/probe --gpus: the GPUs the per-GPU results are about
   // When the run ended and how long collecting and judging took (the metrics' timestamp and duration).
   std::chrono::system_clock::time_point finished{};
   std::chrono::milliseconds duration{0};

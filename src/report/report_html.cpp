@@ -1,6 +1,7 @@
 // The report as one page (`check --format html`, a bundle's report.html): the verdict, the machine, the GPUs,
 // their topology where probes ran, then per area the problems with evidence and fix commands, and what
 // passed. Every string from the machine or a snapshot is escaped (html::h).
+#include "report/gpu_coverage.hpp"
 #include "report/html_page.hpp"
 #include "report/report.hpp"
 #include "report/summary_lines.hpp"
@@ -106,6 +107,10 @@ std::string result_card(const Result& r, const Catalogue& cat) {
     out += fmt::format("<div class=\"fix\">Fix: <code>gpudoctor fix {}</code>{}</div>", h(fix),
                        entry ? " <span class=\"muted\">" + h(entry->title) + "</span>" : "");
   }
+  if (r.action)
+    out += r.action->kind == Action::Kind::command
+               ? fmt::format("<div class=\"fix\">Run: <code>{}</code></div>", h(r.action->text))
+               : fmt::format("<div class=\"fix\">To do: {}</div>", h(r.action->text));
   return out + "</div>\n";
 }
 
@@ -170,6 +175,7 @@ std::string render_html(const Report& report, const Catalogue& cat) {
   if (!system.empty()) header.meta.push_back(system);
   header.meta.push_back(report.source_kind == "live" ? "judged on the machine itself"
                                                      : "judged from the snapshot " + h(report.source_path));
+  if (std::string covers = gpu_coverage_text(report); !covers.empty()) header.meta.push_back(h(covers));
   std::string body = verdict(s) + tiles(s);
   body += html::section("problems", "Problems and notes, by area", problems(report.results, cat));
   body += html::section("machine", "Machine", machine(f));

@@ -1,4 +1,5 @@
 #include "facts/facts_json.hpp"
+#include "report/gpu_coverage.hpp"
 #include "report/report.hpp"
 
 namespace gpudoctor {
@@ -35,7 +36,7 @@ Exit exit_status(const std::vector<Result>& results, bool strict) {
 Json report_to_json(const Report& report) {
   const Facts& f = report.facts;
   Json results = Json::array();
-  for (const auto& r : report.results)
+  for (const auto& r : report.results) {
     results.push_back({{"id", r.id},
                        {"status", status_name(r.status)},
                        {"subject", r.subject},
@@ -43,6 +44,9 @@ Json report_to_json(const Report& report) {
                        {"message", r.message},
                        {"evidence", r.evidence},
                        {"fixes", r.fixes}});
+    if (r.action) // docs/checks.md: only where there is one
+      results.back()["action"] = {{"kind", action_kind_name(r.action->kind)}, {"text", r.action->text}};
+  }
   Summary s = summarize(report.results);
   Json j = Json::object();
   j["format"] = "gpudoctor-report";
@@ -53,6 +57,7 @@ Json report_to_json(const Report& report) {
   j["host"] = {{"hostname", f.hostname},
                {"os", f.os.pretty_name ? Json(*f.os.pretty_name) : Json(nullptr)},
                {"kernel", f.os.kernel_release ? Json(*f.os.kernel_release) : Json(nullptr)}};
+  if (report.selection) j["selection"] = gpu_coverage_json(report); // docs/checks.md: only with --gpus
   j["facts"] = facts_to_json(f);
   j["results"] = results;
   j["summary"] = {{"pass", s.pass}, {"info", s.info}, {"warn", s.warn}, {"error", s.error}, {"skip", s.skip}};

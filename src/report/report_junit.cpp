@@ -18,13 +18,14 @@ std::string attr(std::string_view s) {
   return xml(escape::one_line(s));
 }
 
-// What the result says, for a failure's body or system-out: message, evidence, fixes.
+// What the result says, for a failure's body or system-out: message, evidence, fixes, action.
 std::string details(const Result& r) {
   std::string out = r.message;
   for (const auto& e : r.evidence)
     out += "\n" + e;
   for (const auto& f : r.fixes)
     out += "\ngpudoctor fix " + f;
+  if (r.action) out += (r.action->kind == Action::Kind::command ? "\nrun: " : "\nto do: ") + r.action->text;
   return out;
 }
 

@@ -61,7 +61,15 @@ NpdOutput render_npd(const Report& report, bool strict, std::size_t max_bytes) {
   if (!problems.empty()) {
     std::string what = escape::one_line(first->title);
     if (!first->subject.empty()) what += " [" + escape::one_line(first->subject) + "]";
-    return {with_tail(id_list(problems, max_bytes), what, max_bytes), 1};
+    std::string head = id_list(problems, max_bytes);
+    // What to do, only where all of it fits: a command cut short is worse than none.
+    std::string todo = !first->fixes.empty() ? "gpudoctor fix " + escape::one_line(first->fixes[0])
+                       : first->action && first->action->kind == Action::Kind::command
+                           ? escape::one_line(first->action->text)
+                           : "";
+    if (std::string whole = head + ": " + what + " → " + todo; !todo.empty() && whole.size() <= max_bytes)
+      return {whole, 1};
+    return {with_tail(head, what, max_bytes), 1};
   }
   const Result* first_warning = nullptr;
   auto warnings = ids_with(report.results, {Status::warn}, &first_warning);

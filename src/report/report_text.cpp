@@ -2,6 +2,7 @@
 // what passed only with -v. Colour only when asked (a terminal without NO_COLOR). Every string that comes
 // from the machine or a snapshot is escaped (util/escape) before it is painted: the only escape sequences
 // in the output are the report's own colours.
+#include "report/gpu_coverage.hpp"
 #include "report/report.hpp"
 #include "report/summary_lines.hpp"
 #include "util/escape.hpp"
@@ -55,6 +56,11 @@ void render_result(const Result& r, const Catalogue& cat, const Style& st, std::
     out += "      → " + st.paint("1", "gpudoctor fix " + one_line(fix)) +
            (f ? " (" + one_line(f->title) + ")" : std::string()) + "\n";
   }
+  if (r.action)
+    out += "      → " +
+           (r.action->kind == Action::Kind::command ? "run: " + st.paint("1", one_line(r.action->text))
+                                                    : one_line(r.action->text)) +
+           "\n";
 }
 
 } // namespace
@@ -68,7 +74,10 @@ std::string render_text(const Report& report, const Catalogue& cat, const TextOp
   if (f.os.pretty_name) head += " · " + one_line(*f.os.pretty_name);
   if (f.os.kernel_release) head += " · kernel " + one_line(*f.os.kernel_release);
   if (report.source_kind != "live") head += " · from snapshot " + one_line(report.source_path);
-  out += st.paint("1", head) + "\n\n";
+  out += st.paint("1", head) + "\n";
+  if (std::string covers = gpu_coverage_text(report); !covers.empty())
+    out += st.paint("1", "Covers") + " " + one_line(covers) + "\n";
+  out += "\n";
 
   out += st.paint("1", "Machine") + "\n";
   for (const auto& [label, lines] : machine_summary(f)) {

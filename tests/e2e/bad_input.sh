@@ -45,6 +45,23 @@ open(path, "wb").write(data)' "$work/damaged.tar.gz" "$from_end"
 done
 expect_status 2 "unknown check id" "$gpudoctor" check --only no.such-check
 expect_status 2 "explain of an unknown id" "$gpudoctor" explain no.such-check
+# -i/--gpus names a GPU the machine has, or is refused naming those it has; fix and migrate have no -i.
+eight="$source_dir/tests/machines/nvidia-8gpu-nccl-misconfigured/snapshot"
+expect_status 2 "check -i of a GPU not there" "$gpudoctor" check --from "$eight" -i 9
+grep -q 'no GPU "9": the GPUs here are gpu0 (0000:8d:00.0)' "$work/err" || fail "-i 9 does not list the GPUs"
+expect_status 2 "probe --gpus of a word that is no GPU" "$gpudoctor" probe --from "$eight" --gpus fastest
+expect_status 2 "fix takes no -i" "$gpudoctor" fix --from "$eight" -i 0
+status=0
+"$gpudoctor" check --from "$eight" -i 2 --format json >"$work/out" 2>"$work/err" || status=$?
+[[ $status == 1 ]] || fail "check -i 2: exit $status, not 1 (the machine-wide NCCL errors stay)"
+"$py" -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["selection"]["gpus"] == ["gpu2 (0000:95:00.0)"], r["selection"]
+subjects = {x["subject"] for x in r["results"] if x["subject"].startswith("gpu")}
+assert subjects == {"gpu2 (0000:95:00.0)"}, subjects
+' "$work/out" || fail "check -i 2 --format json: results of other GPUs, or no selection"
+pass "check -i 2: the per-GPU results are gpu2's, the report says so"
 expect_status 0 "explain of a known id" "$gpudoctor" explain env.hsa-override-mismatch
 grep -q "Why it matters" "$work/out" || fail "explain says nothing about why"
 expect_status 0 "check --list" "$gpudoctor" check --list

@@ -28,7 +28,8 @@ healthy=$source_dir/tests/machines/amd-mi210-healthy/snapshot
 
 out=$(run_check --from "$broken")
 grep -qx "return=1" <<<"$out" || fail "a broken machine did not return 1: $out"
-grep -qx "die rc=1 msg=gpudoctor: driver.not-bound, cuda.no-driver: GPU without a kernel driver \[gpu0 (0000:00:04.0)\]" <<<"$out" ||
+# The NPD line, with what to do where it fits (docs/checks.md: actions).
+grep -qx "die rc=1 msg=gpudoctor: driver.not-bound, cuda.no-driver: GPU without a kernel driver \[gpu0 (0000:00:04.0)\] → gpudoctor fix install-nvidia" <<<"$out" ||
   fail "a broken machine did not die 1 with the check ids: $out"
 pass "broken machine: die 1 \"$(sed -n 's/^die rc=1 msg=//p' <<<"$out")\", return 1"
 

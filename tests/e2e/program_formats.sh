@@ -101,6 +101,8 @@ for case, r in zip(cases, results):
         assert r["message"] in case.find("system-out").text, r["id"]
     if failed:
         assert case.find("failure").get("message") == r["title"], r["id"]
+        if "action" in r:  # what to do goes with the failure
+            assert r["action"]["text"] in case.find("failure").text, r["id"]
 s = report["summary"]
 fails = s["error"] + (s["warn"] if strict else 0)
 assert int(suite.get("failures")) == fails and int(suite.get("skipped")) == s["skip"]

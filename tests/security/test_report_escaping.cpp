@@ -37,6 +37,9 @@ TEST_SUITE("security") {
     for (auto status : {Status::error, Status::warn, Status::info, Status::pass, Status::skip})
       report.results.push_back(
           {"env.hostile", status, "gpu0" + evil, "Title" + evil, "message" + evil, {"evidence" + evil}, {}});
+    // What to do, as a step and as a command (a catalogue's text is not quoted: the renderer escapes it).
+    report.results[0].action = Action::step("step" + evil);
+    report.results[1].action = Action{Action::Kind::command, "command" + evil};
 
     Catalogue cat;
     for (bool color : {false, true}) {
@@ -62,6 +65,8 @@ TEST_SUITE("security") {
         CHECK(first_offence(plain, "\n") == "");
         CHECK(plain.find("\nfake: line") == std::string::npos); // a value cannot start a line of its own
         CHECK(plain.find("\\x1b[2J") != std::string::npos);     // and what it held is still there to see
+        CHECK(plain.find("→ step\\x1b[2J") != std::string::npos);
+        CHECK(plain.find("→ run: command\\x1b[2J") != std::string::npos);
       }
     }
   }

@@ -52,7 +52,9 @@ inline std::unique_ptr<SnapshotMachine> open_machine(const std::string& rel) {
   auto m = std::make_unique<SnapshotMachine>();
   auto snap = OpenedSnapshot::open(std::string(GPUDOCTOR_SOURCE_DIR) + "/" + rel);
   REQUIRE_MESSAGE(snap.has_value(), (snap ? std::string() : snap.error()));
-  m->report = run_pipeline((*snap)->view(), m->data, CheckOptions{}, &stacks());
+  auto judged = run_pipeline((*snap)->view(), m->data, CheckOptions{}, &stacks());
+  REQUIRE_MESSAGE(judged.has_value(), (judged ? std::string() : judged.error().message));
+  m->report = std::move(*judged);
   REQUIRE(m->report.facts.inventory.has_value());
   m->inventory = *m->report.facts.inventory;
   m->label = "snapshot " + rel;

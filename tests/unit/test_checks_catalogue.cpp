@@ -257,6 +257,57 @@ TEST_CASE("check: every fix id a check emits is in its catalogue entry and in fi
   CHECK(fired.size() >= 15);
 }
 
+TEST_CASE("check: every warn and error on the broken machines ends in a fix or an action") {
+  std::set<std::string> acted;
+  for (const auto& f : broken_machines()) {
+    CheckContext ctx{f, kb()};
+    for (const auto& r : run_checks(ctx, catalogue(), builtin_checks())) {
+      if (r.status != Status::warn && r.status != Status::error) continue;
+      CAPTURE(describe(r));
+      CHECK((!r.fixes.empty() || r.action.has_value()));
+      if (r.action) acted.insert(r.id);
+    }
+  }
+  CHECK(acted.size() >= 3); // the machines reach checks whose results carry their own action
+}
+
+TEST_CASE(
+    "check: a result's action: its own first, the catalogue's only where it has neither fix nor action") {
+  const std::vector<std::string> fixes = {"reboot"};
+  const Action fallback = Action::step("Reseat the card.");
+  Results r;
+  r.add(Status::warn, "a", "with the catalogue's fixes");
+  r.add(Status::error, "b", "no fix applies", {}, no_fix);
+  r.add(Status::warn, "c", "its own action", {}, no_fix);
+  r.act(Action::command({{"unset", "NCCL_DEBUG"}}));
+  r.add(Status::info, "d", "worth knowing");
+  r.pass("e", "fine");
+  CHECK(r.offer_fixes(fixes, fallback).empty());
+  const auto& items = r.items();
+  CHECK(items[0].fixes == fixes);
+  CHECK_FALSE(items[0].action.has_value());
+  REQUIRE(items[1].action.has_value());
+  CHECK(items[1].action->text == "Reseat the card.");
+  CHECK(items[1].action->kind == Action::Kind::step);
+  REQUIRE(items[2].action.has_value());
+  CHECK(items[2].action->text == "unset NCCL_DEBUG");
+  CHECK(items[2].action->kind == Action::Kind::command);
+  CHECK_FALSE(items[3].action.has_value()); // info and pass: nothing to do
+  CHECK_FALSE(items[4].action.has_value());
+}
+
+TEST_CASE("check: an action's command quotes every word, so a value from a snapshot is never code") {
+  // Each word as bash reads it back: a hostile interface name or path is one inert word.
+  CHECK(Action::command({{"export", "NCCL_SOCKET_IFNAME=eth0"}}).text == "export NCCL_SOCKET_IFNAME=eth0");
+  CHECK(Action::command({{"export", "X=$(touch /tmp/p)"}, {"unset", "a;b"}}).text ==
+        "export 'X=$(touch /tmp/p)'; unset 'a;b'");
+  CHECK(Action::command({{"/home/o'neil/venv/bin/python3", "-m", "pip"}}).text ==
+        "'/home/o'\\''neil/venv/bin/python3' -m pip");
+  Action esc = Action::command({{"export", "A=\x1b]0;owned\x07"}});
+  CHECK(esc.text == "export $'A=\\x1b]0;owned\\x07'");
+  CHECK(esc.text.find('\x1b') == std::string::npos);
+}
+
 TEST_CASE("check: every check gives at least one result, with id and title, on any machine") {
   auto machines = broken_machines();
   machines.push_back(nvidia_machine());

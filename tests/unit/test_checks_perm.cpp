@@ -77,11 +77,15 @@ TEST_CASE("check: perm.nvidia-dev") {
     expect_fired(r, Status::error, "/dev/nvidiactl", {"/dev/nvidiactl does not exist", "modprobe nvidia"},
                  {});
     CHECK(r.evidence.front() == "/dev/nvidiactl: missing");
+    REQUIRE(r.action.has_value());
+    CHECK(r.action->text == "sudo modprobe nvidia");
   }
   SUBCASE("nvidia-uvm missing: only a warning (nvidia-modprobe makes it on first use)") {
     f.permissions.nvidia_nodes = {ok("/dev/nvidiactl"), missing_node("/dev/nvidia-uvm"), ok("/dev/nvidia0")};
     auto r = single(run_check("perm.nvidia-dev", f));
     expect_fired(r, Status::warn, "/dev/nvidia-uvm", {"nvidia-modprobe"}, {});
+    REQUIRE(r.action.has_value());
+    CHECK(r.action->text == "sudo nvidia-modprobe -u -c 0");
   }
   SUBCASE("a GPU node locked down: error naming why") {
     f.permissions.nvidia_nodes = {ok("/dev/nvidiactl"), ok("/dev/nvidia-uvm"),
@@ -89,6 +93,18 @@ TEST_CASE("check: perm.nvidia-dev") {
     auto r = single(run_check("perm.nvidia-dev", f));
     expect_fired(r, Status::error, "/dev/nvidia0", {"alice", "/dev/nvidia0", "not in group video"}, {});
     CHECK(r.evidence.size() == 2);
+    REQUIRE(r.action.has_value());
+    CHECK(r.action->text == "sudo usermod -aG video alice");
+  }
+  SUBCASE("a node only its owner opens, or a group name that would be an option: a step, no command") {
+    for (auto node : {make_node("/dev/nvidia0", false, 0600, "video", 44),
+                      make_node("/dev/nvidia0", false, 0660, "--root=/tmp/x", 44)}) {
+      f.permissions.nvidia_nodes = {ok("/dev/nvidiactl"), ok("/dev/nvidia-uvm"), node};
+      auto r = single(run_check("perm.nvidia-dev", f));
+      REQUIRE(r.action.has_value());
+      CHECK(r.action->kind == Action::Kind::step);
+      CHECK(r.action->text.starts_with("Give /dev/nvidia0 the NVIDIA driver's default mode 0666"));
+    }
   }
   SUBCASE("no NVIDIA driver loaded: skip") {
     Facts none = nvidia_machine(1, "");

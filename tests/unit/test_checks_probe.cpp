@@ -190,6 +190,21 @@ TEST_CASE("probe.runtime-devices") {
       CHECK(v.title == "A device-selection variable hides GPUs from the runtime");
     }
   }
+  SUBCASE("--gpus showed the runtime one of four GPUs: it must see that one, not all four") {
+    Facts base = nvidia_machine(4);
+    Facts f = with_probes(4, {{"devices", start("devices", 1) + "\n" + device_line(0, base.gpus[2].bdf)}});
+    Result missing = single(run_check("probe.runtime-devices", f));
+    CHECK(missing.status == Status::error); // without the selection: three GPUs are missing
+    f.probes.chosen_gpus = {base.gpus[2].bdf};
+    Result r = single(run_check("probe.runtime-devices", f));
+    CHECK(r.status == Status::pass);
+    CHECK(contains(r.message, "sees the 1 NVIDIA GPU chosen with --gpus"));
+    f.probes.chosen_gpus = {base.gpus[1].bdf, base.gpus[2].bdf};
+    Result one = single(run_check("probe.runtime-devices", f));
+    CHECK(one.status == Status::error);
+    CHECK(contains(one.message, "sees 1 of the 2 NVIDIA GPUs chosen with --gpus"));
+    CHECK(contains(one.message, "missing: gpu1"));
+  }
   SUBCASE("the runtime cannot count: error with its error") {
     Facts f = with_probes(
         1, {{"devices", error_line(803, "cudaErrorSystemDriverMismatch",

@@ -528,6 +528,20 @@ TEST_CASE("check: python.foreign-wheels") {
                   "pytorch-triton-rocm"},
                  {});
     CHECK(contains(r.evidence[0], site + ": nvidia-cublas-cu12 12.6.4.1"));
+    REQUIRE(r.action.has_value());
+    CHECK(r.action->text ==
+          "/usr/bin/python3 -m pip uninstall -y nvidia-cublas-cu12 nvidia-nccl-cu12 triton");
+  }
+  SUBCASE("a name from the machine that pip would read as an option is left out of the command") {
+    Facts f = amd_machine();
+    PythonEnv env = make_python("PATH", "/usr/bin/python3");
+    const std::string site = "/usr/lib/python3/dist-packages";
+    env.distributions = {dist("--index-url=http://evil-cu12", "1.0+cu121", site),
+                         dist("flash-attn", "2.6.3+cu123torch2.4", site), dist("x;y", "1+cu121", site)};
+    f.python.envs.push_back(env);
+    auto r = single(run_check("python.foreign-wheels", f));
+    REQUIRE(r.action.has_value());
+    CHECK(r.action->text == "/usr/bin/python3 -m pip uninstall -y flash-attn");
   }
   SUBCASE("CUDA wheels on an AMD-only machine: warn; ROCm wheels there: pass") {
     Facts f = amd_machine();

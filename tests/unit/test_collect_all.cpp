@@ -28,7 +28,7 @@ TEST_CASE("collect: a collector that throws is named, and the other collectors a
   v.files[paths::kernel_release] = "6.8.0-49-generic\n";
   v.env["HSA_OVERRIDE_GFX_VERSION"] = "9.4.2";
 
-  Report report = run_pipeline(v, loaded_data(), CheckOptions{});
+  Report report = judged_by(v);
   const Facts& f = report.facts;
   REQUIRE(f.collector_errors.size() == 1);
   CHECK(f.collector_errors[0] == "nvidia: boom in the driver file");

@@ -82,7 +82,7 @@ TEST_CASE(
 
   auto opened = OpenedSnapshot::open(machine_dir("amd-to-nvidia-leftovers") / "snapshot");
   REQUIRE(opened.has_value());
-  Report fixing = run_pipeline((*opened)->view(), loaded_data(), CheckOptions{}, &stacks());
+  Report fixing = judged_by((*opened)->view(), CheckOptions{}, &stacks());
   REQUIRE(fixing.facts.inventory.has_value());
   Json inv = report_to_json(fixing)["facts"]["inventory"];
   CHECK(inv["amd"]["packages"] == Json::array({"hip-runtime-amd", "rocm-core", "rocminfo"}));

@@ -129,6 +129,26 @@ TEST_CASE("data errors: the check and fix catalogues refuse unknown fields and r
   CHECK(text::contains(err, "\"checks\""));
 }
 
+TEST_CASE("data errors: a check's action is one step or one command, nothing else") {
+  std::string cat = source("checks/catalogue.yaml");
+  std::string area = "    area: hardware\n";
+  int line = line_of(cat, area) + 1;
+  for (const char* bad : {"    action: {step: a, command: b}\n", "    action: {}\n"}) {
+    CAPTURE(bad);
+    CHECK(text::contains(ScratchData("checks/catalogue.yaml", edited(cat, area, area + bad)).catalogue(),
+                         at_line("checks/catalogue.yaml", line) + "field 'action' needs exactly one of step "
+                                                                  "and command"));
+  }
+  CHECK(text::contains(
+      ScratchData("checks/catalogue.yaml", edited(cat, area, area + "    action: {run: x}\n")).catalogue(),
+      "unknown field 'run'"));
+  CHECK(text::contains(
+      ScratchData("checks/catalogue.yaml", edited(cat, area, area + "    action: just text\n")).catalogue(),
+      "a row must be a mapping"));
+  CHECK(ScratchData("checks/catalogue.yaml", edited(cat, area, area + "    action: {command: \"true\"}\n"))
+            .catalogue() == "(loaded)");
+}
+
 TEST_CASE("data errors: the catalogues' former error paths keep their file and line") {
   std::string cat = source("checks/catalogue.yaml");
   std::string title = first_row(cat).substr(first_row(cat).find("    title: "));

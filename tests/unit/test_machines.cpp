@@ -16,6 +16,7 @@
 #include "unit/fix_fixtures.hpp"
 #include "unit/testutil.hpp"
 #include "util/archive.hpp"
+#include "util/escape.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -107,13 +108,18 @@ void check_machine(const std::string& name) {
   REQUIRE_MESSAGE(expected->contains("findings"), "expected.json has no findings: rewrite it");
   Json want = (*expected)["findings"];
   CHECK_MESSAGE(got == want, "got:\n" << dump_json(got));
-  // No check failed inside gpudoctor (an exception, a fix its entry lacks), and every fix offered has a
-  // recipe.
+  // No check failed inside gpudoctor (an exception, a fix its entry lacks), every fix offered has a
+  // recipe, and every warn and error ends in something to do: a fix or an action, of one line.
   for (const auto& r : results) {
     CAPTURE(r.id);
+    CAPTURE(r.subject);
     CHECK_FALSE(r.message.find("failed inside gpudoctor") != std::string::npos);
     for (const auto& fix : r.fixes)
       CHECK(recipes().find(fix) != nullptr);
+    if (r.status == Status::warn || r.status == Status::error)
+      CHECK_MESSAGE((!r.fixes.empty() || r.action.has_value()),
+                    "a " << status_name(r.status) << " with neither a fix nor an action: " << r.message);
+    if (r.action) CHECK(escape::one_line(r.action->text) == r.action->text);
   }
 
   // Optional assertions on messages: {"id": ..., "subject": ..., "message_contains": ...}.
@@ -304,7 +310,7 @@ TEST_CASE("probes: the framework probe starts once the python3 in use is known, 
   auto opened = OpenedSnapshot::open(machine_dir("nvidia-h200-real") / "snapshot");
   REQUIRE_MESSAGE(opened.has_value(), (opened ? std::string() : opened.error()));
   SlowNvidiaSmi view((*opened)->view());
-  auto results = run_pipeline(view, loaded_data(), CheckOptions{}).results;
+  auto results = judged_by(view).results;
   auto events = view.events();
   auto at = [&](const std::string& what) {
     return std::find(events.begin(), events.end(), what) - events.begin();

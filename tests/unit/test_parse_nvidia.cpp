@@ -256,3 +256,37 @@ TEST_CASE("parse: nvidia-smi bus id to sysfs BDF") {
   CHECK(parse::bdf_from_nvidia_bus_id("00000000:8D:00:0").empty());
   CHECK(parse::bdf_from_nvidia_bus_id("").empty());
 }
+
+TEST_CASE("parse: nvidia-smi -L, GPUs and their MIG devices") {
+  auto listed =
+      parse::nvidia_smi_list(test::slurp(test::data_path("parse/nvidia-smi-L-a100-2gpu-mig-1.txt")));
+  REQUIRE(listed.size() == 2);
+  CHECK(listed[0].index == 0);
+  CHECK(listed[0].name == "NVIDIA A100-SXM4-40GB");
+  CHECK(listed[0].uuid == "GPU-2927d07e-3fe9-7904-9e08-b08b82d9a37d");
+  REQUIRE(listed[0].migs.size() == 1);
+  CHECK(listed[0].migs[0].profile == "1g.10gb");
+  CHECK(listed[0].migs[0].device == 0);
+  CHECK(listed[0].migs[0].uuid == "MIG-6e95ef19-5145-571b-b040-7e731f1c1af3");
+  CHECK(listed[1].uuid == "GPU-e109d8d9-923e-7235-0429-96b7fdbcbd30");
+  REQUIRE(listed[1].migs.size() == 1);
+  CHECK(listed[1].migs[0].uuid == "MIG-b4bcd4f3-6f69-516d-9404-b5ada80d760b");
+
+  // The pre-R470 MIG form, a GPU without MIG, CRLF; lines that are not a GPU's are skipped.
+  auto old = parse::nvidia_smi_list(
+      "GPU 0: A100-SXM4-40GB (UUID: GPU-5d5ba0d6-d33d-2b2c-524d-9e3d8d2b8a77)\r\n"
+      "  MIG 3g.20gb Device 0: (UUID: MIG-GPU-5d5ba0d6-d33d-2b2c-524d-9e3d8d2b8a77/1/0)\r\n"
+      "GPU 1: Tesla T4 (UUID: GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee)\n"
+      "No devices were found\n");
+  REQUIRE(old.size() == 2);
+  REQUIRE(old[0].migs.size() == 1);
+  CHECK(old[0].migs[0].uuid == "MIG-GPU-5d5ba0d6-d33d-2b2c-524d-9e3d8d2b8a77/1/0");
+  CHECK(old[1].migs.empty());
+  CHECK(old[1].name == "Tesla T4");
+
+  // A UUID with characters no UUID has, a MIG line before any GPU, a GPU line without a UUID: none kept.
+  CHECK(parse::nvidia_smi_list("  MIG 1g.5gb Device 0: (UUID: MIG-1)\nGPU 0: X (UUID: GPU-$(reboot))\n"
+                               "GPU 1: Y\n")
+            .empty());
+  CHECK(parse::nvidia_smi_list("").empty());
+}

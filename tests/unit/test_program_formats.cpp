@@ -118,3 +118,18 @@ TEST_CASE("npd: exit statuses, the ids first, counted when they do not fit, cut 
   }
   CHECK(render_npd(report, false, 1000).message.find("(+") == std::string::npos);
 }
+
+TEST_CASE("npd: what to do follows the problem where all of it fits, never cut") {
+  Report report;
+  report.results.push_back(result("env.nccl-invalid", Status::error, "NCCL_ALGO", "Bad NCCL value"));
+  report.results.back().action = Action::command({{"export", "NCCL_ALGO=Ring"}});
+  CHECK(render_npd(report, false, 80).message ==
+        "env.nccl-invalid: Bad NCCL value [NCCL_ALGO] → export NCCL_ALGO=Ring");
+  CHECK(render_npd(report, false, 60).message == "env.nccl-invalid: Bad NCCL value [NCCL_ALGO]");
+  report.results.back().fixes = {"env-nccl-defaults"}; // a fix is named before an action
+  CHECK(render_npd(report, false, 200).message ==
+        "env.nccl-invalid: Bad NCCL value [NCCL_ALGO] → gpudoctor fix env-nccl-defaults");
+  report.results.back().fixes.clear();
+  report.results.back().action = Action::step("Reseat the card.");
+  CHECK(render_npd(report, false, 200).message == "env.nccl-invalid: Bad NCCL value [NCCL_ALGO]");
+}

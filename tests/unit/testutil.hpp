@@ -72,10 +72,18 @@ inline const Catalogue& catalogue() {
 }
 
 // What `check --from` reports about a snapshot (a folder or a .tar.gz), with the built-in data.
-inline Report judged_snapshot(const std::filesystem::path& snapshot) {
+// run_pipeline's report, which the test requires it to make.
+inline Report judged_by(SystemView& view, const CheckOptions& opt = {}, const Stacks* stacks = nullptr) {
+  auto report = run_pipeline(view, loaded_data(), opt, stacks);
+  REQUIRE_MESSAGE(report.has_value(), (report ? std::string() : report.error().message));
+  return std::move(*report);
+}
+
+// What `check --from` reports about a snapshot (a folder or a .tar.gz), with the built-in data.
+inline Report judged_snapshot(const std::filesystem::path& snapshot, const CheckOptions& opt = {}) {
   auto opened = OpenedSnapshot::open(snapshot);
   REQUIRE_MESSAGE(opened.has_value(), snapshot.string() << ": " << (opened ? std::string() : opened.error()));
-  return run_pipeline((*opened)->view(), loaded_data(), CheckOptions{});
+  return judged_by((*opened)->view(), opt);
 }
 
 // The folder of a machine fixture: tests/machines/<name>.

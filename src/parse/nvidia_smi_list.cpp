@@ -1,0 +1,73 @@
+// `nvidia-smi -L`: one line per GPU, "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-2927d07e-…)", and below a GPU
+// in MIG mode one line per MIG device, "  MIG 1g.10gb     Device  0: (UUID: MIG-6e95ef19-…)" (drivers before
+// R470 print the older "MIG-GPU-<gpu uuid>/<gi>/<ci>" form).
+#include "parse/parsers.hpp"
+#include "parse/scan.hpp"
+
+namespace gpudoctor::parse {
+
+namespace {
+
+constexpr std::size_t k_max_gpus = 1024, k_max_migs = 64; // more than NVML can list (MIG: 7 a GPU)
+constexpr std::size_t k_max_uuid = 96;
+
+bool uuid_char(char c) {
+  return detail::is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' || c == '/';
+}
+
+// The UUID in "(UUID: X)" at the end of the line, when it has only the characters a UUID has.
+std::string uuid_of(std::string_view line, std::string_view prefix) {
+  std::size_t at = line.rfind("(UUID: ");
+  if (at == std::string_view::npos) return {};
+  std::string_view rest = line.substr(at + 7);
+  std::size_t close = rest.find(')');
+  if (close == std::string_view::npos) return {};
+  std::string_view uuid = rest.substr(0, close);
+  if (!uuid.starts_with(prefix) || uuid.size() == prefix.size() || uuid.size() > k_max_uuid) return {};
+  for (char c : uuid)
+    if (!uuid_char(c)) return {};
+  return std::string(uuid);
+}
+
+// "N:" after a label ("GPU 0:", "Device  3:"): N, or -1.
+int index_after(std::string_view line, std::string_view label) {
+  std::size_t at = line.find(label);
+  if (at == std::string_view::npos) return -1;
+  std::size_t pos = at + label.size();
+  std::string_view tok = detail::next_token(line, pos);
+  if (!tok.ends_with(':')) return -1;
+  auto n = text::to_int(tok.substr(0, tok.size() - 1));
+  return n && *n >= 0 && *n < 1 << 20 ? static_cast<int>(*n) : -1;
+}
+
+} // namespace
+
+std::vector<NvidiaSmiListed> nvidia_smi_list(std::string_view text) {
+  std::vector<NvidiaSmiListed> out;
+  detail::for_each_line(text, [&](std::string_view raw) {
+    std::string_view line = detail::trim_view(raw);
+    if (line.starts_with("GPU ")) {
+      NvidiaSmiListed gpu;
+      gpu.index = index_after(line, "GPU");
+      gpu.uuid = uuid_of(line, "GPU-");
+      std::size_t colon = line.find(':'), paren = line.rfind(" (UUID: ");
+      if (colon != std::string_view::npos && paren != std::string_view::npos && paren > colon)
+        gpu.name = std::string(detail::trim_view(line.substr(colon + 1, paren - colon - 1)));
+      if (gpu.index < 0 || gpu.uuid.empty()) return true;
+      if (out.size() == k_max_gpus) return false;
+      out.push_back(std::move(gpu));
+    } else if (line.starts_with("MIG ") && !out.empty()) {
+      NvidiaSmiListed::Mig mig;
+      std::size_t pos = 4;
+      mig.profile = std::string(detail::next_token(line, pos));
+      mig.device = index_after(line, "Device");
+      mig.uuid = uuid_of(line, "MIG-");
+      if (mig.device < 0 || mig.uuid.empty() || out.back().migs.size() == k_max_migs) return true;
+      out.back().migs.push_back(std::move(mig));
+    }
+    return true;
+  });
+  return out;
+}
+
+} // namespace gpudoctor::parse
