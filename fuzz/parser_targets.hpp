@@ -9,6 +9,7 @@
 #include "parse/parsers.hpp"
 #include "parse/parsers_layer.hpp"
 #include "parse/parsers_system.hpp"
+#include "util/package_version.hpp"
 #include "util/wrap.hpp"
 
 #include <algorithm>
@@ -55,6 +56,15 @@ inline constexpr Target k_targets[] = {
   {"nvidia_smi_xml", [](std::string_view s) { (void)parse::nvidia_smi_xml(s); }},
   {"nvidia_smi_table", [](std::string_view s) { (void)parse::nvidia_smi_table(s); }},
   {"nvidia_smi_query", [](std::string_view s) { (void)parse::nvidia_smi_query(s); }},
+  {"package_version", [](std::string_view s) {
+     // Two versions, split at the first newline: each order is the other's opposite.
+     auto nl = s.find('\n');
+     std::string_view a = s.substr(0, nl), b = nl == std::string_view::npos ? "" : s.substr(nl + 1);
+     auto sign = [](int c) { return (c > 0) - (c < 0); };
+     require(sign(dpkg_version_compare(a, b)) == -sign(dpkg_version_compare(b, a)), "dpkg antisymmetric");
+     require(sign(rpm_version_compare(a, b)) == -sign(rpm_version_compare(b, a)), "rpm antisymmetric");
+     require(dpkg_version_compare(a, a) == 0 && rpm_version_compare(a, a) == 0, "reflexive");
+   }},
   {"nvidia_smi_list", [](std::string_view s) {
      for (const auto& gpu : parse::nvidia_smi_list(s)) {
        require(gpu.index >= 0 && gpu.uuid.starts_with("GPU-"), "listed GPU");

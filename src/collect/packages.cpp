@@ -1,5 +1,6 @@
 #include "collect/collectors.hpp"
 #include "parse/parsers.hpp"
+#include "parse/parsers_system.hpp"
 #include "system/input_limits.hpp"
 #include "util/text.hpp"
 
@@ -38,10 +39,8 @@ void collect_packages(SystemView& view, PackageFacts& packages) {
       packages.readable = true;
       packages.manager = "rpm";
       packages.source = "cmd rpm-qa";
-      for (const auto& line : text::lines(r.out)) {
-        auto parts = text::split(line, ' ');
-        if (parts.size() == 2) packages.installed[parts[0]] = parts[1];
-      }
+      // A name installed more than once (kernel, kernel-devel) is at its newest, in rpm's order.
+      packages.installed = parse::rpm_qa_versions(r.out);
     }
   }
 }

@@ -2,6 +2,7 @@
 // NEVRA lines "name-version-release.arch" (names may contain '-'; version and release may not).
 #include "parse/parsers_system.hpp"
 #include "parse/scan.hpp"
+#include "util/package_version.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
@@ -102,13 +103,9 @@ std::map<std::string, std::string> rpm_qa_versions(std::string_view text) {
     std::string vr = p.version + "-" + p.release;
     auto [it, added] = out.emplace(p.name, vr);
     if (added) continue;
-    // "5.14.0-503.el9" against "5.14.0-427.el9": the version first, then the release.
-    std::string_view old = it->second;
-    std::size_t dash = old.rfind('-');
-    int by_version = text::compare_versions(p.version, old.substr(0, dash));
-    if (by_version > 0 || (by_version == 0 && dash != std::string_view::npos &&
-                           text::compare_versions(p.release, old.substr(dash + 1)) > 0))
-      it->second = vr;
+    // Several installed (kernels): the newest in rpm's order, "5.14.0-503.el9" over "5.14.0-427.el9",
+    // "2.1.0-1" over "2.1.0~rc1-1".
+    if (rpm_version_compare(vr, it->second) > 0) it->second = vr;
   }
   return out;
 }
