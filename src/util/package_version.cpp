@@ -68,21 +68,26 @@ int dpkg_part_compare(std::string_view a, std::string_view b) {
   return 0;
 }
 
-void split_revision(std::string_view v, std::string_view& upstream, std::string_view& revision) {
+// "[epoch:]version[-revision]": the revision after the last '-', as both managers split it.
+struct Evr {
+  std::string_view epoch, version, revision;
+};
+Evr split_evr(std::string_view v) {
+  Evr e;
+  e.epoch = epoch_of(v);
   std::size_t dash = v.rfind('-');
-  upstream = dash == std::string_view::npos ? v : v.substr(0, dash);
-  revision = dash == std::string_view::npos ? std::string_view() : v.substr(dash + 1);
+  e.version = dash == std::string_view::npos ? v : v.substr(0, dash);
+  e.revision = dash == std::string_view::npos ? std::string_view() : v.substr(dash + 1);
+  return e;
 }
 
 } // namespace
 
 int dpkg_version_compare(std::string_view a, std::string_view b) {
-  if (int c = compare_numbers(epoch_of(a), epoch_of(b)); c != 0) return c;
-  std::string_view ua, ra, ub, rb;
-  split_revision(a, ua, ra);
-  split_revision(b, ub, rb);
-  if (int c = dpkg_part_compare(ua, ub); c != 0) return c;
-  return dpkg_part_compare(ra, rb);
+  Evr x = split_evr(a), y = split_evr(b);
+  if (int c = compare_numbers(x.epoch, y.epoch); c != 0) return c;
+  if (int c = dpkg_part_compare(x.version, y.version); c != 0) return c;
+  return dpkg_part_compare(x.revision, y.revision);
 }
 
 int rpm_field_compare(std::string_view a, std::string_view b) {
@@ -132,13 +137,11 @@ int rpm_field_compare(std::string_view a, std::string_view b) {
 }
 
 int rpm_version_compare(std::string_view a, std::string_view b) {
-  if (int c = compare_numbers(epoch_of(a), epoch_of(b)); c != 0) return c;
-  std::string_view va, ra, vb, rb;
-  split_revision(a, va, ra);
-  split_revision(b, vb, rb);
-  if (int c = rpm_field_compare(va, vb); c != 0) return c;
-  if (ra.empty() || rb.empty()) return 0;
-  return rpm_field_compare(ra, rb);
+  Evr x = split_evr(a), y = split_evr(b);
+  if (int c = compare_numbers(x.epoch, y.epoch); c != 0) return c;
+  if (int c = rpm_field_compare(x.version, y.version); c != 0) return c;
+  if (x.revision.empty() || y.revision.empty()) return 0;
+  return rpm_field_compare(x.revision, y.revision);
 }
 
 } // namespace gpudoctor
