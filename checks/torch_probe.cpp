@@ -139,12 +139,10 @@ void torch_no_device(const CheckContext& ctx, Results& out) {
   const FrameworkProbe* fw = judgeable(f, out);
   if (!fw) return;
   const Vendor vendor = build_vendor(*fw);
-  // --gpus showed PyTorch the chosen GPUs only.
-  std::size_t usable = usable_gpus(f, vendor);
-  if (!f.probes.chosen_gpus.empty())
-    usable = std::count_if(f.gpus.begin(), f.gpus.end(), [&](const Gpu& gpu) {
-      return gpu.vendor == vendor && has_compute_driver(gpu) && shown_to_probes(f, gpu);
-    });
+  // The usable GPUs PyTorch was shown (--gpus shows it the chosen ones only).
+  const std::size_t usable = std::count_if(f.gpus.begin(), f.gpus.end(), [&](const Gpu& gpu) {
+    return gpu.vendor == vendor && has_compute_driver(gpu) && shown_to_probes(f, gpu);
+  });
   const std::string subject = subject_of(*fw);
   if (usable == 0)
     return out.skip(subject,

@@ -136,10 +136,7 @@ private:
     probe.key = key_of(name);
     if (m_opt.source && m_opt.progress) m_opt.progress(m_out.title() + " probe: " + name);
     CommandSpec spec{probe.key, {program, name}, m_opt.timeout, {}};
-    if (const VisibleDevices* v = visible()) {
-      spec.extra_env = v->set;
-      spec.unset_env = v->unset;
-    }
+    if (const VisibleDevices* v = visible()) v->apply(spec);
     CommandResult r = m_view.run(spec);
     fill_run(probe, r, spec);
     probe::read_probe_output(r.out, probe, m_out);
@@ -174,8 +171,7 @@ std::optional<FrameworkProbe> framework_probe(SystemView& view, const ProbeOptio
   // --gpus: the devices of its build's runtime (a ROCm build honours HIP's variables, and CUDA's too).
   if (auto it = opt.visible.find(env.torch->hip ? "hip" : "cuda"); it != opt.visible.end()) {
     if (it->second.none) return std::nullopt; // no chosen GPU is of its build's vendor
-    spec.extra_env = it->second.set;
-    spec.unset_env = it->second.unset;
+    it->second.apply(spec);
   }
   CommandResult r = view.run(spec);
   if (!opt.source && !r.found) return std::nullopt; // not recorded

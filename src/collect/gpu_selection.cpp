@@ -1,6 +1,7 @@
 #include "collect/gpu_selection.hpp"
 
 #include "parse/parsers.hpp"
+#include "probe/probe_parse.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
@@ -20,14 +21,6 @@ bool all_digits(std::string_view s) {
          std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-// Only the characters a GPU or MIG UUID has: such a word may go into a probe's CUDA_VISIBLE_DEVICES.
-bool uuid_word(std::string_view s) {
-  return s.size() <= 96 && std::all_of(s.begin(), s.end(), [](char c) {
-           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' ||
-                  c == '/';
-         });
-}
-
 std::string gpu_list(const Facts& f) {
   if (f.gpus.empty()) return "this machine has no GPU on its PCI bus";
   std::vector<std::string> names;
@@ -42,18 +35,18 @@ const Gpu* gpu_at(const Facts& f, const std::string& bdf) {
   return nullptr;
 }
 
-const Gpu* gpu_with_uuid(const Facts& f, std::string_view uuid) {
+// nvidia-smi's GPU at this PCI GPU's address (the one place this file joins the two).
+const NvidiaSmiGpu* smi_of(const Facts& f, const Gpu& gpu) {
   for (const auto& smi : f.nvidia.smi_gpus)
-    if (text::lower(smi.uuid) == text::lower(uuid))
-      return gpu_at(f, parse::bdf_from_nvidia_bus_id(smi.bus_id));
+    if (parse::bdf_from_nvidia_bus_id(smi.bus_id) == gpu.bdf) return &smi;
   return nullptr;
 }
 
-// "0000:41:00.0", "41:00.0", "00000000:41:00.0" as sysfs writes it; empty when the word is no PCI address.
-std::string pci_address(const std::string& word) {
-  std::string w = word;
-  if (std::count(w.begin(), w.end(), ':') == 1) w = "0000:" + w;
-  return parse::bdf_from_nvidia_bus_id(w);
+const Gpu* gpu_with_uuid(const Facts& f, std::string_view uuid) {
+  for (const auto& gpu : f.gpus)
+    if (const NvidiaSmiGpu* smi = smi_of(f, gpu); smi && text::lower(smi->uuid) == text::lower(uuid))
+      return &gpu;
+  return nullptr;
 }
 
 class Resolver {
@@ -72,11 +65,13 @@ public:
       return not_here(word);
     }
     if (lower.starts_with("gpu-") || lower.starts_with("mig-")) {
-      if (!uuid_word(word)) return std::unexpected(fmt::format("\"{}\" is not a GPU or MIG UUID", word));
+      if (!parse::nvidia_uuid_text(word))
+        return std::unexpected(fmt::format("\"{}\" is not a GPU or MIG UUID", word));
       if (lower.starts_with("gpu-")) return by_uuid(word, word);
       return by_mig(word, out);
     }
-    if (std::string bdf = pci_address(word); !bdf.empty()) {
+    // "0000:41:00.0", "41:00.0", "00000000:41:00.0": as the runtimes print a bus id.
+    if (std::string bdf = probe::normalise_bus_id(word); !bdf.empty()) {
       if (const Gpu* gpu = gpu_at(m_facts, bdf)) return gpu;
       return std::unexpected(fmt::format("no GPU at {} ({}; one that fell off the bus is no longer listed)",
                                          bdf, gpu_list(m_facts)));
@@ -162,12 +157,6 @@ std::vector<const Gpu*> runtime_order(const Facts& f, Vendor vendor, const char*
   return out;
 }
 
-std::string uuid_of(const Facts& f, const Gpu& gpu) {
-  for (const auto& smi : f.nvidia.smi_gpus)
-    if (parse::bdf_from_nvidia_bus_id(smi.bus_id) == gpu.bdf) return smi.uuid;
-  return {};
-}
-
 } // namespace
 
 bool GpuSelection::covers(int index) const {
@@ -216,8 +205,10 @@ VisibleDevices cuda_visible_devices(const Facts& facts, const GpuSelection& sele
         by_mig = true;
       }
     if (by_mig) continue;
-    std::string uuid = uuid_of(facts, gpu);
-    devices.push_back(!uuid.empty() && uuid_word(uuid) ? uuid : std::to_string(ordinal));
+    const NvidiaSmiGpu* smi = smi_of(facts, gpu);
+    devices.push_back(smi && !smi->uuid.empty() && parse::nvidia_uuid_text(smi->uuid)
+                          ? smi->uuid
+                          : std::to_string(ordinal));
   }
   if (devices.empty()) {
     v.none = true;

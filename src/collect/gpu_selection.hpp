@@ -40,6 +40,10 @@ struct VisibleDevices {
   std::map<std::string, std::string> set;
   std::vector<std::string> unset;
   bool none = false;
+  void apply(CommandSpec& spec) const {
+    spec.extra_env = set;
+    spec.unset_env = unset;
+  }
 };
 // CUDA: CUDA_DEVICE_ORDER=PCI_BUS_ID and CUDA_VISIBLE_DEVICES by UUID (the ordinal in bus order where
 // nvidia-smi gave no UUID), MIG devices by theirs. The CUDA programming guide's environment variables.

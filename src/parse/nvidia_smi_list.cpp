@@ -4,16 +4,13 @@
 #include "parse/parsers.hpp"
 #include "parse/scan.hpp"
 
+#include <algorithm>
+
 namespace gpudoctor::parse {
 
 namespace {
 
 constexpr std::size_t k_max_gpus = 1024, k_max_migs = 64; // more than NVML can list (MIG: 7 a GPU)
-constexpr std::size_t k_max_uuid = 96;
-
-bool uuid_char(char c) {
-  return detail::is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' || c == '/';
-}
 
 // The UUID in "(UUID: X)" at the end of the line, when it has only the characters a UUID has.
 std::string uuid_of(std::string_view line, std::string_view prefix) {
@@ -23,9 +20,7 @@ std::string uuid_of(std::string_view line, std::string_view prefix) {
   std::size_t close = rest.find(')');
   if (close == std::string_view::npos) return {};
   std::string_view uuid = rest.substr(0, close);
-  if (!uuid.starts_with(prefix) || uuid.size() == prefix.size() || uuid.size() > k_max_uuid) return {};
-  for (char c : uuid)
-    if (!uuid_char(c)) return {};
+  if (!uuid.starts_with(prefix) || uuid.size() == prefix.size() || !nvidia_uuid_text(uuid)) return {};
   return std::string(uuid);
 }
 
@@ -41,6 +36,13 @@ int index_after(std::string_view line, std::string_view label) {
 }
 
 } // namespace
+
+bool nvidia_uuid_text(std::string_view s) {
+  return s.size() <= 96 && std::all_of(s.begin(), s.end(), [](char c) {
+           return detail::is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' ||
+                  c == '/';
+         });
+}
 
 std::vector<NvidiaSmiListed> nvidia_smi_list(std::string_view text) {
   std::vector<NvidiaSmiListed> out;

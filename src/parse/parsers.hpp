@@ -66,6 +66,9 @@ struct NvidiaSmiListed {
   std::vector<Mig> migs;
 };
 std::vector<NvidiaSmiListed> nvidia_smi_list(std::string_view text);
+// Whether `s` has only the characters of an NVIDIA GPU or MIG UUID (letters, digits, '-', '/'), at most 96:
+// such a word may go into a probe's CUDA_VISIBLE_DEVICES.
+bool nvidia_uuid_text(std::string_view s);
 // nvidia-smi's bus id "00000000:81:00.0" as a sysfs BDF "0000:81:00.0" (lower case); empty if not a bus id.
 std::string bdf_from_nvidia_bus_id(std::string_view bus_id);
 

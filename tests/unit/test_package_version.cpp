@@ -251,6 +251,18 @@ std::vector<std::pair<std::string, std::string>> generated(const std::string& al
   return out;
 }
 
+// Each pair's order by `compare` is the real tool's answer (-1, 0 or 1, in the pairs' order).
+template <class Compare>
+void agrees_with(const std::vector<std::pair<std::string, std::string>>& pairs,
+                 const std::vector<std::string>& answers, Compare compare) {
+  REQUIRE(answers.size() == pairs.size());
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    CAPTURE(pairs[i].first);
+    CAPTURE(pairs[i].second);
+    CHECK(sign(compare(pairs[i].first, pairs[i].second)) == std::stoi(answers[i]));
+  }
+}
+
 } // namespace
 
 TEST_CASE("package versions: the order of this machine's dpkg, over generated versions") {
@@ -271,13 +283,7 @@ TEST_CASE("package versions: the order of this machine's dpkg, over generated ve
     argv.push_back(a + " " + b);
   CommandResult r = live.run({"dpkg-compare", argv, std::chrono::milliseconds(120000), {}});
   REQUIRE(r.exit_code == 0);
-  auto lines = text::lines(r.out);
-  REQUIRE(lines.size() == pairs.size());
-  for (std::size_t i = 0; i < pairs.size(); ++i) {
-    CAPTURE(pairs[i].first);
-    CAPTURE(pairs[i].second);
-    CHECK(sign(dpkg_version_compare(pairs[i].first, pairs[i].second)) == std::stoi(lines[i]));
-  }
+  agrees_with(pairs, text::lines(r.out), dpkg_version_compare);
 }
 
 TEST_CASE("package versions: the order of this machine's rpm, over generated versions") {
@@ -292,11 +298,5 @@ TEST_CASE("package versions: the order of this machine's rpm, over generated ver
     MESSAGE("rpm with Lua is not here: skipped (" << r.err << r.error << ")");
     return;
   }
-  auto lines = text::split(text::trim(r.out), ' '); // rpm's print writes no newline
-  REQUIRE(lines.size() == pairs.size());
-  for (std::size_t i = 0; i < pairs.size(); ++i) {
-    CAPTURE(pairs[i].first);
-    CAPTURE(pairs[i].second);
-    CHECK(sign(rpm_field_compare(pairs[i].first, pairs[i].second)) == std::stoi(lines[i]));
-  }
+  agrees_with(pairs, text::split(text::trim(r.out), ' '), rpm_field_compare); // rpm's print writes no newline
 }
