@@ -39,6 +39,13 @@ int status_rank(Status s) {
 }
 
 Action Action::command(const std::vector<std::vector<std::string>>& commands) {
+  // bash cannot hold a NUL byte (shell_quote throws on one, which would lose the whole check's results).
+  for (const auto& words : commands)
+    for (const auto& w : words)
+      if (w.find('\0') != std::string::npos)
+        return step(
+            "The command for this holds a value with a NUL byte, which no shell can pass: correct the "
+            "value by hand.");
   Action a{Kind::command, {}};
   for (const auto& words : commands) {
     if (!a.text.empty()) a.text += "; ";

@@ -20,7 +20,8 @@ struct Action {
   enum class Kind { command, step };
   Kind kind = Kind::step;
   std::string text;
-  // Commands run one after the other ("unset A; export B=1"), each a list of words quoted here.
+  // Commands run one after the other ("unset A; export B=1"), each a list of words quoted here; a word with
+  // a NUL byte makes it a step instead.
   static Action command(const std::vector<std::vector<std::string>>& commands);
   static Action step(std::string text) { return {Kind::step, std::move(text)}; }
 };

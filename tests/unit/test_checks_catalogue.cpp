@@ -308,6 +308,20 @@ TEST_CASE("check: an action's command quotes every word, so a value from a snaps
   CHECK(esc.text.find('\x1b') == std::string::npos);
 }
 
+TEST_CASE("check: a value with a NUL byte makes the action a step, and the check keeps its result") {
+  // bash cannot hold a NUL byte; shell_quote refuses one, and that refusal lost the check's every result.
+  Action nul = Action::command({{"export", std::string("NCCL_IB_DISABLE=1\0x", 19)}});
+  CHECK(nul.kind == Action::Kind::step);
+  CHECK(contains(nul.text, "NUL byte"));
+  Facts f = nvidia_machine();
+  set_env(f, "NCCL_IB_DISABEL", std::string("1\0x", 3)); // the value NCCL_IB_DISABLE would be given
+  Result r = single(run_check("env.nccl-unknown", f));
+  CHECK(r.status == Status::warn);
+  CHECK(r.subject == "NCCL_IB_DISABEL");
+  REQUIRE(r.action.has_value());
+  CHECK(r.action->kind == Action::Kind::step);
+}
+
 TEST_CASE("check: every check gives at least one result, with id and title, on any machine") {
   auto machines = broken_machines();
   machines.push_back(nvidia_machine());
