@@ -71,33 +71,9 @@ std::string env_evidence(const std::string& name, const std::string& value) {
   return fmt::format("env {}={}", name, value);
 }
 
-std::optional<std::array<int, 3>> parse_hsa_override(const std::string& value) {
-  auto parts = text::split(value, '.', true);
-  if (parts.size() != 3) return std::nullopt;
-  std::array<int, 3> out{};
-  const int limits[3] = {63, 255, 255};
-  for (int i = 0; i < 3; ++i) {
-    if (parts[i].empty() || parts[i].size() > 3) return std::nullopt;
-    for (char c : parts[i])
-      if (c < '0' || c > '9') return std::nullopt;
-    auto n = text::to_int(parts[i]);
-    if (!n || *n > limits[i]) return std::nullopt;
-    out[i] = static_cast<int>(*n);
-  }
-  return out;
-}
-
 std::string gfx_family(const Knowledge& kb, long long gfx_target_version) {
   if (auto family = kb.isa_family(gfx_target_version)) return *family;
   return fmt::format("GFX{}.{} (unknown)", gfx_target_version / 10000, (gfx_target_version / 100) % 100);
-}
-
-std::vector<std::pair<std::string, std::string>> hsa_overrides(const Facts& f) {
-  const std::string global = "HSA_OVERRIDE_GFX_VERSION", per_node = "HSA_OVERRIDE_GFX_VERSION_";
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& [name, value] : f.env.all)
-    if (name == global || text::starts_with(name, per_node)) out.emplace_back(name, value);
-  return out;
 }
 
 std::vector<std::string> GpuOverride::evidence(const Gpu& gpu) const {
@@ -107,28 +83,28 @@ std::vector<std::string> GpuOverride::evidence(const Gpu& gpu) const {
 }
 
 std::optional<GpuOverride> override_for(const Facts& f, const Gpu& gpu, Results& out) {
-  std::string name = "HSA_OVERRIDE_GFX_VERSION";
-  if (gpu.kfd) {
-    std::string per_node = fmt::format("{}_{}", name, gpu.kfd->node_id);
-    if (f.env.all.count(per_node)) name = per_node;
-  }
-  auto it = f.env.all.find(name);
-  if (it == f.env.all.end()) {
+  auto named = [&](const std::string& name) -> const HsaOverride* {
+    for (const auto& o : f.env.hsa_overrides)
+      if (o.name == name) return &o;
+    return nullptr;
+  };
+  const HsaOverride* o =
+      gpu.kfd ? named(fmt::format("HSA_OVERRIDE_GFX_VERSION_{}", gpu.kfd->node_id)) : nullptr;
+  if (!o) o = named("HSA_OVERRIDE_GFX_VERSION");
+  if (!o) {
     out.pass(gpu.subject(), "no override applies to this GPU");
     return std::nullopt;
   }
-  auto parsed = parse_hsa_override(it->second);
   auto real = gpu.gfx_target_version();
-  if (!parsed) {
-    out.skip(gpu.subject(), fmt::format("{} is malformed (see env.hsa-override-invalid)", name));
+  if (!o->gfx_target_version) {
+    out.skip(gpu.subject(), fmt::format("{} is malformed (see env.hsa-override-invalid)", o->name));
     return std::nullopt;
   }
   if (!real) {
     out.skip(gpu.subject(), "this GPU's own gfx target is not known");
     return std::nullopt;
   }
-  long long wanted = (*parsed)[0] * 10000LL + (*parsed)[1] * 100LL + (*parsed)[2];
-  return GpuOverride{name, it->second, wanted, *real};
+  return GpuOverride{o->name, o->value, *o->gfx_target_version, *real};
 }
 
 std::string gfx_name(const Knowledge& kb, long long v) {

@@ -27,9 +27,6 @@ std::string python_subject(const PythonEnv& env);
 // pip; empty when none is.
 std::vector<std::string> pip_uninstall(const PythonEnv& env, const std::vector<std::string>& names);
 
-// HSA_OVERRIDE_GFX_VERSION: exactly three decimal numbers, major <= 63, minor and stepping <= 255
-// (libhsakmt topology.c parses it with "%u.%u.%u%c"). Returns major, minor, stepping.
-std::optional<std::array<int, 3>> parse_hsa_override(const std::string& value);
 // ISA family for a gfx_target_version (knowledge isa_family); an unknown one is its own family.
 std::string gfx_family(const Knowledge& kb, long long gfx_target_version);
 std::string gfx_name(const Knowledge& kb, long long gfx_target_version);
@@ -42,14 +39,12 @@ struct GpuOverride {
   // The variable, the GPU, and where its own target was read.
   std::vector<std::string> evidence(const Gpu& gpu) const;
 };
-// HSA_OVERRIDE_GFX_VERSION and its per-node forms HSA_OVERRIDE_GFX_VERSION_<node> that are set.
-std::vector<std::pair<std::string, std::string>> hsa_overrides(const Facts& f);
 // Empty when none applies, it is malformed or the GPU's own target is unknown; it then says so in `out`.
 std::optional<GpuOverride> override_for(const Facts& f, const Gpu& gpu, Results& out);
 // The env.hsa-override-* walk: `judge(gpu, override)` for each AMD GPU an override applies to; a pass when no
 // override is set, a skip when there is no AMD GPU for one to apply to.
 template <class Judge> void for_each_override(const Facts& f, Results& out, Judge judge) {
-  if (hsa_overrides(f).empty()) return out.pass("", "HSA_OVERRIDE_GFX_VERSION is not set");
+  if (f.env.hsa_overrides.empty()) return out.pass("", "HSA_OVERRIDE_GFX_VERSION is not set");
   bool any_amd = false;
   for (const auto& gpu : f.gpus) {
     if (gpu.vendor != Vendor::amd) continue;

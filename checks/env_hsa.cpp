@@ -8,12 +8,12 @@
 namespace gpudoctor::checks {
 
 void env_hsa_override_invalid(const CheckContext& ctx, Results& out) {
-  auto vars = hsa_overrides(ctx.facts);
+  const auto& vars = ctx.facts.env.hsa_overrides;
   if (vars.empty()) return out.pass("", "HSA_OVERRIDE_GFX_VERSION is not set");
   // Without an AMD GPU nothing reads it now: a leftover worth removing, not a broken stack.
   bool amd = ctx.facts.count(Vendor::amd) > 0;
-  for (const auto& [name, value] : vars) {
-    if (parse_hsa_override(value)) {
+  for (const auto& [name, value, gfx_target_version] : vars) {
+    if (gfx_target_version) {
       out.pass(name, fmt::format("{}={} is well formed", name, value), {env_evidence(name, value)});
       continue;
     }

@@ -4,7 +4,6 @@
 // remapping.
 #include "checks/common.hpp"
 #include "checks/registry.hpp"
-#include "parse/parsers.hpp"
 #include "util/text.hpp"
 
 #include <fmt/format.h>
@@ -13,15 +12,8 @@ namespace gpudoctor::checks {
 
 namespace {
 
-const Gpu* gpu_of_smi(const Facts& f, const NvidiaSmiGpu& g) {
-  std::string bdf = parse::bdf_from_nvidia_bus_id(g.bus_id);
-  for (const auto& gpu : f.gpus)
-    if (gpu.bdf == bdf) return &gpu;
-  return nullptr;
-}
-
 std::string subject_of(const Facts& f, const NvidiaSmiGpu& g) {
-  const Gpu* gpu = gpu_of_smi(f, g);
+  const Gpu* gpu = f.gpu_of(g);
   return gpu ? gpu->subject() : fmt::format("GPU {}", g.bus_id);
 }
 

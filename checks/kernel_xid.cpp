@@ -3,7 +3,6 @@
 #include "checks/common.hpp"
 #include "checks/kernel_common.hpp"
 #include "checks/registry.hpp"
-#include "parse/parsers.hpp"
 
 #include <set>
 
@@ -20,13 +19,11 @@ Status status_of(const std::string& s) {
 // nvidia-smi's view of the GPU's memory repairs: true when it shows nothing left pending.
 std::optional<bool> repair_done(const Facts& f, const Gpu* gpu) {
   if (!gpu) return std::nullopt;
-  for (const auto& g : f.nvidia.smi_gpus) {
-    if (parse::bdf_from_nvidia_bus_id(g.bus_id) != gpu->bdf) continue;
-    const auto& h = g.health;
-    if (!h.remap_pending && !h.retirement_pending) return std::nullopt;
-    return !h.remap_pending.value_or(false) && !h.retirement_pending.value_or(false);
-  }
-  return std::nullopt;
+  const NvidiaSmiGpu* g = f.smi_of(*gpu);
+  if (!g) return std::nullopt;
+  const auto& h = g->health;
+  if (!h.remap_pending && !h.retirement_pending) return std::nullopt;
+  return !h.remap_pending.value_or(false) && !h.retirement_pending.value_or(false);
 }
 
 void report_xid(const CheckContext& ctx, const KernelEvent& e, Results& out) {

@@ -4,59 +4,40 @@
 
 #include <cerrno>
 #include <cstdlib>
-#include <map>
 
 #include <fmt/format.h>
 
 namespace gpudoctor::checks {
 
-namespace {
-
-bool nccl_name(const std::string& name) {
-  std::string t = text::trim(name);
-  return text::starts_with(t, "NCCL_") || text::starts_with(t, "RCCL_");
+std::string nccl_evidence(const NcclSetting& s) {
+  if (s.file.empty()) return fmt::format("env {}={}", s.name, printable(s.value));
+  return fmt::format("file {}:{}: {}={}", s.file, s.line, printable(s.name), printable(s.value));
 }
 
-} // namespace
-
-std::string NcclSetting::evidence() const {
-  if (file.empty()) return fmt::format("env {}={}", name, printable(value));
-  return fmt::format("file {}:{}: {}={}", file, line, printable(name), printable(value));
+std::string nccl_where(const NcclSetting& s) {
+  return s.file.empty() ? "the environment" : fmt::format("{} line {}", s.file, s.line);
 }
 
-std::string NcclSetting::where() const {
-  return file.empty() ? "the environment" : fmt::format("{} line {}", file, line);
-}
-
-Action NcclSetting::change(const std::optional<std::string>& new_value, const std::string& rename) const {
-  const std::string& target = rename.empty() ? name : rename;
-  if (file.empty()) {
-    if (!new_value) return Action::command({{"unset", name}});
+Action nccl_change(const NcclSetting& s, const std::optional<std::string>& new_value,
+                   const std::string& rename) {
+  const std::string& target = rename.empty() ? s.name : rename;
+  if (s.file.empty()) {
+    if (!new_value) return Action::command({{"unset", s.name}});
     if (rename.empty()) return Action::command({{"export", target + "=" + *new_value}});
-    return Action::command({{"unset", name}, {"export", target + "=" + *new_value}});
+    return Action::command({{"unset", s.name}, {"export", target + "=" + *new_value}});
   }
   if (!new_value)
-    return Action::step(fmt::format("Remove line {} ({}) from {}.", line, printable(name), file));
-  return Action::step(
-      fmt::format("Change line {} of {} to {}={}.", line, file, printable(target), printable(*new_value)));
+    return Action::step(fmt::format("Remove line {} ({}) from {}.", s.line, printable(s.name), s.file));
+  return Action::step(fmt::format("Change line {} of {} to {}={}.", s.line, s.file, printable(target),
+                                  printable(*new_value)));
 }
 
-std::vector<NcclSetting> nccl_settings(const Facts& f) {
-  std::map<std::string, NcclSetting> seen;
-  for (const auto& [name, value] : f.env.all)
-    if (nccl_name(name)) seen.emplace(name, NcclSetting{name, value, "", 0});
-  // setenv(name, value, 0): the environment and earlier files win.
-  for (const auto& file : f.env.nccl_conf)
-    for (const auto& s : file.settings)
-      if (nccl_name(s.name)) seen.emplace(s.name, NcclSetting{s.name, s.value, file.path, s.line});
-  std::vector<NcclSetting> out;
-  for (auto& [name, s] : seen)
-    out.push_back(std::move(s));
-  return out;
+const std::vector<NcclSetting>& nccl_settings(const Facts& f) {
+  return f.env.nccl;
 }
 
 std::optional<NcclSetting> nccl_setting(const Facts& f, const std::string& name) {
-  for (auto& s : nccl_settings(f))
+  for (const auto& s : f.env.nccl)
     if (s.name == name) return s;
   return std::nullopt;
 }

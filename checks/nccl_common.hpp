@@ -1,5 +1,5 @@
-// What the env.nccl-* and env.rccl-* checks share: the NCCL settings in effect (environment first, then
-// NCCL's configuration files in the order NCCL reads them) and NCCL's way of reading numbers.
+// What the env.nccl-* and env.rccl-* checks share: the NCCL settings in effect as results show and change
+// them, and NCCL's way of reading numbers.
 #pragma once
 
 #include "engine/check.hpp"
@@ -10,22 +10,17 @@
 
 namespace gpudoctor::checks {
 
-struct NcclSetting {
-  std::string name; // as set; from a file it may carry blanks ("NCCL_DEBUG " from "NCCL_DEBUG = INFO")
-  std::string value;
-  std::string file; // the configuration file; empty: the environment
-  int line = 0;
-  std::string evidence() const; // "env NCCL_DEBUG=INFO", "file /etc/nccl.conf:3: NCCL_ALGO=Rings"
-  std::string where() const;    // "the environment", "/etc/nccl.conf line 3"
-  // What to do: set it to `value`, or remove it (nullopt); under `rename`, under that name. A command for
-  // the environment ("unset NCCL_ALGO"), a step naming the file and line for a configuration file.
-  Action change(const std::optional<std::string>& value, const std::string& rename = {}) const;
-};
+// An NCCL setting (Facts::env.nccl, resolved once by collect/link_facts) for a result:
+std::string
+nccl_evidence(const NcclSetting& s); // "env NCCL_DEBUG=INFO", "file /etc/nccl.conf:3: NCCL_ALGO=Rings"
+std::string nccl_where(const NcclSetting& s); // "the environment", "/etc/nccl.conf line 3"
+// What to do: set it to `value`, or remove it (nullopt); under `rename`, under that name. A command for the
+// environment ("unset NCCL_ALGO"), a step naming the file and line for a configuration file.
+Action nccl_change(const NcclSetting& s, const std::optional<std::string>& value,
+                   const std::string& rename = {});
 
-// Every NCCL_*/RCCL_* setting NCCL would see, one per name, in name order: a variable of the environment,
-// else the first file that sets it ($NCCL_CONF_FILE or ~/.nccl.conf before /etc/nccl.conf). File names are
-// compared trimmed, so "NCCL_DEBUG " counts as an NCCL name.
-std::vector<NcclSetting> nccl_settings(const Facts& f);
+// Every NCCL_*/RCCL_* setting NCCL would see, one per name, in name order.
+const std::vector<NcclSetting>& nccl_settings(const Facts& f);
 std::optional<NcclSetting> nccl_setting(const Facts& f, const std::string& name);
 
 // strtoll(value, nullptr, 0), as NCCL_PARAM reads a number: leading blanks and a sign, 0x hex and 0 octal;

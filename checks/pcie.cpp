@@ -1,8 +1,6 @@
 // pcie.link-degraded, pcie.iommu-not-pt
 #include "checks/common.hpp"
 #include "checks/registry.hpp"
-#include "parse/parsers.hpp"
-#include "parse/parsers_system.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
@@ -32,12 +30,6 @@ std::string lanes_at_speed(std::optional<int> width, const std::optional<std::st
   return fmt::format("x{} at {}", width ? std::to_string(*width) : "?", speed_text(speed));
 }
 
-const NvidiaSmiGpu* smi_gpu(const Facts& f, const Gpu& gpu) {
-  for (const auto& g : f.nvidia.smi_gpus)
-    if (parse::bdf_from_nvidia_bus_id(g.bus_id) == gpu.bdf) return &g;
-  return nullptr;
-}
-
 } // namespace
 
 void pcie_link_degraded(const CheckContext& ctx, Results& out) {
@@ -58,7 +50,7 @@ void pcie_link_degraded(const CheckContext& ctx, Results& out) {
       evidence.push_back(fmt::format("{}/current_link_speed: {}, max_link_speed: {}", gpu.source,
                                      *gpu.link_speed_current, *gpu.link_speed_max));
     // An idle GPU lowers its link speed to save power (knowledge.md §9.7); only nvidia-smi says it is busy.
-    const NvidiaSmiGpu* smi = gpu.vendor == Vendor::nvidia ? smi_gpu(f, gpu) : nullptr;
+    const NvidiaSmiGpu* smi = gpu.vendor == Vendor::nvidia ? f.smi_of(gpu) : nullptr;
     bool busy =
         smi && (smi->performance_state == "P0" || (smi->gpu_utilization && *smi->gpu_utilization >= 5));
     if (smi && (!smi->performance_state.empty() || smi->gpu_utilization))
@@ -102,8 +94,8 @@ void pcie_iommu_not_pt(const CheckContext& ctx, Results& out) {
   const Facts& f = ctx.facts;
   std::size_t amd = f.count(Vendor::amd);
   if (amd < 2) return out.skip("", "fewer than two AMD GPUs");
-  if (!f.os.kernel_cmdline) return out.skip("", "the kernel command line is unknown");
-  auto cmdline = parse::kernel_cmdline(*f.os.kernel_cmdline);
+  if (!f.os.kernel_cmdline || !f.os.kernel_params) return out.skip("", "the kernel command line is unknown");
+  const KernelCmdline& cmdline = *f.os.kernel_params;
   std::vector<std::string> evidence = {
       fmt::format("{}: {}", f.os.kernel_cmdline.source, *f.os.kernel_cmdline)};
   if (cmdline.iommu_passthrough())

@@ -1,7 +1,6 @@
 #include "checks/probe_common.hpp"
 
 #include "checks/common.hpp"
-#include "probe/probe_parse.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
@@ -22,11 +21,7 @@ Vendor vendor_of(const BackendProbes& b) {
 }
 
 const Gpu* pci_gpu_of(const Facts& f, const std::string& pci_bus_id) {
-  std::string bdf = probe::normalise_bus_id(pci_bus_id);
-  if (bdf.empty()) return nullptr;
-  for (const auto& gpu : f.gpus)
-    if (probe::normalise_bus_id(gpu.bdf) == bdf) return &gpu;
-  return nullptr;
+  return f.gpu_at(pci_bus_id); // the probes' reader wrote it in sysfs form (probe::normalise_bus_id)
 }
 
 bool shown_to_probes(const Facts& f, const Gpu& gpu) {

@@ -43,10 +43,10 @@ void judge_kernels(const Facts& f, const BackendProbes& b, const ProbeRun& run, 
     if (k.error && no_image(k.error->name)) {
       // On AMD an override (global or per node) makes ROCm look for another target's code: unsetting it is
       // then the fix.
-      std::vector<std::pair<std::string, std::string>> overrides;
-      if (b.backend == "hip") overrides = hsa_overrides(f);
-      for (const auto& [name, value] : overrides)
-        evidence.push_back(env_evidence(name, value));
+      std::vector<HsaOverride> overrides;
+      if (b.backend == "hip") overrides = f.env.hsa_overrides;
+      for (const auto& o : overrides)
+        evidence.push_back(env_evidence(o.name, o.value));
       out.add(
           Status::error, subject,
           fmt::format("{}: the runtime found no code for this GPU ({}) in the probe, built for {}. Programs "

@@ -2,7 +2,6 @@
 // half of what the slower of their PCIe links carries (NVLink and xGMI pairs are far above that).
 #include "checks/probe_common.hpp"
 #include "checks/registry.hpp"
-#include "parse/parsers_system.hpp"
 #include "util/text.hpp"
 
 #include <fmt/format.h>
@@ -33,9 +32,8 @@ std::string peer_name(const Facts& f, const BackendProbes& b, int index) {
 // Whether the kernel command line is known to leave the IOMMU translating peer traffic (no iommu=pt, not
 // off): then the unreachable peers have a fix to offer, kernel-iommu-pt.
 bool iommu_translates(const Facts& f) {
-  if (!f.os.kernel_cmdline) return false;
-  auto cmdline = parse::kernel_cmdline(*f.os.kernel_cmdline);
-  return !cmdline.iommu_passthrough() && !cmdline.iommu_off_by();
+  const auto& cmdline = f.os.kernel_params;
+  return cmdline && !cmdline->iommu_passthrough() && !cmdline->iommu_off_by();
 }
 
 void judge_p2p(const Facts& f, const BackendProbes& b, const ProbeRun& run, Results& out) {

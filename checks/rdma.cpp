@@ -4,7 +4,6 @@
 #include "checks/common.hpp"
 #include "checks/nccl_common.hpp"
 #include "checks/registry.hpp"
-#include "parse/parsers_layer.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
@@ -14,9 +13,6 @@
 namespace gpudoctor::checks {
 
 namespace {
-
-using parse::HcaEntry;
-using parse::HcaList;
 
 bool names(const HcaList& l, const HcaEntry& e, const std::string& device) {
   return l.exact ? device == e.name : text::starts_with(device, e.name);
@@ -62,11 +58,12 @@ void env_nccl_ib_hca_missing(const CheckContext& ctx, Results& out) {
   const Facts& f = ctx.facts;
   auto s = nccl_setting(f, "NCCL_IB_HCA");
   if (!s) return out.pass("", "NCCL_IB_HCA is not set: NCCL uses the HCAs it finds");
-  HcaList list = parse::nccl_ib_hca(s->value);
+  if (!f.env.nccl_ib_hca) return out.skip(s->name, "NCCL_IB_HCA was not read (no link stage ran)");
+  const HcaList& list = *f.env.nccl_ib_hca;
   if (list.entries.empty())
     return out.skip(s->name, fmt::format("{} names no HCA (see env.nccl-invalid)", s->name));
   std::vector<std::string> evidence = {
-      s->evidence(),
+      nccl_evidence(*s),
       fmt::format("{}: {}", f.network.ib_source,
                   f.network.ib_devices.empty() ? "(no devices)" : text::join(f.network.ib_devices, " "))};
   for (const auto& p : f.host.ib_ports)
@@ -82,7 +79,8 @@ void env_nccl_ib_hca_missing(const CheckContext& ctx, Results& out) {
           Status::error, s->name,
           fmt::format("{}={} ({}) excludes every InfiniBand/RoCE device here ({}): NCCL finds no HCA and "
                       "falls back to TCP sockets, or fails when NCCL_IB_DISABLE is not an option.",
-                      s->name, s->value, s->where(), devices.empty() ? "none" : text::join(devices, ", ")),
+                      s->name, s->value, nccl_where(*s),
+                      devices.empty() ? "none" : text::join(devices, ", ")),
           evidence);
     return out.pass(s->name, fmt::format("{} leaves {}", s->name, text::join(left, ", ")), evidence);
   }
@@ -118,7 +116,7 @@ void env_nccl_ib_hca_missing(const CheckContext& ctx, Results& out) {
       fmt::format("{}={} ({}): {}. NCCL skips what it cannot use and, with nothing left, falls back to TCP "
                   "sockets at a fraction of the bandwidth (or fails: \"NET/IB : No device found\"). Name the "
                   "HCAs and ACTIVE ports /sys/class/infiniband has ({}).",
-                  s->name, s->value, s->where(), text::join(problems, "; "),
+                  s->name, s->value, nccl_where(*s), text::join(problems, "; "),
                   devices.empty() ? "none here" : text::join(devices, ", ")),
       evidence);
 }

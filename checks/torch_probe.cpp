@@ -66,11 +66,10 @@ std::string strip_features(const std::string& target) {
 
 // The gfx target ROCm uses for `gpu`: HSA_OVERRIDE_GFX_VERSION's when it is valid, else its own.
 std::string effective_gfx(const CheckContext& ctx, const Gpu& gpu, std::vector<std::string>& evidence) {
-  const auto& vars = ctx.facts.env.gpu_vars;
-  if (auto it = vars.find("HSA_OVERRIDE_GFX_VERSION"); it != vars.end())
-    if (auto v = parse_hsa_override(it->second)) {
-      evidence.push_back(env_evidence(it->first, it->second));
-      return gfx_name(ctx.kb, (*v)[0] * 10000LL + (*v)[1] * 100LL + (*v)[2]);
+  for (const auto& o : ctx.facts.env.hsa_overrides)
+    if (o.name == "HSA_OVERRIDE_GFX_VERSION" && o.gfx_target_version) {
+      evidence.push_back(env_evidence(o.name, o.value));
+      return gfx_name(ctx.kb, *o.gfx_target_version);
     }
   return strip_features(gpu.arch());
 }

@@ -173,6 +173,10 @@ inline constexpr Target k_targets[] = {
      (void)c.blacklisted_modules();
      (void)c.module_param("nouveau", "modeset");
    }},
+  {"hsa_override_gfx", [](std::string_view s) {
+     auto v = parse::hsa_override_gfx(s);
+     require(!v || (*v >= 0 && *v <= 63 * 10000 + 255 * 100 + 255), "gfx version in ROCr's range");
+   }},
   {"shell_profile", [](std::string_view s) {
      for (const auto& p : {parse::shell_profile(s, "x"), parse::etc_environment(s, "y")})
        for (const auto& a : p.assignments) {

@@ -16,6 +16,7 @@
 #include "util/escape.hpp"
 #include "util/file_text.hpp"
 #include "util/hmac_sha256.hpp"
+#include "util/utc_time.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -44,7 +45,7 @@ std::unexpected<Failure> refuse_incomplete(const std::vector<std::string>& failu
 }
 
 std::string default_name(const std::string& host) {
-  std::string stamp = snapshot::utc_now();
+  std::string stamp = utc::now_iso8601();
   for (char& c : stamp)
     if (c == ':') c = '-';
   return fmt::format("gpudoctor-bundle-{}-{}.tar.gz", host.empty() ? "host" : host, stamp);
@@ -126,7 +127,7 @@ Outcome cmd_bundle(const BundleOptions& opt) {
   if (!live_judged) return std::unexpected(live_judged.error());
   Report live_report = std::move(*live_judged);
   snapshot::Manifest manifest;
-  manifest.created = snapshot::utc_now();
+  manifest.created = utc::now_iso8601();
   manifest.tool = "gpudoctor " GPUDOCTOR_VERSION;
   manifest.origin = "live";
   recorder.finish(manifest);

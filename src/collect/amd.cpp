@@ -71,31 +71,4 @@ void collect_amd(SystemView& view, const CollectOptions& opt, bool amd_gpu, AmdF
   if (amd.kfd_device || amd_gpu) collect_rocminfo(view, opt, amd, tools);
 }
 
-void link_amd_nodes(AmdFacts& amd, std::vector<Gpu>& gpus, const Knowledge& kb) {
-  for (auto& gpu : gpus) {
-    if (gpu.vendor != Vendor::amd) continue;
-    // KFD location_id packs bus/device/function as (bus << 8) | (device << 3) | function.
-    auto parts = text::split(gpu.bdf, ':');
-    if (parts.size() != 3) continue;
-    auto domain = text::to_int(parts[0], 16);
-    auto bus = text::to_int(parts[1], 16);
-    auto devfn = text::split(parts[2], '.');
-    if (!domain || !bus || devfn.size() != 2) continue;
-    auto dev = text::to_int(devfn[0], 16), fn = text::to_int(devfn[1], 16);
-    if (!dev || !fn) continue;
-    long long location = (*bus << 8) | (*dev << 3) | *fn;
-    for (const auto& node : amd.kfd_nodes) {
-      if (!node.location_id || *node.location_id != location) continue;
-      if (node.domain && *node.domain != *domain) continue;
-      gpu.kfd = node;
-      if (node.drm_render_minor && *node.drm_render_minor > 0)
-        gpu.render_node = paths::render_node(*node.drm_render_minor);
-      break;
-    }
-    // The KFD's gfx_target_version is what the runtime sees; it names the ISA even for unknown boards.
-    if (gpu.kfd && gpu.kfd->gfx_target_version && *gpu.kfd->gfx_target_version > 0)
-      if (auto gfx = kb.find_gfx(*gpu.kfd->gfx_target_version)) gpu.kfd_target = gfx->target;
-  }
-}
-
 } // namespace gpudoctor

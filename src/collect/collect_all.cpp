@@ -2,6 +2,7 @@
 // since a vendor tool can take seconds (or hang until its time limit) and the rest need not wait for it.
 #include "collect/collectors.hpp"
 #include "collect/inventory.hpp"
+#include "collect/link_facts.hpp"
 
 #include <algorithm>
 #include <exception>
@@ -54,7 +55,7 @@ Facts collect_all(SystemView& view, const Knowledge& kb, const CollectOptions& o
   CollectorGuard guard;
   guard.run("os", [&] { collect_os(view, facts.os); });
   guard.run("packages", [&] { collect_packages(view, facts.packages); });
-  guard.run("env", [&] { collect_env(view, kb, facts.env); });
+  guard.run("env", [&] { collect_env(view, facts.env); });
 
   std::vector<ToolRun> nvidia_tools, amd_tools, toolkit_tools, python_tools, boot_tools, container_tools,
       log_tools, after_tools;
@@ -82,10 +83,10 @@ Facts collect_all(SystemView& view, const Knowledge& kb, const CollectOptions& o
     guard.run("containers",
               [&] { collect_containers(view, opt, facts.packages, facts.containers, container_tools); });
   });
-  guard.run("repos", [&] { collect_repos(view, kb, facts.repos); });
+  guard.run("repos", [&] { collect_repos(view, facts.repos); });
 
   guard.run("pci", [&] {
-    if (std::size_t left_out = collect_pci_gpus(view, kb, facts.gpus))
+    if (std::size_t left_out = collect_pci_gpus(view, facts.gpus))
       guard.add(fmt::format("pci: {} more GPUs than the {} gpudoctor inspects were left out", left_out,
                             k_max_gpus));
   });
@@ -112,7 +113,6 @@ Facts collect_all(SystemView& view, const Knowledge& kb, const CollectOptions& o
   boot.get();
   containers.get();
   kernel_log.get();
-  guard.run("amd-nodes", [&] { link_amd_nodes(facts.amd, facts.gpus, kb); });
   guard.run("gpu-health", [&] { collect_gpu_health(view, facts.gpus); });
   guard.run("firmware", [&] { collect_firmware_listing(view, facts.kernel_log, facts.firmware); });
   guard.run("fabric",
@@ -122,6 +122,7 @@ Facts collect_all(SystemView& view, const Knowledge& kb, const CollectOptions& o
   guard.run("stack-paths", [&] { collect_stack_paths(view, facts.env, facts.toolkits, facts.stack_paths); });
   guard.run("python-extensions", [&] { collect_python_extensions(view, kb, facts.python); }); // issue 12
   guard.run("host", [&] { collect_host(view, facts); });
+  guard.run("link", [&] { link_facts(facts, kb); });
   // Last: it reads the packages, DKMS, toolkit and identity facts of the collectors above.
   if (opt.stacks)
     guard.run("inventory", [&] { facts.inventory = take_inventory(view, facts, kb, *opt.stacks); });

@@ -3,7 +3,19 @@
 // error.
 #pragma once
 
-#include "facts/facts.hpp"
+#include "facts/amd_facts.hpp"
+#include "facts/boot_facts.hpp"
+#include "facts/container_facts.hpp"
+#include "facts/env_facts.hpp"
+#include "facts/gpu_facts.hpp"
+#include "facts/health_facts.hpp"
+#include "facts/host_facts.hpp"
+#include "facts/nvidia_facts.hpp"
+#include "facts/os_facts.hpp"
+#include "facts/package_facts.hpp"
+#include "facts/python_facts.hpp"
+#include "facts/tool_facts.hpp"
+#include "facts/toolkit_facts.hpp"
 #include "knowledge/knowledge.hpp"
 #include "system/system_view.hpp"
 #include "system/view_lookup.hpp" // find_on_path, final_link_target, user_home
@@ -15,6 +27,7 @@
 
 namespace gpudoctor {
 
+struct Facts; // the whole record: only collect_all and collect_host need it (facts/facts.hpp)
 struct Stacks;
 
 struct CollectOptions {
@@ -37,7 +50,7 @@ void collect_packages(SystemView& view, PackageFacts& packages);
 // GPU costs reads and checks (docs/security.md, "Limits").
 inline constexpr std::size_t k_max_gpus = 256;
 // Returns how many GPU functions beyond k_max_gpus were left out (said in Facts::collector_errors).
-std::size_t collect_pci_gpus(SystemView& view, const Knowledge& kb, std::vector<Gpu>& gpus);
+std::size_t collect_pci_gpus(SystemView& view, std::vector<Gpu>& gpus);
 void collect_modules(SystemView& view, KernelModules& modules);
 void collect_nvidia(SystemView& view, const CollectOptions& opt, const PackageFacts& packages,
                     NvidiaFacts& nvidia, std::vector<ToolRun>& tools);
@@ -47,20 +60,20 @@ void collect_amd(SystemView& view, const CollectOptions& opt, bool amd_gpu, AmdF
                  std::vector<ToolRun>& tools);
 void collect_toolkits(SystemView& view, const CollectOptions& opt, const PackageFacts& packages,
                       ToolkitFacts& toolkits, std::vector<ToolRun>& tools);
-void collect_env(SystemView& view, const Knowledge& kb, EnvFacts& env);
+void collect_env(SystemView& view, EnvFacts& env);
 // NCCL's configuration files ($NCCL_CONF_FILE or <home>/.nccl.conf, then /etc/nccl.conf) into env.nccl_conf.
 void collect_nccl_conf(SystemView& view, const std::map<std::string, std::string>& environment,
                        const std::string& home, EnvFacts& env);
 // Names of the network interfaces and of the InfiniBand/RoCE devices.
 void collect_network(SystemView& view, NetworkFacts& net);
-// The io_links of every KFD node (run after collect_amd, before link_amd_nodes copies the nodes).
+// The io_links of every KFD node (run after collect_amd, before link_facts copies the nodes to the GPUs).
 void collect_kfd_links(SystemView& view, AmdFacts& amd);
 void collect_permissions(SystemView& view, const std::vector<Gpu>& gpus, PermissionFacts& perms);
 void collect_python(SystemView& view, const CollectOptions& opt, PythonFacts& python,
                     std::vector<ToolRun>& tools);
 
 // GPU vendor repositories: apt sources (one-line and deb822), dnf .repo files, pip index settings.
-void collect_repos(SystemView& view, const Knowledge& kb, RepoFacts& repos);
+void collect_repos(SystemView& view, RepoFacts& repos);
 // `dkms status` and `mokutil --sb-state`.
 void collect_boot(SystemView& view, const CollectOptions& opt, BootFacts& boot, std::vector<ToolRun>& tools);
 // GPU-stack folders named by PATH, LD_LIBRARY_PATH, ld.so.conf(.d) and shell profiles; what nvcc, CUDA_HOME,
@@ -92,10 +105,7 @@ void collect_nvidia_modinfo(SystemView& view, const CollectOptions& opt, const s
 void collect_python_extensions(SystemView& view, const Knowledge& kb, PythonFacts& python);
 void collect_host(SystemView& view, Facts& facts);
 
-// Ties facts of different collectors together: KFD nodes and render nodes to PCI GPUs.
-void link_amd_nodes(AmdFacts& amd, std::vector<Gpu>& gpus, const Knowledge& kb);
-
-// Runs every collector (commands in parallel) and returns the facts.
+// Runs every collector (commands in parallel), then link_facts, and returns the facts.
 Facts collect_all(SystemView& view, const Knowledge& kb, const CollectOptions& opt);
 
 // Shared helpers.

@@ -3,10 +3,8 @@
 
 namespace gpudoctor {
 
-void collect_env(SystemView& view, const Knowledge& kb, EnvFacts& env) {
+void collect_env(SystemView& view, EnvFacts& env) {
   env.all = view.environment();
-  for (const auto& [name, value] : env.all)
-    if (kb.is_gpu_env_var(name)) env.gpu_vars[name] = value;
   if (auto it = env.all.find("PATH"); it != env.all.end()) env.path_entries = text::split(it->second, ':');
   if (auto it = env.all.find("LD_LIBRARY_PATH"); it != env.all.end())
     env.ld_library_path_entries = text::split(it->second, ':');

@@ -29,22 +29,9 @@ std::string gpu_list(const Facts& f) {
   return fmt::format("the GPUs here are {}", text::join(names, ", "));
 }
 
-const Gpu* gpu_at(const Facts& f, const std::string& bdf) {
-  for (const auto& gpu : f.gpus)
-    if (gpu.bdf == bdf) return &gpu;
-  return nullptr;
-}
-
-// nvidia-smi's GPU at this PCI GPU's address (the one place this file joins the two).
-const NvidiaSmiGpu* smi_of(const Facts& f, const Gpu& gpu) {
-  for (const auto& smi : f.nvidia.smi_gpus)
-    if (parse::bdf_from_nvidia_bus_id(smi.bus_id) == gpu.bdf) return &smi;
-  return nullptr;
-}
-
 const Gpu* gpu_with_uuid(const Facts& f, std::string_view uuid) {
   for (const auto& gpu : f.gpus)
-    if (const NvidiaSmiGpu* smi = smi_of(f, gpu); smi && text::lower(smi->uuid) == text::lower(uuid))
+    if (const NvidiaSmiGpu* smi = f.smi_of(gpu); smi && text::lower(smi->uuid) == text::lower(uuid))
       return &gpu;
   return nullptr;
 }
@@ -72,7 +59,7 @@ public:
     }
     // "0000:41:00.0", "41:00.0", "00000000:41:00.0": as the runtimes print a bus id.
     if (std::string bdf = probe::normalise_bus_id(word); !bdf.empty()) {
-      if (const Gpu* gpu = gpu_at(m_facts, bdf)) return gpu;
+      if (const Gpu* gpu = m_facts.gpu_at(bdf)) return gpu;
       return std::unexpected(fmt::format("no GPU at {} ({}; one that fell off the bus is no longer listed)",
                                          bdf, gpu_list(m_facts)));
     }
@@ -205,7 +192,7 @@ VisibleDevices cuda_visible_devices(const Facts& facts, const GpuSelection& sele
         by_mig = true;
       }
     if (by_mig) continue;
-    const NvidiaSmiGpu* smi = smi_of(facts, gpu);
+    const NvidiaSmiGpu* smi = facts.smi_of(gpu);
     devices.push_back(smi && !smi->uuid.empty() && parse::nvidia_uuid_text(smi->uuid)
                           ? smi->uuid
                           : std::to_string(ordinal));

@@ -31,7 +31,7 @@ std::optional<std::string> pci_ids_text(SystemView& view) {
 
 } // namespace
 
-std::size_t collect_pci_gpus(SystemView& view, const Knowledge& kb, std::vector<Gpu>& gpus) {
+std::size_t collect_pci_gpus(SystemView& view, std::vector<Gpu>& gpus) {
   const std::string base = paths::pci_devices;
   auto devices = view.list_dir(base);
   if (!devices) return 0;
@@ -80,8 +80,6 @@ std::size_t collect_pci_gpus(SystemView& view, const Knowledge& kb, std::vector<
     if (auto drm = view.list_dir(dir + "/drm"))
       for (const auto& name : *drm)
         if (text::starts_with(name, "renderD")) gpu.render_node = paths::dri_node(name);
-    gpu.model =
-        kb.find_gpu(gpu.vendor_id, gpu.device_id, gpu.revision, gpu.subsystem_device, gpu.subsystem_vendor);
     gpus.push_back(std::move(gpu));
   }
   std::sort(gpus.begin(), gpus.end(), [](const Gpu& a, const Gpu& b) { return a.bdf < b.bdf; });

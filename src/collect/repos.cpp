@@ -15,15 +15,13 @@ constexpr const char* k_apt_list = "/etc/apt/sources.list";
 constexpr const char* k_apt_dir = "/etc/apt/sources.list.d";
 constexpr const char* k_yum_dir = "/etc/yum.repos.d";
 
-void add_source(const Knowledge& kb, RepoFacts& repos, RepoSource s) {
-  auto row = kb.vendor_repo(s.uri);
-  if (!row) return;
-  s.vendor = row->vendor;
-  s.release_specific = row->release_specific;
+// Every source is kept here; link_facts keeps those of a GPU vendor or a PyTorch index (knowledge
+// vendor_repos) and says whose they are.
+void add_source(RepoFacts& repos, RepoSource s) {
   repos.sources.push_back(std::move(s));
 }
 
-void collect_apt(SystemView& view, const Knowledge& kb, RepoFacts& repos) {
+void collect_apt(SystemView& view, RepoFacts& repos) {
   std::vector<std::string> files = {k_apt_list};
   if (auto names = view.list_dir(k_apt_dir))
     for (const auto& name : *names)
@@ -40,12 +38,12 @@ void collect_apt(SystemView& view, const Knowledge& kb, RepoFacts& repos) {
       s.suite = src.suite;
       s.origin = file_source(file, src.line);
       s.enabled = src.enabled;
-      add_source(kb, repos, std::move(s));
+      add_source(repos, std::move(s));
     }
   }
 }
 
-void collect_dnf(SystemView& view, const Knowledge& kb, RepoFacts& repos) {
+void collect_dnf(SystemView& view, RepoFacts& repos) {
   auto names = view.list_dir(k_yum_dir);
   if (!names) return;
   for (const auto& name : *names) {
@@ -64,7 +62,7 @@ void collect_dnf(SystemView& view, const Knowledge& kb, RepoFacts& repos) {
         s.uri = url;
         s.origin = file_source(file, repo.line);
         s.enabled = repo.is_enabled();
-        add_source(kb, repos, std::move(s));
+        add_source(repos, std::move(s));
       }
     }
   }
@@ -72,8 +70,7 @@ void collect_dnf(SystemView& view, const Knowledge& kb, RepoFacts& repos) {
 
 // pip.conf (INI): index-url / extra-index-url in any section, values separated by white space, continued on
 // indented lines. pip reads [global], [install] and [download]; the others are rare enough to take as well.
-void read_pip_conf(const std::string& file, const std::string& content, const Knowledge& kb,
-                   RepoFacts& repos) {
+void read_pip_conf(const std::string& file, const std::string& content, RepoFacts& repos) {
   auto lines = text::lines(content);
   bool continuing = false;
   int key_line = 0;
@@ -102,12 +99,12 @@ void read_pip_conf(const std::string& file, const std::string& content, const Kn
         s.kind = "pip";
         s.uri = text::trim(u);
         s.origin = file_source(file, key_line);
-        if (!s.uri.empty()) add_source(kb, repos, std::move(s));
+        if (!s.uri.empty()) add_source(repos, std::move(s));
       }
   }
 }
 
-void collect_pip(SystemView& view, const Knowledge& kb, RepoFacts& repos) {
+void collect_pip(SystemView& view, RepoFacts& repos) {
   for (const char* var : {"PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL"})
     if (auto value = view.env(var))
       for (const auto& url : text::split(*value, ' ')) {
@@ -115,7 +112,7 @@ void collect_pip(SystemView& view, const Knowledge& kb, RepoFacts& repos) {
         s.kind = "pip";
         s.uri = url;
         s.origin = std::string("env ") + var;
-        add_source(kb, repos, std::move(s));
+        add_source(repos, std::move(s));
       }
   std::vector<std::string> files = {"/etc/pip.conf", "/etc/xdg/pip/pip.conf"};
   std::string home = user_home(view);
@@ -127,13 +124,13 @@ void collect_pip(SystemView& view, const Knowledge& kb, RepoFacts& repos) {
   for (const auto& file : files)
     if (auto content = view.read_file(file)) {
       repos.files.push_back(file);
-      read_pip_conf(file, *content, kb, repos);
+      read_pip_conf(file, *content, repos);
     }
 }
 
 } // namespace
 
-void collect_repos(SystemView& view, const Knowledge& kb, RepoFacts& repos) {
+void collect_repos(SystemView& view, RepoFacts& repos) {
   // Derivatives (Linux Mint, Pop!_OS) name their Ubuntu base here; apt sources of vendors use that.
   for (const char* path : {"/etc/os-release", "/usr/lib/os-release"}) {
     auto text = view.read_file(path);
@@ -142,9 +139,9 @@ void collect_repos(SystemView& view, const Knowledge& kb, RepoFacts& repos) {
       if (key == "UBUNTU_CODENAME" && !value.empty()) repos.ubuntu_codename = {value, path};
     break;
   }
-  collect_apt(view, kb, repos);
-  collect_dnf(view, kb, repos);
-  collect_pip(view, kb, repos);
+  collect_apt(view, repos);
+  collect_dnf(view, repos);
+  collect_pip(view, repos);
 }
 
 } // namespace gpudoctor

@@ -38,6 +38,23 @@ std::optional<long long> Gpu::gfx_target_version() const {
   return std::nullopt;
 }
 
+const Gpu* Facts::gpu_at(std::string_view bdf) const {
+  if (bdf.empty()) return nullptr;
+  for (const auto& gpu : gpus)
+    if (gpu.bdf == bdf) return &gpu;
+  return nullptr;
+}
+
+const NvidiaSmiGpu* Facts::smi_of(const Gpu& gpu) const {
+  for (const auto& smi : nvidia.smi_gpus)
+    if (!smi.bdf.empty() && smi.bdf == gpu.bdf) return &smi;
+  return nullptr;
+}
+
+const Gpu* Facts::gpu_of(const NvidiaSmiGpu& smi) const {
+  return gpu_at(smi.bdf);
+}
+
 std::string kernel_event_name(KernelEventKind k) {
   switch (k) {
   case KernelEventKind::xid:

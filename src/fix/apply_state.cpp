@@ -2,6 +2,7 @@
 
 #include "fix/script_text.hpp"
 #include "util/escape.hpp"
+#include "util/utc_time.hpp"
 
 #include <algorithm>
 #include <ctime>
@@ -175,10 +176,7 @@ std::optional<Failure> fix_refusal(const std::optional<ApplyRecord>& migration, 
 }
 
 std::string new_run_id(const std::vector<std::string>& taken) {
-  char stamp[32];
-  std::time_t now = std::time(nullptr);
-  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", std::gmtime(&now));
-  std::string base = fmt::format("{}-{}", stamp, ::getpid());
+  std::string base = fmt::format("{}-{}", utc::format(std::time(nullptr), "%Y%m%dT%H%M%SZ"), ::getpid());
   std::string id = base;
   for (int n = 2; std::find(taken.begin(), taken.end(), id) != taken.end(); ++n)
     id = fmt::format("{}.{}", base, n);

@@ -15,6 +15,7 @@
 #include "util/escape.hpp"
 #include "util/file_text.hpp"
 #include "util/text.hpp"
+#include "util/utc_time.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -34,13 +35,6 @@ namespace gpudoctor::fix {
 using escape::one_line;
 
 namespace {
-
-std::string now_utc() {
-  char stamp[32];
-  std::time_t now = std::time(nullptr);
-  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return stamp;
-}
 
 using Why = event::PackageCommand::Why;
 
@@ -152,7 +146,7 @@ std::expected<void, std::string> note_undone(const RecordPlaces& places, const s
   if (fd < 0) return std::unexpected(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
   std::string lines;
   for (const auto& run : runs)
-    lines += fmt::format("{}\t{}\t-\tundone\n", now_utc(), run);
+    lines += fmt::format("{}\t{}\t-\tundone\n", utc::now_iso8601(), run);
   bool ok = ::write(fd, lines.data(), lines.size()) == static_cast<ssize_t>(lines.size());
   int err = errno;
   if (::fsync(fd) != 0 && ok) {
@@ -484,7 +478,7 @@ std::expected<void, std::string> note_root_apply(const std::string& what) {
   doc["format"] = 2;
   doc["kind"] = "root";
   doc["what"] = what;
-  doc["at"] = now_utc();
+  doc["at"] = utc::now_iso8601();
   return save_record(own, own.last_apply_file(), doc);
 }
 

@@ -2,7 +2,7 @@
 // Every row keeps its source key; rows marked uncertain make checks warn rather than error.
 #pragma once
 
-#include "facts/facts.hpp"
+#include "facts/gpu_facts.hpp"
 #include "knowledge/knowledge_env.hpp"
 #include "knowledge/knowledge_health.hpp"
 #include "knowledge/knowledge_secrets.hpp"

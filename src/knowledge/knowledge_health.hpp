@@ -5,7 +5,7 @@
 // (module_flavour()).
 #pragma once
 
-#include "facts/facts.hpp"
+#include "facts/gpu_facts.hpp"
 
 #include <string>
 #include <vector>

@@ -9,7 +9,7 @@ namespace gpudoctor::parse {
 
 namespace {
 
-bool name_char(char c) {
+bool metadata_name_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
 }
 
@@ -35,7 +35,7 @@ std::vector<Requirement> requires_dist(std::string_view metadata) {
       v = detail::trim_view(v.substr(0, semi));
     }
     std::size_t i = 0;
-    while (i < v.size() && name_char(v[i]))
+    while (i < v.size() && metadata_name_char(v[i]))
       ++i;
     if (i == 0) return true;
     Requirement r;

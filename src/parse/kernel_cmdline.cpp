@@ -80,6 +80,14 @@ KernelCmdline kernel_cmdline(std::string_view text) {
   return out;
 }
 
+} // namespace gpudoctor::parse
+
+// The queries of the typed fact (facts/os_facts.hpp), beside the parser whose key rules they share.
+namespace gpudoctor {
+
+using parse::comma_list;
+using parse::same_key;
+
 bool KernelCmdline::has(std::string_view key) const {
   for (const auto& p : params)
     if (same_key(p.key, key)) return true;
@@ -127,4 +135,4 @@ std::optional<std::string> KernelCmdline::module_param(std::string_view module,
   return get(key);
 }
 
-} // namespace gpudoctor::parse
+} // namespace gpudoctor

@@ -4,7 +4,7 @@
 // address they name. Same contract as parsers.hpp: pure, never throws, survives any input (fuzzed).
 #pragma once
 
-#include "facts/facts.hpp"
+#include "facts/health_facts.hpp"
 
 #include <functional>
 #include <optional>

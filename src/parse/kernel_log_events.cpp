@@ -15,7 +15,7 @@ namespace {
 
 constexpr std::size_t k_max_line = 300;
 
-bool is_hex(char c) {
+bool event_hex_digit(char c) {
   return detail::is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
@@ -29,7 +29,7 @@ std::string first_pci_address(std::string_view s) {
        at = s.find(':', at + 1)) {
     if (at < 4) continue;
     std::size_t start = at - 4;
-    if (start > 0 && (is_hex(s[start - 1]) || s[start - 1] == ':')) continue;
+    if (start > 0 && (event_hex_digit(s[start - 1]) || s[start - 1] == ':')) continue;
     if (std::string a = normalize_pci_address(s.substr(start, 12)); !a.empty()) return a;
   }
   return {};
@@ -272,7 +272,7 @@ std::string normalize_pci_address(std::string_view address) {
   if (a.size() == 10) a += ".0";                              // NVRM's Xid form names no function
   if (a.size() != 12 || a[4] != ':' || a[7] != ':' || a[10] != '.' || a[11] < '0' || a[11] > '7') return {};
   for (std::size_t i : {0, 1, 2, 3, 5, 6, 8, 9})
-    if (!is_hex(a[i])) return {};
+    if (!event_hex_digit(a[i])) return {};
   return a;
 }
 

@@ -2,7 +2,7 @@
 // that the text and the XML give the same NvidiaGpuHealth.
 #pragma once
 
-#include "facts/facts.hpp"
+#include "facts/nvidia_facts.hpp"
 
 #include <optional>
 #include <string_view>

@@ -8,7 +8,7 @@ namespace gpudoctor::parse {
 
 namespace {
 
-bool is_hex(char c) {
+bool table_hex_digit(char c) {
   return detail::is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
@@ -74,7 +74,7 @@ std::string bdf_from_nvidia_bus_id(std::string_view bus_id) {
   if (bus_id.size() != 12 || bus_id[4] != ':' || bus_id[7] != ':' || bus_id[10] != '.') return {};
   std::string out = text::lower(bus_id);
   for (std::size_t i : {0, 1, 2, 3, 5, 6, 8, 9, 11})
-    if (!is_hex(out[i])) return {};
+    if (!table_hex_digit(out[i])) return {};
   return out;
 }
 

@@ -2,7 +2,8 @@
 // do I/O, and survive any input (each is fuzzed); what they cannot read is left empty.
 #pragma once
 
-#include "facts/facts.hpp"
+#include "facts/amd_facts.hpp"
+#include "facts/nvidia_facts.hpp"
 
 #include <map>
 #include <optional>

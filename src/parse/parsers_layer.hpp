@@ -1,8 +1,11 @@
 // Parsers for the software layer above the driver (issue 12): the DT_NEEDED names of a shared library, the
 // memlock limit of /proc/self/limits, `df -Pk`, the Requires-Dist lines of a Python distribution's
-// METADATA, NCCL_IB_HCA and the local version label of a compiled extension. Same contract as parsers.hpp:
-// pure, no I/O, no exceptions, any input survives (each is fuzzed).
+// METADATA, NCCL_IB_HCA, HSA_OVERRIDE_GFX_VERSION and the local version label of a compiled extension. Same
+// contract as parsers.hpp: pure, no I/O, no exceptions, any input survives (each is fuzzed).
 #pragma once
+
+#include "facts/env_facts.hpp"    // HcaList
+#include "facts/python_facts.hpp" // VersionLabel
 
 #include <cstdint>
 #include <functional>
@@ -62,28 +65,21 @@ std::vector<Requirement> requires_dist(std::string_view metadata);
 // ---- NCCL_IB_HCA
 // -----------------------------------------------------------------------------------------------
 
-struct HcaEntry {
-  std::string name;        // a device name or prefix ("mlx5_0", "mlx5")
-  std::optional<int> port; // ":1"
-};
-struct HcaList {
-  bool exclude = false, exact = false; // a leading '^', then '='
-  std::vector<HcaEntry> entries;
-};
 // NCCL's syntax (environment-variable documentation, NCCL_IB_HCA): '^' excludes, '=' makes names exact (else
 // prefixes), entries are separated by ',', ":<port>" picks a port. Empty names are dropped; a port that is
 // not a number in 0..65535 is no port.
 HcaList nccl_ib_hca(std::string_view value);
 
+// ---- HSA_OVERRIDE_GFX_VERSION
+// ------------------------------------------------------------------------------
+
+// Exactly three decimal numbers major.minor.stepping, major <= 63, minor and stepping <= 255, as libhsakmt
+// (topology.c) reads it with "%u.%u.%u%c"; the result in gfx_target_version form (11.0.0 -> 110000).
+std::optional<long long> hsa_override_gfx(std::string_view value);
+
 // ---- local version label of a compiled extension
 // -------------------------------------------------------------
 
-struct VersionLabel {
-  std::string label; // after '+', lower case: "cu123torch2.4cxx11abifalse"
-  bool cuda = false, rocm = false;
-  std::optional<int> cuda_major, rocm_major; // cu123 and cu12 -> 12; rocm6.1 and rocm61 -> 6
-  std::string torch_release;                 // "torch2.4" -> "2.4"; empty when none
-};
 // The label of "2.6.3+cu123torch2.4cxx11abiFALSE" (flash-attn), "+rocm6.1", "+cu121"; empty without '+'.
 std::optional<VersionLabel> version_label(std::string_view version);
 

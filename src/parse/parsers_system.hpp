@@ -4,6 +4,8 @@
 // lack it (docs/fuzzing.md).
 #pragma once
 
+#include "facts/os_facts.hpp" // KernelCmdline
+
 #include <map>
 #include <optional>
 #include <string>
@@ -228,26 +230,6 @@ struct SecureBoot {
 // "EFI variables are not supported on this system".
 SecureBoot mokutil_sb_state(std::string_view text);
 
-struct KernelParam {
-  std::string key;                  // as written: "amd_iommu", "nouveau.modeset"
-  std::optional<std::string> value; // quotes removed; empty optional for a bare flag ("quiet")
-};
-struct KernelCmdline {
-  std::vector<KernelParam> params;    // before "--"
-  std::vector<std::string> init_args; // after "--": for init, not the kernel
-  // Keys compare as the kernel does: '-' and '_' are the same. The last value wins.
-  bool has(std::string_view key) const;
-  std::optional<std::string> get(std::string_view key) const; // "" for a bare flag
-  std::vector<std::string> all(std::string_view key) const;
-  // "iommu=pt" or "iommu.passthrough=1|y|on".
-  bool iommu_passthrough() const;
-  // The parameter that turns the IOMMU off ("iommu", "amd_iommu" or "intel_iommu" set to "off"), if any.
-  std::optional<std::string> iommu_off_by() const;
-  // modprobe.blacklist=a,b and module_blacklist=a,b (every occurrence), in order.
-  std::vector<std::string> blacklisted_modules() const;
-  // "nouveau.modeset=0" -> module_param("nouveau", "modeset") == "0".
-  std::optional<std::string> module_param(std::string_view module, std::string_view param) const;
-};
 // /proc/cmdline (or a GRUB_CMDLINE_LINUX value): space-separated, double quotes may enclose spaces.
 KernelCmdline kernel_cmdline(std::string_view text);
 

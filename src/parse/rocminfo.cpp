@@ -42,7 +42,7 @@ void rock_line(std::string_view line, Rocminfo& out) {
   }
 }
 
-struct Reader {
+struct RocminfoReader {
   Rocminfo out;
   std::optional<std::size_t> best;
 
@@ -90,7 +90,7 @@ struct Reader {
 } // namespace
 
 Rocminfo rocminfo(std::string_view text) {
-  Reader r;
+  RocminfoReader r;
   detail::for_each_line(text, [&](std::string_view line) { r.line(line); });
   for (auto& a : r.out.agents)
     // A poster's elided paste can stop before "Device Type" (rocminfo-gfx1103-780m-apu-poster-elided-1).

@@ -23,14 +23,14 @@ struct Command {
   std::vector<Word> words;
 };
 
-bool name_start(char c) {
+bool shell_name_start(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
 }
-bool name_char(char c) {
-  return name_start(c) || detail::is_digit(c);
+bool shell_name_char(char c) {
+  return shell_name_start(c) || detail::is_digit(c);
 }
 bool valid_name(std::string_view s) {
-  return !s.empty() && name_start(s[0]) && std::all_of(s.begin(), s.end(), name_char);
+  return !s.empty() && shell_name_start(s[0]) && std::all_of(s.begin(), s.end(), shell_name_char);
 }
 
 class Scanner {
@@ -219,7 +219,7 @@ std::optional<std::pair<std::size_t, std::size_t>> find_old_value(std::string_vi
       if (end == piece.size()) return std::nullopt;
       ++end;
     } else {
-      while (end < piece.size() && name_char(piece[end]))
+      while (end < piece.size() && shell_name_char(piece[end]))
         ++end;
     }
     if (is_old_value(piece.substr(at, end - at), name)) return std::make_pair(at, end);
@@ -272,9 +272,9 @@ struct ProfileReader {
   // "NAME=value" / "NAME+=value": the assignment, or nothing.
   std::optional<ShellAssignment> assignment(const Word& w, bool exported) {
     std::size_t n = 0;
-    while (n < w.raw.size() && name_char(w.raw[n]))
+    while (n < w.raw.size() && shell_name_char(w.raw[n]))
       ++n;
-    if (n == 0 || !name_start(w.raw[0]) || n >= w.raw.size()) return std::nullopt;
+    if (n == 0 || !shell_name_start(w.raw[0]) || n >= w.raw.size()) return std::nullopt;
     bool append_op = w.raw[n] == '+' && n + 1 < w.raw.size() && w.raw[n + 1] == '=';
     if (w.raw[n] != '=' && !append_op) return std::nullopt;
     ShellAssignment a{.file = std::string(file), .line = w.line, .name = w.raw.substr(0, n)};

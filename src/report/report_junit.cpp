@@ -3,8 +3,8 @@
 // check.
 #include "report/program_formats.hpp"
 #include "util/escape.hpp"
+#include "util/utc_time.hpp"
 
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 namespace gpudoctor {
@@ -53,18 +53,18 @@ std::string render_junit(const Report& report, const Catalogue& cat, bool strict
   int failures = s.error + (strict ? s.warn : 0);
   int tests = static_cast<int>(report.results.size());
   double seconds = std::chrono::duration<double>(report.duration).count();
-  // JUnit's timestamp has no zone: UTC, as fmt::gmtime gives it (fmt 9 formats time_points in local time).
-  std::tm started = fmt::gmtime(std::chrono::system_clock::to_time_t(report.finished - report.duration));
+  // JUnit's timestamp has no zone: UTC, without the Z.
+  std::string started = utc::format(std::chrono::system_clock::to_time_t(report.finished - report.duration),
+                                    "%Y-%m-%dT%H:%M:%S");
   const Facts& f = report.facts;
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out +=
       fmt::format("<testsuites name=\"gpudoctor\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" "
                   "time=\"{:.3f}\">\n",
                   tests, failures, s.skip, seconds);
-  out +=
-      fmt::format("  <testsuite name=\"gpudoctor check\" hostname=\"{}\" timestamp=\"{:%Y-%m-%dT%H:%M:%S}\" "
-                  "tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" time=\"{:.3f}\">\n",
-                  attr(f.hostname), started, tests, failures, s.skip, seconds);
+  out += fmt::format("  <testsuite name=\"gpudoctor check\" hostname=\"{}\" timestamp=\"{}\" "
+                     "tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" time=\"{:.3f}\">\n",
+                     attr(f.hostname), started, tests, failures, s.skip, seconds);
   out += "    <properties>\n";
   auto property = [&](const char* name, const std::string& value) {
     out += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", name, attr(value));

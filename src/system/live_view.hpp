@@ -22,7 +22,7 @@ public:
   CommandResult run(const CommandSpec& spec) override;
   std::map<std::string, std::string> environment() override;
   Identity identity() override;
-  std::string kind() const override { return "live"; }
+  Kind kind() const override { return Kind::live; }
 
   // Same as `stat` but does not follow a final symlink.
   std::optional<FileStat> lstat(const std::string& path);

@@ -28,7 +28,7 @@ public:
                                      const Derive& derive) override;
   std::map<std::string, std::string> environment() override;
   Identity identity() override;
-  std::string kind() const override { return "live"; }
+  Kind kind() const override { return Kind::live; }
   std::vector<std::pair<std::string, UntrustedProgram>> untrusted_programs() override {
     return m_live.untrusted_programs();
   }

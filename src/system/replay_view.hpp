@@ -31,7 +31,7 @@ public:
     return it->second;
   }
   Identity identity() override { return m_identity; }
-  std::string kind() const override { return "replay"; }
+  Kind kind() const override { return Kind::replay; }
   std::vector<std::pair<std::string, UntrustedProgram>> untrusted_programs() override { return m_untrusted; }
 
   std::optional<std::string> left_out(const std::string& path) override {

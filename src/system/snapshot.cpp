@@ -3,8 +3,6 @@
 #include "system/path_walk.hpp"
 #include "util/text.hpp"
 
-#include <chrono>
-#include <ctime>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -57,15 +55,6 @@ std::optional<fs::path> resolve_inside(const fs::path& fs_root, const std::strin
   auto parts = walk_path(path, follow_final, look);
   if (!parts) return std::nullopt;
   return join(*parts);
-}
-
-std::string utc_now() {
-  auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  ::gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 } // namespace gpudoctor::snapshot

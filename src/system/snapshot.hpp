@@ -32,7 +32,4 @@ std::optional<std::filesystem::path> resolve_inside(const std::filesystem::path&
                                                     const std::string& path, bool follow_final,
                                                     LookupCache* cache = nullptr);
 
-// Current time as "2026-11-29T19:43:30Z".
-std::string utc_now();
-
 } // namespace gpudoctor::snapshot

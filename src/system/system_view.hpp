@@ -101,11 +101,11 @@ public:
   virtual CommandResult run(const CommandSpec& spec) = 0;
   virtual std::map<std::string, std::string> environment() = 0;
   virtual Identity identity() = 0;
-  // "live", "replay"; for the report's `source`.
-  virtual std::string kind() const = 0;
-  // Whether this view answers from a recording (a snapshot, a test's machine): then nothing beyond it may be
-  // asked (no network probing, no probe programs started).
-  bool is_replay() const { return kind() == "replay"; }
+  // Whether this view asks the machine (live, also while recording) or answers from a recording (a snapshot, a
+  // test's machine): then nothing beyond it may be asked (no network probing, no probe programs started).
+  enum class Kind { live, replay };
+  virtual Kind kind() const = 0;
+  bool is_replay() const { return kind() == Kind::replay; }
 
   // Up to `length` bytes of a regular file from `offset` (the headers of files too large to read whole, such
   // as shared libraries); nullopt when unreadable. Never recorded: a replay has no such bytes.

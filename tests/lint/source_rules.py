@@ -11,6 +11,9 @@
    async-signal-safe write(2) in src/system/lifecycle.cpp.
 4. The fix engine does not talk: src/fix/ prints nothing, to stdout or through diag::; it reports events and
    asks questions through its front end (fix/events.hpp), which app/ renders.
+5. Checks judge typed facts: checks/ includes only checks/, facts/, knowledge/, util/, the check interface
+   (engine/check.hpp) and the machine's path names (system/machine_paths.hpp). What needs a parser or the
+   machine is read by collect/ and joined by its link stage (collect/link_facts.hpp) before any check runs.
 
 Usage: source_rules.py SOURCE_DIR. Prints each breach as file:line and exits 1 if there is one.
 source_rules.py --self-test: plants each breach the rules name in a temporary tree and fails unless every one
@@ -114,6 +117,29 @@ def engine_output_breaches(root):
     return breaches
 
 
+# What checks/ may include: whole folders, and single headers of the layers below.
+CHECK_INCLUDE_FOLDERS = {"checks", "facts", "knowledge", "util"}
+CHECK_INCLUDE_FILES = {"engine/check.hpp", "system/machine_paths.hpp"}
+QUOTED_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+
+
+def check_include_breaches(root):
+    """Includes of checks/ beyond the facts, the knowledge base and the check interface."""
+    breaches = []
+    for rel, text in source_files(root, "checks"):
+        for number, line in enumerate(text.split("\n"), 1):
+            m = QUOTED_INCLUDE.match(line)
+            if not m:
+                continue
+            header = m.group(1)
+            folder = header.split("/")[0] if "/" in header else "checks"
+            if folder in CHECK_INCLUDE_FOLDERS or header in CHECK_INCLUDE_FILES:
+                continue
+            breaches.append(f"{rel}:{number}: a check includes {header} (checks judge facts: "
+                            "parse and join in collect/, link_facts.hpp)")
+    return breaches
+
+
 def layer_breaches(root):
     """Includes of src/ that look up a layer."""
     breaches = []
@@ -139,6 +165,10 @@ def self_test():
                                             "  fmt::print(stderr, \"y\");\n  std::cerr << 1;\n"
                                             "  std::fputs(s, stderr);\n  fwrite(p, 1, n, stderr);\n}\n"),
         os.path.join("checks", "c.cpp"): "void g() { ::write(2, \"a\", 1); }\n",
+        os.path.join("checks", "d.cpp"): ("#include \"checks/common.hpp\"\n#include \"parse/parsers.hpp\"\n"
+                                         "#include \"engine/check.hpp\"\n#include \"engine/runner.hpp\"\n"
+                                         "#include \"system/machine_paths.hpp\"\n#include \"system/run.hpp\"\n"
+                                         "#include \"local.hpp\"\n#include <vector>\n"),
         os.path.join("src", "fix", "b.cpp"): "#include \"app/commands.hpp\"\nconst char* p = \"/proc/x\";\n",
         os.path.join("src", "fix", "e.cpp"): ("void e() {\n  std::printf(\"x\");\n  diag::warning(\"y\");\n"
                                             "  const char* bash = \"printf '%s' x\";\n}\n"),
@@ -147,13 +177,15 @@ def self_test():
         os.path.join("src", "util", "u.cpp"): "// fprintf(stderr, ...) is gone\nvoid u() { fputs(s, stdout); }\n",
     }
     expected = {"src/app/a.cpp:2", "src/app/a.cpp:4", "src/app/a.cpp:5", "src/app/a.cpp:6", "src/app/a.cpp:7",
-                "checks/c.cpp:1", "src/fix/b.cpp:1", "src/fix/b.cpp:2", "src/fix/e.cpp:2", "src/fix/e.cpp:3"}
+                "checks/c.cpp:1", "checks/d.cpp:2", "checks/d.cpp:4", "checks/d.cpp:6",
+                "src/fix/b.cpp:1", "src/fix/b.cpp:2", "src/fix/e.cpp:2", "src/fix/e.cpp:3"}
     with tempfile.TemporaryDirectory() as root:
         for rel, text in planted.items():
             os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
             with open(os.path.join(root, rel), "w", encoding="utf-8") as f:
                 f.write(text)
-        found = layer_breaches(root) + stderr_breaches(root) + engine_output_breaches(root)
+        found = (layer_breaches(root) + stderr_breaches(root) + engine_output_breaches(root) +
+                 check_include_breaches(root))
         for folder in ("src", "checks"):
             found += machine_path_breaches(root, folder)
     reported = {":".join(b.split(":")[:2]) for b in found}
@@ -168,7 +200,8 @@ def main():
     if sys.argv[1:] == ["--self-test"]:
         return self_test()
     root = sys.argv[1]
-    breaches = layer_breaches(root) + stderr_breaches(root) + engine_output_breaches(root)
+    breaches = (layer_breaches(root) + stderr_breaches(root) + engine_output_breaches(root) +
+                check_include_breaches(root))
     for folder in ("src", "checks", "probes"):
         breaches += machine_path_breaches(root, folder)
     for b in breaches:

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "checks/registry.hpp"
+#include "collect/link_facts.hpp"
 #include "engine/catalogue.hpp"
 #include "engine/runner.hpp"
 #include "facts/facts.hpp"
@@ -88,9 +89,14 @@ inline Facts nvidia_machine(int n = 1, const std::string& driver = "550.90.07") 
     f.modules.loaded["nvidia"] = driver;
     f.nvidia.kernel_module_version = {driver, "/proc/driver/nvidia/version:1"};
     f.nvidia.smi_driver_version = {driver, "cmd nvidia-smi-xml"};
-    for (int i = 0; i < n; ++i)
-      f.nvidia.smi_gpus.push_back({"NVIDIA H100 80GB HBM3", f.gpus[static_cast<std::size_t>(i)].bdf,
-                                   "GPU-8932f937-d72c-4106-c12f-20bd9faed9f" + std::to_string(i), 81559});
+    for (int i = 0; i < n; ++i) {
+      NvidiaSmiGpu smi;
+      smi.name = "NVIDIA H100 80GB HBM3";
+      smi.bus_id = f.gpus[static_cast<std::size_t>(i)].bdf;
+      smi.uuid = "GPU-8932f937-d72c-4106-c12f-20bd9faed9f" + std::to_string(i);
+      smi.memory_total_mib = 81559;
+      f.nvidia.smi_gpus.push_back(std::move(smi));
+    }
   }
   return f;
 }
@@ -131,9 +137,9 @@ inline Facts amd_machine(const std::vector<long long>& targets = {110000}) {
   return f;
 }
 
+// The GPU variables, NCCL settings and overrides derived from it come from link_facts (run_check runs it).
 inline void set_env(Facts& f, const std::string& name, const std::string& value) {
   f.env.all[name] = value;
-  f.env.gpu_vars[name] = value;
 }
 
 inline TorchBuild make_torch(const std::string& version, std::optional<std::string> cuda = std::nullopt,
@@ -210,12 +216,21 @@ inline ToolRun make_tool(const std::string& key, const std::string& program) {
   return t;
 }
 
-// Runs one registered check through the runner (ids and titles filled in as in a real report).
-inline std::vector<Result> run_check(const std::string& id, const Facts& facts) {
+// The hand-built facts as collection leaves them: their raw values parsed by the link stage (their joins,
+// a GPU's model and KFD node, the tests set by hand).
+inline Facts linked(Facts facts, const Knowledge& knowledge = kb()) {
+  normalise_facts(facts, knowledge);
+  return facts;
+}
+
+// Runs one registered check through the runner (ids and titles filled in as in a real report), on the
+// facts after the link stage.
+inline std::vector<Result> run_check(const std::string& id, const Facts& raw) {
   bool registered = false;
   for (const auto& e : check_registry())
     registered = registered || id == e.id;
   REQUIRE_MESSAGE(registered, id << " is not in the registry");
+  Facts facts = linked(raw);
   CheckContext ctx{facts, kb()};
   return run_checks(ctx, catalogue(), builtin_checks(), {id});
 }
@@ -279,37 +294,6 @@ inline void expect_quiet(const Result& r, Status status, const std::string& subj
   CHECK(r.fixes.empty());
   CHECK_FALSE(r.message.empty());
 }
-
-// A SystemView over in-memory stats, for the collectors that decide from metadata (device-node access).
-class FakeView : public SystemView {
-public:
-  std::map<std::string, FileStat> stats;
-  std::map<std::string, std::vector<std::string>> dirs;
-  std::map<std::string, std::string> env;
-  Identity who;
-
-  std::optional<std::string> read_file(const std::string&) override { return std::nullopt; }
-  std::optional<std::vector<std::string>> list_dir(const std::string& path) override {
-    auto it = dirs.find(path);
-    if (it == dirs.end()) return std::nullopt;
-    return it->second;
-  }
-  std::optional<std::string> read_link(const std::string&) override { return std::nullopt; }
-  std::optional<FileStat> stat(const std::string& path) override {
-    auto it = stats.find(path);
-    if (it == stats.end()) return std::nullopt;
-    return it->second;
-  }
-  CommandResult run(const CommandSpec& spec) override {
-    CommandResult r;
-    r.key = spec.key;
-    r.argv = spec.argv;
-    return r;
-  }
-  std::map<std::string, std::string> environment() override { return env; }
-  Identity identity() override { return who; }
-  std::string kind() const override { return "fake"; }
-};
 
 inline FileStat chr_stat(unsigned mode, unsigned uid, unsigned gid, const std::string& group) {
   FileStat st;

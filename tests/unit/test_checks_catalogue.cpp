@@ -233,7 +233,8 @@ TEST_CASE("check: every fix id a check emits is in its catalogue entry and in fi
   std::set<std::string> emitted;
   std::set<std::string> fired;
   for (const auto& f : broken_machines()) {
-    CheckContext ctx{f, kb()};
+    Facts facts = linked(f);
+    CheckContext ctx{facts, kb()};
     auto results = run_checks(ctx, catalogue(), builtin_checks());
     for (const auto& r : results) {
       CAPTURE(describe(r));
@@ -260,7 +261,8 @@ TEST_CASE("check: every fix id a check emits is in its catalogue entry and in fi
 TEST_CASE("check: every warn and error on the broken machines ends in a fix or an action") {
   std::set<std::string> acted;
   for (const auto& f : broken_machines()) {
-    CheckContext ctx{f, kb()};
+    Facts facts = linked(f);
+    CheckContext ctx{facts, kb()};
     for (const auto& r : run_checks(ctx, catalogue(), builtin_checks())) {
       if (r.status != Status::warn && r.status != Status::error) continue;
       CAPTURE(describe(r));
@@ -327,7 +329,8 @@ TEST_CASE("check: every check gives at least one result, with id and title, on a
   machines.push_back(nvidia_machine());
   machines.push_back(amd_machine({110000, 100301, 120001}));
   for (const auto& f : machines) {
-    CheckContext ctx{f, kb()};
+    Facts facts = linked(f);
+    CheckContext ctx{facts, kb()};
     auto results = run_checks(ctx, catalogue(), builtin_checks());
     std::set<std::string> ids;
     for (const auto& r : results) {

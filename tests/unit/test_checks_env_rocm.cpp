@@ -13,7 +13,7 @@ KfdLink link(int from, int to, long long type) {
 }
 
 // Every GPU gets a PCIe link to the CPU node 0; `xgmi` pairs (GPU indices) get XGMI links both ways.
-Facts linked(std::size_t n, std::vector<std::pair<int, int>> xgmi = {}) {
+Facts amd_linked(std::size_t n, std::vector<std::pair<int, int>> xgmi = {}) {
   Facts f = amd_machine(std::vector<long long>(n, 90010));
   for (auto& g : f.gpus) {
     g.kfd->io_links_read = true;
@@ -51,7 +51,8 @@ const Knowledge& rocm_kb() {
 }
 
 std::vector<Result> run_unneeded(const Facts& f) {
-  CheckContext ctx{f, rocm_kb()};
+  Facts facts = linked(f, rocm_kb());
+  CheckContext ctx{facts, rocm_kb()};
   return run_checks(ctx, catalogue(), builtin_checks(), {"env.hsa-override-unneeded"});
 }
 
@@ -68,7 +69,7 @@ void add_rocm_install(Facts& f, const std::string& version) {
 
 TEST_CASE("check: env.rccl-fine-grain fires for AMD GPUs over PCIe") {
   SUBCASE("not set") {
-    Facts f = linked(2);
+    Facts f = amd_linked(2);
     auto r = single(run_check("env.rccl-fine-grain", f));
     expect_fired(r, Status::warn, "",
                  {"2 AMD GPUs", "0-1", "HSA_FORCE_FINE_GRAIN_PCIE is not set", "HSA_FORCE_FINE_GRAIN_PCIE=1"},
@@ -76,14 +77,14 @@ TEST_CASE("check: env.rccl-fine-grain fires for AMD GPUs over PCIe") {
     CHECK(contains(r.evidence.back(), "io_links/0/properties: PCIe from node 2 to node 0"));
   }
   SUBCASE("set to something other than 1") {
-    Facts f = linked(2);
+    Facts f = amd_linked(2);
     set_env(f, "HSA_FORCE_FINE_GRAIN_PCIE", "true");
     auto r = single(run_check("env.rccl-fine-grain", f));
     expect_fired(r, Status::warn, "", {"HSA_FORCE_FINE_GRAIN_PCIE=true"}, {});
     CHECK(r.evidence.front() == "env HSA_FORCE_FINE_GRAIN_PCIE=true");
   }
   SUBCASE("two XGMI pairs joined by PCIe") {
-    Facts f = linked(4, {{0, 1}, {2, 3}});
+    Facts f = amd_linked(4, {{0, 1}, {2, 3}});
     auto r = single(run_check("env.rccl-fine-grain", f));
     expect_fired(r, Status::warn, "", {"4 AMD GPUs", "0-2, 0-3, 1-2, 1-3"}, {});
   }
@@ -91,18 +92,18 @@ TEST_CASE("check: env.rccl-fine-grain fires for AMD GPUs over PCIe") {
 
 TEST_CASE("check: env.rccl-fine-grain stays quiet otherwise") {
   SUBCASE("set to 1") {
-    Facts f = linked(2);
+    Facts f = amd_linked(2);
     set_env(f, "HSA_FORCE_FINE_GRAIN_PCIE", "1");
     expect_quiet(single(run_check("env.rccl-fine-grain", f)), Status::pass);
   }
   SUBCASE("a full XGMI hive") {
-    Facts f = linked(3, {{0, 1}, {0, 2}, {1, 2}});
+    Facts f = amd_linked(3, {{0, 1}, {0, 2}, {1, 2}});
     auto r = single(run_check("env.rccl-fine-grain", f));
     expect_quiet(r, Status::pass);
     CHECK(contains(r.message, "XGMI"));
   }
   SUBCASE("one AMD GPU, or NVIDIA GPUs") {
-    expect_quiet(single(run_check("env.rccl-fine-grain", linked(1))), Status::skip);
+    expect_quiet(single(run_check("env.rccl-fine-grain", amd_linked(1))), Status::skip);
     expect_quiet(single(run_check("env.rccl-fine-grain", nvidia_machine(8))), Status::skip);
   }
   SUBCASE("io_links not read") {

@@ -89,7 +89,7 @@ TEST_CASE("wsl.driver and the WSL2 gate") {
   CHECK(contains(single(run_check("wsl.driver", nodxg)).message, "/dev/dxg is missing"));
 
   // The runner skips what makes no sense there, saying why.
-  auto results = run_checks(CheckContext{f, kb()}, catalogue(), builtin_checks(),
+  auto results = run_checks(CheckContext{linked(f), kb()}, catalogue(), builtin_checks(),
                             {"gpu.none", "driver.dkms-broken", "wsl.driver"});
   REQUIRE(results.size() == 3);
   CHECK(results[0].status == Status::skip);

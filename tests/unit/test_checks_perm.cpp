@@ -120,7 +120,7 @@ TEST_CASE("check: perm decisions from mode, owner and groups (collect_permission
   // One AMD GPU: the collector looks at /dev/kfd and the render nodes, and at NVIDIA nodes only when present.
   std::vector<Gpu> gpus = {make_amd_gpu(0)};
   auto decide = [&](const Identity& who, const FileStat& st) {
-    FakeView view;
+    MemView view;
     view.who = who;
     view.stats["/dev/kfd"] = st;
     PermissionFacts perms;
@@ -171,9 +171,10 @@ TEST_CASE("check: perm decisions from mode, owner and groups (collect_permission
     CHECK_FALSE(decide(alice, chr_stat(0662, 0, 109, "render")).accessible);
   }
   SUBCASE("render nodes and missing NVIDIA nodes on an NVIDIA machine") {
-    FakeView view;
+    MemView view;
     view.who = alice;
-    view.dirs["/dev/dri"] = {"by-path", "card0", "renderD128"};
+    view.dirs.insert("/dev/dri/by-path");
+    view.stats["/dev/dri/card0"] = chr_stat(0660, 0, 44, "video");
     view.stats["/dev/dri/renderD128"] = chr_stat(0666, 0, 109, "render");
     view.stats["/dev/nvidiactl"] = chr_stat(0666, 0, 0, "root");
     PermissionFacts perms;

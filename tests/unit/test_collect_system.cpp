@@ -35,7 +35,8 @@ TEST_CASE("collect: vendor repositories from apt (one-line, deb822), dnf and pip
       "https://pypi.org/simple\n";
   v.env["PIP_INDEX_URL"] = "https://download.pytorch.org/whl/cu121";
   RepoFacts repos;
-  collect_repos(v, kb(), repos);
+  collect_repos(v, repos);
+  link_repos(repos, kb());
   CHECK(repos.ubuntu_codename.value == std::optional<std::string>("jammy"));
   REQUIRE(repos.sources.size() == 6);
   CHECK(repos.sources[0].origin == "/etc/apt/sources.list.d/cuda.sources:1");

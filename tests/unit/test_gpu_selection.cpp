@@ -30,7 +30,7 @@ Facts four_gpus() {
   Facts f = nvidia_machine(4);
   f.nvidia.smi_gpus[0].uuid = k_listed_uuids[0];
   f.nvidia.smi_gpus[1].uuid = k_listed_uuids[1];
-  return f;
+  return linked(std::move(f)); // the selection joins nvidia-smi to PCI by the linked bdf
 }
 
 std::vector<int> chosen(SystemView& view, const Facts& f, const std::vector<std::string>& words) {

@@ -280,7 +280,7 @@ public:
   std::optional<FileStat> stat(const std::string& p) override { return m_inner.stat(p); }
   std::map<std::string, std::string> environment() override { return m_inner.environment(); }
   Identity identity() override { return m_inner.identity(); }
-  std::string kind() const override { return m_inner.kind(); }
+  Kind kind() const override { return m_inner.kind(); }
   CommandResult run(const CommandSpec& spec) override {
     note(spec.key + " start");
     if (spec.key == "nvidia-smi-xml") std::this_thread::sleep_for(std::chrono::milliseconds(400));

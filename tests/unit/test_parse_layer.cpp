@@ -213,3 +213,16 @@ TEST_CASE("parse: version_label reads an extension's local version label") {
   CHECK(parse::version_label("1+torch")->torch_release.empty());
   CHECK(parse::version_label("1+cu")->cuda == false);
 }
+
+TEST_CASE("parse: hsa_override_gfx reads HSA_OVERRIDE_GFX_VERSION as ROCr does") {
+  CHECK(parse::hsa_override_gfx("10.3.0") == 100300);
+  CHECK(parse::hsa_override_gfx("9.4.2") == 90402);
+  CHECK(parse::hsa_override_gfx("11.0.0") == 110000);
+  CHECK(parse::hsa_override_gfx("63.255.255") == 655755);
+  // Not three dot-separated small numbers: ROCr ignores it.
+  for (const char* bad : {"", "gfx1030", "10.3", "10.3.0.1", "10..0", "64.0.0", "10.256.0", "+10.3.0",
+                          " 10.3.0", "10.3.0 ", "0010.3.0", "10.3.x", "-1.0.0"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(parse::hsa_override_gfx(bad));
+  }
+}

@@ -96,17 +96,20 @@ inline Report judged_machine(const std::string& name) {
   return judged_snapshot(machine_dir(name) / "snapshot");
 }
 
-// A machine in memory: files, folders (implied by the files below them, or declared), links and command
-// outputs by key. Every path read is recorded in `reads`, so a test can say what a collector looked at.
+// A machine in memory: files, folders (implied by the files below them, or declared), links, metadata (`stats`:
+// a device node's mode and owner, for the collectors that decide from it) and command outputs by key. Every
+// path read is recorded in `reads`, so a test can say what a collector looked at. The one fake view of the
+// tests: a test that needs another answer overrides the call it is about.
 class MemView : public SystemView {
 public:
   std::map<std::string, std::string> files, links;
   std::set<std::string> dirs;
+  std::map<std::string, FileStat> stats; // what stat answers for a path, before files and folders
   std::map<std::string, CommandResult> commands;
   std::map<std::string, std::string> env;
   Identity who;
 
-  std::string view_kind = "replay"; // no network probing, as for a snapshot
+  Kind view_kind = Kind::replay; // no network probing, as for a snapshot
   std::vector<std::string> reads;
 
   std::optional<std::string> read_file(const std::string& path) override {
@@ -134,6 +137,8 @@ public:
       collect(p);
     for (const auto& [p, target] : links)
       collect(p);
+    for (const auto& [p, st] : stats)
+      collect(p);
     if (!found) return std::nullopt;
     return std::vector<std::string>(names.begin(), names.end());
   }
@@ -144,6 +149,7 @@ public:
   }
   std::optional<FileStat> stat(const std::string& path) override {
     std::string p = resolve(path);
+    if (auto it = stats.find(p); it != stats.end()) return it->second;
     FileStat st;
     if (files.count(p)) {
       st.type = FileType::file;
@@ -166,7 +172,7 @@ public:
   }
   std::map<std::string, std::string> environment() override { return env; }
   Identity identity() override { return who; }
-  std::string kind() const override { return view_kind; }
+  Kind kind() const override { return view_kind; }
 
   // A command that ran and answered.
   static CommandResult answered(const std::string& key, const std::string& out, int exit_code = 0,

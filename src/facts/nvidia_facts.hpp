@@ -1,0 +1,54 @@
+// NVIDIA's driver as its kernel module, nvidia-smi and modinfo report it.
+#pragma once
+
+#include "facts/fact.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpudoctor {
+
+// A GPU's memory, clock and fabric health as `nvidia-smi -q` (text or -x) reports it; empty: not reported
+// (N/A).
+struct NvidiaGpuHealth {
+  std::optional<std::string> ecc_mode; // current: "Enabled", "Disabled"
+  // Uncorrectable ECC errors (DRAM + SRAM, or the older double-bit total): volatile counts since the last
+  // driver load or GPU reset, aggregate ones over the GPU's life.
+  std::optional<long long> volatile_uncorrectable, aggregate_uncorrectable;
+  std::optional<long long> retired_sbe, retired_dbe; // retired pages (before Ampere)
+  std::optional<bool> retirement_pending;            // a page waits for the next reset to be retired
+  std::optional<long long> remapped_correctable, remapped_uncorrectable;
+  std::optional<bool> remap_pending, remap_failure; // row remapping (Ampere and later)
+  std::optional<bool> reset_required;               // GPU Reset Status: Reset Required
+  std::optional<std::string> recovery_action;       // GPU Recovery Action: "None", "Reset", "Reboot", ...
+  std::vector<std::string> clocks_held_by; // active: "HW Slowdown", "HW Thermal Slowdown", "HW Power Brake
+                                           // Slowdown", "SW Thermal Slowdown"
+  std::optional<std::string> fabric_state, fabric_status; // "Completed", "Success"; "N/A" without NVSwitch
+};
+
+struct NvidiaSmiGpu {
+  std::string name, bus_id, uuid;
+  std::string bdf; // bus_id as sysfs writes it ("0000:81:00.0"), the key of Facts::gpus (link_facts)
+  std::optional<long long> memory_total_mib;
+  std::string performance_state;      // "P0" (busy) .. "P8" (idle); empty when not reported
+  std::optional<int> gpu_utilization; // percent
+  NvidiaGpuHealth health;
+};
+
+struct NvidiaFacts {
+  Fact<std::string> kernel_module_version; // /proc/driver/nvidia/version or /sys/module/nvidia/version
+  bool open_kernel_module = false;
+  Fact<std::string> smi_driver_version;   // nvidia-smi: user-space driver
+  Fact<std::string> smi_cuda_version;     // highest CUDA the driver supports
+  Fact<std::string> nvml_library_version; // from a "Driver/library version mismatch" failure
+  bool smi_mismatch = false;
+  bool smi_no_driver = false; // "couldn't communicate with the NVIDIA driver"
+  std::vector<NvidiaSmiGpu> smi_gpus;
+  std::vector<std::string> libnvidia_ml_versions; // versions of libnvidia-ml.so.X found on disk
+  // `modinfo nvidia`: the installed module, loaded or not (license "NVIDIA" = proprietary, "Dual MIT/GPL" =
+  // open). Asked only when an NVIDIA GPU is present and no module is loaded.
+  Fact<std::string> modinfo_filename, modinfo_version, modinfo_license, modinfo_signer;
+};
+
+} // namespace gpudoctor
