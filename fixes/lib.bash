@@ -2138,18 +2138,26 @@ gd_verify_in_groups() {
   done
 }
 
-# The shell profiles of each home, and the system-wide ones (with --system).
+# The shell profiles (and NCCL's files) of each home, and the system-wide ones (with --system) that exist:
+# those of GD_PROFILE_HOME_FILES and GD_PROFILE_SYSTEM_FILES, which gpudoctor writes into the script from
+# its one table of configuration files (a folder's files as "/etc/profile.d/*.sh").
 gd_profile_files() {
-  local home name
+  local home name entry
   if [[ $1 == --system ]]; then
     shift
-    for name in /etc/environment /etc/profile /etc/bash.bashrc /etc/profile.d/*.sh /etc/nccl.conf; do
-      if [[ -f $name ]]; then printf '%s\n' "$name"; fi
+    for entry in "${GD_PROFILE_SYSTEM_FILES[@]}"; do
+      if [[ $entry != */\** ]]; then
+        if [[ -f $entry ]]; then printf '%s\n' "$entry"; fi
+        continue
+      fi
+      for name in "${entry%%/\**}"/*"${entry##*\*}"; do
+        if [[ -f $name ]]; then printf '%s\n' "$name"; fi
+      done
     done
   fi
   for home in "$@"; do
-    for name in .bashrc .profile .bash_profile .bash_login .zshrc .zprofile .zshenv .nccl.conf; do
-      if [[ -f $home/$name ]]; then printf '%s\n' "$home/$name"; fi
+    for name in "${GD_PROFILE_HOME_FILES[@]}"; do
+      if [[ -f $home$name ]]; then printf '%s\n' "$home$name"; fi
     done
   done
 }

@@ -1,5 +1,6 @@
 #include "bundle/redact_config.hpp"
 
+#include "system/config_files.hpp"
 #include "util/text.hpp"
 
 #include <cctype>
@@ -75,6 +76,18 @@ bool is_argv(const Json& array) {
 } // namespace
 
 std::optional<ConfigKind> config_kind(std::string_view rel) {
+  // The configuration table's files by their format (system/config_files.hpp), then what else a bundle may
+  // hold in those syntaxes.
+  if (const ConfigFile* row = config_file_of(rel)) switch (row->format) {
+    case ConfigFormat::json:
+      return ConfigKind::json;
+    case ConfigFormat::ini:
+      return ConfigKind::ini;
+    case ConfigFormat::shell:
+    case ConfigFormat::pam_env:
+    case ConfigFormat::nccl:
+      return ConfigKind::shell;
+    }
   std::string_view name = rel.substr(rel.find_last_of('/') + 1);
   if (text::ends_with(name, ".json")) return ConfigKind::json;
   for (std::string_view ini : {"pip.conf", "pip.ini", ".pypirc", ".condarc", ".npmrc"})
@@ -82,14 +95,10 @@ std::optional<ConfigKind> config_kind(std::string_view rel) {
   if (text::ends_with(name, ".repo") || text::starts_with(rel, "etc/apt/sources.list") ||
       text::starts_with(rel, "etc/apt/auth.conf"))
     return ConfigKind::ini;
-  // Dotfiles (every shell's profile, .nccl.conf, .envrc) wherever the home is, fish's files, and the
-  // system-wide profiles.
+  // Other dotfiles (.envrc, a shell's files the table does not judge) wherever the home is, fish's files,
+  // and whatever else a profile folder holds.
   if (name.starts_with('.') || text::ends_with(name, ".fish")) return ConfigKind::shell;
-  for (std::string_view system :
-       {"etc/profile", "etc/bash.bashrc", "etc/environment", "etc/nccl.conf", "etc/csh.cshrc",
-        "etc/csh.login", "etc/zsh/zshrc", "etc/zsh/zshenv", "etc/zsh/zprofile", "etc/zsh/zlogin"})
-    if (rel == system) return ConfigKind::shell;
-  if (text::starts_with(rel, "etc/profile.d/")) return ConfigKind::shell;
+  if (config_folder_of(rel)) return ConfigKind::shell;
   return std::nullopt;
 }
 

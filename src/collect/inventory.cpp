@@ -4,6 +4,7 @@
 
 #include "collect/container_config.hpp"
 #include "collect/inventory_packages.hpp"
+#include "collect/profile_assignments.hpp"
 #include "parse/parsers_system.hpp"
 #include "system/shell_profiles.hpp"
 #include "util/linear_regex.hpp"
@@ -80,27 +81,6 @@ std::string deb822_signed_by(const std::string& line) {
 }
 
 // The variable a profile line assigns ("  export NAME=..." or "NAME=..."), or "".
-std::string assigned_name(const std::string& line) {
-  std::size_t i = 0;
-  while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i])))
-    ++i;
-  if (line.compare(i, 6, "export") == 0 && i + 6 < line.size() &&
-      std::isspace(static_cast<unsigned char>(line[i + 6]))) {
-    i += 6;
-    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i])))
-      ++i;
-  }
-  auto ident = [](char c, bool first) {
-    return c == '_' || std::isalpha(static_cast<unsigned char>(c)) ||
-           (!first && std::isdigit(static_cast<unsigned char>(c)));
-  };
-  auto start = i;
-  while (i < line.size() && ident(line[i], i == start))
-    ++i;
-  if (i == start || i >= line.size() || line[i] != '=') return {};
-  return line.substr(start, i - start);
-}
-
 // Whether an ld.so.conf line is one folder matching `folders` (an ERE), or a folder below one: the line
 // holds one word, and the word or a part of it ending before a '/' matches.
 bool names_folder(const std::string& line, const LinearRegex& folders) {
@@ -346,12 +326,13 @@ std::vector<AptPin> apt_pins(SystemView& view) {
 std::vector<ProfileAssignment> system_assignments(SystemView& view, std::vector<std::string>& not_read) {
   ShellProfiles profiles = read_shell_profiles(view, "");
   not_read = std::move(profiles.not_read);
-  if (auto nccl = view.read_file("/etc/nccl.conf"))
-    profiles.files.push_back({"/etc/nccl.conf", std::move(*nccl)});
+  for (const auto& path : config_paths(ConfigUse::nccl, ""))
+    if (auto nccl = view.read_file(path))
+      profiles.files.push_back({path, std::move(*nccl), ConfigFormat::nccl});
   std::vector<ProfileAssignment> out;
-  for (const auto& [file, content] : profiles.files)
-    for (const auto& line : text::lines(content))
-      if (auto name = assigned_name(line); !name.empty()) out.push_back({file, name});
+  for (const auto& file : profiles.files)
+    for (const auto& a : profile_assignments(file).assignments)
+      out.push_back({file.path, a.name});
   return out;
 }
 

@@ -2,6 +2,7 @@
 // of the network interfaces and RDMA devices, and the KFD io_links that say how AMD GPUs reach each other.
 #include "collect/collectors.hpp"
 #include "parse/parsers_system.hpp"
+#include "system/config_files.hpp"
 #include "system/machine_paths.hpp"
 #include "util/text.hpp"
 
@@ -37,12 +38,15 @@ void collect_nccl_conf(SystemView& view, const std::map<std::string, std::string
   std::vector<std::pair<std::string, std::string>> files; // path, role
   // NCCL_CONF_FILE is read from the process environment only (std::getenv), and replaces ~/.nccl.conf.
   auto conf = environment.find("NCCL_CONF_FILE");
-  if (conf != environment.end() && !conf->second.empty()) {
-    if (conf->second[0] == '/') files.emplace_back(conf->second, "NCCL_CONF_FILE");
-  } else if (!home.empty()) {
-    files.emplace_back(home + (home.back() == '/' ? "" : "/") + ".nccl.conf", "user");
+  bool conf_file = conf != environment.end() && !conf->second.empty();
+  if (conf_file && conf->second[0] == '/') files.emplace_back(conf->second, "NCCL_CONF_FILE");
+  for (const auto& row : config_files()) {
+    if (row.use != ConfigUse::nccl) continue;
+    if (!row.in_home)
+      files.emplace_back(std::string(row.path), "system");
+    else if (!conf_file && !home.empty())
+      files.emplace_back(in_home(home, row), "user");
   }
-  files.emplace_back("/etc/nccl.conf", "system");
   for (const auto& [path, role] : files) {
     auto content = view.read_file(path);
     if (!content) continue;

@@ -3,6 +3,7 @@
 // Only sources whose host is in the knowledge table vendor_repos are kept.
 #include "collect/collectors.hpp"
 #include "parse/parsers_system.hpp"
+#include "system/config_files.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
@@ -114,12 +115,7 @@ void collect_pip(SystemView& view, RepoFacts& repos) {
         s.origin = std::string("env ") + var;
         add_source(repos, std::move(s));
       }
-  std::vector<std::string> files = {"/etc/pip.conf", "/etc/xdg/pip/pip.conf"};
-  std::string home = user_home(view);
-  if (!home.empty()) {
-    files.push_back(home + "/.config/pip/pip.conf");
-    files.push_back(home + "/.pip/pip.conf");
-  }
+  std::vector<std::string> files = config_paths(ConfigUse::pip, user_home(view));
   if (auto venv = view.env("VIRTUAL_ENV"); venv && !venv->empty()) files.push_back(*venv + "/pip.conf");
   for (const auto& file : files)
     if (auto content = view.read_file(file)) {

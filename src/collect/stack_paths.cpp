@@ -4,6 +4,7 @@
 // resolve to. Only folders that look like a GPU stack are looked at (stat), so ordinary PATH entries never
 // reach a snapshot.
 #include "collect/collectors.hpp"
+#include "collect/profile_assignments.hpp"
 #include "parse/parsers_system.hpp"
 #include "system/shell_profiles.hpp"
 #include "util/text.hpp"
@@ -158,10 +159,11 @@ public:
   void from_profiles(const std::string& home) {
     ShellProfiles profiles = read_shell_profiles(view_, home);
     out_.not_read = std::move(profiles.not_read);
-    for (const auto& [file, content] : profiles.files) {
+    for (const auto& profile_file : profiles.files) {
+      const std::string& file = profile_file.path;
       out_.files.push_back(file);
-      bool pam_env = file == "/etc/environment";
-      auto profile = pam_env ? parse::etc_environment(content, file) : parse::shell_profile(content, file);
+      bool pam_env = profile_file.format == ConfigFormat::pam_env; // nothing expanded
+      auto profile = profile_assignments(profile_file);
       std::map<std::string, std::string> vars;
       if (!home.empty()) vars["HOME"] = home;
       for (const auto& a : profile.assignments) {

@@ -1,6 +1,7 @@
 #include "fix/render.hpp"
 
 #include "fix/script_text.hpp"
+#include "system/config_files.hpp"
 #include "util/escape.hpp"
 #include "util/text.hpp"
 
@@ -187,6 +188,15 @@ std::string header(const Plan& plan, const std::string& version) {
 
 } // namespace
 
+std::string profile_file_vars() {
+  std::vector<std::string> home, system;
+  for (const auto& row : config_files())
+    if (row.cleaned) (row.in_home ? home : system).push_back(std::string(row.path));
+  return fmt::format("# The files gd_clean_profiles edits: system/config_files.hpp's table.\n"
+                     "GD_PROFILE_HOME_FILES={}\nGD_PROFILE_SYSTEM_FILES={}\n",
+                     quoted_array(home), quoted_array(system));
+}
+
 Script render_script(const Plan& plan, const std::string& library, const std::string& version) {
   std::vector<std::string> ids, titles, flags;
   for (const auto& s : plan.steps) {
@@ -203,10 +213,11 @@ Script render_script(const Plan& plan, const std::string& library, const std::st
                   "GD_KERNEL={}\n"
                   "GD_STEP_IDS={}\n"
                   "GD_STEP_TITLES={}\n"
-                  "GD_STEP_FLAGS={}\n",
+                  "GD_STEP_FLAGS={}\n"
+                  "{}",
                   family_name(plan.os.family), shell_quote(plan.os.id), shell_quote(plan.os.version),
                   shell_quote(plan.host), shell_quote(plan.kernel), quoted_array(ids), quoted_array(titles),
-                  quoted_array(flags));
+                  quoted_array(flags), profile_file_vars());
 
   std::string steps =
       "\n# ---- the steps ------------------------------------------------------------------------\n";

@@ -1,5 +1,6 @@
 #include "system/shell_profiles.hpp"
 
+#include "system/config_files.hpp"
 #include "system/input_limits.hpp"
 #include "util/text.hpp"
 
@@ -7,21 +8,22 @@
 
 namespace gpudoctor {
 
-std::vector<std::string> shell_profile_paths(SystemView& view, const std::string& home,
+std::vector<ProfilePath> shell_profile_paths(SystemView& view, const std::string& home,
                                              std::size_t* listed_profile_d) {
-  std::vector<std::string> files;
-  if (!home.empty())
-    for (const char* name :
-         {"/.bashrc", "/.profile", "/.bash_profile", "/.bash_login", "/.zshrc", "/.zprofile"})
-      files.push_back(home + name);
-  files.push_back("/etc/profile");
-  files.push_back("/etc/bash.bashrc");
+  std::vector<ProfilePath> files;
   std::size_t listed = 0;
-  if (auto names = view.list_dir("/etc/profile.d"))
-    for (const auto& name : *names)
-      if (text::ends_with(name, ".sh") && ++listed <= k_max_profile_files)
-        files.push_back("/etc/profile.d/" + name);
-  files.push_back("/etc/environment");
+  for (const auto& row : config_files()) {
+    if (row.use != ConfigUse::profile || (row.in_home && home.empty())) continue;
+    if (auto folder = config_folder(row)) {
+      std::string dir = std::string(folder->folder); // system folders only: no home row is one
+      if (auto names = view.list_dir(dir))
+        for (const auto& name : *names)
+          if (text::ends_with(name, folder->suffix) && ++listed <= k_max_profile_files)
+            files.push_back({dir + "/" + name, row.format});
+      continue;
+    }
+    files.push_back({row.in_home ? in_home(home, row) : std::string(row.path), row.format});
+  }
   if (listed_profile_d) *listed_profile_d = listed;
   return files;
 }
@@ -47,7 +49,7 @@ ShellProfiles read_shell_profiles(SystemView& view, const std::string& home) {
       return true;
     return false;
   };
-  for (const auto& path : shell_profile_paths(view, home, &listed)) {
+  for (const auto& [path, format] : shell_profile_paths(view, home, &listed)) {
     if (auto why = view.left_out(path)) { // by the live run this snapshot recorded
       out.not_read.push_back(std::move(*why));
       continue;
@@ -58,11 +60,15 @@ ShellProfiles read_shell_profiles(SystemView& view, const std::string& home) {
     auto content = view.read_file(path);
     if (!content || !within_bounds(path, content->size())) continue;
     total += content->size();
-    out.files.push_back({path, std::move(*content)});
+    out.files.push_back({path, std::move(*content), format});
   }
   if (listed > k_max_profile_files)
-    leave_out("/etc/profile.d", fmt::format("/etc/profile.d lists {} .sh files: only the first {} are read",
-                                            listed, k_max_profile_files));
+    for (const auto& row : config_files())
+      if (auto folder = config_folder(row); folder && row.use == ConfigUse::profile) {
+        std::string dir(folder->folder);
+        leave_out(dir, fmt::format("{} lists {} {} files: only the first {} are read", dir, listed,
+                                   folder->suffix, k_max_profile_files));
+      }
   return out;
 }
 

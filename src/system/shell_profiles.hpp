@@ -3,6 +3,7 @@
 // variables from, besides the environment it runs in.
 #pragma once
 
+#include "system/config_files.hpp"
 #include "system/system_view.hpp"
 
 #include <string>
@@ -10,15 +11,21 @@
 
 namespace gpudoctor {
 
-// The profiles in the order they are read: the user's own files in `home` first (none when empty), then
-// /etc/profile, /etc/bash.bashrc, /etc/profile.d/*.sh and /etc/environment. `listed_profile_d` is set to how
-// many .sh files /etc/profile.d lists; at most k_max_profile_files of them are named.
-std::vector<std::string> shell_profile_paths(SystemView& view, const std::string& home,
+struct ProfilePath {
+  std::string path;
+  ConfigFormat format = ConfigFormat::shell; // shell, or pam_env for /etc/environment
+};
+// The profiles of the configuration table (system/config_files.hpp) in the order they are read: the user's
+// own files in `home` first (none when empty), then the system's (/etc/profile, /etc/bash.bashrc,
+// /etc/profile.d/*.sh, zsh's, /etc/environment). `listed_profile_d` is set to how many .sh files
+// /etc/profile.d lists; at most k_max_profile_files of them are named.
+std::vector<ProfilePath> shell_profile_paths(SystemView& view, const std::string& home,
                                              std::size_t* listed_profile_d = nullptr);
 
 struct ProfileFile {
   std::string path;
   std::string content;
+  ConfigFormat format = ConfigFormat::shell;
 };
 
 struct ShellProfiles {

@@ -14,6 +14,9 @@
 5. Checks judge typed facts: checks/ includes only checks/, facts/, knowledge/, util/, the check interface
    (engine/check.hpp) and the machine's path names (system/machine_paths.hpp). What needs a parser or the
    machine is read by collect/ and joined by its link stage (collect/link_facts.hpp) before any check runs.
+6. One table of the shell profiles and NCCL's files (src/system/config_files.cpp): no other file of src/ or
+   checks/ spells one of its paths in a string, and fixes/lib.bash names none outside a comment (the
+   scripts get the list rendered from the table).
 
 Usage: source_rules.py SOURCE_DIR. Prints each breach as file:line and exits 1 if there is one.
 source_rules.py --self-test: plants each breach the rules name in a temporary tree and fails unless every one
@@ -140,6 +143,52 @@ def check_include_breaches(root):
     return breaches
 
 
+CONFIG_TABLE = os.path.join("src", "system", "config_files.cpp")
+CONFIG_ROW = re.compile(r'ConfigFile\{"([^"]+)",\s*(true|false),\s*U::(profile|nccl)\b')
+
+
+def config_names(root):
+    """The table's profile and NCCL rows as the words a copy would spell: a home's file by its name
+    (".bashrc"), a system file or folder by its path ("/etc/environment", "/etc/profile.d")."""
+    with open(os.path.join(root, CONFIG_TABLE), encoding="utf-8") as f:
+        rows = CONFIG_ROW.findall(f.read())
+    names = set()
+    for path, in_home, _ in rows:
+        path = path.split("/*")[0]
+        names.add(path.rsplit("/", 1)[-1] if in_home == "true" else path)
+    return names
+
+
+def config_copy_breaches(root):
+    """Strings of src/ and checks/ and code lines of fixes/lib.bash that spell a row of the table."""
+    names = config_names(root)
+    if not names:
+        return [f"{CONFIG_TABLE}: no profile rows found (has the table's form changed?)"]
+    # A system path also as a bundle spells it, relative to its root ("etc/zsh/zshenv").
+    spelled = ["/?" + re.escape(n[1:]) if n.startswith("/") else re.escape(n)
+               for n in sorted(names, key=len, reverse=True)]
+    word = re.compile("(?<![\\w.])(" + "|".join(spelled) + ")(?![\\w.])")
+    literal = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+    breaches = []
+    for folder in ("src", "checks"):
+        for rel, text in source_files(root, folder):
+            if rel == CONFIG_TABLE:
+                continue
+            for number, line in enumerate(text.split("\n"), 1):
+                for lit in literal.findall(code_part(line)):
+                    if m := word.search(lit):
+                        breaches.append(f"{rel}:{number}: spells {m.group(1)}, a row of the configuration "
+                                        "table (name it through system/config_files.hpp)")
+    lib = os.path.join(root, "fixes", "lib.bash")
+    if os.path.exists(lib):
+        with open(lib, encoding="utf-8", errors="replace") as f:
+            for number, line in enumerate(f.read().split("\n"), 1):
+                if not line.lstrip().startswith("#") and (m := word.search(line)):
+                    breaches.append(f"fixes/lib.bash:{number}: spells {m.group(1)}, a row of the configuration "
+                                    "table (the script gets GD_PROFILE_*_FILES from it)")
+    return breaches
+
+
 def layer_breaches(root):
     """Includes of src/ that look up a layer."""
     breaches = []
@@ -172,20 +221,27 @@ def self_test():
         os.path.join("src", "fix", "b.cpp"): "#include \"app/commands.hpp\"\nconst char* p = \"/proc/x\";\n",
         os.path.join("src", "fix", "e.cpp"): ("void e() {\n  std::printf(\"x\");\n  diag::warning(\"y\");\n"
                                             "  const char* bash = \"printf '%s' x\";\n}\n"),
+        CONFIG_TABLE: ('    ConfigFile{"/.zshenv", true, U::profile, F::shell, true, k_zsh},\n'
+                       '    ConfigFile{"/etc/profile.d/*.sh", false, U::profile, F::shell, true, k_x},\n'
+                       '    ConfigFile{"/etc/nccl.conf", false, U::nccl, F::nccl, true, k_nccl},\n'),
+        os.path.join("src", "collect", "p.cpp"): ('auto a = home + "/.zshenv";\n// "/etc/nccl.conf" in a comment\n'
+                                                 'auto b = "/etc/profile.d/x.sh";\nauto c = "/etc/profile.dx";\n'
+                                                 'auto d = {"etc/nccl.conf"};\n'),
+        os.path.join("fixes", "lib.bash"): "# .zshenv in a comment\nfor n in .zshenv; do :; done\n",
         # Not breaches: the signal path's write(2), stdout, a comment.
         os.path.join("src", "system", "lifecycle.cpp"): "void s() { ::write(STDERR_FILENO, \"a\", 1); }\n",
         os.path.join("src", "util", "u.cpp"): "// fprintf(stderr, ...) is gone\nvoid u() { fputs(s, stdout); }\n",
     }
     expected = {"src/app/a.cpp:2", "src/app/a.cpp:4", "src/app/a.cpp:5", "src/app/a.cpp:6", "src/app/a.cpp:7",
                 "checks/c.cpp:1", "checks/d.cpp:2", "checks/d.cpp:4", "checks/d.cpp:6",
-                "src/fix/b.cpp:1", "src/fix/b.cpp:2", "src/fix/e.cpp:2", "src/fix/e.cpp:3"}
+                "src/collect/p.cpp:1", "src/collect/p.cpp:3", "src/collect/p.cpp:5", "fixes/lib.bash:2", "src/fix/b.cpp:1", "src/fix/b.cpp:2", "src/fix/e.cpp:2", "src/fix/e.cpp:3"}
     with tempfile.TemporaryDirectory() as root:
         for rel, text in planted.items():
             os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
             with open(os.path.join(root, rel), "w", encoding="utf-8") as f:
                 f.write(text)
         found = (layer_breaches(root) + stderr_breaches(root) + engine_output_breaches(root) +
-                 check_include_breaches(root))
+                 check_include_breaches(root) + config_copy_breaches(root))
         for folder in ("src", "checks"):
             found += machine_path_breaches(root, folder)
     reported = {":".join(b.split(":")[:2]) for b in found}
@@ -201,7 +257,7 @@ def main():
         return self_test()
     root = sys.argv[1]
     breaches = (layer_breaches(root) + stderr_breaches(root) + engine_output_breaches(root) +
-                check_include_breaches(root))
+                check_include_breaches(root) + config_copy_breaches(root))
     for folder in ("src", "checks", "probes"):
         breaches += machine_path_breaches(root, folder)
     for b in breaches:

@@ -79,7 +79,9 @@ TEST_CASE(
   std::size_t listed = 0;
   auto paths = shell_profile_paths(many, "", &listed);
   CHECK(listed == k_max_profile_files + 6);
-  CHECK(paths.size() == k_max_profile_files + 3); // /etc/profile, /etc/bash.bashrc, /etc/environment
+  // Besides the folder's: the table's other system profiles (/etc/profile, /etc/bash.bashrc, zsh's eight,
+  // /etc/environment), each named whether or not it exists.
+  CHECK(paths.size() == k_max_profile_files + 11);
   ShellProfiles pm = read_shell_profiles(many, "");
   REQUIRE(pm.not_read.size() == 1);
   CHECK(pm.not_read[0] == fmt::format("/etc/profile.d lists {} .sh files: only the first {} are read",

@@ -92,7 +92,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='torch-reinstall-23d31d71'
+GD_SCRIPT_ID='torch-reinstall-46a1f734'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04
@@ -106,6 +106,33 @@ GD_STEP_TITLES=(
 )
 GD_STEP_FLAGS=(
   ''
+)
+# The files gd_clean_profiles edits: system/config_files.hpp's table.
+GD_PROFILE_HOME_FILES=(
+  /.bashrc
+  /.profile
+  /.bash_profile
+  /.bash_login
+  /.zshenv
+  /.zprofile
+  /.zshrc
+  /.zlogin
+  /.nccl.conf
+)
+GD_PROFILE_SYSTEM_FILES=(
+  /etc/profile
+  /etc/bash.bashrc
+  '/etc/profile.d/*.sh'
+  /etc/zsh/zshenv
+  /etc/zsh/zprofile
+  /etc/zsh/zshrc
+  /etc/zsh/zlogin
+  /etc/zshenv
+  /etc/zprofile
+  /etc/zshrc
+  /etc/zlogin
+  /etc/environment
+  /etc/nccl.conf
 )
 
 # @gpudoctor-golden: fixes/lib.bash is pasted here

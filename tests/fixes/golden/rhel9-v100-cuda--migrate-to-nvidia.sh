@@ -157,7 +157,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='migrate-to-nvidia-175cc3f0'
+GD_SCRIPT_ID='migrate-to-nvidia-4e8d2907'
 GD_FAMILY=rhel
 GD_FOR_OS_ID=rhel
 GD_FOR_OS_VERSION=9.4
@@ -207,6 +207,33 @@ GD_STEP_FLAGS=(
   root
   'root reboot'
   ''
+)
+# The files gd_clean_profiles edits: system/config_files.hpp's table.
+GD_PROFILE_HOME_FILES=(
+  /.bashrc
+  /.profile
+  /.bash_profile
+  /.bash_login
+  /.zshenv
+  /.zprofile
+  /.zshrc
+  /.zlogin
+  /.nccl.conf
+)
+GD_PROFILE_SYSTEM_FILES=(
+  /etc/profile
+  /etc/bash.bashrc
+  '/etc/profile.d/*.sh'
+  /etc/zsh/zshenv
+  /etc/zsh/zprofile
+  /etc/zsh/zshrc
+  /etc/zsh/zlogin
+  /etc/zshenv
+  /etc/zprofile
+  /etc/zshrc
+  /etc/zlogin
+  /etc/environment
+  /etc/nccl.conf
 )
 
 # @gpudoctor-golden: fixes/lib.bash is pasted here

@@ -101,7 +101,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='purge-rocm-ade41e1f'
+GD_SCRIPT_ID='purge-rocm-24ed4150'
 GD_FAMILY=rhel
 GD_FOR_OS_ID=rocky
 GD_FOR_OS_VERSION=9.4
@@ -133,6 +133,33 @@ GD_STEP_FLAGS=(
   root
   root
   root
+)
+# The files gd_clean_profiles edits: system/config_files.hpp's table.
+GD_PROFILE_HOME_FILES=(
+  /.bashrc
+  /.profile
+  /.bash_profile
+  /.bash_login
+  /.zshenv
+  /.zprofile
+  /.zshrc
+  /.zlogin
+  /.nccl.conf
+)
+GD_PROFILE_SYSTEM_FILES=(
+  /etc/profile
+  /etc/bash.bashrc
+  '/etc/profile.d/*.sh'
+  /etc/zsh/zshenv
+  /etc/zsh/zprofile
+  /etc/zsh/zshrc
+  /etc/zsh/zlogin
+  /etc/zshenv
+  /etc/zprofile
+  /etc/zshrc
+  /etc/zlogin
+  /etc/environment
+  /etc/nccl.conf
 )
 
 # @gpudoctor-golden: fixes/lib.bash is pasted here
