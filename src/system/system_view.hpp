@@ -101,8 +101,8 @@ public:
   virtual CommandResult run(const CommandSpec& spec) = 0;
   virtual std::map<std::string, std::string> environment() = 0;
   virtual Identity identity() = 0;
-  // Whether this view asks the machine (live, also while recording) or answers from a recording (a snapshot, a
-  // test's machine): then nothing beyond it may be asked (no network probing, no probe programs started).
+  // Whether this view asks the machine (live, also while recording) or answers from a recording (a snapshot,
+  // a test's machine): then nothing beyond it may be asked (no network probing, no probe programs started).
   enum class Kind { live, replay };
   virtual Kind kind() const = 0;
   bool is_replay() const { return kind() == Kind::replay; }

@@ -24,17 +24,20 @@ namespace {
 
 const std::string k_home = "/home/ada";
 
-// Every row of `use` as a file on a machine: a folder row as two files in its folder, one with its suffix.
+// A row as one file on a machine: a folder row as a file of its folder with its suffix.
+std::string sample_file(const ConfigFile& row) {
+  if (auto folder = config_folder(row))
+    return std::string(folder->folder) + "/gpu" + std::string(folder->suffix);
+  return row.in_home ? in_home(k_home, row) : std::string(row.path);
+}
+
+// Every row of `use` as a file on a machine, and beside a folder row's file one without its suffix.
 std::vector<std::string> machine_files(ConfigUse use) {
   std::vector<std::string> out;
   for (const auto& row : config_files()) {
     if (row.use != use) continue;
-    if (auto folder = config_folder(row)) {
-      out.push_back(std::string(folder->folder) + "/gpu" + std::string(folder->suffix));
-      out.push_back(std::string(folder->folder) + "/notes.txt");
-    } else {
-      out.push_back(row.in_home ? in_home(k_home, row) : std::string(row.path));
-    }
+    out.push_back(sample_file(row));
+    if (auto folder = config_folder(row)) out.push_back(std::string(folder->folder) + "/notes.txt");
   }
   return out;
 }
@@ -62,11 +65,7 @@ TEST_CASE("config files: the checks read every profile and NCCL file the fixes c
     CAPTURE(row.path);
     // A profile or NCCL file the checks read and the fixes leave is the disagreement this table ends.
     CHECK(row.cleaned == (row.use == ConfigUse::profile || row.use == ConfigUse::nccl));
-    if (!row.cleaned) continue;
-    if (auto folder = config_folder(row))
-      cleaned.insert(std::string(folder->folder) + "/gpu" + std::string(folder->suffix));
-    else
-      cleaned.insert(row.in_home ? in_home(k_home, row) : std::string(row.path));
+    if (row.cleaned) cleaned.insert(sample_file(row));
   }
   CHECK(read_by_checks(view) == cleaned);
   CHECK(cleaned.count(k_home + "/.zshenv"));
@@ -75,9 +74,7 @@ TEST_CASE("config files: the checks read every profile and NCCL file the fixes c
 
 TEST_CASE("config files: redaction reads each file of the table in its syntax") {
   for (const auto& row : config_files()) {
-    std::string path = row.in_home ? in_home(k_home, row) : std::string(row.path);
-    if (auto folder = config_folder(row))
-      path = std::string(folder->folder) + "/gpu" + std::string(folder->suffix);
+    std::string path = sample_file(row);
     CAPTURE(path);
     auto kind = config_kind(path.substr(1));
     REQUIRE(kind);

@@ -96,10 +96,10 @@ inline Report judged_machine(const std::string& name) {
   return judged_snapshot(machine_dir(name) / "snapshot");
 }
 
-// A machine in memory: files, folders (implied by the files below them, or declared), links, metadata (`stats`:
-// a device node's mode and owner, for the collectors that decide from it) and command outputs by key. Every
-// path read is recorded in `reads`, so a test can say what a collector looked at. The one fake view of the
-// tests: a test that needs another answer overrides the call it is about.
+// A machine in memory: files, folders (implied by the files below them, or declared), links, metadata
+// (`stats`: a device node's mode and owner, for the collectors that decide from it) and command outputs by
+// key. Every path read is recorded in `reads`, so a test can say what a collector looked at. The one fake
+// view of the tests: a test that needs another answer overrides the call it is about.
 class MemView : public SystemView {
 public:
   std::map<std::string, std::string> files, links;
