@@ -67,8 +67,45 @@ std::vector<std::string> pip_uninstall(const PythonEnv& env, const std::vector<s
   return words;
 }
 
-std::string env_evidence(const std::string& name, const std::string& value) {
-  return fmt::format("env {}={}", name, value);
+std::vector<std::string> profile_sets(const Facts& f, const std::string& name) {
+  std::vector<std::string> out;
+  for (const auto& a : f.stack_paths.assignments)
+    if (a.name == name) out.push_back(fmt::format("{}:{}", a.file, a.line));
+  return out;
+}
+
+namespace {
+
+// At most three places, then how many more: a profile may assign a variable on every other line.
+std::string places(const std::vector<std::string>& where) {
+  std::vector<std::string> shown(where.begin(), where.begin() + std::min<std::size_t>(where.size(), 3));
+  std::string out = text::join(shown, ", ");
+  if (where.size() > shown.size()) out += fmt::format(" and {} more", where.size() - shown.size());
+  return out;
+}
+
+} // namespace
+
+std::string env_evidence(const Facts& f, const std::string& name, const std::string& value) {
+  if (f.stack_paths.profiles_read == 0) return fmt::format("env {}={}", name, value);
+  auto where = profile_sets(f, name);
+  return where.empty() ? fmt::format("env {}={} (set in no profile gpudoctor read)", name, value)
+                       : fmt::format("env {}={} (set in {})", name, value, places(where));
+}
+
+std::string where_set(const Facts& f, const std::string& name) {
+  if (f.stack_paths.profiles_read == 0) return "";
+  auto where = profile_sets(f, name);
+  if (!where.empty()) return fmt::format(" It is set in {}.", places(where));
+  std::string unread =
+      f.stack_paths.not_read.empty() ? "" : fmt::format(" ({} left unread)", f.stack_paths.not_read.size());
+  std::size_t n = f.stack_paths.profiles_read;
+  std::string none = n == 1 ? "The one profile gpudoctor read does not set it"
+                            : fmt::format("None of the {} profiles gpudoctor read sets it", n);
+  return fmt::format(" {}{}: it comes from the environment gpudoctor started in (this shell, a systemd "
+                     "unit's Environment=, a job script or the container's), which a profile fix does not "
+                     "change.",
+                     none, unread);
 }
 
 std::string gfx_family(const Knowledge& kb, long long gfx_target_version) {
@@ -76,8 +113,8 @@ std::string gfx_family(const Knowledge& kb, long long gfx_target_version) {
   return fmt::format("GFX{}.{} (unknown)", gfx_target_version / 10000, (gfx_target_version / 100) % 100);
 }
 
-std::vector<std::string> GpuOverride::evidence(const Gpu& gpu) const {
-  std::vector<std::string> out = {env_evidence(name, value), gpu_evidence(gpu)};
+std::vector<std::string> GpuOverride::evidence(const Facts& f, const Gpu& gpu) const {
+  std::vector<std::string> out = {env_evidence(f, name, value), gpu_evidence(gpu)};
   if (gpu.kfd) out.push_back(fmt::format("{}: gfx_target_version {}", gpu.kfd->source, real));
   return out;
 }

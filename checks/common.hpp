@@ -6,6 +6,7 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace gpudoctor::checks {
 
@@ -19,7 +20,14 @@ bool has_compute_driver(const Gpu& gpu);
 std::size_t usable_gpus(const Facts& f, Vendor v);
 // Evidence line for a GPU: "gpu0 0000:03:00.0 1002:744c rev c8 (Radeon RX 7900 XTX)".
 std::string gpu_evidence(const Gpu& gpu);
-std::string env_evidence(const std::string& name, const std::string& value);
+// Where the profiles gpudoctor read assign `name` ("/home/ada/.bashrc:12"), in reading order.
+std::vector<std::string> profile_sets(const Facts& f, const std::string& name);
+// "env NAME=value", and where a profile read sets it ("set in /home/ada/.bashrc:12") or that none does.
+std::string env_evidence(const Facts& f, const std::string& name, const std::string& value);
+// For a finding about a variable of the environment, a sentence to end its message with: where the profiles
+// set it, or that none gpudoctor read does (then it comes from elsewhere, which a profile fix leaves as it
+// is). Empty when no profile was read: nothing is known.
+std::string where_set(const Facts& f, const std::string& name);
 // The subject of a Python environment's results: "python3 (venv: /home/sam/venv/bin/python3)".
 std::string python_subject(const PythonEnv& env);
 // The words of `python -m pip uninstall -y NAME...` for that environment's interpreter: only names of PyPI's
@@ -37,7 +45,7 @@ struct GpuOverride {
   std::string name, value;
   long long wanted = 0, real = 0;
   // The variable, the GPU, and where its own target was read.
-  std::vector<std::string> evidence(const Gpu& gpu) const;
+  std::vector<std::string> evidence(const Facts& f, const Gpu& gpu) const;
 };
 // Empty when none applies, it is malformed or the GPU's own target is unknown; it then says so in `out`.
 std::optional<GpuOverride> override_for(const Facts& f, const Gpu& gpu, Results& out);

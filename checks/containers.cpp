@@ -37,7 +37,7 @@ void container_nvidia_runtime(const CheckContext& ctx, Results& out) {
         fmt::format("{}: runtimes {}", c.daemon_json_source,
                     c.daemon_json_runtimes.empty() ? "(none)" : text::join(c.daemon_json_runtimes, ", ")));
   else
-    evidence.push_back("/etc/docker/daemon.json: missing");
+    evidence.push_back("Docker's daemon configuration (the system's or rootless Docker's): not found");
   bool configured = has(c.runtimes, "nvidia") || has(c.daemon_json_runtimes, "nvidia");
   if (configured) return out.pass("", "Docker has the nvidia runtime", evidence);
   evidence.push_back(c.nvidia_toolkit_config

@@ -217,7 +217,7 @@ void env_alloc_conf_invalid(const CheckContext& ctx, Results& out) {
     auto it = f.env.all.find(name);
     if (it == f.env.all.end()) continue;
     any = true;
-    std::vector<std::string> evidence = {env_evidence(name, it->second)};
+    std::vector<std::string> evidence = {env_evidence(ctx.facts, name, it->second)};
     auto problem = Parser(ctx.kb.env, tokens(it->second), cuda_build).run();
     if (!problem) {
       out.pass(name, fmt::format("{}={} parses", name, it->second), evidence);
@@ -228,8 +228,8 @@ void env_alloc_conf_invalid(const CheckContext& ctx, Results& out) {
     out.add(problem->uncertain ? Status::warn : Status::error, name,
             fmt::format("{}={}: {}. PyTorch raises an error at its first GPU allocation when it reads this "
                         "variable. The syntax is option:value,option:value (e.g. "
-                        "expandable_segments:True,max_split_size_mb:512).",
-                        name, it->second, problem->message),
+                        "expandable_segments:True,max_split_size_mb:512).{}",
+                        name, it->second, problem->message, where_set(ctx.facts, name)),
             evidence);
     // The value meant where the one wrong token has a near right one; PyTorch's defaults otherwise.
     if (auto right = corrected(ctx.kb.env, it->second, *problem, cuda_build))
@@ -262,7 +262,7 @@ void env_alloc_conf_shadowed(const CheckContext& ctx, Results& out) {
   auto evidence_of = [&](std::initializer_list<const char*> names) {
     std::vector<std::string> e;
     for (const char* n : names)
-      if (auto v = get(n)) e.push_back(env_evidence(n, *v));
+      if (auto v = get(n)) e.push_back(env_evidence(ctx.facts, n, *v));
     e.insert(e.end(), torch_evidence.begin(), torch_evidence.end());
     return e;
   };

@@ -14,16 +14,17 @@ void env_hsa_override_invalid(const CheckContext& ctx, Results& out) {
   bool amd = ctx.facts.count(Vendor::amd) > 0;
   for (const auto& [name, value, gfx_target_version] : vars) {
     if (gfx_target_version) {
-      out.pass(name, fmt::format("{}={} is well formed", name, value), {env_evidence(name, value)});
+      out.pass(name, fmt::format("{}={} is well formed", name, value),
+               {env_evidence(ctx.facts, name, value)});
       continue;
     }
     out.add(
         amd ? Status::error : Status::warn, name,
         fmt::format("{0}=\"{1}\" is not three decimal numbers major.minor.stepping (like 10.3.0 or 11.0.0): "
                     "ROCm refuses to start (\"HSA_OVERRIDE_GFX_VERSION {1} is invalid\"){2}. Unset it, or "
-                    "write it as major.minor.stepping.",
-                    name, value, amd ? "" : " if it ever runs here"),
-        {env_evidence(name, value)});
+                    "write it as major.minor.stepping.{3}",
+                    name, value, amd ? "" : " if it ever runs here", where_set(ctx.facts, name)),
+        {env_evidence(ctx.facts, name, value)});
   }
 }
 
@@ -32,7 +33,7 @@ void env_hsa_override_mismatch(const CheckContext& ctx, Results& out) {
     const auto& [name, value, wanted, real] = o;
     std::string real_name = gfx_name(ctx.kb, real), wanted_name = gfx_name(ctx.kb, wanted);
     std::string real_family = gfx_family(ctx.kb, real), wanted_family = gfx_family(ctx.kb, wanted);
-    std::vector<std::string> evidence = o.evidence(gpu);
+    std::vector<std::string> evidence = o.evidence(ctx.facts, gpu);
     // Families come from the knowledge table (Knowledge::isa_family also places targets it lacks when their
     // neighbours agree). Where it cannot place one, a different major still means another family; the same
     // major (GFX10 holds both RDNA1 and RDNA2) does not tell.
@@ -48,15 +49,16 @@ void env_hsa_override_mismatch(const CheckContext& ctx, Results& out) {
           Status::warn, gpu.subject(),
           fmt::format("{}={} makes ROCm load {} code on GPU {} ({}), which is {}; gpudoctor's knowledge "
                       "tables cannot place both targets, so whether they share an ISA family is not "
-                      "known. Unset it unless you know the GPU needs it.",
-                      name, value, wanted_name, gpu.index, gpu.display_name(), real_name),
+                      "known. Unset it unless you know the GPU needs it.{}",
+                      name, value, wanted_name, gpu.index, gpu.display_name(), real_name,
+                      where_set(ctx.facts, name)),
           evidence);
     out.add(
         Status::error, gpu.subject(),
         fmt::format("{}={} makes ROCm load {} code, but GPU {} ({}) is {}, of another ISA family ({} vs {}): "
-                    "expect GPU faults, hangs or wrong results. Unset it.",
+                    "expect GPU faults, hangs or wrong results. Unset it.{}",
                     name, value, wanted_name, gpu.index, gpu.display_name(), real_name, wanted_family,
-                    real_family),
+                    real_family, where_set(ctx.facts, name)),
         evidence);
   });
 }

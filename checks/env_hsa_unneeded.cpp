@@ -109,11 +109,11 @@ void env_hsa_override_unneeded(const CheckContext& ctx, Results& out) {
   for_each_override(f, out, [&](const Gpu& gpu, const GpuOverride& o) {
     const auto& [name, value, wanted, real] = o;
     std::string target = gfx_name(ctx.kb, real), wanted_name = gfx_name(ctx.kb, wanted);
-    std::vector<std::string> evidence = o.evidence(gpu);
+    std::vector<std::string> evidence = o.evidence(ctx.facts, gpu);
     if (wanted == real)
       return out.add(Status::warn, gpu.subject(),
-                     fmt::format("{}={} names GPU {}'s own target, {}: it changes nothing. Unset it.", name,
-                                 value, gpu.index, target),
+                     fmt::format("{}={} names GPU {}'s own target, {}: it changes nothing. Unset it.{}", name,
+                                 value, gpu.index, target, where_set(f, name)),
                      evidence);
     if (gfx_family(ctx.kb, wanted) != gfx_family(ctx.kb, real) || !ctx.kb.isa_family(wanted) ||
         !ctx.kb.isa_family(real))
@@ -145,12 +145,13 @@ void env_hsa_override_unneeded(const CheckContext& ctx, Results& out) {
       return out.pass(gpu.subject(),
                       fmt::format("whether {} is needed is not known: {}", name, text::join(parts, "; ")),
                       evidence);
-    out.add(Status::warn, gpu.subject(),
-            fmt::format(
-                "{}={} makes ROCm load {} code on GPU {} ({}, {}), although {}: the override only swaps "
-                "the GPU's own kernels for another target's. Unset it.",
-                name, value, wanted_name, gpu.index, gpu.display_name(), target, text::join(parts, ", and ")),
-            evidence);
+    out.add(
+        Status::warn, gpu.subject(),
+        fmt::format("{}={} makes ROCm load {} code on GPU {} ({}, {}), although {}: the override only swaps "
+                    "the GPU's own kernels for another target's. Unset it.{}",
+                    name, value, wanted_name, gpu.index, gpu.display_name(), target,
+                    text::join(parts, ", and "), where_set(f, name)),
+        evidence);
   });
 }
 

@@ -168,12 +168,13 @@ void env_nccl_unknown(const CheckContext& ctx, Results& out) {
     return out.pass("", "no NCCL_ or RCCL_ variable is set, in the environment or NCCL's files");
   for (const auto& s : settings) {
     std::string name = text::trim(s.name);
-    std::vector<std::string> evidence = {nccl_evidence(s)};
+    std::vector<std::string> evidence = {nccl_evidence(ctx.facts, s)};
     if (name != s.name) {
       out.add(Status::warn, s.name,
               fmt::format("\"{0}\" in {1} has blanks around the name: NCCL sets a variable called \"{0}\", "
                           "which nothing reads, so {2} is not set. Write it as {2}={3}.",
-                          printable(s.name), nccl_where(s), printable(name), printable(text::trim(s.value))),
+                          printable(s.name), nccl_where(ctx.facts, s), printable(name),
+                          printable(text::trim(s.value))),
               evidence);
       out.act(nccl_change(s, text::trim(s.value), name));
       continue;
@@ -183,7 +184,7 @@ void env_nccl_unknown(const CheckContext& ctx, Results& out) {
       if (!row->removed.empty()) {
         out.add(Status::warn, name,
                 fmt::format("{} was removed in NCCL {} and has no effect any more; remove it from {}.", name,
-                            row->removed, nccl_where(s)),
+                            row->removed, nccl_where(ctx.facts, s)),
                 evidence);
         out.act(nccl_change(s, std::nullopt));
       } else if (!row->deprecated.empty() && row->rccl_current && ctx.facts.count(Vendor::nvidia) == 0 &&
@@ -208,16 +209,16 @@ void env_nccl_unknown(const CheckContext& ctx, Results& out) {
       continue;
     }
     if (const NcclPrefixRow* family = k.nccl_prefix(name)) {
-      out.pass(
-          name, fmt::format("{} belongs to the {}* family NCCL's code reads", name, family->prefix),
-          {nccl_evidence(s), fmt::format("knowledge nccl_prefixes {}: {}", family->prefix, family->source)});
+      out.pass(name, fmt::format("{} belongs to the {}* family NCCL's code reads", name, family->prefix),
+               {nccl_evidence(ctx.facts, s),
+                fmt::format("knowledge nccl_prefixes {}: {}", family->prefix, family->source)});
       continue;
     }
     if (const NcclForeignRow* foreign = k.nccl_foreign_name(name)) {
       std::string current =
           foreign->replaced_by.empty() ? "" : fmt::format("; its current name is {}", foreign->replaced_by);
       out.pass(name, fmt::format("{} is not NCCL's: {} reads it{}", name, foreign->reader, current),
-               {nccl_evidence(s),
+               {nccl_evidence(ctx.facts, s),
                 fmt::format("knowledge nccl_foreign_names {}: {}", foreign->name, foreign->source)});
       continue;
     }
@@ -228,8 +229,8 @@ void env_nccl_unknown(const CheckContext& ctx, Results& out) {
             ? "is not among the RCCL variables gpudoctor knows (RCCL 2.21.5; a newer RCCL may read it)"
             : "is not a variable NCCL or RCCL reads";
     out.add(Status::warn, name,
-            fmt::format("{} {}, so setting it in {} has no effect.{}", printable(name), what, nccl_where(s),
-                        suggestion),
+            fmt::format("{} {}, so setting it in {} has no effect.{}", printable(name), what,
+                        nccl_where(ctx.facts, s), suggestion),
             evidence);
     // A near name is what was meant; without one, what is set does nothing and goes.
     out.act(near.empty() ? nccl_change(s, std::nullopt) : nccl_change(s, s.value, near.front()));
@@ -244,7 +245,8 @@ void env_nccl_invalid(const CheckContext& ctx, Results& out) {
     if (!row || !row->removed.empty()) continue; // env.nccl-unknown speaks about those
     any = true;
     std::vector<std::string> evidence = {
-        nccl_evidence(s), fmt::format("knowledge nccl_vars {} ({}): {}", row->name, row->kind, row->source)};
+        nccl_evidence(ctx.facts, s),
+        fmt::format("knowledge nccl_vars {} ({}): {}", row->name, row->kind, row->source)};
     if (s.value.empty()) {
       out.pass(s.name, fmt::format("{} is set but empty: NCCL uses its default", s.name), evidence);
       continue;
@@ -256,8 +258,8 @@ void env_nccl_invalid(const CheckContext& ctx, Results& out) {
     }
     std::string note = row->note.empty() ? "" : fmt::format(" ({})", row->note);
     out.add(row->uncertain ? Status::warn : Status::error, s.name,
-            fmt::format("{}={} in {}: {}.{}{}", s.name, printable(s.value), nccl_where(s), why, note,
-                        row->uncertain ? " gpudoctor's list of values for it may be incomplete." : ""),
+            fmt::format("{}={} in {}: {}.{}{}", s.name, printable(s.value), nccl_where(ctx.facts, s), why,
+                        note, row->uncertain ? " gpudoctor's list of values for it may be incomplete." : ""),
             evidence);
     // The value meant where one is near (a list of one element included), else NCCL's default.
     std::string meant = row->kind == "enum" || row->kind == "level" || row->kind == "list"

@@ -82,7 +82,7 @@ void env_nccl_p2p_disabled(const CheckContext& ctx, Results& out) {
                                         : "neither NCCL_P2P_DISABLE nor NCCL_P2P_LEVEL is set";
     return out.pass("", what);
   }
-  std::vector<std::string> evidence = {nccl_evidence(*culprit)};
+  std::vector<std::string> evidence = {nccl_evidence(ctx.facts, *culprit)};
   if (gpu_count(f) < 2)
     return out.pass(culprit->name,
                     fmt::format("{}={} turns off peer-to-peer, but this machine has {}, so no GPU talks to "
@@ -97,7 +97,8 @@ void env_nccl_p2p_disabled(const CheckContext& ctx, Results& out) {
               "host memory or the network instead, at a fraction of the bandwidth. It is usually set to work "
               "around hangs whose cause is PCIe ACS or the IOMMU; fix that instead (disable ACS on the PCIe "
               "bridges, iommu=pt) and unset it.",
-              culprit->name, printable(culprit->value), nccl_where(*culprit), peer_links(f), gpus_text(f)),
+              culprit->name, printable(culprit->value), nccl_where(ctx.facts, *culprit), peer_links(f),
+              gpus_text(f)),
           evidence);
 }
 
@@ -113,7 +114,8 @@ void env_nccl_ifname_missing(const CheckContext& ctx, Results& out) {
   for (const auto& i : interfaces)
     if (matches(list, i)) selected.push_back(i);
   std::vector<std::string> evidence = {
-      nccl_evidence(*s), fmt::format("{}: {}", f.network.interfaces_source, text::join(interfaces, " "))};
+      nccl_evidence(ctx.facts, *s),
+      fmt::format("{}: {}", f.network.interfaces_source, text::join(interfaces, " "))};
   if (list.names.empty())
     return out.skip(s->name, fmt::format("{} names no interface (see env.nccl-invalid)", s->name));
   if (selected.empty()) {
@@ -130,8 +132,8 @@ void env_nccl_ifname_missing(const CheckContext& ctx, Results& out) {
     out.add(Status::error, s->name,
             fmt::format("{}={} ({}) {} ({}): NCCL fails to bootstrap (\"no socket interface found\") on "
                         "this machine.{}",
-                        s->name, printable(s->value), nccl_where(*s), how, text::join(interfaces, ", "),
-                        hint),
+                        s->name, printable(s->value), nccl_where(ctx.facts, *s), how,
+                        text::join(interfaces, ", "), hint),
             evidence);
     // The interface meant where one is near, else NCCL's own choice.
     out.act(hint.empty() ? nccl_change(*s, std::nullopt) : nccl_change(*s, best));
@@ -142,7 +144,7 @@ void env_nccl_ifname_missing(const CheckContext& ctx, Results& out) {
     out.add(Status::warn, s->name,
             fmt::format("{}={} ({}) leaves only the loopback interface lo: jobs across machines cannot "
                         "connect.",
-                        s->name, printable(s->value), nccl_where(*s)),
+                        s->name, printable(s->value), nccl_where(ctx.facts, *s)),
             evidence);
     return out.act(nccl_change(*s, std::nullopt));
   }
@@ -165,7 +167,7 @@ void env_nccl_risky(const CheckContext& ctx, Results& out) {
     for (const auto& row : ctx.kb.env.nccl_risky) {
       if (row.name != s.name || !risky_value(row, s.value)) continue;
       any = true;
-      std::vector<std::string> evidence = {nccl_evidence(s),
+      std::vector<std::string> evidence = {nccl_evidence(ctx.facts, s),
                                            fmt::format("knowledge nccl_risky {}: {}", row.name, row.source)};
       std::string setting = fmt::format("{}={}", s.name, printable(s.value));
       if (!row.vendor.empty()) {
@@ -195,7 +197,8 @@ void env_nccl_risky(const CheckContext& ctx, Results& out) {
         continue;
       }
       out.add(Status::warn, s.name,
-              fmt::format("{} ({}): {}. Better: {}.", setting, nccl_where(s), row.why, row.better), evidence);
+              fmt::format("{} ({}): {}. Better: {}.", setting, nccl_where(ctx.facts, s), row.why, row.better),
+              evidence);
       out.act(nccl_change(s, std::nullopt)); // NCCL's default: every row's `better` allows it
     }
   }

@@ -55,7 +55,7 @@ void env_rccl_fine_grain(const CheckContext& ctx, Results& out) {
   std::string setting = it == f.env.all.end() ? "HSA_FORCE_FINE_GRAIN_PCIE is not set"
                                               : fmt::format("HSA_FORCE_FINE_GRAIN_PCIE={}", it->second);
   std::vector<std::string> evidence;
-  if (it != f.env.all.end()) evidence.push_back(env_evidence(it->first, it->second));
+  if (it != f.env.all.end()) evidence.push_back(env_evidence(ctx.facts, it->first, it->second));
   std::set<const Gpu*> involved;
   std::vector<std::string> pairs;
   for (const auto& [a, b] : pcie) {

@@ -118,12 +118,12 @@ void env_visible_devices_empty(const CheckContext& ctx, Results& out) {
         out.add(Status::warn, name,
                 fmt::format(
                     "{}, but ROCm PyTorch reads it itself and then sees no GPU (torch.cuda.device_count() "
-                    "is 0). Unset it.",
-                    ignored),
-                {env_evidence(name, it->second)});
+                    "is 0). Unset it.{}",
+                    ignored, where_set(f, name)),
+                {env_evidence(ctx.facts, name, it->second)});
         continue;
       }
-      out.pass(name, ignored, {env_evidence(name, it->second)});
+      out.pass(name, ignored, {env_evidence(ctx.facts, name, it->second)});
       continue;
     }
     // nvidia-smi's UUIDs are NVIDIA ones: only CUDA_VISIBLE_DEVICES on a machine with NVIDIA GPUs names them.
@@ -132,10 +132,11 @@ void env_visible_devices_empty(const CheckContext& ctx, Results& out) {
         judge(name, it->second, count, names_nvidia ? uuids : std::vector<std::string>{});
     // No GPU left is an error; a wrong entry while some stay visible is a warning naming them.
     if (verdict.problem)
-      out.add(verdict.usable == 0 ? Status::error : Status::warn, name, fmt::format("{}.", verdict.message),
-              {env_evidence(name, it->second)});
+      out.add(verdict.usable == 0 ? Status::error : Status::warn, name,
+              fmt::format("{}.{}", verdict.message, where_set(f, name)),
+              {env_evidence(ctx.facts, name, it->second)});
     else
-      out.pass(name, verdict.message, {env_evidence(name, it->second)});
+      out.pass(name, verdict.message, {env_evidence(ctx.facts, name, it->second)});
   }
   if (!any) out.pass("", "no device-selection variable hides a GPU");
 }

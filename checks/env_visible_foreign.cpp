@@ -36,7 +36,7 @@ void env_visible_devices_foreign(const CheckContext& ctx, Results& out) {
     any = true;
     const std::string& value = it->second;
     std::vector<std::string> evidence = {
-        env_evidence(row.name, value),
+        env_evidence(ctx.facts, row.name, value),
         fmt::format("knowledge device_selection {}: {}", row.name, row.source)};
     Vendor mine = row.vendor == "nvidia" ? Vendor::nvidia : Vendor::amd;
     if (f.count(mine) > 0) {
@@ -55,8 +55,8 @@ void env_visible_devices_foreign(const CheckContext& ctx, Results& out) {
           Status::warn, row.name,
           fmt::format("{}={} is read by AMD's {} only, and this machine has {} NVIDIA GPU{} and no AMD GPU: "
                       "it does nothing here (CUDA reads CUDA_VISIBLE_DEVICES). Likely a leftover of a ROCm "
-                      "setup; remove it from the environment and your shell profile.",
-                      row.name, value, row.layer, nvidia, nvidia == 1 ? "" : "s"),
+                      "setup; remove it from the environment and your shell profile.{}",
+                      row.name, value, row.layer, nvidia, nvidia == 1 ? "" : "s", where_set(f, row.name)),
           evidence);
       continue;
     }
@@ -66,7 +66,7 @@ void env_visible_devices_foreign(const CheckContext& ctx, Results& out) {
     std::string gpus = fmt::format("{} AMD GPU{}", amd, amd == 1 ? "" : "s");
     std::string message;
     if (hip_list) {
-      evidence.push_back(env_evidence(hip->first, hip->second));
+      evidence.push_back(env_evidence(ctx.facts, hip->first, hip->second));
       message =
           fmt::format("{}={} is NVIDIA's variable and this machine has {} and no NVIDIA GPU; HIP uses "
                       "HIP_VISIBLE_DEVICES instead, so it does nothing here. Likely a leftover; remove it.",
@@ -97,7 +97,7 @@ void env_visible_devices_foreign(const CheckContext& ctx, Results& out) {
           evidence);
       continue;
     }
-    out.add(Status::warn, row.name, message, evidence);
+    out.add(Status::warn, row.name, message + where_set(f, row.name), evidence);
   }
   if (!any) out.pass("", "no device-selection variable is set");
 }

@@ -1,5 +1,6 @@
 #include "checks/nccl_common.hpp"
 
+#include "checks/common.hpp"
 #include "util/text.hpp"
 
 #include <cerrno>
@@ -9,13 +10,15 @@
 
 namespace gpudoctor::checks {
 
-std::string nccl_evidence(const NcclSetting& s) {
-  if (s.file.empty()) return fmt::format("env {}={}", s.name, printable(s.value));
+std::string nccl_evidence(const Facts& f, const NcclSetting& s) {
+  if (s.file.empty()) return env_evidence(f, s.name, printable(s.value));
   return fmt::format("file {}:{}: {}={}", s.file, s.line, printable(s.name), printable(s.value));
 }
 
-std::string nccl_where(const NcclSetting& s) {
-  return s.file.empty() ? "the environment" : fmt::format("{} line {}", s.file, s.line);
+std::string nccl_where(const Facts& f, const NcclSetting& s) {
+  if (!s.file.empty()) return fmt::format("{} line {}", s.file, s.line);
+  auto where = profile_sets(f, s.name);
+  return where.empty() ? "the environment" : fmt::format("the environment (set in {})", where.front());
 }
 
 Action nccl_change(const NcclSetting& s, const std::optional<std::string>& new_value,

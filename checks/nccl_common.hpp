@@ -11,9 +11,10 @@
 namespace gpudoctor::checks {
 
 // An NCCL setting (Facts::env.nccl, resolved once by collect/link_facts) for a result:
-std::string
-nccl_evidence(const NcclSetting& s); // "env NCCL_DEBUG=INFO", "file /etc/nccl.conf:3: NCCL_ALGO=Rings"
-std::string nccl_where(const NcclSetting& s); // "the environment", "/etc/nccl.conf line 3"
+// "env NCCL_DEBUG=INFO (set in /home/ada/.bashrc:4)", "file /etc/nccl.conf:3: NCCL_ALGO=Rings"
+std::string nccl_evidence(const Facts& f, const NcclSetting& s);
+// "the environment (set in /home/ada/.bashrc:4)", "the environment", "/etc/nccl.conf line 3"
+std::string nccl_where(const Facts& f, const NcclSetting& s);
 // What to do: set it to `value`, or remove it (nullopt); under `rename`, under that name. A command for the
 // environment ("unset NCCL_ALGO"), a step naming the file and line for a configuration file.
 Action nccl_change(const NcclSetting& s, const std::optional<std::string>& value,

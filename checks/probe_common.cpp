@@ -159,7 +159,7 @@ std::vector<std::string> visibility_vars(const Facts& f, Vendor v) {
       value = it->second;
     else if (auto g = f.env.gpu_vars.find(name); g != f.env.gpu_vars.end())
       value = g->second;
-    if (value) out.push_back(env_evidence(name, *value));
+    if (value) out.push_back(env_evidence(f, name, *value));
   }
   return out;
 }

@@ -46,7 +46,7 @@ void judge_kernels(const Facts& f, const BackendProbes& b, const ProbeRun& run, 
       std::vector<HsaOverride> overrides;
       if (b.backend == "hip") overrides = f.env.hsa_overrides;
       for (const auto& o : overrides)
-        evidence.push_back(env_evidence(o.name, o.value));
+        evidence.push_back(env_evidence(f, o.name, o.value));
       out.add(
           Status::error, subject,
           fmt::format("{}: the runtime found no code for this GPU ({}) in the probe, built for {}. Programs "

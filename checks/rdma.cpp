@@ -63,7 +63,7 @@ void env_nccl_ib_hca_missing(const CheckContext& ctx, Results& out) {
   if (list.entries.empty())
     return out.skip(s->name, fmt::format("{} names no HCA (see env.nccl-invalid)", s->name));
   std::vector<std::string> evidence = {
-      nccl_evidence(*s),
+      nccl_evidence(ctx.facts, *s),
       fmt::format("{}: {}", f.network.ib_source,
                   f.network.ib_devices.empty() ? "(no devices)" : text::join(f.network.ib_devices, " "))};
   for (const auto& p : f.host.ib_ports)
@@ -79,7 +79,7 @@ void env_nccl_ib_hca_missing(const CheckContext& ctx, Results& out) {
           Status::error, s->name,
           fmt::format("{}={} ({}) excludes every InfiniBand/RoCE device here ({}): NCCL finds no HCA and "
                       "falls back to TCP sockets, or fails when NCCL_IB_DISABLE is not an option.",
-                      s->name, s->value, nccl_where(*s),
+                      s->name, s->value, nccl_where(ctx.facts, *s),
                       devices.empty() ? "none" : text::join(devices, ", ")),
           evidence);
     return out.pass(s->name, fmt::format("{} leaves {}", s->name, text::join(left, ", ")), evidence);
@@ -116,7 +116,7 @@ void env_nccl_ib_hca_missing(const CheckContext& ctx, Results& out) {
       fmt::format("{}={} ({}): {}. NCCL skips what it cannot use and, with nothing left, falls back to TCP "
                   "sockets at a fraction of the bandwidth (or fails: \"NET/IB : No device found\"). Name the "
                   "HCAs and ACTIVE ports /sys/class/infiniband has ({}).",
-                  s->name, s->value, nccl_where(*s), text::join(problems, "; "),
+                  s->name, s->value, nccl_where(ctx.facts, *s), text::join(problems, "; "),
                   devices.empty() ? "none here" : text::join(devices, ", ")),
       evidence);
 }

@@ -205,7 +205,7 @@ void repo_unreachable(const CheckContext& ctx, Results& out) {
   std::vector<std::string> proxies;
   for (const char* var : {"https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY", "no_proxy", "NO_PROXY"})
     if (auto it = f.env.all.find(var); it != f.env.all.end())
-      proxies.push_back(env_evidence(var, url_without_credentials(it->second)));
+      proxies.push_back(env_evidence(ctx.facts, var, url_without_credentials(it->second)));
   for (const auto& p : f.repos.probes) {
     std::string url = url_without_credentials(p.url);
     std::vector<std::string> evidence = {fmt::format("{}: fetched {}", p.origin, url)};

@@ -141,7 +141,7 @@ void rocm_gpu_unsupported(const CheckContext& ctx, Results& out) {
     // The documented workaround: an override to a supported target of the GPU's own ISA family.
     std::string how, as = rocm_target(ctx, gpu, how);
     if (!how.empty() && std::ranges::find(row->gfx_targets, as) != row->gfx_targets.end()) {
-      evidence.push_back(env_evidence("HSA_OVERRIDE_GFX_VERSION", how.substr(how.find('=') + 1)));
+      evidence.push_back(env_evidence(ctx.facts, "HSA_OVERRIDE_GFX_VERSION", how.substr(how.find('=') + 1)));
       out.pass(gpu.subject(),
                fmt::format("{} ({}) is not an official target of ROCm {}, but {} makes ROCm run it as {}, a "
                            "supported target of its ISA family (the documented workaround)",
@@ -161,7 +161,7 @@ void rocm_gpu_unsupported(const CheckContext& ctx, Results& out) {
           fmt::format(" HSA_OVERRIDE_GFX_VERSION={} makes ROCm treat it as another target: that often works "
                       "within one ISA family, without support.",
                       override_it->second);
-      evidence.push_back(env_evidence("HSA_OVERRIDE_GFX_VERSION", override_it->second));
+      evidence.push_back(env_evidence(ctx.facts, "HSA_OVERRIDE_GFX_VERSION", override_it->second));
     }
     msg += advice;
     out.add(Status::warn, gpu.subject(), msg, evidence, fixable ? FixChoice() : no_fix);

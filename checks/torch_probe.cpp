@@ -68,7 +68,7 @@ std::string strip_features(const std::string& target) {
 std::string effective_gfx(const CheckContext& ctx, const Gpu& gpu, std::vector<std::string>& evidence) {
   for (const auto& o : ctx.facts.env.hsa_overrides)
     if (o.name == "HSA_OVERRIDE_GFX_VERSION" && o.gfx_target_version) {
-      evidence.push_back(env_evidence(o.name, o.value));
+      evidence.push_back(env_evidence(ctx.facts, o.name, o.value));
       return gfx_name(ctx.kb, *o.gfx_target_version);
     }
   return strip_features(gpu.arch());

@@ -17,6 +17,7 @@
 #include "facts/tool_facts.hpp"
 #include "facts/toolkit_facts.hpp"
 #include "knowledge/knowledge.hpp"
+#include "system/commands_recorded.hpp"
 #include "system/system_view.hpp"
 #include "system/view_lookup.hpp" // find_on_path, final_link_target, user_home
 
@@ -116,6 +117,8 @@ std::string file_source(const std::string& path, int line = 0);
 // what root cannot trust), else from /usr/sbin, /sbin or /usr/bin, which a user's PATH often lacks; the bare
 // name when none has it (a replay looks commands up by key).
 std::string sbin_program(SystemView& view, const std::string& name);
+// A command of system/commands_recorded's table, its program found as the row says.
+CommandSpec recorded_command_spec(SystemView& view, RecordedCommand id, std::chrono::milliseconds timeout);
 // The CUDA toolkit version of a folder (version.json, version.txt, NVIDIA wheels, its cuda-X.Y name).
 Fact<std::string> cuda_version_at(SystemView& view, const std::string& dir);
 // The ROCm version of a folder (.info/version, TheRock's core/.info/version).

@@ -1,6 +1,7 @@
 // Docker and the NVIDIA Container Toolkit: `docker info --format '{{json .}}'` (its Runtimes), daemon.json
 // (what `nvidia-ctk runtime configure` writes), and the toolkit's own configuration.
 #include "collect/collectors.hpp"
+#include "system/config_files.hpp"
 #include "util/json.hpp"
 #include "util/text.hpp"
 
@@ -55,10 +56,8 @@ void collect_containers(SystemView& view, const CollectOptions& opt, const Packa
         break;
       }
   }
-  std::string home = user_home(view);
-  std::vector<std::string> daemon_files = {"/etc/docker/daemon.json"};
-  if (!home.empty()) daemon_files.push_back(home + "/.config/docker/daemon.json"); // rootless Docker
-  for (const auto& file : daemon_files) {
+  // The system daemon's first, then rootless Docker's: the first that exists is the one judged.
+  for (const auto& file : config_paths(ConfigUse::docker_daemon, user_home(view))) {
     auto content = view.read_file(file);
     if (!content) continue;
     out.daemon_json_source = file;
@@ -79,8 +78,7 @@ void collect_containers(SystemView& view, const CollectOptions& opt, const Packa
         "not run: no Docker daemon socket (/run/docker.sock, $XDG_RUNTIME_DIR/docker.sock), no DOCKER_HOST";
     return;
   }
-  CommandSpec spec{
-      "docker-info-json", {"docker", "info", "--format", "{{json .}}"}, opt.tool_timeout}; // on PATH
+  CommandSpec spec = recorded_command_spec(RecordedCommand::docker_info_json, opt.tool_timeout);
   auto r = view.run(spec);
   if (!r.found) return;
   ToolRun run = tool_run_of(r, spec);

@@ -2,6 +2,7 @@
 
 #include "parse/parsers.hpp"
 #include "probe/probe_parse.hpp"
+#include "system/commands_recorded.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
@@ -115,7 +116,7 @@ private:
   // `nvidia-smi -L`, run once and only for a MIG UUID.
   const std::vector<parse::NvidiaSmiListed>& listing() {
     if (m_listing) return *m_listing;
-    CommandResult r = m_view.run({"nvidia-smi-L", {"nvidia-smi", "-L"}, m_timeout, {}});
+    CommandResult r = m_view.run(recorded_command_spec(RecordedCommand::nvidia_smi_list, m_timeout));
     m_listing = parse::nvidia_smi_list(r.out);
     if (!r.found)
       m_listing_error =

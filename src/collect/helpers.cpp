@@ -25,6 +25,12 @@ std::string sbin_program(SystemView& view, const std::string& name) {
   return name;
 }
 
+CommandSpec recorded_command_spec(SystemView& view, RecordedCommand id, std::chrono::milliseconds timeout) {
+  CommandSpec spec = recorded_command_spec(id, timeout);
+  if (recorded_command(id).search == ProgramSearch::sbin) spec.argv[0] = sbin_program(view, spec.argv[0]);
+  return spec;
+}
+
 std::string file_source(const std::string& path, int line) {
   return line > 0 ? path + ":" + std::to_string(line) : path;
 }

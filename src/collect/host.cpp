@@ -2,6 +2,7 @@
 // /dev/shm in containers, the memlock limit and port states of RDMA devices, and the folders the dynamic
 // loader searches. Runs after the other collectors: it reads only what their facts say is worth reading.
 #include "collect/collectors.hpp"
+#include "facts/facts.hpp"
 #include "parse/parsers_layer.hpp"
 #include "system/machine_paths.hpp"
 #include "util/text.hpp"
@@ -42,7 +43,7 @@ void collect_wsl(SystemView& view, const Facts& f, HostFacts& host) {
 
 void collect_shm(SystemView& view, const Facts& f, HostFacts& host) {
   if (!f.os.in_container || f.count(Vendor::nvidia) + f.count(Vendor::amd) < 2) return;
-  CommandSpec spec{"df-shm", {"df", "-Pk", paths::dev_shm}, std::chrono::milliseconds(2000)};
+  CommandSpec spec = recorded_command_spec(RecordedCommand::df_shm, std::chrono::milliseconds(2000));
   auto r = view.run(spec);
   if (!r.ok()) return;
   if (auto kib = parse::df_size_kib(r.out)) {

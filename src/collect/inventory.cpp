@@ -222,18 +222,22 @@ void read_config_dirs(SystemView& view, const VendorStack& stack, StackInventory
 void read_containers(SystemView& view, const VendorStack& stack, StackInventory& inv) {
   if (stack.vendor != "nvidia") return;
   struct Engine {
-    const char* file;
+    std::string file;
     std::optional<std::string> (*edit)(const std::string&);
     const char* what;
   };
-  for (const Engine& e : {Engine{"/etc/docker/daemon.json", docker_without_nvidia, "Docker"},
-                          Engine{"/etc/containerd/config.toml", containerd_without_nvidia, "containerd"}}) {
+  // The system daemon's daemon.json (a rootless daemon's is its user's to change).
+  std::vector<Engine> engines;
+  for (const auto& file : config_paths(ConfigUse::docker_daemon, ""))
+    engines.push_back({file, docker_without_nvidia, "Docker"});
+  engines.push_back({"/etc/containerd/config.toml", containerd_without_nvidia, "containerd"});
+  for (const Engine& e : engines) {
     auto content = view.read_file(e.file);
     if (!content) continue;
     if (auto edited = e.edit(*content)) {
       inv.container_edits.insert(inv.container_edits.end(), {e.file, base64(*content), base64(*edited)});
     } else if (text::contains(*content, "nvidia")) {
-      inv.notes.push_back(std::string(e.file) + " names nvidia but gpudoctor cannot read it as " + e.what +
+      inv.notes.push_back(e.file + " names nvidia but gpudoctor cannot read it as " + e.what +
                           "'s configuration: left as it is; remove NVIDIA's runtime from it by hand");
     }
   }

@@ -4,6 +4,7 @@
 #include "collect/inventory_packages.hpp"
 
 #include "parse/parsers_system.hpp"
+#include "system/commands_recorded.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
@@ -37,10 +38,7 @@ PkgGraph read_package_graph(SystemView& view, const Facts& facts) {
                       parse::apt_auto_installed(marks ? *marks : ""));
   }
   if (facts.packages.manager == "rpm") {
-    CommandSpec spec{
-        "rpm-provides",
-        {"rpm", "-qa", "--queryformat", "[%{NAME}\\tP\\t%{PROVIDES}\\n][%{NAME}\\tR\\t%{REQUIRES}\\n]"}};
-    spec.timeout = std::chrono::milliseconds(30000);
+    CommandSpec spec = recorded_command_spec(RecordedCommand::rpm_provides, std::chrono::milliseconds(30000));
     auto r = view.run(spec);
     return rpm_graph(facts.packages.installed, parse::rpm_relations(r.ok() ? r.out : ""));
   }

@@ -162,11 +162,13 @@ public:
     for (const auto& profile_file : profiles.files) {
       const std::string& file = profile_file.path;
       out_.files.push_back(file);
+      ++out_.profiles_read;
       bool pam_env = profile_file.format == ConfigFormat::pam_env; // nothing expanded
       auto profile = profile_assignments(profile_file);
       std::map<std::string, std::string> vars;
       if (!home.empty()) vars["HOME"] = home;
       for (const auto& a : profile.assignments) {
+        out_.assignments.push_back({a.name, file, a.line});
         std::string origin = file_source(file, a.line);
         if (is_search_path_var(a.name)) {
           for (const auto& entry : a.path_entries())

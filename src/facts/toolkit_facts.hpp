@@ -56,10 +56,20 @@ struct StackPointer {
   Fact<std::string> version; // of the toolkit there
 };
 
+// An assignment of a variable in a profile gpudoctor read ("export NAME=..." in ~/.bashrc, "NAME=..." in
+// /etc/environment): where a finding about a variable says it is set.
+struct VariableOrigin {
+  std::string name;
+  std::string file;
+  int line = 0;
+};
+
 struct PathFacts {
-  std::vector<PathSetting> settings; // GPU-stack entries of env, ld.so.conf(.d) and shell profiles
-  std::vector<std::string> files;    // profiles and ld.so.conf files read
-  std::vector<std::string> not_read; // profiles left out for a bound, each with why (their checks skip)
+  std::vector<PathSetting> settings;       // GPU-stack entries of env, ld.so.conf(.d) and shell profiles
+  std::vector<std::string> files;          // profiles and ld.so.conf files read
+  std::vector<std::string> not_read;       // profiles left out for a bound, each with why (their checks skip)
+  std::size_t profiles_read = 0;           // of `files`, the shell profiles (and /etc/environment)
+  std::vector<VariableOrigin> assignments; // every assignment of the profiles read, in reading order
   std::vector<StackPointer> cuda, rocm;
 };
 

@@ -65,6 +65,28 @@ bool system_sets(const Inventory& inv, const std::string& pattern) {
                            [&](const ProfileAssignment& a) { return re->full_match(a.name); });
 }
 
+// The variables of the recipe's `unsets` set where gpudoctor ran that no profile it read sets: the profile
+// steps leave them, and the plan says where else to look.
+void note_variables_from_elsewhere(const Recipe& r, const Facts& facts, std::vector<std::string>& notes) {
+  if (r.unsets.empty() || facts.stack_paths.profiles_read == 0) return;
+  auto re = LinearRegex::compile(r.unsets);
+  if (!re) return; // refused when the recipe was loaded
+  for (const auto& [name, value] : facts.env.all) {
+    if (!re->full_match(name)) continue; // so only a name of the recipe's pattern reaches the note
+    if (std::ranges::any_of(facts.stack_paths.assignments,
+                            [&](const VariableOrigin& a) { return a.name == name; }))
+      continue;
+    std::size_t n = facts.stack_paths.profiles_read;
+    std::string none = n == 1 ? "the one profile it read does not set it"
+                              : fmt::format("none of the {} profiles it read sets it", n);
+    notes.push_back(fmt::format(
+        "{0} is set where gpudoctor ran, but {1}: the profile steps leave it. It comes from elsewhere: the "
+        "shell that started gpudoctor (unset {0} there), a systemd unit's Environment= (systemctl show -p "
+        "Environment <unit>), a job script or the container's environment.",
+        name, none));
+  }
+}
+
 bool include_step(const Step& s, const Params& p, const PlanContext& ctx) {
   if (ctx.options.render_all) return true;
   if (!s.when.empty() &&
@@ -101,6 +123,7 @@ public:
     if (!vendor) return std::unexpected(vendor.error());
     auto params = bind_params(r, *vendor, m_os, m_ctx, !target.empty(), plan.notes);
     if (!params) return std::unexpected(params.error());
+    note_variables_from_elsewhere(r, m_ctx.facts, plan.notes);
     auto what = expand(r.description, *params, true);
     if (!what) return std::unexpected(fmt::format("{}: {}", r.id, what.error()));
     plan.description.push_back(target.empty() && plan.description.empty()

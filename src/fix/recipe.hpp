@@ -34,6 +34,9 @@ struct Recipe {
   std::string id, title, description;
   std::string vendor; // "", "amd", "nvidia", "absent" (the vendor without GPUs), "present" (with GPUs)
   std::vector<std::string> include; // recipes whose steps follow this one's
+  // An ERE of the variables the recipe takes out of the profiles: a plan notes those set here that no
+  // profile gpudoctor read sets, which its profile steps would leave (they come from elsewhere).
+  std::string unsets;
   std::vector<Step> steps;
   std::string file;
 

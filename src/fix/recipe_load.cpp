@@ -3,6 +3,7 @@
 #include "fix/recipe.hpp"
 #include "util/data_files.hpp"
 #include "util/find_row.hpp"
+#include "util/linear_regex.hpp"
 #include "util/text.hpp"
 #include "util/yaml_doc.hpp"
 
@@ -103,7 +104,7 @@ Recipe read_recipe(const std::string& rel, const yaml::Node& doc) {
   if (doc["remedies"].present())
     yaml::fail(doc["remedies"], "remedies: is gone: list the fix under the checks' fixes: in "
                                 "checks/catalogue.yaml, the one place a check is linked to its fixes");
-  yaml::Fields f(doc, {"id", "title", "description", "vendor", "include", "steps"});
+  yaml::Fields f(doc, {"id", "title", "description", "vendor", "include", "unsets", "steps"});
   Recipe r;
   r.file = rel;
   r.id = f.text("id");
@@ -118,6 +119,9 @@ Recipe read_recipe(const std::string& rel, const yaml::Node& doc) {
       r.vendor != "present")
     yaml::fail(doc["vendor"], "vendor is amd, nvidia, absent or present");
   r.include = f.words("include");
+  r.unsets = f.text_or("unsets", "");
+  if (auto re = LinearRegex::compile(r.unsets); !r.unsets.empty() && !re)
+    yaml::fail(doc["unsets"], fmt::format("unsets: {}", re.error()));
   const yaml::Node steps = doc["steps"];
   if (!steps.is_list() || steps.size() == 0) yaml::fail(doc, "a recipe needs a list of steps");
   std::set<std::string> ids;

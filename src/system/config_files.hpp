@@ -26,8 +26,9 @@ enum class ConfigUse {
   nccl,    // NCCL's configuration files
   pip,     // pip's configuration files
   conda,
-  docker, // the Docker daemon's and CLI's configuration
-  csh,    // csh's: redacted as shell lines, never judged or cleaned (no csh syntax is read)
+  docker_daemon, // the Docker daemon's configuration: its runtimes (NVIDIA's), what the containers get
+  docker_cli,    // the Docker CLI's: redacted (registry credentials), never judged
+  csh,           // csh's: redacted as shell lines, never judged or cleaned (no csh syntax is read)
 };
 
 struct ConfigFile {

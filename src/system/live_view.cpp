@@ -212,6 +212,12 @@ std::map<std::string, std::string> LiveView::environment() {
   return m_env;
 }
 
+std::optional<std::string> LiveView::env(const std::string& name) {
+  auto it = m_env.find(name);
+  if (it == m_env.end()) return std::nullopt;
+  return it->second;
+}
+
 Identity LiveView::identity() {
   Identity id;
   id.uid = ::getuid();

@@ -21,6 +21,8 @@ public:
   std::optional<FileStat> stat(const std::string& path) override;
   CommandResult run(const CommandSpec& spec) override;
   std::map<std::string, std::string> environment() override;
+  // One variable, without copying the whole environment.
+  std::optional<std::string> env(const std::string& name) override;
   Identity identity() override;
   Kind kind() const override { return Kind::live; }
 

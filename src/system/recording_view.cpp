@@ -205,20 +205,33 @@ RecordingView::summary(const std::string& key, const std::vector<std::string>& w
   return answer;
 }
 
-std::map<std::string, std::string> RecordingView::environment() {
-  auto env = m_live.environment();
+// The live view's environment and identity are fixed when it is made: each is written down once, at the
+// first question (collectors ask for single variables hundreds of times).
+void RecordingView::record_environment() {
   std::lock_guard lock(m_mutex);
+  if (m_env_recorded) return;
+  m_env_recorded = true;
   Json j = Json::object();
-  for (const auto& [name, value] : env)
+  for (const auto& [name, value] : m_live.environment())
     j[name] = value;
   write_file(m_dir / "env.json", dump_json(j));
-  return env;
+}
+
+std::map<std::string, std::string> RecordingView::environment() {
+  record_environment();
+  return m_live.environment();
+}
+
+std::optional<std::string> RecordingView::env(const std::string& name) {
+  record_environment();
+  return m_live.env(name);
 }
 
 Identity RecordingView::identity() {
   auto id = m_live.identity();
   std::lock_guard lock(m_mutex);
-  write_file(m_dir / "identity.json", dump_json(snapshot::identity_to_json(id)));
+  if (!m_identity_recorded) write_file(m_dir / "identity.json", dump_json(snapshot::identity_to_json(id)));
+  m_identity_recorded = true;
   return id;
 }
 

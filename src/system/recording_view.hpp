@@ -27,6 +27,7 @@ public:
   std::optional<std::string> summary(const std::string& key, const std::vector<std::string>& what,
                                      const Derive& derive) override;
   std::map<std::string, std::string> environment() override;
+  std::optional<std::string> env(const std::string& name) override;
   Identity identity() override;
   Kind kind() const override { return Kind::live; }
   std::vector<std::pair<std::string, UntrustedProgram>> untrusted_programs() override {
@@ -52,6 +53,7 @@ private:
   std::optional<std::filesystem::path> mirror_path(const std::string& path, bool follow_final);
   void write_file(const std::filesystem::path& where, const std::string& content);
   void failed_write(std::string why);
+  void record_environment();
   bool refused(const std::string& path, bool folder);
   void record_child(const std::string& dir_path, const std::filesystem::path& mirrored_dir,
                     const std::string& name);
@@ -67,6 +69,7 @@ private:
   std::vector<std::string> m_write_failures;
   Json m_stats = Json::object();
   Json m_commands = Json::array();
+  bool m_env_recorded = false, m_identity_recorded = false;
 };
 
 } // namespace gpudoctor

@@ -17,6 +17,9 @@
 6. One table of the shell profiles and NCCL's files (src/system/config_files.cpp): no other file of src/ or
    checks/ spells one of its paths in a string, and fixes/lib.bash names none outside a comment (the
    scripts get the list rendered from the table).
+7. One table of the recorded commands (src/system/commands_recorded.cpp): no other file of src/ builds a
+   command under a fixed key (`CommandSpec{"key", ...}`, `.run({"key", ...})`); keys made per program or
+   path ("python-env@" + program) are built where they are run.
 
 Usage: source_rules.py SOURCE_DIR. Prints each breach as file:line and exits 1 if there is one.
 source_rules.py --self-test: plants each breach the rules name in a temporary tree and fails unless every one
@@ -144,30 +147,38 @@ def check_include_breaches(root):
 
 
 CONFIG_TABLE = os.path.join("src", "system", "config_files.cpp")
-CONFIG_ROW = re.compile(r'ConfigFile\{"([^"]+)",\s*(true|false),\s*U::(profile|nccl)\b')
+CONFIG_ROW = re.compile(r'ConfigFile\{"([^"]+)",\s*(true|false),\s*U::(profile|nccl|docker_daemon)\b')
 
 
-def config_names(root):
-    """The table's profile and NCCL rows as the words a copy would spell: a home's file by its name
-    (".bashrc"), a system file or folder by its path ("/etc/environment", "/etc/profile.d")."""
+def config_names(root, uses=("profile", "nccl", "docker_daemon")):
+    """The table's rows of `uses` as the words a copy would spell: a home's file by its name (".bashrc"),
+    a system file or folder by its path ("/etc/environment", "/etc/profile.d")."""
     with open(os.path.join(root, CONFIG_TABLE), encoding="utf-8") as f:
         rows = CONFIG_ROW.findall(f.read())
     names = set()
-    for path, in_home, _ in rows:
+    for path, in_home, use in rows:
+        if use not in uses:
+            continue
         path = path.split("/*")[0]
         names.add(path.rsplit("/", 1)[-1] if in_home == "true" else path)
     return names
 
 
+def spelling_of(names):
+    """A pattern of the names as a word; a system path also as a bundle spells it ("etc/zsh/zshenv")."""
+    spelled = ["/?" + re.escape(n[1:]) if n.startswith("/") else re.escape(n)
+               for n in sorted(names, key=len, reverse=True)]
+    return re.compile("(?<![\\w.])(" + "|".join(spelled) + ")(?![\\w.])")
+
+
 def config_copy_breaches(root):
-    """Strings of src/ and checks/ and code lines of fixes/lib.bash that spell a row of the table."""
+    """Strings of src/ and checks/ that spell a profile, NCCL or Docker daemon row of the table, and code
+    lines of fixes/lib.bash that spell a profile or NCCL row (nvidia-ctk, which the script runs, picks
+    Docker's file itself)."""
     names = config_names(root)
     if not names:
         return [f"{CONFIG_TABLE}: no profile rows found (has the table's form changed?)"]
-    # A system path also as a bundle spells it, relative to its root ("etc/zsh/zshenv").
-    spelled = ["/?" + re.escape(n[1:]) if n.startswith("/") else re.escape(n)
-               for n in sorted(names, key=len, reverse=True)]
-    word = re.compile("(?<![\\w.])(" + "|".join(spelled) + ")(?![\\w.])")
+    word = spelling_of(names)
     literal = re.compile(r'"(?:[^"\\\n]|\\.)*"')
     breaches = []
     for folder in ("src", "checks"):
@@ -180,12 +191,32 @@ def config_copy_breaches(root):
                         breaches.append(f"{rel}:{number}: spells {m.group(1)}, a row of the configuration "
                                         "table (name it through system/config_files.hpp)")
     lib = os.path.join(root, "fixes", "lib.bash")
+    script_word = spelling_of(config_names(root, ("profile", "nccl")))
     if os.path.exists(lib):
         with open(lib, encoding="utf-8", errors="replace") as f:
             for number, line in enumerate(f.read().split("\n"), 1):
-                if not line.lstrip().startswith("#") and (m := word.search(line)):
+                if not line.lstrip().startswith("#") and (m := script_word.search(line)):
                     breaches.append(f"fixes/lib.bash:{number}: spells {m.group(1)}, a row of the configuration "
                                     "table (the script gets GD_PROFILE_*_FILES from it)")
+    return breaches
+
+
+COMMAND_TABLE = os.path.join("src", "system", "commands_recorded.cpp")
+FIXED_KEY_COMMAND = re.compile(r'(\bCommandSpec\s*\w*\s*\{|\.run\(\s*(CommandSpec\s*)?\{)\s*"[^"]*"\s*,')
+
+
+def command_copy_breaches(root):
+    """Commands of src/ built under a fixed key outside the table of recorded commands."""
+    breaches = []
+    for rel, text in source_files(root, "src"):
+        if rel == COMMAND_TABLE:
+            continue
+        # A command may span lines: look at the code joined, then name the line it starts on.
+        code = "\n".join(code_part(line) for line in text.split("\n"))
+        for m in FIXED_KEY_COMMAND.finditer(code):
+            number = code.count("\n", 0, m.start()) + 1
+            breaches.append(f"{rel}:{number}: a command under a fixed key outside the table of recorded "
+                            "commands (add a row to system/commands_recorded.cpp)")
     return breaches
 
 
@@ -223,25 +254,32 @@ def self_test():
                                             "  const char* bash = \"printf '%s' x\";\n}\n"),
         CONFIG_TABLE: ('    ConfigFile{"/.zshenv", true, U::profile, F::shell, true, k_zsh},\n'
                        '    ConfigFile{"/etc/profile.d/*.sh", false, U::profile, F::shell, true, k_x},\n'
-                       '    ConfigFile{"/etc/nccl.conf", false, U::nccl, F::nccl, true, k_nccl},\n'),
+                       '    ConfigFile{"/etc/nccl.conf", false, U::nccl, F::nccl, true, k_nccl},\n'
+                       '    ConfigFile{"/etc/docker/daemon.json", false, U::docker_daemon, F::json, false, k},\n'),
         os.path.join("src", "collect", "p.cpp"): ('auto a = home + "/.zshenv";\n// "/etc/nccl.conf" in a comment\n'
                                                  'auto b = "/etc/profile.d/x.sh";\nauto c = "/etc/profile.dx";\n'
-                                                 'auto d = {"etc/nccl.conf"};\n'),
-        os.path.join("fixes", "lib.bash"): "# .zshenv in a comment\nfor n in .zshenv; do :; done\n",
+                                                 'auto d = {"etc/nccl.conf"};\n'
+                                                 'auto e = "/etc/docker/daemon.json";\n'),
+        os.path.join("fixes", "lib.bash"): "# .zshenv in a comment\nfor n in .zshenv; do :; done\ncp /etc/docker/daemon.json x\n",
+        os.path.join("src", "collect", "q.cpp"): ('CommandSpec spec{"dkms-status", {"dkms"}};\n'
+                                                 'auto r = view.run({\n    "nvidia-smi-L", {"nvidia-smi"}});\n'
+                                                 'CommandSpec t{"python-env@" + p, {p}};\n'
+                                                 'CommandSpec u = recorded_command_spec(RecordedCommand::x, t);\n'),
+        COMMAND_TABLE: '    {RecordedCommand::rocminfo, "rocminfo", {"rocminfo"}},\n',
         # Not breaches: the signal path's write(2), stdout, a comment.
         os.path.join("src", "system", "lifecycle.cpp"): "void s() { ::write(STDERR_FILENO, \"a\", 1); }\n",
         os.path.join("src", "util", "u.cpp"): "// fprintf(stderr, ...) is gone\nvoid u() { fputs(s, stdout); }\n",
     }
     expected = {"src/app/a.cpp:2", "src/app/a.cpp:4", "src/app/a.cpp:5", "src/app/a.cpp:6", "src/app/a.cpp:7",
                 "checks/c.cpp:1", "checks/d.cpp:2", "checks/d.cpp:4", "checks/d.cpp:6",
-                "src/collect/p.cpp:1", "src/collect/p.cpp:3", "src/collect/p.cpp:5", "fixes/lib.bash:2", "src/fix/b.cpp:1", "src/fix/b.cpp:2", "src/fix/e.cpp:2", "src/fix/e.cpp:3"}
+                "src/collect/p.cpp:1", "src/collect/p.cpp:3", "src/collect/q.cpp:1", "src/collect/q.cpp:2", "src/collect/p.cpp:5", "src/collect/p.cpp:6", "fixes/lib.bash:2", "src/fix/b.cpp:1", "src/fix/b.cpp:2", "src/fix/e.cpp:2", "src/fix/e.cpp:3"}
     with tempfile.TemporaryDirectory() as root:
         for rel, text in planted.items():
             os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
             with open(os.path.join(root, rel), "w", encoding="utf-8") as f:
                 f.write(text)
         found = (layer_breaches(root) + stderr_breaches(root) + engine_output_breaches(root) +
-                 check_include_breaches(root) + config_copy_breaches(root))
+                 check_include_breaches(root) + config_copy_breaches(root) + command_copy_breaches(root))
         for folder in ("src", "checks"):
             found += machine_path_breaches(root, folder)
     reported = {":".join(b.split(":")[:2]) for b in found}
@@ -257,7 +295,7 @@ def main():
         return self_test()
     root = sys.argv[1]
     breaches = (layer_breaches(root) + stderr_breaches(root) + engine_output_breaches(root) +
-                check_include_breaches(root) + config_copy_breaches(root))
+                check_include_breaches(root) + config_copy_breaches(root) + command_copy_breaches(root))
     for folder in ("src", "checks", "probes"):
         breaches += machine_path_breaches(root, folder)
     for b in breaches:

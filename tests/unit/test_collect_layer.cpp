@@ -88,3 +88,29 @@ TEST_CASE("collect: an extension's DT_NEEDED is read live, recorded as a summary
   REQUIRE(replayed.envs[0].extensions[0].libraries.size() == 1);
   CHECK(replayed.envs[0].extensions[0].libraries[0].needed == x.libraries[0].needed);
 }
+
+TEST_CASE("record: the environment and identity are written once, at the first question") {
+  // Collectors ask for single variables hundreds of times: each used to copy the environment and rewrite
+  // env.json (issue 31's per-call costs).
+  test::TempDir tmp("gpudoctor-env-once");
+  LiveView live;
+  RecordingView rec(live, tmp / "snapshot", "gpudoctor test");
+  const fs::path env_json = tmp / "snapshot" / "env.json";
+  CHECK_FALSE(fs::exists(env_json));
+  CHECK(rec.env("PATH") == live.env("PATH")); // one variable asked: the whole environment is recorded
+  REQUIRE(fs::exists(env_json));
+  auto recorded = parse_json(test::slurp(env_json));
+  REQUIRE(recorded);
+  CHECK(recorded->size() == live.environment().size());
+  fs::remove(env_json);
+  for (int i = 0; i < 100; ++i)
+    CHECK(rec.env("HOME") == live.env("HOME"));
+  CHECK(rec.environment() == live.environment());
+  CHECK_FALSE(fs::exists(env_json)); // not written again
+  rec.identity();
+  const fs::path identity_json = tmp / "snapshot" / "identity.json";
+  REQUIRE(fs::exists(identity_json));
+  fs::remove(identity_json);
+  rec.identity();
+  CHECK_FALSE(fs::exists(identity_json));
+}

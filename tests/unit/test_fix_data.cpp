@@ -188,17 +188,19 @@ TEST_CASE("fix data: the inventory of a snapshot lists exactly what is there") {
   CHECK(leftovers->inventory.amd.alternatives == std::vector<std::string>{"rocm"});
 }
 
-TEST_CASE("fix data: every when_system_sets pattern compiles for the linear matcher") {
+TEST_CASE("fix data: every when_system_sets and unsets pattern compiles for the linear matcher") {
   // plan.cpp matches them with util/linear_regex (linear on a snapshot's names); one that does not compile
   // would silently match nothing.
   std::vector<std::string> patterns;
   for (const auto& v : stacks().vendors)
     patterns.push_back(v.profile_vars);
-  for (const auto& r : recipes().recipes)
+  for (const auto& r : recipes().recipes) {
+    if (!r.unsets.empty()) patterns.push_back(r.unsets);
     for (const auto& s : r.steps)
       if (!s.when_system_sets.empty() && !fix::is_known_param(s.when_system_sets))
         patterns.push_back(s.when_system_sets);
-  CHECK(patterns.size() >= 5);
+  }
+  CHECK(patterns.size() >= 8);
   for (const auto& p : patterns) {
     auto re = LinearRegex::compile(p);
     CHECK_MESSAGE(re.has_value(), p, ": ", re ? std::string() : re.error());

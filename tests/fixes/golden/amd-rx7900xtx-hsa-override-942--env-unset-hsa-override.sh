@@ -87,7 +87,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='env-unset-hsa-override-029f9cc5'
+GD_SCRIPT_ID='env-unset-hsa-override-9f788490'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04
@@ -134,7 +134,7 @@ GD_PROFILE_SYSTEM_FILES=(
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Remove HSA_OVERRIDE_GFX_VERSION from the users' shell profiles (fixes/env-unset-hsa-override.yaml:9)
+# 1. Remove HSA_OVERRIDE_GFX_VERSION from the users' shell profiles (fixes/env-unset-hsa-override.yaml:11)
 gd_step_1() {
   gd_clean_profiles 'HSA_OVERRIDE_GFX_VERSION(_[0-9]+)?' '' /home/lena
 }

@@ -1,0 +1,17 @@
+# ~/.bashrc: read by interactive bash shells (Ubuntu's /etc/skel copy, trimmed by its owner).
+[ -z "$PS1" ] && return
+
+HISTCONTROL=ignoreboth
+HISTSIZE=1000
+HISTFILESIZE=2000
+shopt -s histappend checkwinsize
+
+alias ll='ls -alF'
+alias la='ls -A'
+
+if [ -f ~/.bash_aliases ]; then
+    . ~/.bash_aliases
+fi
+
+# ROCm: from an MI300 tuning guide
+export HSA_OVERRIDE_GFX_VERSION=9.4.2
