@@ -77,7 +77,7 @@ std::vector<std::string> profile_sets(const Facts& f, const std::string& name) {
 namespace {
 
 // At most three places, then how many more: a profile may assign a variable on every other line.
-std::string places(const std::vector<std::string>& where) {
+std::string listed_places(const std::vector<std::string>& where) {
   std::vector<std::string> shown(where.begin(), where.begin() + std::min<std::size_t>(where.size(), 3));
   std::string out = text::join(shown, ", ");
   if (where.size() > shown.size()) out += fmt::format(" and {} more", where.size() - shown.size());
@@ -90,13 +90,13 @@ std::string env_evidence(const Facts& f, const std::string& name, const std::str
   if (f.stack_paths.profiles_read == 0) return fmt::format("env {}={}", name, value);
   auto where = profile_sets(f, name);
   return where.empty() ? fmt::format("env {}={} (set in no profile gpudoctor read)", name, value)
-                       : fmt::format("env {}={} (set in {})", name, value, places(where));
+                       : fmt::format("env {}={} (set in {})", name, value, listed_places(where));
 }
 
 std::string where_set(const Facts& f, const std::string& name) {
   if (f.stack_paths.profiles_read == 0) return "";
   auto where = profile_sets(f, name);
-  if (!where.empty()) return fmt::format(" It is set in {}.", places(where));
+  if (!where.empty()) return fmt::format(" It is set in {}.", listed_places(where));
   std::string unread =
       f.stack_paths.not_read.empty() ? "" : fmt::format(" ({} left unread)", f.stack_paths.not_read.size());
   std::size_t n = f.stack_paths.profiles_read;

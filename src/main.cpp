@@ -9,6 +9,7 @@
 #include "engine/catalogue.hpp"
 #include "system/lifecycle.hpp"
 #include "system/terminal.hpp"
+#include "util/build_info.hpp"
 #include "util/diagnostics.hpp"
 #include "util/escape.hpp"
 #include "util/suggest.hpp"
@@ -571,7 +572,7 @@ int run_command(int argc, char** argv) {
     gpudoctor::diag::to_terminal(gpudoctor::terminal::columns(STDERR_FILENO));
   // Named, not argv[0]: the man page (help2man) and the completion script show this name.
   CLI::App app{"gpudoctor: what is wrong with this GPU machine, and how to fix it", "gpudoctor"};
-  app.set_version_flag("--version", "gpudoctor " GPUDOCTOR_VERSION);
+  app.set_version_flag("--version", build_info::describe());
   app.require_subcommand(1);
 
   // Bare `gpudoctor` does a doctor's job: it checks this machine (git and brew print their help; a doctor's

@@ -12,6 +12,7 @@
 #include "system/replay_view.hpp"
 #include "system/temp_files.hpp"
 #include "util/archive.hpp"
+#include "util/build_info.hpp"
 #include "util/diagnostics.hpp"
 #include "util/escape.hpp"
 #include "util/file_text.hpp"
@@ -128,7 +129,7 @@ Outcome cmd_bundle(const BundleOptions& opt) {
   Report live_report = std::move(*live_judged);
   snapshot::Manifest manifest;
   manifest.created = utc::now_iso8601();
-  manifest.tool = "gpudoctor " GPUDOCTOR_VERSION;
+  manifest.tool = build_info::describe(); // the commit and build date too: which build made it
   manifest.origin = "live";
   recorder.finish(manifest);
   if (auto failures = recorder.write_failures(); !failures.empty()) return refuse_incomplete(failures);

@@ -32,7 +32,7 @@ void collect_kfd_topology(SystemView& view, AmdFacts& amd) {
 
 void collect_rocminfo(SystemView& view, const CollectOptions& opt, AmdFacts& amd,
                       std::vector<ToolRun>& tools) {
-  CommandSpec spec = recorded_command_spec(RecordedCommand::rocminfo, opt.tool_timeout);
+  CommandSpec spec = keyed_command_spec(KeyedCommand::rocminfo, opt.tool_timeout);
   // The hardware as it is: an override or a visibility mask would make rocminfo report what they pretend.
   spec.unset_env = {"HSA_OVERRIDE_GFX_VERSION*", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES",
                     "GPU_DEVICE_ORDINAL", "CUDA_VISIBLE_DEVICES"};

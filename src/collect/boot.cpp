@@ -18,7 +18,7 @@ ToolRun record(const CommandResult& r, const CommandSpec& spec) {
 }
 
 void collect_dkms(SystemView& view, const CollectOptions& opt, BootFacts& boot, std::vector<ToolRun>& tools) {
-  CommandSpec spec = recorded_command_spec(view, RecordedCommand::dkms_status, opt.tool_timeout);
+  CommandSpec spec = keyed_command_spec(view, KeyedCommand::dkms_status, opt.tool_timeout);
   auto r = view.run(spec);
   if (!r.found) return;
   tools.push_back(record(r, spec));
@@ -33,7 +33,7 @@ void collect_dkms(SystemView& view, const CollectOptions& opt, BootFacts& boot, 
 
 void collect_secure_boot(SystemView& view, const CollectOptions& opt, BootFacts& boot,
                          std::vector<ToolRun>& tools) {
-  CommandSpec spec = recorded_command_spec(view, RecordedCommand::mokutil_sb_state, opt.tool_timeout);
+  CommandSpec spec = keyed_command_spec(view, KeyedCommand::mokutil_sb_state, opt.tool_timeout);
   auto r = view.run(spec);
   if (!r.found) return;
   // mokutil exits 1 on machines without EFI variables and says so: that is an answer, not a failure.

@@ -118,7 +118,7 @@ std::string file_source(const std::string& path, int line = 0);
 // name when none has it (a replay looks commands up by key).
 std::string sbin_program(SystemView& view, const std::string& name);
 // A command of system/commands_recorded's table, its program found as the row says.
-CommandSpec recorded_command_spec(SystemView& view, RecordedCommand id, std::chrono::milliseconds timeout);
+CommandSpec keyed_command_spec(SystemView& view, KeyedCommand id, std::chrono::milliseconds timeout);
 // The CUDA toolkit version of a folder (version.json, version.txt, NVIDIA wheels, its cuda-X.Y name).
 Fact<std::string> cuda_version_at(SystemView& view, const std::string& dir);
 // The ROCm version of a folder (.info/version, TheRock's core/.info/version).

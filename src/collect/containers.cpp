@@ -78,7 +78,7 @@ void collect_containers(SystemView& view, const CollectOptions& opt, const Packa
         "not run: no Docker daemon socket (/run/docker.sock, $XDG_RUNTIME_DIR/docker.sock), no DOCKER_HOST";
     return;
   }
-  CommandSpec spec = recorded_command_spec(RecordedCommand::docker_info_json, opt.tool_timeout);
+  CommandSpec spec = keyed_command_spec(KeyedCommand::docker_info_json, opt.tool_timeout);
   auto r = view.run(spec);
   if (!r.found) return;
   ToolRun run = tool_run_of(r, spec);

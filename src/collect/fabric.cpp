@@ -63,7 +63,7 @@ void collect_fabric(SystemView& view, const Knowledge& kb, const CollectOptions&
   collect_nvswitches(view, kb, fabric.nvswitches);
   if (fabric.nvswitches.empty() && !fabric_reported(nvidia)) return;
   collect_packages_of(packages, fabric);
-  CommandSpec spec = recorded_command_spec(RecordedCommand::systemctl_fabricmanager, opt.tool_timeout);
+  CommandSpec spec = keyed_command_spec(KeyedCommand::systemctl_fabricmanager, opt.tool_timeout);
   auto r = view.run(spec);
   if (!r.found) return;
   fabric.service_checked = true;

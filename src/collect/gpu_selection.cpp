@@ -116,7 +116,7 @@ private:
   // `nvidia-smi -L`, run once and only for a MIG UUID.
   const std::vector<parse::NvidiaSmiListed>& listing() {
     if (m_listing) return *m_listing;
-    CommandResult r = m_view.run(recorded_command_spec(RecordedCommand::nvidia_smi_list, m_timeout));
+    CommandResult r = m_view.run(keyed_command_spec(KeyedCommand::nvidia_smi_list, m_timeout));
     m_listing = parse::nvidia_smi_list(r.out);
     if (!r.found)
       m_listing_error =

@@ -25,9 +25,9 @@ std::string sbin_program(SystemView& view, const std::string& name) {
   return name;
 }
 
-CommandSpec recorded_command_spec(SystemView& view, RecordedCommand id, std::chrono::milliseconds timeout) {
-  CommandSpec spec = recorded_command_spec(id, timeout);
-  if (recorded_command(id).search == ProgramSearch::sbin) spec.argv[0] = sbin_program(view, spec.argv[0]);
+CommandSpec keyed_command_spec(SystemView& view, KeyedCommand id, std::chrono::milliseconds timeout) {
+  CommandSpec spec = keyed_command_spec(id, timeout);
+  if (keyed_command(id).search == ProgramSearch::sbin) spec.argv[0] = sbin_program(view, spec.argv[0]);
   return spec;
 }
 

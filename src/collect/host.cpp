@@ -43,7 +43,7 @@ void collect_wsl(SystemView& view, const Facts& f, HostFacts& host) {
 
 void collect_shm(SystemView& view, const Facts& f, HostFacts& host) {
   if (!f.os.in_container || f.count(Vendor::nvidia) + f.count(Vendor::amd) < 2) return;
-  CommandSpec spec = recorded_command_spec(RecordedCommand::df_shm, std::chrono::milliseconds(2000));
+  CommandSpec spec = keyed_command_spec(KeyedCommand::df_shm, std::chrono::milliseconds(2000));
   auto r = view.run(spec);
   if (!r.ok()) return;
   if (auto kib = parse::df_size_kib(r.out)) {

@@ -38,7 +38,7 @@ PkgGraph read_package_graph(SystemView& view, const Facts& facts) {
                       parse::apt_auto_installed(marks ? *marks : ""));
   }
   if (facts.packages.manager == "rpm") {
-    CommandSpec spec = recorded_command_spec(RecordedCommand::rpm_provides, std::chrono::milliseconds(30000));
+    CommandSpec spec = keyed_command_spec(KeyedCommand::rpm_provides, std::chrono::milliseconds(30000));
     auto r = view.run(spec);
     return rpm_graph(facts.packages.installed, parse::rpm_relations(r.ok() ? r.out : ""));
   }

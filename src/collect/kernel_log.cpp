@@ -22,8 +22,8 @@ bool dmesg_allowed(SystemView& view) {
   return !restrict_text || text::trim(*restrict_text) != "1" || view.identity().uid == 0;
 }
 
-CommandSpec log_spec(RecordedCommand command, const CollectOptions& opt) {
-  CommandSpec spec = recorded_command_spec(command, opt.tool_timeout);
+CommandSpec log_spec(KeyedCommand command, const CollectOptions& opt) {
+  CommandSpec spec = keyed_command_spec(command, opt.tool_timeout);
   spec.keep_tail = true; // the newest messages matter most
   return spec;
 }
@@ -99,14 +99,14 @@ bool persistent_journal(SystemView& view) {
 void collect_kernel_log(SystemView& view, const CollectOptions& opt, KernelLogFacts& log,
                         std::vector<ToolRun>& tools) {
   // The previous boot is read beside this one: journalctl takes tens of milliseconds just to start.
-  auto previous_spec = log_spec(RecordedCommand::journal_kernel_previous, opt);
+  auto previous_spec = log_spec(KeyedCommand::journal_kernel_previous, opt);
   std::future<Read> previous;
   if (persistent_journal(view))
     previous = std::async(std::launch::async, [&] { return read_log(view, previous_spec, -1); });
   std::vector<std::string> refusals;
   std::optional<Read> current;
   if (dmesg_allowed(view)) {
-    auto spec = log_spec(RecordedCommand::dmesg, opt);
+    auto spec = log_spec(KeyedCommand::dmesg, opt);
     current = read_log(view, spec, 0);
     if (current->run.found) tools.push_back(tool_of(current->run, spec));
     if (!current->ok) refusals.push_back(said(current->run));
@@ -115,7 +115,7 @@ void collect_kernel_log(SystemView& view, const CollectOptions& opt, KernelLogFa
   }
   // The journal under the same key: a replay finds the run that answered, as the live machine did.
   if (!current || !current->ok) {
-    auto spec = log_spec(RecordedCommand::journal_kernel, opt);
+    auto spec = log_spec(KeyedCommand::journal_kernel, opt);
     current = read_log(view, spec, 0);
     if (current->run.found) tools.push_back(tool_of(current->run, spec));
     if (!current->ok) refusals.push_back(said(current->run));

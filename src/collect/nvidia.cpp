@@ -40,12 +40,12 @@ void apply_smi_report(const parse::NvidiaSmiReport& report, const std::string& s
 // Runs nvidia-smi (XML first; the table only when a snapshot has nothing else) and records what it says.
 void collect_smi(SystemView& view, const CollectOptions& opt, NvidiaFacts& nvidia,
                  std::vector<ToolRun>& tools) {
-  CommandSpec spec = recorded_command_spec(RecordedCommand::nvidia_smi_xml, opt.tool_timeout);
+  CommandSpec spec = keyed_command_spec(KeyedCommand::nvidia_smi_xml, opt.tool_timeout);
   auto r = view.run(spec);
   // Where there is no XML (fixtures made from a pasted `nvidia-smi -q` or the default table), the text forms.
-  for (RecordedCommand other : {RecordedCommand::nvidia_smi_q, RecordedCommand::nvidia_smi_table}) {
+  for (KeyedCommand other : {KeyedCommand::nvidia_smi_q, KeyedCommand::nvidia_smi_table}) {
     if (r.found) break;
-    spec = recorded_command_spec(other, opt.tool_timeout);
+    spec = keyed_command_spec(other, opt.tool_timeout);
     r = view.run(spec);
   }
   if (!r.found) return;

@@ -11,7 +11,7 @@ void collect_nvidia_modinfo(SystemView& view, const CollectOptions& opt, const s
   bool nvidia_gpu =
       std::any_of(gpus.begin(), gpus.end(), [](const Gpu& g) { return g.vendor == Vendor::nvidia; });
   if (!nvidia_gpu || nvidia.kernel_module_version) return;
-  CommandSpec spec = recorded_command_spec(view, RecordedCommand::modinfo_nvidia, opt.tool_timeout);
+  CommandSpec spec = keyed_command_spec(view, KeyedCommand::modinfo_nvidia, opt.tool_timeout);
   auto r = view.run(spec);
   if (!r.found) return;
   ToolRun run = tool_run_of(r, spec); // "Module nvidia not found" is an answer: no module installed

@@ -33,7 +33,7 @@ void collect_packages(SystemView& view, PackageFacts& packages) {
   }
   // rpm's database is not a text file: ask rpm itself, on RPM systems only.
   if (!packages.readable && view.exists("/var/lib/rpm")) {
-    CommandSpec spec = recorded_command_spec(RecordedCommand::rpm_qa, std::chrono::milliseconds(5000));
+    CommandSpec spec = keyed_command_spec(KeyedCommand::rpm_qa, std::chrono::milliseconds(5000));
     auto r = view.run(spec);
     if (r.ok()) {
       packages.readable = true;

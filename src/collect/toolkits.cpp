@@ -57,7 +57,7 @@ void collect_cuda(SystemView& view, const CollectOptions& opt, ToolkitFacts& tk,
 
   if (auto nvcc = find_on_path(view, "nvcc")) {
     tk.nvcc_path = {*nvcc, "PATH"};
-    CommandSpec spec = recorded_command_spec(RecordedCommand::nvcc_version, opt.tool_timeout);
+    CommandSpec spec = keyed_command_spec(KeyedCommand::nvcc_version, opt.tool_timeout);
     auto r = view.run(spec);
     if (r.found) {
       ToolRun run = tool_run_of(r, spec);

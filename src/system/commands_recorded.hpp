@@ -13,7 +13,7 @@
 
 namespace gpudoctor {
 
-enum class RecordedCommand {
+enum class KeyedCommand {
   nvidia_smi_xml,
   nvidia_smi_q,
   nvidia_smi_table,
@@ -39,19 +39,19 @@ enum class ProgramSearch {
   sbin, // on PATH, else /usr/sbin, /sbin, /usr/bin: a tool a user's PATH often lacks (collect's sbin_program)
 };
 
-struct RecordedCommandRow {
-  RecordedCommand id;
+struct KeyedCommandRow {
+  KeyedCommand id;
   std::string_view key;
   std::vector<std::string_view> argv;
   ProgramSearch search = ProgramSearch::path;
 };
 
-std::span<const RecordedCommandRow> recorded_commands();
-const RecordedCommandRow& recorded_command(RecordedCommand id);
+std::span<const KeyedCommandRow> keyed_commands();
+const KeyedCommandRow& keyed_command(KeyedCommand id);
 
 // The row's command with its argv as the table has it (argv[0] a bare name: sbin_program resolves a
 // ProgramSearch::sbin row).
-CommandSpec recorded_command_spec(RecordedCommand id, std::chrono::milliseconds timeout);
+CommandSpec keyed_command_spec(KeyedCommand id, std::chrono::milliseconds timeout);
 
 // The keys made per program, path or probe, as docs/snapshot.md writes them ("python-env@<program>").
 std::span<const std::string_view> recorded_key_shapes();

@@ -26,7 +26,7 @@ constexpr std::string_view k_pip = "pip documentation, Configuration";
 
 using U = ConfigUse;
 
-constexpr std::array k_rows = {
+constexpr std::array k_config_files = {
     ConfigFile{"/.bashrc", true, U::profile, F::shell, true, k_bash},
     ConfigFile{"/.profile", true, U::profile, F::shell, true, k_bash},
     ConfigFile{"/.bash_profile", true, U::profile, F::shell, true, k_bash},
@@ -67,7 +67,7 @@ constexpr std::array k_rows = {
 } // namespace
 
 std::span<const ConfigFile> config_files() {
-  return k_rows;
+  return k_config_files;
 }
 
 std::optional<ConfigFolder> config_folder(const ConfigFile& row) {
@@ -85,7 +85,7 @@ std::string in_home(const std::string& home, const ConfigFile& row) {
 
 std::vector<std::string> config_paths(ConfigUse use, const std::string& home) {
   std::vector<std::string> out;
-  for (const auto& row : k_rows)
+  for (const auto& row : k_config_files)
     if (row.use == use && !config_folder(row) && (!row.in_home || !home.empty()))
       out.push_back(row.in_home ? in_home(home, row) : std::string(row.path));
   return out;
@@ -93,7 +93,7 @@ std::vector<std::string> config_paths(ConfigUse use, const std::string& home) {
 
 const ConfigFile* config_folder_of(std::string_view rel) {
   std::string path = "/" + std::string(rel);
-  for (const auto& row : k_rows)
+  for (const auto& row : k_config_files)
     if (auto folder = config_folder(row);
         folder && !row.in_home && text::starts_with(path, std::string(folder->folder) + "/"))
       return &row;
@@ -102,7 +102,7 @@ const ConfigFile* config_folder_of(std::string_view rel) {
 
 const ConfigFile* config_file_of(std::string_view rel) {
   std::string path = "/" + std::string(rel);
-  for (const auto& row : k_rows) {
+  for (const auto& row : k_config_files) {
     if (auto folder = config_folder(row)) {
       std::string_view name = std::string_view(path).substr(path.find_last_of('/') + 1);
       std::string_view dir = std::string_view(path).substr(0, path.find_last_of('/'));

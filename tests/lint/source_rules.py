@@ -264,8 +264,8 @@ def self_test():
         os.path.join("src", "collect", "q.cpp"): ('CommandSpec spec{"dkms-status", {"dkms"}};\n'
                                                  'auto r = view.run({\n    "nvidia-smi-L", {"nvidia-smi"}});\n'
                                                  'CommandSpec t{"python-env@" + p, {p}};\n'
-                                                 'CommandSpec u = recorded_command_spec(RecordedCommand::x, t);\n'),
-        COMMAND_TABLE: '    {RecordedCommand::rocminfo, "rocminfo", {"rocminfo"}},\n',
+                                                 'CommandSpec u = keyed_command_spec(KeyedCommand::x, t);\n'),
+        COMMAND_TABLE: '    {KeyedCommand::rocminfo, "rocminfo", {"rocminfo"}},\n',
         # Not breaches: the signal path's write(2), stdout, a comment.
         os.path.join("src", "system", "lifecycle.cpp"): "void s() { ::write(STDERR_FILENO, \"a\", 1); }\n",
         os.path.join("src", "util", "u.cpp"): "// fprintf(stderr, ...) is gone\nvoid u() { fputs(s, stdout); }\n",

@@ -64,20 +64,20 @@ std::vector<DocRow> documented_commands() {
 
 } // namespace
 
-TEST_CASE("every enumerator of RecordedCommand has one row, keys of one command only") {
-  std::set<RecordedCommand> ids;
-  for (const auto& row : recorded_commands()) {
+TEST_CASE("every enumerator of KeyedCommand has one row, keys of one command only") {
+  std::set<KeyedCommand> ids;
+  for (const auto& row : keyed_commands()) {
     CHECK(ids.insert(row.id).second);
-    CHECK(&recorded_command(row.id) == &row);
+    CHECK(&keyed_command(row.id) == &row);
     CHECK_FALSE(row.argv.empty());
   }
-  CHECK(ids.size() == static_cast<size_t>(RecordedCommand::systemctl_fabricmanager) + 1);
+  CHECK(ids.size() == static_cast<size_t>(KeyedCommand::systemctl_fabricmanager) + 1);
 }
 
 TEST_CASE("docs/snapshot.md names every recorded command with the argv gpudoctor runs") {
   auto docs = documented_commands();
   REQUIRE(docs.size() >= 15);
-  for (const auto& row : recorded_commands()) {
+  for (const auto& row : keyed_commands()) {
     CAPTURE(row.key);
     auto doc = std::ranges::find_if(docs, [&](const DocRow& d) {
       return std::ranges::find(d.keys, std::string(row.key)) != d.keys.end();
@@ -91,7 +91,7 @@ TEST_CASE("docs/snapshot.md names every recorded command with the argv gpudoctor
 
 TEST_CASE("docs name no command key that gpudoctor does not record") {
   std::set<std::string> known;
-  for (const auto& row : recorded_commands())
+  for (const auto& row : keyed_commands())
     known.insert(std::string(row.key));
   for (std::string_view shape : recorded_key_shapes())
     known.insert(std::string(shape));
