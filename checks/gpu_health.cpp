@@ -1,10 +1,14 @@
 // gpu.memory-errors, gpu.throttled: what nvidia-smi -q says of each NVIDIA GPU's memory and clocks, and
 // amdgpu's RAS counters. Uncorrectable counts are judged on the volatile counter (since the last driver load
 // or GPU reset: the memory is bad now); the aggregate one is the GPU's life, repaired by retirement or
-// remapping.
+// remapping. With a previous reading (docs/fleet.md, "History") the counts are also judged as increases:
+// uncorrectable errors repaired since then warn, corrected ones since then are worth knowing.
 #include "checks/common.hpp"
+#include "checks/history_common.hpp"
 #include "checks/registry.hpp"
 #include "util/text.hpp"
+
+#include <algorithm>
 
 #include <fmt/format.h>
 
@@ -22,6 +26,29 @@ bool any_health(const NvidiaGpuHealth& h) {
          h.retirement_pending || h.retired_dbe || h.reset_required || h.recovery_action;
 }
 
+// The GPU's counts since the previous reading: lifetime (aggregate) counts compare across boots; a volatile
+// count only within one.
+struct EccGrowth {
+  std::optional<long long> uncorrectable, correctable;
+};
+
+EccGrowth ecc_growth(const Facts& f, const NvidiaSmiGpu& g) {
+  const PreviousGpuCounters* p = previous_counters(f, g.bus_id);
+  if (!p) return {};
+  const auto& h = g.health;
+  EccGrowth out{growth(h.aggregate_uncorrectable, p->aggregate_uncorrectable),
+                growth(h.aggregate_correctable, p->aggregate_correctable)};
+  if (f.history.same_boot()) {
+    if (!out.uncorrectable) out.uncorrectable = growth(h.volatile_uncorrectable, p->volatile_uncorrectable);
+    if (!out.correctable) out.correctable = growth(h.volatile_correctable, p->volatile_correctable);
+  }
+  return out;
+}
+
+std::string plural(long long n, const char* one, const char* many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
 void judge_nvidia(const Facts& f, const NvidiaSmiGpu& g, Results& out) {
   const auto& h = g.health;
   const std::string key =
@@ -34,6 +61,13 @@ void judge_nvidia(const Facts& f, const NvidiaSmiGpu& g, Results& out) {
   cite("ECC mode", h.ecc_mode);
   cite("volatile uncorrectable ECC errors", h.volatile_uncorrectable);
   cite("aggregate uncorrectable ECC errors", h.aggregate_uncorrectable);
+  cite("aggregate corrected ECC errors", h.aggregate_correctable);
+  EccGrowth grown = ecc_growth(f, g);
+  if (grown.uncorrectable || grown.correctable)
+    evidence.push_back(previous_evidence(
+        f, fmt::format("GPU {}: {} uncorrectable and {} corrected ECC errors since", g.bus_id,
+                       grown.uncorrectable ? std::to_string(*grown.uncorrectable) : "?",
+                       grown.correctable ? std::to_string(*grown.correctable) : "?")));
   auto yes = [](const std::optional<bool>& b) { return b && *b; };
   auto cite_flag = [&](const char* what, const std::optional<bool>& b) {
     if (b) evidence.push_back(fmt::format("{}{}: {}", src, what, *b ? "Yes" : "No"));
@@ -75,31 +109,69 @@ void judge_nvidia(const Facts& f, const NvidiaSmiGpu& g, Results& out) {
                     : action != "None"          ? fmt::format("recovery action {}", action)
                                                 : "reset required"),
         evidence);
+  if (grown.uncorrectable.value_or(0) > 0)
+    return out.add(
+        Status::warn, subject,
+        fmt::format(
+            "{} since {}, repaired (nothing pending): memory that keeps failing is a GPU to "
+            "service. Watch the count; if it grows again, drain the GPU and have it serviced.",
+            plural(*grown.uncorrectable, "new uncorrectable ECC error", "new uncorrectable ECC errors"),
+            previous_words(f)),
+        evidence);
+  std::string corrected =
+      grown.correctable.value_or(0) > 0
+          ? fmt::format(" {} since {} (corrected: no data was lost).",
+                        plural(*grown.correctable, "ECC error was corrected", "ECC errors were corrected"),
+                        previous_words(f))
+          : "";
   if (h.aggregate_uncorrectable.value_or(0) > 0)
     return out.add(
         Status::info, subject,
         fmt::format("No uncorrectable error since the last reset and nothing pending; over its life the "
-                    "GPU had {} uncorrectable ECC error{}, which were repaired.",
-                    *h.aggregate_uncorrectable, *h.aggregate_uncorrectable == 1 ? "" : "s"),
+                    "GPU had {} uncorrectable ECC error{}, which were repaired.{}",
+                    *h.aggregate_uncorrectable, *h.aggregate_uncorrectable == 1 ? "" : "s", corrected),
         evidence);
+  if (!corrected.empty()) return out.add(Status::info, subject, corrected.substr(1), evidence);
   out.pass(subject, "no uncorrectable ECC error, nothing pending", evidence);
 }
 
-void judge_amd(const Gpu& gpu, Results& out) {
+// amdgpu's counts are since the driver loaded: they compare with a reading of the same boot.
+void judge_amd(const Facts& f, const Gpu& gpu, Results& out) {
   std::vector<std::string> evidence, bad;
+  const PreviousGpuCounters* before = f.history.same_boot() ? previous_counters(f, gpu.bdf) : nullptr;
+  long long new_ue = 0, new_ce = 0;
   for (const auto& r : gpu.ras) {
     evidence.push_back(fmt::format("{}: ue {} ce {}", r.source, r.ue, r.ce));
     if (r.ue > 0) bad.push_back(fmt::format("{} {}", r.block, r.ue));
+    if (!before) continue;
+    auto then = std::find_if(before->ras.begin(), before->ras.end(),
+                             [&](const auto& p) { return p.block == r.block; });
+    long long ue0 = then == before->ras.end() ? 0 : then->ue, ce0 = then == before->ras.end() ? 0 : then->ce;
+    new_ue += *growth(r.ue, ue0);
+    new_ce += *growth(r.ce, ce0);
   }
-  if (bad.empty())
+  if (before)
+    evidence.push_back(previous_evidence(
+        f, fmt::format("{}: {} uncorrectable and {} corrected errors since", gpu.bdf, new_ue, new_ce)));
+  std::string since =
+      !before       ? ""
+      : new_ue == 0 ? fmt::format(" None is new since {}.", previous_words(f))
+                    : fmt::format(" {} since {}.", plural(new_ue, "is new", "are new"), previous_words(f));
+  if (bad.empty()) {
+    if (new_ce > 0)
+      return out.add(Status::info, gpu.subject(),
+                     fmt::format("amdgpu corrected {} since {}; no uncorrectable error (no data was lost).",
+                                 plural(new_ce, "error", "errors"), previous_words(f)),
+                     evidence);
     return out.pass(gpu.subject(), "amdgpu's RAS counters show no uncorrectable error", evidence);
-  out.add(Status::error, gpu.subject(),
-          fmt::format(
-              "amdgpu counted uncorrectable errors ({}): data on this GPU may be corrupt. Reboot so the bad "
-              "pages are retired (amdgpu keeps them in its bad-page table); repeated, have the GPU "
-              "serviced.",
-              text::join(bad, ", ")),
-          evidence);
+  }
+  out.add(
+      Status::error, gpu.subject(),
+      fmt::format("amdgpu counted uncorrectable errors since the driver loaded ({}): data on this GPU may be "
+                  "corrupt.{} Reboot so the bad pages are retired (amdgpu keeps them in its bad-page table); "
+                  "repeated, have the GPU serviced.",
+                  text::join(bad, ", "), since),
+      evidence);
 }
 
 } // namespace
@@ -108,14 +180,14 @@ void gpu_memory_errors(const CheckContext& ctx, Results& out) {
   const Facts& f = ctx.facts;
   bool any = false;
   for (const auto& g : f.nvidia.smi_gpus) {
-    if (!any_health(g.health)) continue;
+    if (!any_health(g.health) && ecc_growth(f, g).correctable.value_or(0) == 0) continue;
     any = true;
     judge_nvidia(f, g, out);
   }
   for (const auto& gpu : f.gpus)
     if (gpu.vendor == Vendor::amd && !gpu.ras.empty()) {
       any = true;
-      judge_amd(gpu, out);
+      judge_amd(f, gpu, out);
     }
   if (!any) out.skip("", "no GPU reports ECC or RAS counters (nvidia-smi -q, amdgpu ras/)");
 }

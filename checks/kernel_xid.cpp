@@ -1,6 +1,7 @@
 // kernel.xid: NVIDIA Xid (and NVSwitch SXid) events of the kernel log, one result per code and GPU, each
 // explained from NVIDIA's Xid catalogue (knowledge xid.yaml), whose resolution decides the status.
 #include "checks/common.hpp"
+#include "checks/history_common.hpp"
 #include "checks/kernel_common.hpp"
 #include "checks/registry.hpp"
 
@@ -49,6 +50,13 @@ void report_xid(const CheckContext& ctx, const KernelEvent& e, Results& out) {
                                  row->mnemonic, row->category, row->resolution, row->source));
   Status status = status_of(row->status);
   std::string advice = ctx.kb.health.xid_advice(*row);
+  // With a previous reading of this boot, a warning is for new lines: the one before warned of the old.
+  auto grown = event_growth(f, e);
+  if (grown) {
+    evidence.push_back(previous_evidence(
+        f, fmt::format("{} line{} of this Xid then", grown->before, grown->before == 1 ? "" : "s")));
+    if (grown->fresh == 0 && status == Status::warn) status = Status::info;
+  }
   if (row->after_repair) {
     if (auto done = repair_done(f, gpu); done && *done) {
       status = Status::info;
@@ -57,7 +65,8 @@ void report_xid(const CheckContext& ctx, const KernelEvent& e, Results& out) {
   }
   // The reboot fix only where NVIDIA's catalogue resolves the code with one.
   out.add(boot_status(f, e, status), event_subject(gpu, e),
-          fmt::format("Xid {} ({}){}, {}. {}", row->code, row->description, process, event_when(e), advice),
+          fmt::format("Xid {} ({}){}, {}.{} {}", row->code, row->description, process, event_when(e),
+                      event_growth_words(f, grown), advice),
           evidence, row->resolution == "RESTART_BM" ? FixChoice() : no_fix);
   // A reset of this GPU where the catalogue's resolution starts with one, else its advice as the step.
   static const std::set<std::string> resets = {"RESET_GPU", "WORKFLOW_XID_48", "WORKFLOW_NVLINK_ERR",
@@ -78,9 +87,13 @@ void report_sxid(const Facts& f, const KernelEvent& e, Results& out) {
               "have the baseboard serviced."
             : "A non-fatal NVSwitch error: the fabric goes on; watch for repeats in the Fabric "
               "Manager log.";
+  auto grown = event_growth(f, e);
+  std::vector<std::string> evidence = event_evidence(e);
+  if (grown) evidence.push_back(previous_evidence(f, fmt::format("{} such lines then", grown->before)));
   out.add(boot_status(f, e, fatal ? Status::error : Status::info), subject,
-          fmt::format("SXid {} ({}), {}. {}", *e.code, e.detail, event_when(e), advice), event_evidence(e),
-          no_fix);
+          fmt::format("SXid {} ({}), {}.{} {}", *e.code, e.detail, event_when(e),
+                      event_growth_words(f, grown), advice),
+          evidence, no_fix);
   out.act(Action::step(advice));
 }
 

@@ -5,6 +5,7 @@
 // fuzz build's clang cannot compile libstdc++'s (docs/fuzzing.md).
 #pragma once
 
+#include "parse/history_reading.hpp"
 #include "parse/kernel_log.hpp"
 #include "parse/parsers.hpp"
 #include "parse/parsers_layer.hpp"
@@ -64,6 +65,20 @@ inline constexpr Target k_targets[] = {
      require(sign(dpkg_version_compare(a, b)) == -sign(dpkg_version_compare(b, a)), "dpkg antisymmetric");
      require(sign(rpm_version_compare(a, b)) == -sign(rpm_version_compare(b, a)), "rpm antisymmetric");
      require(dpkg_version_compare(a, a) == 0 && rpm_version_compare(a, a) == 0, "reflexive");
+   }},
+  {"previous_reading", [](std::string_view s) {
+     auto p = parse::previous_reading(s);
+     if (!p) return;
+     require(!p->report.empty(), "a reading names its report");
+     require(p->gpus.size() <= parse::k_max_reading_rows && p->events.size() <= parse::k_max_reading_rows, "rows bounded");
+     for (const auto& g : p->gpus) {
+       require(g.ras.size() <= parse::k_max_reading_ras_blocks, "RAS blocks bounded");
+       for (auto c : {g.volatile_uncorrectable, g.aggregate_uncorrectable, g.volatile_correctable,
+                      g.aggregate_correctable, g.retired_sbe, g.retired_dbe})
+         require(!c || *c >= 0, "counts are whole numbers");
+     }
+     for (const auto& e : p->events)
+       require(e.kind == KernelEventKind::xid || e.kind == KernelEventKind::sxid, "counted kinds only");
    }},
   {"nvidia_smi_list", [](std::string_view s) {
      for (const auto& gpu : parse::nvidia_smi_list(s)) {

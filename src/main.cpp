@@ -25,6 +25,7 @@
 #include <string>
 #include <string_view>
 #include <unistd.h>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -57,6 +58,7 @@ struct Values {
   UndoOptions undo;
   FleetOptions fleet;
   DiffOptions diff;
+  HistoryOptions history;
   std::string completion_shell;
 };
 
@@ -93,6 +95,11 @@ void add_output(CLI::App& cmd, std::string& output, const char* help) {
 
 void add_from(CLI::App& cmd, Values& v, const char* help) {
   cmd.add_option("--from", v.from, help)->type_name("PATH")->check(k_not_empty);
+}
+
+// check, history, diff: the history folder instead of root's (for a user's own, and the tests).
+void add_history_dir(CLI::App& cmd, std::string& dir, const char* help) {
+  cmd.add_option("--history-dir", dir, help)->type_name("DIR")->check(k_not_empty);
 }
 
 // check and probe, as dcgmi diag -i: not on fix and migrate, where --gpu names the card a plan is for.
@@ -140,6 +147,23 @@ void add_check(CLI::App& cmd, Values& v) {
   cmd.add_flag("--online", c.online,
                "Also fetch each configured GPU vendor repository and wheel index (proxy, DNS, TLS)");
   add_check_options(cmd, c, v);
+  // The node's history and the timer (docs/fleet.md, "History").
+  cmd.add_flag("--history", c.history,
+               "Also keep the JSON report, redacted, in this machine's history (root's: "
+               "/var/lib/gpudoctor/history)");
+  add_history_dir(cmd, c.history_dir, "With --history: keep it in DIR instead (your own folder)");
+  cmd.add_option("--history-max-reports", c.history_max_reports,
+                 "With --history: keep at most this many reports (default 1000; the newest without an error "
+                 "is kept too)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
+  cmd.add_option("--history-max-mib", c.history_max_mib,
+                 "With --history: keep at most this many MiB of reports (default 64)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
+  cmd.add_option("--textfile", c.textfile,
+                 "Also write the Prometheus metrics to FILE (atomically, 0644) where its folder exists: "
+                 "node_exporter's textfile folder")
+      ->type_name("FILE")
+      ->check(k_not_empty);
 }
 
 Outcome run_check(Values& v, CLI::App&) {
@@ -323,20 +347,47 @@ Outcome run_fleet(Values& v, CLI::App&) {
 
 void add_diff(CLI::App& cmd, Values& v) {
   DiffOptions& d = v.diff;
-  cmd.add_option("before", d.before, "The earlier snapshot, bundle or report")
+  cmd.add_option("before", d.before,
+                 "The earlier snapshot, bundle or report (with --last-good: the later one)")
       ->type_name("PATH")
-      ->required()
       ->check(k_not_empty);
-  cmd.add_option("after", d.after, "The later one")->type_name("PATH")->required()->check(k_not_empty);
+  cmd.add_option("after", d.after, "The later one")->type_name("PATH")->check(k_not_empty);
   add_comparison_output(cmd, d.format, d.output);
   cmd.add_flag("--force", d.force,
                "Compare even when the two are not one machine (another host name, no GPU in common)");
+  cmd.add_flag("--last-good", d.last_good,
+               "Compare the newest kept report without an error with this machine now (or the one PATH)");
+  cmd.add_flag("--last", d.last, "Compare the newest kept report with this machine now (or the one PATH)");
+  add_history_dir(cmd, d.history_dir, "With --last-good or --last: the history in DIR instead of root's");
+  cmd.add_option("--python", d.pythons, "For the check of now: also inspect this python3 (repeatable)")
+      ->type_name("FILE");
+  cmd.add_option("--timeout", d.timeout_ms, "For the check of now: time limit of each vendor tool, in ms")
+      ->check(CLI::Range(100, 600000));
   add_color(cmd, v);
 }
 
 Outcome run_diff(Values& v, CLI::App&) {
-  v.diff.color = color_mode(v.color);
-  return cmd_diff(v.diff);
+  DiffOptions& d = v.diff;
+  d.color = color_mode(v.color);
+  if (d.last_good && d.last) return fail(Exit::usage, "diff: --last-good or --last, not both");
+  if (d.last_good || d.last) {
+    if (!d.after.empty())
+      return fail(Exit::usage, "diff {}: one PATH at most (the later side; without one, this machine now)",
+                  d.last_good ? "--last-good" : "--last");
+    d.after = std::exchange(d.before, std::string());
+  } else if (d.after.empty()) {
+    return fail(Exit::usage, "diff: two PATHs (before and after), or --last-good / --last with one at most");
+  }
+  return cmd_diff(d);
+}
+
+void add_history(CLI::App& cmd, Values& v) {
+  add_history_dir(cmd, v.history.history_dir, "The history in DIR instead of root's");
+  add_format(cmd, v.history.format, {"text", "json"});
+}
+
+Outcome run_history(Values& v, CLI::App&) {
+  return cmd_history(v.history);
 }
 
 // Hidden: the bash completion script, generated from this table, at build time for the package
@@ -377,6 +428,7 @@ const Subcommand k_subcommands[] = {
     {"fleet", "Compare many nodes' reports: what differs, the odd ones out, who fails what", add_fleet,
      run_fleet},
     {"diff", "What changed on one machine between two snapshots, bundles or reports", add_diff, run_diff},
+    {"history", "The reports kept on this machine (check --history; the timer)", add_history, run_history},
     {"completion", "Print a shell completion script", add_completion, run_completion, true},
 };
 
@@ -401,6 +453,11 @@ struct Needs {
 constexpr Needs k_needs[] = {
     {"check", "--max-output-length", {"--format=npd"}},
     {"check", "--probe-timeout", {"--probes"}},
+    {"check", "--history-max-reports", {"--history", "--history-dir"}},
+    {"check", "--history-max-mib", {"--history", "--history-dir"}},
+    {"diff", "--history-dir", {"--last-good", "--last"}},
+    {"diff", "--python", {"--last-good", "--last"}},
+    {"diff", "--timeout", {"--last-good", "--last"}},
     {"bundle", "--probe-timeout", {"--probes"}},
     {"bundle", "--upload-method", {"--upload"}},
     {"bundle", "--ca-file", {"--upload"}},

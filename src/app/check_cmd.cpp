@@ -1,4 +1,5 @@
 #include "app/commands.hpp"
+#include "app/history_keep.hpp"
 #include "app/pipeline.hpp"
 #include "app/snapshot_source.hpp"
 #include "app/terminal_text.hpp"
@@ -39,6 +40,14 @@ Outcome cmd_check(const CheckOptions& opt) {
     if (!data->cat.find(id))
       return fail(Exit::usage, "unknown check id \"{}\"{} (gpudoctor check --list shows them)", id,
                   did_you_mean(id, check_ids(data->cat)));
+  // The history folder is opened (made, judged) before the checks run: a folder root must not write in is
+  // said before seconds of checks, not after.
+  std::optional<history::Folder> kept_in;
+  if (opt.history || !opt.history_dir.empty()) {
+    auto folder = open_history_for_check(opt);
+    if (!folder) return std::unexpected(folder.error());
+    kept_in = std::move(*folder);
+  }
   std::expected<Report, Failure> judged;
   if (opt.from) {
     auto snap = OpenedSnapshot::open(*opt.from);
@@ -55,6 +64,14 @@ Outcome cmd_check(const CheckOptions& opt) {
   if (!judged) return std::unexpected(judged.error());
   const Report& report = *judged;
   if (auto printed = print_report(report, *data, opt); !printed) return std::unexpected(printed.error());
+  if (!opt.textfile.empty())
+    if (auto written = write_textfile(report, opt.textfile); !written)
+      return std::unexpected(written.error());
+  if (kept_in) {
+    auto kept = keep_report(*kept_in, report, *data, opt);
+    if (!kept) return std::unexpected(kept.error());
+    diag::note("report kept in the history: {}/{}", kept_in->path(), kept->name);
+  }
   return exit_status(report.results, opt.strict);
 }
 

@@ -37,6 +37,13 @@ struct CheckOptions {
   // --backend cuda|hip (repeatable): compile these probes even without a GPU or driver of their vendor
   // (default: a vendor's probes are compiled only where its GPUs or driver are).
   std::vector<std::string> probe_backends;
+  // The node's history (docs/fleet.md, "History"): keep the report, redacted, in root's history folder or
+  // in history_dir; its newest report is also the previous reading of the counters.
+  bool history = false;
+  std::string history_dir; // empty: root's, /var/lib/gpudoctor/history
+  std::size_t history_max_reports = 1000;
+  std::size_t history_max_mib = 64;
+  std::string textfile; // --textfile: also the Prometheus metrics, where the file's folder exists
 };
 
 struct BundleOptions {
@@ -110,7 +117,21 @@ struct DiffOptions {
   std::string output;
   bool force = false; // compare reports that are not of one machine (fleet/report_diff.hpp)
   ColorMode color = ColorMode::automatic;
+  // --last-good / --last: `before` is the newest kept report without an error (of this or an older
+  // gpudoctor) / the newest kept report; `after` (the one path given) defaults to a check of this machine
+  // now.
+  bool last_good = false, last = false;
+  std::string history_dir;          // empty: root's
+  std::vector<std::string> pythons; // --python, for the check of now
+  int timeout_ms = 5000;            // --timeout, likewise
 };
+
+// gpudoctor history: the reports kept on this machine (docs/fleet.md, "History").
+struct HistoryOptions {
+  std::string history_dir;     // empty: root's
+  std::string format = "text"; // text | json
+};
+Outcome cmd_history(const HistoryOptions& opt);
 
 Outcome cmd_fleet(const FleetOptions& opt);
 Outcome cmd_diff(const DiffOptions& opt);

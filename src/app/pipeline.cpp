@@ -48,6 +48,7 @@ std::expected<Report, Failure> run_pipeline(SystemView& view, const Loaded& data
   copt.extra_pythons = opt.pythons;
   copt.online = opt.online;
   copt.stacks = stacks;
+  if (!opt.history_dir.empty()) copt.history_dir = opt.history_dir;
   Report report;
   auto started = std::chrono::steady_clock::now();
   ProbeSession probes(view, opt);

@@ -122,6 +122,7 @@ Facts collect_all(SystemView& view, const Knowledge& kb, const CollectOptions& o
   guard.run("stack-paths", [&] { collect_stack_paths(view, facts.env, facts.toolkits, facts.stack_paths); });
   guard.run("python-extensions", [&] { collect_python_extensions(view, kb, facts.python); }); // issue 12
   guard.run("host", [&] { collect_host(view, facts); });
+  guard.run("history", [&] { collect_history(view, opt.history_dir, facts.history); });
   guard.run("link", [&] { link_facts(facts, kb); });
   // Last: it reads the packages, DKMS, toolkit and identity facts of the collectors above.
   if (opt.stacks)

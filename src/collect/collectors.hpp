@@ -9,6 +9,7 @@
 #include "facts/env_facts.hpp"
 #include "facts/gpu_facts.hpp"
 #include "facts/health_facts.hpp"
+#include "facts/history_facts.hpp"
 #include "facts/host_facts.hpp"
 #include "facts/nvidia_facts.hpp"
 #include "facts/os_facts.hpp"
@@ -18,6 +19,7 @@
 #include "facts/toolkit_facts.hpp"
 #include "knowledge/knowledge.hpp"
 #include "system/commands_recorded.hpp"
+#include "system/history_store.hpp"
 #include "system/system_view.hpp"
 #include "system/view_lookup.hpp" // find_on_path, final_link_target, user_home
 
@@ -43,6 +45,8 @@ struct CollectOptions {
   // The stack tables (fixes/stacks.yaml): when given, the fix inventory is taken into Facts::inventory
   // (fix, migrate, bundle). `check` gives none: the inventory reads what no check needs.
   const Stacks* stacks = nullptr;
+  // The history whose newest report is the previous reading (check --history-dir; root's by default).
+  std::string history_dir = history::k_system_dir;
 };
 
 void collect_os(SystemView& view, OsFacts& os);
@@ -105,6 +109,9 @@ void collect_nvidia_modinfo(SystemView& view, const CollectOptions& opt, const s
 // layer around the GPUs (WSL2, /dev/shm, memlock, RDMA ports, the loader's folders). Run after the others.
 void collect_python_extensions(SystemView& view, const Knowledge& kb, PythonFacts& python);
 void collect_host(SystemView& view, Facts& facts);
+// This boot's id and the previous reading of the counters: the newest report kept in `dir`
+// (collect/history_previous.cpp).
+void collect_history(SystemView& view, const std::string& dir, HistoryFacts& out);
 
 // Runs every collector (commands in parallel), then link_facts, and returns the facts.
 Facts collect_all(SystemView& view, const Knowledge& kb, const CollectOptions& opt);

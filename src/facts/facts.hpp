@@ -10,6 +10,7 @@
 #include "facts/fact.hpp"
 #include "facts/gpu_facts.hpp"
 #include "facts/health_facts.hpp"
+#include "facts/history_facts.hpp"
 #include "facts/host_facts.hpp"
 #include "facts/inventory.hpp"
 #include "facts/nvidia_facts.hpp"
@@ -46,7 +47,8 @@ struct Facts {
   KernelLogFacts kernel_log;
   FabricFacts fabric;
   FirmwareListing firmware;
-  HostFacts host; // issue 12
+  HostFacts host;       // issue 12
+  HistoryFacts history; // the previous reading of the counters (docs/fleet.md, "History")
   std::vector<ToolRun> tools;
   // As root: the programs gpudoctor did not run as root (docs/security.md, "Executing as root"), by path.
   std::vector<UntrustedRun> untrusted;

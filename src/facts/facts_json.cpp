@@ -259,6 +259,7 @@ Json facts_to_json(const Facts& f) {
       {"tools", tools_json(f.tools)},
       {"probes", probe_facts_to_json(f.probes)},
       {"health", health_to_json(f)},
+      {"history", history_to_json(f.history)},
       {"collector_errors", f.collector_errors}};
   // Absent, not empty, when not taken: `check` does not take it, and "nothing installed" is a list of its
   // own.

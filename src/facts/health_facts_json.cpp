@@ -36,6 +36,8 @@ Json nvidia_health_json(const NvidiaGpuHealth& h) {
   return {{"ecc_mode", opt(h.ecc_mode)},
           {"volatile_uncorrectable", opt(h.volatile_uncorrectable)},
           {"aggregate_uncorrectable", opt(h.aggregate_uncorrectable)},
+          {"volatile_correctable", opt(h.volatile_correctable)},
+          {"aggregate_correctable", opt(h.aggregate_correctable)},
           {"retired_pages_sbe", opt(h.retired_sbe)},
           {"retired_pages_dbe", opt(h.retired_dbe)},
           {"retirement_pending", opt(h.retirement_pending)},
@@ -64,6 +66,19 @@ Json fabric_json(const FabricFacts& f) {
 }
 
 } // namespace
+
+Json history_to_json(const HistoryFacts& h) {
+  Json previous = nullptr;
+  if (h.previous)
+    previous = {{"report", h.previous->report},
+                {"time", h.previous->time},
+                {"tool_version", h.previous->tool_version},
+                {"same_boot", h.same_boot()}};
+  return {{"boot_id", fact(h.boot_id)},
+          {"previous", previous},
+          {"source", text_or_null(h.source)},
+          {"why_not", text_or_null(h.why_not)}};
+}
 
 Json health_to_json(const Facts& f) {
   Json gpus = Json::array();

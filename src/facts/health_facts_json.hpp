@@ -9,5 +9,8 @@
 namespace gpudoctor {
 
 Json health_to_json(const Facts& f);
+// The report's facts.history: this boot's id (a later run's previous reading compares within one boot) and
+// which kept report the counters were compared with.
+Json history_to_json(const HistoryFacts& h);
 
 } // namespace gpudoctor

@@ -16,6 +16,9 @@ struct NvidiaGpuHealth {
   // Uncorrectable ECC errors (DRAM + SRAM, or the older double-bit total): volatile counts since the last
   // driver load or GPU reset, aggregate ones over the GPU's life.
   std::optional<long long> volatile_uncorrectable, aggregate_uncorrectable;
+  // Corrected ones (DRAM + SRAM, or the older single-bit total): harmless one by one; judged only as an
+  // increase between two readings (facts/history_facts.hpp).
+  std::optional<long long> volatile_correctable, aggregate_correctable;
   std::optional<long long> retired_sbe, retired_dbe; // retired pages (before Ampere)
   std::optional<bool> retirement_pending;            // a page waits for the next reset to be retired
   std::optional<long long> remapped_correctable, remapped_uncorrectable;

@@ -1,11 +1,11 @@
 #include "fix/record_files.hpp"
 
 #include "fix/apply_state.hpp"
-#include "fix/script_text.hpp"
 #include "system/root_exec.hpp"
 #include "system/root_trust.hpp"
 #include "util/atomic_file.hpp"
 #include "util/escape.hpp"
+#include "util/file_text.hpp"
 
 #include <cerrno>
 #include <cstdlib>
@@ -45,24 +45,9 @@ bool plainly_below(const std::string& folder, const std::string& path) {
   return true;
 }
 
-// The command that mends a folder root distrusts, once a person has looked at what is in it.
-std::string mend_command(const std::string& path) {
-  return fmt::format("chown root:root {0} && chmod 0700 {0}", shell_quote(path));
-}
-
 std::expected<std::string, std::string> read_fd(int fd, const std::string& shown) {
-  std::string text;
-  char buf[65536];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return std::unexpected(fmt::format("cannot read {}: {}", shown, std::strerror(errno)));
-    if (n == 0) break;
-    text.append(buf, static_cast<std::size_t>(n));
-    if (text.size() > k_max_record_bytes)
-      return std::unexpected(fmt::format("{} is larger than {} MiB: not a record of gpudoctor's", shown,
-                                         k_max_record_bytes >> 20));
-  }
+  auto text = read_descriptor(fd, k_max_record_bytes);
+  if (!text) return std::unexpected(fmt::format("cannot read {}: {}", shown, text.error()));
   return text;
 }
 
@@ -145,7 +130,7 @@ std::expected<void, Failure> prepare_record_folders(const RecordPlaces& places) 
                       *folder,
                       d->path == *folder ? "is " + d->why
                                          : fmt::format("lies below {}, which is {}", d->path, d->why)),
-          {mend_command(places.on_host(d->path))});
+          {give_to_root_command(places.on_host(d->path))});
   }
   return {};
 }
@@ -167,19 +152,11 @@ std::expected<std::optional<std::string>, std::string> read_record(const RecordP
       return std::unexpected(fmt::format("{} is a link: a record is never read through one", shown));
     return std::unexpected(fmt::format("cannot open {}: {}", shown, std::strerror(errno)));
   }
-  struct stat st {};
-  std::string why;
-  if (::fstat(fd, &st) != 0)
-    why = std::strerror(errno);
-  else if (!S_ISREG(st.st_mode))
-    why = "not a regular file";
-  else if (places.system && running_as_root() && st.st_uid != 0)
-    why = fmt::format("owned by {}", user_name_of(st.st_uid)); // replaced since it was judged
-  else if (places.system && running_as_root() && (st.st_mode & 022))
-    why = "writable by its group or others";
-  if (!why.empty()) {
+  // As root, judged again once open: it may have been replaced since its path was judged.
+  bool judge_owner = places.system && running_as_root();
+  if (auto why = distrust_open_record(fd, judge_owner ? std::optional<unsigned>(0) : std::nullopt)) {
     ::close(fd);
-    return std::unexpected(fmt::format("{} is not root's own record: {}", shown, why));
+    return std::unexpected(fmt::format("{} is not root's own record: {}", shown, *why));
   }
   auto text = read_fd(fd, shown);
   ::close(fd);

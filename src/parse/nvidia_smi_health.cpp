@@ -48,6 +48,9 @@ std::optional<HealthField> xml_health_field(const std::string_view* p, std::size
                                             "sram_uncorrectable_parity", "sram_uncorrectable_secded"})) ||
                    (n == 4 && p[2] == "double_bit" && p[3] == "total");
     if (counted) return p[1] == "volatile" ? F::volatile_uncorrectable : F::aggregate_uncorrectable;
+    bool corrected = (n == 3 && any_of(p[2], {"dram_correctable", "sram_correctable"})) ||
+                     (n == 4 && p[2] == "single_bit" && p[3] == "total");
+    if (corrected) return p[1] == "volatile" ? F::volatile_correctable : F::aggregate_correctable;
     return std::nullopt;
   }
   if (is(p, n, {"retired_pages", "multiple_single_bit_retirement", "retired_count"})) return F::retired_sbe;
@@ -81,6 +84,9 @@ std::optional<HealthField> text_health_field(const std::string_view* p, std::siz
                                             "SRAM Uncorrectable Parity", "SRAM Uncorrectable SEC-DED"})) ||
                    (n == 4 && p[2] == "Double Bit" && p[3] == "Total");
     if (counted) return p[1] == "Volatile" ? F::volatile_uncorrectable : F::aggregate_uncorrectable;
+    bool corrected = (n == 3 && any_of(p[2], {"DRAM Correctable", "SRAM Correctable"})) ||
+                     (n == 4 && p[2] == "Single Bit" && p[3] == "Total");
+    if (corrected) return p[1] == "Volatile" ? F::volatile_correctable : F::aggregate_correctable;
     return std::nullopt;
   }
   if (is(p, n, {"Retired Pages", "Single Bit ECC"})) return F::retired_sbe;
@@ -124,6 +130,12 @@ void set_health(NvidiaGpuHealth& h, HealthField f, std::string_view value, std::
     break;
   case F::aggregate_uncorrectable:
     add(h.aggregate_uncorrectable);
+    break;
+  case F::volatile_correctable:
+    add(h.volatile_correctable);
+    break;
+  case F::aggregate_correctable:
+    add(h.aggregate_correctable);
     break;
   case F::retired_sbe:
     h.retired_sbe = number();

@@ -13,6 +13,8 @@ enum class HealthField {
   ecc_mode,
   volatile_uncorrectable, // added up: DRAM, SRAM, SRAM parity and SEC-DED, the older double-bit total
   aggregate_uncorrectable,
+  volatile_correctable, // added up: DRAM, SRAM, the older single-bit total
+  aggregate_correctable,
   retired_sbe,
   retired_dbe,
   retirement_pending,

@@ -37,14 +37,9 @@ const std::vector<KeyedCommandRow> k_keyed_commands = {
 };
 
 const std::string_view k_key_shapes[] = {
-    "python-env@<program>",
-    "elf-needed@<path>",
-    "probe-<name>@cuda",
-    "probe-<name>@hip",
-    "python-gpu",
-    "probe-compiler@<backend>",
-    "probe-build@<backend>",
-    "probe-build@<backend>-kernels",
+    "python-env@<program>",     "elf-needed@<path>",     "history-previous",
+    "probe-<name>@cuda",        "probe-<name>@hip",      "python-gpu",
+    "probe-compiler@<backend>", "probe-build@<backend>", "probe-build@<backend>-kernels",
 };
 
 bool plain_shell_word(std::string_view word) {

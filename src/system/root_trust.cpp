@@ -1,9 +1,11 @@
 #include "system/root_trust.hpp"
 
 #include "system/path_walk.hpp"
+#include "util/shell_word.hpp"
 #include "util/text.hpp"
 
 #include <cerrno>
+#include <cstring>
 #include <pwd.h>
 #include <set>
 #include <sys/stat.h>
@@ -179,6 +181,20 @@ std::expected<unsigned, std::string> sole_owner(const std::string& path, const s
     return std::unexpected(fmt::format("reached through places of {}", text::join(names, " and ")));
   }
   return *owners.begin();
+}
+
+std::optional<std::string> distrust_open_record(int fd, std::optional<unsigned> owner) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return std::string(std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) return std::string("not a regular file");
+  if (!owner) return std::nullopt;
+  if (st.st_uid != *owner) return fmt::format("owned by {}", user_name_of(st.st_uid));
+  if (others_may_write(st)) return std::string("writable by its group or others");
+  return std::nullopt;
+}
+
+std::string give_to_root_command(const std::string& folder) {
+  return fmt::format("chown root:root {0} && chmod 0700 {0}", shell_quote(folder));
 }
 
 } // namespace gpudoctor

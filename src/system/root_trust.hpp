@@ -45,6 +45,14 @@ std::optional<std::string> distrust_place(unsigned uid, unsigned mode, bool stic
 // one of root's that a group can write is not. The reason when no one account can be named.
 std::expected<unsigned, std::string> sole_owner(const std::string& path, const std::string& root = {});
 
+// Why the file open at `fd` is not a record of `owner`'s to read (fstat fails, not a regular file, another
+// owner, writable by its group or others), if it is not; without an owner only what it is is judged.
+std::optional<std::string> distrust_open_record(int fd, std::optional<unsigned> owner);
+
+// The command that gives a folder root distrusts to root alone (`chown root:root DIR && chmod 0700 DIR`, the
+// path quoted for bash), for a message to run once a person has looked at what is in it.
+std::string give_to_root_command(const std::string& folder);
+
 // The user name of `uid` from the user database, or the number when it has none.
 std::string user_name_of(unsigned uid);
 // The home folder of `uid` from the user database, when it has one.

@@ -157,7 +157,7 @@ usage undo.run-without-script '--run requires --script' undo --run 20261201T0900
 usage undo.state-empty '--state: cannot be empty' undo --state ''
 usage fleet.no-paths 'paths is required' fleet
 usage fleet.jobs '--jobs: Value 0 not in range 1 to 256' fleet --jobs 0 report.json
-usage diff.one-input 'after is required' diff report.json
+row diff.one-input 2 any 'diff: two PATHs \(before and after\), or --last-good / --last with one at most' diff report.json
 usage completion.shell 'shell: zsh not in \{bash\}' completion zsh
 
 # check (and what every subcommand that judges a snapshot shares: --from, --knowledge, -o).
@@ -316,6 +316,17 @@ row diff.newer-report 2 any "$W/newer\.json: report format 99 \(this gpudoctor r
 row diff.no-version 2 any "$W/no-version\.json: a gpudoctor report without a format version" diff "$work/no-version.json" "$work/report.json"
 row diff.garbage-archive 2 any "$W/garbage\.tar\.gz: .*not a readable archive: .*" diff "$work/garbage.tar.gz" "$nvidia"
 row diff.member-outside 2 any "$W/outside\.tar\.gz: .*member \"\.\./$S\" would land outside the folder" diff "$nvidia" "$work/outside.tar.gz"
+# The node's history (docs/fleet.md, "History").
+row diff.last-both 2 any 'diff: --last-good or --last, not both' diff --last-good --last
+row diff.last-two-paths 2 any 'diff --last-good: one PATH at most \(the later side; without one, this machine now\)' diff --last-good a b
+row diff.last-no-history 2 any "diff --last: no history in $W/$S/none: .*" diff --last --history-dir "$work/$raw/none"
+row diff.last-none-good 2 any "diff --last-good: $W/empty holds no report without an error written by this or an older gpudoctor" diff --last-good --history-dir "$work/empty"
+row history.not-a-folder 2 any "$W/file is not a folder" history --history-dir "$work/file"
+row history.user 2 user "gpudoctor history needs root: the history is root's .*--history-dir" history
+row check.history-user 2 user "check --history needs root: the history is root's .*--history-dir" check --history
+row check.history-from 2 any "--history keeps this machine's reports: with --from, name a folder for the snapshot's \(--history-dir DIR\)" check --from "$nvidia" --history
+row check.history-only 2 any "--history keeps whole reports: --only would leave results out" check --from "$nvidia" --history-dir "$work/hist" --only gpu.none
+row check.history-not-folder 2 any "cannot keep the report: $W/file is not a folder" check --from "$nvidia" --history-dir "$work/file"
 row diff.two-machines 2 any "$(lit "$nvidia") and $(lit "$amd") are not one machine: .* \(--force compares them anyway\)" diff "$nvidia" "$amd"
 row diff.two-machines-escaped 2 any "$W/report\.json and $W/evil-host\.json are not one machine: host \"gpu-vm01\" and host \"evil\\\\x1b\[31m\\\\nhost\" \(--force compares them anyway\)" diff "$work/report.json" "$work/evil-host.json"
 row diff.output-not-folder 2 any "cannot write $W/file/d\.txt: $W/file is not a folder" diff "$work/report.json" "$work/report.json" -o "$work/file/d.txt"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Prometheus for real (docs/fleet.md): the command of gpudoctor-metrics.service, as the unit runs it, writes
-# its textfile into a folder; Debian's prometheus-node-exporter, started here on a free loopback port with
+# Prometheus for real (docs/fleet.md): the command of gpudoctor-metrics.service, as the unit runs it (its
+# history kept in the test's folder, never this machine's), writes its textfile into a folder; Debian's prometheus-node-exporter, started here on a free loopback port with
 # that folder as its textfile directory, serves gpudoctor's series on /metrics over HTTP, with the values of
 # the JSON report of the same machine; node_exporter reports no textfile error. Stopped within 10 s.
 # shellcheck source=tests/e2e/common.bash
@@ -12,10 +12,15 @@ exporter=$(command -v prometheus-node-exporter || command -v node_exporter || tr
 unit=$source_dir/contrib/systemd/gpudoctor-metrics.service.in
 textfile_dir=/var/lib/prometheus/node-exporter
 exec_start=$(sed -n 's/^ExecStart=//p' "$unit")
-[[ $exec_start == *" --output $textfile_dir/gpudoctor.prom" ]] || fail "the unit's ExecStart is not what this test knows: $exec_start"
-# The unit's command, with this build's binary and a folder of the test's own for the textfile.
-read -r -a command <<<"${exec_start//@CMAKE_INSTALL_FULL_BINDIR@\/gpudoctor/$gpudoctor}"
-command=("${command[@]//$textfile_dir/$work/textfile}")
+[[ $exec_start == *" check --history --textfile $textfile_dir/gpudoctor.prom" ]] ||
+  fail "the unit's ExecStart is not what this test knows: $exec_start"
+# The unit's command, with this build's binary and folders of the test's own for the textfile and the history.
+read -r -a unit_words <<<"${exec_start//@CMAKE_INSTALL_FULL_BINDIR@\/gpudoctor/$gpudoctor}"
+command=()
+for word in "${unit_words[@]//$textfile_dir/$work/textfile}"; do
+  [[ $word == --history ]] && word=--history-dir=$work/history
+  command+=("$word")
+done
 mkdir -p "$work/textfile"
 
 port=$("$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -46,7 +51,7 @@ for _ in $(seq 100); do [[ -n $(scrape) ]] && break; sleep 0.1; done
 
 # 1. This machine, with the unit's own command.
 status=0
-"${command[@]}" || status=$?
+"${command[@]}" >/dev/null || status=$? # the text report: discarded, as the unit does
 ((status <= 1)) || fail "the unit's command exited $status: ${command[*]}"
 scrape >"$work/live.metrics"
 grep -q '^gpudoctor_build_info{source="live",version="' "$work/live.metrics" ||
@@ -54,11 +59,13 @@ grep -q '^gpudoctor_build_info{source="live",version="' "$work/live.metrics" ||
 grep -q '^node_textfile_scrape_error 0$' "$work/live.metrics" ||
   fail "node_exporter has an error reading the textfile: $(grep textfile "$work/live.metrics")"
 pass "the unit's command ($((status)) = exit status) writes a textfile node_exporter serves without error"
+[[ $(find "$work/history" -name '*.json' | wc -l) == 1 ]] || fail "the unit's command kept no report in the history"
+pass "and keeps the report in the history in the same run"
 
 # 2. A machine with known problems: the values scraped are those of the JSON report.
 snap=$source_dir/tests/machines/nvidia-no-driver-bound/snapshot
 "$gpudoctor" check --from "$snap" --format json >"$work/report.json" || true
-"${command[@]}" --from "$snap" || true
+"${command[@]}" --from "$snap" >/dev/null || true
 scrape >"$work/snap.metrics"
 "$py" - "$work/report.json" "$work/snap.metrics" <<'PY' || fail "the scraped series are not the report's results"
 import json, re, sys

@@ -4,9 +4,11 @@
 # it holds the binary, the man page, the bash completion, the systemd units, the probe sources and the Slurm
 # and NHC checks; `systemd-analyze verify` accepts its units. In a throwaway Debian 12 root (the debootstrap
 # tarball fix_debootstrap.sh caches): `apt-get install ./gpudoctor_*.deb` installs it with its dependencies
-# from the Debian archive, `gpudoctor check` runs there (and writes nothing), and `apt-get purge` removes every
-# path the package installed (its own folders too) and nothing else: not the records, journals, backups and
-# undo cache of a migration.
+# from the Debian archive, `gpudoctor check` runs there (and writes nothing), the timer's unit writes the
+# history and, where node_exporter's folder exists, the textfile in one run (its ExecStart as installed, under
+# the folders its StateDirectory= and ReadWritePaths= name), and `apt-get purge` removes every path the
+# package installed (its own folders too) and nothing else: not the records, journals, backups and undo cache
+# of a migration, nor the history.
 # shellcheck source=tests/e2e/common.bash
 source "$(dirname "$0")/../e2e/common.bash"
 # shellcheck source=tests/root/debian_root.bash
@@ -88,6 +90,38 @@ tree "$root" >"$work/checked-tree"
 diff "$work/installed-tree" "$work/checked-tree" >"$work/written" ||
   fail "gpudoctor check left files in the root: $(head -n 10 "$work/written" | tr '\n' ' ')"
 
+# The timer's unit as installed: one run keeps the report in the history, with or without node_exporter.
+unit=$root/usr/lib/systemd/system/gpudoctor-metrics.service
+exec_start=$(sed -n 's/^ExecStart=//p' "$unit")
+[[ $exec_start == /usr/bin/gpudoctor\ check\ --history\ --textfile\ * ]] || fail "the unit runs $exec_start"
+for line in StateDirectory=gpudoctor StateDirectoryMode=0700; do
+  grep -qx "$line" "$unit" || fail "the unit lacks $line (/var/lib/gpudoctor, root's, 0700)"
+done
+grep -q '^ConditionPathIsDirectory' "$unit" && fail "the unit still needs node_exporter's folder to run"
+textfile=$(sed -n 's/.*--textfile \([^ ]*\).*/\1/p' <<<"$exec_start")
+run_unit() { # systemd would make the state folder; ExecStart runs with no terminal, stdout discarded
+  mkdir -p "$root/var/lib/gpudoctor" && chmod 0700 "$root/var/lib/gpudoctor"
+  local status=0
+  # shellcheck disable=SC2086 # ExecStart's words, as systemd splits them (no quotes in it)
+  in_root "$root" $exec_start >/dev/null 2>"$work/unit.err" </dev/null || status=$?
+  ((status <= 1)) || fail "the unit's command exited $status: $(head -c 400 "$work/unit.err")"
+}
+run_unit
+[[ $(find "$root/var/lib/gpudoctor/history" -name '*.json' | wc -l) == 1 ]] ||
+  fail "without node_exporter the unit kept no report: $(ls -la "$root/var/lib/gpudoctor/history" 2>&1)"
+[[ ! -e $root$textfile && ! -e $root$(dirname "$textfile") ]] || fail "without node_exporter the unit made $textfile"
+mkdir -p "$root$(dirname "$textfile")"
+run_unit
+[[ $(find "$root/var/lib/gpudoctor/history" -name '*.json' | wc -l) == 2 && -s $root$textfile ]] ||
+  fail "with node_exporter's folder one run did not write both the history and $textfile"
+[[ $(stat -c %a "$root/var/lib/gpudoctor/history") == 700 && $(stat -c %a "$root$textfile") == 644 ]] ||
+  fail "modes: history $(stat -c %a "$root/var/lib/gpudoctor/history"), textfile $(stat -c %a "$root$textfile")"
+[[ $(find "$root/var/lib/gpudoctor/history" -name '*.json' -perm 0600 | wc -l) == 2 ]] || fail "kept reports not 0600"
+listed=$(in_root "$root" gpudoctor history 2>&1) || fail "gpudoctor history in the root failed: $listed"
+[[ $listed == *"2 reports"* ]] || fail "gpudoctor history in the root: $listed"
+pass "the unit's command keeps the report (0600 in a 0700 folder) without node_exporter, and writes the textfile (0644) beside it with one"
+tree "$root" >"$work/checked-tree"
+
 # Purged, the root lacks exactly the package's files and the folders only it had; nothing else changed.
 root_apt "$root" purge gpudoctor || fail "apt-get purge gpudoctor failed"
 tree "$root" >"$work/purged-tree"
@@ -108,5 +142,6 @@ done
 for f in "${records[@]}"; do
   [[ $(cat "$root$f" 2>/dev/null) == "record $f" ]] || fail "apt-get purge gpudoctor removed or changed $f"
 done
+[[ $(find "$root/var/lib/gpudoctor/history" -name '*.json' | wc -l) == 2 ]] || fail "apt-get purge removed the history"
 pass "apt-get purge removed all $(grep -c . "$work/removed") paths the package installed (its folders too), nothing else: a migration's records, journal, cache and backups stay"
 root_apt "$root" autoremove --purge || fail "apt-get autoremove --purge failed"

@@ -329,3 +329,97 @@ TEST_CASE("check: gpu.memory-errors and gpu.throttled") {
   CHECK(t[1].status == Status::warn);
   CHECK(contains(t[1].message, "too hot"));
 }
+
+namespace {
+
+// The previous reading of `f`'s machine: a report kept in this boot (or another), as collect_history reads
+// it.
+Facts with_reading(Facts f, bool same_boot) {
+  f.history.boot_id = {"boot-now", "file /proc/sys/kernel/random/boot_id"};
+  PreviousReading p;
+  p.report = "20261205T054947.000001Z-ok.json";
+  p.time = "2026-12-05T05:49:47Z";
+  p.tool_version = "0.1.0";
+  p.boot_id = same_boot ? "boot-now" : "boot-before";
+  f.history.previous = p;
+  return f;
+}
+
+} // namespace
+
+TEST_CASE("check: counters judged as an increase since the last kept report (docs/fleet.md, History)") {
+  SUBCASE("kernel.xid: a warning is for new lines; none new since the last reading is info, an error stays") {
+    Facts f = with_reading(with_log(nvidia_machine(), {event(Kind::xid, 38, "0000:18:00.0", 3),
+                                                       event(Kind::xid, 79, "0000:18:00.0")}),
+                           true);
+    f.history.previous->events = {{Kind::xid, 38, "0000:18:00.0", 3}, {Kind::xid, 79, "0000:18:00.0", 1}};
+    auto results = run_check("kernel.xid", f);
+    REQUIRE(results.size() == 2);
+    CHECK(results[0].status == Status::info);
+    CHECK(contains(results[0].message, "None new since the last kept report (2026-12-05T05:49:47Z)."));
+    CHECK(contains(text::join(results[0].evidence, "\n"),
+                   "history: 20261205T054947.000001Z-ok.json (kept 2026-12-05T05:49:47Z, gpudoctor 0.1.0): 3 "
+                   "lines of this Xid then"));
+    CHECK(results[1].status == Status::error); // the GPU fell off the bus: still so
+    f.history.previous->events[0].count = 1;
+    auto grown = run_check("kernel.xid", f);
+    CHECK(grown[0].status == Status::warn);
+    CHECK(contains(grown[0].message, "2 new since the last kept report"));
+    f.history.previous->events[0].count = 5; // fewer now: the log was cleared; all of now is new
+    CHECK(contains(run_check("kernel.xid", f)[0].message, "3 new since"));
+    Facts other_boot =
+        with_reading(with_log(nvidia_machine(), {event(Kind::xid, 38, "0000:18:00.0", 3)}), false);
+    other_boot.history.previous->events = {{Kind::xid, 38, "0000:18:00.0", 3}};
+    auto r = single(run_check("kernel.xid", other_boot));
+    CHECK(r.status == Status::warn); // a reading of another boot says nothing of this boot's lines
+    CHECK(!contains(r.message, "since the last kept report"));
+  }
+  SUBCASE("gpu.memory-errors, NVIDIA: uncorrectable errors repaired since the last reading warn") {
+    Facts f = with_reading(nvidia_machine(2), false);
+    for (std::size_t i = 0; i < 2; ++i) {
+      f.nvidia.smi_gpus[i].bus_id = "0000" + f.gpus[i].bdf;
+      f.nvidia.smi_gpus[i].health.ecc_mode = "Enabled";
+      f.nvidia.smi_gpus[i].health.volatile_uncorrectable = 0;
+      f.nvidia.smi_gpus[i].health.aggregate_uncorrectable = 5;
+      f.nvidia.smi_gpus[i].health.aggregate_correctable = 100;
+      PreviousGpuCounters c;
+      c.bdf = f.nvidia.smi_gpus[i].bus_id;
+      c.aggregate_uncorrectable = i == 0 ? 3 : 5; // lifetime counts: compared across boots
+      c.aggregate_correctable = i == 0 ? 100 : 90;
+      f.history.previous->gpus.push_back(c);
+    }
+    auto results = run_check("gpu.memory-errors", f);
+    REQUIRE(results.size() == 2);
+    expect_fired(results[0], Status::warn, "gpu0 (0000:18:00.0)",
+                 {"2 new uncorrectable ECC errors since the last kept report (2026-12-05T05:49:47Z)"},
+                 {"reboot"});
+    CHECK(results[1].status == Status::info);
+    CHECK(contains(results[1].message, "10 ECC errors were corrected since the last kept report"));
+    // Only corrected errors since, on a GPU with nothing else to say: info, not a skip.
+    f.nvidia.smi_gpus[1].health = {};
+    f.nvidia.smi_gpus[1].health.aggregate_correctable = 91;
+    auto only_corrected = run_check("gpu.memory-errors", f);
+    REQUIRE(only_corrected.size() == 2);
+    CHECK(only_corrected[1].status == Status::info);
+    CHECK(contains(only_corrected[1].message, "1 ECC error was corrected"));
+  }
+  SUBCASE("gpu.memory-errors, AMD: counts since the driver loaded, compared within one boot") {
+    Facts f = with_reading(amd_machine(), true);
+    f.gpus[0].ras = {{"umc", 1, 40, "/sys/bus/pci/devices/0000:03:00.0/ras/umc_err_count"}};
+    PreviousGpuCounters c;
+    c.bdf = f.gpus[0].bdf;
+    c.ras = {{"umc", 1, 30}};
+    f.history.previous->gpus = {c};
+    auto r = single(run_check("gpu.memory-errors", f));
+    CHECK(r.status == Status::error);
+    CHECK(contains(r.message, "None is new since the last kept report"));
+    f.history.previous->gpus[0].ras = {{"umc", 0, 30}};
+    CHECK(contains(single(run_check("gpu.memory-errors", f)).message, "1 is new since"));
+    f.gpus[0].ras[0].ue = 0;
+    auto corrected = single(run_check("gpu.memory-errors", f));
+    CHECK(corrected.status == Status::info);
+    CHECK(contains(corrected.message, "amdgpu corrected 10 errors since the last kept report"));
+    f.history.previous->boot_id = "boot-before";
+    expect_quiet(single(run_check("gpu.memory-errors", f)), Status::pass, "gpu0 (0000:03:00.0)");
+  }
+}

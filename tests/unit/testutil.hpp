@@ -22,11 +22,13 @@
 
 namespace gpudoctor::test {
 
-// A fresh folder under the temporary directory, unique per case (mkdtemp), removed with what it holds.
+// A fresh folder under the temporary directory (or `base`), unique per case (mkdtemp), removed with what it
+// holds.
 class TempDir {
 public:
-  explicit TempDir(const std::string& prefix = "gpudoctor-test") {
-    std::string templ = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
+  explicit TempDir(const std::string& prefix = "gpudoctor-test", const std::filesystem::path& base = {}) {
+    std::filesystem::path in = base.empty() ? std::filesystem::temp_directory_path() : base;
+    std::string templ = (in / (prefix + "-XXXXXX")).string();
     if (!::mkdtemp(templ.data())) FAIL("mkdtemp " << templ << " failed");
     path_ = templ;
   }
