@@ -1,5 +1,6 @@
-// kernel.xid: NVIDIA Xid (and NVSwitch SXid) events of the kernel log, one result per code and GPU, each
-// explained from NVIDIA's Xid catalogue (knowledge xid.yaml), whose resolution decides the status.
+// kernel.xid: NVIDIA Xid (and NVSwitch SXid) events of the kernel log, one result per code and GPU (its key:
+// the code), each explained from NVIDIA's Xid catalogue (knowledge xid.yaml), whose resolution decides the
+// status.
 #include "checks/common.hpp"
 #include "checks/history_common.hpp"
 #include "checks/kernel_common.hpp"
@@ -41,6 +42,7 @@ void report_xid(const CheckContext& ctx, const KernelEvent& e, Results& out) {
                 "with an nvidia-bug-report.sh log.",
                 *e.code, process, event_when(e)),
             evidence, no_fix);
+    out.key(std::to_string(*e.code));
     out.act(
         Action::step("Look the code up in the Xid catalogue of this driver's release; if it repeats, send "
                      "NVIDIA an nvidia-bug-report.sh log."));
@@ -68,6 +70,7 @@ void report_xid(const CheckContext& ctx, const KernelEvent& e, Results& out) {
           fmt::format("Xid {} ({}){}, {}.{} {}", row->code, row->description, process, event_when(e),
                       event_growth_words(f, grown), advice),
           evidence, row->resolution == "RESTART_BM" ? FixChoice() : no_fix);
+  out.key(std::to_string(row->code));
   // A reset of this GPU where the catalogue's resolution starts with one, else its advice as the step.
   static const std::set<std::string> resets = {"RESET_GPU", "WORKFLOW_XID_48", "WORKFLOW_NVLINK_ERR",
                                                "WORKFLOW_NVLINK5_ERR", "CHECK_UVM"};
@@ -94,6 +97,7 @@ void report_sxid(const Facts& f, const KernelEvent& e, Results& out) {
           fmt::format("SXid {} ({}), {}.{} {}", *e.code, e.detail, event_when(e),
                       event_growth_words(f, grown), advice),
           evidence, no_fix);
+  out.key(std::to_string(*e.code));
   out.act(Action::step(advice));
 }
 

@@ -20,6 +20,39 @@ constexpr double k_host_link_fraction = 0.6;
 // 88 %, docs/probes.md). Where the tables hold no floor for a model, this fraction of that peak is one.
 constexpr double k_memory_peak_fraction = 0.7;
 
+} // namespace
+
+std::optional<BandwidthFloor> memory_floor(const Gpu* gpu, const ProbeDevice& d) {
+  if (gpu && gpu->model && gpu->model->memory_bandwidth_floor_gbps)
+    return BandwidthFloor{*gpu->model->memory_bandwidth_floor_gbps,
+                          fmt::format("{}: memory_bandwidth_floor_gbps {}", gpu->model->source,
+                                      gbps(*gpu->model->memory_bandwidth_floor_gbps)),
+                          true};
+  if (!d.peak_gbps()) return std::nullopt;
+  return BandwidthFloor{k_memory_peak_fraction * *d.peak_gbps(),
+                        fmt::format("memory clock x bus width give a peak of {}; the floor is 70 % of it",
+                                    gbps(*d.peak_gbps())),
+                        false};
+}
+
+std::optional<BandwidthFloor> host_floor(const Gpu* gpu) {
+  if (!gpu) return std::nullopt;
+  if (gpu->model && gpu->model->host_bandwidth_floor_gbps)
+    return BandwidthFloor{*gpu->model->host_bandwidth_floor_gbps,
+                          fmt::format("the {} floor of {} in the knowledge tables",
+                                      gbps(*gpu->model->host_bandwidth_floor_gbps), gpu->display_name()),
+                          true};
+  auto raw = pcie_gbps(gpu->link_speed_max, gpu->link_width_max);
+  if (!raw) return std::nullopt;
+  return BandwidthFloor{*raw * k_host_link_fraction,
+                        fmt::format("{}, 60 % of the {} its PCIe link ({}) carries",
+                                    gbps(*raw * k_host_link_fraction), gbps(*raw),
+                                    link_text(gpu->link_speed_max, gpu->link_width_max)),
+                        false};
+}
+
+namespace {
+
 std::vector<const ProbeBandwidth*> for_device(const std::vector<ProbeBandwidth>& all, int device) {
   std::vector<const ProbeBandwidth*> out;
   for (const auto& b : all)
@@ -97,22 +130,19 @@ void judge_memory(const Facts& f, const BackendProbes& b, const ProbeRun& run, R
                                          gbps(*d.peak_gbps()))
                            : std::string();
     const std::string name = gpu ? gpu->display_name() : d.name;
-    double floor = 0;
-    if (gpu && gpu->model && gpu->model->memory_bandwidth_floor_gbps) {
-      floor = *gpu->model->memory_bandwidth_floor_gbps;
-      evidence.push_back(fmt::format("{}: memory_bandwidth_floor_gbps {}", gpu->model->source, gbps(floor)));
-    } else if (d.peak_gbps()) {
-      floor = k_memory_peak_fraction * *d.peak_gbps();
-      evidence.push_back(fmt::format("cmd probe-devices@{}: memory clock x bus width give a peak of {}; the "
-                                     "floor is 70 % of it (no floor for {} in the knowledge tables)",
-                                     b.backend, gbps(*d.peak_gbps()), name));
-    } else {
+    auto found = memory_floor(gpu, d);
+    if (!found) {
       out.skip(subject,
                fmt::format("Measured {}; neither the knowledge tables nor the runtime (memory clock, "
                            "bus width) give a floor for {} to judge it against",
                            measured(tests), name));
       continue;
     }
+    double floor = found->gbps;
+    evidence.push_back(found->from_tables ? found->basis
+                                          : fmt::format("cmd probe-devices@{}: {} (no floor for {} in the "
+                                                        "knowledge tables)",
+                                                        b.backend, found->basis, name));
     if (!best || *best < floor)
       out.add(
           Status::warn, subject,
@@ -136,22 +166,16 @@ void judge_host(const Facts& f, const BackendProbes& b, const ProbeRun& run, Res
       if (t->best_gbps) slowest = std::min(slowest.value_or(*t->best_gbps), *t->best_gbps);
     auto evidence = evidence_of(run, tests);
     const Gpu* gpu = pci_gpu_of(f, d.pci_bus_id);
-    std::optional<double> floor;
-    std::string basis;
-    if (gpu && gpu->model && gpu->model->host_bandwidth_floor_gbps) {
-      floor = gpu->model->host_bandwidth_floor_gbps;
-      basis = fmt::format("the {} floor of {} in the knowledge tables", gbps(*floor), gpu->display_name());
-      evidence.push_back(fmt::format("{}: host_bandwidth_floor_gbps {}", gpu->model->source, gbps(*floor)));
-    } else if (gpu) {
-      if (auto raw = pcie_gbps(gpu->link_speed_max, gpu->link_width_max)) {
-        floor = *raw * k_host_link_fraction;
-        const std::string max_link = link_text(gpu->link_speed_max, gpu->link_width_max);
-        basis =
-            fmt::format("{}, 60 % of the {} its PCIe link ({}) carries", gbps(*floor), gbps(*raw), max_link);
-        evidence.push_back(fmt::format("{}: max_link_speed {}; current {}", gpu->source, max_link,
-                                       link_text(gpu->link_speed_current, gpu->link_width_current)));
-      }
-    }
+    auto found = host_floor(gpu);
+    if (found && found->from_tables)
+      evidence.push_back(
+          fmt::format("{}: host_bandwidth_floor_gbps {}", gpu->model->source, gbps(found->gbps)));
+    else if (found)
+      evidence.push_back(fmt::format("{}: max_link_speed {}; current {}", gpu->source,
+                                     link_text(gpu->link_speed_max, gpu->link_width_max),
+                                     link_text(gpu->link_speed_current, gpu->link_width_current)));
+    std::optional<double> floor = found ? std::optional<double>(found->gbps) : std::nullopt;
+    std::string basis = found ? found->basis : "";
     if (!floor) {
       out.skip(subject, fmt::format("Measured {}; sysfs gives no PCIe link for this GPU to judge it against",
                                     measured(tests)));

@@ -45,6 +45,23 @@ std::optional<double> pcie_gbps(const std::optional<std::string>& speed, std::op
 std::string link_text(const std::optional<std::string>& speed, std::optional<int> width);
 std::string gbps(double value); // "25.3 GB/s"
 
+// The floors the bandwidth probes are judged against (probe.memory-bandwidth, probe.host-bandwidth), also
+// exported as metrics (docs/fleet.md). Each says where it came from, for the evidence.
+struct BandwidthFloor {
+  double gbps = 0;
+  std::string basis; // "the knowledge tables (memory_bandwidth_floor_gbps)", "70 % of the 936 GB/s peak", ...
+  bool from_tables = false;
+};
+// Device memory: the model's floor in the knowledge tables, else 70 % of the peak the runtime's memory clock
+// and bus width give; nothing when neither is known.
+std::optional<BandwidthFloor> memory_floor(const Gpu* gpu, const ProbeDevice& d);
+// Pinned host copies: the model's host floor in the knowledge tables, else 60 % of what the GPU's PCIe link
+// carries at its maximum (sysfs); nothing when neither is known.
+std::optional<BandwidthFloor> host_floor(const Gpu* gpu);
+// Peer to peer from device `from` to `to` of one runtime: half of what the slower of their PCIe links carries
+// (NVLink and xGMI pairs are far above it); nothing when a link is unknown.
+std::optional<double> p2p_floor(const Facts& f, const BackendProbes& b, int from, int to);
+
 // The device-selection variables a vendor's runtime honours that are set, as evidence:
 // "CUDA_VISIBLE_DEVICES=1" (AMD: HIP_, ROCR_, CUDA_VISIBLE_DEVICES, GPU_DEVICE_ORDINAL).
 std::vector<std::string> visibility_vars(const Facts& f, Vendor v);

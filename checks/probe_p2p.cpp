@@ -12,7 +12,9 @@ namespace {
 
 constexpr double k_p2p_link_fraction = 0.5;
 
-std::optional<double> pair_floor(const Facts& f, const BackendProbes& b, int from, int to) {
+} // namespace
+
+std::optional<double> p2p_floor(const Facts& f, const BackendProbes& b, int from, int to) {
   const ProbeDevice* a = b.device(from);
   const ProbeDevice* c = b.device(to);
   const Gpu* ga = a ? pci_gpu_of(f, a->pci_bus_id) : nullptr;
@@ -23,6 +25,8 @@ std::optional<double> pair_floor(const Facts& f, const BackendProbes& b, int fro
   if (!ra || !rc) return std::nullopt;
   return std::min(*ra, *rc) * k_p2p_link_fraction;
 }
+
+namespace {
 
 std::string peer_name(const Facts& f, const BackendProbes& b, int index) {
   std::string s = device_subject(f, b, index);
@@ -52,7 +56,7 @@ void judge_p2p(const Facts& f, const BackendProbes& b, const ProbeRun& run, Resu
       evidence.push_back(fmt::format("cmd {}: copy {} -> {} best {}, {}", run.key, x.device, x.peer, rate,
                                      x.verified ? "verified" : "NOT verified"));
       std::string peer = fmt::format("{} at {}", peer_name(f, b, x.peer), rate);
-      auto floor = pair_floor(f, b, from, x.peer);
+      auto floor = p2p_floor(f, b, from, x.peer);
       if (!x.verified)
         wrong.push_back(peer_name(f, b, x.peer));
       else if (floor && (!x.best_gbps || *x.best_gbps < *floor))

@@ -42,13 +42,14 @@ add_custom_target(gpudoctor_docs ALL DEPENDS ${gpudoctor_docs})
 
 # systemd looks in /usr/lib/systemd/system for units a package installs (whatever the prefix of the rest).
 set(GPUDOCTOR_SYSTEMD_UNIT_DIR lib/systemd/system CACHE STRING "Where the systemd units go, below the prefix")
-foreach(unit gpudoctor-metrics.service gpudoctor-metrics.timer)
+foreach(unit gpudoctor-metrics.service gpudoctor-metrics.timer gpudoctor-probe.service gpudoctor-probe.timer)
   configure_file(${CMAKE_SOURCE_DIR}/contrib/systemd/${unit}.in ${CMAKE_BINARY_DIR}/systemd/${unit} @ONLY)
   install(FILES ${CMAKE_BINARY_DIR}/systemd/${unit} DESTINATION ${GPUDOCTOR_SYSTEMD_UNIT_DIR})
 endforeach()
 install(PROGRAMS ${CMAKE_SOURCE_DIR}/contrib/slurm/gpudoctor-slurm-healthcheck
         DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/gpudoctor)
 install(FILES ${CMAKE_SOURCE_DIR}/contrib/slurm/gpudoctor_gpu.nhc DESTINATION ${CMAKE_INSTALL_DATADIR}/gpudoctor/nhc)
+install(FILES ${CMAKE_SOURCE_DIR}/contrib/grafana/gpudoctor-nodes.json DESTINATION ${CMAKE_INSTALL_DATADIR}/gpudoctor/grafana)
 install(FILES ${CMAKE_SOURCE_DIR}/README.md ${CMAKE_SOURCE_DIR}/docs/fleet.md
         DESTINATION ${CMAKE_INSTALL_DOCDIR})
 

@@ -97,6 +97,11 @@ void add_from(CLI::App& cmd, Values& v, const char* help) {
   cmd.add_option("--from", v.from, help)->type_name("PATH")->check(k_not_empty);
 }
 
+// check and probe: node_exporter's textfile (docs/fleet.md).
+void add_textfile(CLI::App& cmd, std::string& file, const char* help) {
+  cmd.add_option("--textfile", file, help)->type_name("FILE")->check(k_not_empty);
+}
+
 // check, history, diff: the history folder instead of root's (for a user's own, and the tests).
 void add_history_dir(CLI::App& cmd, std::string& dir, const char* help) {
   cmd.add_option("--history-dir", dir, help)->type_name("DIR")->check(k_not_empty);
@@ -159,11 +164,9 @@ void add_check(CLI::App& cmd, Values& v) {
   cmd.add_option("--history-max-mib", c.history_max_mib,
                  "With --history: keep at most this many MiB of reports (default 64)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
-  cmd.add_option("--textfile", c.textfile,
-                 "Also write the Prometheus metrics to FILE (atomically, 0644) where its folder exists: "
-                 "node_exporter's textfile folder")
-      ->type_name("FILE")
-      ->check(k_not_empty);
+  add_textfile(cmd, c.textfile,
+               "Also write the Prometheus metrics to FILE (atomically, 0644) where its folder exists: "
+               "node_exporter's textfile folder");
 }
 
 Outcome run_check(Values& v, CLI::App&) {
@@ -211,6 +214,11 @@ void add_probe(CLI::App& cmd, Values& v) {
   cmd.add_option("--backend", v.probe.probe_backends,
                  "Compile these probes (cuda, hip; repeatable) even without a GPU or driver of their vendor")
       ->check(CLI::IsMember({"cuda", "hip"}));
+  add_textfile(cmd, v.probe.textfile,
+               "Also write the probe figures for Prometheus to FILE (0644) where its folder exists, beside "
+               "the timer's (gpudoctor-probe.prom)");
+  cmd.add_flag("--if-idle", v.probe.if_idle,
+               "Run no probe while a GPU is busy (compute processes, utilization above 10 %): exit 0, said");
   add_check_options(cmd, v.probe, v);
 }
 

@@ -3,6 +3,7 @@
 #include "app/pipeline.hpp"
 #include "app/snapshot_source.hpp"
 #include "app/terminal_text.hpp"
+#include "report/program_formats.hpp"
 #include "system/live_view.hpp"
 #include "util/diagnostics.hpp"
 #include "util/suggest.hpp"
@@ -31,9 +32,8 @@ template <class Entries> std::string id_lines(const Entries& entries, std::size_
   return out;
 }
 
-} // namespace
-
-Outcome cmd_check(const CheckOptions& opt) {
+// `check` but for what it says when it could not judge the machine.
+Outcome judge_and_print(const CheckOptions& opt) {
   auto data = load_data(opt);
   if (!data) return std::unexpected(data.error());
   for (const auto& id : opt.only)
@@ -65,7 +65,7 @@ Outcome cmd_check(const CheckOptions& opt) {
   const Report& report = *judged;
   if (auto printed = print_report(report, *data, opt); !printed) return std::unexpected(printed.error());
   if (!opt.textfile.empty())
-    if (auto written = write_textfile(report, opt.textfile); !written)
+    if (auto written = write_textfile(report, opt.textfile, opt.probe_run); !written)
       return std::unexpected(written.error());
   if (kept_in) {
     auto kept = keep_report(*kept_in, report, *data, opt);
@@ -73,6 +73,17 @@ Outcome cmd_check(const CheckOptions& opt) {
     diag::note("report kept in the history: {}/{}", kept_in->path(), kept->name);
   }
   return exit_status(report.results, opt.strict);
+}
+
+} // namespace
+
+Outcome cmd_check(const CheckOptions& opt) {
+  Outcome out = judge_and_print(opt);
+  // node-problem-detector and NHC take stdout as the condition's message: a run that could not judge the
+  // machine says why there too (stderr has it whole), never an empty condition.
+  if (!out && opt.format == "npd")
+    std::printf("%s\n", render_npd_failure(out.error().message, opt.max_output_length).c_str());
+  return out;
 }
 
 Outcome cmd_list_checks() {

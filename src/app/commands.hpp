@@ -44,6 +44,10 @@ struct CheckOptions {
   std::size_t history_max_reports = 1000;
   std::size_t history_max_mib = 64;
   std::string textfile; // --textfile: also the Prometheus metrics, where the file's folder exists
+  // `probe`: its textfile holds the probe families alone (report/program_formats.hpp); with if_idle, no
+  // probe runs while a GPU is busy (docs/fleet.md, "Probe figures").
+  bool probe_run = false;
+  bool if_idle = false;
 };
 
 struct BundleOptions {

@@ -63,7 +63,7 @@ std::expected<NodeReport, std::string> read_kept_report(const history::Folder& f
   return node;
 }
 
-std::expected<void, Failure> write_textfile(const Report& report, const std::string& path) {
+std::expected<void, Failure> write_textfile(const Report& report, const std::string& path, bool probes_only) {
   std::error_code ec;
   fs::path folder = fs::path(path).parent_path();
   if (folder.empty()) folder = ".";
@@ -71,7 +71,8 @@ std::expected<void, Failure> write_textfile(const Report& report, const std::str
     diag::note("{} is not a folder (is node_exporter installed?): no metrics written", folder.string());
     return {};
   }
-  if (auto written = write_output(path, render_prometheus(report), 0644); !written)
+  std::string text = probes_only ? render_prometheus_probes(report) : render_prometheus(report);
+  if (auto written = write_output(path, text, 0644); !written)
     return fail(Exit::usage, "{}", written.error());
   return {};
 }

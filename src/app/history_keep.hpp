@@ -36,6 +36,7 @@ std::expected<NodeReport, std::string> read_kept_report(const history::Folder& f
 
 // --textfile: the Prometheus metrics replace `path` (0644) where its folder exists; where it does not
 // (node_exporter is not installed) a note says so and nothing is written.
-std::expected<void, Failure> write_textfile(const Report& report, const std::string& path);
+// `probes_only`: the probe run's families alone (render_prometheus_probes).
+std::expected<void, Failure> write_textfile(const Report& report, const std::string& path, bool probes_only);
 
 } // namespace gpudoctor

@@ -19,15 +19,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct ConfigFile {
+struct RecordedConfig {
   ConfigKind kind;
   std::vector<std::string> names; // the machine paths it was read as: its own and those of links to it
 };
 
 // The configuration files below fs/, keyed by their place relative to the snapshot ("fs/home/a/.bashrc").
 // A link with a configuration file's name (stow: ~/.bashrc -> dotfiles/bash/bashrc) makes its target one.
-std::map<std::string, ConfigFile> config_files(const fs::path& dir) {
-  std::map<std::string, ConfigFile> out;
+std::map<std::string, RecordedConfig> recorded_configs(const fs::path& dir) {
+  std::map<std::string, RecordedConfig> out;
   fs::path root = dir / "fs";
   std::error_code ec;
   for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
@@ -44,7 +44,7 @@ std::map<std::string, ConfigFile> config_files(const fs::path& dir) {
     }
     std::string key = real.lexically_relative(dir).generic_string();
     auto own = config_kind(real.lexically_relative(root).generic_string());
-    auto [entry, added] = out.try_emplace(key, ConfigFile{own.value_or(*kind), {}});
+    auto [entry, added] = out.try_emplace(key, RecordedConfig{own.value_or(*kind), {}});
     entry->second.names.push_back("/" + rel);
   }
   return out;
@@ -84,7 +84,7 @@ std::set<std::string> kernel_log_outputs(const fs::path& dir) {
 } // namespace
 
 void redact_recorded_files(const fs::path& dir, TextRedactor& redactor, RedactionLog& log) {
-  auto configs = config_files(dir);
+  auto configs = recorded_configs(dir);
   auto kernel_logs = kernel_log_outputs(dir);
   TreeRewrite rewrite;
   rewrite.content = [&](const std::string& rel, std::string_view content) -> std::optional<std::string> {

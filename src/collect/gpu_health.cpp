@@ -1,11 +1,13 @@
 // What a GPU's own sysfs folder says about its health: the PCIe ports above it (to tie an AER line of a port
-// to the GPU behind it) and amdgpu's RAS error counters; and the amdgpu firmware folder when the kernel log
-// names a firmware file amdgpu could not load.
+// to the GPU behind it), amdgpu's RAS error counters and hwmon sensors (temperature, power); and the amdgpu
+// firmware folder when the kernel log names a firmware file amdgpu could not load.
 #include "collect/collectors.hpp"
 #include "parse/kernel_log.hpp"
 #include "parse/parsers_system.hpp"
 #include "system/machine_paths.hpp"
 #include "util/text.hpp"
+
+#include <algorithm>
 
 namespace gpudoctor {
 
@@ -36,12 +38,42 @@ void collect_ras(SystemView& view, Gpu& gpu) {
   }
 }
 
+// A sensor file's whole number ("45000\n"), scaled to the unit of the fact; nothing for garbage.
+std::optional<double> sensor(SystemView& view, const std::string& path, double scale) {
+  auto text = view.read_file(path);
+  auto n = text ? text::to_int(text::trim(*text)) : std::nullopt;
+  if (!n || *n < 0) return std::nullopt;
+  return static_cast<double>(*n) * scale;
+}
+
+// The first hwmon device of the GPU (amdgpu registers one).
+void collect_sensors(SystemView& view, Gpu& gpu) {
+  const std::string dir = paths::pci_hwmon(gpu.bdf);
+  auto names = view.list_dir(dir);
+  if (!names) return;
+  auto hwmon =
+      std::find_if(names->begin(), names->end(), [](const std::string& n) { return n.starts_with("hwmon"); });
+  if (hwmon == names->end()) return;
+  const std::string at = dir + "/" + *hwmon + "/";
+  GpuSensors& s = gpu.sensors;
+  s.source = dir + "/" + *hwmon;
+  s.temperature_celsius = sensor(view, at + "temp1_input", 1e-3);
+  s.power_draw_watts = sensor(view, at + "power1_average", 1e-6);
+  if (!s.power_draw_watts) s.power_draw_watts = sensor(view, at + "power1_input", 1e-6);
+  s.power_limit_watts = sensor(view, at + "power1_cap", 1e-6);
+  if (auto busy = sensor(view, paths::pci_device(gpu.bdf) + "/gpu_busy_percent", 1); busy && *busy <= 100)
+    s.busy_percent = static_cast<int>(*busy);
+}
+
 } // namespace
 
 void collect_gpu_health(SystemView& view, std::vector<Gpu>& gpus) {
   for (auto& gpu : gpus) {
     if (auto link = view.read_link(paths::pci_device(gpu.bdf))) gpu.upstream_ports = ports_of(*link);
-    if (gpu.vendor == Vendor::amd && gpu.driver && *gpu.driver == "amdgpu") collect_ras(view, gpu);
+    if (gpu.vendor == Vendor::amd && gpu.driver && *gpu.driver == "amdgpu") {
+      collect_ras(view, gpu);
+      collect_sensors(view, gpu);
+    }
   }
 }
 

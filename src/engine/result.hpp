@@ -36,6 +36,10 @@ struct Result {
   std::vector<std::string> evidence;
   std::vector<std::string> fixes;
   std::optional<Action> action;
+  // What tells apart several results of one check about one subject (the Xid code): stable from run to
+  // run, so that a series, a JUnit test case and a diff's row follow it. "" where a check gives one result a
+  // subject (shared/spec/report-v1.md, docs/checks.md).
+  std::string key;
 };
 
 // The fixes a result offers. checks/catalogue.yaml's `fixes:` is the one place a check is linked to its
@@ -77,6 +81,8 @@ public:
   }
   // What to do about the result added last, where no fix recipe can do it.
   void act(Action action) { m_items.back().action = std::move(action); }
+  // The key of the result added last: what tells it from the check's other results about its subject.
+  void key(std::string key) { m_items.back().key = std::move(key); }
   const std::vector<Result>& items() const { return m_items; }
   std::vector<Result>& items() { return m_items; }
   // The runner: each warn and error result that chose no fixes offers `catalogue_fixes` (its entry's), and

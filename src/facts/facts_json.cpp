@@ -111,7 +111,11 @@ Json drivers_json(const Facts& f) {
                         {"uuid", g.uuid},
                         {"memory_total_mib", opt(g.memory_total_mib)},
                         {"performance_state", g.performance_state},
-                        {"gpu_utilization", opt(g.gpu_utilization)}});
+                        {"gpu_utilization", opt(g.gpu_utilization)},
+                        {"temperature_celsius", opt(g.temperature_celsius)},
+                        {"power_draw_watts", opt(g.power_draw_watts)},
+                        {"power_limit_watts", opt(g.power_limit_watts)},
+                        {"compute_processes", opt(g.compute_processes)}});
   nvidia["smi_gpus"] = smi_gpus;
   Json nodes = Json::array();
   for (const auto& n : f.amd.kfd_nodes)

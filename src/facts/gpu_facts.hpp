@@ -54,6 +54,14 @@ struct RasCount {
   std::string source;
 };
 
+// Readings of the moment from a GPU's hwmon sensors (amdgpu): for the metrics (docs/fleet.md); NVIDIA's
+// come from nvidia-smi (NvidiaSmiGpu). No check judges them yet.
+struct GpuSensors {
+  std::optional<double> temperature_celsius, power_draw_watts, power_limit_watts;
+  std::optional<int> busy_percent; // <device>/gpu_busy_percent
+  std::string source;              // the hwmon folder read
+};
+
 struct Gpu {
   std::string bdf; // 0000:01:00.0
   Vendor vendor = Vendor::other;
@@ -72,6 +80,7 @@ struct Gpu {
   std::optional<std::uint64_t> vram_bytes_sysfs; // amdgpu mem_info_vram_total
   std::vector<std::string> upstream_ports;       // PCIe ports above it, nearest last (sysfs device path)
   std::vector<struct RasCount> ras;              // amdgpu RAS error counters, per IP block
+  GpuSensors sensors;                            // amdgpu's hwmon
   int virtual_functions = 0;                     // its SR-IOV functions (physfn links to it): vGPU, MxGPU
   std::string source;                            // the sysfs folder
   std::string display_name() const;              // best name: model, pci.ids, or ids

@@ -86,7 +86,15 @@ Json health_to_json(const Facts& f) {
     Json ras = Json::array();
     for (const auto& r : g.ras)
       ras.push_back({{"block", r.block}, {"ue", r.ue}, {"ce", r.ce}, {"source", r.source}});
-    gpus.push_back({{"bdf", g.bdf}, {"upstream_ports", g.upstream_ports}, {"amdgpu_ras", ras}});
+    Json sensors = nullptr;
+    if (!g.sensors.source.empty())
+      sensors = {{"temperature_celsius", opt(g.sensors.temperature_celsius)},
+                 {"power_draw_watts", opt(g.sensors.power_draw_watts)},
+                 {"power_limit_watts", opt(g.sensors.power_limit_watts)},
+                 {"busy_percent", opt(g.sensors.busy_percent)},
+                 {"source", g.sensors.source}};
+    gpus.push_back(
+        {{"bdf", g.bdf}, {"upstream_ports", g.upstream_ports}, {"amdgpu_ras", ras}, {"sensors", sensors}});
   }
   Json nvidia = Json::array();
   for (const auto& g : f.nvidia.smi_gpus)

@@ -36,6 +36,13 @@ struct NvidiaSmiGpu {
   std::optional<long long> memory_total_mib;
   std::string performance_state;      // "P0" (busy) .. "P8" (idle); empty when not reported
   std::optional<int> gpu_utilization; // percent
+  // Readings of the moment (nvidia-smi -q -x): for the metrics (docs/fleet.md); no check judges them yet.
+  std::optional<double> temperature_celsius; // temperature/gpu_temp
+  std::optional<double> power_draw_watts;    // instant_power_draw, else power_draw, else average_power_draw
+  std::optional<double> power_limit_watts;   // current_power_limit, else enforced_power_limit, power_limit
+  // Compute processes (type C or C+G) nvidia-smi lists on the GPU: empty when it printed no list; a
+  // container sees none of the host's (then utilization tells).
+  std::optional<int> compute_processes;
   NvidiaGpuHealth health;
 };
 

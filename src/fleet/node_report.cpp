@@ -40,6 +40,7 @@ void read_results(const JsonValue& results, const ReadOptions& opt, std::vector<
     NodeResult nr;
     nr.id = std::string(*id);
     nr.subject = r["subject"].text();
+    nr.key = r["key"].text();
     nr.status = *status;
     nr.title = r["title"].text();
     if (opt.details) nr.message = r["message"].text();

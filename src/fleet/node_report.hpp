@@ -28,6 +28,7 @@ struct NodeResult {
   Status status = Status::pass;
   std::string title;
   std::string message; // kept only with ReadOptions::details
+  std::string key;     // "" in reports of gpudoctor before 2026-12 (and for most results)
 };
 
 // How many results of each status, indexed by Status.

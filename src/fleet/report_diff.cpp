@@ -61,12 +61,12 @@ std::vector<PropertyChange> diff_properties(const NodeReport& before, const Node
   return out;
 }
 
-using ResultKey = std::pair<std::string, std::string>; // id, subject
+using ResultKey = std::tuple<std::string, std::string, std::string>; // id, subject, key
 
 std::map<ResultKey, const NodeResult*> results_by_key(const NodeReport& node) {
   std::map<ResultKey, const NodeResult*> out;
   for (const auto& r : node.results)
-    out.try_emplace(ResultKey{r.id, r.subject}, &r);
+    out.try_emplace(ResultKey{r.id, r.subject, r.key}, &r);
   return out;
 }
 
@@ -79,7 +79,8 @@ std::vector<ResultChange> diff_results(const NodeReport& before, const NodeRepor
                  const NodeResult* rb = b ? *b : nullptr;
                  if (ra && rb && ra->status == rb->status) return;
                  const NodeResult* shown = rb ? rb : ra;
-                 ResultChange c{k.first, k.second, shown->title, std::nullopt, std::nullopt, shown->message};
+                 ResultChange c{std::get<0>(k), std::get<1>(k), std::get<2>(k), shown->title,
+                                std::nullopt,   std::nullopt,   shown->message};
                  if (ra) c.before = ra->status;
                  if (rb) c.after = rb->status;
                  out.push_back(std::move(c));

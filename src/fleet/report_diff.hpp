@@ -18,7 +18,7 @@ struct PropertyChange {
 };
 
 struct ResultChange {
-  std::string id, subject, title;
+  std::string id, subject, key, title;
   std::optional<Status> before, after; // nullopt: no such result on that side (new / gone)
   std::string message;                 // the after side's (the before side's for a gone result)
 };

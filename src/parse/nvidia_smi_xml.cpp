@@ -43,6 +43,15 @@ std::string decode_entities(std::string_view s) {
   return out;
 }
 
+// "37 C", "67.03 W": a number, a space and `unit`; "N/A" and anything else leaves `sink` as it is.
+// `overwrite`: a reading that is there already is replaced (false: kept).
+void set_reading(std::optional<double>& sink, std::string_view value, std::string_view unit, bool overwrite) {
+  if (sink && !overwrite) return;
+  std::size_t space = value.find(' ');
+  if (space == std::string_view::npos || value.substr(space + 1) != unit) return;
+  if (auto v = text::to_double(value.substr(0, space)); v && *v >= 0 && *v < 1e6) sink = *v;
+}
+
 std::size_t skip_spaces(std::string_view s, std::size_t p) {
   while (p < s.size() && detail::is_space(s[p]))
     ++p;
@@ -133,6 +142,9 @@ bool Reader::tag() {
 void Reader::open(std::string_view name, std::string_view attrs, bool self_closing,
                   std::size_t content_start) {
   if (!stack_.empty()) stack_.back().has_child = true;
+  // <processes> directly below <gpu>: the list is read (empty, or "<processes />": none runs).
+  bool process_list = name == "processes" && gpu_depth_ && stack_.size() == *gpu_depth_ + 1;
+  if (process_list) report.gpus.back().compute_processes = report.gpus.back().compute_processes.value_or(0);
   if (self_closing) return; // <processes />
   if (name == "gpu" && !gpu_depth_) {
     gpu_depth_ = stack_.size();
@@ -187,6 +199,23 @@ void Reader::leaf(std::string_view value) {
     std::size_t p = 0;
     if (auto n = text::to_int(detail::next_token(value, p)); n && *n >= 0 && *n <= 100)
       gpu.gpu_utilization = static_cast<int>(*n);
+  } else if (rel_path_is({"processes", "process_info", "type"})) {
+    // "C" compute, "G" graphics (Xorg), "C+G" both: the probes must not share a GPU with compute.
+    if (value.find('C') != std::string_view::npos)
+      gpu.compute_processes = gpu.compute_processes.value_or(0) + 1;
+  } else if (rel_path_is({"temperature", "gpu_temp"})) {
+    set_reading(gpu.temperature_celsius, value, "C", true);
+  } else if (rel_path_is({"gpu_power_readings", "instant_power_draw"}) ||
+             rel_path_is({"gpu_power_readings", "power_draw"}) ||
+             rel_path_is({"power_readings", "power_draw"})) {
+    set_reading(gpu.power_draw_watts, value, "W", true);
+  } else if (rel_path_is({"gpu_power_readings", "average_power_draw"})) {
+    set_reading(gpu.power_draw_watts, value, "W", false); // only where no instant reading is
+  } else if (rel_path_is({"gpu_power_readings", "current_power_limit"}) ||
+             rel_path_is({"power_readings", "enforced_power_limit"})) {
+    set_reading(gpu.power_limit_watts, value, "W", true);
+  } else if (rel_path_is({"power_readings", "power_limit"})) {
+    set_reading(gpu.power_limit_watts, value, "W", false);
   } else if (rel_path_is({"fb_memory_usage", "total"})) {
     // "81920 MiB"; "N/A" stays empty. The <mig_devices> entries carry their own, deeper fb_memory_usage.
     std::size_t p = 0;

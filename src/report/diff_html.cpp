@@ -47,7 +47,8 @@ std::string results(const ReportDiff& d) {
   for (const auto& r : d.results) {
     Status now = r.after ? *r.after : *r.before;
     std::string change = !r.before ? "new" : !r.after ? "gone" : "was " + html::badge(*r.before);
-    std::string where = h(r.id) + (r.subject.empty() ? "" : " · " + h(r.subject));
+    std::string where =
+        h(r.id) + (r.subject.empty() ? "" : " · " + h(r.subject)) + (r.key.empty() ? "" : " · " + h(r.key));
     rows += fmt::format(
         "<tr class=\"row-{}\"><td>{}</td><td><b class=\"mono\">{}</b><br><span class=\"muted\">{}</span>"
         "</td><td>{}</td><td>{}</td></tr>",

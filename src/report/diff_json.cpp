@@ -31,6 +31,7 @@ Json diff_to_json(const ReportDiff& d) {
   for (const auto& r : d.results)
     results.push_back({{"id", r.id},
                        {"subject", r.subject},
+                       {"key", r.key},
                        {"title", r.title},
                        {"before", r.before ? Json(status_name(*r.before)) : Json(nullptr)},
                        {"after", r.after ? Json(status_name(*r.after)) : Json(nullptr)},

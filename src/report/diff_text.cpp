@@ -46,7 +46,8 @@ void results(const ReportDiff& d, const TermStyle& st, std::string& out) {
     return;
   }
   for (const auto& r : d.results) {
-    std::string where = one_line(r.id) + (r.subject.empty() ? "" : " · " + one_line(r.subject));
+    std::string where = one_line(r.id) + (r.subject.empty() ? "" : " · " + one_line(r.subject)) +
+                        (r.key.empty() ? "" : " · " + one_line(r.key));
     std::string what = !r.before ? "new" : !r.after ? "gone" : fmt::format("was {}", status_name(*r.before));
     Status shown = r.after ? *r.after : *r.before;
     out +=

@@ -22,6 +22,10 @@ inline constexpr std::size_t k_label_bytes = 128;
 inline constexpr std::size_t k_subjects_per_check = 32;
 
 std::string render_prometheus(const Report& report);
+// `probe --textfile`: the probe run's own textfile beside the timer's (docs/fleet.md, "Probe figures"): the
+// probe checks as gpudoctor_probe_result, the measured bandwidths with their floors, and when it ran; no
+// family the timer's textfile writes, so node_exporter reads both without a duplicate series.
+std::string render_prometheus_probes(const Report& report);
 
 // One testcase per result: error a failure; warn a failure with `strict`, else a passed case with its
 // message in system-out; skip skipped.
@@ -36,5 +40,8 @@ struct NpdOutput {
 // Smallest `max_bytes` allowed: the longest check id and a "(+N more)" fit.
 inline constexpr std::size_t k_npd_min_bytes = 40;
 NpdOutput render_npd(const Report& report, bool strict, std::size_t max_bytes);
+// The line for a run that could not judge the machine (exit 2 or 3, NPD's Unknown): "gpudoctor could not
+// judge this node: <why>", fitted the same way, so that the node condition says why instead of nothing.
+std::string render_npd_failure(const std::string& why, std::size_t max_bytes);
 
 } // namespace gpudoctor

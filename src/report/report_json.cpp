@@ -40,6 +40,7 @@ Json report_to_json(const Report& report) {
     results.push_back({{"id", r.id},
                        {"status", status_name(r.status)},
                        {"subject", r.subject},
+                       {"key", r.key},
                        {"title", r.title},
                        {"message", r.message},
                        {"evidence", r.evidence},

@@ -53,6 +53,11 @@ std::string with_tail(const std::string& head, const std::string& tail, std::siz
 
 } // namespace
 
+std::string render_npd_failure(const std::string& why, std::size_t max_bytes) {
+  return with_tail("gpudoctor could not judge this node", escape::one_line(why),
+                   std::max(max_bytes, k_npd_min_bytes));
+}
+
 NpdOutput render_npd(const Report& report, bool strict, std::size_t max_bytes) {
   max_bytes = std::max(max_bytes, k_npd_min_bytes);
   const Result* first = nullptr;

@@ -1,10 +1,11 @@
 // Prometheus' text exposition format, for node_exporter's textfile collector (docs/fleet.md). Naming follows
-// Prometheus' conventions: a `gpudoctor_` prefix, base units (seconds), `_info` metrics of value 1 whose
-// labels carry versions. A result is a series per check id and subject whose value is its status; no label
-// holds a status or a message, so a series lives as long as its subject does.
+// Prometheus' conventions: a `gpudoctor_` prefix, base units in the name (seconds, bytes per second,
+// celsius, watts), `_info` metrics of value 1 whose labels carry versions. A result is a series per check
+// id, subject and key whose value is its status, with the GPU's labels where its subject is a GPU; no label
+// holds a status or a message, so a series lives as long as its subject does. The measured values are
+// prometheus_gauges.cpp's.
 #include "report/program_formats.hpp"
-#include "report/text_bounds.hpp"
-#include "util/escape.hpp"
+#include "report/prometheus_series.hpp"
 
 #include <map>
 #include <set>
@@ -33,32 +34,48 @@ int metric_value(Status s) {
 
 namespace {
 
-// A label value from the machine or a snapshot: one line, bounded, quoted for the exposition format.
-std::string label(std::string_view value) {
-  return escape::prometheus_label(bounded(escape::one_line(value), k_label_bytes));
+using prom::family;
+using prom::label;
+
+// The series of one check: its id, subject and key, and the GPU's labels where the subject is a GPU.
+std::string result_labels(const std::string& id, const std::string& subject, const std::string& key,
+                          const prom::GpuLabelIndex& gpus) {
+  std::string out = fmt::format("id=\"{}\",subject=\"{}\"", label(id), label(subject));
+  if (!key.empty()) out += fmt::format(",key=\"{}\"", label(key));
+  if (const prom::GpuLabels* g = gpus.subject(subject)) out += "," + g->text();
+  return out;
 }
 
-void family(std::string& out, const char* name, const char* help) {
-  out += fmt::format("# HELP {} {}\n# TYPE {} gauge\n", name, help, name);
-}
+using Row = std::tuple<std::string, std::string, std::string>; // id, subject, key
 
-void check_results(std::string& out, const std::vector<Result>& results) {
-  // (id, subject label) -> worst value; subjects beyond the bound of one id share "(others)".
-  std::map<std::pair<std::string, std::string>, int> series;
-  std::map<std::string, std::set<std::string>> subjects_of;
+// (id, subject, key) -> worst value; the subjects and keys of one id beyond its bound share
+// subject="(others)" with their worst value.
+std::map<Row, int> worst_of(const std::vector<Result>& results) {
+  std::map<Row, int> worst;
+  std::map<std::string, std::set<std::pair<std::string, std::string>>> seen_of;
   for (const auto& r : results) {
-    std::string subject = label(r.subject);
-    auto& seen = subjects_of[r.id];
-    if (!seen.count(subject) && seen.size() >= k_subjects_per_check) subject = "(others)";
-    seen.insert(subject);
-    auto [it, fresh] = series.try_emplace({r.id, subject}, metric_value(r.status));
+    std::pair<std::string, std::string> which{r.subject, r.key};
+    auto& seen = seen_of[r.id];
+    if (!seen.count(which) && seen.size() >= k_subjects_per_check) which = {"(others)", ""};
+    seen.insert(which);
+    auto [it, fresh] = worst.try_emplace({r.id, which.first, which.second}, metric_value(r.status));
     if (!fresh) it->second = std::max(it->second, metric_value(r.status));
   }
+  return worst;
+}
+
+void check_results(std::string& out, const std::vector<Result>& results, const prom::GpuLabelIndex& gpus) {
+  std::map<Row, int> worst = worst_of(results);
   family(out, "gpudoctor_check_result",
-         "Result of a gpudoctor check per subject: 0 pass, 1 skip, 2 info, 3 warn, 4 error.");
-  for (const auto& [key, value] : series)
-    out += fmt::format("gpudoctor_check_result{{id=\"{}\",subject=\"{}\"}} {}\n", label(key.first),
-                       key.second, value);
+         "Result of a gpudoctor check per subject (and key): 0 pass, 1 skip, 2 info, 3 warn, 4 error.");
+  for (const auto& [row, value] : worst)
+    prom::series(out, "gpudoctor_check_result",
+                 result_labels(std::get<0>(row), std::get<1>(row), std::get<2>(row), gpus), value);
+  family(out, "gpudoctor_check_failed", "1 where a gpudoctor check's result is an error, else 0.");
+  for (const auto& [row, value] : worst)
+    prom::series(out, "gpudoctor_check_failed",
+                 result_labels(std::get<0>(row), std::get<1>(row), std::get<2>(row), gpus),
+                 value == metric_value(Status::error) ? 1 : 0);
 
   Summary s = summarize(results);
   family(out, "gpudoctor_results", "Number of results of the last run with each status.");
@@ -67,17 +84,18 @@ void check_results(std::string& out, const std::vector<Result>& results) {
     out += fmt::format("gpudoctor_results{{status=\"{}\"}} {}\n", name, count);
 }
 
-void gpu_info(std::string& out, const Facts& f) {
+void gpu_info(std::string& out, const Facts& f, const prom::GpuLabelIndex& gpus) {
   family(out, "gpudoctor_gpu_info",
          "A GPU on the PCI bus, with its model, target and bound driver (value 1).");
-  for (const auto& g : f.gpus)
-    out += fmt::format("gpudoctor_gpu_info{{gpu=\"gpu{}\",bdf=\"{}\",vendor=\"{}\",model=\"{}\",arch=\"{}\","
-                       "driver=\"{}\"}} 1\n",
-                       g.index, label(g.bdf),
+  for (std::size_t i = 0; i < f.gpus.size(); ++i) {
+    const Gpu& g = f.gpus[i];
+    out += fmt::format("gpudoctor_gpu_info{{{},vendor=\"{}\",model=\"{}\",arch=\"{}\",driver=\"{}\"}} 1\n",
+                       gpus.in_order[i].text(),
                        g.vendor == Vendor::nvidia ? "nvidia"
                        : g.vendor == Vendor::amd  ? "amd"
                                                   : "other",
                        label(g.display_name()), label(g.arch()), label(g.driver ? *g.driver : std::string()));
+  }
 }
 
 using Component = std::tuple<std::string, std::string, std::string>; // name, version, path
@@ -138,10 +156,29 @@ void run_info(std::string& out, const Report& report) {
 
 } // namespace
 
+std::string render_prometheus_probes(const Report& report) {
+  std::string out;
+  prom::GpuLabelIndex gpus = prom::gpu_labels(report.facts);
+  family(out, "gpudoctor_probe_result",
+         "Result of a probe check per subject, from the probe run: 0 pass, 1 skip, 2 info, 3 warn, 4 error.");
+  for (const auto& [row, value] : worst_of(report.results))
+    prom::series(out, "gpudoctor_probe_result",
+                 result_labels(std::get<0>(row), std::get<1>(row), std::get<2>(row), gpus), value);
+  prom::probe_figures(out, report.facts, gpus);
+  family(out, "gpudoctor_probe_last_run_timestamp_seconds",
+         "When the probe run ended, in seconds since the Unix epoch.");
+  out += fmt::format("gpudoctor_probe_last_run_timestamp_seconds {:.3f}\n",
+                     std::chrono::duration<double>(report.finished.time_since_epoch()).count());
+  return out;
+}
+
 std::string render_prometheus(const Report& report) {
   std::string out;
-  check_results(out, report.results);
-  gpu_info(out, report.facts);
+  prom::GpuLabelIndex gpus = prom::gpu_labels(report.facts);
+  check_results(out, report.results, gpus);
+  gpu_info(out, report.facts, gpus);
+  prom::measurements(out, report.facts, gpus);
+  prom::probe_figures(out, report.facts, gpus);
   software_info(out, report.facts);
   run_info(out, report);
   return out;

@@ -40,6 +40,12 @@ inline constexpr const char* dmesg_restrict = "/proc/sys/kernel/dmesg_restrict";
 inline std::string pci_device(const std::string& bdf) {
   return std::string(pci_devices) + "/" + bdf;
 }
+// amdgpu's hwmon sensors (Documentation/gpu/amdgpu/thermal.rst): <device>/hwmon/hwmonN/temp1_input (edge,
+// millidegrees Celsius), power1_average or power1_input (microwatts), power1_cap (microwatts); and beside
+// them <device>/gpu_busy_percent (how busy the GPU is, in percent).
+inline std::string pci_hwmon(const std::string& bdf) {
+  return pci_device(bdf) + "/hwmon";
+}
 inline std::string amdgpu_ras(const std::string& bdf) {
   return pci_device(bdf) + "/ras";
 }

@@ -170,6 +170,9 @@ row check.from-foreign 2 any "cannot read snapshot $W/foreign: manifest\.json sa
 row check.from-newer 2 any "cannot read snapshot $W/future: snapshot format version 99 is newer than this gpudoctor reads \(1\): upgrade gpudoctor" check --from "$work/future"
 row check.from-bad-json 2 any "cannot read snapshot $W/badjson: env\.json is not valid JSON: .*" check --from "$work/badjson"
 row check.from-garbage 2 any "cannot read snapshot $W/garbage\.tar\.gz: not a readable archive: .*" check --from "$work/garbage.tar.gz"
+# node-problem-detector and NHC read stdout: a run that could not judge says why there too, within the length.
+stdout_re[check.npd-unreadable]=$'^gpudoctor could not judge this node: cannot read snapshot [^\n]{0,60}\n$'
+row check.npd-unreadable 2 any "cannot read snapshot $W/garbage\.tar\.gz: not a readable archive: .*" check --from "$work/garbage.tar.gz" --format npd --max-output-length 120
 row check.from-fifo 2 any "cannot read snapshot $W/fifo: not a folder or a regular file \(a bundle\): refused" check --from "$work/fifo"
 row check.from-member-outside 2 any "cannot read snapshot $W/outside\.tar\.gz: member \"\.\./$S\" would land outside the folder" check --from "$work/outside.tar.gz"
 row check.from-escaped 2 any "cannot read snapshot /nonexistent/$S: No such file or directory" check --from "/nonexistent/$raw"

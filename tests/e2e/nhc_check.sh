@@ -51,5 +51,8 @@ pass "the check's arguments are gpudoctor check's options"
 out=$(run_check --from "$work/no-such-snapshot")
 grep -qx "return=0" <<<"$out" || fail "a gpudoctor that cannot judge failed the node: $out"
 grep -q "^log gpudoctor could not judge this node (exit 2)" <<<"$out" || fail "it was not logged: $out"
+# The log line says why (gpudoctor's --format npd prints the reason on stdout), not only the exit status.
+grep -q "^log gpudoctor could not judge this node (exit 2): gpudoctor could not judge this node: cannot read snapshot" <<<"$out" ||
+  fail "the log line does not say why: $out"
 grep -q "^die" <<<"$out" && fail "it called die: $out"
-pass "gpudoctor unable to judge (exit 2): logged, return 0"
+pass "gpudoctor unable to judge (exit 2): logged with the reason, return 0"

@@ -2,7 +2,8 @@
 # The formats for programs (docs/fleet.md), judged by the programs' own readers and against the JSON report
 # of the same run: `--format prometheus` (promtool check metrics; one series per check id and subject, its
 # value the status, no status label), `--output` (the same text, replaced atomically, mode 0644, nothing left
-# beside it), `--format junit` (an XML parser; one test case per result, failures per --strict), and
+# beside it), `--format junit` (an XML parser; one test case per result, failures per --strict; the element and
+# attribute rules of Jenkins' xunit schema junit-10.xsd, tests/data/junit; no classname and name twice), and
 # `--format npd` (node-problem-detector's exit statuses and message length).
 # shellcheck source=tests/e2e/common.bash
 source "$(dirname "$0")/common.bash"
@@ -10,7 +11,9 @@ source "$(dirname "$0")/common.bash"
 promtool=$(command -v promtool || true)
 [[ -n $promtool ]] || skip "promtool is missing (Debian's prometheus package; ./install.sh --test installs it)"
 
-machines=(nvidia-no-driver-bound nvidia-h200-real amd-2gpu-pcie-rccl amd-mi210-healthy nvidia-8gpu-nccl-misconfigured)
+# nvidia-h200-xid48-63-94-remap-pending: three Xid results on one GPU (told apart by their keys).
+machines=(nvidia-no-driver-bound nvidia-h200-real amd-2gpu-pcie-rccl amd-mi210-healthy nvidia-8gpu-nccl-misconfigured
+  nvidia-h200-xid48-63-94-remap-pending)
 for machine in "${machines[@]}"; do
   snap=$source_dir/tests/machines/$machine/snapshot
   out=$work/$machine
@@ -33,7 +36,7 @@ text = open(sys.argv[2], encoding="utf-8").read()
 before, after = int(sys.argv[3]), int(sys.argv[4])
 value_of = {"pass": 0, "skip": 1, "info": 2, "warn": 3, "error": 4}
 sample = re.compile(r'^([a-z_]+)(\{(.*)\})? (\S+)$')
-label = re.compile(r'([a-z_]+)="((?:[^"\\]|\\.)*)"')
+label = re.compile(r'([A-Za-z_]+)="((?:[^"\\]|\\.)*)"')
 series = {}
 for line in text.splitlines():
     if line.startswith("#"):
@@ -43,17 +46,25 @@ for line in text.splitlines():
     labels = dict(label.findall(m.group(3) or ""))
     series.setdefault(m.group(1), []).append((labels, float(m.group(4))))
 results = series["gpudoctor_check_result"]
-assert all(set(l) == {"id", "subject"} for l, _ in results), "gpudoctor_check_result has labels other than id, subject"
+gpu_labels = {"gpu", "UUID", "pci_bus_id", "bdf"}
+assert all({"id", "subject"} <= set(l) <= {"id", "subject", "key"} | gpu_labels for l, _ in results), \
+    "gpudoctor_check_result has labels other than id, subject, key and a GPU's"
+# A result about a GPU carries that GPU's labels, as gpudoctor_gpu_info does.
+info = {l["bdf"]: {k: v for k, v in l.items() if k in gpu_labels} for l, _ in series.get("gpudoctor_gpu_info", [])}
+by_subject = {f'gpu{g["index"]} ({g["bdf"]})': info.get(g["bdf"]) for g in report["facts"].get("gpus", [])}
 seen = {}
 for l, v in results:
-    key = (l["id"], l["subject"])
+    key = (l["id"], l["subject"], l.get("key", ""))
     assert key not in seen, f"two series for {key}"
     seen[key] = v
+    assert {k: x for k, x in l.items() if k in gpu_labels} == (by_subject.get(l["subject"]) or {}), l
 want = {}
 for r in report["results"]:
-    key = (r["id"], r["subject"])
+    key = (r["id"], r["subject"], r["key"])
     want[key] = max(want.get(key, 0), value_of[r["status"]])
 assert seen == want, f"series {sorted(set(seen.items()) ^ set(want.items()))[:5]} differ from the report"
+failed = {(l["id"], l["subject"], l.get("key", "")): v for l, v in series["gpudoctor_check_failed"]}
+assert failed == {k: float(v == 4) for k, v in seen.items()}, "gpudoctor_check_failed is 1 exactly for errors"
 counts = {l["status"]: v for l, v in series["gpudoctor_results"]}
 assert counts == {k: float(n) for k, n in report["summary"].items()}, (counts, report["summary"])
 gpus = report["facts"].get("gpus", [])
@@ -66,7 +77,7 @@ assert 0 <= duration
 [(build, _)] = series["gpudoctor_build_info"]
 assert build["source"] == "snapshot" and build["version"] == report["tool"]["version"]
 PY
-  pass "$machine: one series per check id and subject, valued by status; counts, GPUs, time"
+  pass "$machine: one series per check id, subject and key, valued by status, with its GPU's labels; failed; counts, GPUs, time"
 
   # --output: the same report, replaced atomically (a temporary file in the same folder, renamed).
   mkdir -p "$work/textfile"
@@ -109,7 +120,9 @@ assert int(suite.get("failures")) == fails and int(suite.get("skipped")) == s["s
 assert int(suite.get("tests")) == len(results) and int(root.get("failures")) == fails
 PY
   done
-  pass "$machine: JUnit: one test case per result; errors fail, warnings only with --strict, skips skipped"
+  "$py" "$source_dir/tests/e2e/junit_rules.py" "$source_dir/tests/data/junit/junit-10-rules.json" "$out.xml" >/dev/null ||
+    fail "$machine: the JUnit breaks a rule of Jenkins' xunit schema or repeats a test case's name"
+  pass "$machine: JUnit: one test case per result; errors fail, warnings only with --strict, skips skipped; junit-10.xsd's rules, no name twice"
 
   # node-problem-detector: exit 0 OK / 1 NonOK, one line within max_output_length bytes.
   for max in 80 40 300; do

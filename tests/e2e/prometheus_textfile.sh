@@ -72,16 +72,22 @@ import json, re, sys
 report = json.load(open(sys.argv[1]))
 text = open(sys.argv[2]).read()
 value_of = {"pass": 0, "skip": 1, "info": 2, "warn": 3, "error": 4}
-# node_exporter sorts labels by name: id, then subject.
-got = {(m[0], m[1]): float(m[2]) for m in re.findall(r'^gpudoctor_check_result\{id="([^"]*)",subject="([^"]*)"\} (\S+)$', text, re.M)}
+# node_exporter sorts labels by name (UUID, bdf, gpu, id, key, pci_bus_id, subject).
+got = {}
+for labels, value in re.findall(r'^gpudoctor_check_result\{(.*)\} (\S+)$', text, re.M):
+    l = dict(re.findall(r'([A-Za-z_]+)="([^"]*)"', labels))
+    got[(l["id"], l["subject"], l.get("key", ""))] = float(value)
+    if l["subject"] == "gpu0 (0000:00:04.0)":
+        assert l["bdf"] == "0000:00:04.0" and l["gpu"] == "0" and l["pci_bus_id"] == "00000000:00:04.0", l
 want = {}
 for r in report["results"]:
-    want[(r["id"], r["subject"])] = max(want.get((r["id"], r["subject"]), 0), value_of[r["status"]])
+    k = (r["id"], r["subject"], r["key"])
+    want[k] = max(want.get(k, 0), value_of[r["status"]])
 assert got == want, sorted(set(got.items()) ^ set(want.items()))[:5]
-assert got[("driver.not-bound", "gpu0 (0000:00:04.0)")] == 4
+assert got[("driver.not-bound", "gpu0 (0000:00:04.0)", "")] == 4
 assert re.search(r'^gpudoctor_gpu_info\{.*bdf="0000:00:04.0".*\} 1$', text, re.M)
 PY
-pass "scraped over HTTP: gpudoctor_check_result per check and subject with the report's values (driver.not-bound = 4)"
+pass "scraped over HTTP: gpudoctor_check_result per check, subject and key, with the GPU's labels and the report's values (driver.not-bound = 4)"
 
 stop_exporter || fail "node_exporter did not stop"
 pass "node_exporter stopped"

@@ -26,8 +26,10 @@ pass "$(basename "$deb"): Depends: $depends"
 dpkg-deb --contents "$deb" | awk '{print $6}' | sed 's|^\./|/|' >"$work/contents"
 for path in /usr/bin/gpudoctor /usr/share/man/man1/gpudoctor.1.gz \
   /usr/share/bash-completion/completions/gpudoctor /usr/lib/systemd/system/gpudoctor-metrics.service \
-  /usr/lib/systemd/system/gpudoctor-metrics.timer /usr/share/gpudoctor/probes/sources.txt \
+  /usr/lib/systemd/system/gpudoctor-metrics.timer /usr/lib/systemd/system/gpudoctor-probe.service \
+  /usr/lib/systemd/system/gpudoctor-probe.timer /usr/share/gpudoctor/probes/sources.txt \
   /usr/libexec/gpudoctor/gpudoctor-slurm-healthcheck /usr/share/gpudoctor/nhc/gpudoctor_gpu.nhc \
+  /usr/share/gpudoctor/grafana/gpudoctor-nodes.json \
   /usr/share/doc/gpudoctor/fleet.md; do
   grep -qx "$path" "$work/contents" || fail "the package lacks $path"
 done
@@ -43,10 +45,11 @@ if command -v systemd-analyze >/dev/null && [[ -d /usr/lib/systemd/system || -d 
     [[ -d $dir ]] && cp -rn "$dir/." "$units/" 2>/dev/null
   done
   verify=$(MANPATH=$work/pkg/usr/share/man systemd-analyze verify --root="$work/pkg" \
-    "$units/gpudoctor-metrics.service" "$units/gpudoctor-metrics.timer" 2>&1) ||
+    "$units/gpudoctor-metrics.service" "$units/gpudoctor-metrics.timer" "$units/gpudoctor-probe.service" \
+    "$units/gpudoctor-probe.timer" 2>&1) ||
     fail "systemd-analyze verify rejects the units: $verify"
   [[ -z $verify ]] || fail "systemd-analyze verify has remarks on the units: $verify"
-  pass "systemd-analyze verify accepts gpudoctor-metrics.service and .timer (binary and man page found)"
+  pass "systemd-analyze verify accepts gpudoctor-metrics and gpudoctor-probe .service and .timer (binary and man page found)"
   echo "systemd-analyze security: $(systemd-analyze security --offline=true --root="$work/pkg" \
     "$units/gpudoctor-metrics.service" 2>&1 | tail -n 1)"
 else

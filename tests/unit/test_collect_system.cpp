@@ -468,6 +468,21 @@ TEST_CASE("collect: upstream ports and amdgpu RAS counters of a GPU, the amdgpu 
   CHECK(gpus[0].ras[1].block == "umc");
   CHECK(gpus[0].ras[1].ue == 2);
   CHECK(gpus[0].ras[1].ce == 7);
+  CHECK(gpus[0].sensors.source.empty()); // no hwmon folder: no reading
+
+  // amdgpu's hwmon sensors (Documentation/gpu/amdgpu/thermal.rst), in their units, and how busy it is.
+  std::string hwmon = "/sys/bus/pci/devices/0000:03:00.0/hwmon/hwmon4/";
+  v.files[hwmon + "temp1_input"] = "45000\n";
+  v.files[hwmon + "power1_input"] = "112000000\n"; // gfx11: no power1_average
+  v.files[hwmon + "power1_cap"] = "garbage\n";
+  v.files["/sys/bus/pci/devices/0000:03:00.0/gpu_busy_percent"] = "37\n";
+  gpus[0].ras.clear();
+  collect_gpu_health(v, gpus);
+  CHECK(gpus[0].sensors.source == "/sys/bus/pci/devices/0000:03:00.0/hwmon/hwmon4");
+  CHECK(gpus[0].sensors.temperature_celsius == doctest::Approx(45));
+  CHECK(gpus[0].sensors.power_draw_watts == doctest::Approx(112));
+  CHECK_FALSE(gpus[0].sensors.power_limit_watts);
+  CHECK(gpus[0].sensors.busy_percent == 37);
 
   v.files["/lib/firmware/amdgpu/gc_11_0_0_me.bin.zst"] = "";
   FirmwareListing none, listed;

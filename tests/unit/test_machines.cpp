@@ -120,6 +120,9 @@ void check_machine(const std::string& name) {
       CHECK_MESSAGE((!r.fixes.empty() || r.action.has_value()),
                     "a " << status_name(r.status) << " with neither a fix nor an action: " << r.message);
     if (r.action) CHECK(escape::one_line(r.action->text) == r.action->text);
+    // A check tells its results about one subject apart by their keys itself (the runner's "#2" is for
+    // a defect): series, JUnit cases and a diff's rows follow a result by id, subject and key.
+    CHECK_MESSAGE(r.key.find('#') == std::string::npos, "two results of one check alike: " << r.message);
   }
 
   // Optional assertions on messages: {"id": ..., "subject": ..., "message_contains": ...}.

@@ -108,6 +108,40 @@ TEST_CASE("parse: nvidia-smi -q -x, every realdata sample") {
   }
 }
 
+TEST_CASE("parse: nvidia-smi -q -x, readings of the moment and compute processes, every realdata sample") {
+  struct Row {
+    const char* file;
+    double temperature, power, limit;
+    std::optional<int> compute; // nvidia-smi's process list: graphics (Xorg, a Windows desktop) is no compute
+  };
+  const Row rows[] = {
+      {"nvidia-smi-q-x-a100-sxm4-80gb-mig-1.xml", 27, 67.03, 500, std::nullopt}, // gpu_power_readings
+      {"nvidia-smi-q-x-a10g-1.xml", 17, 25.58, 300, 0},                          // enforced_power_limit
+      {"nvidia-smi-q-x-gtx1660ti-old-driver-1.xml", 40, 8.93, 130, std::nullopt},
+      {"nvidia-smi-q-x-rtx3080-schema-v13-1.xml", 27, 142.33, 320, std::nullopt}, // instant before average
+      {"nvidia-smi-q-x-rtx3080-windows-wddm-1.xml", 31, 22.78, 0, 0},
+      {"nvidia-smi-q-x-rtx3090-1.xml", 37, 27.23, 200, std::nullopt}, // enforced 200, default 350
+  };
+  for (const auto& r : rows) {
+    CAPTURE(r.file);
+    auto x = parse::nvidia_smi_xml(realdata(r.file));
+    REQUIRE(x);
+    REQUIRE(x->gpus.size() == 1);
+    const auto& g = x->gpus[0];
+    CHECK(g.temperature_celsius == doctest::Approx(r.temperature));
+    CHECK(g.power_draw_watts == doctest::Approx(r.power));
+    if (r.limit > 0) CHECK(g.power_limit_watts == doctest::Approx(r.limit));
+    if (r.compute) CHECK(g.compute_processes == r.compute);
+  }
+  const char* busy = R"(<nvidia_smi_log><gpu id="00000000:17:00.0"><processes><process_info><type>C</type>
+</process_info><process_info><type>C+G</type></process_info><process_info><type>G</type></process_info>
+</processes><temperature><gpu_temp>N/A</gpu_temp></temperature></gpu></nvidia_smi_log>)";
+  auto b = parse::nvidia_smi_xml(busy);
+  REQUIRE(b);
+  CHECK(b->gpus[0].compute_processes == 2);
+  CHECK_FALSE(b->gpus[0].temperature_celsius); // N/A is no reading
+}
+
 TEST_CASE("parse: nvidia-smi -q -x, hand-made edge cases") {
   const char* two = R"(<?xml version="1.0" ?>
 <!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v12.dtd">

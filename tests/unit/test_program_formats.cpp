@@ -94,6 +94,116 @@ TEST_CASE(
   CHECK(metric_value(Status::warn) < metric_value(Status::error));
 }
 
+TEST_CASE("prometheus: per-GPU series carry the labels dcgm-exporter writes, a key tells results apart") {
+  Report report;
+  Facts& f = report.facts;
+  // Two NVIDIA GPUs (nvidia-smi lists them in bus order) and two AMD ones whose KFD nodes run against bus
+  // order.
+  for (int i = 0; i < 4; ++i) {
+    Gpu g;
+    g.index = i;
+    g.bdf = fmt::format("0000:{:02x}:00.0", 0x18 + i);
+    g.vendor = i < 2 ? Vendor::nvidia : Vendor::amd;
+    g.link_width_current = 8;
+    g.link_width_max = 16;
+    g.link_speed_max = "32.0 GT/s PCIe";
+    if (g.vendor == Vendor::amd) {
+      g.kfd = KfdNode{};
+      g.kfd->node_id = i == 2 ? 3 : 2; // gpu3's node comes first: amd-smi's (and HIP's) index 0
+      g.ras = {{"umc", 1, 7, "ras/umc_err_count"}};
+    }
+    f.gpus.push_back(g);
+  }
+  for (int i = 0; i < 2; ++i) {
+    NvidiaSmiGpu s;
+    s.bus_id = fmt::format("00000000:{:02X}:00.0", 0x18 + i);
+    s.bdf = f.gpus[i].bdf;
+    s.uuid = fmt::format("GPU-{}", i);
+    s.temperature_celsius = 40 + i;
+    s.health.aggregate_uncorrectable = 3;
+    f.nvidia.smi_gpus.push_back(s);
+  }
+  BackendProbes b;
+  b.backend = "cuda";
+  for (int i = 0; i < 2; ++i) {
+    ProbeDevice d;
+    d.index = i;
+    d.pci_bus_id = f.gpus[i].bdf;
+    b.devices.push_back(d);
+  }
+  ProbeBandwidth p2p;
+  p2p.device = 0;
+  p2p.peer = 1;
+  p2p.test = "p2p";
+  p2p.best_gbps = 20.5;
+  b.p2p.push_back(p2p);
+  f.probes.backends.push_back(b);
+  Result xid = result("kernel.xid", Status::error, f.gpus[1].subject());
+  for (const char* code : {"79", "48"}) {
+    xid.key = code;
+    report.results.push_back(xid);
+  }
+  report.results.push_back(result("env.nccl-invalid", Status::warn, "NCCL_ALGO"));
+  std::string out = render_prometheus(report);
+
+  const std::string gpu1 = "gpu=\"1\",UUID=\"GPU-1\",pci_bus_id=\"00000000:19:00.0\",bdf=\"0000:19:00.0\"";
+  CHECK(lines_starting(
+            out, "gpudoctor_check_result{id=\"kernel.xid\",subject=\"gpu1 (0000:19:00.0)\",key=\"48\"," +
+                     gpu1 + "} 4")
+            .size() == 1);
+  CHECK(lines_starting(
+            out, "gpudoctor_check_result{id=\"kernel.xid\",subject=\"gpu1 (0000:19:00.0)\",key=\"79\"," +
+                     gpu1 + "} 4")
+            .size() == 1);
+  CHECK(lines_starting(out, "gpudoctor_check_failed{id=\"kernel.xid\"").size() == 2);
+  CHECK(
+      lines_starting(out, "gpudoctor_check_result{id=\"env.nccl-invalid\",subject=\"NCCL_ALGO\"} 3").size() ==
+      1);
+  CHECK(
+      lines_starting(out, "gpudoctor_check_failed{id=\"env.nccl-invalid\",subject=\"NCCL_ALGO\"} 0").size() ==
+      1);
+  CHECK(lines_starting(out, "gpudoctor_gpu_info{" + gpu1 + ",vendor=\"nvidia\"").size() == 1);
+  // AMD: the KFD nodes' order, no UUID, the bus id in dcgm-exporter's form.
+  CHECK(
+      lines_starting(
+          out,
+          "gpudoctor_gpu_info{gpu=\"0\",pci_bus_id=\"00000000:1B:00.0\",bdf=\"0000:1b:00.0\",vendor=\"amd\"")
+          .size() == 1);
+  CHECK(
+      lines_starting(
+          out,
+          "gpudoctor_gpu_info{gpu=\"1\",pci_bus_id=\"00000000:1A:00.0\",bdf=\"0000:1a:00.0\",vendor=\"amd\"")
+          .size() == 1);
+  CHECK(lines_starting(out, "gpudoctor_gpu_temperature_celsius{" + gpu1 + "} 41").size() == 1);
+  CHECK(lines_starting(out, "gpudoctor_gpu_ecc_errors{" + gpu1 +
+                                ",severity=\"uncorrectable\",counter=\"aggregate\"} 3")
+            .size() == 1);
+  CHECK(lines_starting(out, "gpudoctor_gpu_ras_errors{gpu=\"1\",pci_bus_id=\"00000000:1A:00.0\",bdf=\"0000:"
+                            "1a:00.0\",block=\"umc\",severity=\"corrected\"} 7")
+            .size() == 1);
+  CHECK(lines_starting(out, "gpudoctor_gpu_pcie_link_speed_transfers_per_second{" + gpu1 +
+                                ",state=\"max\"} 32000000000")
+            .size() == 1);
+  CHECK(lines_starting(out, "gpudoctor_gpu_pcie_link_width{" + gpu1 + ",state=\"current\"} 8").size() == 1);
+  CHECK(lines_starting(out,
+                       "gpudoctor_probe_p2p_bandwidth_bytes_per_second{gpu=\"0\",UUID=\"GPU-0\",pci_bus_id="
+                       "\"00000000:18:00.0\",bdf=\"0000:18:00.0\",peer_bdf=\"0000:19:00.0\"} 20500000000")
+            .size() == 1);
+  // Two PCIe 5.0 x16 links: half of 63 GB/s.
+  auto floor = lines_starting(out, "gpudoctor_probe_p2p_bandwidth_floor_bytes_per_second{gpu=\"0\"");
+  REQUIRE(floor.size() == 1);
+  // Families without a sample are not written (no GPU here retires pages, none reports power).
+  CHECK(out.find("gpudoctor_gpu_retired_pages") == std::string::npos);
+  CHECK(out.find("gpudoctor_gpu_power_watts") == std::string::npos);
+  // The probe unit's textfile: none of the timer's families, so node_exporter reads the two together.
+  std::string probes = render_prometheus_probes(report);
+  for (const char* family : {"gpudoctor_check_result", "gpudoctor_gpu_info", "gpudoctor_build_info",
+                             "gpudoctor_last_run_timestamp_seconds"})
+    CHECK_MESSAGE(probes.find(std::string(family) + "{") == std::string::npos, family);
+  CHECK(lines_starting(probes, "gpudoctor_probe_result{id=\"kernel.xid\"").size() == 2);
+  CHECK(lines_starting(probes, "gpudoctor_probe_p2p_bandwidth_bytes_per_second{").size() == 1);
+}
+
 TEST_CASE("npd: exit statuses, the ids first, counted when they do not fit, cut on a character boundary") {
   Report report;
   report.results.push_back(result("env.warned", Status::warn));
@@ -132,4 +242,18 @@ TEST_CASE("npd: what to do follows the problem where all of it fits, never cut")
   report.results.back().fixes.clear();
   report.results.back().action = Action::step("Reseat the card.");
   CHECK(render_npd(report, false, 200).message == "env.nccl-invalid: Bad NCCL value [NCCL_ALGO]");
+}
+
+TEST_CASE("npd: a run that could not judge the node says why, on one line that fits") {
+  std::string why =
+      "cannot read snapshot /srv/bundles/node07-ünïcödé.tar.gz: not a readable archive: truncated\nsecond";
+  for (std::size_t max : {40, 80, 200}) {
+    CAPTURE(max);
+    std::string line = render_npd_failure(why, max);
+    CHECK(line.starts_with("gpudoctor could not judge this node"));
+    CHECK(line.size() <= max);
+    CHECK(valid_utf8(line));
+    CHECK(line.find('\n') == std::string::npos);
+  }
+  CHECK(render_npd_failure(why, 200).find("cannot read snapshot") != std::string::npos);
 }
