@@ -128,6 +128,20 @@ gd_journal_sync() {
   sync -- "$GD_JOURNAL"
 }
 
+# The journal keeps room of its own: at each step's start, 64 KiB past its end are reserved (fallocate
+# --keep-size), so that a disk that fills while the step runs still takes the step's entries and the prepare
+# stage's rollback, which `undo` and a resume read back. A step that cannot reserve them stops before it
+# changes anything (and a failed prepare stage is put back, its entries in what is left of the reserve).
+gd_journal_reserve() {
+  local size
+  if ((GD_DRY_RUN)); then return 0; fi
+  size=$(stat -c %s -- "$GD_JOURNAL")
+  if fallocate --keep-size --offset "$size" --length 65536 -- "$GD_JOURNAL" 2>/dev/null; then return 0; fi
+  # A filesystem without fallocate: its free space instead.
+  if (($(gd_free_kib "$GD_LOG_DIR") >= 64)); then return 0; fi
+  gd_die "$GD_LOG_DIR is full: no room for this step's journal, so the step did not start. Make room there, then run the same command again"
+}
+
 # Runs a command that changes the machine (only prints it with --dry-run).
 gd_run() {
   if ((GD_DRY_RUN)); then
@@ -2835,6 +2849,7 @@ gd_main() {
     GD_PHASE=run
     gd_say "==> [$((i + 1))/$n] ${GD_STEP_TITLES[i]} (${GD_STEP_IDS[i]})"
     gd_journal step-begin "${GD_STEP_TITLES[i]}"
+    gd_journal_reserve
     "gd_step_$((i + 1))"
     if ((!GD_DRY_RUN)); then
       # What a change owes (an initramfs, ldconfig), this run's or an earlier failed run's, is paid now.

@@ -87,6 +87,27 @@ full_journal_prepare() {
   gd_journal() { return 1; }
   false
 }
+# full_disk_prepare FILE LOGDIR: two prepare steps with the journal in LOGDIR (a small filesystem): the
+# first reserves the journal's room, writes FILE, then the disk fills and it journals 200 more entries (14 KB,
+# more than the page the reserve may end in); the second cannot reserve room again, so it stops before doing
+# anything and the stage is put back.
+full_disk_prepare() {
+  apt-get() { :; } # the rollback's index update: not this machine's
+  GD_STEP_IDS=(p q) GD_STEP_FLAGS=(prepare prepare) GD_STEP_INDEX=0 GD_STEP=p GD_PHASE=run
+  trap 'gd_on_exit $?' EXIT
+  gd_journal step-begin p
+  gd_journal_reserve
+  gd_write_file "$1" 0644 <<<"new"
+  dd if=/dev/zero of="$2/filler" bs=4k 2>/dev/null || true
+  dd if=/dev/zero of="$2/filler2" bs=512 2>/dev/null || true
+  local i
+  for ((i = 0; i < 200; i++)); do gd_journal entry-on-a-full-disk "$i"; done
+  gd_journal step-done
+  GD_STEP=q GD_STEP_INDEX=1
+  gd_journal step-begin q
+  gd_journal_reserve
+  echo "the second step began"
+}
 HELPERS
 mkdir -p "$etc/profile.d"
 journal_run run-1 gd_temp_beside "$etc/profile.d" >"$work/out" || fail "gd_temp_beside failed: $(cat "$work/out")"
@@ -123,6 +144,27 @@ pass "the prepare stage's rollback removes the temporary file of a rename that f
 [[ ! -e $etc/sources.list.d/cuda.list ]] ||
   fail "a prepare step whose journal could not be written kept its file: $(cat "$work/out")"
 pass "a prepare step that fails with its journal's disk full is still rolled back"
+
+# The journal's own room on a real full disk (a 256 KiB tmpfs; mounting needs root).
+if [[ $(id -u) == 0 ]]; then
+  mkdir -p "$work/logfs"
+  mount -t tmpfs -o size=256k gpudoctor-test "$work/logfs"
+  ! bash -c 'set -euo pipefail; source "$1"; source "$2"; GD_FAMILY=debian GD_JOURNAL=$3/j.journal GD_LOG_DIR=$3
+    GD_RUN_ID=run-6; full_disk_prepare "$4" "$3"' _ "$source_dir/fixes/lib.bash" "$work/helpers.bash" \
+    "$work/logfs" "$etc/sources.list.d/reserved.list" >"$work/out" 2>&1
+  failed=$?
+  cp "$work/logfs/j.journal" "$work/full.journal"
+  umount "$work/logfs"
+  ((failed == 0)) || fail "the second step ran on a full disk: $(cat "$work/out")"
+  grep -q "is full: no room for this step's journal" "$work/out" || fail "the stop does not say why: $(cat "$work/out")"
+  [[ ! -e $etc/sources.list.d/reserved.list ]] || fail "the prepare stage was not put back: $(cat "$work/out")"
+  [[ $(grep -c $'\tentry-on-a-full-disk\t' "$work/full.journal") == 200 ]] &&
+    grep -q $'\tq\tstep-failed\t1' "$work/full.journal" && grep -q $'\trolled-back' "$work/full.journal" ||
+    fail "the journal lost entries on the full disk: $(cut -f3- "$work/full.journal")"
+  pass "the journal keeps room of its own: 200 entries on a full disk, then the next step stops before it begins and the prepare stage is put back, journaled"
+else
+  pass "the journal's own room on a full disk: not tested (mounting a small filesystem needs root)"
+fi
 
 : >"$work/journal"
 journal_run run-3 planned $'nvidia-driver\nlibc6\nnvidia-kernel-dkms' $'libc6\nbash' >"$work/out" ||

@@ -14,6 +14,7 @@
 #   claims     no step reports success that it did not do (a finished migration is the plan's end state; the
 #              post-check ran; every step the state calls done has its step-done in the journal)
 #   rollback   a failure in the prepare stage (or the download) leaves the sources, keys and pins of before
+#              (the step that failed is the run's step-failed event: a fault may stop a later step)
 # The faults come from outside the product (faults.bash: wrappers in the root chosen by a file in the root, a
 # killer outside it, a small tmpfs). Each cell starts from a root cached at its step boundary: one clean run of
 # each plan pauses at every step (the wrapper of uname, which every step's preflight runs) while its overlay's
@@ -290,6 +291,20 @@ outcome() {
   else echo failed; fi
 }
 
+# The step a run's events say failed ("" when none did).
+failed_step() { sed -n 's/^{"event":"step-failed","step":"\([^"]*\)".*/\1/p' "$1" | tail -n 1; }
+
+# in_prepare_stage PLAN STEP: STEP comes no later than the download in PLAN's steps (the prepare stage:
+# sources, keys, holds, then the downloads; docs/fixes.md).
+in_prepare_stage() {
+  local s
+  for s in $(cat "$images/$1/steps"); do
+    if [[ $s == "$2" ]]; then return 0; fi
+    if [[ $s == prepare.download ]]; then return 1; fi
+  done
+  return 1
+}
+
 # ---- one cell ----------------------------------------------------------------------------------------------
 modules_checkable=no
 results=()
@@ -366,8 +381,14 @@ run_cell() {
   echo "$cell_name: $step, fault '$spec'${dir:+ on $dir ($size)}: exit $fstatus ($(outcome "$work/cell.out" "$fstatus"))"
   check_driver "$cell" faulted
   check_claims "$cell" faulted "$work/cell.out" "$fstatus"
-  # A prepare-stage step (or the download) that failed puts back what the run added: sources, keys, holds.
-  if [[ $kind == prepare || $kind == download ]] && [[ $(outcome "$work/cell.out" "$fstatus") == failed ]]; then
+  # A step of the prepare stage (or the download) that failed puts back what the run added: sources, keys,
+  # holds. Which step failed is the run's to say: a fault in one step may stop a later one (a disk that fills
+  # in the prepare stage stops the first step that cannot reserve its journal's room), and a failure past the
+  # prepare stage leaves the machine at a step boundary, which the other invariants judge.
+  local stopped
+  stopped=$(failed_step "$work/cell.out")
+  if [[ -n $stopped && $stopped != "$step" ]]; then echo "  the run stopped in a later step: $stopped"; fi
+  if [[ $(outcome "$work/cell.out" "$fstatus") == failed ]] && in_prepare_stage "$plan" "$stopped"; then
     local d
     d=$(diff <(cat "$images/$plan/before.config") <(config_state "$cell") | grep '^[<>]' | sed -n 1,6p | tr '\n' ';' || true)
     note_check "faulted/rollback" "${d:+the failed prepare stage left sources, keys or pins changed: $d}"
