@@ -6,11 +6,12 @@ figures and their ratio.
     bench/bench_fleet.py [path/to/gpudoctor] [--nodes 10000] [--runs 3] [--corpus DIR]
 
 The corpus is made once (and reused while its stamp matches) from the real H200 machine's report, replayed
-with `check --from tests/machines/nvidia-h200-real/snapshot --format json` (about 56 KB): node i gets its own
+with `check --from tests/machines/nvidia-h200-real/snapshot --format json` (about 67 KB): node i gets its own
 host name and GPU UUID, and a fixed pseudo-random few (seed 16) another driver, another kernel, an NCCL
 variable or an error, so the drift tables have odd ones out to name. Both sides read the corpus folder (fleet
 walks it, the loop lists it), run as their own processes after one warm-up run each (page cache), and the
-median wall time of --runs runs is reported. fleet writes JSON to /dev/null.
+median wall time of --runs runs is reported, with each side's peak resident memory (the largest of its runs,
+from wait4's rusage of that very process). fleet's JSON output is discarded.
 """
 import argparse
 import copy
@@ -84,24 +85,28 @@ def make_corpus(gpudoctor, folder, nodes):
     started = time.perf_counter()
     for i in range(nodes):
         with open(os.path.join(folder, f"gpu{i:05d}.json"), "w") as f:
-            json.dump(node(base, i, rng), f, indent=2)  # as gpudoctor writes it: 56 KB
+            json.dump(node(base, i, rng), f, indent=2)  # as gpudoctor writes it: 67 KB
     with open(stamp, "w") as f:
         f.write(want)
     print(f"corpus: {nodes} reports written to {folder} in {time.perf_counter() - started:.1f} s", file=sys.stderr)
 
 
 def timed(argv):
+    """(wall seconds, peak resident bytes) of one run of argv."""
     start = time.perf_counter()
-    proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)  # this child's own rusage, not every child's maximum
     elapsed = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode not in (0, 1):
-        sys.exit(f"{argv[0]} exited {proc.returncode}: {proc.stderr.decode(errors='replace')[-2000:]}")
-    return elapsed
+        sys.exit(f"{argv[0]} exited {proc.returncode}")
+    return elapsed, usage.ru_maxrss * 1024  # Linux reports KiB
 
 
 def median_of(argv, runs):
     timed(argv)  # warm the page cache
-    return statistics.median(timed(argv) for _ in range(runs))
+    runs = [timed(argv) for _ in range(runs)]
+    return statistics.median(t for t, _ in runs), max(m for _, m in runs)
 
 
 def main():
@@ -115,12 +120,15 @@ def main():
     make_corpus(args.gpudoctor, args.corpus, args.nodes)
     size = statistics.mean(os.path.getsize(os.path.join(args.corpus, n))
                            for n in os.listdir(args.corpus) if n.endswith(".json"))
-    fleet = median_of([args.gpudoctor, "fleet", args.corpus, "--format", "json"], args.runs)
-    loop = median_of([sys.executable, "-c", PY_LOOP, args.corpus], args.runs)
+    fleet, fleet_rss = median_of([args.gpudoctor, "fleet", args.corpus, "--format", "json"], args.runs)
+    loop, loop_rss = median_of([sys.executable, "-c", PY_LOOP, args.corpus], args.runs)
+    mib = 1024 * 1024
     print(f"corpus:      {args.nodes} reports of {size / 1000:.1f} KB on average ({args.corpus})")
-    print(f"fleet:       {fleet:.2f} s  ({args.gpudoctor}, {os.cpu_count()} cores)")
-    print(f"python loop: {loop:.2f} s  ({sys.executable}: json.load and count statuses)")
-    print(f"ratio:       fleet takes {fleet / loop:.2f} x the loop's time ({loop / fleet:.1f} x faster)")
+    print(f"fleet:       {fleet:.2f} s, peak {fleet_rss / mib:.0f} MiB  ({args.gpudoctor}, {os.cpu_count()} cores)")
+    print(f"python loop: {loop:.2f} s, peak {loop_rss / mib:.0f} MiB  ({sys.executable}: json.load and count statuses)")
+    print(f"ratio:       fleet takes {fleet / loop:.2f} x the loop's time ({loop / fleet:.1f} x faster), "
+          f"{fleet_rss / loop_rss:.2f} x its memory")
+    print(f"load:        {' '.join(f'{x:.2f}' for x in os.getloadavg())} (1, 5, 15 min averages at the end)")
 
 
 if __name__ == "__main__":

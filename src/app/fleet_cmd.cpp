@@ -7,10 +7,12 @@
 #include "fleet/fleet.hpp"
 #include "report/fleet_render.hpp"
 #include "util/diagnostics.hpp"
+#include "util/escape.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <filesystem>
 #include <mutex>
 #include <thread>
 
@@ -54,6 +56,22 @@ Read read_all(const std::vector<ReportInput>& inputs, const FleetOptions& opt) {
   return {builder.finish(), skipped.load()};
 }
 
+// The node's own HTML report beside its input (a snapshot folder's report.html; NAME.html beside NAME.json),
+// as a link from the folder the fleet page is written to (the current one for stdout); "" where none is.
+std::string page_of(const std::string& input, const std::string& output) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path in(input), page;
+  if (fs::is_directory(in, ec))
+    page = in / "report.html";
+  else if (in.extension() == ".json")
+    page = fs::path(in).replace_extension(".html");
+  if (page.empty() || !fs::is_regular_file(page, ec)) return {};
+  fs::path base = output.empty() ? fs::current_path(ec) : fs::absolute(output, ec).parent_path();
+  fs::path rel = fs::absolute(page, ec).lexically_normal().lexically_relative(base.lexically_normal());
+  return rel.empty() ? std::string() : escape::url_path(rel.generic_string());
+}
+
 std::string render(const Fleet& fleet, const FleetOptions& opt) {
   if (opt.format == "json") return dump_json(fleet_to_json(fleet)) + "\n";
   if (opt.format == "html") return render_fleet_html(fleet);
@@ -76,6 +94,9 @@ Outcome cmd_fleet(const FleetOptions& opt) {
       diag::error("{}: {}", bad[i].input, bad[i].error);
     return fail(Exit::usage, "{}: {}; no report to compare", bad.back().input, bad.back().error);
   }
+  if (opt.format == "html")
+    for (auto& node : read.fleet.nodes)
+      node.page = page_of(node.input, opt.output);
   if (auto written = emit(render(read.fleet, opt), opt.output, opt.format == "text"); !written)
     return std::unexpected(written.error());
   const Fleet& f = read.fleet;

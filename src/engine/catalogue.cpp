@@ -3,6 +3,7 @@
 #include "util/find_row.hpp"
 #include "util/yaml_doc.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
@@ -30,9 +31,14 @@ std::optional<Action> catalogue_action(const yaml::Fields& row) {
 
 void load_checks(const yaml::Node& doc, Catalogue& cat) {
   for (const auto& row : rows(doc, "checks")) {
-    yaml::Fields r(row, {"id", "title", "area", "status", "what", "why", "fix", "fixes", "action"});
-    CatalogueEntry e{r.text("id"),  r.text("title"), r.text("area"),     r.text("status"),   r.text("what"),
-                     r.text("why"), r.text("fix"),   r.list_if("fixes"), catalogue_action(r)};
+    yaml::Fields r(row, {"id", "title", "area", "status", "what", "why", "fix", "fixes", "action", "health"});
+    CatalogueEntry e{r.text("id"),        r.text("title"),    r.text("area"), r.text("status"),
+                     r.text("what"),      r.text("why"),      r.text("fix"),  r.list_if("fixes"),
+                     catalogue_action(r), r.text_or("health")};
+    if (!e.health.empty() && std::none_of(health_columns().begin(), health_columns().end(),
+                                          [&](const HealthColumn& c) { return c.id == e.health; }))
+      r.bad("health",
+            "is no column of the health grid (driver, memory, pcie, kernel-log, links, clocks, probes)");
     if (cat.find(e.id)) yaml::fail(row, fmt::format("check {} listed twice", e.id));
     cat.checks.push_back(std::move(e));
   }
@@ -71,6 +77,13 @@ std::expected<Catalogue, std::string> load_catalogue(const std::string& source_d
     if (!loaded) return std::unexpected(loaded.error());
   }
   return cat;
+}
+
+const std::vector<HealthColumn>& health_columns() {
+  static const std::vector<HealthColumn> columns = {
+      {"driver", "Driver"}, {"memory", "Memory / ECC"}, {"pcie", "PCIe"},    {"kernel-log", "Kernel log"},
+      {"links", "Links"},   {"clocks", "Clocks"},       {"probes", "Probes"}};
+  return columns;
 }
 
 const std::vector<std::string>& area_order() {

@@ -20,6 +20,8 @@ struct CatalogueEntry {
   // What a warn or error result with no fix and no action of its own is told to do (`action: {step: ...}` or
   // `{command: ...}`: the catalogue's own text, never a machine's value).
   std::optional<Action> action;
+  // The column of the per-GPU health grid (health_columns) its results about a GPU fill; "" for none.
+  std::string health;
 };
 
 struct FixEntry {
@@ -41,5 +43,12 @@ std::expected<Catalogue, std::string> load_catalogue(const std::string& source_d
 // Human name of an area, in report order.
 std::string area_title(const std::string& area);
 const std::vector<std::string>& area_order();
+
+// The columns of the HTML page's per-GPU health grid (as DCGM's per-GPU pass/fail table), in order: the
+// catalogue's `health:` value and the column's heading.
+struct HealthColumn {
+  std::string id, title;
+};
+const std::vector<HealthColumn>& health_columns();
 
 } // namespace gpudoctor

@@ -54,8 +54,9 @@ std::map<std::string, Worst> worst_by_check(const std::vector<NodeResult>& resul
     Worst& w = it->second;
     if (status_rank(r.status) < status_rank(w.status))
       w = Worst{r.status, {r.subject}};
-    else if (r.status == w.status)
-      w.subjects.push_back(r.subject);
+    else if (r.status == w.status &&
+             std::find(w.subjects.begin(), w.subjects.end(), r.subject) == w.subjects.end())
+      w.subjects.push_back(r.subject); // one GPU's three Xids name it once
   }
   return out;
 }

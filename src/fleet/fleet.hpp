@@ -17,6 +17,10 @@ struct FleetNode {
   std::string host, input, origin, tool_version;
   std::string gpus; // the "GPUs" property: "8 × NVIDIA H200"
   StatusCounts counts{};
+  // The node's own HTML report beside its input (a snapshot folder's report.html, NAME.html beside
+  // NAME.json), as a link from the fleet page (relative to it, percent-encoded); empty: none
+  // (app/fleet_cmd.cpp).
+  std::string page;
 };
 
 struct FleetValue {

@@ -1,5 +1,8 @@
-// The fleet as one page: the drift tables with the odd ones out highlighted, the nodes failing each check,
-// what agrees, and the nodes. Every string from a report is escaped (html::h).
+// The fleet as one page, ordered for triage: who fails what (a node × check grid, worst first), the nodes
+// failing each check, then the drift tables with the odd ones out highlighted and folded, what agrees, and
+// the nodes, each linked to its own report page where one is beside its input. Every string from a report is
+// escaped (html::h).
+#include "fleet/fleet_triage.hpp"
 #include "report/fleet_render.hpp"
 #include "report/html_page.hpp"
 
@@ -14,19 +17,30 @@ namespace {
 using html::h;
 
 constexpr std::size_t k_names_in_cell = 50; // names in one cell; the rest are counted (JSON lists them all)
+constexpr std::size_t k_names_open = 3;     // up to this many odd ones out are shown; more are folded
+constexpr std::size_t k_grid_nodes = 100;   // rows of the node × check grid: the worst nodes
+constexpr std::size_t k_grid_checks = 24;   // its columns: the checks failing on most nodes
+
+// A node's name, a link to its own report page where one is beside its input.
+std::string node_name(const FleetNode& n) {
+  if (n.page.empty()) return h(n.name);
+  return fmt::format("<a href=\"{}\">{}</a>", h(n.page), h(n.name));
+}
 
 std::string value_html(const FleetRow& row, const FleetValue& v) {
   if (v.absent) return "<span class=\"muted\">" + h(absent_text(row.group)) + "</span>";
   return v.value.empty() ? "<span class=\"muted\">\"\" (set, empty)</span>" : h(v.value);
 }
 
+// The odd ones out: a few named, more folded behind their count (<details>: no script).
 std::string name_list(const Fleet& f, const std::vector<std::size_t>& nodes) {
   std::string out;
   std::size_t shown = std::min(nodes.size(), k_names_in_cell);
   for (std::size_t i = 0; i < shown; ++i)
-    out += (i ? ", " : "") + h(f.nodes[nodes[i]].name);
+    out += (i ? ", " : "") + node_name(f.nodes[nodes[i]]);
   if (shown < nodes.size()) out += fmt::format(" and {} more", nodes.size() - shown);
-  return out;
+  if (nodes.size() <= k_names_open) return out;
+  return fmt::format("<details><summary>{} nodes</summary>{}</details>", nodes.size(), out);
 }
 
 std::string bar(std::size_t count, std::size_t total) {
@@ -72,10 +86,51 @@ std::string hit_list(const Fleet& f, const std::vector<NodeHit>& hits) {
     std::string subjects;
     for (const auto& s : hits[i].subjects)
       if (!s.empty()) subjects += (subjects.empty() ? "" : ", ") + h(s);
-    out += (i ? "; " : "") + h(f.nodes[hits[i].node].name) +
+    out += (i ? "; " : "") + node_name(f.nodes[hits[i].node]) +
            (subjects.empty() ? "" : " <span class=\"muted\">(" + subjects + ")</span>");
   }
   if (shown < hits.size()) out += fmt::format(" and {} more", hits.size() - shown);
+  if (hits.size() <= k_names_open) return out;
+  return fmt::format("<details><summary>{} nodes</summary>{}</details>", hits.size(), out);
+}
+
+// Who fails what: the worst nodes (rows) × the checks failing on most nodes (columns), each cell the node's
+// worst status of that check.
+std::string triage_grid(const Fleet& f) {
+  Triage t = triage(f, k_grid_nodes);
+  if (t.nodes.empty()) return "<p class=\"muted\">No node has an error or a warning.</p>\n";
+  std::size_t columns = std::min(t.checks.size(), k_grid_checks);
+  std::string head = "<th>Node</th><th class=\"num\">Errors</th><th class=\"num\">Warnings</th>";
+  for (std::size_t c = 0; c < columns; ++c)
+    head += fmt::format("<th class=\"vertical\"><span class=\"mono\">{}</span></th>",
+                        h(f.checks[t.checks[c]].id));
+  std::string rows;
+  for (const auto& n : t.nodes) {
+    rows += fmt::format(
+        "<tr class=\"row-{}\"><td class=\"node\" title=\"{}\"><b>{}</b></td><td class=\"num\">{}</td>"
+        "<td class=\"num\">{}</td>",
+        n.errors ? "error" : "warn", h(f.nodes[n.node].name), node_name(f.nodes[n.node]), n.errors,
+        n.warnings);
+    for (std::size_t c = 0; c < columns; ++c) {
+      auto it = n.checks.find(t.checks[c]);
+      bool error = it != n.checks.end() && it->second == Status::error;
+      rows +=
+          it == n.checks.end()
+              ? "<td class=\"cell\"></td>"
+              : fmt::format("<td class=\"cell\"><span class=\"mark {}\" title=\"{}\">{}</span></td>",
+                            html::status_class(it->second), error ? "error" : "warning", error ? "✗" : "!");
+    }
+    rows += "</tr>";
+  }
+  std::string out = "<div class=\"scroll\">" + html::table(head, rows) + "</div>\n";
+  if (t.more_nodes)
+    out +=
+        fmt::format("<p class=\"muted\">And {} more nodes with a problem: the table below names every node "
+                    "failing each check.</p>\n",
+                    t.more_nodes);
+  if (t.checks.size() > columns)
+    out += fmt::format("<p class=\"muted\">{} more checks fail on fewer nodes: see the table below.</p>\n",
+                       t.checks.size() - columns);
   return out;
 }
 
@@ -113,12 +168,12 @@ std::string nodes(const Fleet& f) {
   for (const auto& n : f.nodes) {
     int errors = n.counts[static_cast<int>(Status::error)], warns = n.counts[static_cast<int>(Status::warn)];
     std::string cls = errors ? " class=\"row-error\"" : warns ? " class=\"row-warn\"" : "";
-    rows +=
-        fmt::format("<tr{}><td><b>{}</b></td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td>"
-                    "<td>{}</td><td class=\"muted\">{}</td><td class=\"mono\">{}</td></tr>",
-                    cls, h(n.name), errors ? html::badge(Status::error) + " " + std::to_string(errors) : "0",
-                    warns ? html::badge(Status::warn) + " " + std::to_string(warns) : "0",
-                    n.gpus.empty() ? "no GPU" : h(n.gpus), h(n.tool_version), h(n.origin), h(n.input));
+    rows += fmt::format(
+        "<tr{}><td><b>{}</b></td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td>"
+        "<td>{}</td><td class=\"muted\">{}</td><td class=\"mono\">{}</td></tr>",
+        cls, node_name(n), errors ? html::badge(Status::error) + " " + std::to_string(errors) : "0",
+        warns ? html::badge(Status::warn) + " " + std::to_string(warns) : "0",
+        n.gpus.empty() ? "no GPU" : h(n.gpus), h(n.tool_version), h(n.origin), h(n.input));
   }
   return html::table("<th>Node</th><th class=\"num\">Errors</th><th class=\"num\">Warnings</th><th>GPUs</th>"
                      "<th>gpudoctor</th><th>Read from</th><th>Input</th>",
@@ -168,8 +223,9 @@ std::string render_fleet_html(const Fleet& f) {
   if (!f.unreadable.empty())
     body += html::tile(static_cast<long long>(f.unreadable.size()), "unreadable inputs", "error");
   body += "</div>\n";
-  body += html::section("drift", "Drift: values × nodes, the odd ones out highlighted", drift_tables(f));
+  body += html::section("triage", "Who fails what, worst first", triage_grid(f));
   body += html::section("checks", "Nodes failing each check", failing(f));
+  body += html::section("drift", "Drift: values × nodes, the odd ones out highlighted", drift_tables(f));
   body += html::section("same", "The same on every node", agreed(f));
   body += html::section("nodes", "Nodes", nodes(f));
   if (!f.duplicates.empty())

@@ -1,5 +1,7 @@
-// The fleet for people: what drifts and who the odd ones out are, which nodes fail which check; what agrees
-// in a few lines; the nodes themselves when there are few (or with -v).
+// The fleet for people, ordered for triage: the worst nodes with the checks each fails, which nodes fail each
+// check, then what drifts and who the odd ones out are; what agrees in a few lines; the nodes themselves when
+// there are few (or with -v).
+#include "fleet/fleet_triage.hpp"
 #include "report/fleet_render.hpp"
 #include "report/term_style.hpp"
 #include "util/escape.hpp"
@@ -18,6 +20,8 @@ using escape::one_line;
 constexpr std::size_t k_names_in_text = 10; // names per list without -v; the rest are counted
 constexpr std::size_t k_nodes_listed = 50;  // nodes listed one a line without -v
 constexpr std::size_t k_name_width = 30;
+constexpr std::size_t k_worst_nodes = 20;      // the worst nodes without -v
+constexpr std::size_t k_worst_nodes_all = 500; // and with it
 
 std::string plural(std::size_t n, std::string_view one, std::string_view many) {
   return fmt::format("{} {}", n, n == 1 ? one : many);
@@ -88,6 +92,32 @@ std::string hits(const Fleet& f, const std::vector<NodeHit>& list, bool all) {
     out += (i ? ", " : "") + one_line(f.nodes[list[i].node].name) + subjects(list[i]);
   if (shown < list.size()) out += fmt::format(" and {} more", list.size() - shown);
   return out;
+}
+
+// Who fails what: the worst nodes first, each with the checks it fails (errors, then warnings).
+void worst_nodes(const Fleet& f, const FleetTextOptions& opt, const TermStyle& st, std::string& out) {
+  Triage t = triage(f, opt.verbose ? k_worst_nodes_all : k_worst_nodes);
+  if (t.nodes.empty()) return;
+  out += "\n" + st.paint("1", "Worst nodes") + st.paint("2", " (the checks each fails, errors first)") + "\n";
+  std::size_t width = 4;
+  for (const auto& n : t.nodes)
+    width = std::max(width, std::min(columns(one_line(f.nodes[n.node].name)), k_name_width));
+  for (const auto& n : t.nodes) {
+    std::string errors, warnings;
+    for (const auto& [c, status] : n.checks) {
+      std::string& list = status == Status::error ? errors : warnings;
+      list += (list.empty() ? "" : ", ") + one_line(f.checks[c].id);
+    }
+    std::string line = "  " + padded(one_line(f.nodes[n.node].name), width) + "  ";
+    if (!errors.empty()) line += st.mark(Status::error) + " " + st.paint("31", errors);
+    if (!warnings.empty())
+      line +=
+          std::string(errors.empty() ? "" : "  ") + st.mark(Status::warn) + " " + st.paint("33", warnings);
+    out += line + "\n";
+  }
+  if (t.more_nodes)
+    out += fmt::format("  and {} more with a problem{}\n", plural(t.more_nodes, "node", "nodes"),
+                       opt.verbose ? "" : " (-v lists more)");
 }
 
 void failing(const Fleet& f, const FleetTextOptions& opt, const TermStyle& st, std::string& out) {
@@ -203,8 +233,9 @@ std::string render_fleet_text(const Fleet& f, const FleetTextOptions& opt) {
       st.paint("1", fmt::format("gpudoctor fleet · {}", plural(f.nodes.size(), "node", "nodes")));
   out += fmt::format(" · {} with errors · {} with warnings · {}\n", errors, warns,
                      drifting == 1 ? "1 property drifts" : fmt::format("{} properties drift", drifting));
-  drift(f, opt, st, out);
+  worst_nodes(f, opt, st, out);
   failing(f, opt, st, out);
+  drift(f, opt, st, out);
   agreed(f, opt, st, out);
   node_list(f, opt, st, out);
   duplicates(f, st, out);

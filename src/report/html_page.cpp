@@ -69,6 +69,15 @@ tr.odd .bar>span{background:#d4a72c}
 .note{background:var(--warn-bg);color:var(--warn);border-radius:6px;padding:8px 12px;margin:0 0 12px}
 figure{margin:0}figure svg{max-width:100%;height:auto}figcaption{color:var(--muted);font-size:12px;margin-top:6px}
 footer{color:var(--muted);font-size:12px;margin-top:24px}
+a{color:var(--info)}a.id{color:inherit;text-decoration:underline dotted}a.tile-link{flex:1 1 120px;display:flex;text-decoration:none;color:inherit}
+a.tile-link .tile{flex:1}a.fix-link{text-decoration:none}
+td.cell{text-align:center;padding:4px 2px}td.cell a{text-decoration:none}td.cell.none{color:var(--muted)}
+.status-list ul{margin:4px 0 8px;padding-left:18px}.explain{border-top:1px solid #eaeef2;padding:6px 0}
+.explain h3{text-transform:none;letter-spacing:0;color:var(--fg)}
+th.vertical{writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap;vertical-align:bottom;font-weight:500;padding:6px 2px}
+.scroll{overflow-x:auto}td.node{white-space:nowrap;max-width:26em;overflow:hidden;text-overflow:ellipsis}
+.mark{font-weight:700}.mark.error{color:var(--error)}.mark.warn{color:var(--warn)}
+details summary{cursor:pointer;color:var(--info)}
 @page{size:A4;margin:12mm}
 @media print{body{background:#fff;font-size:11px}.wrap{max-width:none;padding:0}header.band{padding:12px 14px}
 section.card{break-inside:auto;border-color:#ccc}tr,.tile{break-inside:avoid}figure{break-inside:avoid}}

@@ -1,8 +1,12 @@
-// The report as one page (`check --format html`, a bundle's report.html): the verdict, the machine, the GPUs,
-// their topology where probes ran, then per area the problems with evidence and fix commands, and what
-// passed. Every string from the machine or a snapshot is escaped (html::h).
+// The report as one page (`check --format html`, a bundle's report.html): the verdict and the counters, a
+// health grid of the GPUs, per area the problems with evidence and fix commands, the machine, the GPUs, the
+// probe figures against their floors and the topology where probes ran, what passed, then the results by
+// status and inline the explanation of every check and fix named (html_links.hpp: every counter, id and fix
+// is a link inside the page). Every string from the machine or a snapshot is escaped (html::h).
 #include "report/gpu_coverage.hpp"
+#include "report/html_links.hpp"
 #include "report/html_page.hpp"
+#include "report/probe_chart_svg.hpp"
 #include "report/report.hpp"
 #include "report/summary_lines.hpp"
 #include "report/topology_svg.hpp"
@@ -27,12 +31,6 @@ std::string verdict(const Summary& s) {
     return fmt::format("<p class=\"verdict warn\">No error; {} warning{} worth a look.</p>", s.warn,
                        s.warn == 1 ? "" : "s");
   return "<p class=\"verdict pass\">No problems found.</p>";
-}
-
-std::string tiles(const Summary& s) {
-  return "<div class=\"tiles\">" + html::tile(s.error, "errors", s.error ? "error" : "") +
-         html::tile(s.warn, "warnings", s.warn ? "warn" : "") + html::tile(s.info, "info", "info") +
-         html::tile(s.pass, "passed", "pass") + html::tile(s.skip, "skipped", "") + "</div>\n";
 }
 
 std::string machine(const Facts& f) {
@@ -74,28 +72,32 @@ std::string link(const Gpu& g) {
   return s;
 }
 
-std::string gpu_table(const Facts& f) {
+std::string gpu_table(const Report& report) {
+  const Facts& f = report.facts;
   if (f.gpus.empty()) return "<p class=\"muted\">No GPU on the PCI bus.</p>\n";
   std::string rows;
   for (const auto& g : f.gpus) {
     std::string driver = g.driver ? h(*g.driver) : "<span class=\"badge error\">none bound</span>";
     rows += fmt::format(
         "<tr><td>{}</td><td class=\"mono\">{}</td><td>{}</td><td class=\"mono\">{}</td><td>{}</td>"
-        "<td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td></tr>",
+        "<td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
         g.index, h(g.bdf), h(g.display_name()), h(g.arch()), driver, h(vram(f, g)), h(link(g)),
-        g.numa_node ? std::to_string(*g.numa_node) : "");
+        g.numa_node ? std::to_string(*g.numa_node) : "", html::gpu_health_cell(report, g));
   }
-  return html::table("<th>#</th><th>PCI address</th><th>Model</th><th>Architecture</th><th>Driver</th>"
-                     "<th class=\"num\">Memory</th><th>PCIe link</th><th class=\"num\">NUMA</th>",
-                     rows);
+  return html::table(
+      "<th>#</th><th>PCI address</th><th>Model</th><th>Architecture</th><th>Driver</th>"
+      "<th class=\"num\">Memory</th><th>PCIe link</th><th class=\"num\">NUMA</th><th>Health</th>",
+      rows);
 }
 
-std::string result_card(const Result& r, const Catalogue& cat) {
-  std::string where = h(r.id) + (r.subject.empty() ? "" : " · " + h(r.subject));
-  std::string out =
-      fmt::format("<div class=\"result {}\"><div class=\"head\">{}<span class=\"title\">{}</span>"
-                  "<span class=\"where mono\">{}</span></div><p>{}</p>",
-                  html::status_class(r.status), html::badge(r.status), h(r.title), where, h(r.message));
+std::string result_card(const Report& report, const Result& r, const Catalogue& cat) {
+  std::string where = html::id_link(r.id) + (r.subject.empty() ? "" : " · " + h(r.subject)) +
+                      (r.key.empty() ? "" : " · " + h(r.key));
+  std::string out = fmt::format(
+      "<div class=\"result {}\" id=\"{}\"><div class=\"head\">{}<span class=\"title\">{}</span>"
+      "<span class=\"where mono\">{}</span></div><p>{}</p>",
+      html::status_class(r.status), html::result_anchor(static_cast<std::size_t>(&r - report.results.data())),
+      html::badge(r.status), h(r.title), where, h(r.message));
   if (!r.evidence.empty()) {
     out += "<ul class=\"evidence mono\">";
     for (const auto& e : r.evidence)
@@ -104,7 +106,7 @@ std::string result_card(const Result& r, const Catalogue& cat) {
   }
   for (const auto& fix : r.fixes) {
     const FixEntry* entry = cat.find_fix(fix);
-    out += fmt::format("<div class=\"fix\">Fix: <code>gpudoctor fix {}</code>{}</div>", h(fix),
+    out += fmt::format("<div class=\"fix\">Fix: {}{}</div>", html::fix_link(fix),
                        entry ? " <span class=\"muted\">" + h(entry->title) + "</span>" : "");
   }
   if (r.action)
@@ -131,8 +133,8 @@ ByArea by_area(const std::vector<Result>& results, const Catalogue& cat, bool pr
   return out;
 }
 
-std::string problems(const std::vector<Result>& results, const Catalogue& cat) {
-  ByArea areas = by_area(results, cat, true);
+std::string problems(const Report& report, const Catalogue& cat) {
+  ByArea areas = by_area(report.results, cat, true);
   if (areas.empty())
     return "<p class=\"muted\">Nothing to report: every check passed or did not apply.</p>\n";
   std::string out;
@@ -140,23 +142,24 @@ std::string problems(const std::vector<Result>& results, const Catalogue& cat) {
     if (auto it = areas.find(area); it != areas.end()) {
       out += "<h3>" + h(area_title(area)) + "</h3>\n";
       for (const Result* r : it->second)
-        out += result_card(*r, cat);
+        out += result_card(report, *r, cat);
     }
   return out;
 }
 
-std::string passed(const std::vector<Result>& results, const Catalogue& cat) {
-  ByArea areas = by_area(results, cat, false);
+std::string passed(const Report& report, const Catalogue& cat) {
+  ByArea areas = by_area(report.results, cat, false);
   std::string out;
   for (const auto& area : area_order()) {
     auto it = areas.find(area);
     if (it == areas.end()) continue;
     out += "<h3>" + h(area_title(area)) + "</h3>\n<table><tbody>";
     for (const Result* r : it->second)
-      out += fmt::format("<tr><td style=\"width:7em\">{}</td><td class=\"mono\" "
+      out += fmt::format("<tr id=\"{}\"><td style=\"width:7em\">{}</td><td class=\"mono\" "
                          "style=\"width:30%\">{}{}</td><td>{}</td></tr>",
-                         html::badge(r->status), h(r->id), r->subject.empty() ? "" : " · " + h(r->subject),
-                         h(r->message));
+                         html::result_anchor(static_cast<std::size_t>(r - report.results.data())),
+                         html::badge(r->status), html::id_link(r->id),
+                         r->subject.empty() ? "" : " · " + h(r->subject), h(r->message));
     out += "</tbody></table>\n";
   }
   return out;
@@ -176,13 +179,20 @@ std::string render_html(const Report& report, const Catalogue& cat) {
   header.meta.push_back(report.source_kind == "live" ? "judged on the machine itself"
                                                      : "judged from the snapshot " + h(report.source_path));
   if (std::string covers = gpu_coverage_text(report); !covers.empty()) header.meta.push_back(h(covers));
-  std::string body = verdict(s) + tiles(s);
-  body += html::section("problems", "Problems and notes, by area", problems(report.results, cat));
+  std::string body = verdict(s) + html::linked_tiles(s);
+  if (!f.gpus.empty()) body += html::section("health", "GPU health", html::health_grid(report, cat));
+  body += html::section("problems", "Problems and notes, by area", problems(report, cat));
   body += html::section("machine", "Machine", machine(f));
-  body += html::section("gpus", "GPUs", gpu_table(f));
+  body += html::section("gpus", "GPUs", gpu_table(report));
+  if (std::string chart = probe_chart_svg(f); !chart.empty())
+    body += html::section("probe-figures", "Probe figures against their floors", chart);
   if (std::string topo = topology_svg(f); !topo.empty())
     body += html::section("topology", "GPU topology", topo);
-  body += html::section("passed", "Passed and not applicable", passed(report.results, cat));
+  body += html::section("passed", "Passed and not applicable", passed(report, cat));
+  body += html::section("by-status", "Results by status", html::status_lists(report));
+  body += html::section("explanations", "What each check looks at", html::explanations(report, cat));
+  if (std::string fixes = html::fix_descriptions(report, cat); !fixes.empty())
+    body += html::section("fixes", "Fixes", fixes);
   std::string title = fmt::format("gpudoctor report: {}", f.hostname.empty() ? "unnamed host" : f.hostname);
   return html::page(title, header, body);
 }

@@ -128,6 +128,17 @@ std::string xml(std::string_view s) {
   return references(terminal(s), true);
 }
 
+std::string url_path(std::string_view path) {
+  std::string out;
+  out.reserve(path.size());
+  for (char c : path) {
+    bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 std::string_view("-._~/").find(c) != std::string_view::npos;
+    out += plain ? std::string(1, c) : fmt::format("%{:02X}", static_cast<unsigned char>(c));
+  }
+  return out;
+}
+
 std::string json_text(std::string_view json) {
   std::string out;
   out.reserve(json.size());

@@ -34,6 +34,10 @@ std::string html(std::string_view s);
 // & < > " ' as character references, and line feed and tab as &#10; and &#9; (so attribute values keep them).
 std::string xml(std::string_view s);
 
+// A relative path as the path of a URL (a link from one page to another beside it): ASCII letters, digits
+// and "-._~/" as they are, every other byte %XX. No scheme, query or fragment can come out of it.
+std::string url_path(std::string_view path);
+
 // A Prometheus label value (text exposition format, inside double quotes): `one_line`, then backslash and
 // double quote escaped with a backslash. The exposition format reads the `one_line` text back.
 std::string prometheus_label(std::string_view s);

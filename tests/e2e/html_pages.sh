@@ -22,7 +22,8 @@ chrome() {
 }
 
 # Pages: a machine's report with its probes (the topology picture), a fleet with an odd one out and a failing
-# node, and a diff with an upgraded driver.
+# node, a diff with an upgraded driver; a multi-GPU machine with a failing GPU, and the fleet of every machine
+# fixture (each node linked to its own page).
 h200=$source_dir/tests/machines/nvidia-h200-real/snapshot
 "$gpudoctor" check --from "$h200" --format html >"$work/check.html" || fail "check --format html failed"
 "$gpudoctor" check --from "$h200" --format json >"$work/h200.json" || fail "check --format json failed"
@@ -50,6 +51,65 @@ PY
   fail "fleet --format html failed"
 "$gpudoctor" diff "$work/h200.json" "$work/after.json" --format html -o "$work/diff.html" || [[ $? == 1 ]] ||
   fail "diff --format html failed"
+
+# A multi-GPU machine with a failing GPU: the HGX H200 board (Fabric Manager's version differs from the
+# driver's) whose GPU 0000:3a:00.0 fell off the bus this boot.
+hgx=$work/hgx
+cp -r "$source_dir/tests/machines/nvidia-hgx-h200-fabric-manager-mismatch/snapshot" "$hgx"
+echo "[ 4100.000000] NVRM: Xid (PCI:0000:3a:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus." \
+  >>"$hgx/cmd/2-dmesg.out"
+"$gpudoctor" check --from "$hgx" --format html -o "$work/check-hgx.html" || [[ $? == 1 ]] ||
+  fail "check --format html of the HGX copy failed"
+
+# The fleet of every machine fixture, each report beside its own page (the fleet page links them).
+mkdir -p "$work/all"
+for snap in "$source_dir"/tests/machines/*/snapshot; do
+  name=$(basename "$(dirname "$snap")")
+  "$gpudoctor" check --from "$snap" --format json -o "$work/all/$name.json" 2>/dev/null || [[ $? == 1 ]] ||
+    fail "check --from $name failed"
+  "$gpudoctor" check --from "$snap" --format html -o "$work/all/$name.html" 2>/dev/null || [[ $? == 1 ]] ||
+    fail "check --from $name --format html failed"
+done
+fixtures=$(find "$work/all" -name '*.json' | wc -l)
+((fixtures > 40)) || fail "only $fixtures machine fixtures were judged"
+"$gpudoctor" fleet "$work/all" --format html -o "$work/fleet-all.html" 2>/dev/null || [[ $? == 1 ]] ||
+  fail "fleet --format html of every fixture failed"
+
+# Every link of a page leads to an element of the page (#id) or to a file beside it (a node's own page).
+links_resolve() {
+  "$py" - "$1" <<'PY' || fail "$(basename "$1"): a link leads nowhere"
+import html.parser, os, sys, urllib.parse
+class Page(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.ids, self.links = [], []
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if "id" in a:
+            self.ids.append(a["id"])
+        if tag == "a":
+            self.links.append(a.get("href") or "")
+path = sys.argv[1]
+page = Page()
+page.feed(open(path, encoding="utf-8").read())
+ids = set(page.ids)
+bad = [i for i in ids if page.ids.count(i) > 1]
+inside = outside = 0
+for link in page.links:
+    if link.startswith("#"):
+        inside += 1
+        if link[1:] not in ids:
+            bad.append(link)
+    else:
+        outside += 1
+        target = os.path.join(os.path.dirname(path), urllib.parse.unquote(link))
+        if urllib.parse.urlsplit(link).scheme or not os.path.isfile(target):
+            bad.append(link)
+if bad or not page.links:
+    sys.exit(f"{len(bad)} of {len(page.links)} links lead nowhere or ids repeat: {bad[:5]}")
+print(f"{inside} links inside the page, {outside} to pages beside it")
+PY
+}
 
 # Not blank: a screenshot of a page with text has many colours; an empty one has one or two.
 colours() {
@@ -106,3 +166,29 @@ page() {
 page check "No problems found." "No problems found"
 page fleet "570.86.15 (open)" "1 node with errors"
 page diff "590.10.01 (open)" "Conclusions that changed"
+page check-hgx "GPU has fallen off the bus" "GPU health"
+page fleet-all "Who fails what, worst first" "Who fails what"
+
+for name in check check-hgx fleet-all; do
+  n=$(links_resolve "$work/$name.html") && pass "$name: every link resolves ($n)"
+done
+# The check page of the failing GPU: its row of the health grid says error in the kernel-log column, and
+# each of the page's counters, check ids and fixes is a link.
+"$py" - "$work/check-hgx.html" <<'PY' || fail "check-hgx: the health grid or a link is wrong"
+import re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+tiles = re.findall(r'<a class="tile-link" href="#status-(\w+)">', page)
+assert tiles == ["error", "warn", "info", "pass", "skip"], tiles
+ids = set(re.findall(r'<span class="where mono"><a class="id" href="#explain-([^"]+)">', page))
+cards = len(re.findall(r'<div class="result \w+" id="r-\d+">', page))
+assert cards and len(re.findall(r'<span class="where mono"><a class="id"', page)) == cards, "a card's id is no link"
+assert all(f'id="explain-{i}"' in page for i in ids), ids
+fixes = set(re.findall(r'<a class="fix-link" href="#fix-([^"]+)">', page))
+assert fixes and all(f'id="fix-{f}"' in page for f in fixes), fixes
+rows = re.findall(r'<tr id="gpu-(\d+)">(.*?)</tr>', page)
+assert len(rows) == 8, len(rows)
+errors = [gpu for gpu, row in rows if 'cell error' in row]
+assert len(errors) == 1, errors
+print("ok")
+PY
+pass "check-hgx: one GPU's row of the health grid has an error; every card's id and every fix is a link"

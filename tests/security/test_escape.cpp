@@ -55,6 +55,18 @@ TEST_SUITE("security") {
     CHECK(escape::prometheus_label("plain value") == "plain value");
   }
 
+  TEST_CASE("escape: a path as a URL path keeps no scheme, query, fragment, quote or control") {
+    CHECK(escape::url_path("../reports/node-01_a~b.html") == "../reports/node-01_a~b.html");
+    CHECK(escape::url_path("javascript:alert(1)") == "javascript%3Aalert%281%29");
+    CHECK(escape::url_path("a b?c#d\"e'<f>&.html") == "a%20b%3Fc%23d%22e%27%3Cf%3E%26.html");
+    CHECK(escape::url_path("n\xc3\xa9.html") == "n%C3%A9.html");
+    for (const auto& s : k_hostile) {
+      std::string out = escape::url_path(s);
+      CHECK(out.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/%") ==
+            std::string::npos);
+    }
+  }
+
   TEST_CASE("escape: JSON output holds no raw control or bidi character, and the same values") {
     Json doc = Json::object();
     for (std::size_t i = 0; i < k_hostile.size(); ++i)

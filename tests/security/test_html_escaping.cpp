@@ -9,6 +9,7 @@
 #include "report/fleet_render.hpp"
 #include "report/report.hpp"
 #include "security/inert_text.hpp"
+#include "util/escape.hpp"
 
 #include <set>
 
@@ -26,14 +27,16 @@ std::string evil(const std::string& what) {
 }
 
 // Tags the renderers write; anything else in a page came from a value.
-const std::set<std::string> k_tags = {
-    "!DOCTYPE", "html",   "head",       "meta", "title", "style", "body",  "header", "main", "footer",
-    "div",      "h1",     "h2",         "h3",   "p",     "span",  "b",     "br",     "code", "ul",
-    "li",       "dl",     "dt",         "dd",   "table", "thead", "tbody", "tr",     "th",   "td",
-    "section",  "figure", "figcaption", "svg",  "rect",  "line",  "text",  "g"};
+const std::set<std::string> k_tags = {"!DOCTYPE", "html", "head",    "meta",   "title",      "style",  "body",
+                                      "header",   "main", "footer",  "div",    "h1",         "h2",     "h3",
+                                      "p",        "span", "b",       "br",     "code",       "ul",     "li",
+                                      "dl",       "dt",   "dd",      "table",  "thead",      "tbody",  "tr",
+                                      "th",       "td",   "section", "figure", "figcaption", "svg",    "rect",
+                                      "line",     "text", "g",       "a",      "details",    "summary"};
 
 // The first offence in a page's markup: a tag the renderers do not write, an attribute named on..., a
-// <style> holding a '<' (a value that closed it), or an unquoted attribute value.
+// <style> holding a '<' (a value that closed it), an unquoted attribute value, or a link with a scheme (a
+// link goes to a place in the page or, on the fleet page, to a node's page by a relative path).
 std::string markup_offence(const std::string& page) {
   for (std::size_t i = page.find('<'); i != std::string::npos; i = page.find('<', i + 1)) {
     std::size_t end = page.find('>', i);
@@ -58,6 +61,8 @@ std::string markup_offence(const std::string& page) {
       if (eq + 1 >= tag.size() || tag[eq + 1] != '"') return "an unquoted value of " + attr;
       std::size_t q = tag.find('"', eq + 2);
       if (q == std::string::npos) return "an unterminated value of " + attr;
+      if (attr == "href" && tag.substr(eq + 2, q - eq - 2).find(':') != std::string::npos)
+        return "a link with a scheme: " + tag.substr(eq + 2, q - eq - 2);
       k = q + 1;
     }
     i = end;
@@ -141,6 +146,10 @@ TEST_SUITE("security") {
     builder.add(2, hostile_node(evil("node-b"), evil("580"), Status::pass));
     Fleet fleet = builder.finish();
     judge(render_fleet_html(fleet), "fleet --format html");
+    // Each node linked to its own page by a path made from a hostile file name.
+    for (auto& node : fleet.nodes)
+      node.page = escape::url_path(evil("javascript:alert(4)//../") + node.input + ".html");
+    judge(render_fleet_html(fleet), "fleet --format html, nodes linked to their pages");
     ReportDiff diff = diff_reports(hostile_node(evil("n"), evil("570"), Status::pass),
                                    hostile_node(evil("n"), evil("580"), Status::error));
     diff.notes.push_back(evil("note"));
@@ -153,6 +162,9 @@ TEST_SUITE("security") {
     CHECK(markup_offence("<p class=x>a</p>") == "an unquoted value of class");
     CHECK(markup_offence("<style>a</style><script>") == "a tag <script> at 16");
     CHECK(markup_offence("<style>a</style><p class=\"a\">b</p>") == "");
+    CHECK(markup_offence("<a href=\"javascript:alert(1)\">a</a>") ==
+          "a link with a scheme: javascript:alert(1)");
+    CHECK(markup_offence("<a href=\"#r-1\">a</a><a href=\"n%3A1.html\">b</a>") == "");
   }
 
 } // TEST_SUITE

@@ -1,5 +1,6 @@
 // fleet/fleet: values x node counts with the odd ones out, the nodes failing each check, duplicate hosts.
 #include "fleet/fleet.hpp"
+#include "fleet/fleet_triage.hpp"
 #include "fleet_fixtures.hpp"
 #include "report/fleet_render.hpp"
 
@@ -176,8 +177,10 @@ TEST_CASE("fleet text: the node list counts in words and keeps its columns for a
       hand_node(long_name, "/r/long.json", {},
                 {{"gpu.driver", "gpu0", Status::error}, {"gpu.driver", "gpu1", Status::error}})};
   std::string text = render_fleet_text(build(std::move(nodes)), FleetTextOptions{});
+  auto list = text.find("\nNodes\n");
+  REQUIRE(list != std::string::npos);
   auto line_of = [&](const std::string& name) {
-    auto at = text.find("\n  " + name);
+    auto at = text.find("\n  " + name, list);
     REQUIRE(at != std::string::npos);
     auto end = text.find('\n', at + 1);
     return text.substr(at + 1, end - at - 1);
@@ -191,4 +194,70 @@ TEST_CASE("fleet text: the node list counts in words and keeps its columns for a
   auto after = text.find(long_line + "\n") + long_line.size() + 1;
   std::string counts = text.substr(after, text.find('\n', after) - after);
   CHECK(counts.find("  2 errors") == one.find("  1 error "));
+}
+
+TEST_CASE("fleet triage: worst nodes first, each check counted once at its worst; text and HTML agree") {
+  // quiet passes; warned has one warning; broken two errors; mixed an error and a warning, and on gpu.ecc
+  // an error on one GPU and a warning on another (one check, its worst status).
+  std::vector<NodeReport> nodes = {
+      hand_node("quiet", "/r/quiet.json", {}, {{"gpu.driver", "gpu0", Status::pass}}),
+      hand_node("warned", "/r/warned.json", {}, {{"env.nccl", "", Status::warn}}),
+      hand_node("broken", "/r/broken.json", {},
+                {{"gpu.driver", "gpu0", Status::error}, {"kernel.xid", "gpu1", Status::error}}),
+      hand_node("mixed", "/r/mixed.json", {},
+                {{"gpu.ecc", "gpu0", Status::error},
+                 {"gpu.ecc", "gpu1", Status::warn},
+                 {"env.nccl", "", Status::warn}})};
+  Fleet f = build(std::move(nodes));
+  Triage t = triage(f, 10);
+  REQUIRE(t.nodes.size() == 3);
+  std::vector<std::string> order;
+  for (const auto& n : t.nodes)
+    order.push_back(f.nodes[n.node].host);
+  CHECK(order == std::vector<std::string>{"broken", "mixed", "warned"});
+  CHECK(t.nodes[1].errors == 1);
+  CHECK(t.nodes[1].warnings == 1); // gpu.ecc once, as an error; env.nccl a warning
+  CHECK(t.more_nodes == 0);
+  Triage two = triage(f, 2);
+  CHECK(two.nodes.size() == 2);
+  CHECK(two.more_nodes == 1);
+
+  // The text: the worst nodes before the failing checks, before the drift.
+  std::string text = render_fleet_text(f, FleetTextOptions{});
+  auto worst = text.find("Worst nodes"), failing = text.find("Failing checks");
+  REQUIRE(worst != std::string::npos);
+  REQUIRE(failing != std::string::npos);
+  CHECK(worst < failing);
+  auto b = text.find("  broken", worst), m = text.find("  mixed", worst), w = text.find("  warned", worst);
+  CHECK(b < m);
+  CHECK(m < w);
+  CHECK(w < failing);
+  CHECK(text.find("  quiet", worst) > failing);
+
+  // The HTML: the grid's rows in the same order, before the failing checks' table.
+  std::string page = render_fleet_html(f);
+  auto grid = page.find("<div class=\"scroll\">");
+  REQUIRE(grid != std::string::npos);
+  auto grid_end = page.find("</div>", grid);
+  auto at = [&](const std::string& host) { return page.find("<b>" + host + "</b>", grid); };
+  CHECK(at("broken") < at("mixed"));
+  CHECK(at("mixed") < at("warned"));
+  CHECK(at("warned") < grid_end);
+  CHECK(at("quiet") > grid_end);
+}
+
+TEST_CASE("fleet HTML: more than three odd ones out fold behind their count; a node links to its page") {
+  std::vector<NodeReport> nodes;
+  for (int i = 0; i < 10; ++i)
+    nodes.push_back(hand_node(fmt::format("n{:02}", i), fmt::format("/r/n{:02}.json", i),
+                              {{"Driver", "NVIDIA kernel module", i < 5 ? "580" : "570"}},
+                              {{"gpu.driver", "gpu0", i < 4 ? Status::error : Status::pass}}));
+  Fleet f = build(std::move(nodes));
+  f.nodes[0].page = "n00.html";
+  std::string page = render_fleet_html(f);
+  // 4 failing nodes and 5 odd ones out (a tie: 5 against 5): folded, with their count.
+  CHECK(page.find("<details><summary>4 nodes</summary>") != std::string::npos);
+  CHECK(page.find("<details><summary>5 nodes</summary>") != std::string::npos);
+  CHECK(page.find("<a href=\"n00.html\">n00</a>") != std::string::npos);
+  CHECK(page.find("<a href=\"n01.html\">") == std::string::npos);
 }

@@ -1,6 +1,7 @@
 // The HTML pages: self-contained (nothing to load, nothing to run), the parts each must show, the
 // topology picture from probe facts, the odd ones out highlighted. (Loading them in a browser:
 // tests/e2e/html_pages.sh; hostile values: tests/security/test_html_escaping.cpp.)
+#include "engine/catalogue.hpp"
 #include "fleet/fleet.hpp"
 #include "fleet/report_diff.hpp"
 #include "fleet_fixtures.hpp"
@@ -8,6 +9,10 @@
 #include "report/fleet_render.hpp"
 #include "report/report.hpp"
 #include "report/topology_svg.hpp"
+#include "util/escape.hpp"
+
+#include <fstream>
+#include <set>
 
 using namespace gpudoctor;
 using namespace gpudoctor::test;
@@ -21,14 +26,43 @@ std::size_t count(const std::string& s, const std::string& part) {
   return n;
 }
 
-// Nothing in the page can fetch or run anything: no script, no source or link, no CSS import or url().
+// The values of every `NAME="..."` attribute in the page, in order.
+std::vector<std::string> attributes(const std::string& page, const std::string& name) {
+  std::vector<std::string> out;
+  const std::string key = " " + name + "=\"";
+  for (auto at = page.find(key); at != std::string::npos; at = page.find(key, at + 1)) {
+    auto start = at + key.size();
+    out.push_back(page.substr(start, page.find('"', start) - start));
+  }
+  return out;
+}
+
+// Nothing in the page can fetch or run anything: no script, no source, no CSS import or url(), and a link
+// only to a place in the page itself.
 void self_contained(const std::string& page) {
   CHECK(page.starts_with("<!DOCTYPE html>"));
   CHECK(page.find("Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\"") !=
         std::string::npos);
-  for (const char* loader :
-       {"<script", "src=", "href=", "url(", "@import", "<link", "<img", "<iframe", "<object"})
+  for (const char* loader : {"<script", "src=", "url(", "@import", "<link", "<img", "<iframe", "<object"})
     CHECK_MESSAGE(page.find(loader) == std::string::npos, loader);
+  for (const auto& target : attributes(page, "href"))
+    CHECK_MESSAGE(target.starts_with("#"), target);
+}
+
+// Every link of the page leads to an element of the page, and no two elements share an id.
+void links_resolve(const std::string& page) {
+  std::set<std::string> ids;
+  for (const auto& id : attributes(page, "id"))
+    CHECK_MESSAGE(ids.insert(id).second, "two elements have the id " << id);
+  for (const auto& target : attributes(page, "href"))
+    CHECK_MESSAGE(ids.contains(target.substr(1)), "nothing in the page is " << target);
+}
+
+// The part of the page from the element with this id to the end of that element's first child text.
+std::string element(const std::string& page, const std::string& id, const std::string& until) {
+  auto at = page.find("id=\"" + id + "\"");
+  REQUIRE_MESSAGE(at != std::string::npos, id);
+  return page.substr(at, page.find(until, at) - at);
 }
 
 Report judged(const std::string& machine) {
@@ -47,14 +81,15 @@ TEST_CASE("html: the report page of a machine with probes: verdict, problems, GP
   CHECK(page.find("<title>gpudoctor report: mi210-node07</title>") != std::string::npos);
   CHECK(page.find("7 warnings worth a look") != std::string::npos);
   // Problems by area, with evidence and fix commands.
-  CHECK(count(page, "<div class=\"result warn\">") == 7);
+  CHECK(count(page, "<div class=\"result warn\" id=\"r-") == 7);
   CHECK(page.find("GPUs cannot reach each other directly") != std::string::npos);
   CHECK(page.find("<ul class=\"evidence mono\"><li>cmd probe-p2p@hip") != std::string::npos);
   // The GPU table, one row a GPU.
   CHECK(page.find("<td class=\"mono\">0000:63:00.0</td><td>AMD Instinct MI210</td>") != std::string::npos);
   CHECK(page.find("<td class=\"mono\">0000:e3:00.0</td><td>AMD Instinct MI210</td>") != std::string::npos);
-  // The topology: both GPUs under their own NUMA node, P2P refused both ways.
-  CHECK(count(page, "<svg ") == 1);
+  // The topology: both GPUs under their own NUMA node, P2P refused both ways (and a second picture, the
+  // probe figures against their floors).
+  CHECK(count(page, "<svg ") == 2);
   CHECK(page.find("CPU · NUMA node 0") != std::string::npos);
   CHECK(page.find("CPU · NUMA node 1") != std::string::npos);
   CHECK(count(page, ">no P2P</text>") == 2);
@@ -64,7 +99,7 @@ TEST_CASE("html: the report page of a machine with probes: verdict, problems, GP
 TEST_CASE("html: fix commands appear with the fix's title; a machine without probes has no topology") {
   std::string page = render_html(judged("amd-to-nvidia-leftovers"), loaded_data().cat);
   self_contained(page);
-  CHECK(page.find("<div class=\"fix\">Fix: <code>gpudoctor fix ") != std::string::npos);
+  CHECK(page.find("<div class=\"fix\">Fix: <a class=\"fix-link\" href=\"#fix-") != std::string::npos);
   CHECK(page.find("id=\"topology\"") == std::string::npos);
 }
 
@@ -157,4 +192,94 @@ TEST_CASE("html: the topology picture holds its labels (the last GPU's link labe
     CHECK_MESSAGE(x + static_cast<int>(chars) * 7 <= width, svg.substr(tag_end + 1, close - tag_end - 1));
   }
   CHECK(labels == 3); // link, host→GPU, GPU→host
+}
+
+TEST_CASE("html: every counter, check id and fix on the check page is a link that resolves inside the page") {
+  // A multi-GPU machine with a failing GPU: the HGX H200 board (8 GPUs, Fabric Manager's version differs
+  // from the driver's) whose GPU 0000:3a:00.0 fell off the bus this boot (Xid 79 in the kernel log).
+  TempDir dir;
+  std::filesystem::copy(machine_dir("nvidia-hgx-h200-fabric-manager-mismatch") / "snapshot", dir.path(),
+                        std::filesystem::copy_options::recursive |
+                            std::filesystem::copy_options::copy_symlinks);
+  {
+    std::ofstream dmesg(dir.path() / "cmd" / "2-dmesg.out", std::ios::app);
+    dmesg << "[ 4100.000000] NVRM: Xid (PCI:0000:3a:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen "
+             "off the bus.\n";
+  }
+  Report r = judged_snapshot(dir.path());
+  const Catalogue& cat = loaded_data().cat;
+  std::string page = render_html(r, cat);
+  self_contained(page);
+  links_resolve(page);
+
+  // The counters: each tile is a link to the list of its results, and that list links each result's card.
+  for (const char* status : {"error", "warn", "info", "pass", "skip"})
+    CHECK_MESSAGE(page.find(fmt::format("<a class=\"tile-link\" href=\"#status-{}\">", status)) !=
+                      std::string::npos,
+                  status);
+  std::string errors = element(page, "status-error", "</div>");
+  std::size_t error_results = 0;
+  for (std::size_t n = 0; n < r.results.size(); ++n) {
+    const Result& result = r.results[n];
+    if (result.status == Status::error) {
+      ++error_results;
+      CHECK(errors.find(fmt::format("href=\"#r-{}\"", n)) != std::string::npos);
+    }
+    // Each check id is a link to its explanation, which says what the catalogue says.
+    CHECK(page.find(fmt::format("<a class=\"id\" href=\"#explain-{0}\">{0}</a>", result.id)) !=
+          std::string::npos);
+    const CatalogueEntry* entry = cat.find(result.id);
+    REQUIRE_MESSAGE(entry != nullptr, result.id);
+    CHECK(element(page, "explain-" + result.id, "</dl>").find(escape::html(entry->what)) !=
+          std::string::npos);
+    // Each fix is a link to its description from fixes/catalogue.yaml and its command.
+    for (const auto& fix : result.fixes) {
+      CHECK(page.find(fmt::format("href=\"#fix-{}\"", fix)) != std::string::npos);
+      const FixEntry* f = cat.find_fix(fix);
+      REQUIRE_MESSAGE(f != nullptr, fix);
+      std::string described = element(page, "fix-" + fix, "</div>");
+      CHECK(described.find(escape::html(f->description)) != std::string::npos);
+      CHECK(described.find("<code>gpudoctor fix " + fix + "</code>") != std::string::npos);
+    }
+  }
+  REQUIRE(error_results >= 2); // the lost GPU's and Fabric Manager's
+  CHECK(count(errors, "<li>") == error_results);
+
+  // The health grid: the lost GPU's kernel-log cell is an error linked to its result; the other seven GPUs'
+  // kernel-log cells are not; the GPU table's health column says error for it alone.
+  const Gpu* lost = nullptr;
+  for (const auto& g : r.facts.gpus)
+    if (g.bdf == "0000:3a:00.0") lost = &g;
+  REQUIRE(lost != nullptr);
+  REQUIRE(r.facts.gpus.size() == 8);
+  auto kernel_log = std::find_if(health_columns().begin(), health_columns().end(),
+                                 [](const HealthColumn& c) { return c.id == "kernel-log"; });
+  REQUIRE(kernel_log != health_columns().end());
+  auto column = static_cast<std::size_t>(kernel_log - health_columns().begin());
+  for (const auto& g : r.facts.gpus) {
+    std::string row = element(page, fmt::format("gpu-{}", g.index), "</tr>");
+    std::vector<std::string> cells;
+    for (auto at = row.find("<td class=\"cell"); at != std::string::npos;
+         at = row.find("<td class=\"cell", at + 1))
+      cells.push_back(row.substr(at, row.find("</td>", at) - at));
+    REQUIRE(cells.size() == health_columns().size());
+    bool error = cells[column].find("cell error") != std::string::npos;
+    CHECK_MESSAGE(error == (&g == lost), g.bdf);
+    if (&g == lost) CHECK(cells[column].find("href=\"#r-") != std::string::npos);
+  }
+  CHECK(count(page, fmt::format("<a href=\"#gpu-{}\"><span class=\"badge error\">", lost->index)) == 1);
+  CHECK(count(page, "<a href=\"#gpu-") == 8);
+}
+
+TEST_CASE("html: probe figures are drawn against their floors, a figure below its floor in red") {
+  std::string slow = render_html(judged("probe-nvidia-rtx3090-slow"), loaded_data().cat);
+  std::string healthy = render_html(judged("probe-nvidia-rtx3090-healthy"), loaded_data().cat);
+  for (const std::string* page : {&slow, &healthy}) {
+    self_contained(*page);
+    links_resolve(*page);
+    REQUIRE(page->find("aria-label=\"probe bandwidths against their floors\"") != std::string::npos);
+    CHECK(page->find(" (floor ") != std::string::npos);
+  }
+  CHECK(slow.find("fill=\"#cf222e\"") != std::string::npos);
+  CHECK(healthy.find("fill=\"#cf222e\"") == std::string::npos);
 }
