@@ -152,6 +152,7 @@ Outcome cmd_bundle(const BundleOptions& opt) {
     diag::note("{}", warning);
   manifest.redacted = log.redacted;
   manifest.left_out = log.left_out;
+  manifest.excerpts = recorder.excerpted_files();
   manifest.note = redact.obfuscate ? "redacted and obfuscated; " + log.note : "redacted";
   std::vector<std::string> failures = log.failed;
   auto write = [&](const std::string& name, const std::string& text) {

@@ -1,6 +1,7 @@
 #include "system/recording_view.hpp"
 
 #include "system/path_walk.hpp"
+#include "system/record_excerpts.hpp"
 #include "util/file_text.hpp"
 #include "util/text.hpp"
 
@@ -102,8 +103,12 @@ std::optional<std::string> RecordingView::read_file(const std::string& path) {
   if (refused(path, false)) return std::nullopt;
   auto content = m_live.read_file(path);
   if (!content) return content;
+  auto rule = excerpts::rule_for(path);
   std::lock_guard lock(m_mutex);
-  if (auto where = mirror_path(path, true)) write_file(*where, *content);
+  if (auto where = mirror_path(path, true)) {
+    write_file(*where, rule ? excerpts::apply(*rule, *content) : *content);
+    if (rule) m_excerpts[path] = std::string(*rule);
+  }
   return content;
 }
 
@@ -235,9 +240,16 @@ Identity RecordingView::identity() {
   return id;
 }
 
+std::map<std::string, std::string> RecordingView::excerpted_files() {
+  std::lock_guard lock(m_mutex);
+  return m_excerpts;
+}
+
 void RecordingView::finish(const snapshot::Manifest& manifest) {
   std::lock_guard lock(m_mutex);
-  write_file(m_dir / "manifest.json", dump_json(snapshot::manifest_to_json(manifest)));
+  snapshot::Manifest written = manifest;
+  written.excerpts = m_excerpts;
+  write_file(m_dir / "manifest.json", dump_json(snapshot::manifest_to_json(written)));
   write_file(m_dir / "stat.json", dump_json(m_stats));
   write_file(m_dir / "commands.json", dump_json(m_commands));
 }

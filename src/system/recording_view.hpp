@@ -46,6 +46,9 @@ public:
   std::vector<std::pair<std::string, std::string>> skipped();
   // The files left out for a bound, each with why (leave_out): for the manifest's left_out.
   std::map<std::string, std::string> left_out_files();
+  // The files recorded as excerpts (system/record_excerpts.hpp), each with its rule: the manifest's excerpts
+  // (finish writes them too).
+  std::map<std::string, std::string> excerpted_files();
 
 private:
   // Mirrors `path` into fs/, creating every symlink met on the way as the machine has it; returns the
@@ -64,6 +67,7 @@ private:
   ForeignLinkGuard m_guard;
   std::vector<std::pair<std::string, std::string>> m_skipped;
   std::map<std::string, std::string> m_left_out;
+  std::map<std::string, std::string> m_excerpts;
   std::mutex m_mutex;
   std::mutex m_failures_mutex; // apart from m_mutex: some writes happen while it is held, some not
   std::vector<std::string> m_write_failures;

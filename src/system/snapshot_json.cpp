@@ -44,6 +44,7 @@ Json manifest_to_json(const Manifest& m) {
   j["redacted"] = m.redacted;
   if (!m.note.empty()) j["note"] = m.note;
   if (!m.left_out.empty()) j["left_out"] = m.left_out;
+  if (!m.excerpts.empty()) j["excerpts"] = m.excerpts;
   return j;
 }
 
@@ -97,6 +98,24 @@ Json command_to_json(const CommandResult& r, const std::string& out_file, const 
   return j;
 }
 
+namespace {
+
+// The manifest's KEY, when present: an object mapping absolute machine paths to strings (left_out: why the
+// file was left out; excerpts: the rule of its excerpt). An error names the key.
+std::string read_path_map(const Json& j, const char* key, std::map<std::string, std::string>& out) {
+  auto it = j.find(key);
+  if (it == j.end()) return {};
+  if (!it->is_object()) return fmt::format("manifest.json: \"{}\" is not an object", key);
+  for (const auto& [path, value] : it->items()) {
+    if (!value.is_string() || path.empty() || path[0] != '/')
+      return fmt::format("manifest.json: \"{}\" maps absolute paths to strings", key);
+    out[path] = value.get<std::string>();
+  }
+  return {};
+}
+
+} // namespace
+
 FileRead<Manifest> read_manifest(std::string_view text) {
   FileRead<Manifest> out;
   auto j = parse_file(text, "manifest.json", k_max_manifest_bytes, 100000, out.error);
@@ -122,14 +141,8 @@ FileRead<Manifest> read_manifest(std::string_view text) {
   if (auto it = j->find("redacted"); it != j->end() && it->is_array())
     for (const auto& r : *it)
       if (r.is_string()) m.redacted.push_back(r.get<std::string>());
-  if (auto it = j->find("left_out"); it != j->end()) {
-    if (!it->is_object()) return {{}, "manifest.json: \"left_out\" is not an object"};
-    for (const auto& [path, why] : it->items()) {
-      if (!why.is_string() || path.empty() || path[0] != '/')
-        return {{}, "manifest.json: \"left_out\" maps absolute paths to strings"};
-      m.left_out[path] = why.get<std::string>();
-    }
-  }
+  for (auto [key, map] : {std::pair{"left_out", &m.left_out}, std::pair{"excerpts", &m.excerpts}})
+    if (auto error = read_path_map(*j, key, *map); !error.empty()) return {{}, error};
   return out;
 }
 

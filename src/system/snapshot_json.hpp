@@ -45,6 +45,9 @@ struct Manifest {
   // Files of the machine gpudoctor left out for a bound (system/input_limits.hpp), each with why: the replay
   // says what the live run said instead of judging as if they were absent (docs/snapshot.md).
   std::map<std::string, std::string> left_out;
+  // Files recorded as an excerpt in their own format (system/record_excerpts.hpp), each with its rule: the
+  // parsers read them as the whole file; a reader of fs/ learns that lines were dropped (docs/snapshot.md).
+  std::map<std::string, std::string> excerpts;
 };
 
 // One entry of commands.json; the output files are named relative to the snapshot root (not read here).

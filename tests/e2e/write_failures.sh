@@ -24,8 +24,9 @@ for command in "check --format json" "check --list" "explain env.hsa-override-mi
   pass "$command > /dev/full: exit 2, says so"
 done
 
-# 2. A bundle whose snapshot cannot be written whole (here: a 1 MiB dpkg database under a 256 KiB file-size
-# limit; SIGXFSZ ignored, so the write fails with EFBIG as on a full disk) is not packed.
+# 2. A bundle whose snapshot cannot be written whole (here: a 1 MiB dpkg database, whose recorded excerpt is
+# 0.5 MiB, under a 256 KiB file-size limit; SIGXFSZ ignored, so the write fails with EFBIG as on a full disk)
+# is not packed.
 root=$work/machine
 mkdir -p "$root/etc" "$root/var/lib/dpkg"
 printf 'ID=debian\nVERSION_ID="12"\nPRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\n' >"$root/etc/os-release"

@@ -1,0 +1,92 @@
+#include "system/record_excerpts.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+namespace gpudoctor::excerpts {
+
+namespace {
+
+constexpr std::string_view k_dpkg_status = "dpkg-status-fields";
+constexpr std::string_view k_header_defines = "header-defines";
+
+// dpkg's status: the fields the package readers use (parse/pkg_relations.cpp), those a plan made from a
+// snapshot needs to tell a package's origin and what it conflicts with, and the ones apt weighs before a
+// removal. Field names are case-insensitive (deb-control(5)).
+constexpr std::array<std::string_view, 16> k_dpkg_fields = {
+    "Package",     "Status",    "Version",   "Architecture",   "Multi-Arch", "Source",
+    "Maintainer",  "Essential", "Protected", "Installed-Size", "Provides",   "Depends",
+    "Pre-Depends", "Conflicts", "Breaks",    "Replaces"};
+
+// The headers whose versions are read from their macros (collect/toolkits.cpp): NCCL's, RCCL's, cuDNN's.
+constexpr std::array<std::string_view, 4> k_version_headers = {"/nccl.h", "/rccl.h", "/cudnn_version.h",
+                                                               "/cudnn.h"};
+
+bool same_name(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// Calls visit(line) for each line with its line feed (the last may have none).
+template <class Visit> void each_line(std::string_view text, Visit visit) {
+  while (!text.empty()) {
+    std::size_t end = text.find('\n');
+    std::size_t n = end == std::string_view::npos ? text.size() : end + 1;
+    visit(text.substr(0, n));
+    text.remove_prefix(n);
+  }
+}
+
+std::string dpkg_status_fields(std::string_view text) {
+  std::string out;
+  bool keeping = false; // whether the field a continuation line belongs to is kept
+  each_line(text, [&](std::string_view line) {
+    std::string_view bare = line.substr(0, line.find_last_not_of("\r\n") + 1);
+    if (bare.empty()) { // between paragraphs
+      keeping = false;
+      out += line;
+    } else if (bare.front() == ' ' || bare.front() == '\t') {
+      if (keeping) out += line;
+    } else {
+      std::size_t colon = bare.find(':');
+      keeping = colon != std::string_view::npos && dpkg_field_kept(bare.substr(0, colon));
+      if (keeping) out += line;
+    }
+  });
+  return out;
+}
+
+std::string header_defines(std::string_view text) {
+  std::string out;
+  each_line(text, [&](std::string_view line) {
+    std::size_t at = line.find_first_not_of(" \t");
+    if (at == std::string_view::npos || line[at] != '#') return;
+    at = line.find_first_not_of(" \t", at + 1);
+    if (at != std::string_view::npos && line.substr(at).starts_with("define")) out += line;
+  });
+  return out;
+}
+
+} // namespace
+
+bool dpkg_field_kept(std::string_view field) {
+  return std::any_of(k_dpkg_fields.begin(), k_dpkg_fields.end(),
+                     [&](std::string_view kept) { return same_name(field, kept); });
+}
+
+std::optional<std::string_view> rule_for(std::string_view path) {
+  if (path == "/var/lib/dpkg/status") return k_dpkg_status;
+  for (std::string_view header : k_version_headers)
+    if (path.ends_with(header)) return k_header_defines;
+  return std::nullopt;
+}
+
+std::string apply(std::string_view rule, std::string_view content) {
+  if (rule == k_dpkg_status) return dpkg_status_fields(content);
+  if (rule == k_header_defines) return header_defines(content);
+  return std::string(content);
+}
+
+} // namespace gpudoctor::excerpts
