@@ -10,6 +10,7 @@
 #include "parse/parsers.hpp"
 #include "parse/parsers_layer.hpp"
 #include "parse/parsers_system.hpp"
+#include "system/record_excerpts.hpp"
 #include "util/package_version.hpp"
 #include "util/wrap.hpp"
 
@@ -228,6 +229,26 @@ inline constexpr Target k_targets[] = {
      if (l) require(!l->soft.empty() && !l->hard.empty(), "limit values");
    }},
   {"df_size_kib", [](std::string_view s) { (void)parse::df_size_kib(s); }},
+  // A bundle's excerpts (system/record_excerpts): whole lines of the input, and read by the parsers exactly
+  // as the whole file.
+  {"excerpt_dpkg_status", [](std::string_view s) {
+     std::string e = excerpts::apply("dpkg-status-fields", s);
+     require(e.size() <= s.size(), "no longer than the file");
+     auto whole = parse::dpkg_records(s), part = parse::dpkg_records(e);
+     require(whole.size() == part.size(), "as many packages");
+     for (std::size_t i = 0; i < whole.size(); ++i)
+       require(whole[i].name == part[i].name && whole[i].version == part[i].version &&
+                   whole[i].want == part[i].want && whole[i].flag == part[i].flag &&
+                   whole[i].status == part[i].status && whole[i].clauses == part[i].clauses &&
+                   whole[i].provides == part[i].provides,
+               "the same package records");
+   }},
+  {"excerpt_header_defines", [](std::string_view s) {
+     std::string e = excerpts::apply("header-defines", s);
+     require(e.size() <= s.size(), "no longer than the file");
+     require(parse::nccl_header_version(e) == parse::nccl_header_version(s), "the same NCCL version");
+     require(parse::cudnn_header_version(e) == parse::cudnn_header_version(s), "the same cuDNN version");
+   }},
   {"requires_dist", [](std::string_view s) {
      for (const auto& r : parse::requires_dist(s)) require(!r.name.empty(), "requirement name");
    }},

@@ -39,19 +39,28 @@ template <class Visit> void each_line(std::string_view text, Visit visit) {
   }
 }
 
+// The blanks of the parsers (parse/scan.hpp's is_space): an excerpt must split lines into paragraphs, fields
+// and continuations exactly as they do, or a parse of the excerpt would differ from the whole file's.
+constexpr std::string_view k_blanks = " \t\r\n\v\f";
+
+std::string_view trimmed(std::string_view s) {
+  std::size_t first = s.find_first_not_of(k_blanks);
+  if (first == std::string_view::npos) return {};
+  return s.substr(first, s.find_last_not_of(k_blanks) - first + 1);
+}
+
 std::string dpkg_status_fields(std::string_view text) {
   std::string out;
   bool keeping = false; // whether the field a continuation line belongs to is kept
   each_line(text, [&](std::string_view line) {
-    std::string_view bare = line.substr(0, line.find_last_not_of("\r\n") + 1);
-    if (bare.empty()) { // between paragraphs
+    if (trimmed(line).empty()) { // between paragraphs
       keeping = false;
       out += line;
-    } else if (bare.front() == ' ' || bare.front() == '\t') {
+    } else if (k_blanks.find(line.front()) != std::string_view::npos) {
       if (keeping) out += line;
     } else {
-      std::size_t colon = bare.find(':');
-      keeping = colon != std::string_view::npos && dpkg_field_kept(bare.substr(0, colon));
+      std::size_t colon = line.find(':');
+      keeping = colon != std::string_view::npos && dpkg_field_kept(trimmed(line.substr(0, colon)));
       if (keeping) out += line;
     }
   });
@@ -61,10 +70,10 @@ std::string dpkg_status_fields(std::string_view text) {
 std::string header_defines(std::string_view text) {
   std::string out;
   each_line(text, [&](std::string_view line) {
-    std::size_t at = line.find_first_not_of(" \t");
-    if (at == std::string_view::npos || line[at] != '#') return;
-    at = line.find_first_not_of(" \t", at + 1);
-    if (at != std::string_view::npos && line.substr(at).starts_with("define")) out += line;
+    std::string_view t = trimmed(line);
+    if (!t.starts_with('#')) return;
+    std::size_t at = t.find_first_not_of(k_blanks, 1);
+    if (at != std::string_view::npos && t.substr(at).starts_with("define")) out += line;
   });
   return out;
 }

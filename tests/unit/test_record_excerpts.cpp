@@ -77,6 +77,15 @@ TEST_CASE("excerpt: dpkg's status keeps what its readers read, without descripti
   CHECK(kept == "package: a\r\nSTATUS: install ok installed\r\nversion: 1\r\nDepends: b,\n c\n\nPackage: "
                 "b\nStatus: install ok installed\nVersion: 2\n");
   same_records(odd, kept);
+
+  // Lines the parsers split as they do: a line of blanks ends a paragraph; a key with a blank before its
+  // colon is still the key; a line starting with any blank (a form feed too) continues a field.
+  std::string blanks = "Package: a\nStatus: install ok installed\nVersion: 1\n \t\nPackage: b\nVersion : 2\n"
+                       "Status: install ok installed\n\fPackage: c\nDescription: d\n\v\nPackage: e\n";
+  std::string blank_kept = excerpts::apply(*rule, blanks);
+  same_records(blanks, blank_kept);
+  CHECK(parse::dpkg_records(blanks).size() == 3);
+  CHECK(blank_kept.find("Version : 2") != std::string::npos);
 }
 
 TEST_CASE("excerpt: a version header keeps its #define lines, and its version") {
@@ -93,6 +102,11 @@ TEST_CASE("excerpt: a version header keeps its #define lines, and its version") 
   CHECK(parse::nccl_header_version(excerpt) == parse::nccl_header_version(whole));
   CHECK(excerpts::apply("header-defines", "#  define CUDNN_MAJOR 9\n\t# define CUDNN_MINOR (1)\nint x;\n") ==
         "#  define CUDNN_MAJOR 9\n\t# define CUDNN_MINOR (1)\n");
+  // Any blank the parser skips, before the '#' or after it.
+  std::string blanks = "\f#define NCCL_MAJOR 2\r\n#\vdefine NCCL_MINOR 28\n/* x */\n";
+  CHECK(parse::nccl_header_version(excerpts::apply("header-defines", blanks)) ==
+        parse::nccl_header_version(blanks));
+  CHECK(parse::nccl_header_version(blanks) == std::optional<std::string>("2.28"));
 }
 
 TEST_CASE("excerpt: garbage in, a subset of its lines out; an unknown rule keeps the file whole") {
