@@ -53,8 +53,8 @@ test_packages=(doctest-dev python3 python3-yaml shellcheck debootstrap apt-utils
 # `cpack -G DEB`: the man page (help2man) and Depends (dpkg-shlibdeps, which CPack finds ELF files for with file).
 deb_packages=(help2man dpkg-dev file)
 # chromium, tesseract-ocr and poppler-utils: the HTML pages loaded, read from a screenshot and printed
-# (tests/e2e/html_pages.sh).
-test_optional_packages=(hipcc rocminfo rocm-smi python3-torch chromium tesseract-ocr poppler-utils)
+# (tests/e2e/html_pages.sh); lintian: the package judged (tests/root/deb_package.sh).
+test_optional_packages=(hipcc rocminfo rocm-smi python3-torch chromium tesseract-ocr poppler-utils lintian)
 
 os_id=unknown os_like="" os_version=""
 if [[ -r /etc/os-release ]]; then
@@ -163,12 +163,12 @@ if [[ $mode == install ]]; then
 fi
 
 if [[ $mode == deb ]]; then
-  # Release, yaml-cpp and fmt inside the binary, no probe programs (they link the vendors' runtimes: the package
+  # Release, hardened, yaml-cpp and fmt inside the binary, no probe programs (they link the vendors' runtimes: the package
   # ships their sources, compiled at run time where nvcc or hipcc is), installed below /usr.
   build_dir=${build_dir:-$here/build-deb}
   say "Building the Debian package in $build_dir"
   cmake -S "$here" -B "$build_dir" "${cmake_args[@]}" -DCMAKE_BUILD_TYPE=Release -DGPUDOCTOR_BUILD_TESTS=OFF \
-    -DGPUDOCTOR_BUILD_PROBES=OFF -DGPUDOCTOR_STATIC_DEPS=ON -DGPUDOCTOR_REQUIRE_MAN_PAGE=ON -DCMAKE_INSTALL_PREFIX=/usr >/dev/null
+    -DGPUDOCTOR_BUILD_PROBES=OFF -DGPUDOCTOR_STATIC_DEPS=ON -DGPUDOCTOR_HARDENING=ON -DGPUDOCTOR_REQUIRE_MAN_PAGE=ON -DCMAKE_INSTALL_PREFIX=/usr >/dev/null
   cmake --build "$build_dir" -j "$jobs"
   (cd "$build_dir" && rm -f gpudoctor_*.deb && cpack -G DEB >/dev/null) || die "cpack -G DEB failed"
   deb=$(ls "$build_dir"/gpudoctor_*.deb)

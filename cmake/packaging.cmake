@@ -52,15 +52,20 @@ install(FILES ${CMAKE_SOURCE_DIR}/contrib/slurm/gpudoctor_gpu.nhc DESTINATION ${
 install(FILES ${CMAKE_SOURCE_DIR}/contrib/grafana/gpudoctor-nodes.json DESTINATION ${CMAKE_INSTALL_DATADIR}/gpudoctor/grafana)
 install(FILES ${CMAKE_SOURCE_DIR}/README.md ${CMAKE_SOURCE_DIR}/docs/fleet.md
         DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# What lintian says of the package that is so on purpose, each with its reason (contrib/debian).
+install(FILES ${CMAKE_SOURCE_DIR}/contrib/debian/gpudoctor.lintian-overrides
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/lintian/overrides RENAME gpudoctor)
 
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME gpudoctor)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "doctor for GPU machines (NVIDIA CUDA, AMD ROCm)")
+# Lines of at most 80 characters (lintian: extended-description-line-too-long).
 set(CPACK_PACKAGE_DESCRIPTION
-    "gpudoctor says what is wrong with a GPU machine and how to fix it: drivers, toolkits, PyTorch builds,\n"
-    "environment variables, permissions. It also writes Prometheus metrics, JUnit XML and\n"
-    "node-problem-detector messages, and ships a Slurm health check.")
+    "gpudoctor says what is wrong with a GPU machine and how to fix it: drivers,\n"
+    "toolkits, PyTorch builds, environment variables, permissions. It also writes\n"
+    "Prometheus metrics, JUnit XML and node-problem-detector messages, and ships a\n"
+    "Slurm health check.")
 string(REPLACE ";" "" CPACK_PACKAGE_DESCRIPTION "${CPACK_PACKAGE_DESCRIPTION}")
 set(CPACK_PACKAGE_CONTACT "gpudoctor maintainers <maintainers@gpudoctor.invalid>")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)

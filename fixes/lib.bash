@@ -1002,8 +1002,8 @@ gd_install_blockers() {
 }
 
 # gd_pins_touching NAME... [-- OTHER...]: the stanzas of /etc/apt/preferences and /etc/apt/preferences.d (the
-# files apt reads: no extension or .pref) whose Package: field matches a NAME or an OTHER (a name, a glob or a
-# /regex/, as apt_preferences(5) has them), one "FILE (Package: ...; Pin: ...; Pin-Priority: ...) applies to
+# files apt reads: no extension or .pref) whose Package: field matches one of the NAMEs or OTHERs (a name, a
+# glob or a /regex/, as apt_preferences(5) has them), one "FILE (Package: ...; Pin: ...; Pin-Priority: ...) applies to
 # NAME..." line each. A "Package: *" stanza counts only when it forbids (a negative priority), and only for NAMEs.
 gd_pins_touching() {
   local names=() others=() f
