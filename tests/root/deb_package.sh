@@ -50,7 +50,7 @@ fi
 # The units as systemd reads them, in the package's own tree (no systemd runs here): the targets they name
 # from this machine's systemd, the binary and the man page (Documentation=man:gpudoctor(1)) from the package.
 dpkg-deb -x "$deb" "$work/pkg"
-readelf -d "$work/pkg/usr/bin/gpudoctor" | grep -q 'BIND_NOW' || fail "the packaged binary is not linked with -z now"
+[[ $(readelf -d "$work/pkg/usr/bin/gpudoctor") == *BIND_NOW* ]] || fail "the packaged binary is not linked with -z now"
 if command -v systemd-analyze >/dev/null && [[ -d /usr/lib/systemd/system || -d /lib/systemd/system ]]; then
   units=$work/pkg/usr/lib/systemd/system
   for dir in /usr/lib/systemd/system /lib/systemd/system; do
