@@ -85,10 +85,18 @@ std::vector<const ProbeError*> errors_for(const ProbeRun& run, int device) {
   return out;
 }
 
-std::optional<double> pcie_gbps(const std::optional<std::string>& speed, std::optional<int> width) {
-  if (!speed || !width || *width <= 0) return std::nullopt;
-  auto gts = text::to_double(text::split(*speed, ' ').empty() ? "" : text::split(*speed, ' ')[0]);
+std::optional<double> link_gts(const std::optional<std::string>& speed) {
+  if (!speed) return std::nullopt;
+  auto words = text::split(*speed, ' ');
+  auto gts = text::to_double(words.empty() ? "" : words[0]);
   if (!gts || *gts <= 0) return std::nullopt;
+  return gts;
+}
+
+std::optional<double> pcie_gbps(const std::optional<std::string>& speed, std::optional<int> width) {
+  if (!width || *width <= 0) return std::nullopt;
+  auto gts = link_gts(speed);
+  if (!gts) return std::nullopt;
   double coding = *gts <= 5.0 ? 8.0 / 10.0 : 128.0 / 130.0;
   return *gts * coding / 8.0 * *width;
 }

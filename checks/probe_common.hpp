@@ -38,6 +38,8 @@ std::vector<const ProbeError*> errors_for(const ProbeRun& run, int device);
 // Evidence for a device the probe could not measure: how the run ended, then its errors about the device.
 std::vector<std::string> failure_evidence(const ProbeRun& run, int device);
 
+// A sysfs link speed's transfer rate per lane: "16.0 GT/s PCIe" -> 16.0; nothing for garbage.
+std::optional<double> link_gts(const std::optional<std::string>& speed);
 // What a PCIe link carries per direction, in GB/s, before protocol overhead: the sysfs speed ("16.0 GT/s
 // PCIe") times the width, with 8b/10b coding up to 5 GT/s and 128b/130b above. Empty when unknown.
 std::optional<double> pcie_gbps(const std::optional<std::string>& speed, std::optional<int> width);

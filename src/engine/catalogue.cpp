@@ -35,8 +35,7 @@ void load_checks(const yaml::Node& doc, Catalogue& cat) {
     CatalogueEntry e{r.text("id"),        r.text("title"),    r.text("area"), r.text("status"),
                      r.text("what"),      r.text("why"),      r.text("fix"),  r.list_if("fixes"),
                      catalogue_action(r), r.text_or("health")};
-    if (!e.health.empty() && std::none_of(health_columns().begin(), health_columns().end(),
-                                          [&](const HealthColumn& c) { return c.id == e.health; }))
+    if (!e.health.empty() && !health_column(e.health))
       r.bad("health",
             "is no column of the health grid (driver, memory, pcie, kernel-log, links, clocks, probes)");
     if (cat.find(e.id)) yaml::fail(row, fmt::format("check {} listed twice", e.id));
@@ -84,6 +83,13 @@ const std::vector<HealthColumn>& health_columns() {
       {"driver", "Driver"}, {"memory", "Memory / ECC"}, {"pcie", "PCIe"},    {"kernel-log", "Kernel log"},
       {"links", "Links"},   {"clocks", "Clocks"},       {"probes", "Probes"}};
   return columns;
+}
+
+std::optional<std::size_t> health_column(std::string_view id) {
+  const auto& columns = health_columns();
+  auto it = std::find_if(columns.begin(), columns.end(), [&](const HealthColumn& c) { return c.id == id; });
+  if (it == columns.end()) return std::nullopt;
+  return static_cast<std::size_t>(it - columns.begin());
 }
 
 const std::vector<std::string>& area_order() {

@@ -50,5 +50,7 @@ struct HealthColumn {
   std::string id, title;
 };
 const std::vector<HealthColumn>& health_columns();
+// The position of the column `id` names in health_columns(); nothing for another id.
+std::optional<std::size_t> health_column(std::string_view id);
 
 } // namespace gpudoctor

@@ -13,24 +13,12 @@ namespace gpudoctor::html {
 
 namespace {
 
-constexpr Status k_statuses[] = {Status::error, Status::warn, Status::info, Status::pass, Status::skip};
-
-// How a status reads on a tile and in its list's heading.
-const char* status_words(Status s) {
-  switch (s) {
-  case Status::error:
-    return "errors";
-  case Status::warn:
-    return "warnings";
-  case Status::info:
-    return "info";
-  case Status::pass:
-    return "passed";
-  case Status::skip:
-    return "skipped";
-  }
-  return "";
-}
+// The statuses in the page's order, each as its tile and its list's heading read it.
+constexpr std::pair<Status, const char*> k_statuses[] = {{Status::error, "errors"},
+                                                         {Status::warn, "warnings"},
+                                                         {Status::info, "info"},
+                                                         {Status::pass, "passed"},
+                                                         {Status::skip, "skipped"}};
 
 // The worst of a cell's results and the first of them, as positions in the report.
 struct Cell {
@@ -101,12 +89,10 @@ std::string health_grid(const Report& report, const Catalogue& cat) {
   for (std::size_t n = 0; n < report.results.size(); ++n) {
     const Result& r = report.results[n];
     const CatalogueEntry* e = cat.find(r.id);
-    if (!e || e->health.empty()) continue;
+    auto col = e ? health_column(e->health) : std::nullopt;
     auto row = row_of.find(r.subject);
-    if (row == row_of.end()) continue;
-    auto col = std::find_if(columns.begin(), columns.end(),
-                            [&](const HealthColumn& c) { return c.id == e->health; });
-    rows[row->second][static_cast<std::size_t>(col - columns.begin())].add(r.status, n);
+    if (!col || row == row_of.end()) continue;
+    rows[row->second][*col].add(r.status, n);
     machine_row = machine_row || row->second == 0;
   }
   if (f.gpus.empty()) return "<p class=\"muted\">No GPU on the PCI bus.</p>\n";
@@ -142,25 +128,25 @@ std::string gpu_health_cell(const Report& report, const Gpu& gpu) {
 }
 
 std::string linked_tiles(const Summary& s) {
+  // Errors and warnings are coloured only when there are some; skipped never.
+  const std::pair<int, const char*> count_class[] = {{s.error, s.error ? "error" : ""},
+                                                     {s.warn, s.warn ? "warn" : ""},
+                                                     {s.info, "info"},
+                                                     {s.pass, "pass"},
+                                                     {s.skip, ""}};
   std::string out = "<div class=\"tiles\">";
-  for (Status st : k_statuses) {
-    int n = st == Status::error  ? s.error
-            : st == Status::warn ? s.warn
-            : st == Status::info ? s.info
-            : st == Status::pass ? s.pass
-                                 : s.skip;
-    std::string cls = st == Status::skip                                ? ""
-                      : (n || st == Status::pass || st == Status::info) ? status_class(st)
-                                                                        : "";
-    out += fmt::format("<a class=\"tile-link\" href=\"#status-{}\">{}</a>", status_class(st),
-                       tile(n, status_words(st), cls));
+  for (std::size_t i = 0; i < std::size(k_statuses); ++i) {
+    auto [status, words] = k_statuses[i];
+    auto [n, cls] = count_class[i];
+    out += fmt::format("<a class=\"tile-link\" href=\"#status-{}\">{}</a>", status_class(status),
+                       tile(n, words, cls));
   }
   return out + "</div>\n";
 }
 
 std::string status_lists(const Report& report) {
   std::string out;
-  for (Status st : k_statuses) {
+  for (auto [st, words] : k_statuses) {
     std::string items;
     for (std::size_t n = 0; n < report.results.size(); ++n) {
       const Result& r = report.results[n];
@@ -169,10 +155,9 @@ std::string status_lists(const Report& report) {
           h(r.id) + (r.subject.empty() ? "" : " · " + h(r.subject)) + (r.key.empty() ? "" : " · " + h(r.key));
       items += fmt::format("<li><a href=\"#{}\">{}</a></li>", result_anchor(n), where);
     }
-    out +=
-        fmt::format("<div class=\"status-list\" id=\"status-{}\"><h3>{}</h3>{}</div>\n", status_class(st),
-                    status_words(st),
-                    items.empty() ? "<p class=\"muted\">none</p>" : "<ul class=\"mono\">" + items + "</ul>");
+    out += fmt::format(
+        "<div class=\"status-list\" id=\"status-{}\"><h3>{}</h3>{}</div>\n", status_class(st), words,
+        items.empty() ? "<p class=\"muted\">none</p>" : "<ul class=\"mono\">" + items + "</ul>");
   }
   return out;
 }

@@ -6,7 +6,6 @@
 // drop as a counter reset.
 #include "checks/probe_common.hpp"
 #include "report/prometheus_series.hpp"
-#include "util/text.hpp"
 
 #include <algorithm>
 #include <map>
@@ -128,9 +127,8 @@ void amd_ras(std::string& out, const Facts& f, const GpuLabelIndex& gpus) {
 
 // "16.0 GT/s PCIe" -> 16e9 transfers a second.
 std::optional<double> transfers_per_second(const std::optional<std::string>& speed) {
-  if (!speed) return std::nullopt;
-  auto v = text::to_double(speed->substr(0, speed->find(' ')));
-  return v && *v > 0 ? std::optional<double>(*v * 1e9) : std::nullopt;
+  auto gts = checks::link_gts(speed);
+  return gts ? std::optional<double>(*gts * 1e9) : std::nullopt;
 }
 
 void pcie_links(std::string& out, const Facts& f, const GpuLabelIndex& gpus) {

@@ -37,16 +37,16 @@ namespace {
 using prom::family;
 using prom::label;
 
+using Row = std::tuple<std::string, std::string, std::string>; // id, subject, key
+
 // The series of one check: its id, subject and key, and the GPU's labels where the subject is a GPU.
-std::string result_labels(const std::string& id, const std::string& subject, const std::string& key,
-                          const prom::GpuLabelIndex& gpus) {
+std::string result_labels(const Row& row, const prom::GpuLabelIndex& gpus) {
+  const auto& [id, subject, key] = row;
   std::string out = fmt::format("id=\"{}\",subject=\"{}\"", label(id), label(subject));
   if (!key.empty()) out += fmt::format(",key=\"{}\"", label(key));
   if (const prom::GpuLabels* g = gpus.subject(subject)) out += "," + g->text();
   return out;
 }
-
-using Row = std::tuple<std::string, std::string, std::string>; // id, subject, key
 
 // (id, subject, key) -> worst value; the subjects and keys of one id beyond its bound share
 // subject="(others)" with their worst value.
@@ -69,12 +69,10 @@ void check_results(std::string& out, const std::vector<Result>& results, const p
   family(out, "gpudoctor_check_result",
          "Result of a gpudoctor check per subject (and key): 0 pass, 1 skip, 2 info, 3 warn, 4 error.");
   for (const auto& [row, value] : worst)
-    prom::series(out, "gpudoctor_check_result",
-                 result_labels(std::get<0>(row), std::get<1>(row), std::get<2>(row), gpus), value);
+    prom::series(out, "gpudoctor_check_result", result_labels(row, gpus), value);
   family(out, "gpudoctor_check_failed", "1 where a gpudoctor check's result is an error, else 0.");
   for (const auto& [row, value] : worst)
-    prom::series(out, "gpudoctor_check_failed",
-                 result_labels(std::get<0>(row), std::get<1>(row), std::get<2>(row), gpus),
+    prom::series(out, "gpudoctor_check_failed", result_labels(row, gpus),
                  value == metric_value(Status::error) ? 1 : 0);
 
   Summary s = summarize(results);
@@ -162,8 +160,7 @@ std::string render_prometheus_probes(const Report& report) {
   family(out, "gpudoctor_probe_result",
          "Result of a probe check per subject, from the probe run: 0 pass, 1 skip, 2 info, 3 warn, 4 error.");
   for (const auto& [row, value] : worst_of(report.results))
-    prom::series(out, "gpudoctor_probe_result",
-                 result_labels(std::get<0>(row), std::get<1>(row), std::get<2>(row), gpus), value);
+    prom::series(out, "gpudoctor_probe_result", result_labels(row, gpus), value);
   prom::probe_figures(out, report.facts, gpus);
   family(out, "gpudoctor_probe_last_run_timestamp_seconds",
          "When the probe run ended, in seconds since the Unix epoch.");

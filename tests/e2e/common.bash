@@ -36,3 +36,13 @@ expect() {
 }
 # Status of the results of check $2 (all subjects, space separated).
 statuses() { jq_py "$1" "' '.join(x['status'] for x in r['results'] if x['id']=='$2')"; }
+
+# stop_service PID NAME: a server a test started (node_exporter, Prometheus) gets SIGTERM, then SIGKILL after
+# 10 s; 1 (saying so) when SIGTERM was not enough.
+stop_service() {
+  kill "$1" 2>/dev/null || return 0
+  for _ in $(seq 100); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
+  kill -9 "$1" 2>/dev/null
+  echo "$2 did not stop within 10 s of SIGTERM" >&2
+  return 1
+}

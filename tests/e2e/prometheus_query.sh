@@ -77,14 +77,7 @@ EOF
 "$prometheus" --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \
   --web.listen-address="127.0.0.1:$prom_port" >"$work/prometheus.log" 2>&1 &
 prometheus_pid=$!
-stop() { # PID NAME: SIGTERM, then SIGKILL after 10 s
-  kill "$1" 2>/dev/null || return 0
-  for _ in $(seq 100); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
-  kill -9 "$1" 2>/dev/null
-  echo "$2 did not stop within 10 s of SIGTERM" >&2
-  return 1
-}
-trap 'stop "$prometheus_pid" prometheus; stop "$exporter_pid" node_exporter; rm -rf "$work"' EXIT
+trap 'stop_service "$prometheus_pid" prometheus; stop_service "$exporter_pid" node_exporter; rm -rf "$work"' EXIT
 
 # Answers every query given on stdin (one a line, "$instance" for the instance) with its JSON result, or exits
 # 1 naming the query Prometheus refused. Also waits for a scrape that holds `--wait-for` (a file's stamp).
@@ -299,6 +292,6 @@ PY
 "$py" "$query_tool" "$prom_port" --ask <"$work/rule-exprs" >/dev/null || fail "Prometheus refuses an alert rule's expression"
 pass "the alert rules of docs/fleet.md: promtool check rules accepts them, Prometheus evaluates their $(wc -l <"$work/rule-exprs") expressions"
 
-stop "$prometheus_pid" prometheus || fail "Prometheus did not stop"
-stop "$exporter_pid" node_exporter || fail "node_exporter did not stop"
+stop_service "$prometheus_pid" prometheus || fail "Prometheus did not stop"
+stop_service "$exporter_pid" node_exporter || fail "node_exporter did not stop"
 pass "Prometheus and node_exporter stopped"

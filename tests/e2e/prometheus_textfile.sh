@@ -27,14 +27,7 @@ port=$("$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); pri
 "$exporter" --web.listen-address="127.0.0.1:$port" --collector.disable-defaults --collector.textfile \
   --collector.textfile.directory="$work/textfile" >"$work/exporter.log" 2>&1 &
 exporter_pid=$!
-stop_exporter() {
-  kill "$exporter_pid" 2>/dev/null || return 0
-  for _ in $(seq 100); do kill -0 "$exporter_pid" 2>/dev/null || return 0; sleep 0.1; done
-  kill -9 "$exporter_pid" 2>/dev/null
-  echo "node_exporter did not stop within 10 s of SIGTERM" >&2
-  return 1
-}
-trap 'stop_exporter; rm -rf "$work"' EXIT
+trap 'stop_service "$exporter_pid" node_exporter; rm -rf "$work"' EXIT
 
 scrape() { # the /metrics text, or nothing
   "$py" - "$port" <<'PY'
@@ -89,5 +82,5 @@ assert re.search(r'^gpudoctor_gpu_info\{.*bdf="0000:00:04.0".*\} 1$', text, re.M
 PY
 pass "scraped over HTTP: gpudoctor_check_result per check, subject and key, with the GPU's labels and the report's values (driver.not-bound = 4)"
 
-stop_exporter || fail "node_exporter did not stop"
+stop_service "$exporter_pid" node_exporter || fail "node_exporter did not stop"
 pass "node_exporter stopped"

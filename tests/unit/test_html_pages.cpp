@@ -252,10 +252,9 @@ TEST_CASE("html: every counter, check id and fix on the check page is a link tha
     if (g.bdf == "0000:3a:00.0") lost = &g;
   REQUIRE(lost != nullptr);
   REQUIRE(r.facts.gpus.size() == 8);
-  auto kernel_log = std::find_if(health_columns().begin(), health_columns().end(),
-                                 [](const HealthColumn& c) { return c.id == "kernel-log"; });
-  REQUIRE(kernel_log != health_columns().end());
-  auto column = static_cast<std::size_t>(kernel_log - health_columns().begin());
+  auto kernel_log = health_column("kernel-log");
+  REQUIRE(kernel_log);
+  std::size_t column = *kernel_log;
   for (const auto& g : r.facts.gpus) {
     std::string row = element(page, fmt::format("gpu-{}", g.index), "</tr>");
     std::vector<std::string> cells;
