@@ -73,8 +73,13 @@ set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION admin)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
-# Depends from dpkg-shlibdeps over the ELF files of the package: the gpudoctor binary only.
+# Depends from dpkg-shlibdeps over the ELF files of the package (the gpudoctor binary only), and the two
+# libraries it opens when first used (util/shared_library.hpp), which dpkg-shlibdeps cannot see: libarchive
+# for bundles (Depends), libcurl for --upload and --online (Recommends). Noble's t64 packages provide both
+# names on amd64.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libarchive13 (>= 3.0.4)")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libcurl4 (>= 7.16.2)")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "prometheus-node-exporter, python3")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 include(CPack)

@@ -2,6 +2,7 @@
 
 #include "util/file_text.hpp"
 #include "util/http.hpp"
+#include "util/shared_library.hpp"
 #include "util/text.hpp"
 
 #include <fmt/format.h>
@@ -81,6 +82,7 @@ std::string upload_usage_error(const UploadOptions& opt) {
 std::expected<std::string, std::string> upload_bundle(const std::filesystem::path& file,
                                                       const UploadOptions& opt) {
   if (auto usage = upload_usage_error(opt); !usage.empty()) return std::unexpected(usage);
+  if (auto curl = libcurl_library().available(); !curl) return std::unexpected(curl.error());
   auto origin = parse_url(opt.url);
   if (!origin)
     return std::unexpected(fmt::format("cannot read the URL {}", upload_url_for_messages(opt.url)));

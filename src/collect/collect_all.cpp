@@ -54,14 +54,11 @@ Facts collect_all(SystemView& view, const Knowledge& kb, const CollectOptions& o
   Facts facts;
   CollectorGuard guard;
   guard.run("os", [&] { collect_os(view, facts.os); });
-  guard.run("packages", [&] { collect_packages(view, facts.packages); });
-  guard.run("env", [&] { collect_env(view, facts.env); });
 
   std::vector<ToolRun> nvidia_tools, amd_tools, toolkit_tools, python_tools, boot_tools, container_tools,
       log_tools, after_tools;
-  auto nvidia = std::async(std::launch::async, [&] {
-    guard.run("nvidia", [&] { collect_nvidia(view, opt, facts.packages, facts.nvidia, nvidia_tools); });
-  });
+  // The collectors that need no other's facts start first: the kernel log and the interpreters wait for
+  // programs, while dpkg's status (a megabyte on a desktop) is parsed here.
   auto kernel_log = std::async(std::launch::async, [&] {
     guard.run("kernel-log", [&] { collect_kernel_log(view, opt, facts.kernel_log, log_tools); });
   });
@@ -72,12 +69,18 @@ Facts collect_all(SystemView& view, const Knowledge& kb, const CollectOptions& o
       collect_python_distributions(view, facts.python);
     });
   });
+  auto boot = std::async(std::launch::async, [&] {
+    guard.run("boot", [&] { collect_boot(view, opt, facts.boot, boot_tools); });
+  });
+  guard.run("packages", [&] { collect_packages(view, facts.packages); });
+  guard.run("env", [&] { collect_env(view, facts.env); });
+
+  auto nvidia = std::async(std::launch::async, [&] {
+    guard.run("nvidia", [&] { collect_nvidia(view, opt, facts.packages, facts.nvidia, nvidia_tools); });
+  });
   auto toolkits = std::async(std::launch::async, [&] {
     guard.run("toolkits",
               [&] { collect_toolkits(view, opt, facts.packages, facts.toolkits, toolkit_tools); });
-  });
-  auto boot = std::async(std::launch::async, [&] {
-    guard.run("boot", [&] { collect_boot(view, opt, facts.boot, boot_tools); });
   });
   auto containers = std::async(std::launch::async, [&] {
     guard.run("containers",

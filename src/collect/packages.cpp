@@ -28,8 +28,9 @@ void collect_packages(SystemView& view, PackageFacts& packages) {
       return;
     }
     packages.readable = true;
-    packages.installed = parse::dpkg_status(*status);
-    packages.depends = parse::dpkg_depends(*status);
+    auto records = parse::dpkg_records(*status); // read once: 1.2 MB on a desktop is 10 ms a pass
+    packages.installed = parse::dpkg_installed_versions(records);
+    packages.depends = parse::dpkg_installed_depends(records);
   }
   // rpm's database is not a text file: ask rpm itself, on RPM systems only.
   if (!packages.readable && view.exists("/var/lib/rpm")) {

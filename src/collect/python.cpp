@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <future>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -116,6 +117,31 @@ std::string user_base(SystemView& view) {
   return {};
 }
 
+// The site folders an answer of k_sys_path_script names (the lines between the version and "--").
+std::vector<std::string> answered_site_dirs(const std::string& out) {
+  auto lines = text::lines(out);
+  auto separator = std::find(lines.begin(), lines.end(), "--");
+  if (lines.size() < 3 || separator == lines.end() || separator - lines.begin() < 2) return {};
+  return {lines.begin() + 2, separator};
+}
+
+// What the interpreter's answer depends on besides its program, argv and caller (system/run_cache.hpp):
+// pyvenv.cfg beside it or one folder up (site.venv reads it), the Python variables and HOME (the user
+// site), and its site folders (a venv or package made or removed there). The packages in them, .pth files
+// included, are read fresh every run (full_sys_path, find_torch).
+std::shared_ptr<const RunCacheRule> interpreter_cache_rule(SystemView& view, const std::string& program) {
+  auto rule = std::make_shared<RunCacheRule>();
+  std::string path = program;
+  if (path.find('/') == std::string::npos) path = find_on_path(view, program).value_or("");
+  if (!path.empty()) {
+    std::string bin = path.substr(0, path.find_last_of('/'));
+    rule->key_files = {bin + "/pyvenv.cfg", bin.substr(0, bin.find_last_of('/')) + "/pyvenv.cfg"};
+  }
+  rule->key_env = {"PYTHON*", "HOME"};
+  rule->watched = answered_site_dirs;
+  return rule;
+}
+
 // The command that asks `program` for its sys.path: isolated as root (k_sys_path_script).
 CommandSpec sys_path_command(SystemView& view, const CollectOptions& opt, const std::string& program) {
   CommandSpec spec{"python-env@" + program, {program, "-S"}, opt.python_timeout};
@@ -125,6 +151,7 @@ CommandSpec sys_path_command(SystemView& view, const CollectOptions& opt, const 
   if (isolated)
     spec.argv.insert(spec.argv.end(), {view.env("PYTHONNOUSERSITE").value_or(""), user_base(view)});
   spec.as_owner_when_untrusted = true; // a user's interpreter is asked as that user, never as root
+  spec.cache = interpreter_cache_rule(view, program);
   return spec;
 }
 
@@ -188,7 +215,7 @@ PythonEnv inspect(SystemView& view, const CollectOptions& opt, const Candidate& 
   }
   if (!lines[0].empty()) env.executable = lines[0];
   env.version = {lines[1], "cmd " + spec.key};
-  std::vector<std::string> site_dirs(lines.begin() + 2, separator), base(separator + 1, lines.end());
+  std::vector<std::string> site_dirs = answered_site_dirs(r.out), base(separator + 1, lines.end());
   std::erase(base, std::string());
   if (ran_isolated(r.argv)) {
     auto added = pythonpath_entries(view);

@@ -15,24 +15,33 @@ bool installed_and_wanted(const DpkgRecord& r) {
 
 } // namespace
 
-std::map<std::string, std::string> dpkg_status(std::string_view text) {
+std::map<std::string, std::string> dpkg_installed_versions(const std::vector<DpkgRecord>& records) {
   std::map<std::string, std::string> out;
-  for (auto& r : dpkg_records(text))
-    if (installed_and_wanted(r) && !r.version.empty()) out.emplace(std::move(r.name), std::move(r.version));
+  for (const auto& r : records)
+    if (installed_and_wanted(r) && !r.version.empty()) out.emplace(r.name, r.version);
   return out;
 }
 
 // Pre-Depends and Depends, every alternative of every clause, in the order of the paragraph.
-std::map<std::string, std::vector<std::string>> dpkg_depends(std::string_view text) {
+std::map<std::string, std::vector<std::string>>
+dpkg_installed_depends(const std::vector<DpkgRecord>& records) {
   std::map<std::string, std::vector<std::string>> out;
-  for (auto& r : dpkg_records(text)) {
+  for (const auto& r : records) {
     if (!installed_and_wanted(r)) continue;
     std::vector<std::string> names;
-    for (auto& clause : r.clauses)
+    for (const auto& clause : r.clauses)
       names.insert(names.end(), clause.begin(), clause.end());
     out[r.name] = std::move(names);
   }
   return out;
+}
+
+std::map<std::string, std::string> dpkg_status(std::string_view text) {
+  return dpkg_installed_versions(dpkg_records(text));
+}
+
+std::map<std::string, std::vector<std::string>> dpkg_depends(std::string_view text) {
+  return dpkg_installed_depends(dpkg_records(text));
 }
 
 } // namespace gpudoctor::parse

@@ -150,6 +150,10 @@ struct DpkgRecord {
   bool held() const { return want == "hold"; }
 };
 std::vector<DpkgRecord> dpkg_records(std::string_view text);
+// parsers.hpp's dpkg_status and dpkg_depends of records read once (collect_packages wants both).
+std::map<std::string, std::string> dpkg_installed_versions(const std::vector<DpkgRecord>& records);
+std::map<std::string, std::vector<std::string>>
+dpkg_installed_depends(const std::vector<DpkgRecord>& records);
 
 // /var/lib/apt/extended_states: the packages apt installed as dependencies ("Auto-Installed: 1").
 std::vector<std::string> apt_auto_installed(std::string_view text);

@@ -56,19 +56,22 @@ std::vector<DpkgRecord> dpkg_records(std::string_view text) {
   detail::for_each_line(text, [&](std::string_view line) {
     if (detail::trim_view(line).empty()) return flush();
     if (detail::is_space(line.front())) return; // continuation of a multi-line field
-    if (auto v = detail::value_after(line, "Package"))
-      r.name = std::string(*v);
-    else if (auto st = detail::value_after(line, "Status"))
-      split_status(*st, r);
-    else if (auto ver = detail::value_after(line, "Version"))
-      r.version = std::string(*ver);
-    else if (auto d = detail::value_after(line, "Depends"))
-      add_clauses(*d, r.clauses);
-    else if (auto pd = detail::value_after(line, "Pre-Depends"))
-      add_clauses(*pd, r.clauses);
-    else if (auto pr = detail::value_after(line, "Provides")) {
+    // The field's name once per line (value_after's rule: trimmed, up to the first ':'), then its value.
+    std::size_t colon = line.find(':');
+    if (colon == std::string_view::npos) return;
+    std::string_view field = detail::trim_view(line.substr(0, colon));
+    std::string_view value = detail::trim_view(line.substr(colon + 1));
+    if (field == "Package")
+      r.name = std::string(value);
+    else if (field == "Status")
+      split_status(value, r);
+    else if (field == "Version")
+      r.version = std::string(value);
+    else if (field == "Depends" || field == "Pre-Depends")
+      add_clauses(value, r.clauses);
+    else if (field == "Provides") {
       std::vector<std::vector<std::string>> names;
-      add_clauses(*pr, names);
+      add_clauses(value, names);
       for (auto& n : names)
         r.provides.insert(r.provides.end(), n.begin(), n.end());
     }

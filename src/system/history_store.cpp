@@ -1,5 +1,6 @@
 #include "system/history_store.hpp"
 
+#include "system/own_folder.hpp"
 #include "system/root_trust.hpp"
 #include "util/atomic_file.hpp"
 #include "util/escape.hpp"
@@ -37,29 +38,6 @@ bool digits(std::string_view s) {
 
 std::string shown(const std::string& path) {
   return escape::one_line(path);
-}
-
-// Makes the missing folders of `dir` (absolute), each 0700 whatever the umask.
-std::expected<void, std::string> make_missing(const fs::path& dir) {
-  fs::path at = "/";
-  for (const auto& part : dir.relative_path()) {
-    at /= part;
-    struct stat st {};
-    if (::lstat(at.c_str(), &st) == 0) continue;
-    if (errno != ENOENT || (::mkdir(at.c_str(), 0700) != 0 && errno != EEXIST))
-      return std::unexpected(fmt::format("cannot make {}: {}", shown(at.string()), std::strerror(errno)));
-    ::chmod(at.c_str(), 0700);
-  }
-  return {};
-}
-
-// Why the open folder (its fstat `st`) is not the history of the account gpudoctor runs as, if it is not.
-std::optional<std::string> distrust_folder(const struct stat& st) {
-  uid_t me = ::geteuid();
-  if (st.st_uid != me) return fmt::format("owned by {}", user_name_of(st.st_uid));
-  if (st.st_mode & S_IWGRP) return std::string("writable by its group");
-  if (st.st_mode & S_IWOTH) return std::string("writable by others");
-  return std::nullopt;
 }
 
 bool is_stale_temporary(std::string_view name) {
@@ -138,47 +116,12 @@ std::vector<std::string> over_limits(const std::vector<Entry>& oldest_first, con
 }
 
 std::expected<Folder, std::string> Folder::open(const std::string& dir, bool create) {
+  auto fd = open_own_folder(dir, create, "history");
+  if (!fd) return std::unexpected(fd.error());
   std::error_code ec;
-  fs::path absolute = fs::absolute(dir, ec);
-  if (ec) return std::unexpected(fmt::format("cannot use {}: {}", shown(dir), ec.message()));
-  absolute = absolute.lexically_normal();
-  std::string path = absolute.string();
+  std::string path = fs::absolute(dir, ec).lexically_normal().string();
   if (path.size() > 1 && path.back() == '/') path.pop_back();
-  if (create)
-    if (auto made = make_missing(path); !made) return std::unexpected(made.error());
-  bool root = ::geteuid() == 0;
-  if (root)
-    if (auto d = distrust_for_root(path)) {
-      if (d->why == "missing") return std::unexpected(fmt::format("{} does not exist", shown(path)));
-      return std::unexpected(fmt::format(
-          "root keeps its history only in a folder no other user can change, and {} {}. Look at what is "
-          "in it; then remove it, or give it to root ({}), and run this again",
-          shown(path),
-          d->path == path ? "is " + d->why
-                          : fmt::format("lies below {}, which is {}", shown(d->path), d->why),
-          give_to_root_command(d->path)));
-    }
-  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) return std::unexpected(fmt::format("{} does not exist", shown(path)));
-    if (errno == ELOOP)
-      return std::unexpected(
-          fmt::format("{} is a link: a history is never reached through one", shown(path)));
-    if (errno == ENOTDIR) return std::unexpected(fmt::format("{} is not a folder", shown(path)));
-    return std::unexpected(fmt::format("cannot open {}: {}", shown(path), std::strerror(errno)));
-  }
-  struct stat st {};
-  std::optional<std::string> why;
-  if (::fstat(fd, &st) != 0)
-    why = std::strerror(errno);
-  else
-    why = distrust_folder(st);
-  if (why) {
-    ::close(fd);
-    return std::unexpected(fmt::format("{} is {}: a history folder must be {} and writable by nobody else",
-                                       shown(path), *why, root ? "root's" : "your own"));
-  }
-  return Folder(fd, path);
+  return Folder(*fd, path);
 }
 
 Folder::Folder(Folder&& other) noexcept : m_fd(other.m_fd), m_path(std::move(other.m_path)) {

@@ -93,6 +93,8 @@ LiveView::LiveView(std::string root) : m_root(std::move(root)) {
     auto pos = entry.find('=');
     if (pos != std::string::npos) m_env[entry.substr(0, pos)] = entry.substr(pos + 1);
   }
+  if (m_root == "/" || m_root.empty())
+    if (auto folder = run_cache_folder(m_env)) m_run_cache = std::make_unique<RunCache>(*folder);
 }
 
 std::string LiveView::real_path(const std::string& path) const {
@@ -129,6 +131,11 @@ std::optional<std::string> LiveView::read_file(const std::string& path) {
   int fd = open_regular(real_path(path));
   if (fd < 0) return std::nullopt;
   std::string content;
+  // The size fstat gives, as a first guess only: one allocation for a large file (dpkg's status is a
+  // megabyte; growing by doubling held twice that at the peak of `check`'s memory).
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && st.st_size > 0)
+    content.reserve(std::min<std::size_t>(static_cast<std::size_t>(st.st_size) + 1, k_max_read_bytes));
   char buf[65536];
   // sysfs and procfs report sizes that are wrong (4096 or 0), so read until EOF, with a cap.
   while (content.size() < k_max_read_bytes) {
@@ -188,7 +195,16 @@ CommandResult LiveView::run(const CommandSpec& spec) {
   auto env = m_env;
   // Vendor tools localise numbers and messages; parsers expect the C locale.
   env["LC_ALL"] = "C";
+  std::string cache_key;
+  if (spec.cache && m_run_cache) {
+    cache_key = run_cache_key(spec, env);
+    if (auto remembered = m_run_cache->find(spec, cache_key)) {
+      note_untrusted(*remembered);
+      return *remembered;
+    }
+  }
   CommandResult r = run_process(spec, env);
+  if (spec.cache && m_run_cache) m_run_cache->keep(spec, cache_key, r);
   note_untrusted(r);
   return r;
 }

@@ -1,8 +1,10 @@
 // The live machine: real files, real commands, the real environment.
 #pragma once
 
+#include "system/run_cache.hpp"
 #include "system/system_view.hpp"
 
+#include <memory>
 #include <mutex>
 
 namespace gpudoctor {
@@ -42,6 +44,8 @@ private:
   std::map<std::string, std::string> m_env;
   std::mutex m_untrusted_mutex; // collectors run commands from several threads
   std::vector<std::pair<std::string, UntrustedProgram>> m_untrusted;
+  // The caller's remembered answers (CommandSpec::cache): the real machine's only, never a re-rooted tree.
+  std::unique_ptr<RunCache> m_run_cache;
 };
 
 } // namespace gpudoctor

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,6 +51,17 @@ struct UntrustedProgram {
   std::string instead; // not run: the copy root can trust that ran in its place (further on PATH), if any
 };
 
+// When a command's answer may be remembered (system/run_cache.hpp: an interpreter's account of itself).
+// The answer is used again only while the program found, the caller's ids, the argv, these files and
+// variables, and the folders the answer named are as they were.
+struct RunCacheRule {
+  std::vector<std::string> key_files; // each one's (device, inode, size, mtime, ctime), or its absence
+  std::vector<std::string> key_env;   // names, or prefixes ending in '*' ("PYTHON*")
+  // The folders the answer names (an interpreter's site folders), from its standard output: their stat is
+  // kept with it and compared when it is read back.
+  std::function<std::vector<std::string>(const std::string& out)> watched;
+};
+
 // What to run. `key` names the command in snapshots (spec: snapshot-v1 "Keys of format 1");
 // replay looks commands up by key, never by argv.
 struct CommandSpec {
@@ -62,6 +74,8 @@ struct CommandSpec {
   // A user's interpreter (a venv's, a conda env's, pyenv's, --python): as root, when it fails the trust rule
   // it is run as the one account that can change it, instead of being skipped (system/root_exec.hpp).
   bool as_owner_when_untrusted = false;
+  // Set: a live view may answer from the caller's cache of earlier runs (system/run_cache.hpp).
+  std::shared_ptr<const RunCacheRule> cache;
 };
 
 struct CommandResult {
@@ -81,6 +95,7 @@ struct CommandResult {
   // As root: the programs met on the way that another user can change (skipped; the search went on), or the
   // interpreter that ran as its owner. Recorded in commands.json, so a replay says the same.
   std::vector<UntrustedProgram> untrusted;
+  bool cached = false; // the answer of an earlier run, remembered (CommandSpec::cache); nothing ran now
 
   bool ok() const { return found && !timed_out && exit_code && *exit_code == 0; }
 };

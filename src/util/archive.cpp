@@ -2,6 +2,7 @@
 
 #include "util/atomic_file.hpp"
 #include "util/libarchive_error.hpp"
+#include "util/shared_library.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
@@ -65,6 +66,7 @@ std::expected<void, std::string> add_member(archive* out, const fs::path& p, con
 } // namespace
 
 std::expected<void, std::string> write_tar_gz(const fs::path& dir, int fd) {
+  if (auto library = libarchive_library().available(); !library) return library;
   WritePtr out(archive_write_new(), &archive_write_free);
   archive_write_add_filter_gzip(out.get());
   // GNU tar format stores names as the bytes they are: a file name that is not UTF-8 (in a listed folder) is

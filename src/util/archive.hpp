@@ -1,6 +1,7 @@
 // The one adapter over libarchive: pack a folder as .tar.gz, and unpack an untrusted archive safely.
 #pragma once
 
+#include "util/shared_library.hpp"
 #include "util/unpack.hpp"
 
 #include <cstdint>
@@ -18,10 +19,12 @@ std::expected<void, std::string> write_tar_gz(const std::filesystem::path& dir, 
 std::expected<void, std::string> pack_tar_gz(const std::filesystem::path& dir,
                                              const std::filesystem::path& archive);
 
-// unpack_archive_file in the project's std::expected form.
+// unpack_archive_file in the project's std::expected form, once libarchive is there (util/shared_library;
+// unpack.cpp itself stays free of <expected> for the fuzz build).
 inline std::expected<void, std::string> extract_archive(const std::filesystem::path& archive,
                                                         const std::filesystem::path& dest,
                                                         const ArchiveLimits& limits) {
+  if (auto library = libarchive_library().available(); !library) return library;
   if (auto refused = unpack_archive_file(archive, dest, limits)) return std::unexpected(std::move(*refused));
   return {};
 }

@@ -27,7 +27,7 @@ list_data_files(std::string_view folder, const std::string& dir, std::string_vie
     for (const auto& [path, content] : embedded_data_files())
       if (text::starts_with(path, prefix) && text::ends_with(path, suffix) &&
           path.find('/', prefix.size()) == std::string::npos)
-        names.push_back(path.substr(prefix.size()));
+        names.emplace_back(path.substr(prefix.size()));
   } else {
     namespace fs = std::filesystem;
     std::error_code ec;
@@ -49,7 +49,7 @@ std::expected<std::string, std::string> read_data_file(std::string_view folder, 
     const auto& files = embedded_data_files();
     auto it = files.find(label);
     if (it == files.end()) return std::unexpected(fmt::format("{} is not built into this gpudoctor", label));
-    return it->second;
+    return std::string(it->second);
   }
   auto content = read_whole_file(label);
   if (!content) return std::unexpected(fmt::format("cannot read {}", label));

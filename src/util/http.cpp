@@ -1,5 +1,6 @@
 #include "util/http.hpp"
 
+#include "util/shared_library.hpp"
 #include "util/text.hpp"
 
 #include <chrono>
@@ -72,6 +73,7 @@ std::string url_without_credentials(const std::string& url) {
 }
 
 std::optional<UrlParts> parse_url(const std::string& url) {
+  if (!libcurl_library().available()) return std::nullopt;
   CURLU* handle = curl_url();
   if (!handle) return std::nullopt;
   std::optional<UrlParts> parts;
@@ -100,9 +102,14 @@ std::optional<UrlParts> parse_url(const std::string& url) {
 }
 
 HttpResponse http_request(const HttpRequest& request) {
+  HttpResponse response;
+  if (auto curl = libcurl_library().available(); !curl) {
+    response.error = curl.error();
+    response.error_kind = "other";
+    return response;
+  }
   static std::once_flag once;
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-  HttpResponse response;
   auto start = std::chrono::steady_clock::now();
   CURL* curl = curl_easy_init();
   if (!curl) {

@@ -148,6 +148,14 @@ std::string dump_json(const Json& j, int indent) {
   return escape::json_text(j.dump(indent, ' ', false, nlohmann::detail::error_handler_t::replace));
 }
 
+std::optional<std::string> dump_json_exact(const Json& j) {
+  try {
+    return j.dump(-1, ' ', false, nlohmann::detail::error_handler_t::strict);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 std::optional<std::string> json_string(const Json& j, const char* key) {
   if (!j.is_object()) return std::nullopt;
   auto it = j.find(key);

@@ -29,6 +29,9 @@ bool parse_json_into(std::string_view text, Json& out, std::string& error, const
 // Dumps with 2-space indentation; invalid UTF-8 is replaced rather than thrown on, and no control or bidi
 // character is left raw (escape::json_text): safe to print to a terminal.
 std::string dump_json(const Json& j, int indent = 2);
+// On one line, every text exactly as it is: nullopt when one is not valid UTF-8 (and so could not come back
+// as it was), for records read back by gpudoctor itself.
+std::optional<std::string> dump_json_exact(const Json& j);
 
 // Typed getters that never throw: nullopt when absent or of another type.
 std::optional<std::string> json_string(const Json& j, const char* key);

@@ -1,10 +1,10 @@
 // The one file that includes yaml-cpp: its tree is copied into ours while the exceptions are in reach.
 #include "util/yaml_doc.hpp"
 
-#include "util/data_files.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 
 #include <fmt/format.h>
@@ -100,11 +100,133 @@ std::expected<Node, std::string> parse(std::string file, const std::string& text
   }
 }
 
-std::expected<Node, std::string> parse_data_file(std::string_view folder, const std::string& dir,
-                                                 std::string_view name) {
-  auto text = read_data_file(folder, dir, name);
-  if (!text) return std::unexpected(text.error());
-  return parse(data_file_label(folder, dir, name), *text);
+namespace {
+
+// The packed form: per node a kind byte and its line (a varint), then a scalar's length and bytes, a list's
+// count and items, or a map's count and key-value pairs, depth first.
+void put_varint(std::string& out, std::uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
+}
+
+void put_tree(std::string& out, const Data& d) {
+  out.push_back(static_cast<char>(d.kind));
+  put_varint(out, static_cast<std::uint64_t>(d.line));
+  switch (d.kind) {
+  case Node::Kind::scalar:
+    put_varint(out, d.scalar.size());
+    out += d.scalar;
+    break;
+  case Node::Kind::list:
+    put_varint(out, d.children.size());
+    for (const auto& c : d.children)
+      put_tree(out, c);
+    break;
+  case Node::Kind::map:
+    put_varint(out, d.children.size());
+    for (std::size_t i = 0; i < d.children.size(); ++i) {
+      put_tree(out, d.keys[i]);
+      put_tree(out, d.children[i]);
+    }
+    break;
+  default:
+    break;
+  }
+}
+
+class Unpacker {
+public:
+  Unpacker(const std::string& file, std::string_view in) : m_file(file), m_in(in) {}
+
+  Data tree(int depth) {
+    if (depth > 1000 || ++m_nodes > k_max_nodes) damaged("nested or counted past its bounds");
+    Data d;
+    auto kind = static_cast<Node::Kind>(byte());
+    d.line = static_cast<int>(varint(1u << 30));
+    d.kind = kind;
+    switch (kind) {
+    case Node::Kind::null:
+      break;
+    case Node::Kind::scalar: {
+      auto size = varint(m_in.size() - m_at);
+      d.scalar.assign(m_in.substr(m_at, size));
+      m_at += size;
+      break;
+    }
+    case Node::Kind::list:
+    case Node::Kind::map: {
+      auto count = varint(m_in.size() - m_at); // each item takes at least two bytes
+      d.children.reserve(count);
+      if (kind == Node::Kind::map) d.keys.reserve(count);
+      for (std::uint64_t i = 0; i < count; ++i) {
+        if (kind == Node::Kind::map) {
+          d.keys.push_back(tree(depth + 1));
+          if (d.keys.back().kind != Node::Kind::scalar) damaged("a key that is not a text");
+        }
+        d.children.push_back(tree(depth + 1));
+      }
+      break;
+    }
+    default:
+      damaged("an unknown node kind");
+    }
+    return d;
+  }
+
+  bool at_end() const { return m_at == m_in.size(); }
+
+private:
+  const std::string& m_file;
+  std::string_view m_in;
+  std::size_t m_at = 0;
+  std::size_t m_nodes = 0;
+
+  [[noreturn]] void damaged(std::string_view why) const {
+    throw Error{fmt::format("{}: the packed data file is damaged at byte {}: {}", m_file, m_at, why)};
+  }
+  unsigned char byte() {
+    if (m_at >= m_in.size()) damaged("it ends early");
+    return static_cast<unsigned char>(m_in[m_at++]);
+  }
+  std::uint64_t varint(std::uint64_t max) {
+    std::uint64_t v = 0;
+    for (int shift = 0;; shift += 7) {
+      if (shift > 56) damaged("a number too long");
+      unsigned char b = byte();
+      v |= static_cast<std::uint64_t>(b & 0x7f) << shift;
+      if (!(b & 0x80)) break;
+    }
+    if (v > max) damaged("a size past its end");
+    return v;
+  }
+};
+
+} // namespace
+
+std::expected<std::string, std::string> pack(std::string file, const std::string& text) {
+  auto root = parse(std::move(file), text);
+  if (!root) return std::unexpected(root.error());
+  std::string out;
+  put_tree(out, root->m_doc->root);
+  return out;
+}
+
+std::expected<Node, std::string> unpack(std::string file, std::string_view packed) {
+  auto doc = std::make_shared<Document>();
+  doc->file = std::move(file);
+  try {
+    Unpacker reader(doc->file, packed);
+    doc->root = reader.tree(0);
+    if (!reader.at_end())
+      return std::unexpected(fmt::format("{}: the packed data file has bytes past its tree", doc->file));
+  } catch (const Error& e) {
+    return std::unexpected(e.message);
+  }
+  const Data* data = &doc->root;
+  return Node(std::move(doc), data, data->line);
 }
 
 Node::Kind Node::kind() const {

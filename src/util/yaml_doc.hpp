@@ -47,6 +47,8 @@ public:
 
 private:
   friend std::expected<Node, std::string> parse(std::string file, const std::string& text);
+  friend std::expected<std::string, std::string> pack(std::string file, const std::string& text);
+  friend std::expected<Node, std::string> unpack(std::string file, std::string_view packed);
   Node(std::shared_ptr<const Document> doc, const Data* data, int line)
       : m_doc(std::move(doc)), m_data(data), m_line(line) {}
   std::shared_ptr<const Document> m_doc;
@@ -59,8 +61,16 @@ private:
 std::expected<Node, std::string> parse(std::string file, const std::string& text);
 
 // A data file (util/data_files.hpp: built in, or in `dir`) parsed; its errors name it as the lookup does.
+// A built-in one is read from the tree the build packed (util/yaml_data_file.cpp), not parsed again.
 std::expected<Node, std::string> parse_data_file(std::string_view folder, const std::string& dir,
                                                  std::string_view name);
+
+// The tree of a data file in a compact binary form, and back. The build packs the built-in data files
+// (src/tools/pack_data.cpp), so that a start reads trees instead of parsing 200 KB of YAML: a third of
+// `check`'s own time before (docs/architecture.md, "Data files packed at build time"). `pack` refuses what
+// `parse` refuses; `unpack` refuses a damaged form, naming `file`.
+std::expected<std::string, std::string> pack(std::string file, const std::string& text);
+std::expected<Node, std::string> unpack(std::string file, std::string_view packed);
 
 // Throws Error "file:line: message" at `at`.
 [[noreturn]] void fail(const Node& at, std::string_view message);

@@ -2,7 +2,7 @@
 """The rules of docs/architecture.md that a reader can check without building, over src/:
 
 1. Layers only look down: a file includes its own folder, the same layer, or a lower one
-   (util < system < parse/facts/knowledge < probe < collect < engine < fleet < fix/report/bundle < app/cli
+   (util < system < parse/facts/knowledge < probe < collect < engine < fleet < fix/report/bundle < app/cli/tools
    < main.cpp).
 2. One seam to the machine: only src/system/ spells /sys/, /proc/ or /dev/ paths in code (src/, checks/ and
    probes/ host code).
@@ -39,7 +39,7 @@ LAYERS = [
     ["engine"],  # src/engine: Result, the runner, the catalogue loader (checks/ above it holds the checks)
     ["fleet"],  # reports read back as what fleet and diff compare
     ["fix", "report", "bundle"],
-    ["app", "cli"],
+    ["app", "cli", "tools"],  # tools: the build's own programs (the data packer)
 ]
 RANK = {folder: rank for rank, folders in enumerate(LAYERS) for folder in folders}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/')
@@ -81,6 +81,7 @@ STDERR_WRITE = re.compile(r'\b(fprintf|fputs|fputc|fwrite|vfprintf|fmt::print|st
                           r'|\bstd::(cerr|clog)\b|\bwrite\s*\(\s*(STDERR_FILENO|2)\s*,')
 STDERR_WRITERS = {
     os.path.join("src", "util", "diagnostics.cpp"): "the diagnostics module",
+    os.path.join("src", "tools", "pack_data.cpp"): "a build step's program, not gpudoctor",
 }
 STDERR_EXCEPTIONS = {
     # (file, what the line must hold): the signal path cannot take a lock or allocate.

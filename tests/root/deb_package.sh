@@ -4,7 +4,8 @@
 # it holds the binary, the man page, the bash completion, the systemd units, the probe sources and the Slurm
 # and NHC checks; `systemd-analyze verify` accepts its units. In a throwaway Debian 12 root (the debootstrap
 # tarball fix_debootstrap.sh caches): `apt-get install ./gpudoctor_*.deb` installs it with its dependencies
-# from the Debian archive, `gpudoctor check` runs there (and writes nothing), the timer's unit writes the
+# from the Debian archive, `gpudoctor check` runs there (and writes nothing but root's interpreter cache),
+# `bundle` writes a bundle there that `check --from` reads, the timer's unit writes the
 # history and, where node_exporter's folder exists, the textfile in one run (its ExecStart as installed, under
 # the folders its StateDirectory= and ReadWritePaths= name), and `apt-get purge` removes every path the
 # package installed (its own folders too) and nothing else: not the records, journals, backups and undo cache
@@ -21,7 +22,11 @@ depends=$(dpkg-deb --field "$deb" Depends)
 for lib in libamdhip64 libcudart libcuda libnvidia libhsa libyaml-cpp libfmt libasan; do
   [[ $depends == *"$lib"* ]] && fail "the package depends on $lib: $depends"
 done
-pass "$(basename "$deb"): Depends: $depends"
+# libarchive and libcurl are opened when used (util/shared_library.hpp): named by hand, not by dpkg-shlibdeps.
+[[ $depends == *"libarchive13 (>= "* ]] || fail "the package does not depend on libarchive13: $depends"
+recommends=$(dpkg-deb --field "$deb" Recommends)
+[[ $recommends == *"libcurl4 (>= "* ]] || fail "the package does not recommend libcurl4: $recommends"
+pass "$(basename "$deb"): Depends: $depends; Recommends: $recommends"
 
 dpkg-deb --contents "$deb" | awk '{print $6}' | sed 's|^\./|/|' >"$work/contents"
 for path in /usr/bin/gpudoctor /usr/share/man/man1/gpudoctor.1.gz \
@@ -50,7 +55,10 @@ fi
 # The units as systemd reads them, in the package's own tree (no systemd runs here): the targets they name
 # from this machine's systemd, the binary and the man page (Documentation=man:gpudoctor(1)) from the package.
 dpkg-deb -x "$deb" "$work/pkg"
-[[ $(readelf -d "$work/pkg/usr/bin/gpudoctor") == *BIND_NOW* ]] || fail "the packaged binary is not linked with -z now"
+dynamic=$(readelf -d "$work/pkg/usr/bin/gpudoctor")
+[[ $dynamic == *BIND_NOW* ]] || fail "the packaged binary is not linked with -z now"
+[[ $dynamic == *libarchive.so* || $dynamic == *libcurl.so* ]] &&
+  fail "the packaged binary links libarchive or libcurl at start: $(grep NEEDED <<<"$dynamic")"
 if command -v systemd-analyze >/dev/null && [[ -d /usr/lib/systemd/system || -d /lib/systemd/system ]]; then
   units=$work/pkg/usr/lib/systemd/system
   for dir in /usr/lib/systemd/system /lib/systemd/system; do
@@ -102,8 +110,24 @@ expect "$work/report.json" "r['format'] == 'gpudoctor-report' and len(r['results
   "gpudoctor check runs in the root and knows it is Debian"
 [[ $(in_root "$root" gpudoctor --version) == "gpudoctor "* ]] || fail "gpudoctor --version"
 tree "$root" >"$work/checked-tree"
-diff "$work/installed-tree" "$work/checked-tree" >"$work/written" ||
-  fail "gpudoctor check left files in the root: $(head -n 10 "$work/written" | tr '\n' ' ')"
+# Nothing but what the interpreters said of themselves (docs/architecture.md, "Interpreter answers
+# remembered"): root's cache, 0700, its records 0600.
+comm -13 "$work/installed-tree" "$work/checked-tree" >"$work/written"
+grep -vE '^/var/cache/gpudoctor/interpreters(/[0-9a-f]{32}\.json)?$' "$work/written" >"$work/written-else" || true
+comm -23 "$work/installed-tree" "$work/checked-tree" >>"$work/written-else"
+[[ ! -s $work/written-else ]] ||
+  fail "gpudoctor check changed files in the root: $(head -n 10 "$work/written-else" | tr '\n' ' ')"
+grep -q '\.json$' "$work/written" || fail "gpudoctor check remembered no interpreter in the root"
+[[ $(stat -c '%U %a' "$root/var/cache/gpudoctor/interpreters") == "root 700" ]] ||
+  fail "the interpreter cache is $(stat -c '%U %a' "$root/var/cache/gpudoctor/interpreters")"
+[[ -z $(find "$root/var/cache/gpudoctor/interpreters" -type f ! -perm 0600) ]] || fail "a cache record is not 0600"
+# A bundle, written and read back there: libarchive, opened when first used, comes from the package's Depends.
+in_root "$root" gpudoctor bundle -o /tmp/gd/bundle.tar.gz >/dev/null 2>"$work/bundle.err" ||
+  fail "gpudoctor bundle failed in the root: $(head -c 400 "$work/bundle.err")"
+status=0
+in_root "$root" gpudoctor check --from /tmp/gd/bundle.tar.gz --format json >"$work/replayed.json" 2>&1 || status=$?
+((status <= 1)) || fail "gpudoctor check --from the bundle exited $status in the root: $(head -c 400 "$work/replayed.json")"
+pass "gpudoctor bundle writes a bundle in the root, and check --from reads it there"
 
 # The timer's unit as installed: one run keeps the report in the history, with or without node_exporter.
 unit=$root/usr/lib/systemd/system/gpudoctor-metrics.service

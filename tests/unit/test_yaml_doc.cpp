@@ -1,4 +1,5 @@
 // The YAML adapter (util/yaml_doc.hpp): an owned tree with lines, typed fields, errors as "file:line: ".
+#include "util/embedded.hpp"
 #include "util/text.hpp"
 #include "util/yaml_doc.hpp"
 
@@ -100,4 +101,82 @@ TEST_CASE("yaml: Fields read typed values and refuse what does not fit, naming t
 TEST_CASE("yaml: guarded turns any exception of a loader into its error, and passes values through") {
   CHECK(yaml::guarded("t.yaml", [] { return 7; }).value() == 7);
   CHECK(error_of([] { throw std::runtime_error("boom"); }) == "t.yaml: boom");
+}
+
+namespace {
+
+// A tree as text, kinds, lines and scalars: two trees are the same when these are.
+std::string shape(const yaml::Node& n) {
+  std::string out = std::to_string(static_cast<int>(n.kind())) + "@" + std::to_string(n.line());
+  if (n.is_scalar()) out += "'" + n.scalar() + "'";
+  if (n.is_list())
+    for (const auto& item : n.items())
+      out += "[" + shape(item) + "]";
+  if (n.is_map())
+    for (const auto& [k, v] : n.entries())
+      out += "{" + shape(k) + ":" + shape(v) + "}";
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("yaml pack: a packed tree comes back as parse gives it, lines and file name included") {
+  std::string text = "# a comment\nrows:\n  - id: a\n    list: [1, two, \"th ree\"]\n  - id: b\n"
+                     "    empty: ~\n    text: |\n      two\n      lines\nunicode: \"\xc3\xa9\"\n";
+  auto parsed = yaml::parse("t.yaml", text);
+  REQUIRE(parsed);
+  auto packed = yaml::pack("t.yaml", text);
+  REQUIRE(packed);
+  auto back = yaml::unpack("t.yaml", *packed);
+  REQUIRE(back);
+  CHECK(shape(*back) == shape(*parsed));
+  CHECK((*back)["rows"].items()[1]["text"].where() == "t.yaml:7");
+  // What parse refuses, pack refuses with the same words.
+  auto twice = yaml::pack("d.yaml", "a: 1\na: 2\n");
+  REQUIRE_FALSE(twice);
+  CHECK(twice.error() == yaml::parse("d.yaml", "a: 1\na: 2\n").error());
+}
+
+TEST_CASE("yaml pack: every built-in data file's packed tree is the tree of its text") {
+  std::size_t compared = 0;
+  for (const auto& [name, packed] : embedded_packed_trees()) {
+    auto text = embedded_data_files().find(name);
+    REQUIRE(text != embedded_data_files().end());
+    auto parsed = yaml::parse(std::string(name), std::string(text->second));
+    auto back = yaml::unpack(std::string(name), packed);
+    REQUIRE_MESSAGE(parsed, name);
+    REQUIRE_MESSAGE(back, name);
+    CHECK_MESSAGE(shape(*back) == shape(*parsed), name);
+    ++compared;
+  }
+  std::size_t yaml_files = 0;
+  for (const auto& [name, text] : embedded_data_files())
+    if (name.ends_with(".yaml")) ++yaml_files;
+  CHECK(compared == yaml_files);
+  CHECK(compared > 10);
+}
+
+TEST_CASE("yaml pack: a damaged packed tree is refused, never read past its end") {
+  auto packed = yaml::pack("t.yaml", "a: [1, 2, {b: c}]\nd: e\n");
+  REQUIRE(packed);
+  for (std::size_t cut = 0; cut < packed->size(); ++cut) {
+    auto back = yaml::unpack("t.yaml", std::string_view(*packed).substr(0, cut));
+    REQUIRE_FALSE(back);
+    CHECK(back.error().starts_with("t.yaml: the packed data file"));
+  }
+  CHECK_FALSE(yaml::unpack("t.yaml", *packed + "x")); // bytes past the tree
+  std::string bad_kind = *packed;
+  bad_kind[0] = 9;
+  CHECK_FALSE(yaml::unpack("t.yaml", bad_kind));
+  // A map that claims more entries than bytes, and a number that never ends.
+  CHECK_FALSE(yaml::unpack("t.yaml", std::string("\x04\x01\xff\xff\xff\xff\x0f", 7)));
+  CHECK_FALSE(yaml::unpack("t.yaml", std::string(12, '\xff')));
+  // Nested past the bound: a list in a list ... 2,000 deep.
+  std::string deep;
+  for (int i = 0; i < 2000; ++i)
+    deep += std::string("\x03\x01\x01", 3);
+  deep += std::string("\x01\x01", 2);
+  auto too_deep = yaml::unpack("t.yaml", deep);
+  REQUIRE_FALSE(too_deep);
+  CHECK(too_deep.error().find("bounds") != std::string::npos);
 }
