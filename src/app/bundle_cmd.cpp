@@ -17,6 +17,7 @@
 #include "util/escape.hpp"
 #include "util/file_text.hpp"
 #include "util/hmac_sha256.hpp"
+#include "util/shared_library.hpp"
 #include "util/utc_time.hpp"
 
 #include <algorithm>
@@ -91,6 +92,10 @@ bool same_conclusions(const std::vector<Result>& a, const std::vector<Result>& b
 } // namespace
 
 Outcome cmd_bundle(const BundleOptions& opt) {
+  // The archive is written with libarchive, opened when first used (util/shared_library): a missing one is
+  // said before recording, not after.
+  if (auto library = libarchive_library().available(); !library)
+    return fail(Exit::internal, "{}", library.error());
   // A bad upload URL is said before minutes of recording and probing, not after.
   if (!opt.upload.url.empty())
     if (auto usage = upload_usage_error(opt.upload); !usage.empty()) return fail(Exit::usage, "{}", usage);
