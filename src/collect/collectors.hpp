@@ -115,6 +115,11 @@ void collect_history(SystemView& view, const std::string& dir, HistoryFacts& out
 
 // Runs every collector (commands in parallel), then link_facts, and returns the facts.
 Facts collect_all(SystemView& view, const Knowledge& kb, const CollectOptions& opt);
+// The same, with the knowledge tables asked for only where a collector needs them (the last ones, after the
+// parallel collectors): `check` loads them while the first collectors run. A null answer (they could not be
+// loaded; the caller says why) leaves out the collectors that need them.
+using KnowledgeWhenReady = std::function<const Knowledge*()>;
+Facts collect_all(SystemView& view, const KnowledgeWhenReady& knowledge, const CollectOptions& opt);
 
 // Shared helpers.
 // A ToolRun from a command result, with `failure` left for the caller.

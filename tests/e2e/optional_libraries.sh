@@ -14,7 +14,8 @@ grep -qE 'NEEDED.*(libarchive|libcurl)' "$work/dynamic" && fail "gpudoctor links
 pass "neither libarchive nor libcurl is in gpudoctor's NEEDED"
 
 # The real files behind the sonames, as the loader's cache names them.
-real_of() { readlink -f "$(ldconfig -p | awk -v lib="$1" '$1 == lib && /x86-64/ {print $NF; exit}')"; }
+ldconfig -p >"$work/ld.so.cache.txt"
+real_of() { readlink -f "$(awk -v lib="$1" '$1 == lib && /x86-64/ && !seen {print $NF; seen = 1}' "$work/ld.so.cache.txt")"; }
 archive=$(real_of libarchive.so.13)
 curl=$(real_of libcurl.so.4)
 [[ -f $archive && -f $curl ]] || skip "libarchive.so.13 or libcurl.so.4 is not installed here"
