@@ -129,16 +129,14 @@ std::vector<std::string> answered_site_dirs(const std::string& out) {
 // pyvenv.cfg beside it or one folder up (site.venv reads it), the Python variables and HOME (the user
 // site), and its site folders (a venv or package made or removed there). The packages in them, .pth files
 // included, are read fresh every run (full_sys_path, find_torch).
-std::shared_ptr<const RunCacheRule> interpreter_cache_rule(SystemView& view, const std::string& program) {
-  auto rule = std::make_shared<RunCacheRule>();
-  std::string path = program;
-  if (path.find('/') == std::string::npos) path = find_on_path(view, program).value_or("");
-  if (!path.empty()) {
-    std::string bin = path.substr(0, path.find_last_of('/'));
-    rule->key_files = {bin + "/pyvenv.cfg", bin.substr(0, bin.find_last_of('/')) + "/pyvenv.cfg"};
-  }
-  rule->key_env = {"PYTHON*", "HOME"};
-  rule->watched = answered_site_dirs;
+const std::shared_ptr<const RunCacheRule>& interpreter_cache_rule() {
+  static const auto rule = [] {
+    auto r = std::make_shared<RunCacheRule>();
+    r->beside_program = {"pyvenv.cfg"};
+    r->key_env = {"PYTHON*", "HOME"};
+    r->watched = answered_site_dirs;
+    return std::shared_ptr<const RunCacheRule>(std::move(r));
+  }();
   return rule;
 }
 
@@ -151,7 +149,7 @@ CommandSpec sys_path_command(SystemView& view, const CollectOptions& opt, const 
   if (isolated)
     spec.argv.insert(spec.argv.end(), {view.env("PYTHONNOUSERSITE").value_or(""), user_base(view)});
   spec.as_owner_when_untrusted = true; // a user's interpreter is asked as that user, never as root
-  spec.cache = interpreter_cache_rule(view, program);
+  spec.cache = interpreter_cache_rule();
   return spec;
 }
 

@@ -11,18 +11,14 @@
 namespace gpudoctor::parse::detail {
 
 inline bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
+  return text::is_blank(c);
 }
 inline bool is_digit(char c) {
   return c >= '0' && c <= '9';
 }
 
 inline std::string_view trim_view(std::string_view s) {
-  while (!s.empty() && is_space(s.front()))
-    s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back()))
-    s.remove_suffix(1);
-  return s;
+  return text::trim_view(s);
 }
 
 // Calls fn(line) for each line, without its '\n' or a trailing '\r'. fn may return false to stop early.

@@ -44,22 +44,6 @@ bool is_stale_temporary(std::string_view name) {
   return name.starts_with(".gpudoctor-") && name.ends_with(".tmp");
 }
 
-// The names in the folder `fd`, through a descriptor of its own (the folder's stays where it is).
-std::expected<std::vector<std::string>, std::string> names_in(int fd, const std::string& path) {
-  int dup = ::openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dup < 0) return std::unexpected(fmt::format("cannot list {}: {}", shown(path), std::strerror(errno)));
-  DIR* d = ::fdopendir(dup);
-  if (!d) {
-    ::close(dup);
-    return std::unexpected(fmt::format("cannot list {}: {}", shown(path), std::strerror(errno)));
-  }
-  std::vector<std::string> names;
-  while (const dirent* e = ::readdir(d))
-    names.emplace_back(e->d_name);
-  ::closedir(d);
-  return names;
-}
-
 // Holds the folder's exclusive lock while it lives.
 class FolderLock {
 public:
@@ -116,12 +100,9 @@ std::vector<std::string> over_limits(const std::vector<Entry>& oldest_first, con
 }
 
 std::expected<Folder, std::string> Folder::open(const std::string& dir, bool create) {
-  auto fd = open_own_folder(dir, create, "history");
-  if (!fd) return std::unexpected(fd.error());
-  std::error_code ec;
-  std::string path = fs::absolute(dir, ec).lexically_normal().string();
-  if (path.size() > 1 && path.back() == '/') path.pop_back();
-  return Folder(*fd, path);
+  auto folder = open_own_folder(dir, create, "history");
+  if (!folder) return std::unexpected(folder.error());
+  return Folder(folder->fd, folder->path);
 }
 
 Folder::Folder(Folder&& other) noexcept : m_fd(other.m_fd), m_path(std::move(other.m_path)) {
@@ -139,7 +120,7 @@ Folder::~Folder() {
 }
 
 std::expected<std::vector<Entry>, std::string> Folder::list() const {
-  auto names = names_in(m_fd, m_path);
+  auto names = folder_names(m_fd, m_path);
   if (!names) return std::unexpected(names.error());
   std::vector<Entry> entries;
   for (const auto& name : *names) {
@@ -175,7 +156,7 @@ std::expected<Entry, std::string> Folder::add(std::string_view report, bool good
     return std::unexpected(fmt::format("cannot lock {}: {}", shown(m_path), std::strerror(errno)));
   FolderLock lock(m_fd);
   // Under the lock no other gpudoctor writes here: a temporary file is one a killed writer left.
-  if (auto names = names_in(m_fd, m_path))
+  if (auto names = folder_names(m_fd, m_path))
     for (const auto& name : *names)
       if (is_stale_temporary(name)) ::unlinkat(m_fd, name.c_str(), 0);
   timespec now{};

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
 #include <filesystem>
 #include <optional>
@@ -50,8 +51,8 @@ std::optional<std::string> distrust_folder(const struct stat& st) {
 
 } // namespace
 
-std::expected<int, std::string> open_own_folder(const std::string& dir, bool create, std::string_view what,
-                                                unsigned parents_mode) {
+std::expected<OwnFolder, std::string> open_own_folder(const std::string& dir, bool create,
+                                                      std::string_view what, unsigned parents_mode) {
   std::error_code ec;
   fs::path absolute = fs::absolute(dir, ec);
   if (ec) return std::unexpected(fmt::format("cannot use {}: {}", shown(dir), ec.message()));
@@ -102,7 +103,22 @@ std::expected<int, std::string> open_own_folder(const std::string& dir, bool cre
     return std::unexpected(fmt::format("{} is {}: a {} folder must be {} and writable by nobody else",
                                        shown(path), *why, what, root ? "root's" : "your own"));
   }
-  return fd;
+  return OwnFolder{fd, path};
+}
+
+std::expected<std::vector<std::string>, std::string> folder_names(int fd, const std::string& path) {
+  int dup = ::openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dup < 0) return std::unexpected(fmt::format("cannot list {}: {}", shown(path), std::strerror(errno)));
+  DIR* d = ::fdopendir(dup);
+  if (!d) {
+    ::close(dup);
+    return std::unexpected(fmt::format("cannot list {}: {}", shown(path), std::strerror(errno)));
+  }
+  std::vector<std::string> names;
+  while (const dirent* e = ::readdir(d))
+    names.emplace_back(e->d_name);
+  ::closedir(d);
+  return names;
 }
 
 } // namespace gpudoctor

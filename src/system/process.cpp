@@ -101,12 +101,7 @@ std::vector<std::string> child_environment(const CommandSpec& spec,
                                            const std::map<std::string, std::string>& env,
                                            const std::string& tag) {
   auto unset = [&](const std::string& name) {
-    if (name == proc::k_run_tag_name) return true;
-    for (const auto& u : spec.unset_env)
-      if (u == name ||
-          (!u.empty() && u.back() == '*' && name.compare(0, u.size() - 1, u, 0, u.size() - 1) == 0))
-        return true;
-    return false;
+    return name == proc::k_run_tag_name || variable_matches(name, spec.unset_env);
   };
   std::vector<std::string> out;
   for (const auto& [name, value] : env)

@@ -1,5 +1,7 @@
 #include "system/record_excerpts.hpp"
 
+#include "util/text.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -30,50 +32,42 @@ bool same_name(std::string_view a, std::string_view b) {
 }
 
 // Calls visit(line) for each line with its line feed (the last may have none).
-template <class Visit> void each_line(std::string_view text, Visit visit) {
-  while (!text.empty()) {
-    std::size_t end = text.find('\n');
-    std::size_t n = end == std::string_view::npos ? text.size() : end + 1;
-    visit(text.substr(0, n));
-    text.remove_prefix(n);
+template <class Visit> void each_line(std::string_view content, Visit visit) {
+  while (!content.empty()) {
+    std::size_t end = content.find('\n');
+    std::size_t n = end == std::string_view::npos ? content.size() : end + 1;
+    visit(content.substr(0, n));
+    content.remove_prefix(n);
   }
 }
 
-// The blanks of the parsers (parse/scan.hpp's is_space): an excerpt must split lines into paragraphs, fields
-// and continuations exactly as they do, or a parse of the excerpt would differ from the whole file's.
-constexpr std::string_view k_blanks = " \t\r\n\v\f";
-
-std::string_view trimmed(std::string_view s) {
-  std::size_t first = s.find_first_not_of(k_blanks);
-  if (first == std::string_view::npos) return {};
-  return s.substr(first, s.find_last_not_of(k_blanks) - first + 1);
-}
-
-std::string dpkg_status_fields(std::string_view text) {
+// Blanks and trimming are the parsers' own (util/text's is_blank and trim_view, which parse/scan.hpp uses):
+// an excerpt must split lines into paragraphs, fields and continuations exactly as they do, or a parse of the
+// excerpt would differ from the whole file's.
+std::string dpkg_status_fields(std::string_view content) {
   std::string out;
   bool keeping = false; // whether the field a continuation line belongs to is kept
-  each_line(text, [&](std::string_view line) {
-    if (trimmed(line).empty()) { // between paragraphs
+  each_line(content, [&](std::string_view line) {
+    if (text::trim_view(line).empty()) { // between paragraphs
       keeping = false;
       out += line;
-    } else if (k_blanks.find(line.front()) != std::string_view::npos) {
+    } else if (text::is_blank(line.front())) {
       if (keeping) out += line;
     } else {
       std::size_t colon = line.find(':');
-      keeping = colon != std::string_view::npos && dpkg_field_kept(trimmed(line.substr(0, colon)));
+      keeping = colon != std::string_view::npos && dpkg_field_kept(text::trim_view(line.substr(0, colon)));
       if (keeping) out += line;
     }
   });
   return out;
 }
 
-std::string header_defines(std::string_view text) {
+std::string header_defines(std::string_view content) {
   std::string out;
-  each_line(text, [&](std::string_view line) {
-    std::string_view t = trimmed(line);
+  each_line(content, [&](std::string_view line) {
+    std::string_view t = text::trim_view(line);
     if (!t.starts_with('#')) return;
-    std::size_t at = t.find_first_not_of(k_blanks, 1);
-    if (at != std::string_view::npos && t.substr(at).starts_with("define")) out += line;
+    if (text::trim_view(t.substr(1)).starts_with("define")) out += line;
   });
   return out;
 }

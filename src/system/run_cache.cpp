@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -33,12 +32,6 @@ std::string stat_text(const std::string& path) {
   if (::stat(path.c_str(), &st) != 0) return "absent";
   return fmt::format("{}:{}:{}:{}.{}:{}.{}", st.st_dev, st.st_ino, st.st_size, st.st_mtim.tv_sec,
                      st.st_mtim.tv_nsec, st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
-}
-
-bool env_matches(const std::string& name, const std::vector<std::string>& patterns) {
-  return std::any_of(patterns.begin(), patterns.end(), [&](const std::string& p) {
-    return text::ends_with(p, "*") ? text::starts_with(name, p.substr(0, p.size() - 1)) : name == p;
-  });
 }
 
 // One entry per program, argv and account: a changed key replaces it, so the folder holds at most one
@@ -101,15 +94,23 @@ std::string run_cache_key(const CommandSpec& spec, const std::map<std::string, s
   }
   Json files = Json::object();
   files[program.empty() ? std::string("(program not found)") : program] = stat_text(program);
-  if (spec.cache)
+  if (spec.cache) {
     for (const auto& f : spec.cache->key_files)
       files[f] = stat_text(f);
+    // The folders as named (not through links): where the interpreter itself looks for pyvenv.cfg.
+    std::string folder = program.substr(0, program.find_last_of('/'));
+    std::string above = folder.substr(0, folder.find_last_of('/'));
+    if (!program.empty())
+      for (const auto& name : spec.cache->beside_program)
+        for (const std::string& dir : {folder, above})
+          files[dir + "/" + name] = stat_text(dir + "/" + name);
+  }
   key["program"] = program;
   key["files"] = std::move(files);
   Json vars = Json::object();
   if (spec.cache)
     for (const auto& [name, value] : env)
-      if (env_matches(name, spec.cache->key_env)) vars[name] = value;
+      if (variable_matches(name, spec.cache->key_env)) vars[name] = value;
   key["env"] = std::move(vars);
   return dump_json_exact(key).value_or(""); // a text that is not UTF-8: not remembered
 }
@@ -122,8 +123,8 @@ int RunCache::folder_fd() {
   std::lock_guard lock(m_mutex);
   if (m_fd == -2) {
     // gpudoctor's cache folder above it is 0755, as the fix scripts make it (docs/security.md).
-    auto fd = open_own_folder(m_folder, true, "interpreter cache", 0755);
-    m_fd = fd ? *fd : -1;
+    auto folder = open_own_folder(m_folder, true, "interpreter cache", 0755);
+    m_fd = folder ? folder->fd : -1;
   }
   return m_fd;
 }
@@ -186,22 +187,15 @@ void RunCache::keep(const CommandSpec& spec, const std::string& key, const Comma
   (void)replace_in_folder(dir, name, m_folder + "/" + name, 0600, fill_with(*content));
   // Bounded: past k_max_entries, the least recently written entries go.
   std::lock_guard lock(m_mutex);
-  int dup = ::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  DIR* d = dup >= 0 ? ::fdopendir(dup) : nullptr;
-  if (!d) {
-    if (dup >= 0) ::close(dup);
-    return;
-  }
+  auto names = folder_names(dir, m_folder);
+  if (!names) return;
   std::vector<std::pair<long long, std::string>> entries;
-  while (const dirent* e = ::readdir(d)) {
-    std::string n = e->d_name;
+  for (const auto& n : *names) {
     struct stat st {};
     if (text::ends_with(n, k_suffix) && ::fstatat(dir, n.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
         S_ISREG(st.st_mode))
       entries.emplace_back(static_cast<long long>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec, n);
-    if (entries.size() > 4 * k_max_entries) break; // a folder someone filled: judged on what was seen
   }
-  ::closedir(d);
   if (entries.size() <= k_max_entries) return;
   std::sort(entries.begin(), entries.end());
   for (std::size_t i = 0; i + k_max_entries < entries.size(); ++i)

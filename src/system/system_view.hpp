@@ -51,12 +51,25 @@ struct UntrustedProgram {
   std::string instead; // not run: the copy root can trust that ran in its place (further on PATH), if any
 };
 
+// Whether the variable `name` is one of `patterns`: names, or prefixes ending in '*' ("PYTHON*"), the form of
+// CommandSpec::unset_env and RunCacheRule::key_env.
+inline bool variable_matches(const std::string& name, const std::vector<std::string>& patterns) {
+  for (const auto& p : patterns)
+    if (p == name ||
+        (!p.empty() && p.back() == '*' && name.compare(0, p.size() - 1, p, 0, p.size() - 1) == 0))
+      return true;
+  return false;
+}
+
 // When a command's answer may be remembered (system/run_cache.hpp: an interpreter's account of itself).
 // The answer is used again only while the program found, the caller's ids, the argv, these files and
 // variables, and the folders the answer named are as they were.
 struct RunCacheRule {
   std::vector<std::string> key_files; // each one's (device, inode, size, mtime, ctime), or its absence
-  std::vector<std::string> key_env;   // names, or prefixes ending in '*' ("PYTHON*")
+  // Names keyed the same way in the folder of the program found and the folder above it (a venv's
+  // pyvenv.cfg): beside the program that runs, whichever PATH or the trust rule picks.
+  std::vector<std::string> beside_program;
+  std::vector<std::string> key_env; // names, or prefixes ending in '*' ("PYTHON*")
   // The folders the answer names (an interpreter's site folders), from its standard output: their stat is
   // kept with it and compared when it is read back.
   std::function<std::vector<std::string>(const std::string& out)> watched;

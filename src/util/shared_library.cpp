@@ -4,34 +4,24 @@
 
 #include <cstdlib>
 #include <dlfcn.h>
-#include <mutex>
 
 #include <fmt/format.h>
 
 namespace gpudoctor {
 
-namespace {
-std::mutex g_open_mutex; // dlopen is thread-safe; this guards each SharedLibrary's own fields
-} // namespace
-
 SharedLibrary::SharedLibrary(const char* soname, const char* purpose, const char* package)
     : m_soname(soname), m_purpose(purpose), m_package(package) {}
 
-void SharedLibrary::open_once() {
-  std::lock_guard lock(g_open_mutex);
-  if (m_tried) return;
-  m_tried = true;
-  // RTLD_LOCAL: its symbols serve the stubs that ask for them, never another library's lookups.
-  m_handle = dlopen(m_soname, RTLD_NOW | RTLD_LOCAL);
-  if (!m_handle) {
-    const char* why = dlerror();
-    m_error = fmt::format("{} needs {}, which could not be loaded ({}): install {}", m_purpose, m_soname,
-                          why ? why : "not found", m_package);
-  }
-}
-
 std::expected<void, std::string> SharedLibrary::available() {
-  open_once();
+  std::call_once(m_opened, [this] {
+    // RTLD_LOCAL: its symbols serve the stubs that ask for them, never another library's lookups.
+    m_handle = dlopen(m_soname, RTLD_NOW | RTLD_LOCAL);
+    if (!m_handle) {
+      const char* why = dlerror();
+      m_error = fmt::format("{} needs {}, which could not be loaded ({}): install {}", m_purpose, m_soname,
+                            why ? why : "not found", m_package);
+    }
+  });
   if (!m_handle) return std::unexpected(m_error);
   return {};
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <expected>
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -13,7 +14,7 @@ namespace gpudoctor {
 class SharedLibrary {
 public:
   // `soname` ("libarchive.so.13"); `purpose` and `package` complete the message when it is missing:
-  // "<purpose> needs libarchive.so.13, which is not installed (...): install <package>".
+  // "<purpose> needs libarchive.so.13, which could not be loaded (...): install <package>".
   SharedLibrary(const char* soname, const char* purpose, const char* package);
 
   // Whether it could be opened; the reason, as a sentence, when not.
@@ -23,13 +24,12 @@ public:
   void* symbol(const char* name);
 
 private:
-  void open_once();
   const char* m_soname;
   const char* m_purpose;
   const char* m_package;
+  std::once_flag m_opened;
   void* m_handle = nullptr;
   std::string m_error;
-  bool m_tried = false;
 };
 
 // The two libraries, each opened on first use.

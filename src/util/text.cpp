@@ -9,15 +9,7 @@
 namespace gpudoctor::text {
 
 std::string trim(std::string_view s) {
-  auto is_space = [](char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-  };
-  std::size_t b = 0, e = s.size();
-  while (b < e && is_space(s[b]))
-    ++b;
-  while (e > b && is_space(s[e - 1]))
-    --e;
-  return std::string(s.substr(b, e - b));
+  return std::string(trim_view(s));
 }
 
 std::vector<std::string> split(std::string_view s, char sep, bool keep_empty) {

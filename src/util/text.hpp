@@ -8,6 +8,19 @@
 
 namespace gpudoctor::text {
 
+// The blanks of every parser and of the bundle's excerpts (which must split lines exactly as the parsers
+// do): space, tab, CR, LF, VT and FF.
+inline bool is_blank(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
+}
+// `s` without its leading and trailing blanks (a view into `s`).
+inline std::string_view trim_view(std::string_view s) {
+  while (!s.empty() && is_blank(s.front()))
+    s.remove_prefix(1);
+  while (!s.empty() && is_blank(s.back()))
+    s.remove_suffix(1);
+  return s;
+}
 std::string trim(std::string_view s);
 std::vector<std::string> split(std::string_view s, char sep, bool keep_empty = false);
 std::vector<std::string> lines(std::string_view s);

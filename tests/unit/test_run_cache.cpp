@@ -116,15 +116,23 @@ TEST_CASE("run cache: each change the rule names makes the program run again") {
     next_tick();
     write(a.config, "a=2\n");
   }
-  SUBCASE("a key file made where there was none") {
+  // A rule that keys one more file, absent at its first answer (a run), then made there (a run again).
+  auto file_made = [&](auto&& widen_rule) {
     auto rule = std::make_shared<RunCacheRule>(*a.spec.cache);
-    rule->key_files.push_back((a.temp / "pyvenv.cfg").string());
+    widen_rule(*rule);
     a.spec.cache = rule;
-    a.ask(cache); // the new rule's first answer
+    a.ask(cache);
     REQUIRE(a.runs() == 2);
     write(a.temp / "pyvenv.cfg", "home = /usr/bin\n");
     a.ask(cache);
     CHECK(a.runs() == 3);
+  };
+  SUBCASE("a key file made where there was none") {
+    file_made([&](RunCacheRule& r) { r.key_files.push_back((a.temp / "pyvenv.cfg").string()); });
+    return;
+  }
+  SUBCASE("a file made beside the program found (a venv's pyvenv.cfg)") {
+    file_made([](RunCacheRule& r) { r.beside_program = {"pyvenv.cfg"}; });
     return;
   }
   SUBCASE("a variable of the rule set otherwise") {
