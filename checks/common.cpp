@@ -151,4 +151,24 @@ std::string gfx_name(const Knowledge& kb, long long v) {
   return fmt::format("gfx{}{}{:x}", v / 10000, (v / 100) % 100, static_cast<unsigned long long>(v % 100));
 }
 
+bool integrated_gpu(const Knowledge& kb, const Gpu& gpu) {
+  if (gpu.vendor != Vendor::amd) return false;
+  auto version = gpu.gfx_target_version();
+  auto row = version ? kb.find_gfx(*version) : std::nullopt;
+  return row && row->apu;
+}
+
+bool integrated_beside_discrete(const CheckContext& ctx, const Gpu& gpu) {
+  if (!integrated_gpu(ctx.kb, gpu)) return false;
+  return std::ranges::any_of(ctx.facts.gpus, [&](const Gpu& other) {
+    return other.vendor == Vendor::amd && !integrated_gpu(ctx.kb, other);
+  });
+}
+
+std::size_t discrete_amd_count(const CheckContext& ctx) {
+  return static_cast<std::size_t>(std::ranges::count_if(ctx.facts.gpus, [&](const Gpu& gpu) {
+    return gpu.vendor == Vendor::amd && !integrated_beside_discrete(ctx, gpu);
+  }));
+}
+
 } // namespace gpudoctor::checks

@@ -38,6 +38,13 @@ std::vector<std::string> pip_uninstall(const PythonEnv& env, const std::vector<s
 // ISA family for a gfx_target_version (knowledge isa_family); an unknown one is its own family.
 std::string gfx_family(const Knowledge& kb, long long gfx_target_version);
 std::string gfx_name(const Knowledge& kb, long long gfx_target_version);
+// A Ryzen processor's integrated GPU (a gfx target LLVM lists only as an APU: knowledge gfx.yaml `apu`).
+bool integrated_gpu(const Knowledge& kb, const Gpu& gpu);
+// An integrated AMD GPU beside a discrete AMD GPU: rocm.igpu-visible's finding, which the checks of
+// targets, wheels and multi-GPU settings leave to it (one cause, one finding).
+bool integrated_beside_discrete(const CheckContext& ctx, const Gpu& gpu);
+// The AMD GPUs that are not such an integrated GPU beside a discrete one.
+std::size_t discrete_amd_count(const CheckContext& ctx);
 
 // The HSA_OVERRIDE_GFX_VERSION that applies to one AMD GPU: the per-node variable (KFD node id) wins over the
 // global one, as in libhsakmt. `wanted` and `real` are gfx_target_version numbers.

@@ -2,6 +2,7 @@
 // PyTorch's DataLoader workers use it; Docker gives 64 MiB unless told --shm-size or --ipc=host (NCCL's
 // troubleshooting guide, "Docker": "--shm-size=1g --ulimit memlock=-1").
 #include "checks/common.hpp"
+#include "checks/nccl_common.hpp"
 #include "checks/registry.hpp"
 #include "system/machine_paths.hpp"
 
@@ -21,7 +22,7 @@ std::string mib(std::uint64_t bytes) {
 
 void container_shm_small(const CheckContext& ctx, Results& out) {
   const Facts& f = ctx.facts;
-  std::size_t gpus = f.count(Vendor::nvidia) + f.count(Vendor::amd);
+  std::size_t gpus = gpu_count(ctx);
   if (!f.os.in_container) return out.skip("", "not in a container");
   if (gpus < 2)
     return out.skip("", fmt::format("{} GPU{}: no GPU talks to another through /dev/shm here", gpus,

@@ -13,8 +13,8 @@ namespace gpudoctor::checks {
 
 namespace {
 
-std::string gpus_text(const Facts& f) {
-  std::size_t n = gpu_count(f);
+std::string gpus_text(const CheckContext& ctx) {
+  std::size_t n = gpu_count(ctx);
   return fmt::format("{} GPU{}", n, n == 1 ? "" : "s");
 }
 
@@ -83,11 +83,11 @@ void env_nccl_p2p_disabled(const CheckContext& ctx, Results& out) {
     return out.pass("", what);
   }
   std::vector<std::string> evidence = {nccl_evidence(ctx.facts, *culprit)};
-  if (gpu_count(f) < 2)
+  if (gpu_count(ctx) < 2)
     return out.pass(culprit->name,
                     fmt::format("{}={} turns off peer-to-peer, but this machine has {}, so no GPU talks to "
                                 "another here",
-                                culprit->name, printable(culprit->value), gpus_text(f)),
+                                culprit->name, printable(culprit->value), gpus_text(ctx)),
                     evidence);
   for (const auto& gpu : f.gpus)
     if (gpu.vendor != Vendor::other) evidence.push_back(gpu_evidence(gpu));
@@ -98,7 +98,7 @@ void env_nccl_p2p_disabled(const CheckContext& ctx, Results& out) {
               "around hangs whose cause is PCIe ACS or the IOMMU; fix that instead (disable ACS on the PCIe "
               "bridges, iommu=pt) and unset it.",
               culprit->name, printable(culprit->value), nccl_where(ctx.facts, *culprit), peer_links(f),
-              gpus_text(f)),
+              gpus_text(ctx)),
           evidence);
 }
 
@@ -190,10 +190,11 @@ void env_nccl_risky(const CheckContext& ctx, Results& out) {
         }
         evidence.push_back(fmt::format("{}: {}", f.network.ib_source, text::join(f.network.ib_devices, " ")));
       }
-      if (row.requirement == "multi_gpu" && gpu_count(f) < 2) {
-        out.pass(s.name,
-                 fmt::format("{} matters only between GPUs, and this machine has {}", setting, gpus_text(f)),
-                 evidence);
+      if (row.requirement == "multi_gpu" && gpu_count(ctx) < 2) {
+        out.pass(
+            s.name,
+            fmt::format("{} matters only between GPUs, and this machine has {}", setting, gpus_text(ctx)),
+            evidence);
         continue;
       }
       out.add(Status::warn, s.name,

@@ -78,8 +78,8 @@ std::string printable(const std::string& value) {
   return out;
 }
 
-std::size_t gpu_count(const Facts& f) {
-  return f.count(Vendor::nvidia) + f.count(Vendor::amd);
+std::size_t gpu_count(const CheckContext& ctx) {
+  return ctx.facts.count(Vendor::nvidia) + discrete_amd_count(ctx);
 }
 
 } // namespace gpudoctor::checks

@@ -43,6 +43,6 @@ std::string nccl_value_problem(const NcclVarRow& row, const std::string& value);
 std::string printable(const std::string& value);
 
 // GPUs of NVIDIA and AMD on the bus, whatever their driver.
-std::size_t gpu_count(const Facts& f);
+std::size_t gpu_count(const CheckContext& ctx); // an integrated GPU beside a discrete one not counted
 
 } // namespace gpudoctor::checks

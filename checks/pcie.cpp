@@ -92,8 +92,9 @@ void pcie_link_degraded(const CheckContext& ctx, Results& out) {
 
 void pcie_iommu_not_pt(const CheckContext& ctx, Results& out) {
   const Facts& f = ctx.facts;
-  std::size_t amd = f.count(Vendor::amd);
-  if (amd < 2) return out.skip("", "fewer than two AMD GPUs");
+  // An integrated GPU beside a discrete one is no second GPU for RCCL (rocm.igpu-visible hides it).
+  std::size_t amd = discrete_amd_count(ctx);
+  if (amd < 2) return out.skip("", "fewer than two discrete AMD GPUs");
   if (!f.os.kernel_cmdline || !f.os.kernel_params) return out.skip("", "the kernel command line is unknown");
   const KernelCmdline& cmdline = *f.os.kernel_params;
   std::vector<std::string> evidence = {

@@ -22,6 +22,7 @@ const std::vector<CheckEntry>& check_registry() {
       {"rocm.gpu-unsupported", rocm_gpu_unsupported},
       {"rocm.os-unsupported", rocm_os_unsupported},
       {"rocm.multiple", rocm_multiple},
+      {"rocm.igpu-visible", rocm_igpu_visible},
       {"stack.both-vendors", stack_both_vendors},
       {"stack.leftover-paths", stack_leftover_paths},
       {"env.hsa-override-invalid", env_hsa_override_invalid},

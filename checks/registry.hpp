@@ -31,6 +31,7 @@ void pcie_link_degraded(const CheckContext&, Results&);
 void pcie_iommu_not_pt(const CheckContext&, Results&);
 void cuda_path_mismatch(const CheckContext&, Results&);
 void rocm_gpu_unsupported(const CheckContext&, Results&);
+void rocm_igpu_visible(const CheckContext&, Results&);
 void rocm_os_unsupported(const CheckContext&, Results&);
 void rocm_multiple(const CheckContext&, Results&);
 void stack_leftover_paths(const CheckContext&, Results&);

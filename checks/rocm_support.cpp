@@ -127,6 +127,14 @@ void rocm_gpu_unsupported(const CheckContext& ctx, Results& out) {
                evidence);
       continue;
     }
+    if (integrated_beside_discrete(ctx, gpu)) {
+      out.skip(
+          gpu.subject(),
+          fmt::format("{} ({}) is the processor's integrated GPU beside a discrete one: rocm.igpu-visible "
+                      "judges it",
+                      gpu.display_name(), gfx));
+      continue;
+    }
     std::string msg = fmt::format("{} ({}) is not among the GPU targets ROCm {} supports on Linux ({})",
                                   gpu.display_name(), gfx, rocm->version, targets);
     if (apu_target(gfx)) {

@@ -60,6 +60,11 @@ void from_table(const CheckContext& ctx, Results& out) {
   for (const auto& gpu : f.gpus) {
     if (gpu.vendor != vendor || gpu.arch().empty()) continue;
     any = true;
+    if (integrated_beside_discrete(ctx, gpu)) {
+      out.skip(gpu.subject(),
+               "the processor's integrated GPU beside a discrete one: rocm.igpu-visible judges it");
+      continue;
+    }
     std::vector<std::string> evidence = {gpu_evidence(gpu),
                                          fmt::format("{}: __version__ {}", t.source, t.version),
                                          fmt::format("wheel: {}", id.how), wheel_evidence};

@@ -92,6 +92,11 @@ void torch_arch_missing_from_probe(const CheckContext& ctx, Results& out) {
   for (const auto& gpu : f.gpus) {
     if (gpu.vendor != vendor || gpu.arch().empty()) continue;
     any = true;
+    if (integrated_beside_discrete(ctx, gpu)) {
+      out.skip(gpu.subject(),
+               "the processor's integrated GPU beside a discrete one: rocm.igpu-visible judges it");
+      continue;
+    }
     std::vector<std::string> evidence = {
         gpu_evidence(gpu),
         fmt::format("cmd python-gpu: PyTorch {} ({}) arch list {}", fw->version, build_name(*fw), list_text)};

@@ -55,6 +55,7 @@ struct GfxRow {
   std::string source;
   std::string gc_ip;    // GC IP version(s) the kernel maps to it: "11.0.3" for gfx1101
   std::string products; // typical products, for messages
+  bool apu = false;     // LLVM lists the target only as an APU: a Ryzen processor's integrated GPU
   bool uncertain = false;
 };
 

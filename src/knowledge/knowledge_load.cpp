@@ -386,8 +386,8 @@ public:
   }
 
   void read_gfx_targets(const yaml::Node& node) {
-    yaml::Fields r(node,
-                   {"gfx_target_version", "target", "family", "gc_ip", "products", "source", "uncertain"});
+    yaml::Fields r(
+        node, {"gfx_target_version", "target", "family", "gc_ip", "products", "apu", "source", "uncertain"});
     GfxRow x;
     x.gfx_target_version = r.positive("gfx_target_version");
     x.target = r.text("target");
@@ -396,6 +396,7 @@ public:
     x.source = read_source(r);
     if (r.has("gc_ip")) x.gc_ip = r.text("gc_ip");
     if (r.has("products")) x.products = r.text("products");
+    x.apu = r.flag("apu");
     x.uncertain = r.flag("uncertain");
     unique(node, "gfx " + std::to_string(x.gfx_target_version),
            "row for " + std::to_string(x.gfx_target_version));

@@ -802,3 +802,68 @@ TEST_CASE("check: driver.secure-boot counts akmods, kmod packages and vendor mod
     expect_quiet(single(run_check("driver.secure-boot", f)), Status::pass, "nvidia");
   }
 }
+
+TEST_CASE("check: rocm.igpu-visible") {
+  // amd_machine numbers the KFD nodes in bus order: the first GPU is device 0.
+  SUBCASE("an integrated gfx1036 after a discrete gfx1030: warn, the discrete indices to keep") {
+    Facts f = amd_machine({100300, 100306});
+    add_rocm(f, "6.1.3");
+    auto r = single(run_check("rocm.igpu-visible", f));
+    expect_fired(r, Status::warn, "gpu1 (0000:04:00.0)", {"gfx1036", "device 1", "ROCR_VISIBLE_DEVICES=0"},
+                 {});
+    CHECK_FALSE(contains(r.message, "comes first"));
+    REQUIRE(r.action);
+    CHECK(r.action->text == "export ROCR_VISIBLE_DEVICES=0");
+    // Nothing else speaks of it: no release and no wheel helps.
+    for (const char* id : {"rocm.gpu-unsupported", "torch.arch-missing"})
+      for (const auto& other : run_check(id, f))
+        if (other.subject == "gpu1 (0000:04:00.0)") CHECK_MESSAGE(other.status == Status::skip, id);
+  }
+  SUBCASE("an integrated GPU first shifts the discrete one off device 0") {
+    Facts f = amd_machine({110003, 110000}); // a 780M (gfx1103) before an RX 7900 XTX
+    auto r = single(run_check("rocm.igpu-visible", f));
+    expect_fired(r, Status::warn, "gpu0 (0000:03:00.0)", {"device 0 is not the discrete GPU", "=1"}, {});
+  }
+  SUBCASE("hidden from the runtime by ROCR_VISIBLE_DEVICES: pass; by index or by the discrete one's UUID") {
+    for (const char* value : {"0", "GPU-e0ce170bfa1769dd"}) {
+      Facts f = amd_machine({100300, 100306});
+      set_env(f, "ROCR_VISIBLE_DEVICES", value);
+      expect_quiet(single(run_check("rocm.igpu-visible", f)), Status::pass, "gpu1 (0000:04:00.0)");
+    }
+  }
+  SUBCASE("ROCR_VISIBLE_DEVICES naming it: warn") {
+    Facts f = amd_machine({100300, 100306});
+    set_env(f, "ROCR_VISIBLE_DEVICES", "1,0");
+    expect_fired(single(run_check("rocm.igpu-visible", f)), Status::warn, "gpu1 (0000:04:00.0)", {"device 1"},
+                 {});
+  }
+  SUBCASE("hidden from HIP only: info, the runtime still opens it (AMD's install guide)") {
+    for (const char* name : {"HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"}) {
+      Facts f = amd_machine({100300, 100306});
+      set_env(f, name, "0");
+      auto r = single(run_check("rocm.igpu-visible", f));
+      CHECK(r.status == Status::info);
+      CHECK(contains(r.message, "the ROCm runtime still opens it"));
+    }
+  }
+  SUBCASE("HIP_VISIBLE_DEVICES counts among what ROCR_VISIBLE_DEVICES left") {
+    Facts f = amd_machine({100300, 100306, 100300});
+    set_env(f, "ROCR_VISIBLE_DEVICES", "1,2"); // the iGPU and the second discrete GPU
+    set_env(f, "HIP_VISIBLE_DEVICES", "1");    // of those, the second: the discrete one
+    CHECK(single(run_check("rocm.igpu-visible", f)).status == Status::info);
+  }
+  SUBCASE("only discrete GPUs, or only an integrated one: pass, and the others judge it") {
+    expect_quiet(single(run_check("rocm.igpu-visible", amd_machine({100300, 110000}))), Status::pass);
+    Facts apu = amd_machine({110003});
+    expect_quiet(single(run_check("rocm.igpu-visible", apu)), Status::pass);
+    add_rocm(apu, "6.1.3");
+    CHECK(single(run_check("rocm.gpu-unsupported", apu)).status == Status::warn);
+  }
+  SUBCASE("an integrated GPU is no second GPU for the multi-GPU checks") {
+    Facts f = amd_machine({100300, 100306});
+    f.os.kernel_cmdline = {"BOOT_IMAGE=/vmlinuz ro quiet", "/proc/cmdline"};
+    auto r = single(run_check("pcie.iommu-not-pt", f));
+    CHECK(r.status == Status::skip);
+    CHECK(contains(r.message, "fewer than two discrete AMD GPUs"));
+  }
+}
