@@ -52,7 +52,15 @@ void tool_failed(const CheckContext& ctx, Results& out) {
     for (const auto& line : t.evidence_lines)
       evidence.push_back(fmt::format("cmd {}: {}", t.key, line));
     if (t.evidence_lines.empty()) evidence.push_back(fmt::format("cmd {}: {}", t.key, t.failure));
-    out.add(Status::info, t.program, fmt::format("{} failed: {}", t.program, t.failure), evidence);
+    // A known line (knowledge tool_errors.yaml) says what it means; exit status 0 hides it from scripts.
+    std::string meaning = t.known_error.empty() ? "" : fmt::format(" ({})", t.known_error);
+    std::string zero = t.exit_code != 0
+                           ? ""
+                           : fmt::format(". It exited with status 0, so a script that tests only "
+                                         "the exit status of {} takes this run for a success.",
+                                         t.program);
+    out.add(Status::info, t.program, fmt::format("{} failed: {}{}{}", t.program, t.failure, meaning, zero),
+            evidence);
   }
   if (!any) out.pass("", "no vendor tool failed");
 }

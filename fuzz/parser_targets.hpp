@@ -95,6 +95,15 @@ inline constexpr Target k_targets[] = {
      auto r = parse::rocminfo(s);
      require(r.ok == !r.agents.empty(), "rocminfo ok means agents");
    }},
+  {"lines_containing", [](std::string_view s) {
+     static constexpr std::string_view parts[] = {"HSA_STATUS_ERROR", "", "GPU is lost", "a"};
+     auto lines = parse::lines_containing(s, parts, 10);
+     require(lines.size() <= 10, "at most max lines");
+     for (const auto& l : lines)
+       require(l.part < 4 && l.part != 1 && l.line.size() <= 512 &&
+                   (l.line.size() == 512 || l.line.find(parts[l.part]) != std::string::npos),
+               "a line holds its part");
+   }},
   {"kfd_node_properties", [](std::string_view s) { (void)parse::kfd_node_properties(s, 7); }},
   {"dpkg_status", [](std::string_view s) { (void)parse::dpkg_status(s); }},
   {"dpkg_depends", [](std::string_view s) {

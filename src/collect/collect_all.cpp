@@ -137,15 +137,16 @@ Facts collect_all(SystemView& view, const KnowledgeWhenReady& knowledge, const C
     guard.run("python-extensions", [&] { collect_python_extensions(view, *kb, facts.python); }); // issue 12
   guard.run("host", [&] { collect_host(view, facts); });
   guard.run("history", [&] { collect_history(view, opt.history_dir, facts.history); });
+  // The tools' runs before the link stage, which names their failures (link_tool_errors).
+  for (auto* list : {&nvidia_tools, &amd_tools, &toolkit_tools, &python_tools, &boot_tools, &container_tools,
+                     &log_tools, &after_tools})
+    facts.tools.insert(facts.tools.end(), list->begin(), list->end());
   if (kb) guard.run("link", [&] { link_facts(facts, *kb); });
   // Last: it reads the packages, DKMS, toolkit and identity facts of the collectors above.
   if (kb && opt.stacks)
     guard.run("inventory", [&] { facts.inventory = take_inventory(view, facts, *kb, *opt.stacks); });
   // The network of this machine says nothing about a replayed one.
   if (opt.online && !view.is_replay()) guard.run("online", [&] { probe_repos(opt, facts.os, facts.repos); });
-  for (auto* list : {&nvidia_tools, &amd_tools, &toolkit_tools, &python_tools, &boot_tools, &container_tools,
-                     &log_tools, &after_tools})
-    facts.tools.insert(facts.tools.end(), list->begin(), list->end());
   facts.collector_errors = guard.take();
   return facts;
 }

@@ -14,6 +14,13 @@ ToolRun tool_run_of(const CommandResult& r, const CommandSpec& spec) {
   t.duration_ms = r.duration_ms;
   // A replayed run keeps the limit it had on its machine.
   t.timeout_ms = r.timeout_ms > 0 ? r.timeout_ms : static_cast<long>(spec.timeout.count());
+  // A known error line is near either end (rocminfo's before its agents or instead of them, nvidia-smi's
+  // before or after its table): the middle of a long output is left out.
+  constexpr std::size_t k_end = 32 * 1024;
+  auto ends = [&](const std::string& s) {
+    return s.size() <= 2 * k_end ? s : s.substr(0, k_end) + "\n" + s.substr(s.size() - k_end);
+  };
+  t.output = text::strip_ansi(ends(r.out) + "\n" + ends(r.err));
   return t;
 }
 

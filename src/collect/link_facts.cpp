@@ -7,6 +7,7 @@
 #include "util/text.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 
 namespace gpudoctor {
@@ -74,6 +75,29 @@ void normalise_env(EnvFacts& env, const Knowledge& kb) {
 
 } // namespace
 
+void link_tool_errors(Facts& facts, const Knowledge& kb) {
+  for (auto& t : facts.tools) {
+    if (t.timed_out || !t.found || t.output.empty()) continue;
+    std::string tool = std::filesystem::path(t.program).filename().string();
+    std::vector<const ToolErrorRow*> rows;
+    std::vector<std::string_view> parts;
+    for (const auto& row : kb.tool_errors)
+      if (row.tool == tool) {
+        rows.push_back(&row);
+        parts.push_back(row.line);
+      }
+    auto lines = parse::lines_containing(t.output, parts, 10);
+    if (lines.empty()) continue;
+    auto best = std::ranges::min_element(lines, {}, &parse::PartLine::part);
+    t.failure = best->line.size() > 300 ? best->line.substr(0, 300) + "..." : best->line;
+    t.known_error = rows[best->part]->meaning;
+    t.evidence_lines.clear();
+    for (const auto& l : lines)
+      t.evidence_lines.push_back(l.line);
+    if (t.key == "rocminfo") facts.amd.rocminfo_failure = {t.failure, "cmd rocminfo"};
+  }
+}
+
 void link_gpus(Facts& facts, const Knowledge& kb) {
   for (auto& gpu : facts.gpus) {
     gpu.model =
@@ -100,6 +124,7 @@ void normalise_facts(Facts& facts, const Knowledge& kb) {
   else
     facts.os.kernel_params.reset();
   normalise_env(facts.env, kb);
+  link_tool_errors(facts, kb);
   for (auto& env : facts.python.envs)
     for (auto& x : env.extensions)
       x.built_for = extension_build(x);

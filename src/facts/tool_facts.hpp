@@ -21,6 +21,10 @@ struct ToolRun {
   long timeout_ms = 0;
   std::string failure; // a message that says something, e.g. "ROCk module is NOT loaded"
   std::vector<std::string> evidence_lines;
+  std::string known_error; // what the line of knowledge tool_errors.yaml that names `failure` tells
+  // Its stdout and stderr, colour codes removed: the first and the last 32 KiB, for the link stage's match of
+  // tool_errors.yaml (not in the report).
+  std::string output;
 };
 
 // A program root did not run as itself, and the command it was for (SystemView::untrusted_programs).

@@ -82,6 +82,14 @@ struct VendorRepoRow {
   std::string source;
 };
 
+// A line by which a vendor tool says it failed, whatever its exit status (knowledge tool_errors.yaml).
+struct ToolErrorRow {
+  std::string tool;    // "rocminfo", "nvidia-smi": the program's file name
+  std::string line;    // text an output line contains
+  std::string meaning; // what it tells, for the message
+  std::string source;
+};
+
 struct Knowledge {
   // GPU rows of knowledge files (a --knowledge folder or tests); they win over the GPU table compiled into
   // gpudoctor (knowledge/gpu_table.hpp), which every lookup falls back to.
@@ -97,6 +105,7 @@ struct Knowledge {
   std::vector<TorchExtensionRow> torch_extensions; // extensions.yaml
   std::vector<DistroReleaseRow> distro_releases;
   std::vector<VendorRepoRow> vendor_repos;
+  std::vector<ToolErrorRow> tool_errors; // in rank order per tool
   EnvKnowledge env; // NCCL/RCCL variables, allocator options, device selection (knowledge_env.hpp)
   HealthKnowledge
       health;          // Xid catalogue, module flavours, NVSwitch, firmware packages (knowledge_health.hpp)

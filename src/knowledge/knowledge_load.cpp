@@ -385,6 +385,14 @@ public:
     kb.driver_branches.push_back(std::move(b));
   }
 
+  void read_tool_errors(const yaml::Node& node) {
+    yaml::Fields r(node, {"tool", "line", "meaning", "source"});
+    ToolErrorRow x{r.text("tool"), r.text("line"), r.text("meaning"), read_source(r)};
+    if (x.line.empty()) yaml::fail(node["line"], "line must not be empty");
+    unique(node, "tool error " + x.tool + " " + x.line, "row for " + x.tool + "'s \"" + x.line + "\"");
+    kb.tool_errors.push_back(std::move(x));
+  }
+
   void read_gfx_targets(const yaml::Node& node) {
     yaml::Fields r(
         node, {"gfx_target_version", "target", "family", "gc_ip", "products", "apu", "source", "uncertain"});
@@ -524,6 +532,7 @@ constexpr Table k_tables[] = {
     {"vendor_repos", &Loader::read_vendor_repos},
     {"torch_wheels", &Loader::read_torch_wheel},
     {"torch_extensions", &Loader::read_torch_extensions},
+    {"tool_errors", &Loader::read_tool_errors},
     // knowledge_env.hpp: nccl.yaml, pytorch_env.yaml, env.yaml's device_selection
     {"nccl_vars", &Loader::read_nccl_vars},
     {"nccl_prefixes", &Loader::read_nccl_prefixes},

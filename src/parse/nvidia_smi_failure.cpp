@@ -16,8 +16,6 @@ int rank(Kind k) {
     return 3;
   case Kind::no_devices:
     return 2;
-  case Kind::other:
-    return 1;
   case Kind::none:
     break;
   }
@@ -29,12 +27,7 @@ Kind classify(std::string_view line) {
   if (line.find("couldn't communicate with the NVIDIA driver") != std::string_view::npos)
     return Kind::no_driver;
   if (line == "No devices were found") return Kind::no_devices;
-  // Other failures worth quoting: "Failed to initialize NVML: Unknown Error" (containers), a missing
-  // libnvidia-ml.so, "Unable to determine the device handle for GPU...: Unknown Error" (GPU lost).
-  if (line.starts_with("Failed to initialize NVML") || line.starts_with("NVIDIA-SMI has failed") ||
-      line.starts_with("NVIDIA-SMI couldn't find libnvidia-ml.so") ||
-      line.starts_with("Unable to determine the device handle"))
-    return Kind::other;
+  // Other failures are named by knowledge tool_errors.yaml (the link stage), whatever the exit status.
   return Kind::none;
 }
 

@@ -7,6 +7,7 @@
 
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,9 +34,10 @@ struct NvidiaProcVersion {
 };
 std::optional<NvidiaProcVersion> nvidia_proc_version(std::string_view text);
 
-// nvidia-smi failures that say something: no driver, Driver/library version mismatch (with the NVML version).
+// nvidia-smi failures the facts keep: no driver, Driver/library version mismatch (with the NVML version), no
+// devices. The lines tool.failed quotes are knowledge tool_errors.yaml's (lines_containing).
 struct NvidiaSmiFailure {
-  enum class Kind { none, no_driver, version_mismatch, no_devices, other } kind = Kind::none;
+  enum class Kind { none, no_driver, version_mismatch, no_devices } kind = Kind::none;
   std::string nvml_library_version; // "550.144" from "NVML library version: 550.144"
   std::string message;              // the line that says it
 };
@@ -73,17 +75,24 @@ bool nvidia_uuid_text(std::string_view s);
 // nvidia-smi's bus id "00000000:81:00.0" as a sysfs BDF "0000:81:00.0" (lower case); empty if not a bus id.
 std::string bdf_from_nvidia_bus_id(std::string_view bus_id);
 
-// rocminfo: agents on success; the failure line on failure ("ROCk module is NOT loaded", permission denied).
+// rocminfo: its agents. Its failure lines are knowledge tool_errors.yaml's (tool_error_lines).
 struct Rocminfo {
   bool ok = false; // printed agents
   std::string runtime_version;
   std::optional<bool> rock_module_loaded;
   std::string rock_module_version; // "ROCk module version 6.16.6 is loaded"
   std::vector<RocmAgent> agents;
-  std::string failure; // the most telling failure line
-  std::vector<std::string> failure_lines;
 };
 Rocminfo rocminfo(std::string_view text);
+
+// The lines of a tool's output (trimmed, at most 512 bytes each) that contain one of `parts`, with the index
+// of the first part each contains, in output order; at most `max` lines.
+struct PartLine {
+  std::size_t part = 0;
+  std::string line;
+};
+std::vector<PartLine> lines_containing(std::string_view text, std::span<const std::string_view> parts,
+                                       std::size_t max);
 
 // /sys/class/kfd/kfd/topology/nodes/N/properties ("name value" lines).
 KfdNode kfd_node_properties(std::string_view text, int node_id);

@@ -4,27 +4,9 @@
 #include "parse/scan.hpp"
 #include "util/text.hpp"
 
-#include <array>
-
 namespace gpudoctor::parse {
 
 namespace {
-
-// Failure lines, most telling first; `failure` is the best-ranked one seen.
-constexpr std::array<std::string_view, 6> k_failures = {
-    "ROCk module is NOT loaded",
-    "Unable to open /dev/kfd",
-    "is not member of",                                 // "navin is not member of "render" group, ..."
-    "Failed to get user name to check for video group", // WSL2
-    "HSA_STATUS_ERROR", // "Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: ..."
-    "hsa api call failure",
-};
-
-std::optional<std::size_t> failure_rank(std::string_view line) {
-  for (std::size_t i = 0; i < k_failures.size(); ++i)
-    if (line.find(k_failures[i]) != std::string_view::npos) return i;
-  return std::nullopt;
-}
 
 // "ROCk module is loaded", "ROCk module version 6.16.6 is loaded", "ROCk module is NOT loaded, ...".
 void rock_line(std::string_view line, Rocminfo& out) {
@@ -44,7 +26,6 @@ void rock_line(std::string_view line, Rocminfo& out) {
 
 struct RocminfoReader {
   Rocminfo out;
-  std::optional<std::size_t> best;
 
   void agent_field(std::string_view key, std::string_view value) {
     // ISA entries are "amdgcn-amd-amdhsa--gfx1030"; they are never agents, whatever the indentation.
@@ -68,14 +49,8 @@ struct RocminfoReader {
     std::string_view t = detail::trim_view(raw);
     if (t.empty()) return;
     if (t.starts_with("ROCk module")) rock_line(t, out);
-    if (auto r = failure_rank(t)) {
-      out.failure_lines.emplace_back(t.substr(0, 512));
-      if (!best || *r < *best) {
-        best = r;
-        out.failure = out.failure_lines.back();
-      }
-      return;
-    }
+    // A failure line ("navin is not member of ...", knowledge tool_errors.yaml) is never an agent field.
+    if (t.find(" is not member of ") != std::string_view::npos) return;
     std::size_t indent = detail::indent_of(raw);
     std::size_t colon = t.find(':');
     if (colon == std::string_view::npos) return;
