@@ -82,6 +82,7 @@ void kernel_gpu_reset(const CheckContext&, Results&);
 void driver_init_failed(const CheckContext&, Results&);
 void driver_firmware_missing(const CheckContext&, Results&);
 void driver_module_flavour(const CheckContext&, Results&);
+void driver_amdgpu_params(const CheckContext&, Results&);
 void fabric_manager(const CheckContext&, Results&);
 void gpu_memory_errors(const CheckContext&, Results&);
 void gpu_throttled(const CheckContext&, Results&);

@@ -57,6 +57,25 @@ void collect_rocminfo(SystemView& view, const CollectOptions& opt, AmdFacts& amd
   tools.push_back(std::move(run));
 }
 
+// Each parameter the module shows (0444 to all; a few 0600 ones only to root), at most 512 of 64 bytes each
+// (the kernel prints a value of an int, a bool, a hex mask or a short text).
+void collect_amdgpu_params(SystemView& view, AmdFacts& amd) {
+  const std::string dir = paths::module_parameters("amdgpu");
+  auto names = view.list_dir(dir);
+  if (!names) return;
+  amd.amdgpu_params_source = dir;
+  std::size_t kept = 0;
+  for (const auto& name : *names) {
+    if (kept == 512 || name.empty() || name.size() > 64 || name.find('/') != std::string::npos) continue;
+    auto value = view.read_file(dir + "/" + name);
+    if (!value || value->size() > 4096) continue;
+    std::string v = text::trim(*value);
+    if (v.size() > 64) continue;
+    amd.amdgpu_params[name] = std::move(v);
+    ++kept;
+  }
+}
+
 } // namespace
 
 void collect_amd(SystemView& view, const CollectOptions& opt, bool amd_gpu, AmdFacts& amd,
@@ -67,6 +86,7 @@ void collect_amd(SystemView& view, const CollectOptions& opt, bool amd_gpu, AmdF
   if (auto version = view.read_file(paths::module_version("amdgpu")))
     if (!text::trim(*version).empty())
       amd.amdgpu_module_version = {text::trim(*version), paths::module_version("amdgpu")};
+  collect_amdgpu_params(view, amd);
   if (amd.kfd_device || amd_gpu) collect_rocminfo(view, opt, amd, tools);
 }
 

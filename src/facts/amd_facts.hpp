@@ -4,6 +4,7 @@
 #include "facts/fact.hpp"
 #include "facts/gpu_facts.hpp"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +27,10 @@ struct AmdFacts {
   std::vector<RocmAgent> rocminfo_agents;
   Fact<std::string> rocminfo_failure; // ROCk not loaded, permission denied, ...
   Fact<std::string> rocminfo_runtime_version;
+  // /sys/module/amdgpu/parameters: each readable parameter's value as the module holds it (-1 is "auto",
+  // not what the driver resolved; lockup_timeout is a text, empty when unset). Empty when not loaded.
+  std::map<std::string, std::string> amdgpu_params;
+  std::string amdgpu_params_source; // the folder read; "" when it could not be listed
 };
 
 } // namespace gpudoctor

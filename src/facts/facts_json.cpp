@@ -130,6 +130,7 @@ Json drivers_json(const Facts& f) {
               {"kfd_topology", f.amd.kfd_topology},
               {"kfd_nodes", nodes},
               {"amdgpu_module_version", fact(f.amd.amdgpu_module_version)},
+              {"amdgpu_params", f.amd.amdgpu_params},
               {"rocminfo_ok", f.amd.rocminfo_ok},
               {"rocminfo_agents", agents},
               {"rocminfo_failure", fact(f.amd.rocminfo_failure)},

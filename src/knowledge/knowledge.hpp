@@ -90,6 +90,22 @@ struct ToolErrorRow {
   std::string source;
 };
 
+// An amdgpu module parameter with documented consequences for compute (knowledge amdgpu_params.yaml).
+struct AmdgpuParamRow {
+  struct Harmful {
+    std::string value;  // as sysfs prints it, or "negative": an element of a comma list below 0
+    std::string status; // "warn" or "info"
+    std::string why;
+  };
+  std::string name;
+  std::string default_value; // "" for an empty text
+  std::string auto_text;     // what the default means
+  std::vector<std::string> auto_off_targets;
+  std::string auto_off; // what the default means on those targets
+  std::vector<Harmful> harmful;
+  std::string source;
+};
+
 struct Knowledge {
   // GPU rows of knowledge files (a --knowledge folder or tests); they win over the GPU table compiled into
   // gpudoctor (knowledge/gpu_table.hpp), which every lookup falls back to.
@@ -106,6 +122,7 @@ struct Knowledge {
   std::vector<DistroReleaseRow> distro_releases;
   std::vector<VendorRepoRow> vendor_repos;
   std::vector<ToolErrorRow> tool_errors; // in rank order per tool
+  std::vector<AmdgpuParamRow> amdgpu_params;
   EnvKnowledge env; // NCCL/RCCL variables, allocator options, device selection (knowledge_env.hpp)
   HealthKnowledge
       health;          // Xid catalogue, module flavours, NVSwitch, firmware packages (knowledge_health.hpp)

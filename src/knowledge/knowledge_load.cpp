@@ -385,6 +385,22 @@ public:
     kb.driver_branches.push_back(std::move(b));
   }
 
+  void read_amdgpu_params(const yaml::Node& node) {
+    yaml::Fields r(node, {"name", "default", "auto", "auto_off_targets", "auto_off", "harmful", "source"});
+    AmdgpuParamRow x{
+        .name = r.text("name"), .default_value = r.text_or("default"), .auto_text = r.text("auto")};
+    x.auto_off_targets = r.list_if("auto_off_targets");
+    if (!x.auto_off_targets.empty()) x.auto_off = r.text("auto_off");
+    if (!r["harmful"].is_list()) r.bad("harmful", "must be a list of {value, status, why}");
+    for (const auto& h : r["harmful"].items()) {
+      yaml::Fields hr(h, {"value", "status", "why"});
+      x.harmful.push_back({hr.text("value"), one_of(hr, "status", {"warn", "info"}), hr.text("why")});
+    }
+    x.source = read_source(r);
+    unique(node, "amdgpu param " + x.name, "row for amdgpu." + x.name);
+    kb.amdgpu_params.push_back(std::move(x));
+  }
+
   void read_tool_errors(const yaml::Node& node) {
     yaml::Fields r(node, {"tool", "line", "meaning", "source"});
     ToolErrorRow x{r.text("tool"), r.text("line"), r.text("meaning"), read_source(r)};
@@ -533,6 +549,7 @@ constexpr Table k_tables[] = {
     {"torch_wheels", &Loader::read_torch_wheel},
     {"torch_extensions", &Loader::read_torch_extensions},
     {"tool_errors", &Loader::read_tool_errors},
+    {"amdgpu_params", &Loader::read_amdgpu_params},
     // knowledge_env.hpp: nccl.yaml, pytorch_env.yaml, env.yaml's device_selection
     {"nccl_vars", &Loader::read_nccl_vars},
     {"nccl_prefixes", &Loader::read_nccl_prefixes},

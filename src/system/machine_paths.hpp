@@ -25,6 +25,9 @@ inline constexpr const char* kfd_topology_nodes = "/sys/class/kfd/kfd/topology/n
 inline std::string module_version(const std::string& module) {
   return "/sys/module/" + module + "/version";
 }
+inline std::string module_parameters(const std::string& module) {
+  return "/sys/module/" + module + "/parameters";
+}
 inline std::string kfd_io_links(int node) {
   return std::string(kfd_topology_nodes) + "/" + std::to_string(node) + "/io_links";
 }

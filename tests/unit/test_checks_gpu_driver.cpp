@@ -1,4 +1,5 @@
-// gpu.none, gpu.unknown-model, driver.not-bound, driver.nouveau, driver.nvidia-mismatch, driver.kfd-missing
+// gpu.none, gpu.unknown-model, driver.not-bound, driver.nouveau, driver.nvidia-mismatch, driver.kfd-missing,
+// driver.amdgpu-params
 #include "check_fixtures.hpp"
 
 using namespace gpudoctor;
@@ -224,5 +225,73 @@ TEST_CASE("check: driver.kfd-missing per AMD GPU bound to amdgpu") {
     f.gpus[0].driver = {"vfio-pci", "x"};
     expect_quiet(single(run_check("driver.kfd-missing", f)), Status::skip);
     expect_quiet(single(run_check("driver.kfd-missing", nvidia_machine())), Status::skip);
+  }
+}
+
+TEST_CASE("check: driver.amdgpu-params") {
+  auto with_cmdline = [](Facts f, const std::string& line) {
+    f.os.kernel_cmdline = {line, "/proc/cmdline"};
+    return f;
+  };
+  auto params = [](Facts& f, std::map<std::string, std::string> values) {
+    f.amd.amdgpu_params = std::move(values);
+    f.amd.amdgpu_params_source = "/sys/module/amdgpu/parameters";
+  };
+  SUBCASE("gpu_recovery=0 on the command line: warn, saying where, with the remedy") {
+    Facts f = with_cmdline(amd_machine(), "BOOT_IMAGE=/vmlinuz ro amdgpu.gpu_recovery=0");
+    params(f, {{"gpu_recovery", "0"}, {"cwsr_enable", "1"}});
+    auto results = run_check("driver.amdgpu-params", f);
+    REQUIRE(results.size() == 2);
+    expect_fired(results[0], Status::warn, "amdgpu.gpu_recovery",
+                 {"amdgpu.gpu_recovery=0, set on the kernel command line",
+                  "stays wedged until the machine reboots", "The default (-1) means recovery on"},
+                 {});
+    REQUIRE(results[0].action);
+    CHECK(contains(results[0].action->text, "Remove amdgpu.gpu_recovery=0 from the kernel command line"));
+    expect_quiet(results[1], Status::pass, "amdgpu.cwsr_enable");
+  }
+  SUBCASE("a value the module holds that no command line gave: /etc/modprobe.d or the initramfs") {
+    Facts f = with_cmdline(amd_machine(), "BOOT_IMAGE=/vmlinuz ro");
+    params(f, {{"ras_enable", "0"}});
+    auto r = single(run_check("driver.amdgpu-params", f));
+    expect_fired(r, Status::warn, "amdgpu.ras_enable",
+                 {"an options line of /etc/modprobe.d", "ECC itself off"}, {});
+    CHECK(contains(r.action->text, "update-initramfs"));
+  }
+  SUBCASE("lockup_timeout: any negative element of its list is infinite") {
+    for (const char* v : {"-1", "10000,-1,10000,10000"}) {
+      Facts f = amd_machine();
+      params(f, {{"lockup_timeout", v}});
+      CHECK(single(run_check("driver.amdgpu-params", f)).status == Status::warn);
+    }
+    for (const char* v : {"", "10000", "10000,60000,10000,10000", "0"}) {
+      Facts f = amd_machine();
+      params(f, {{"lockup_timeout", v}});
+      CHECK(single(run_check("driver.amdgpu-params", f)).status == Status::pass);
+    }
+  }
+  SUBCASE("the default's auto resolved by the driver's rule for the GPU's family") {
+    Facts cyan = amd_machine({100103}); // gfx1013 (Cyan Skillfish): recovery off by default
+    params(cyan, {{"gpu_recovery", "-1"}});
+    CHECK(contains(single(run_check("driver.amdgpu-params", cyan)).message,
+                   "recovery off on this GPU's family"));
+    Facts navi = amd_machine({110000});
+    params(navi, {{"gpu_recovery", "-1"}});
+    CHECK(contains(single(run_check("driver.amdgpu-params", navi)).message, "the default: recovery on"));
+  }
+  SUBCASE("module not loaded: the command line says what it will get") {
+    Facts f = with_cmdline(amd_machine(), "ro amdgpu.sched-policy=2");
+    auto r = single(run_check("driver.amdgpu-params", f));
+    expect_fired(r, Status::warn, "amdgpu.sched_policy", {"debugging only"}, {});
+    REQUIRE(r.evidence.size() == 1);
+    CHECK(r.evidence[0] == "/proc/cmdline: amdgpu.sched_policy=2");
+  }
+  SUBCASE("nothing to read, a container (the host's module), no AMD GPU: skip") {
+    CHECK(single(run_check("driver.amdgpu-params", amd_machine())).status == Status::skip);
+    Facts inside = amd_machine();
+    params(inside, {{"gpu_recovery", "0"}});
+    inside.os.in_container = true;
+    CHECK(single(run_check("driver.amdgpu-params", inside)).status == Status::skip);
+    CHECK(single(run_check("driver.amdgpu-params", nvidia_machine())).status == Status::skip);
   }
 }
