@@ -135,6 +135,39 @@ void judge_nvidia(const Facts& f, const NvidiaSmiGpu& g, Results& out) {
   out.pass(subject, "no uncorrectable ECC error, nothing pending", evidence);
 }
 
+// amdgpu's bad-page table: what it says, and how bad (F: memory still in use; P: waits for a reboot).
+struct PagesVerdict {
+  Status status = Status::pass;
+  std::string said;
+};
+
+PagesVerdict judge_bad_pages(const VramBadPages& p, std::vector<std::string>& evidence) {
+  evidence.push_back(fmt::format("{}: {} retired (R), {} pending (P), {} not retired (F)", p.source,
+                                 p.reserved, p.pending, p.failed));
+  for (const auto& line : p.lines)
+    evidence.push_back(fmt::format("{}: {}", p.source, line));
+  if (p.failed > 0)
+    return {Status::error,
+            fmt::format(
+                " amdgpu could not retire {} of VRAM with uncorrectable errors (F in its bad-page table): "
+                "programs may still be given that memory. Have the GPU serviced.",
+                plural(static_cast<long long>(p.failed), "page", "pages"))};
+  if (p.pending > 0)
+    return {
+        Status::warn,
+        fmt::format(" {} of VRAM with uncorrectable errors {} for retirement (P in amdgpu's bad-page table): "
+                    "reboot so that amdgpu retires {}.",
+                    plural(static_cast<long long>(p.pending), "page", "pages"),
+                    p.pending == 1 ? "waits" : "wait", p.pending == 1 ? "it" : "them")};
+  if (p.reserved > 0)
+    return {Status::info,
+            fmt::format(" amdgpu retired {} of VRAM that had uncorrectable errors and keeps {} out of use; a "
+                        "number that keeps growing means failing memory (have the GPU serviced).",
+                        plural(static_cast<long long>(p.reserved), "page", "pages"),
+                        p.reserved == 1 ? "it" : "them")};
+  return {};
+}
+
 // amdgpu's counts are since the driver loaded: they compare with a reading of the same boot.
 void judge_amd(const Facts& f, const Gpu& gpu, Results& out) {
   std::vector<std::string> evidence, bad;
@@ -153,11 +186,15 @@ void judge_amd(const Facts& f, const Gpu& gpu, Results& out) {
   if (before)
     evidence.push_back(previous_evidence(
         f, fmt::format("{}: {} uncorrectable and {} corrected errors since", gpu.bdf, new_ue, new_ce)));
+  PagesVerdict pages = gpu.bad_pages ? judge_bad_pages(*gpu.bad_pages, evidence) : PagesVerdict{};
   std::string since =
       !before       ? ""
       : new_ue == 0 ? fmt::format(" None is new since {}.", previous_words(f))
                     : fmt::format(" {} since {}.", plural(new_ue, "is new", "are new"), previous_words(f));
   if (bad.empty()) {
+    if (pages.status != Status::pass)
+      return out.add(pages.status, gpu.subject(),
+                     fmt::format("No uncorrectable error since the driver loaded.{}", pages.said), evidence);
     if (new_ce > 0)
       return out.add(Status::info, gpu.subject(),
                      fmt::format("amdgpu corrected {} since {}; no uncorrectable error (no data was lost).",
@@ -165,12 +202,17 @@ void judge_amd(const Facts& f, const Gpu& gpu, Results& out) {
                      evidence);
     return out.pass(gpu.subject(), "amdgpu's RAS counters show no uncorrectable error", evidence);
   }
+  // The bad-page table, where read, says what became of the pages; else the reboot that retires them.
+  std::string pages_said =
+      pages.status != Status::pass
+          ? pages.said
+          : std::string(" Reboot so the bad pages are retired (amdgpu keeps them in its bad-page table); "
+                        "repeated, have the GPU serviced.");
   out.add(
       Status::error, gpu.subject(),
       fmt::format("amdgpu counted uncorrectable errors since the driver loaded ({}): data on this GPU may be "
-                  "corrupt.{} Reboot so the bad pages are retired (amdgpu keeps them in its bad-page table); "
-                  "repeated, have the GPU serviced.",
-                  text::join(bad, ", "), since),
+                  "corrupt.{}{}",
+                  text::join(bad, ", "), since, pages_said),
       evidence);
 }
 
@@ -185,16 +227,52 @@ void gpu_memory_errors(const CheckContext& ctx, Results& out) {
     judge_nvidia(f, g, out);
   }
   for (const auto& gpu : f.gpus)
-    if (gpu.vendor == Vendor::amd && !gpu.ras.empty()) {
+    if (gpu.vendor == Vendor::amd && (!gpu.ras.empty() || gpu.bad_pages)) {
       any = true;
       judge_amd(f, gpu, out);
     }
   if (!any) out.skip("", "no GPU reports ECC or RAS counters (nvidia-smi -q, amdgpu ras/)");
 }
 
+// amdgpu's hwmon: a temperature at or above its critical limit is where the firmware throttles the clocks
+// (the kernel's amdgpu thermal documentation: temp*_crit; temp*_emergency shuts the GPU down).
+void judge_amd_temperatures(const Gpu& gpu, Results& out) {
+  std::vector<std::string> evidence, hot, readings;
+  for (const auto& t : gpu.sensors.temperatures) {
+    evidence.push_back(fmt::format("{}: {} {:.0f} °C, crit {}, emergency {}", gpu.sensors.source, t.label,
+                                   t.celsius, t.crit ? fmt::format("{:.0f} °C", *t.crit) : "none",
+                                   t.emergency ? fmt::format("{:.0f} °C", *t.emergency) : "none"));
+    readings.push_back(fmt::format("{} {:.0f} °C", t.label, t.celsius));
+    if (t.crit && *t.crit > 0 && t.celsius >= *t.crit)
+      hot.push_back(fmt::format("{} {:.0f} °C, its critical limit {:.0f} °C{}", t.label, t.celsius, *t.crit,
+                                t.emergency ? fmt::format(" (shutdown at {:.0f} °C)", *t.emergency) : ""));
+  }
+  if (hot.empty())
+    return out.pass(gpu.subject(), fmt::format("below the critical limits ({})", text::join(readings, ", ")),
+                    evidence);
+  out.add(
+      Status::warn, gpu.subject(),
+      fmt::format("The GPU is at its critical temperature ({}): the firmware holds its clocks down to cool "
+                  "it, so it runs well below its speed. Check its fans, the airflow and the room, and dust.",
+                  text::join(hot, "; ")),
+      evidence);
+  out.act(Action::step(
+      "Check the GPU's cooling while it works: its fans, the airflow through the case or chassis, "
+      "the room's temperature and dust (`sensors` shows its temperatures and fan speed)."));
+}
+
 void gpu_throttled(const CheckContext& ctx, Results& out) {
   const Facts& f = ctx.facts;
-  if (f.nvidia.smi_gpus.empty()) return out.skip("", "nvidia-smi reported no GPU");
+  bool amd = false;
+  for (const auto& gpu : f.gpus)
+    if (gpu.vendor == Vendor::amd && !gpu.sensors.temperatures.empty()) {
+      amd = true;
+      judge_amd_temperatures(gpu, out);
+    }
+  if (f.nvidia.smi_gpus.empty()) {
+    if (!amd) out.skip("", "nvidia-smi reported no GPU, and no AMD GPU has hwmon temperatures");
+    return;
+  }
   const std::string smi =
       f.nvidia.smi_driver_version ? f.nvidia.smi_driver_version.source : "cmd nvidia-smi-xml";
   for (const auto& g : f.nvidia.smi_gpus) {

@@ -217,6 +217,11 @@ inline constexpr Target k_targets[] = {
      for (const auto& [k, v] : parse::modinfo(s)) require(!k.empty() && v.size() <= 512, "modinfo field");
      if (auto c = parse::amdgpu_ras_count(s)) require(c->ue >= 0 && c->ce >= 0, "RAS counts");
    }},
+  {"amdgpu_bad_pages", [](std::string_view s) {
+     auto p = parse::amdgpu_bad_pages(s);
+     require(p.lines.size() <= 8 && p.lines.size() <= p.reserved + p.pending + p.failed, "bad pages lines");
+     for (const auto& l : p.lines) require(l.size() <= 64 && l.starts_with("0x"), "a bad-page line");
+   }},
   {"kernel_log", [](std::string_view s) {
      auto scan = parse::kernel_log(s);
      require(scan.events.size() <= parse::k_max_kernel_event_groups, "kernel event groups capped");

@@ -29,6 +29,11 @@ void collect_ras(SystemView& view, Gpu& gpu) {
   const std::string dir = paths::amdgpu_ras(gpu.bdf);
   auto names = view.list_dir(dir);
   if (!names) return;
+  if (std::ranges::find(*names, "gpu_vram_bad_pages") != names->end())
+    if (auto table = view.read_file(dir + "/gpu_vram_bad_pages")) {
+      gpu.bad_pages = parse::amdgpu_bad_pages(*table);
+      gpu.bad_pages->source = dir + "/gpu_vram_bad_pages";
+    }
   for (const auto& name : *names) {
     if (!text::ends_with(name, "_err_count")) continue;
     auto content = view.read_file(dir + "/" + name);
@@ -58,6 +63,15 @@ void collect_sensors(SystemView& view, Gpu& gpu) {
   GpuSensors& s = gpu.sensors;
   s.source = dir + "/" + *hwmon;
   s.temperature_celsius = sensor(view, at + "temp1_input", 1e-3);
+  for (int n = 1; n <= 3; ++n) {
+    const std::string temp = at + "temp" + std::to_string(n) + "_";
+    auto input = sensor(view, temp + "input", 1e-3);
+    if (!input) continue;
+    auto label = view.read_file(temp + "label");
+    std::string name = label ? text::trim(*label).substr(0, 32) : "temp" + std::to_string(n);
+    s.temperatures.push_back(
+        {name, *input, sensor(view, temp + "crit", 1e-3), sensor(view, temp + "emergency", 1e-3)});
+  }
   s.power_draw_watts = sensor(view, at + "power1_average", 1e-6);
   if (!s.power_draw_watts) s.power_draw_watts = sensor(view, at + "power1_input", 1e-6);
   s.power_limit_watts = sensor(view, at + "power1_cap", 1e-6);

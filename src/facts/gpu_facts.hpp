@@ -54,12 +54,29 @@ struct RasCount {
   std::string source;
 };
 
-// Readings of the moment from a GPU's hwmon sensors (amdgpu): for the metrics (docs/fleet.md); NVIDIA's
-// come from nvidia-smi (NvidiaSmiGpu). No check judges them yet.
+// amdgpu's bad-page table (<device>/ras/gpu_vram_bad_pages: "0x%08x : 0x%08x : R|P|F" per page): pages of
+// VRAM with uncorrectable errors, retired (R, reserved), pending retirement (P) or that could not be (F).
+struct VramBadPages {
+  std::size_t reserved = 0, pending = 0, failed = 0;
+  std::vector<std::string> lines; // the first ones with P or F, then R, as printed (at most 8), for evidence
+  std::string source;
+};
+
+// Readings of the moment from a GPU's hwmon sensors (amdgpu): for the metrics (docs/fleet.md) and
+// gpu.throttled (a temperature at its critical limit); NVIDIA's come from nvidia-smi (NvidiaSmiGpu).
+// One of amdgpu's hwmon temperatures (temp1 edge, temp2 junction, temp3 mem; the kernel's amdgpu thermal
+// documentation): its reading and limits, in degrees Celsius.
+struct TempSensor {
+  std::string label; // temp<N>_label: "edge", "junction", "mem"; "temp<N>" without one
+  double celsius = 0;
+  std::optional<double> crit, emergency; // temp<N>_crit (the firmware throttles), _emergency (shutdown)
+};
+
 struct GpuSensors {
   std::optional<double> temperature_celsius, power_draw_watts, power_limit_watts;
-  std::optional<int> busy_percent; // <device>/gpu_busy_percent
-  std::string source;              // the hwmon folder read
+  std::vector<TempSensor> temperatures; // every temp<N>_input of the hwmon device, N = 1..3
+  std::optional<int> busy_percent;      // <device>/gpu_busy_percent
+  std::string source;                   // the hwmon folder read
 };
 
 struct Gpu {
@@ -80,6 +97,7 @@ struct Gpu {
   std::optional<std::uint64_t> vram_bytes_sysfs; // amdgpu mem_info_vram_total
   std::vector<std::string> upstream_ports;       // PCIe ports above it, nearest last (sysfs device path)
   std::vector<struct RasCount> ras;              // amdgpu RAS error counters, per IP block
+  std::optional<VramBadPages> bad_pages;         // amdgpu's bad-page table, where the GPU has one
   GpuSensors sensors;                            // amdgpu's hwmon
   int virtual_functions = 0;                     // its SR-IOV functions (physfn links to it): vGPU, MxGPU
   std::string source;                            // the sysfs folder

@@ -87,14 +87,30 @@ Json health_to_json(const Facts& f) {
     for (const auto& r : g.ras)
       ras.push_back({{"block", r.block}, {"ue", r.ue}, {"ce", r.ce}, {"source", r.source}});
     Json sensors = nullptr;
+    Json temperatures = Json::array();
+    for (const auto& t : g.sensors.temperatures)
+      temperatures.push_back({{"label", t.label},
+                              {"celsius", t.celsius},
+                              {"crit", opt(t.crit)},
+                              {"emergency", opt(t.emergency)}});
     if (!g.sensors.source.empty())
       sensors = {{"temperature_celsius", opt(g.sensors.temperature_celsius)},
+                 {"temperatures", temperatures},
                  {"power_draw_watts", opt(g.sensors.power_draw_watts)},
                  {"power_limit_watts", opt(g.sensors.power_limit_watts)},
                  {"busy_percent", opt(g.sensors.busy_percent)},
                  {"source", g.sensors.source}};
-    gpus.push_back(
-        {{"bdf", g.bdf}, {"upstream_ports", g.upstream_ports}, {"amdgpu_ras", ras}, {"sensors", sensors}});
+    Json bad_pages = nullptr;
+    if (g.bad_pages)
+      bad_pages = {{"reserved", g.bad_pages->reserved},
+                   {"pending", g.bad_pages->pending},
+                   {"failed", g.bad_pages->failed},
+                   {"source", g.bad_pages->source}};
+    gpus.push_back({{"bdf", g.bdf},
+                    {"upstream_ports", g.upstream_ports},
+                    {"amdgpu_ras", ras},
+                    {"amdgpu_bad_pages", bad_pages},
+                    {"sensors", sensors}});
   }
   Json nvidia = Json::array();
   for (const auto& g : f.nvidia.smi_gpus)

@@ -39,4 +39,32 @@ std::optional<AmdgpuRasCount> amdgpu_ras_count(std::string_view text) {
   return c;
 }
 
+VramBadPages amdgpu_bad_pages(std::string_view text) {
+  VramBadPages out;
+  std::vector<std::string> retired;
+  detail::for_each_line(text, [&](std::string_view raw) {
+    std::string_view line = detail::trim_view(raw);
+    // "<pfn> : <size> : <flag>": two hex fields, then one letter.
+    std::size_t last = line.rfind(':');
+    if (last == std::string_view::npos || !line.starts_with("0x")) return;
+    std::string_view flag = detail::trim_view(line.substr(last + 1));
+    std::string kept(line.substr(0, 64));
+    if (flag == "R") {
+      ++out.reserved;
+      if (retired.size() < 8) retired.push_back(std::move(kept));
+      return;
+    }
+    if (flag == "P")
+      ++out.pending;
+    else if (flag == "F")
+      ++out.failed;
+    else
+      return;
+    if (out.lines.size() < 8) out.lines.push_back(std::move(kept));
+  });
+  for (auto& l : retired)
+    if (out.lines.size() < 8) out.lines.push_back(std::move(l));
+  return out;
+}
+
 } // namespace gpudoctor::parse

@@ -4,7 +4,8 @@
 // lack it (docs/fuzzing.md).
 #pragma once
 
-#include "facts/os_facts.hpp" // KernelCmdline
+#include "facts/gpu_facts.hpp" // VramBadPages
+#include "facts/os_facts.hpp"  // KernelCmdline
 
 #include <map>
 #include <optional>
@@ -291,6 +292,9 @@ struct AmdgpuRasCount {
   long long ue = 0, ce = 0;
 };
 std::optional<AmdgpuRasCount> amdgpu_ras_count(std::string_view text);
+// <device>/ras/gpu_vram_bad_pages (amdgpu_ras.c): one "0x00000001 : 0x00001000 : R" line per page, flag R
+// (retired), P (pending) or F (failed to retire); other lines are not counted. `source` is left empty.
+VramBadPages amdgpu_bad_pages(std::string_view text);
 
 // ---- accounts: /etc/passwd, /etc/login.defs -----------------------------------------------------------
 

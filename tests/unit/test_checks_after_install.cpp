@@ -1,6 +1,7 @@
 // The after-the-install checks: kernel.xid, kernel.gpu-lost, kernel.gpu-reset, driver.init-failed,
 // driver.firmware-missing, driver.module-flavour, fabric.manager, gpu.memory-errors, gpu.throttled.
 #include "check_fixtures.hpp"
+#include "parse/parsers_system.hpp"
 
 using namespace gpudoctor;
 using namespace gpudoctor::test;
@@ -421,5 +422,67 @@ TEST_CASE("check: counters judged as an increase since the last kept report (doc
     CHECK(contains(corrected.message, "amdgpu corrected 10 errors since the last kept report"));
     f.history.previous->boot_id = "boot-before";
     expect_quiet(single(run_check("gpu.memory-errors", f)), Status::pass, "gpu0 (0000:03:00.0)");
+  }
+}
+
+TEST_CASE("check: amdgpu's bad-page table (gpu.memory-errors) and hwmon temperatures (gpu.throttled)") {
+  const std::string table = "/sys/bus/pci/devices/0000:03:00.0/ras/gpu_vram_bad_pages";
+  SUBCASE("the table parsed: R, P and F counted, the pending and failed lines first") {
+    auto p = parse::amdgpu_bad_pages("0x00000001 : 0x00001000 : R\n0x00000002 : 0x00001000 : P\n"
+                                     "garbage\n0x00000003 : 0x00001000 : F\nQuery currently inaccessible\n"
+                                     "0x00000004 : 0x00001000 : X\n");
+    CHECK(p.reserved == 1);
+    CHECK(p.pending == 1);
+    CHECK(p.failed == 1);
+    REQUIRE(p.lines.size() == 3);
+    CHECK(p.lines[0] == "0x00000002 : 0x00001000 : P");
+    CHECK(p.lines[2] == "0x00000001 : 0x00001000 : R");
+    std::string big;
+    for (int i = 0; i < 5000; ++i)
+      big += "0x027f5d43 : 0x00001000 : R\n";
+    auto many = parse::amdgpu_bad_pages(big);
+    CHECK(many.reserved == 5000);
+    CHECK(many.lines.size() == 8);
+  }
+  auto with_pages = [&](std::size_t r, std::size_t pending, std::size_t failed) {
+    Facts f = amd_machine();
+    f.gpus[0].bad_pages = VramBadPages{r, pending, failed, {"0x027f5d43 : 0x00001000 : R"}, table};
+    return f;
+  };
+  SUBCASE("retired pages only: info; pending: warn, reboot; not retired: error, service") {
+    auto r = single(run_check("gpu.memory-errors", with_pages(8, 0, 0)));
+    expect_fired(r, Status::info, "gpu0 (0000:03:00.0)", {"retired 8 pages", "keeps them out of use"}, {});
+    CHECK(r.evidence[0] == table + ": 8 retired (R), 0 pending (P), 0 not retired (F)");
+    CHECK(r.evidence[1] == table + ": 0x027f5d43 : 0x00001000 : R");
+    expect_fired(single(run_check("gpu.memory-errors", with_pages(8, 2, 0))), Status::warn,
+                 "gpu0 (0000:03:00.0)",
+                 {"2 pages of VRAM with uncorrectable errors wait for retirement", "reboot"}, {"reboot"});
+    expect_fired(single(run_check("gpu.memory-errors", with_pages(0, 1, 1))), Status::error,
+                 "gpu0 (0000:03:00.0)", {"could not retire 1 page", "serviced"}, {"reboot"});
+    expect_quiet(single(run_check("gpu.memory-errors", with_pages(0, 0, 0))), Status::pass,
+                 "gpu0 (0000:03:00.0)");
+  }
+  SUBCASE("an uncorrectable count with the pages retired says so instead of asking for the reboot") {
+    Facts f = with_pages(8, 0, 0);
+    f.gpus[0].ras = {{"umc", 1, 0, "/sys/bus/pci/devices/0000:03:00.0/ras/umc_err_count"}};
+    auto r = single(run_check("gpu.memory-errors", f));
+    CHECK(r.status == Status::error);
+    CHECK(contains(r.message, "retired 8 pages"));
+    CHECK_FALSE(contains(r.message, "Reboot so the bad pages are retired"));
+  }
+  SUBCASE("temperatures: at a critical limit warns, below passes, no limit passes") {
+    Facts f = amd_machine({110000, 110000});
+    f.gpus[0].sensors.source = "/sys/bus/pci/devices/0000:03:00.0/hwmon/hwmon2";
+    f.gpus[0].sensors.temperatures = {{"edge", 92, 110.0, 115.0}, {"junction", 110, 110.0, 115.0}};
+    f.gpus[1].sensors.source = "/sys/bus/pci/devices/0000:04:00.0/hwmon/hwmon3";
+    f.gpus[1].sensors.temperatures = {{"edge", 43, 110.0, 115.0}, {"temp2", 120, std::nullopt, std::nullopt}};
+    auto t = run_check("gpu.throttled", f);
+    REQUIRE(t.size() == 2);
+    expect_fired(t[0], Status::warn, "gpu0 (0000:03:00.0)",
+                 {"junction 110 °C, its critical limit 110 °C (shutdown at 115 °C)", "fans"}, {});
+    CHECK(t[0].evidence[1] == "/sys/bus/pci/devices/0000:03:00.0/hwmon/hwmon2: junction 110 °C, crit 110 °C, "
+                              "emergency 115 °C");
+    expect_quiet(t[1], Status::pass, "gpu1 (0000:04:00.0)");
+    CHECK(single(run_check("gpu.throttled", amd_machine())).status == Status::skip);
   }
 }
