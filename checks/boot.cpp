@@ -1,4 +1,5 @@
 // driver.dkms-broken, driver.secure-boot: whether the out-of-tree GPU kernel module can load at boot.
+#include "checks/amdgpu_rocm.hpp"
 #include "checks/common.hpp"
 #include "checks/registry.hpp"
 #include "util/text.hpp"
@@ -71,10 +72,16 @@ void driver_dkms_broken(const CheckContext& ctx, Results& out) {
     auto installed = std::find_if(entries.begin(), entries.end(), [&](const DkmsModule* e) {
       return e->kernel == kernel && text::starts_with(e->state, "installed");
     });
+    // amdgpu's verdict against the ROCm in use (driver.amdgpu-rocm), so that this check never calls fine a
+    // driver that one finds untested or incompatible.
+    DriverPairVerdict pair =
+        g.vendor == Vendor::amd ? judge_amdgpu_rocm(ctx) : DriverPairVerdict{Status::skip};
+    bool pair_bad = pair.status == Status::warn || pair.status == Status::error;
     if (installed != entries.end()) {
       out.pass(g.module,
-               fmt::format("{} {} is installed for the running kernel {}", (*installed)->module,
-                           (*installed)->version, kernel),
+               fmt::format("{} {} is installed for the running kernel {}{}", (*installed)->module,
+                           (*installed)->version, kernel,
+                           pair_bad ? fmt::format(" (but {}: driver.amdgpu-rocm)", pair.summary) : ""),
                evidence);
       continue;
     }
@@ -105,11 +112,13 @@ void driver_dkms_broken(const CheckContext& ctx, Results& out) {
           g.vendor == Vendor::amd
               ? "the kernel's own amdgpu is in use instead of amdgpu-dkms"
               : fmt::format("a {} module from elsewhere (a prebuilt package) is loaded", g.module);
+      std::string works = pair_bad ? fmt::format(", which is {} (driver.amdgpu-rocm)", pair.summary)
+                                   : std::string(", so the GPU works for now");
       out.add(Status::warn, g.module,
-              fmt::format("The DKMS module {} {}; {}, so the GPU works for now, but DKMS is not keeping the "
-                          "driver in step with the kernel. Install the running kernel's headers and rebuild "
-                          "(dkms autoinstall), or remove the stale DKMS module.",
-                          name, what, from),
+              fmt::format("The DKMS module {} {}; {}{}, and DKMS is not keeping the driver in step with the "
+                          "kernel. Install the running kernel's headers and rebuild (dkms autoinstall), or "
+                          "remove the stale DKMS module.",
+                          name, what, from, works),
               evidence);
       continue;
     }

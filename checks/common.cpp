@@ -171,4 +171,20 @@ std::size_t discrete_amd_count(const CheckContext& ctx) {
   }));
 }
 
+std::optional<RocmInUse> rocm_in_use(const Facts& f) {
+  for (const char* what : {"/opt/rocm", "ROCM_PATH"})
+    for (const auto& p : f.stack_paths.rocm)
+      if (p.what == what && p.exists && p.version)
+        return RocmInUse{
+            *p.version,
+            fmt::format("{} -> {}: ROCm {} ({})", p.what, p.resolved, *p.version, p.version.source), false};
+  const RocmInstall* best = nullptr;
+  for (const auto& r : f.toolkits.rocm)
+    if (r.version && (!best || text::compare_versions(*r.version, *best->version) > 0)) best = &r;
+  if (!best) return std::nullopt;
+  return RocmInUse{*best->version,
+                   fmt::format("{}: ROCm {} ({})", best->path, *best->version, best->version.source),
+                   best->distribution_package};
+}
+
 } // namespace gpudoctor::checks

@@ -38,6 +38,13 @@ std::vector<std::string> pip_uninstall(const PythonEnv& env, const std::vector<s
 // ISA family for a gfx_target_version (knowledge isa_family); an unknown one is its own family.
 std::string gfx_family(const Knowledge& kb, long long gfx_target_version);
 std::string gfx_name(const Knowledge& kb, long long gfx_target_version);
+// The ROCm a program gets: what /opt/rocm points at, else ROCM_PATH, else the only (or newest) install.
+struct RocmInUse {
+  std::string version;
+  std::string evidence;
+  bool distribution = false; // the OS's own packages (Debian/Ubuntu hipcc, libamdhip64)
+};
+std::optional<RocmInUse> rocm_in_use(const Facts& f);
 // A Ryzen processor's integrated GPU (a gfx target LLVM lists only as an APU: knowledge gfx.yaml `apu`).
 bool integrated_gpu(const Knowledge& kb, const Gpu& gpu);
 // An integrated AMD GPU beside a discrete AMD GPU: rocm.igpu-visible's finding, which the checks of

@@ -13,29 +13,6 @@ namespace gpudoctor::checks {
 
 namespace {
 
-struct RocmInUse {
-  std::string version;
-  std::string evidence;
-  bool distribution = false; // the OS's own packages (Debian/Ubuntu hipcc, libamdhip64)
-};
-
-// The ROCm a program gets: what /opt/rocm points at, else ROCM_PATH, else the only (or newest) install.
-std::optional<RocmInUse> rocm_in_use(const Facts& f) {
-  for (const char* what : {"/opt/rocm", "ROCM_PATH"})
-    for (const auto& p : f.stack_paths.rocm)
-      if (p.what == what && p.exists && p.version)
-        return RocmInUse{
-            *p.version,
-            fmt::format("{} -> {}: ROCm {} ({})", p.what, p.resolved, *p.version, p.version.source), false};
-  const RocmInstall* best = nullptr;
-  for (const auto& r : f.toolkits.rocm)
-    if (r.version && (!best || text::compare_versions(*r.version, *best->version) > 0)) best = &r;
-  if (!best) return std::nullopt;
-  return RocmInUse{*best->version,
-                   fmt::format("{}: ROCm {} ({})", best->path, *best->version, best->version.source),
-                   best->distribution_package};
-}
-
 std::string os_name(const OsFacts& os) {
   if (os.pretty_name) return *os.pretty_name;
   std::string name = os.id ? *os.id : "this OS";

@@ -106,6 +106,21 @@ struct AmdgpuParamRow {
   std::string source;
 };
 
+// An AMD GPU Driver release line and the ROCm release lines AMD supports with it (knowledge
+// amdgpu_driver.yaml).
+struct AmdgpuDriverRow {
+  std::string driver;            // "6.4", "30.10"
+  std::vector<std::string> rocm; // "6.1", "7.2"
+  std::string source;
+};
+
+// The kernels whose own amdgpu AMD lists for a ROCm release line on an OS release (amdgpu_driver.yaml).
+struct RocmInboxKernelRow {
+  std::string rocm, os;             // "7.0", "ubuntu 24.04"
+  std::vector<std::string> kernels; // "6.8", "5.14.0-570"
+  std::string source;
+};
+
 struct Knowledge {
   // GPU rows of knowledge files (a --knowledge folder or tests); they win over the GPU table compiled into
   // gpudoctor (knowledge/gpu_table.hpp), which every lookup falls back to.
@@ -123,6 +138,8 @@ struct Knowledge {
   std::vector<VendorRepoRow> vendor_repos;
   std::vector<ToolErrorRow> tool_errors; // in rank order per tool
   std::vector<AmdgpuParamRow> amdgpu_params;
+  std::vector<AmdgpuDriverRow> amdgpu_driver_releases;
+  std::vector<RocmInboxKernelRow> rocm_inbox_kernels;
   EnvKnowledge env; // NCCL/RCCL variables, allocator options, device selection (knowledge_env.hpp)
   HealthKnowledge
       health;          // Xid catalogue, module flavours, NVSwitch, firmware packages (knowledge_health.hpp)

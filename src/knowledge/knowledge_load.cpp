@@ -385,6 +385,25 @@ public:
     kb.driver_branches.push_back(std::move(b));
   }
 
+  void read_amdgpu_driver_releases(const yaml::Node& node) {
+    yaml::Fields r(node, {"driver", "rocm", "source"});
+    AmdgpuDriverRow x{r.text("driver"), r.list("rocm"), read_source(r)};
+    if (!dotted_number(x.driver, 2, 2)) r.bad("driver", "must be a release line such as 6.4 or 30.10");
+    for (const auto& v : x.rocm)
+      if (!dotted_number(v, 2, 2)) r.bad("rocm", fmt::format("'{}' is not a release line such as 7.2", v));
+    unique(node, "amdgpu driver " + x.driver, "row for driver " + x.driver);
+    kb.amdgpu_driver_releases.push_back(std::move(x));
+  }
+
+  void read_rocm_inbox_kernels(const yaml::Node& node) {
+    yaml::Fields r(node, {"rocm", "os", "kernels", "source"});
+    RocmInboxKernelRow x{r.text("rocm"), r.text("os"), r.list("kernels"), read_source(r)};
+    if (!dotted_number(x.rocm, 2, 2)) r.bad("rocm", "must be a release line such as 7.0");
+    if (text::split(x.os, ' ', true).size() != 2) r.bad("os", "must be '<os-release ID> <VERSION_ID>'");
+    unique(node, "inbox kernels " + x.rocm + " " + x.os, "row for ROCm " + x.rocm + " on " + x.os);
+    kb.rocm_inbox_kernels.push_back(std::move(x));
+  }
+
   void read_amdgpu_params(const yaml::Node& node) {
     yaml::Fields r(node, {"name", "default", "auto", "auto_off_targets", "auto_off", "harmful", "source"});
     AmdgpuParamRow x{
@@ -550,6 +569,8 @@ constexpr Table k_tables[] = {
     {"torch_extensions", &Loader::read_torch_extensions},
     {"tool_errors", &Loader::read_tool_errors},
     {"amdgpu_params", &Loader::read_amdgpu_params},
+    {"amdgpu_driver_releases", &Loader::read_amdgpu_driver_releases},
+    {"rocm_inbox_kernels", &Loader::read_rocm_inbox_kernels},
     // knowledge_env.hpp: nccl.yaml, pytorch_env.yaml, env.yaml's device_selection
     {"nccl_vars", &Loader::read_nccl_vars},
     {"nccl_prefixes", &Loader::read_nccl_prefixes},

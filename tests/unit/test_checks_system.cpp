@@ -3,6 +3,7 @@
 // python.foreign-wheels, repo.codename-mismatch, repo.unreachable, container.nvidia-runtime,
 // container.rocm-devices: hand-built facts, one firing and one quiet case (at least) each.
 #include "check_fixtures.hpp"
+#include "checks/amdgpu_rocm.hpp"
 
 using namespace gpudoctor;
 using namespace gpudoctor::test;
@@ -865,5 +866,104 @@ TEST_CASE("check: rocm.igpu-visible") {
     auto r = single(run_check("pcie.iommu-not-pt", f));
     CHECK(r.status == Status::skip);
     CHECK(contains(r.message, "fewer than two discrete AMD GPUs"));
+  }
+}
+
+TEST_CASE("check: driver.amdgpu-rocm") {
+  SUBCASE("amdgpu-dkms's version names the driver release: five digits to 6.4, eight from 30.10") {
+    auto a = checks::dkms_release("1:6.12.12.60402-2187269.24.04");
+    REQUIRE(a);
+    CHECK(a->kernel_base == "6.12.12");
+    CHECK(a->release == "6.4.2");
+    CHECK(a->line == "6.4");
+    auto b = checks::dkms_release("1:6.16.13.30300000-2278356.24.04");
+    REQUIRE(b);
+    CHECK(b->release == "30.30.0");
+    CHECK(b->line == "30.30");
+    CHECK(checks::dkms_release("6.10.5.30100200-2109964.24.04")->release == "30.10.2");
+    for (const char* bad : {"", "1:", "6.12.12", "1:6.12.12.604x2-1", "1:6.12.12.6040-1", "garbage"})
+      CHECK_FALSE(checks::dkms_release(bad));
+  }
+  auto dkms_machine = [](const std::string& package, const std::string& loaded, const std::string& rocm) {
+    Facts f = amd_machine({90010});
+    f.packages.source = "/var/lib/dpkg/status";
+    f.packages.installed["amdgpu-dkms"] = package;
+    f.amd.amdgpu_module_version = {loaded, "/sys/module/amdgpu/version"};
+    add_rocm(f, rocm);
+    point_opt_rocm(f, rocm);
+    return f;
+  };
+  SUBCASE("the driver of ROCm 6.0.2 with ROCm 7.2.0: warn, naming what the driver supports") {
+    Facts f = dkms_machine("1:6.3.6.60002-1718217.22.04", "6.3.6", "7.2.0");
+    auto r = single(run_check("driver.amdgpu-rocm", f));
+    expect_fired(r, Status::warn, "",
+                 {"AMD GPU Driver 6.0.2", "ROCm 5.6, 5.7, 6.0, 6.1, 6.2", "ROCm 7.2.0", "untested pair"}, {});
+    REQUIRE(r.action);
+    CHECK(contains(r.action->text, "amdgpu-dkms of ROCm 7.2"));
+    // driver.dkms-broken says the same of that machine.
+    f.os.kernel_release = {"5.15.0-105-generic", "/proc/sys/kernel/osrelease"};
+    f.boot.dkms_ran = true;
+    f.boot.dkms = {dkms("amdgpu", "6.3.6-1718217.22.04", "5.15.0-105-generic", "installed")};
+    auto d = single(run_check("driver.dkms-broken", f));
+    CHECK(d.status == Status::pass);
+    CHECK(contains(d.message, "but an untested pair: AMD GPU Driver 6.0.2 with ROCm 7.2.0"));
+  }
+  SUBCASE("a supported pair passes; the driver's own release counts even where the old tables left it out") {
+    expect_quiet(single(run_check("driver.amdgpu-rocm",
+                                  dkms_machine("1:6.3.6.60002-1718217.22.04", "6.3.6", "6.0.2"))),
+                 Status::pass);
+    expect_quiet(single(run_check("driver.amdgpu-rocm",
+                                  dkms_machine("1:6.16.13.30300000-2278356.24.04", "6.16.13", "7.2.0"))),
+                 Status::pass);
+  }
+  SUBCASE("a loaded module that is not the installed package's: skip (the reboot is dkms-broken's)") {
+    auto r = single(
+        run_check("driver.amdgpu-rocm", dkms_machine("1:6.12.12.60402-2187269.24.04", "6.8.5", "6.4.2")));
+    CHECK(r.status == Status::skip);
+    CHECK(contains(r.message, "a reboot loads that one"));
+  }
+  SUBCASE("the kernel's own amdgpu: judged by the kernels AMD lists for the release on this OS") {
+    Facts f = amd_machine({110001});
+    f.os.id = {"ubuntu", "/etc/os-release"};
+    f.os.version_id = {"24.04", "/etc/os-release"};
+    f.os.kernel_release = {"6.8.0-60-generic", "/proc/sys/kernel/osrelease"};
+    add_rocm(f, "7.0.2");
+    point_opt_rocm(f, "7.0.2");
+    expect_quiet(single(run_check("driver.amdgpu-rocm", f)), Status::pass);
+    f.os.kernel_release = {"6.17.0-14-generic", "/proc/sys/kernel/osrelease"};
+    auto r = single(run_check("driver.amdgpu-rocm", f));
+    expect_fired(r, Status::warn, "", {"6.17.0-14-generic", "6.8, 6.14", "untested pair"}, {});
+    f.os.kernel_release = {"6.80.1-1-generic", "/proc/sys/kernel/osrelease"}; // 6.8 is no prefix of 6.80
+    CHECK(single(run_check("driver.amdgpu-rocm", f)).status == Status::warn);
+    f.toolkits.rocm.clear();
+    f.stack_paths.rocm.clear();
+    add_rocm(f, "7.2.0");
+    CHECK(single(run_check("driver.amdgpu-rocm", f)).status == Status::skip); // no kernel list for 7.2
+  }
+  SUBCASE("the distribution's own ROCm with the kernel's own amdgpu: pass") {
+    Facts f = amd_machine({110000});
+    add_rocm(f, "5.7.1", true);
+    expect_quiet(single(run_check("driver.amdgpu-rocm", f)), Status::pass);
+  }
+  SUBCASE("the runtime's own word: error") {
+    Facts f = dkms_machine("1:6.3.6.60002-1718217.22.04", "6.3.6", "6.0.2");
+    ToolRun t = make_tool("rocminfo", "rocminfo");
+    t.exit_code = 0;
+    t.output =
+        "ROCk module version 6.3.6 is loaded\nHSA Error:  Incompatible kernel and userspace, AMD Radeon VII "
+        "disabled. Upgrade amdgpu.\n";
+    f.tools.push_back(t);
+    auto r = single(run_check("driver.amdgpu-rocm", f));
+    expect_fired(r, Status::error, "", {"The ROCm runtime itself says", "Incompatible kernel and userspace"},
+                 {});
+  }
+  SUBCASE("no amdgpu loaded, a container, no ROCm: skip") {
+    Facts none = amd_machine();
+    none.modules.loaded.erase("amdgpu");
+    CHECK(single(run_check("driver.amdgpu-rocm", none)).status == Status::skip);
+    Facts inside = dkms_machine("1:6.3.6.60002-1718217.22.04", "6.3.6", "7.2.0");
+    inside.os.in_container = true;
+    CHECK(single(run_check("driver.amdgpu-rocm", inside)).status == Status::skip);
+    CHECK(single(run_check("driver.amdgpu-rocm", amd_machine())).status == Status::skip);
   }
 }
