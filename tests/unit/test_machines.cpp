@@ -325,3 +325,41 @@ TEST_CASE("probes: the framework probe starts once the python3 in use is known, 
   // And the results are those of the snapshot, as without the delay.
   CHECK(conclusions(results) == conclusions(judged_machine("nvidia-h200-real").results));
 }
+
+// Issue 26: a fixture rebuilt from a public report names it. Its README carries the report's URL, or says it
+// is shaped from a documented format (and cites that with a URL too). The fixtures below predate the rule:
+// each is derived from realdata files named in its README (their sources in tests/data/realdata/README.md),
+// from the device machine, or from another fixture; the list only shrinks.
+TEST_CASE("machines: every fixture's README names where it comes from") {
+  const std::set<std::string> before_the_rule = {"amd-debian12-firmware-missing",
+                                                 "amd-mi210-ring-timeout-reset-loop",
+                                                 "amd-rx7800xt-rocm7-leftovers",
+                                                 "amd-visible-devices-empty",
+                                                 "nvidia-a100-remap-pending-text",
+                                                 "nvidia-h200-busy-application-xids",
+                                                 "nvidia-h200-real",
+                                                 "nvidia-h200-user-without-kernel-log",
+                                                 "nvidia-h200-xid48-63-94-remap-pending",
+                                                 "nvidia-h200-xid79-previous-boot",
+                                                 "nvidia-h200-xid79-this-boot",
+                                                 "nvidia-hgx-h200-fabric-manager-mismatch",
+                                                 "nvidia-hgx-h200-no-fabric-manager",
+                                                 "nvidia-nouveau",
+                                                 "nvidia-rtx5090-laptop-proprietary",
+                                                 "nvidia-smi-timeout",
+                                                 "probe-amd-2gpu-no-p2p",
+                                                 "probe-amd-rx7900xtx-override",
+                                                 "probe-nvidia-driver-mismatch",
+                                                 "probe-nvidia-rtx3090-healthy",
+                                                 "probe-nvidia-rtx3090-hung",
+                                                 "probe-nvidia-rtx3090-slow",
+                                                 "ubuntu-noble-rocm-jammy-repo"};
+  for (const auto& machine : k_machine_cases) {
+    CAPTURE(machine);
+    fs::path readme = fs::path(GPUDOCTOR_TEST_MACHINES) / machine / "README.md";
+    REQUIRE_MESSAGE(fs::exists(readme), "a fixture without a README");
+    if (before_the_rule.contains(machine)) continue;
+    CHECK_MESSAGE(slurp(readme).find("https://") != std::string::npos,
+                  "the README names no URL: the public report it was built from, or the documented format");
+  }
+}
