@@ -71,6 +71,7 @@ const std::vector<CheckEntry>& check_registry() {
       {"driver.module-flavour", driver_module_flavour},
       {"driver.amdgpu-params", driver_amdgpu_params},
       {"driver.amdgpu-rocm", driver_amdgpu_rocm},
+      {"gpu.xgmi-links", gpu_xgmi_links},
       {"fabric.manager", fabric_manager},
       {"gpu.memory-errors", gpu_memory_errors},
       {"gpu.throttled", gpu_throttled},

@@ -84,6 +84,7 @@ void driver_firmware_missing(const CheckContext&, Results&);
 void driver_module_flavour(const CheckContext&, Results&);
 void driver_amdgpu_params(const CheckContext&, Results&);
 void driver_amdgpu_rocm(const CheckContext&, Results&);
+void gpu_xgmi_links(const CheckContext&, Results&);
 void fabric_manager(const CheckContext&, Results&);
 void gpu_memory_errors(const CheckContext&, Results&);
 void gpu_throttled(const CheckContext&, Results&);

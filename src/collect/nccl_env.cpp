@@ -81,7 +81,8 @@ void collect_kfd_links(SystemView& view, AmdFacts& amd) {
       auto content = view.read_file(path);
       if (!content) continue;
       parse::KfdIoLink parsed = parse::kfd_io_link_properties(*content);
-      node.io_links.push_back({parsed.type, parsed.node_from, parsed.node_to, path});
+      node.io_links.push_back(
+          {parsed.type, parsed.node_from, parsed.node_to, path, parsed.weight, parsed.max_bandwidth});
     }
   }
 }

@@ -25,6 +25,8 @@ Json io_links_json(const KfdNode& n) {
     links.push_back({{"type", opt(l.type)},
                      {"node_from", opt(l.node_from)},
                      {"node_to", opt(l.node_to)},
+                     {"weight", opt(l.weight)},
+                     {"max_bandwidth", opt(l.max_bandwidth)},
                      {"source", l.source}});
   return links;
 }

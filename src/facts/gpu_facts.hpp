@@ -31,6 +31,9 @@ struct KfdLink {
   std::optional<long long> type; // 2 = PCIe, 11 = XGMI
   std::optional<long long> node_from, node_to;
   std::string source;
+  // XGMI: weight is 15 per hop and max_bandwidth the links the firmware found at driver load times their
+  // speed (MB/s): 0 when it found none (kfd_crat.c), for as long as the driver stays loaded.
+  std::optional<long long> weight, max_bandwidth;
 };
 
 struct KfdNode {

@@ -1,4 +1,4 @@
-// env.rccl-fine-grain, env.hsa-override-unneeded, env.visible-devices-foreign
+// env.rccl-fine-grain, env.hsa-override-unneeded, env.visible-devices-foreign, gpu.xgmi-links
 #include "check_fixtures.hpp"
 
 using namespace gpudoctor;
@@ -290,5 +290,37 @@ TEST_CASE("check: env.visible-devices-foreign stays quiet otherwise") {
     Facts none;
     set_env(none, "HIP_VISIBLE_DEVICES", "0");
     expect_quiet(single(run_check("env.visible-devices-foreign", none)), Status::skip);
+  }
+}
+
+TEST_CASE("check: gpu.xgmi-links") {
+  SUBCASE("a link with bandwidth passes; one the firmware found down (bandwidth 0) warns on both GPUs") {
+    Facts f = amd_linked(3, {{0, 1}, {1, 2}});
+    for (auto& g : f.gpus)
+      for (auto& l : g.kfd->io_links)
+        if (l.type == 11) {
+          l.weight = 15;
+          l.max_bandwidth = 50000;
+        }
+    auto ok = run_check("gpu.xgmi-links", f);
+    REQUIRE(ok.size() == 3);
+    for (const auto& r : ok)
+      CHECK(r.status == Status::pass);
+    for (auto* g : {&f.gpus[1], &f.gpus[2]})
+      for (auto& l : g->kfd->io_links)
+        if (l.type == 11 && (l.node_to == 3 || l.node_to == 2) && l.node_from != l.node_to &&
+            (g == &f.gpus[1] ? l.node_to == 3 : l.node_to == 2))
+          l.max_bandwidth = 0;
+    auto r = run_check("gpu.xgmi-links", f);
+    REQUIRE(r.size() == 3);
+    CHECK(r[0].status == Status::pass);
+    expect_fired(r[1], Status::warn, "gpu1 (0000:04:00.0)",
+                 {"The XGMI link to gpu2 (0000:05:00.0) (KFD node 3)"}, {});
+    CHECK(contains(r[1].evidence.back(), "max_bandwidth 0"));
+    expect_fired(r[2], Status::warn, "gpu2 (0000:05:00.0)", {"gpu1 (0000:04:00.0)"}, {});
+  }
+  SUBCASE("no XGMI links, or io_links not read: skip") {
+    CHECK(single(run_check("gpu.xgmi-links", amd_linked(2))).status == Status::skip);
+    CHECK(single(run_check("gpu.xgmi-links", amd_machine())).status == Status::skip);
   }
 }
