@@ -25,9 +25,8 @@ bool matches(const std::string& rule, const std::string& value) {
 std::string default_meaning(const CheckContext& ctx, const AmdgpuParamRow& row) {
   for (const auto& gpu : ctx.facts.gpus) {
     if (gpu.vendor != Vendor::amd) continue;
-    std::string gfx = text::lower(gpu.arch());
-    gfx = gfx.substr(0, gfx.find(':'));
-    if (std::ranges::find(row.auto_off_targets, gfx) != row.auto_off_targets.end()) return row.auto_off;
+    if (std::ranges::find(row.auto_off_targets, gpu_gfx(gpu)) != row.auto_off_targets.end())
+      return row.auto_off;
   }
   return row.auto_text;
 }

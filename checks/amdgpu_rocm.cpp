@@ -15,20 +15,8 @@ namespace gpudoctor::checks {
 
 namespace {
 
-// "7.2.0" -> "7.2".
-std::string release_line(const std::string& version) {
-  auto parts = text::split(version, '.', true);
-  return parts.size() < 2 ? version : parts[0] + "." + parts[1];
-}
-
 std::optional<int> number(const std::string& digits, std::size_t at, std::size_t n) {
   return text::to_int(digits.substr(at, n)).transform([](long long v) { return static_cast<int>(v); });
-}
-
-bool os_matches(const std::string& row_os, const OsFacts& os) {
-  auto parts = text::split(row_os, ' ', true);
-  if (parts.size() != 2 || !os.id || !os.version_id || *os.id != parts[0]) return false;
-  return *os.version_id == parts[1] || text::starts_with(*os.version_id, parts[1] + ".");
 }
 
 // "6.8" matches 6.8.0-60-generic; "5.14.0-570" matches 5.14.0-570.12.1.el9_6.x86_64.
@@ -53,7 +41,7 @@ DriverPairVerdict judge_dkms(const CheckContext& ctx, const RocmInUse& rocm, con
   if (row == rows.end())
     return skip(fmt::format("AMD GPU Driver {} is not in gpudoctor's tables (AMD's matrix from 5.5 to 31.50)",
                             d.release));
-  std::string line = release_line(rocm.version);
+  std::string line = text::version_prefix(rocm.version, 2);
   evidence.push_back(fmt::format("knowledge amdgpu_driver.yaml: driver {} supports ROCm {} ({})", row->driver,
                                  text::join(row->rocm, ", "), row->source));
   if (std::ranges::find(row->rocm, line) != row->rocm.end())
@@ -85,13 +73,13 @@ DriverPairVerdict judge_inbox(const CheckContext& ctx, const RocmInUse& rocm,
                         rocm.version),
             "", std::move(evidence), ""};
   if (!f.os.kernel_release) return skip("the running kernel is unknown");
-  std::string line = release_line(rocm.version);
+  std::string line = text::version_prefix(rocm.version, 2);
   const RocmInboxKernelRow* row = nullptr;
   bool release_known = false;
   for (const auto& r : ctx.kb.rocm_inbox_kernels) {
     if (r.rocm != line) continue;
     release_known = true;
-    if (os_matches(r.os, f.os)) row = &r;
+    if (f.os.id && f.os.version_id && Knowledge::os_entry_matches(r.os, *f.os.id, *f.os.version_id)) row = &r;
   }
   if (!release_known)
     return skip(
@@ -161,7 +149,7 @@ DriverPairVerdict judge_amdgpu_rocm(const CheckContext& ctx) {
           fmt::format("the ROCm runtime calls the driver incompatible with ROCm {}", rocm->version),
           {rocm->evidence, fmt::format("cmd rocminfo: {}", t.failure)},
           fmt::format("Install the amdgpu-dkms of ROCm {} (or a newer kernel) and reboot.",
-                      release_line(rocm->version))};
+                      text::version_prefix(rocm->version, 2))};
   auto package = f.packages.version_of("amdgpu-dkms");
   const auto& loaded = f.amd.amdgpu_module_version;
   if (!loaded) {

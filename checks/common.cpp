@@ -187,4 +187,9 @@ std::optional<RocmInUse> rocm_in_use(const Facts& f) {
                    best->distribution_package};
 }
 
+std::string gpu_gfx(const Gpu& gpu) {
+  std::string arch = gpu.arch();
+  return text::lower(arch.substr(0, arch.find(':')));
+}
+
 } // namespace gpudoctor::checks

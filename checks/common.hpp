@@ -45,6 +45,8 @@ struct RocmInUse {
   bool distribution = false; // the OS's own packages (Debian/Ubuntu hipcc, libamdhip64)
 };
 std::optional<RocmInUse> rocm_in_use(const Facts& f);
+// A GPU's gfx target as ROCm names its code objects: lower case, without ":sramecc+:xnack-" features.
+std::string gpu_gfx(const Gpu& gpu);
 // A Ryzen processor's integrated GPU (a gfx target LLVM lists only as an APU: knowledge gfx.yaml `apu`).
 bool integrated_gpu(const Knowledge& kb, const Gpu& gpu);
 // An integrated AMD GPU beside a discrete AMD GPU: rocm.igpu-visible's finding, which the checks of

@@ -26,13 +26,7 @@ std::vector<RocmDevice> rocm_devices(const CheckContext& ctx) {
   std::ranges::sort(nodes, [](const Gpu* a, const Gpu* b) { return a->kfd->node_id < b->kfd->node_id; });
   std::vector<RocmDevice> out;
   for (const Gpu* gpu : nodes) {
-    RocmDevice d{gpu, static_cast<int>(out.size())};
-    if (auto version = gpu->gfx_target_version())
-      if (auto row = ctx.kb.find_gfx(*version)) {
-        d.apu = row->apu;
-        d.target = row->target;
-      }
-    out.push_back(std::move(d));
+    out.push_back({gpu, static_cast<int>(out.size()), integrated_gpu(ctx.kb, *gpu), gpu_gfx(*gpu)});
   }
   return out;
 }

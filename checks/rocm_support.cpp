@@ -91,8 +91,7 @@ void rocm_gpu_unsupported(const CheckContext& ctx, Results& out) {
   std::string targets = text::join(row->gfx_targets, ", ");
   for (const auto& gpu : f.gpus) {
     if (gpu.vendor != Vendor::amd) continue;
-    std::string gfx = text::lower(gpu.arch());
-    gfx = gfx.substr(0, gfx.find(':'));
+    std::string gfx = gpu_gfx(gpu);
     if (gfx.empty()) {
       out.skip(gpu.subject(), "the GPU's gfx target is unknown");
       continue;

@@ -93,7 +93,7 @@ WheelIdentity identify_wheel(const TorchBuild& t) {
 }
 
 std::string rocm_target(const CheckContext& ctx, const Gpu& gpu, std::string& how) {
-  std::string own = text::lower(gpu.arch().substr(0, gpu.arch().find(':')));
+  std::string own = gpu_gfx(gpu);
   how.clear();
   Results scratch; // override_for reports problems of the variable; env.hsa-override-* judge those
   auto o = override_for(ctx.facts, gpu, scratch);

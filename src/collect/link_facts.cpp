@@ -86,6 +86,7 @@ void link_tool_errors(Facts& facts, const Knowledge& kb) {
         rows.push_back(&row);
         parts.push_back(row.line);
       }
+    if (parts.empty()) continue; // no known lines of this tool: its output is not read
     auto lines = parse::lines_containing(t.output, parts, 10);
     if (lines.empty()) continue;
     auto best = std::ranges::min_element(lines, {}, &parse::PartLine::part);

@@ -21,8 +21,8 @@ void link_tool_errors(Facts& facts, const Knowledge& kb);
 void link_repos(RepoFacts& repos, const Knowledge& kb);
 // Values read once into typed facts: each nvidia-smi GPU's bdf, the kernel command line, the GPU variables of
 // the environment, the NCCL settings in effect and NCCL_IB_HCA, HSA_OVERRIDE_GFX_VERSION*, the vendor tools'
-// failures (link_tool_errors), and what each compiled extension was built for. It derives only from collected facts, so it may run again after a test
-// changed one.
+// failures (link_tool_errors), and what each compiled extension was built for. It derives only from collected
+// facts, so it may run again after a test changed one.
 void normalise_facts(Facts& facts, const Knowledge& kb);
 
 // What a compiled extension was built for (extension_build.cpp).

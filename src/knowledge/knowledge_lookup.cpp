@@ -205,14 +205,16 @@ std::optional<RocmReleaseRow> Knowledge::rocm_release(const std::string& version
   return *best;
 }
 
+bool Knowledge::os_entry_matches(const std::string& entry, const std::string& id,
+                                 const std::string& version_id) {
+  auto parts = text::split(entry, ' ');
+  return parts.size() == 2 && parts[0] == text::lower(id) && version_starts_with(version_id, parts[1]);
+}
+
 bool Knowledge::rocm_supports_os(const RocmReleaseRow& row, const std::string& id,
                                  const std::string& version_id) {
-  for (const auto& entry : row.os) {
-    auto parts = text::split(entry, ' ');
-    if (parts.size() == 2 && parts[0] == text::lower(id) && version_starts_with(version_id, parts[1]))
-      return true;
-  }
-  return false;
+  return std::ranges::any_of(
+      row.os, [&](const std::string& entry) { return os_entry_matches(entry, id, version_id); });
 }
 
 std::optional<DistroReleaseRow> Knowledge::distro_by_codename(const std::string& id,

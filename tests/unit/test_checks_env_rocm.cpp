@@ -306,11 +306,10 @@ TEST_CASE("check: gpu.xgmi-links") {
     REQUIRE(ok.size() == 3);
     for (const auto& r : ok)
       CHECK(r.status == Status::pass);
-    for (auto* g : {&f.gpus[1], &f.gpus[2]})
-      for (auto& l : g->kfd->io_links)
-        if (l.type == 11 && (l.node_to == 3 || l.node_to == 2) && l.node_from != l.node_to &&
-            (g == &f.gpus[1] ? l.node_to == 3 : l.node_to == 2))
-          l.max_bandwidth = 0;
+    // The link between gpu1 (node 2) and gpu2 (node 3) did not come up: 0 both ways.
+    for (auto [gpu, peer] : {std::pair{1, 3}, std::pair{2, 2}})
+      for (auto& l : f.gpus[static_cast<std::size_t>(gpu)].kfd->io_links)
+        if (l.type == 11 && l.node_to == peer) l.max_bandwidth = 0;
     auto r = run_check("gpu.xgmi-links", f);
     REQUIRE(r.size() == 3);
     CHECK(r[0].status == Status::pass);
