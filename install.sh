@@ -3,7 +3,9 @@
 #
 #   ./install.sh                 install the build dependencies (apt), build Release, install, run `gpudoctor check`
 #   ./install.sh --test          install the build and test dependencies, build with tests, run the whole suite
-#   ./install.sh --deb           build the Debian package gpudoctor_<version>_<arch>.deb (docs/fleet.md)
+#   ./install.sh --deb           build the Debian package gpudoctor_<version>_<arch>.deb (docs/packaging.md)
+#   ./install.sh --portable      build gpudoctor-<version>-linux-x86_64.tar.gz, for any glibc >= 2.34 (docs/packaging.md)
+#   ./install.sh --rpm           build the RPM gpudoctor-<version>-1.x86_64.rpm from the portable binary
 #
 # Options: --prefix DIR (default /usr/local), --no-deps (skip the package install), --sanitize (with --test:
 # AddressSanitizer and UndefinedBehaviorSanitizer build), --build-dir DIR, --jobs N.
@@ -17,11 +19,13 @@ sanitize=0
 build_dir=
 jobs=$(nproc 2>/dev/null || echo 2)
 
-usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
 while (($#)); do
   case $1 in
     --test) mode="test" ;;
     --deb) mode="deb" ;;
+    --portable) mode="portable" ;;
+    --rpm) mode="rpm" ;;
     --prefix) prefix=${2:?--prefix needs a folder}; shift ;;
     --prefix=*) prefix=${1#*=} ;;
     --no-deps) deps=0 ;;
@@ -39,7 +43,7 @@ die() { printf 'install.sh: %s\n' "$*" >&2; exit 1; }
 
 # help2man: the man page (gpudoctor(1), installed with the binary).
 build_packages=(build-essential cmake ninja-build pkg-config ccache help2man
-  libyaml-cpp-dev libcli11-dev libcurl4-openssl-dev nlohmann-json3-dev libfmt-dev libarchive-dev zlib1g-dev libsimdjson-dev)
+  libyaml-cpp-dev libcli11-dev libcurl4-openssl-dev nlohmann-json3-dev libfmt-dev libarchive-dev zlib1g-dev)
 # Tests also meet real tools: Debian's ROCm 5.2 (hipcc, rocminfo, rocm-smi) and a CPU PyTorch.
 # debootstrap, apt-utils (apt-ftparchive) and gnupg make the throwaway Debian root of tests/root/fix_debootstrap.sh;
 # openssl makes the certificate of the local HTTPS server (test_http, e2e/bundle_upload.sh).
@@ -52,6 +56,8 @@ test_packages=(doctest-dev python3 python3-yaml shellcheck debootstrap apt-utils
   prometheus prometheus-node-exporter slurm-wlm munge ansible systemd help2man dpkg-dev file dnf rpm createrepo-c)
 # `cpack -G DEB`: the man page (help2man) and Depends (dpkg-shlibdeps, which CPack finds ELF files for with file).
 deb_packages=(help2man dpkg-dev file)
+# The portable build and the RPM: binutils (readelf, objdump) checks the binary, rpm's rpmbuild makes the RPM.
+portable_packages=(help2man binutils file rpm)
 # chromium, tesseract-ocr and poppler-utils: the HTML pages loaded, read from a screenshot and printed
 # (tests/e2e/html_pages.sh); lintian: the package judged (tests/root/deb_package.sh).
 test_optional_packages=(hipcc rocminfo rocm-smi python3-torch chromium tesseract-ocr poppler-utils lintian)
@@ -91,12 +97,13 @@ install_deps() {
       echo "install.sh: $os_id is not Debian or Ubuntu; install these (or your distribution's equivalents) by hand," >&2
       echo "then run ./install.sh --no-deps:" >&2
       echo "  a C++23 compiler (g++ >= 12), CMake >= 3.22, Ninja, pkg-config," >&2
-      echo "  yaml-cpp, CLI11, libcurl, nlohmann-json >= 3.10, fmt, libarchive, simdjson; for --test also doctest and python3." >&2
+      echo "  yaml-cpp, CLI11, libcurl, nlohmann-json >= 3.10, fmt, libarchive; for --test also doctest and python3." >&2
       exit 1 ;;
   esac
   local wanted=("${build_packages[@]}" "${cxx_packages[@]}")
   [[ $mode == test ]] && wanted+=("${test_packages[@]}")
   [[ $mode == deb ]] && wanted+=("${deb_packages[@]}")
+  [[ $mode == portable || $mode == rpm ]] && wanted+=("${portable_packages[@]}")
   say "Installing build dependencies with apt-get: ${wanted[*]}"
   export DEBIAN_FRONTEND=noninteractive
   finish_interrupted_dpkg
@@ -174,6 +181,26 @@ if [[ $mode == deb ]]; then
   deb=$(ls "$build_dir"/gpudoctor_*.deb)
   say "Built $deb"
   dpkg-deb --field "$deb" Package Version Architecture Depends
+  exit 0
+fi
+
+if [[ $mode == portable || $mode == rpm ]]; then
+  # One binary for every distribution with glibc >= 2.34: libstdc++, zlib, yaml-cpp and fmt linked in
+  # (GPUDOCTOR_PORTABLE), no probe programs (their sources are in it). The RPM is made from the same binary.
+  build_dir=${build_dir:-$here/build-portable}
+  say "Building the portable binary in $build_dir"
+  cmake -S "$here" -B "$build_dir" "${cmake_args[@]}" -DCMAKE_BUILD_TYPE=Release -DGPUDOCTOR_BUILD_TESTS=OFF \
+    -DGPUDOCTOR_BUILD_PROBES=OFF -DGPUDOCTOR_PORTABLE=ON -DGPUDOCTOR_REQUIRE_MAN_PAGE=ON -DCMAKE_INSTALL_PREFIX=/usr >/dev/null
+  cmake --build "$build_dir" -j "$jobs"
+  # What makes it portable, checked before it is packed: the libraries it needs and the newest glibc symbol.
+  "$here/contrib/packaging/check_portable.sh" "$build_dir/gpudoctor" || die "the binary is not portable (above)"
+  generator=TGZ pattern='gpudoctor-*-linux-*.tar.gz'
+  [[ $mode == rpm ]] && generator=RPM pattern='gpudoctor-*.rpm'
+  (cd "$build_dir" && rm -f $pattern && cpack -G "$generator" >/dev/null) || die "cpack -G $generator failed"
+  artefact=$(ls "$build_dir"/$pattern)
+  # One SHA256SUMS beside the artefacts (`sha256sum -c SHA256SUMS` where they are received).
+  (cd "$build_dir" && shopt -s nullglob && sha256sum -- gpudoctor-*-linux-*.tar.gz gpudoctor-*.rpm >SHA256SUMS)
+  say "Built $artefact (its sha256 in $build_dir/SHA256SUMS)"
   exit 0
 fi
 

@@ -52,6 +52,24 @@ install(FILES ${CMAKE_SOURCE_DIR}/contrib/slurm/gpudoctor_gpu.nhc DESTINATION ${
 install(FILES ${CMAKE_SOURCE_DIR}/contrib/grafana/gpudoctor-nodes.json DESTINATION ${CMAKE_INSTALL_DATADIR}/gpudoctor/grafana)
 install(FILES ${CMAKE_SOURCE_DIR}/README.md ${CMAKE_SOURCE_DIR}/docs/fleet.md
         DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# The copyright file and the changelog (Debian policy 12.5 and 12.7; the RPM's %license and %changelog are
+# made from the same two files). The changelog's newest entry names this version, or the build stops.
+install(FILES ${CMAKE_SOURCE_DIR}/contrib/debian/copyright DESTINATION ${CMAKE_INSTALL_DOCDIR})
+file(STRINGS ${CMAKE_SOURCE_DIR}/contrib/debian/changelog gpudoctor_changelog_top LIMIT_COUNT 1)
+if(NOT gpudoctor_changelog_top MATCHES "^gpudoctor \\(${PROJECT_VERSION}\\) ")
+  message(FATAL_ERROR "contrib/debian/changelog starts with '${gpudoctor_changelog_top}', "
+                      "not an entry for ${PROJECT_VERSION}: add one")
+endif()
+set(gpudoctor_changelog ${gpudoctor_generated}/doc/changelog.gz)
+add_custom_command(
+  OUTPUT ${gpudoctor_changelog}
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${gpudoctor_generated}/doc
+  COMMAND sh -c "gzip -9n <\"$1\" >\"$2\"" sh ${CMAKE_SOURCE_DIR}/contrib/debian/changelog ${gpudoctor_changelog}
+  DEPENDS ${CMAKE_SOURCE_DIR}/contrib/debian/changelog
+  COMMENT "Compressing the changelog"
+  VERBATIM)
+add_custom_target(gpudoctor_changelog ALL DEPENDS ${gpudoctor_changelog})
+install(FILES ${gpudoctor_changelog} DESTINATION ${CMAKE_INSTALL_DOCDIR})
 # What lintian says of the package that is so on purpose, each with its reason (contrib/debian).
 install(FILES ${CMAKE_SOURCE_DIR}/contrib/debian/gpudoctor.lintian-overrides
         DESTINATION ${CMAKE_INSTALL_DATADIR}/lintian/overrides RENAME gpudoctor)
@@ -82,4 +100,35 @@ set(CPACK_DEBIAN_PACKAGE_DEPENDS "libarchive13 (>= 3.0.4)")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libcurl4 (>= 7.16.2)")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "prometheus-node-exporter, python3")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
+
+# The portable tarball (`cpack -G TGZ` in a GPUDOCTOR_PORTABLE build folder): one top folder
+# gpudoctor-<version>-linux-x86_64 with bin/, share/ and the rest as below /usr, run in place
+# (cmake/cpack_options.cmake puts the TGZ's files at its root rather than below /usr).
+set(CPACK_PACKAGE_FILE_NAME gpudoctor-${PROJECT_VERSION}-linux-${CMAKE_SYSTEM_PROCESSOR})
+set(CPACK_INCLUDE_TOPLEVEL_DIRECTORY ON)
+set(CPACK_PROJECT_CONFIG_FILE ${CMAKE_SOURCE_DIR}/cmake/cpack_options.cmake)
+
+# The RPM (`cpack -G RPM` in the same folder: the portable binary, since RHEL 9's libstdc++ lacks
+# GLIBCXX_3.4.30). rpm's own scan requires the binary's sonames and glibc versions; libarchive and libcurl,
+# opened when used, are required by soname here, as every EL and Fedora release provides them.
+set(CPACK_RPM_FILE_NAME RPM-DEFAULT)
+set(CPACK_RPM_PACKAGE_RELEASE 1)
+set(CPACK_RPM_PACKAGE_LICENSE Apache-2.0)
+set(CPACK_RPM_PACKAGE_GROUP "Applications/System")
+set(CPACK_RPM_PACKAGE_REQUIRES "libarchive.so.13()(64bit), libcurl.so.4()(64bit)")
+set(CPACK_RPM_PACKAGE_SUGGESTS "python3")
+# No /usr/lib/.build-id links: the .deb has none, and the two packages hold the same files.
+set(CPACK_RPM_SPEC_MORE_DEFINE "%define _build_id_links none")
+set(CPACK_RPM_USER_FILELIST "%license ${CPACK_PACKAGING_INSTALL_PREFIX}/${CMAKE_INSTALL_DOCDIR}/copyright")
+# Folders other packages own (filesystem, systemd, bash-completion, man-db): the RPM owns none of them.
+set(CPACK_RPM_EXCLUDE_FROM_AUTO_FILELIST_ADDITION
+    /usr/lib/systemd /usr/lib/systemd/system /usr/libexec /usr/share/bash-completion
+    /usr/share/bash-completion/completions /usr/share/man /usr/share/man/man1 /usr/share/doc /usr/share/lintian
+    /usr/share/lintian/overrides)
+# %changelog from the Debian changelog, one entry per release (cmake/rpm_changelog.cmake).
+set(gpudoctor_rpm_changelog ${CMAKE_BINARY_DIR}/rpm/changelog)
+execute_process(COMMAND ${CMAKE_COMMAND} -DIN=${CMAKE_SOURCE_DIR}/contrib/debian/changelog
+                        -DOUT=${gpudoctor_rpm_changelog} -P ${CMAKE_SOURCE_DIR}/cmake/rpm_changelog.cmake
+                COMMAND_ERROR_IS_FATAL ANY)
+set(CPACK_RPM_CHANGELOG_FILE ${gpudoctor_rpm_changelog})
 include(CPack)

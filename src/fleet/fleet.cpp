@@ -26,7 +26,8 @@ std::size_t Fleet::nodes_with(Status s) const {
       std::count_if(nodes.begin(), nodes.end(), [&](const FleetNode& n) { return n.counts[i] > 0; }));
 }
 
-namespace {
+// What FleetBuilder::Impl accumulates per drift row and per check (a named namespace: Impl holds them).
+namespace fleet_accumulators {
 
 struct RowAcc {
   int rank = 0;
@@ -39,6 +40,13 @@ struct CheckAcc {
   StatusCounts nodes{};
   std::vector<NodeHit> errors, warnings; // NodeHit::node holds the input index until finish()
 };
+
+} // namespace fleet_accumulators
+
+using fleet_accumulators::CheckAcc;
+using fleet_accumulators::RowAcc;
+
+namespace {
 
 // A check's worst status on one node, and the subjects that have it.
 struct Worst {

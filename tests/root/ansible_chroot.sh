@@ -96,3 +96,13 @@ if ((status == 0)) || ! grep -q "not installed" "$work/sum.log"; then
   fail "a package with another SHA-256 was installed: $(tail -n 20 "$work/sum.log")"
 fi
 pass "a package whose SHA-256 differs is refused"
+
+# A package file that is neither a .deb nor an .rpm is refused before anything is copied.
+cp "$deb" "$work/gpudoctor.tar.gz"
+status=0
+playbook -e "gpudoctor_package=$work/gpudoctor.tar.gz" >"$work/ext.log" 2>&1 || status=$?
+if ((status == 0)) || ! grep -q "name a .deb (Debian, Ubuntu) or an .rpm" "$work/ext.log"; then
+  fail "a package named .tar.gz was not refused on its own check: $(tail -n 20 "$work/ext.log")"
+fi
+[[ ! -e $root/var/lib/gpudoctor-ansible/gpudoctor.tar.gz ]] || fail "the refused package was copied"
+pass "a package file that is neither .deb nor .rpm is refused, nothing copied"

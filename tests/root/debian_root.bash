@@ -15,25 +15,30 @@ if sanitizer_build; then
 fi
 
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/gpudoctor-test
-minbase=$cache/debian-bookworm-minbase-py-kmod.tar.gz
 mirror_url=${GPUDOCTOR_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 mkdir -p "$cache/apt-archives"
+# The Debian release of the roots new_root makes: bookworm (Debian 12), or trixie (Debian 13) where a test
+# sets it. Each release's minimal root is made once and cached; bookworm's is lib.bash's (same command, cache
+# and lock).
+root_suite=bookworm
+minbase_tarball() { echo "$cache/debian-$root_suite-minbase-py-kmod.tar.gz"; }
 
-# The minimal Debian 12 of lib.bash's ensure_base (the same debootstrap command, cache and lock), made here
-# when this test runs first.
 ensure_minbase() {
+  local minbase lock=$cache/minbase.lock
+  minbase=$(minbase_tarball)
+  [[ $root_suite == bookworm ]] || lock=$cache/minbase-$root_suite.lock
   [[ -s $minbase ]] && return 0
   (
     flock 9
     [[ -s $minbase ]] && exit 0
-    echo "making the Debian 12 root with debootstrap (once; cached as $minbase)"
-    debootstrap --variant=minbase --include=python3-venv,kmod bookworm "$work/bootstrap" "$mirror_url" >"$work/debootstrap.log" 2>&1 ||
-      exit 125
+    echo "making the Debian $root_suite root with debootstrap (once; cached as $minbase)"
+    debootstrap --variant=minbase --include=python3-venv,kmod "$root_suite" "$work/bootstrap" "$mirror_url" \
+      >"$work/debootstrap.log" 2>&1 || exit 125
     rm -rf "$work/bootstrap/var/cache/apt/archives/"*.deb "$work/bootstrap/var/lib/apt/lists/"*_*
     # Its own temporary name, as in lib.bash: another root test may be making it too.
     tar -C "$work/bootstrap" -czf "$minbase.$$.tmp" . && mv "$minbase.$$.tmp" "$minbase"
     rm -rf "$work/bootstrap"
-  ) 9>"$cache/minbase.lock" || skip "debootstrap from $mirror_url failed (no network to the Debian archive?)"
+  ) 9>"$lock" || skip "debootstrap $root_suite from $mirror_url failed (no network to the Debian archive?)"
 }
 
 in_root() { chroot "$1" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
@@ -59,9 +64,10 @@ root_apt() {
 # new_root DIR [PACKAGES...]: the minimal root unpacked in DIR, with PACKAGES installed from the Debian
 # archive; a root with packages is cached as a tarball named by what it holds.
 new_root() {
-  local root=$1
+  local root=$1 minbase
   shift
   ensure_minbase
+  minbase=$(minbase_tarball)
   mkdir -p "$root"
   if (($# == 0)); then
     tar -C "$root" -xzf "$minbase"
@@ -69,7 +75,7 @@ new_root() {
   fi
   local key tarball
   key=$( (stat -c '%s %Y' "$minbase"; echo "$*") | sha256sum | cut -c1-16)
-  tarball=$cache/debian-bookworm-minbase+$(tr ' ' '+' <<<"$*")-$key.tar.gz
+  tarball=$cache/debian-$root_suite-minbase+$(tr ' ' '+' <<<"$*")-$key.tar.gz
   if [[ ! -s $tarball ]]; then
     (
       flock 9
@@ -83,6 +89,15 @@ new_root() {
     ) 9>"$tarball.lock" || skip "could not install $* into the Debian root (no network to the Debian archive?)"
   fi
   tar -C "$root" -xzf "$tarball"
+}
+
+# The package builds (./install.sh --deb, --portable, --rpm) take one lock, so that they run one after the
+# other, and build in folders at the same depth below this build (deb-package/build, portable-package/build)
+# with ccache's base folder at the checkout: their compile commands are then the same, and the second build
+# takes the first one's objects from ccache instead of compiling them again.
+package_lock=$(dirname "$gpudoctor")/package-build.lock
+package_build() { # package_build --deb|--portable|--rpm BUILD_DIR
+  CCACHE_BASEDIR=$source_dir "$source_dir/install.sh" "$1" --no-deps --build-dir "$2"
 }
 
 # The .deb of this checkout, built once per build folder by ./install.sh --deb (tests share it under a lock);
@@ -99,8 +114,7 @@ package_deb() {
   # folder, and its build removes the .deb this one would still read.
   (
     flock 9
-    "$source_dir/install.sh" --deb --no-deps --build-dir "$dir/build" >"$dir/build.log" 2>&1 &&
-      cp "$dir"/build/gpudoctor_*_*.deb "$work/deb/"
-  ) 9>"$dir/lock" || { tail -n 20 "$dir/build.log" >&2; fail "./install.sh --deb failed ($dir/build.log)"; }
+    package_build --deb "$dir/build" >"$dir/build.log" 2>&1 && cp "$dir"/build/gpudoctor_*_*.deb "$work/deb/"
+  ) 9>"$package_lock" || { tail -n 20 "$dir/build.log" >&2; fail "./install.sh --deb failed ($dir/build.log)"; }
   ls "$work"/deb/gpudoctor_*_*.deb
 }
