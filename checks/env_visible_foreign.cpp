@@ -1,5 +1,6 @@
-// env.visible-devices-foreign: a device-selection variable of the vendor whose GPUs are not here
-// (knowledge.md §5.2; the variables and their layers: checks/knowledge/env.yaml device_selection).
+// env.visible-devices-foreign: a device-selection variable, or another variable only one vendor's stack
+// reads, of the vendor whose GPUs are not here (knowledge.md §5.2; the variables, their layers and readers:
+// checks/knowledge/env.yaml device_selection and vendor_variables).
 #include "checks/common.hpp"
 #include "checks/registry.hpp"
 #include "util/text.hpp"
@@ -21,6 +22,59 @@ bool hides_all(const std::string& value, std::size_t count) {
   auto first = text::to_int(text::trim(entries.front()));
   if (first) return *first < 0 || static_cast<std::size_t>(*first) >= count;
   return !text::starts_with(text::trim(entries.front()), "GPU-");
+}
+
+const char* stack_name(Vendor v) {
+  return v == Vendor::nvidia ? "CUDA" : "ROCm";
+}
+
+// The variables only one vendor's stack reads (vendor_variables): one result each. A runtime setting of the
+// absent vendor does nothing here (warn); a build setting (an arch list) only matters where that vendor's
+// toolkit would build with it (warn), else it is a harmless leftover (info). True when one is set.
+bool judge_vendor_variables(const CheckContext& ctx, Results& out) {
+  const Facts& f = ctx.facts;
+  bool any = false;
+  for (const auto& [name, value] : f.env.all) {
+    const VendorVariableRow* row = ctx.kb.env.vendor_variable(name);
+    if (!row) continue;
+    any = true;
+    Vendor mine = row->vendor == "nvidia" ? Vendor::nvidia : Vendor::amd;
+    Vendor other = mine == Vendor::nvidia ? Vendor::amd : Vendor::nvidia;
+    std::vector<std::string> evidence = {
+        env_evidence(f, name, value),
+        fmt::format("knowledge vendor_variables {}: {}", row->name, row->source)};
+    if (f.count(mine) > 0) {
+      out.pass(name, fmt::format("{} belongs to the {} GPUs here ({})", name, vendor_name(mine), row->reader),
+               evidence);
+      continue;
+    }
+    std::size_t count = f.count(other);
+    std::string gpus = fmt::format("{} {} GPU{}", count, vendor_name(other), count == 1 ? "" : "s");
+    if (row->kind == "runtime") {
+      out.add(Status::warn, name,
+              fmt::format("{}={} is read by {}'s {} only, and this machine has {} and no {} GPU: it does "
+                          "nothing here. Likely a leftover of a {} setup; remove it from the environment "
+                          "and your shell profile.{}",
+                          name, value, vendor_name(mine), row->reader, gpus, vendor_name(mine),
+                          stack_name(mine), where_set(f, name)),
+              evidence);
+      continue;
+    }
+    bool toolkit = mine == Vendor::amd ? rocm_installed(f) : cuda_toolkit_installed(f);
+    out.add(toolkit ? Status::warn : Status::info, name,
+            fmt::format(
+                "{}={} picks the {} GPU targets that {} compile for; this machine has {} and no {} "
+                "GPU{}. Likely a leftover of a {} setup; remove it from the environment and your "
+                "shell profile.{}",
+                name, value, vendor_name(mine), row->reader, gpus, vendor_name(mine),
+                toolkit ? fmt::format(", and its {} would build for those targets: what is built here "
+                                      "does not run on its GPUs",
+                                      stack_name(mine))
+                        : fmt::format(", and no {} to build with: it does nothing here", stack_name(mine)),
+                stack_name(mine), where_set(f, name)),
+            evidence);
+  }
+  return any;
 }
 
 } // namespace
@@ -99,7 +153,8 @@ void env_visible_devices_foreign(const CheckContext& ctx, Results& out) {
     }
     out.add(Status::warn, row.name, message + where_set(f, row.name), evidence);
   }
-  if (!any) out.pass("", "no device-selection variable is set");
+  any = judge_vendor_variables(ctx, out) || any;
+  if (!any) out.pass("", "no device-selection variable and no variable of one vendor's stack is set");
 }
 
 } // namespace gpudoctor::checks

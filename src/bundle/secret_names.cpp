@@ -64,6 +64,8 @@ SecretNames::SecretNames(const Knowledge& kb) : m_rules(kb.secrets) {
     m_listed.insert(row.name);
   for (const auto& row : kb.env.device_selection)
     m_listed.insert(row.name);
+  for (const auto& row : kb.env.vendor_variables)
+    m_listed.insert(row.name);
   m_listed.insert(kb.gpu_env_names.begin(), kb.gpu_env_names.end());
   m_families = kb.gpu_env_prefixes;
   for (const auto& row : kb.env.nccl_prefixes)

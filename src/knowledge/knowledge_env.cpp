@@ -62,4 +62,10 @@ const DeviceSelectionRow* EnvKnowledge::device_selection_var(std::string_view na
   return find_row(device_selection, name, &DeviceSelectionRow::name);
 }
 
+const VendorVariableRow* EnvKnowledge::vendor_variable(std::string_view name) const {
+  for (const auto& row : vendor_variables)
+    if (name == row.name || (row.prefix && name.starts_with(row.name))) return &row;
+  return nullptr;
+}
+
 } // namespace gpudoctor

@@ -87,6 +87,18 @@ struct DeviceSelectionRow {
   bool uncertain = false;
 };
 
+// A variable that only one vendor's stack reads (env.visible-devices-foreign): a runtime setting (read when a
+// program runs) or a build setting (an arch list, read when code is compiled). `prefix`: the name and every
+// name it begins (HSA_OVERRIDE_GFX_VERSION_<node>).
+struct VendorVariableRow {
+  std::string name;
+  std::string vendor; // "nvidia" or "amd"
+  std::string kind;   // "runtime" or "build"
+  std::string reader; // what reads it: "ROCr", "ROCclr (HIP, OpenCL)", "PyTorch's extension builds"
+  bool prefix = false;
+  std::string source;
+};
+
 struct EnvKnowledge {
   std::vector<NcclVarRow> nccl_vars;
   std::vector<NcclPrefixRow> nccl_prefixes;
@@ -94,6 +106,7 @@ struct EnvKnowledge {
   std::vector<NcclRiskyRow> nccl_risky;
   std::vector<AllocOptionRow> alloc_options;
   std::vector<DeviceSelectionRow> device_selection;
+  std::vector<VendorVariableRow> vendor_variables;
 
   const NcclVarRow* nccl_var(std::string_view name) const;
   const NcclPrefixRow* nccl_prefix(std::string_view name) const; // the family a name belongs to
@@ -104,6 +117,8 @@ struct EnvKnowledge {
   const AllocOptionRow* alloc_option(std::string_view option) const;
   std::vector<std::string> alloc_closest(std::string_view option, std::size_t max_distance) const;
   const DeviceSelectionRow* device_selection_var(std::string_view name) const;
+  // The row of a variable only one vendor reads: its own, or the prefix row it begins with.
+  const VendorVariableRow* vendor_variable(std::string_view name) const;
 };
 
 } // namespace gpudoctor

@@ -252,6 +252,16 @@ public:
     kb.env.device_selection.push_back(std::move(d));
   }
 
+  void read_vendor_variables(const yaml::Node& node) {
+    yaml::Fields r(node, {"name", "vendor", "kind", "reader", "prefix", "source"});
+    VendorVariableRow v{variable(r, "name"), r.text("vendor"), r.text("kind"),
+                        r.text("reader"),    r.flag("prefix"), read_source(r)};
+    if (v.vendor != "nvidia" && v.vendor != "amd") r.bad("vendor", "must be nvidia or amd");
+    if (v.kind != "runtime" && v.kind != "build") r.bad("kind", "must be runtime or build");
+    unique(node, "vendor variable " + v.name, "variable " + v.name);
+    kb.env.vendor_variables.push_back(std::move(v));
+  }
+
   void read_xid_codes(const yaml::Node& node) {
     yaml::Fields r(node, {"code", "mnemonic", "description", "resolution", "investigation", "category",
                           "status", "after_repair", "advice", "source", "uncertain"});
@@ -571,13 +581,14 @@ constexpr Table k_tables[] = {
     {"amdgpu_params", &Loader::read_amdgpu_params},
     {"amdgpu_driver_releases", &Loader::read_amdgpu_driver_releases},
     {"rocm_inbox_kernels", &Loader::read_rocm_inbox_kernels},
-    // knowledge_env.hpp: nccl.yaml, pytorch_env.yaml, env.yaml's device_selection
+    // knowledge_env.hpp: nccl.yaml, pytorch_env.yaml, env.yaml's device_selection and vendor_variables
     {"nccl_vars", &Loader::read_nccl_vars},
     {"nccl_prefixes", &Loader::read_nccl_prefixes},
     {"nccl_foreign_names", &Loader::read_nccl_foreign_names},
     {"nccl_risky", &Loader::read_nccl_risky},
     {"alloc_conf_options", &Loader::read_alloc_conf_options},
     {"device_selection", &Loader::read_device_selection},
+    {"vendor_variables", &Loader::read_vendor_variables},
     // knowledge_health.hpp: xid.yaml, health.yaml
     {"xid_codes", &Loader::read_xid_codes},
     {"xid_resolutions", &Loader::read_xid_resolutions},

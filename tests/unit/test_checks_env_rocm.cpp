@@ -267,6 +267,59 @@ TEST_CASE("check: env.visible-devices-foreign on an NVIDIA-only machine") {
   }
 }
 
+TEST_CASE("check: env.visible-devices-foreign names the other vendor's runtime and build variables") {
+  SUBCASE("a ROCm runtime variable on an NVIDIA-only machine does nothing") {
+    for (const char* name : {"HSA_OVERRIDE_GFX_VERSION", "HSA_OVERRIDE_GFX_VERSION_1", "AMD_SERIALIZE_KERNEL",
+                             "HIP_LAUNCH_BLOCKING", "MIOPEN_USER_DB_PATH"}) {
+      CAPTURE(name);
+      Facts f = nvidia_machine(2);
+      set_env(f, name, "3");
+      auto r = single(run_check("env.visible-devices-foreign", f));
+      expect_fired(
+          r, Status::warn, name,
+          {std::string(name) + "=3", "is read by AMD's", "2 NVIDIA GPUs", "does nothing here", "ROCm"},
+          {"env-cleanup"});
+    }
+  }
+  SUBCASE("a CUDA runtime variable on an AMD-only machine does nothing; CUDA_VISIBLE_DEVICES is HIP's too") {
+    Facts f = amd_machine({110000});
+    set_env(f, "CUDA_DEVICE_ORDER", "PCI_BUS_ID");
+    auto r = single(run_check("env.visible-devices-foreign", f));
+    expect_fired(r, Status::warn, "CUDA_DEVICE_ORDER", {"read by NVIDIA's CUDA driver only", "1 AMD GPU"},
+                 {"env-cleanup"});
+  }
+  SUBCASE("an arch list: info without the vendor's toolkit, warn where it would build with it") {
+    Facts f = nvidia_machine(1);
+    set_env(f, "PYTORCH_ROCM_ARCH", "gfx1030");
+    auto r = single(run_check("env.visible-devices-foreign", f));
+    expect_quiet(r, Status::info, "PYTORCH_ROCM_ARCH");
+    CHECK(contains(r.message, "no ROCm to build with"));
+    Facts a = amd_machine({110000});
+    set_env(a, "TORCH_CUDA_ARCH_LIST", "8.0;9.0");
+    CudaInstall cuda;
+    cuda.path = "/usr/local/cuda-12.6";
+    cuda.version = {"12.6.77", "/usr/local/cuda-12.6/version.json"};
+    a.toolkits.cuda.push_back(cuda);
+    auto w = single(run_check("env.visible-devices-foreign", a));
+    expect_fired(w, Status::warn, "TORCH_CUDA_ARCH_LIST",
+                 {"TORCH_CUDA_ARCH_LIST=8.0;9.0", "its CUDA would build for those targets"}, {"env-cleanup"});
+  }
+  SUBCASE("the machine's own vendor's variables pass, each once") {
+    Facts f = amd_machine({110000});
+    set_env(f, "HSA_ENABLE_SDMA", "0");
+    set_env(f, "PYTORCH_ROCM_ARCH", "gfx90a");
+    auto results = run_check("env.visible-devices-foreign", f);
+    CHECK(results.size() == 2);
+    CHECK(count_status(results, Status::pass) == 2);
+  }
+  SUBCASE("unknown and shared names are not judged") {
+    Facts f = nvidia_machine(1);
+    set_env(f, "GPU_TARGETS", "gfx90a");
+    set_env(f, "CUDA_LAUNCH_BLOCKING", "1");
+    expect_quiet(single(run_check("env.visible-devices-foreign", f)), Status::pass);
+  }
+}
+
 TEST_CASE("check: env.visible-devices-foreign stays quiet otherwise") {
   SUBCASE("the machine's own vendor") {
     Facts f = nvidia_machine(2);

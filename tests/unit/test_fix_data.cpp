@@ -222,3 +222,19 @@ TEST_CASE("fix data: the planner says what is wrong with a value it cannot put i
   REQUIRE_FALSE(plan.has_value());
   CHECK(text::contains(plan.error(), "post.checks"));
 }
+
+TEST_CASE("fix data: env-cleanup removes every variable env.visible-devices-foreign names for its vendor") {
+  // The check's finding offers env-cleanup, which removes the absent vendor's profile_vars: every variable
+  // of the vendor tables must be one of them, or the fix would leave what the check flagged.
+  const EnvKnowledge& env = test::kb().env;
+  REQUIRE_FALSE(env.vendor_variables.empty());
+  for (const auto& row : env.vendor_variables) {
+    CAPTURE(row.name);
+    const VendorStack* stack = stacks().vendor(row.vendor);
+    REQUIRE(stack != nullptr);
+    auto re = LinearRegex::compile(stack->profile_vars);
+    REQUIRE(re.has_value());
+    CHECK(re->full_match(row.name));
+    if (row.prefix) CHECK(re->full_match(row.name + "_1"));
+  }
+}

@@ -53,6 +53,13 @@ TEST_CASE("knowledge: environment tables load, every row cited") {
     cited(r.source);
   for (const auto& r : e.device_selection)
     cited(r.source);
+  CHECK(e.vendor_variables.size() >= 15);
+  for (const auto& r : e.vendor_variables) {
+    cited(r.source);
+    // One table per variable: a device-selection one is judged by its own rules (HIP honours
+    // CUDA_VISIBLE_DEVICES), so it is never also a vendor variable.
+    CHECK_MESSAGE(e.device_selection_var(r.name) == nullptr, r.name);
+  }
   // Every risky setting is a variable NCCL knows, and its numeric thresholds belong to numeric variables.
   for (const auto& r : e.nccl_risky) {
     CAPTURE(r.name);
@@ -114,6 +121,10 @@ TEST_CASE("knowledge: allocator options, device selection, ROCm wheel targets") 
   CHECK(e.alloc_option("expandable_segment") == nullptr);
   CHECK(e.alloc_closest("expandable_segment", 3).front() == "expandable_segments");
 
+  REQUIRE(e.vendor_variable("HSA_OVERRIDE_GFX_VERSION_2") != nullptr); // a per-node form, by the prefix row
+  CHECK(e.vendor_variable("HSA_OVERRIDE_GFX_VERSION_2")->vendor == "amd");
+  CHECK(e.vendor_variable("HSA_ENABLE_SDMA_X") == nullptr); // not a prefix row
+  CHECK(e.vendor_variable("CUDA_VISIBLE_DEVICES") == nullptr);
   REQUIRE(e.device_selection_var("CUDA_VISIBLE_DEVICES") != nullptr);
   CHECK(e.device_selection_var("CUDA_VISIBLE_DEVICES")->vendor == "nvidia");
   CHECK(e.device_selection_var("ROCR_VISIBLE_DEVICES")->vendor == "amd");

@@ -9,6 +9,13 @@
 # Why:  stack.leftover-paths (warn, environment): The environment names 4 GPU-stack folders that are missing
 #         or of the absent vendor: leftovers of an uninstalled or replaced stack. They slow every command
 #         lookup at best, and load the wrong libraries at worst. Remove them from wherever they are set.
+#       env.visible-devices-foreign (warn, HSA_OVERRIDE_GFX_VERSION): HSA_OVERRIDE_GFX_VERSION=11.0.0 is read
+#         by AMD's ROCr (libhsakmt) only, and this machine has 1 NVIDIA GPU and no AMD GPU: it does nothing
+#         here. Likely a leftover of a ROCm setup; remove it from the environment and your shell profile.
+#       env.visible-devices-foreign (warn, PYTORCH_ROCM_ARCH): PYTORCH_ROCM_ARCH=gfx1100 picks the AMD GPU
+#         targets that PyTorch's ROCm builds and extension builds compile for; this machine has 1 NVIDIA GPU
+#         and no AMD GPU, and its ROCm would build for those targets: what is built here does not run on its
+#         GPUs. Likely a leftover of a ROCm setup; remove it from the environment and your shell profile.
 # For:  host sd-vm, Ubuntu 22.04.4 LTS (ubuntu 22.04, debian family), kernel 5.15.0-105-generic
 #       gpu0 (0000:00:10.0): NVIDIA GeForce RTX 3090 (sm_86), driver nvidia
 # From: snapshot tests/machines/amd-to-nvidia-leftovers/snapshot, by gpudoctor (test).
@@ -87,7 +94,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='env-cleanup-628ad0a6'
+GD_SCRIPT_ID='env-cleanup-263ca73c'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04
@@ -136,10 +143,10 @@ GD_PROFILE_SYSTEM_FILES=(
 
 # 1. Remove the stack's variables and folders from the users' shell profiles (fixes/env-cleanup.yaml:10)
 gd_step_1() {
-  gd_clean_profiles 'ROCM_[A-Z_]*|HIP_[A-Z_]*|HSA_[A-Z0-9_]*|ROCR_[A-Z_]*|HCC_[A-Z_]*|PYTORCH_ROCM_ARCH|GPU_DEVICE_ORDINAL|MIOPEN_[A-Z_]*' '/opt/rocm(-[0-9][0-9.]*)?|\$\{?(ROCM_PATH|ROCM_HOME|HIP_PATH)\}?' /home/sam
+  gd_clean_profiles 'ROCM_[A-Z_]*|HIP_[A-Z_]*|HSA_[A-Z0-9_]*|ROCR_[A-Z_]*|HCC_[A-Z_]*|PYTORCH_ROCM_ARCH|GPU_DEVICE_ORDINAL|MIOPEN_[A-Z_]*|AMD_SERIALIZE_KERNEL|AMD_SERIALIZE_COPY|AMD_LOG_LEVEL' '/opt/rocm(-[0-9][0-9.]*)?|\$\{?(ROCM_PATH|ROCM_HOME|HIP_PATH)\}?' /home/sam
 }
 gd_verify_1() {
-  gd_verify_profiles 'ROCM_[A-Z_]*|HIP_[A-Z_]*|HSA_[A-Z0-9_]*|ROCR_[A-Z_]*|HCC_[A-Z_]*|PYTORCH_ROCM_ARCH|GPU_DEVICE_ORDINAL|MIOPEN_[A-Z_]*' '/opt/rocm(-[0-9][0-9.]*)?|\$\{?(ROCM_PATH|ROCM_HOME|HIP_PATH)\}?' /home/sam
+  gd_verify_profiles 'ROCM_[A-Z_]*|HIP_[A-Z_]*|HSA_[A-Z0-9_]*|ROCR_[A-Z_]*|HCC_[A-Z_]*|PYTORCH_ROCM_ARCH|GPU_DEVICE_ORDINAL|MIOPEN_[A-Z_]*|AMD_SERIALIZE_KERNEL|AMD_SERIALIZE_COPY|AMD_LOG_LEVEL' '/opt/rocm(-[0-9][0-9.]*)?|\$\{?(ROCM_PATH|ROCM_HOME|HIP_PATH)\}?' /home/sam
 }
 
 gd_main "$@"

@@ -153,7 +153,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='migrate-to-amd-17031c20'
+GD_SCRIPT_ID='migrate-to-amd-629a7132'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04
@@ -395,10 +395,10 @@ gd_verify_15() {
 
 # 16. Remove CUDA variables and folders from shell profiles [root] (fixes/purge-nvidia.yaml:109)
 gd_step_16() {
-  gd_clean_profiles 'CUDA_[A-Z_]*|CUDNN_[A-Z_]*|NVIDIA_VISIBLE_DEVICES|NVIDIA_DRIVER_CAPABILITIES|CUDA_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|GPU_DEVICE_ORDINAL' '/usr/local/cuda(-[0-9][0-9.]*)?|\$\{?(CUDA_HOME|CUDA_PATH|CUDA_ROOT)\}?' --system /home/dana
+  gd_clean_profiles 'CUDA_[A-Z_]*|CUDNN_[A-Z_]*|NVIDIA_VISIBLE_DEVICES|NVIDIA_DRIVER_CAPABILITIES|TORCH_CUDA_ARCH_LIST|CUDAARCHS|CUDA_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|GPU_DEVICE_ORDINAL' '/usr/local/cuda(-[0-9][0-9.]*)?|\$\{?(CUDA_HOME|CUDA_PATH|CUDA_ROOT)\}?' --system /home/dana
 }
 gd_verify_16() {
-  gd_verify_profiles 'CUDA_[A-Z_]*|CUDNN_[A-Z_]*|NVIDIA_VISIBLE_DEVICES|NVIDIA_DRIVER_CAPABILITIES|CUDA_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|GPU_DEVICE_ORDINAL' '/usr/local/cuda(-[0-9][0-9.]*)?|\$\{?(CUDA_HOME|CUDA_PATH|CUDA_ROOT)\}?' --system /home/dana
+  gd_verify_profiles 'CUDA_[A-Z_]*|CUDNN_[A-Z_]*|NVIDIA_VISIBLE_DEVICES|NVIDIA_DRIVER_CAPABILITIES|TORCH_CUDA_ARCH_LIST|CUDAARCHS|CUDA_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|GPU_DEVICE_ORDINAL' '/usr/local/cuda(-[0-9][0-9.]*)?|\$\{?(CUDA_HOME|CUDA_PATH|CUDA_ROOT)\}?' --system /home/dana
 }
 
 # 17. Purge what only the removed packages needed (apt's autoremove, limited to what this purge orphaned) [root, destructive] (fixes/purge-nvidia.yaml:124)

@@ -102,7 +102,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='purge-nvidia-e6c77620'
+GD_SCRIPT_ID='purge-nvidia-34a5c76e'
 GD_FAMILY=rhel
 GD_FOR_OS_ID=rhel
 GD_FOR_OS_VERSION=9.4
@@ -222,10 +222,10 @@ gd_verify_6() {
 
 # 7. Remove CUDA variables and folders from shell profiles [root] (fixes/purge-nvidia.yaml:109)
 gd_step_7() {
-  gd_clean_profiles 'CUDA_[A-Z_]*|CUDNN_[A-Z_]*|NVIDIA_VISIBLE_DEVICES|NVIDIA_DRIVER_CAPABILITIES' '/usr/local/cuda(-[0-9][0-9.]*)?|\$\{?(CUDA_HOME|CUDA_PATH|CUDA_ROOT)\}?' --system /home/dana
+  gd_clean_profiles 'CUDA_[A-Z_]*|CUDNN_[A-Z_]*|NVIDIA_VISIBLE_DEVICES|NVIDIA_DRIVER_CAPABILITIES|TORCH_CUDA_ARCH_LIST|CUDAARCHS' '/usr/local/cuda(-[0-9][0-9.]*)?|\$\{?(CUDA_HOME|CUDA_PATH|CUDA_ROOT)\}?' --system /home/dana
 }
 gd_verify_7() {
-  gd_verify_profiles 'CUDA_[A-Z_]*|CUDNN_[A-Z_]*|NVIDIA_VISIBLE_DEVICES|NVIDIA_DRIVER_CAPABILITIES' '/usr/local/cuda(-[0-9][0-9.]*)?|\$\{?(CUDA_HOME|CUDA_PATH|CUDA_ROOT)\}?' --system /home/dana
+  gd_verify_profiles 'CUDA_[A-Z_]*|CUDNN_[A-Z_]*|NVIDIA_VISIBLE_DEVICES|NVIDIA_DRIVER_CAPABILITIES|TORCH_CUDA_ARCH_LIST|CUDAARCHS' '/usr/local/cuda(-[0-9][0-9.]*)?|\$\{?(CUDA_HOME|CUDA_PATH|CUDA_ROOT)\}?' --system /home/dana
 }
 
 # 8. Reset dnf's nvidia-driver module (an enabled stream would hold the next driver to the old branch) [root] (fixes/purge-nvidia.yaml:132)
