@@ -16,11 +16,19 @@ namespace {
 
 constexpr long long k_xgmi = 11; // HSA_IOLINKTYPE_XGMI
 
-std::set<int> xgmi_peers(const KfdNode& node) {
+// The peers a node has an XGMI link to; `up_only`: only links the firmware found at driver load (a link whose
+// max_bandwidth is 0 did not come up: gpu.xgmi-links says so).
+std::set<int> xgmi_peers(const KfdNode& node, bool up_only) {
   std::set<int> peers;
   for (const auto& link : node.io_links)
-    if (link.type == k_xgmi && link.node_to) peers.insert(static_cast<int>(*link.node_to));
+    if (link.type == k_xgmi && link.node_to && (!up_only || link.max_bandwidth.value_or(1) != 0))
+      peers.insert(static_cast<int>(*link.node_to));
   return peers;
+}
+
+bool linked(const Gpu& a, const Gpu& b, bool up_only) {
+  return xgmi_peers(*a.kfd, up_only).count(b.kfd->node_id) > 0 ||
+         xgmi_peers(*b.kfd, up_only).count(a.kfd->node_id) > 0;
 }
 
 std::string link_name(std::optional<long long> type) {
@@ -44,15 +52,22 @@ void env_rccl_fine_grain(const CheckContext& ctx, Results& out) {
       return out.skip("",
                       fmt::format("how the AMD GPUs connect is not known: {} has no KFD node with io_links",
                                   gpu->subject()));
-  // Pairs with no XGMI link either way go over PCIe.
+  // Pairs with no XGMI link either way go over PCIe. A pair whose XGMI link is down goes over PCIe too, but
+  // its cause is the link's (gpu.xgmi-links): it is named here, not judged again.
   std::vector<std::pair<const Gpu*, const Gpu*>> pcie;
+  std::vector<std::string> down;
   for (std::size_t i = 0; i < amd.size(); ++i)
     for (std::size_t j = i + 1; j < amd.size(); ++j) {
-      bool xgmi = xgmi_peers(*amd[i]->kfd).count(amd[j]->kfd->node_id) > 0 ||
-                  xgmi_peers(*amd[j]->kfd).count(amd[i]->kfd->node_id) > 0;
-      if (!xgmi) pcie.emplace_back(amd[i], amd[j]);
+      if (!linked(*amd[i], *amd[j], false))
+        pcie.emplace_back(amd[i], amd[j]);
+      else if (!linked(*amd[i], *amd[j], true))
+        down.push_back(fmt::format("{}-{}", amd[i]->index, amd[j]->index));
     }
-  if (pcie.empty()) return out.pass("", "every pair of AMD GPUs has an XGMI link");
+  if (pcie.empty())
+    return out.pass("", down.empty() ? std::string("every pair of AMD GPUs has an XGMI link")
+                                     : fmt::format("every pair of AMD GPUs has an XGMI link; the one between "
+                                                   "GPUs {} is down (gpu.xgmi-links says what to do)",
+                                                   text::join(down, ", ")));
   auto it = f.env.all.find("HSA_FORCE_FINE_GRAIN_PCIE");
   std::string setting = it == f.env.all.end() ? "HSA_FORCE_FINE_GRAIN_PCIE is not set"
                                               : fmt::format("HSA_FORCE_FINE_GRAIN_PCIE={}", it->second);

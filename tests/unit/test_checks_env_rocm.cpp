@@ -102,6 +102,15 @@ TEST_CASE("check: env.rccl-fine-grain stays quiet otherwise") {
     expect_quiet(r, Status::pass);
     CHECK(contains(r.message, "XGMI"));
   }
+  SUBCASE("an XGMI link that is down: named, left to gpu.xgmi-links, not called up") {
+    Facts f = amd_linked(2, {{0, 1}});
+    for (auto& g : f.gpus)
+      for (auto& l : g.kfd->io_links)
+        if (l.type == 11) l.max_bandwidth = 0;
+    auto r = single(run_check("env.rccl-fine-grain", f));
+    expect_quiet(r, Status::pass);
+    CHECK(contains(r.message, "the one between GPUs 0-1 is down"));
+  }
   SUBCASE("one AMD GPU, or NVIDIA GPUs") {
     expect_quiet(single(run_check("env.rccl-fine-grain", amd_linked(1))), Status::skip);
     expect_quiet(single(run_check("env.rccl-fine-grain", nvidia_machine(8))), Status::skip);
