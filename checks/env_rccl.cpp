@@ -14,14 +14,12 @@ namespace gpudoctor::checks {
 
 namespace {
 
-constexpr long long k_xgmi = 11; // HSA_IOLINKTYPE_XGMI
-
 // The peers a node has an XGMI link to; `up_only`: only links the firmware found at driver load (a link whose
 // max_bandwidth is 0 did not come up: gpu.xgmi-links says so).
 std::set<int> xgmi_peers(const KfdNode& node, bool up_only) {
   std::set<int> peers;
   for (const auto& link : node.io_links)
-    if (link.type == k_xgmi && link.node_to && (!up_only || link.max_bandwidth.value_or(1) != 0))
+    if (link.xgmi() && link.node_to && !(up_only && link.down()))
       peers.insert(static_cast<int>(*link.node_to));
   return peers;
 }
@@ -31,12 +29,12 @@ bool linked(const Gpu& a, const Gpu& b, bool up_only) {
          xgmi_peers(*b.kfd, up_only).count(a.kfd->node_id) > 0;
 }
 
-std::string link_name(std::optional<long long> type) {
-  if (type == 2) return "PCIe";
-  if (type == k_xgmi) return "XGMI";
+std::string link_name(const KfdLink& link) {
+  if (link.type == 2) return "PCIe";
+  if (link.xgmi()) return "XGMI";
   // Not "link type unknown": the compiler keeps a literal of 17 to 31 bytes as a 16-byte constant and the
   // rest, and lintian's spelling check read the first piece's last word as "unknow".
-  return type ? fmt::format("link type {}", *type) : "an unknown link type";
+  return link.type ? fmt::format("link type {}", *link.type) : "an unknown link type";
 }
 
 } // namespace
@@ -86,7 +84,7 @@ void env_rccl_fine_grain(const CheckContext& ctx, Results& out) {
     if (gpu->kfd->io_links.empty())
       evidence.push_back(fmt::format("{}: no links", paths::kfd_io_links(gpu->kfd->node_id)));
     for (const auto& link : gpu->kfd->io_links)
-      evidence.push_back(fmt::format("{}: {} from node {} to node {}", link.source, link_name(link.type),
+      evidence.push_back(fmt::format("{}: {} from node {} to node {}", link.source, link_name(link),
                                      link.node_from.value_or(gpu->kfd->node_id), link.node_to.value_or(-1)));
   }
   // ROCr takes the fine-grain flag only from the exact value 1.

@@ -24,6 +24,11 @@ bool hides_all(const std::string& value, std::size_t count) {
   return !text::starts_with(text::trim(entries.front()), "GPU-");
 }
 
+// The vendor a knowledge row names ("nvidia" or "amd": the loader refuses anything else).
+Vendor row_vendor(const std::string& vendor) {
+  return vendor == "nvidia" ? Vendor::nvidia : Vendor::amd;
+}
+
 const char* stack_name(Vendor v) {
   return v == Vendor::nvidia ? "CUDA" : "ROCm";
 }
@@ -38,7 +43,7 @@ bool judge_vendor_variables(const CheckContext& ctx, Results& out) {
     const VendorVariableRow* row = ctx.kb.env.vendor_variable(name);
     if (!row) continue;
     any = true;
-    Vendor mine = row->vendor == "nvidia" ? Vendor::nvidia : Vendor::amd;
+    Vendor mine = row_vendor(row->vendor);
     Vendor other = mine == Vendor::nvidia ? Vendor::amd : Vendor::nvidia;
     std::vector<std::string> evidence = {
         env_evidence(f, name, value),
@@ -92,7 +97,7 @@ void env_visible_devices_foreign(const CheckContext& ctx, Results& out) {
     std::vector<std::string> evidence = {
         env_evidence(ctx.facts, row.name, value),
         fmt::format("knowledge device_selection {}: {}", row.name, row.source)};
-    Vendor mine = row.vendor == "nvidia" ? Vendor::nvidia : Vendor::amd;
+    Vendor mine = row_vendor(row.vendor);
     if (f.count(mine) > 0) {
       out.pass(row.name,
                fmt::format("{} belongs to the {} GPUs here ({})", row.name, vendor_name(mine), row.layer),

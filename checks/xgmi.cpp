@@ -28,7 +28,7 @@ void gpu_xgmi_links(const CheckContext& ctx, Results& out) {
     std::vector<std::string> evidence, down;
     std::size_t xgmi = 0;
     for (const auto& link : gpu.kfd->io_links) {
-      if (link.type != 11 || !link.node_to) continue;
+      if (!link.xgmi() || !link.node_to) continue;
       ++xgmi;
       const Gpu* peer = gpu_at_node(f, *link.node_to);
       std::string to = peer ? fmt::format("{} (KFD node {})", peer->subject(), *link.node_to)
@@ -36,7 +36,7 @@ void gpu_xgmi_links(const CheckContext& ctx, Results& out) {
       evidence.push_back(fmt::format("{}: XGMI to node {}, weight {}, max_bandwidth {}", link.source,
                                      *link.node_to, link.weight ? std::to_string(*link.weight) : "unknown",
                                      link.max_bandwidth ? std::to_string(*link.max_bandwidth) : "unknown"));
-      if (link.max_bandwidth == 0) down.push_back(to);
+      if (link.down()) down.push_back(to);
     }
     if (xgmi == 0) continue;
     any = true;

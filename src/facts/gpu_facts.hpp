@@ -34,6 +34,10 @@ struct KfdLink {
   // XGMI: weight is 15 per hop and max_bandwidth the links the firmware found at driver load times their
   // speed (MB/s): 0 when it found none (kfd_crat.c), for as long as the driver stays loaded.
   std::optional<long long> weight, max_bandwidth;
+
+  bool xgmi() const { return type == 11; }
+  // An XGMI link that did not come up at driver load (gpu.xgmi-links); unknown bandwidth is not "down".
+  bool down() const { return xgmi() && max_bandwidth == 0; }
 };
 
 struct KfdNode {

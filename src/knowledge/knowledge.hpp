@@ -174,10 +174,10 @@ struct Knowledge {
   // The row of a ROCm version: the most specific row whose components start it ("6.4.1" -> "6.4", "6.4.0" ->
   // "6.4.0" over "6.4"). Empty when no row matches (5.2, TheRock 7.9+).
   std::optional<RocmReleaseRow> rocm_release(const std::string& version) const;
-  // Whether an OS (os-release ID and VERSION_ID) is in a row's list: "rhel 9.4" matches 9.4, "debian 12" 12.
   // Whether an "<os-release ID> <VERSION_ID prefix>" entry names this OS ("rhel 9" names 9.4).
   static bool os_entry_matches(const std::string& entry, const std::string& id,
                                const std::string& version_id);
+  // Whether an OS (os-release ID and VERSION_ID) is in a row's list: "rhel 9.4" matches 9.4, "debian 12" 12.
   static bool rocm_supports_os(const RocmReleaseRow& row, const std::string& id,
                                const std::string& version_id);
   std::optional<DistroReleaseRow> distro_by_codename(const std::string& id,

@@ -1,28 +1,12 @@
 #include "util/escape.hpp"
 
+#include "util/utf8.hpp"
+
 #include <fmt/format.h>
 
 namespace gpudoctor::escape {
 
 namespace {
-
-// The code point of the UTF-8 sequence at s[i] and its length; length 0 when the bytes there are not UTF-8
-// (a stray continuation byte, a truncated or overlong sequence, a surrogate, beyond U+10FFFF).
-std::pair<char32_t, std::size_t> decode(std::string_view s, std::size_t i) {
-  auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-  unsigned char b = byte(i);
-  if (b < 0x80) return {b, 1};
-  std::size_t n = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 0;
-  if (n == 0 || b > 0xf4 || i + n > s.size()) return {0, 0};
-  char32_t cp = b & (0x7f >> n);
-  for (std::size_t k = 1; k < n; ++k) {
-    if ((byte(i + k) & 0xc0) != 0x80) return {0, 0};
-    cp = (cp << 6) | (byte(i + k) & 0x3f);
-  }
-  static constexpr char32_t k_min[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (cp < k_min[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return {0, 0};
-  return {cp, n};
-}
 
 // Code points a reader must see rather than obey.
 bool hidden(char32_t cp) {
@@ -53,7 +37,7 @@ std::string escape_hidden(std::string_view s, bool keep_lines) {
       out.append(piece);
       return;
     }
-    auto [cp, n] = decode(piece, 0);
+    auto [cp, n] = utf8::decode(piece, 0);
     out += n == 0 ? fmt::format("\\x{:02x}", static_cast<unsigned char>(piece[0])) : visible(cp);
   });
   return out;
@@ -98,7 +82,7 @@ std::string references(std::string_view s, bool extra) {
 void split_hidden(std::string_view s, const std::function<void(std::string_view, bool)>& visit) {
   std::size_t run = 0; // start of the current run of visible characters
   for (std::size_t i = 0; i < s.size();) {
-    auto [cp, n] = decode(s, i);
+    auto [cp, n] = utf8::decode(s, i);
     if (n != 0 && !hidden(cp)) {
       i += n;
       continue;
@@ -143,7 +127,7 @@ std::string json_text(std::string_view json) {
   std::string out;
   out.reserve(json.size());
   split_hidden(json, [&](std::string_view piece, bool hide) {
-    auto [cp, n] = decode(piece, 0);
+    auto [cp, n] = utf8::decode(piece, 0);
     if (!hide || piece == "\n")
       out.append(piece);
     else

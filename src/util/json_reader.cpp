@@ -1,5 +1,7 @@
 #include "util/json_reader.hpp"
 
+#include "util/utf8.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <cerrno>
@@ -57,48 +59,6 @@ bool is_digit(char c) {
   return c >= '0' && c <= '9';
 }
 
-// UTF-8 as RFC 3629 has it: no overlong forms, no surrogates, nothing past U+10FFFF.
-bool valid_utf8(std::string_view text) {
-  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
-  const auto* end = p + text.size();
-  while (p < end) {
-    if (end - p >= 8) {
-      std::uint64_t block = 0;
-      std::memcpy(&block, p, 8);
-      if ((block & 0x8080808080808080ULL) == 0) {
-        p += 8;
-        continue;
-      }
-    }
-    unsigned char c = *p;
-    if (c < 0x80) {
-      ++p;
-      continue;
-    }
-    int more = 0;
-    unsigned char low = 0x80, high = 0xBF; // the range of the second byte
-    if (c >= 0xC2 && c <= 0xDF) {
-      more = 1;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      more = 2;
-      if (c == 0xE0) low = 0xA0;
-      if (c == 0xED) high = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      more = 3;
-      if (c == 0xF0) low = 0x90;
-      if (c == 0xF4) high = 0x8F;
-    } else {
-      return false;
-    }
-    if (end - p <= more) return false;
-    if (p[1] < low || p[1] > high) return false;
-    for (int i = 2; i <= more; ++i)
-      if ((p[i] & 0xC0) != 0x80) return false;
-    p += more + 1;
-  }
-  return true;
-}
-
 // The end of the run of bytes from `p` that a string holds as they are (no quote, backslash or control
 // character), eight bytes at a time while it can.
 const char* plain_run_end(const char* p, const char* end) {
@@ -115,24 +75,6 @@ const char* plain_run_end(const char* p, const char* end) {
   while (p < end && *p != '"' && *p != '\\' && static_cast<unsigned char>(*p) >= 0x20)
     ++p;
   return p;
-}
-
-void append_utf8(std::string& out, std::uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
 }
 
 // Whether a number from_chars found out of range is too large (else it is too small: it reads as zero). The
@@ -344,7 +286,7 @@ private:
       if (low < 0xDC00 || low > 0xDFFF) return fail("a high surrogate without its low surrogate");
       cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
     }
-    append_utf8(out, cp);
+    utf8::append(out, cp);
     return true;
   }
 
@@ -506,7 +448,7 @@ struct JsonReader::Impl {
 
   std::expected<JsonValue, std::string> parse(std::string_view text) {
     if (text.size() > max_bytes) return std::unexpected(fmt::format("larger than {} bytes", max_bytes));
-    if (!valid_utf8(text)) return std::unexpected("not valid UTF-8");
+    if (!utf8::valid(text)) return std::unexpected("not valid UTF-8");
     // A document of n bytes has at most n/2 + 1 values and n bytes of strings; a large document's tables are
     // let go before a small one is read, so what the reader holds follows the document it read last.
     if (document.rows.capacity() * sizeof(Row) > 8 * text.size() + (1 << 20)) document.rows = {};

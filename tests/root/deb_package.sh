@@ -190,6 +190,17 @@ listed=$(in_root "$root" gpudoctor history 2>&1) || fail "gpudoctor history in t
 pass "the unit's command keeps the report (0600 in a 0700 folder) without node_exporter, and writes the textfile (0644) beside it with one"
 tree "$root" >"$work/checked-tree"
 
+# assert_purged ROOT LIST RELEASE: no file the package had (dpkg -L, in LIST) is left in ROOT after the purge;
+# folders others share (/usr/bin) stay.
+assert_purged() {
+  local path
+  while read -r path; do
+    [[ -e $1$path || -L $1$path ]] || continue
+    [[ -d $1$path && ! -L $1$path ]] && continue
+    fail "apt-get purge left $path in $3"
+  done <"$2"
+}
+
 # Purged, the root lacks exactly the package's files and the folders only it had; nothing else changed.
 root_apt "$root" purge gpudoctor || fail "apt-get purge gpudoctor failed"
 tree "$root" >"$work/purged-tree"
@@ -199,11 +210,7 @@ comm -23 "$work/checked-tree" "$work/purged-tree" >"$work/removed"
 sort -u "$work/installed" | grep -vx '/\.' >"$work/owned"
 comm -23 "$work/removed" "$work/owned" >"$work/removed-not-owned"
 [[ ! -s $work/removed-not-owned ]] || fail "the purge removed what was not the package's: $(head -n 10 "$work/removed-not-owned" | tr '\n' ' ')"
-while read -r path; do
-  [[ -e $root$path || -L $root$path ]] || continue
-  [[ -d $root$path && ! -L $root$path ]] && continue # a folder others share (/usr/bin)
-  fail "apt-get purge left $path"
-done <"$work/owned"
+assert_purged "$root" "$work/owned" "Debian 12"
 for dir in /usr/share/gpudoctor /usr/libexec/gpudoctor /usr/share/doc/gpudoctor; do
   [[ ! -e $root$dir ]] || fail "apt-get purge left the folder $dir"
 done
@@ -238,10 +245,6 @@ status=0
 in_root "$troot" gpudoctor check --from /tmp/gd/bundle.tar.gz --format json >/dev/null 2>"$work/replay-trixie.err" || status=$?
 ((status <= 1)) || fail "check --from the bundle exited $status in Debian 13: $(head -c 400 "$work/replay-trixie.err")"
 root_apt "$troot" purge gpudoctor || fail "apt-get purge gpudoctor failed in Debian 13"
-while read -r path; do
-  [[ -e $troot$path || -L $troot$path ]] || continue
-  [[ -d $troot$path && ! -L $troot$path ]] && continue # a folder others share
-  fail "apt-get purge left $path in Debian 13"
-done <"$work/installed-trixie"
+assert_purged "$troot" "$work/installed-trixie" "Debian 13"
 pass "Debian 13: apt-get install met the Depends with trixie's packages, check and bundle ran, the purge left none of it"
 root_suite=bookworm
