@@ -1,7 +1,9 @@
 // driver.dkms-broken, driver.secure-boot: whether the out-of-tree GPU kernel module can load at boot.
 #include "checks/amdgpu_rocm.hpp"
 #include "checks/common.hpp"
+#include "checks/kernel_common.hpp"
 #include "checks/registry.hpp"
+#include "checks/secure_boot.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
@@ -133,56 +135,142 @@ void driver_dkms_broken(const CheckContext& ctx, Results& out) {
   if (!any) out.pass("", "DKMS manages no GPU module of the GPUs here");
 }
 
+namespace {
+
+// This boot's kernel-log lines by which the kernel refused a module for its signature (knowledge
+// module_refusals). They name no module: what ties one to a GPU's driver is that driver installed and not
+// loaded.
+std::vector<std::pair<const KernelEvent*, const ModuleRefusalRow*>> refusals_of(const CheckContext& ctx) {
+  std::vector<std::pair<const KernelEvent*, const ModuleRefusalRow*>> out;
+  for (const auto& e : ctx.facts.kernel_log.events)
+    if (e.kind == KernelEventKind::module_rejected && e.boot == 0)
+      if (const auto* row = ctx.kb.health.module_refusal(e.first_line)) out.emplace_back(&e, row);
+  return out;
+}
+
+// What says that a group's module is installed, with the evidence; `out_of_tree`: built outside the kernel's
+// tree (DKMS, akmods, kmod, a vendor module), which Secure Boot refuses unless its key is enrolled.
+struct Installed {
+  bool any = false, out_of_tree = false;
+  std::vector<std::string> evidence;
+};
+
+Installed installed_module(const Facts& f, const ModuleGroup& g) {
+  Installed in;
+  auto entries = entries_of(f, g);
+  for (const auto* e : entries)
+    in.evidence.push_back(entry_text(*e));
+  bool dkms_package = false;
+  for (const auto& [name, version] : f.packages.installed)
+    if ((g.vendor == Vendor::nvidia &&
+         (text::starts_with(name, "nvidia-dkms") || name == "nvidia-kernel-dkms" ||
+          text::starts_with(name, "akmod-nvidia") || text::starts_with(name, "kmod-nvidia"))) ||
+        (g.vendor == Vendor::amd && name == "amdgpu-dkms")) {
+      dkms_package = true;
+      in.evidence.push_back(fmt::format("{}: {} {}", f.packages.source, name, version));
+      break;
+    }
+  // A vendor module (NVIDIA's .run, RHEL's kmod) lies in the kernel's extra/ or updates/ folder, or where the
+  // .run installer puts it; modinfo names the file even when the module is not loaded.
+  bool vendor_module = false;
+  if (g.vendor == Vendor::nvidia && f.nvidia.modinfo_filename) {
+    const std::string& file = *f.nvidia.modinfo_filename;
+    vendor_module = text::contains(file, "/extra/") || text::contains(file, "/updates/") ||
+                    text::contains(file, "/kernel/drivers/video/");
+    in.evidence.push_back(fmt::format("{}: filename {}", f.nvidia.modinfo_filename.source, file));
+  }
+  in.out_of_tree = !entries.empty() || dkms_package || vendor_module;
+  in.any = in.out_of_tree || (g.vendor == Vendor::nvidia && f.nvidia.modinfo_filename);
+  return in;
+}
+
+const ModuleGroup* group_of(Vendor v) {
+  auto it =
+      std::find_if(std::begin(k_groups), std::end(k_groups), [&](const auto& g) { return g.vendor == v; });
+  return it == std::end(k_groups) ? nullptr : &*it;
+}
+
+// Secure Boot enforces signatures (mokutil) and shim validates them.
+bool enforcing(const Facts& f) {
+  return f.boot.secure_boot && *f.boot.secure_boot == "enabled" && !f.boot.shim_validation_disabled;
+}
+
+} // namespace
+
+bool module_refused(const CheckContext& ctx, Vendor vendor) {
+  const Facts& f = ctx.facts;
+  const ModuleGroup* g = group_of(vendor);
+  if (!g || f.os.in_container || f.modules.has(g->module)) return false;
+  Installed in = installed_module(f, *g);
+  return (in.any && !refusals_of(ctx).empty()) || (in.out_of_tree && enforcing(f));
+}
+
 void driver_secure_boot(const CheckContext& ctx, Results& out) {
   const Facts& f = ctx.facts;
   if (f.os.in_container) return out.skip("", "inside a container: the host's boot decides");
-  if (!f.boot.secure_boot) return out.skip("", "mokutil is not installed (or said nothing)");
-  std::vector<std::string> base = {fmt::format("cmd mokutil-sb-state: {}", f.boot.secure_boot_line.empty()
-                                                                               ? *f.boot.secure_boot
-                                                                               : f.boot.secure_boot_line)};
-  if (*f.boot.secure_boot != "enabled")
-    return out.pass("", fmt::format("Secure Boot is {}: any module may load", *f.boot.secure_boot), base);
-  if (f.boot.shim_validation_disabled)
-    return out.pass("", "Secure Boot is on but shim's validation is disabled: any module may load", base);
+  auto refusals = refusals_of(ctx);
+  if (!f.boot.secure_boot && refusals.empty())
+    return out.skip("",
+                    "mokutil is not installed (or said nothing) and the kernel log shows no module refused "
+                    "for its signature");
+  std::vector<std::string> base;
+  if (f.boot.secure_boot)
+    base.push_back(fmt::format("cmd mokutil-sb-state: {}", f.boot.secure_boot_line.empty()
+                                                               ? *f.boot.secure_boot
+                                                               : f.boot.secure_boot_line));
+  if (refusals.empty() && !enforcing(f))
+    return out.pass(
+        "",
+        f.boot.shim_validation_disabled
+            ? std::string("Secure Boot is on but shim's validation is disabled: any module may load")
+            : fmt::format("Secure Boot is {}: any module may load", *f.boot.secure_boot),
+        base);
   bool any = false;
   for (const auto& g : k_groups) {
     if (f.count(g.vendor) == 0) continue;
     any = true;
-    auto entries = entries_of(f, g);
+    Installed in = installed_module(f, g);
     std::vector<std::string> evidence = base;
-    for (const auto* e : entries)
-      evidence.push_back(entry_text(*e));
-    std::optional<std::string> dkms_package;
-    for (const auto& [name, version] : f.packages.installed)
-      if ((g.vendor == Vendor::nvidia &&
-           (text::starts_with(name, "nvidia-dkms") || name == "nvidia-kernel-dkms" ||
-            text::starts_with(name, "akmod-nvidia") || text::starts_with(name, "kmod-nvidia"))) ||
-          (g.vendor == Vendor::amd && name == "amdgpu-dkms")) {
-        dkms_package = fmt::format("{} {}", name, version);
-        evidence.push_back(fmt::format("{}: {}", f.packages.source, *dkms_package));
-        break;
-      }
-    // A vendor module (NVIDIA's .run, RHEL's kmod) lies in the kernel's extra/ or updates/ folder, or where
-    // the .run installer puts it; modinfo names the file even when the module is not loaded.
-    bool vendor_module = false;
-    if (g.vendor == Vendor::nvidia && f.nvidia.modinfo_filename) {
-      const std::string& file = *f.nvidia.modinfo_filename;
-      vendor_module = text::contains(file, "/extra/") || text::contains(file, "/updates/") ||
-                      text::contains(file, "/kernel/drivers/video/");
-      if (vendor_module)
-        evidence.push_back(fmt::format("{}: filename {}", f.nvidia.modinfo_filename.source, file));
-    }
-    bool out_of_tree = !entries.empty() || dkms_package || vendor_module;
-    bool loaded = f.modules.has(g.module);
-    if (loaded) {
+    evidence.insert(evidence.end(), in.evidence.begin(), in.evidence.end());
+    if (f.modules.has(g.module)) {
       out.pass(g.module, fmt::format("{} is loaded: its signature was accepted", g.module), evidence);
       continue;
     }
-    if (!out_of_tree) {
+    if (f.modules.readable) evidence.push_back(fmt::format("{}: {} not loaded", f.modules.source, g.module));
+    for (const auto& refusal : refusals) {
+      auto lines = event_evidence(*refusal.first);
+      evidence.insert(evidence.end(), lines.begin(), lines.end());
+    }
+    if (!refusals.empty()) {
+      // The line names no module: with none of the GPU's installed on the host, it may be another's.
+      const auto& [first, row] = refusals.front();
+      std::string refused = fmt::format("The kernel refused to load a module this boot ({}; \"{}\", {})",
+                                        row->meaning, first->detail, event_when(*first));
+      if (in.any)
+        out.add(
+            Status::error, g.module,
+            fmt::format("{} and the {} module is installed but not loaded, so the GPU has no driver. "
+                        "Installing the driver again does not help: enroll the key that signs the module "
+                        "(DKMS: /var/lib/dkms/mok.pub; akmods: /etc/pki/akmods/certs/public_key.der) with "
+                        "mokutil --import and confirm it in MokManager at the next boot, or use the "
+                        "distribution's signed driver packages, or turn Secure Boot off.",
+                        refused, g.module),
+            evidence);
+      else
+        out.add(
+            Status::warn, g.module,
+            fmt::format("{} and no {} module is loaded or installed on this host. If the GPU's driver comes "
+                        "from elsewhere (a driver container such as the GPU Operator's, or a module built by "
+                        "hand and loaded with insmod), it is the one refused: sign it with a key enrolled "
+                        "with mokutil --import, or use the distribution's signed driver packages.",
+                        refused, g.module),
+            evidence);
+      continue;
+    }
+    if (!in.out_of_tree) { // a refusal here was another module's: this one is not installed, or in-tree
       out.pass(g.module, fmt::format("no out-of-tree build of {} is installed", g.module), evidence);
       continue;
     }
-    if (f.modules.readable) evidence.push_back(fmt::format("{}: {} not loaded", f.modules.source, g.module));
     out.add(
         Status::error, g.module,
         fmt::format("Secure Boot is enabled and the {} module is built out of tree (DKMS, akmods or a vendor "

@@ -52,6 +52,9 @@ bool integrated_gpu(const Knowledge& kb, const Gpu& gpu);
 // An integrated AMD GPU beside a discrete AMD GPU: rocm.igpu-visible's finding, which the checks of
 // targets, wheels and multi-GPU settings leave to it (one cause, one finding).
 bool integrated_beside_discrete(const CheckContext& ctx, const Gpu& gpu);
+// An NVIDIA GPU in MIG mode without MIG devices: CUDA sees nothing on it. gpu.mig's finding, which the
+// device-count checks (probe.runtime-devices, torch.no-device) leave to it.
+bool mig_without_devices(const Facts& f, const Gpu& gpu);
 // The AMD GPUs that are not such an integrated GPU beside a discrete one.
 std::size_t discrete_amd_count(const CheckContext& ctx);
 

@@ -1,6 +1,7 @@
 // driver.not-bound, driver.nouveau, driver.nvidia-mismatch, driver.kfd-missing
 #include "checks/common.hpp"
 #include "checks/registry.hpp"
+#include "checks/secure_boot.hpp"
 #include "system/machine_paths.hpp"
 #include "util/text.hpp"
 
@@ -16,6 +17,13 @@ void driver_not_bound(const CheckContext& ctx, Results& out) {
       continue;
     }
     bool nvidia = gpu.vendor == Vendor::nvidia;
+    if (module_refused(ctx, gpu.vendor)) { // installing the driver again would not help
+      out.skip(gpu.subject(),
+               fmt::format("no kernel driver is bound: the kernel refused the installed {} module for its "
+                           "signature (driver.secure-boot)",
+                           nvidia ? "nvidia" : "amdgpu"));
+      continue;
+    }
     out.add(Status::error, gpu.subject(),
             fmt::format("{} is on the PCI bus but no kernel driver is bound to it, so no program can use it. "
                         "Install {}, then reboot.",

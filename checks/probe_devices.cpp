@@ -26,7 +26,9 @@ void judge_devices(const Facts& f, const BackendProbes& b, const ProbeRun& run, 
   std::vector<const Gpu*> pci;
   // --gpus showed the runtime the chosen GPUs only: those are the ones it must see.
   for (const auto& gpu : f.gpus)
-    if (gpu.vendor == vendor && has_compute_driver(gpu) && shown_to_probes(f, gpu)) pci.push_back(&gpu);
+    if (gpu.vendor == vendor && has_compute_driver(gpu) && shown_to_probes(f, gpu) &&
+        !mig_without_devices(f, gpu)) // CUDA sees nothing there by design: gpu.mig says so
+      pci.push_back(&gpu);
   const std::string on_bus = f.probes.chosen_gpus.empty() ? "on the PCI bus" : "chosen with --gpus";
   const std::string vendor_gpus =
       fmt::format("{} {} GPU{}", pci.size(), vendor_name(vendor), pci.size() == 1 ? "" : "s");

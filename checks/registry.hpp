@@ -20,6 +20,7 @@ CheckTable builtin_checks();
 namespace gpudoctor::checks {
 
 void gpu_none(const CheckContext&, Results&);
+void gpu_mig(const CheckContext&, Results&);
 void gpu_unknown_model(const CheckContext&, Results&);
 void driver_not_bound(const CheckContext&, Results&);
 void driver_nouveau(const CheckContext&, Results&);

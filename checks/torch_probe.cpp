@@ -145,7 +145,8 @@ void torch_no_device(const CheckContext& ctx, Results& out) {
   const Vendor vendor = build_vendor(*fw);
   // The usable GPUs PyTorch was shown (--gpus shows it the chosen ones only).
   const std::size_t usable = std::count_if(f.gpus.begin(), f.gpus.end(), [&](const Gpu& gpu) {
-    return gpu.vendor == vendor && has_compute_driver(gpu) && shown_to_probes(f, gpu);
+    return gpu.vendor == vendor && has_compute_driver(gpu) && shown_to_probes(f, gpu) &&
+           !mig_without_devices(f, gpu); // gpu.mig's finding
   });
   const std::string subject = subject_of(*fw);
   if (usable == 0)

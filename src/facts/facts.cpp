@@ -89,6 +89,8 @@ std::string kernel_event_name(KernelEventKind k) {
     return "init-fatal";
   case KernelEventKind::pcie_aer:
     return "pcie-aer";
+  case KernelEventKind::module_rejected:
+    return "module-rejected";
   }
   return "unknown";
 }

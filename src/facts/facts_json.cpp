@@ -117,7 +117,11 @@ Json drivers_json(const Facts& f) {
                         {"temperature_celsius", opt(g.temperature_celsius)},
                         {"power_draw_watts", opt(g.power_draw_watts)},
                         {"power_limit_watts", opt(g.power_limit_watts)},
-                        {"compute_processes", opt(g.compute_processes)}});
+                        {"compute_processes", opt(g.compute_processes)},
+                        {"mig_current", text_or_null(g.mig_current)},
+                        {"mig_pending", text_or_null(g.mig_pending)},
+                        {"mig_devices", opt(g.mig_devices)},
+                        {"bar1_total_mib", opt(g.bar1_total_mib)}});
   nvidia["smi_gpus"] = smi_gpus;
   Json nodes = Json::array();
   for (const auto& n : f.amd.kfd_nodes)

@@ -28,6 +28,8 @@ enum class KernelEventKind {
   mes_failure,      // amdgpu: MES failed to respond / might be in unrecoverable state
   init_fatal,       // amdgpu: Fatal error during GPU init
   pcie_aer,         // AER: PCIe errors reported by a port or device
+  module_rejected,  // the kernel refused a module load: "Loading of ... is rejected", lockdown's "... module
+                    // loading is restricted" (knowledge health.yaml module_refusals tells which lines count)
 };
 std::string kernel_event_name(KernelEventKind k);
 

@@ -43,6 +43,12 @@ struct NvidiaSmiGpu {
   // Compute processes (type C or C+G) nvidia-smi lists on the GPU: empty when it printed no list; a
   // container sees none of the host's (then utilization tells).
   std::optional<int> compute_processes;
+  // MIG (Multi-Instance GPU): mode now and after the next GPU reset ("Enabled", "Disabled"; empty: N/A, a GPU
+  // without MIG), and the MIG devices (GPU + compute instances) nvidia-smi -q -x lists; unset: not reported.
+  std::string mig_current, mig_pending;
+  std::optional<int> mig_devices;
+  // BAR1, the window through which the CPU and peers (P2P, GPUDirect RDMA) reach the GPU's memory.
+  std::optional<long long> bar1_total_mib;
   NvidiaGpuHealth health;
 };
 

@@ -10,6 +10,12 @@ const XidRow* HealthKnowledge::xid(int code) const {
   return find_row(xids, code, &XidRow::code);
 }
 
+const ModuleRefusalRow* HealthKnowledge::module_refusal(std::string_view message) const {
+  for (const auto& r : module_refusals)
+    if (message.find(r.line) != std::string_view::npos) return &r;
+  return nullptr;
+}
+
 std::string HealthKnowledge::xid_advice(const XidRow& row) const {
   if (!row.advice.empty()) return row.advice;
   for (const auto& r : xid_resolutions)

@@ -8,6 +8,7 @@
 #include "facts/gpu_facts.hpp"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpudoctor {
@@ -60,6 +61,13 @@ struct FirmwarePackageRow {
   bool uncertain = false;
 };
 
+// A kernel-log line by which the kernel refused to load a module for its signature (driver.secure-boot).
+struct ModuleRefusalRow {
+  std::string line;    // text the message contains; the lines name no module
+  std::string meaning; // why the kernel refused, for the message (no final period)
+  std::string source;
+};
+
 struct HealthKnowledge {
   std::vector<XidRow> xids;
   std::vector<XidResolutionRow> xid_resolutions;
@@ -67,8 +75,11 @@ struct HealthKnowledge {
   std::vector<NvSwitchRow> nvswitches;
   std::vector<SubnetManagerRow> subnet_managers;
   std::vector<FirmwarePackageRow> firmware_packages;
+  std::vector<ModuleRefusalRow> module_refusals;
 
   const XidRow* xid(int code) const;
+  // The row whose line `message` contains; null when it is no refusal for a signature.
+  const ModuleRefusalRow* module_refusal(std::string_view message) const;
   // The row's own advice, else its resolution's; empty when neither is known.
   std::string xid_advice(const XidRow& row) const;
   // The flavour row of a GPU model: a row naming the model wins over its family's; null when unknown.

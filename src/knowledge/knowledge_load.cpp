@@ -331,6 +331,14 @@ public:
     kb.health.firmware_packages.push_back(std::move(f));
   }
 
+  void read_module_refusals(const yaml::Node& node) {
+    yaml::Fields r(node, {"line", "meaning", "source"});
+    ModuleRefusalRow x{r.text("line"), r.text("meaning"), read_source(r)};
+    if (x.line.empty()) yaml::fail(node["line"], "line must not be empty");
+    unique(node, "module refusal " + x.line, "row for \"" + x.line + "\"");
+    kb.health.module_refusals.push_back(std::move(x));
+  }
+
   void read_gpus(const yaml::Node& node) {
     yaml::Fields r(node, {"vendor", "device", "revision", "subsystem_device", "subsystem_vendor", "name",
                           "arch", "family", "gfx_target_version", "vram_gib", "vram_uncertain",
@@ -596,6 +604,7 @@ constexpr Table k_tables[] = {
     {"nvswitch_devices", &Loader::read_nvswitch_devices},
     {"nvlink_subnet_manager", &Loader::read_nvlink_subnet_manager},
     {"firmware_packages", &Loader::read_firmware_packages},
+    {"module_refusals", &Loader::read_module_refusals},
     // knowledge_secrets.hpp: secrets.yaml
     {"secret_names", &Loader::read_secret_names},
     {"place_names", &Loader::read_place_names},

@@ -220,6 +220,27 @@ std::optional<KernelEventLine> probe_failure_of(std::string_view msg) {
   return e;
 }
 
+// A module load the kernel refused (kernel/module/signing.c: "Loading of unsigned module is rejected";
+// security/lockdown: "Lockdown: modprobe: unsigned module loading is restricted; see man kernel_lockdown.7").
+// The lines name no module. This is the wide net; knowledge health.yaml (module_refusals) says which lines
+// are refusals for a signature. "module verification failed ... tainting kernel" is a load, not a refusal.
+std::optional<KernelEventLine> module_rejection_of(std::string_view msg) {
+  bool rejected = has_part(msg, "Loading of ") && has_part(msg, " is rejected");
+  bool restricted = has_part(msg, "Lockdown: ") && has_part(msg, "module loading is restricted");
+  if (!rejected && !restricted) return std::nullopt;
+  KernelEventLine e;
+  e.kind = KernelEventKind::module_rejected;
+  // "Lockdown: insmod: ..." and "Lockdown: modprobe: ..." are one refusal: the program's name is left out.
+  std::string_view what =
+      restricted ? msg.substr(msg.find("Lockdown: ")) : msg.substr(msg.find("Loading of "));
+  if (restricted)
+    if (std::size_t colon = what.find(": ", 10); colon != std::string_view::npos)
+      what = what.substr(colon + 2);
+  e.detail = std::string(detail::trim_view(what).substr(0, 120));
+  e.group_key = e.detail;
+  return e;
+}
+
 using GroupKey = std::tuple<int, int, std::string, std::string>;
 
 class Grouper {
@@ -284,6 +305,7 @@ std::optional<KernelEventLine> kernel_event_of(std::string_view msg) {
   if (has_part(msg, "amdgpu"))
     if (auto e = amdgpu_event_of(msg)) return e;
   if (auto e = probe_failure_of(msg)) return e;
+  if (auto e = module_rejection_of(msg)) return e;
   return aer_event_of(msg);
 }
 

@@ -47,6 +47,11 @@ struct QueryReader {
       gpu.uuid = std::string(*value);
     else if (indent == 8 && path[0] == "FB Memory Usage" && key == "Total" && value->ends_with(" MiB"))
       gpu.memory_total_mib = text::to_int(value->substr(0, value->size() - 4));
+    else if (indent == 8 && path[0] == "BAR1 Memory Usage" && key == "Total" && value->ends_with(" MiB"))
+      gpu.bar1_total_mib = text::to_int(value->substr(0, value->size() - 4));
+    else if (indent == 8 && path[0] == "MIG Mode" && (key == "Current" || key == "Pending") &&
+             (*value == "Enabled" || *value == "Disabled"))
+      (key == "Current" ? gpu.mig_current : gpu.mig_pending) = std::string(*value);
     std::array<std::string_view, 6> keys;
     for (std::size_t i = 0; i <= level; ++i)
       keys[i] = path[i];

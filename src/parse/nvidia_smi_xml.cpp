@@ -52,6 +52,16 @@ void set_reading(std::optional<double>& sink, std::string_view value, std::strin
   if (auto v = text::to_double(value.substr(0, space)); v && *v >= 0 && *v < 1e6) sink = *v;
 }
 
+// "81920 MiB"; "N/A" and anything else: unset.
+std::optional<long long> mib_of(std::string_view value) {
+  std::size_t p = 0;
+  std::string_view number = detail::next_token(value, p);
+  if (detail::next_token(value, p) != "MiB") return std::nullopt;
+  auto n = text::to_int(number);
+  if (!n || *n < 0) return std::nullopt;
+  return n;
+}
+
 std::size_t skip_spaces(std::string_view s, std::size_t p) {
   while (p < s.size() && detail::is_space(s[p]))
     ++p;
@@ -146,6 +156,12 @@ void Reader::open(std::string_view name, std::string_view attrs, bool self_closi
   bool process_list = name == "processes" && gpu_depth_ && stack_.size() == *gpu_depth_ + 1;
   if (process_list) report.gpus.back().compute_processes = report.gpus.back().compute_processes.value_or(0);
   if (self_closing) return; // <processes />
+  // <mig_devices> below <gpu> lists the MIG devices ("None" when there are none); each <mig_device> is one.
+  if (name == "mig_devices" && gpu_depth_ && stack_.size() == *gpu_depth_ + 1)
+    report.gpus.back().mig_devices = report.gpus.back().mig_devices.value_or(0);
+  if (name == "mig_device" && rel_path_is({"mig_devices"}) &&
+      report.gpus.back().mig_devices.value_or(0) < 1024)
+    report.gpus.back().mig_devices = report.gpus.back().mig_devices.value_or(0) + 1;
   if (name == "gpu" && !gpu_depth_) {
     gpu_depth_ = stack_.size();
     report.gpus.emplace_back();
@@ -216,11 +232,14 @@ void Reader::leaf(std::string_view value) {
     set_reading(gpu.power_limit_watts, value, "W", true);
   } else if (rel_path_is({"power_readings", "power_limit"})) {
     set_reading(gpu.power_limit_watts, value, "W", false);
+  } else if (rel_path_is({"mig_mode", "current_mig"}) || rel_path_is({"mig_mode", "pending_mig"})) {
+    std::string& mode = stack_.back().name == "current_mig" ? gpu.mig_current : gpu.mig_pending;
+    if (value == "Enabled" || value == "Disabled") mode = std::string(value); // N/A: no MIG on this GPU
+  } else if (rel_path_is({"bar1_memory_usage", "total"})) {
+    gpu.bar1_total_mib = mib_of(value);
   } else if (rel_path_is({"fb_memory_usage", "total"})) {
-    // "81920 MiB"; "N/A" stays empty. The <mig_devices> entries carry their own, deeper fb_memory_usage.
-    std::size_t p = 0;
-    std::string_view number = detail::next_token(value, p);
-    if (detail::next_token(value, p) == "MiB") gpu.memory_total_mib = text::to_int(number);
+    // The <mig_devices> entries carry their own, deeper fb_memory_usage.
+    gpu.memory_total_mib = mib_of(value);
   } else {
     health_leaf(gpu, value);
   }

@@ -326,6 +326,35 @@ def main():
     s.command("dmesg", ["dmesg"], BOOT + realdata("dmesg-nvrm-xid63-row-remap-1.txt"))
     s.finish(ROOT_IDENTITY, PATH_ENV)
 
+    # 12. Issue 25 item 7's healthy neighbour: nvidia loaded unsigned (a tainting load, Secure Boot off) and
+    # another module refused for its signature (the line of linux-surface/linux-surface#1219).
+    h200_with_log("nvidia-h200-other-module-refused-healthy",
+                  "H200: nvidia loaded with a tainting signature notice, another module refused (from "
+                  "nvidia-h200-real)",
+                  dmesg=BOOT + "[    2.567912] Loading of unsigned module is rejected\n"
+                  "[    4.213372] nvidia: loading out-of-tree module taints kernel.\n"
+                  "[    4.213380] nvidia: module verification failed: signature and/or required key missing - "
+                  "tainting kernel\n")
+
+    # 13-14. Issue 25 item 1, MIG: the real nvidia-smi -q -x of an A100-SXM4-80GB in MIG mode with four MIG
+    # devices (telegraf's testdata), and the same GPU with MIG on and no MIG device (its <mig_devices> as
+    # nvidia-smi prints an empty list), as gpu-burn#122 and Slurm's "MIG mode is enabled, but no MIG devices
+    # were found" describe.
+    a100 = realdata("nvidia-smi-q-x-a100-sxm4-80gb-mig-1.xml")
+    a100_proc = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.54.03  Tue Jun  6 22:20:39 UTC 2023\n"
+    for name, note, xml in [
+            ("nvidia-a100-mig-instances-healthy",
+             "A100-SXM4-80GB in MIG mode with four MIG devices (real nvidia-smi -q -x; from nvidia-h200-real)", a100),
+            ("nvidia-a100-mig-no-instances",
+             "A100-SXM4-80GB in MIG mode without MIG devices (from the real A100 XML and nvidia-h200-real)",
+             re.sub(r"<mig_devices>.*</mig_devices>", "<mig_devices>\n            None\n        </mig_devices>", a100,
+                    flags=re.S))]:
+        s = Snapshot(name, note)
+        nvidia_base(s, ["0000:01:00.0"], device_id="0x20b2", driver_version="535.54.03", proc_version=a100_proc)
+        s.fs("/var/lib/dpkg/status", dpkg([("libnvidia-compute-535", "535.54.03-0ubuntu1")]))
+        s.command("nvidia-smi-xml", ["nvidia-smi", "-q", "-x"], xml)
+        s.finish(ROOT_IDENTITY, PATH_ENV)
+
     amd_fixtures()
 
 

@@ -295,3 +295,34 @@ TEST_CASE("check: driver.amdgpu-params") {
     CHECK(single(run_check("driver.amdgpu-params", nvidia_machine())).status == Status::skip);
   }
 }
+
+TEST_CASE("check: gpu.mig, MIG without devices, a pending change, and how CUDA sees MIG devices") {
+  auto mig = [](const std::string& current, const std::string& pending, std::optional<int> devices) {
+    Facts f = nvidia_machine(1, "535.54.03");
+    f.nvidia.smi_gpus[0].mig_current = current;
+    f.nvidia.smi_gpus[0].mig_pending = pending;
+    f.nvidia.smi_gpus[0].mig_devices = devices;
+    return f;
+  };
+  SUBCASE("on with no MIG device: error, never changed by gpudoctor") {
+    Facts f = mig("Enabled", "Enabled", 0);
+    auto r = single(run_check("gpu.mig", f));
+    expect_fired(r, Status::error, f.gpus[0].subject(), {"no MIG device", "CUDA sees no device", "-mig 0"},
+                 {});
+    CHECK(contains(r.evidence[0], "MIG mode current Enabled, pending Enabled"));
+  }
+  SUBCASE("a pending change waits for a GPU reset: warn") {
+    auto r = single(run_check("gpu.mig", mig("Disabled", "Enabled", 0)));
+    CHECK(r.status == Status::warn);
+    CHECK(contains(r.message, "--gpu-reset"));
+    CHECK(contains(r.message, "MIG mode is off"));
+  }
+  SUBCASE("on with devices, off, or not reported: no finding") {
+    auto on = single(run_check("gpu.mig", mig("Enabled", "Enabled", 4)));
+    CHECK(on.status == Status::pass);
+    CHECK(contains(on.message, "MIG UUID"));
+    CHECK(single(run_check("gpu.mig", mig("Disabled", "Disabled", 0))).status == Status::pass);
+    CHECK(single(run_check("gpu.mig", mig("Enabled", "Enabled", std::nullopt))).status == Status::skip);
+    CHECK(single(run_check("gpu.mig", mig("", "", 0))).status == Status::skip);
+  }
+}

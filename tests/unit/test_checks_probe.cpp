@@ -553,4 +553,12 @@ TEST_CASE("torch.no-device") {
   CHECK(hidden.status == Status::info);
   CHECK(contains(hidden.message, "hides the 1 usable NVIDIA GPU"));
   CHECK(contains(text::join(hidden.evidence, "\n"), "CUDA_VISIBLE_DEVICES"));
+
+  // The only GPU is in MIG mode without MIG devices: gpu.mig's finding, not a second one here.
+  Facts mig = with_torch(nvidia_machine(1), "cuda", {"sm_90"}, 0);
+  mig.nvidia.smi_gpus[0].mig_current = "Enabled";
+  mig.nvidia.smi_gpus[0].mig_devices = 0;
+  CHECK(single(run_check("torch.no-device", mig)).status == Status::skip);
+  mig.nvidia.smi_gpus[0].mig_devices = 2; // with MIG devices CUDA sees them: no device is an error again
+  CHECK(single(run_check("torch.no-device", mig)).status == Status::error);
 }

@@ -804,6 +804,87 @@ TEST_CASE("check: driver.secure-boot counts akmods, kmod packages and vendor mod
   }
 }
 
+namespace {
+
+KernelEvent refusal(const std::string& line, int boot = 0) {
+  KernelEvent e;
+  e.kind = KernelEventKind::module_rejected;
+  e.detail = line;
+  e.boot = boot;
+  e.count = 1;
+  e.first_time = e.last_time = "4.2";
+  e.boot_relative = true;
+  e.first_line = e.last_line = line;
+  return e;
+}
+
+Facts refused_nvidia(const std::string& module_file) {
+  Facts f = nvidia_machine(1, "");
+  f.gpus[0].driver = {};
+  f.kernel_log.read = true;
+  f.kernel_log.source = "cmd dmesg";
+  f.kernel_log.events.push_back(
+      refusal("Lockdown: modprobe: unsigned module loading is restricted; see man kernel_lockdown.7"));
+  if (!module_file.empty()) f.nvidia.modinfo_filename = {module_file, "cmd modinfo-nvidia"};
+  return f;
+}
+
+} // namespace
+
+TEST_CASE("check: driver.secure-boot reads the kernel's refusals, whatever built the module") {
+  SUBCASE("no mokutil, a module in the kernel's own tree, a refusal this boot: error, never install again") {
+    Facts f = refused_nvidia("/lib/modules/6.8.0-45-generic/kernel/drivers/char/nvidia.ko");
+    auto r = single(run_check("driver.secure-boot", f));
+    expect_fired(r, Status::error, "nvidia",
+                 {"refused to load a module", "locked down", "does not help", "mokutil --import"},
+                 {"enroll-mok"});
+    CHECK(std::any_of(r.evidence.begin(), r.evidence.end(),
+                      [](const std::string& e) { return contains(e, "kernel_lockdown.7"); }));
+    // driver.not-bound defers: one cause, one finding, and no install-nvidia.
+    auto nb = single(run_check("driver.not-bound", f));
+    CHECK(nb.status == Status::skip);
+    CHECK(contains(nb.message, "driver.secure-boot"));
+    CHECK(nb.fixes.empty());
+  }
+  SUBCASE("Secure Boot off per mokutil but module.sig_enforce refuses: still the refusal") {
+    Facts f = refused_nvidia("/lib/modules/6.8.0-45-generic/updates/dkms/nvidia.ko");
+    f.kernel_log.events = {refusal("Loading of module with unavailable key is rejected")};
+    f.boot.secure_boot = {"disabled", "cmd mokutil-sb-state"};
+    expect_fired(single(run_check("driver.secure-boot", f)), Status::error, "nvidia",
+                 {"enforces module signatures"}, {"enroll-mok"});
+  }
+  SUBCASE("the refused module was another: nvidia loaded, or not installed at all") {
+    Facts f = refused_nvidia("/lib/modules/6.8.0-45-generic/updates/dkms/nvidia.ko");
+    f.gpus[0].driver = {"nvidia", "sysfs"};
+    f.modules.loaded["nvidia"] = "550.120";
+    expect_quiet(single(run_check("driver.secure-boot", f)), Status::pass, "nvidia");
+  }
+  SUBCASE("no nvidia module on the host (a driver container's, or another module): warn, not-bound stays") {
+    Facts g = refused_nvidia("");
+    auto r = single(run_check("driver.secure-boot", g));
+    CHECK(r.status == Status::warn);
+    CHECK(contains(r.message, "driver container"));
+    auto nb = single(run_check("driver.not-bound", g));
+    CHECK(nb.status == Status::error); // nothing installed: installing is a remedy
+  }
+  SUBCASE("a refusal of the previous boot, or a tainting load, is not this boot's refusal") {
+    Facts f = refused_nvidia("/lib/modules/6.8.0-45-generic/updates/dkms/nvidia.ko");
+    f.kernel_log.events = {refusal("Loading of unsigned module is rejected", -1)};
+    expect_quiet(single(run_check("driver.secure-boot", f)), Status::skip);
+    CHECK(single(run_check("driver.not-bound", f)).status == Status::error);
+  }
+  SUBCASE("Secure Boot on, an out-of-tree build not loaded, no log: driver.not-bound defers too") {
+    Facts f = nvidia_machine(1, "");
+    f.gpus[0].driver = {};
+    f.boot.secure_boot = {"enabled", "cmd mokutil-sb-state"};
+    f.boot.dkms = {dkms("nvidia", "550.120", "6.8.0-45-generic", "installed")};
+    CHECK(single(run_check("driver.secure-boot", f)).status == Status::error);
+    CHECK(single(run_check("driver.not-bound", f)).status == Status::skip);
+    f.os.in_container = true; // the host's boot: nothing to defer to
+    CHECK(single(run_check("driver.not-bound", f)).status == Status::error);
+  }
+}
+
 TEST_CASE("check: rocm.igpu-visible") {
   // amd_machine numbers the KFD nodes in bus order: the first GPU is device 0.
   SUBCASE("an integrated gfx1036 after a discrete gfx1030: warn, the discrete indices to keep") {

@@ -218,3 +218,24 @@ TEST_CASE("parse: PCI addresses normalised") {
   CHECK(parse::normalize_pci_address("13:59:53").empty());
   CHECK(parse::normalize_pci_address("").empty());
 }
+
+TEST_CASE("parse: kernel log, modules refused for their signature; a tainting load is no refusal") {
+  // The lines of kernel/module/signing.c and security/lockdown (knowledge health.yaml, LINUX-SIGNING).
+  auto scan =
+      parse::kernel_log("[ 3.1] Loading of unsigned module is rejected\n"
+                        "[ 3.2] Lockdown: modprobe: unsigned module loading is restricted; see man "
+                        "kernel_lockdown.7\n"
+                        "[ 3.3] Lockdown: insmod: unsigned module loading is restricted; see man "
+                        "kernel_lockdown.7\n"
+                        "[ 3.4] nvidia: module verification failed: signature and/or required key missing "
+                        "- tainting kernel\n"
+                        "[ 3.5] Loading of module with unavailable key is rejected\n");
+  REQUIRE(scan.events.size() == 3);
+  CHECK(scan.events[0].kind == Kind::module_rejected);
+  CHECK(scan.events[0].detail == "Loading of unsigned module is rejected");
+  // The program's name is not part of the group: modprobe and insmod refused the same way.
+  CHECK(scan.events[1].detail == "unsigned module loading is restricted; see man kernel_lockdown.7");
+  CHECK(scan.events[1].count == 2);
+  CHECK(scan.events[2].detail == "Loading of module with unavailable key is rejected");
+  CHECK(kernel_event_name(Kind::module_rejected) == "module-rejected");
+}

@@ -141,6 +141,42 @@ TEST_CASE("parse: nvidia-smi -q -x, readings of the moment and compute processes
   CHECK_FALSE(b->gpus[0].temperature_celsius); // N/A is no reading
 }
 
+TEST_CASE("parse: nvidia-smi -q -x and -q, MIG mode and devices and the BAR1 size") {
+  auto a = parse::nvidia_smi_xml(realdata("nvidia-smi-q-x-a100-sxm4-80gb-mig-1.xml"));
+  REQUIRE(a);
+  CHECK(a->gpus[0].mig_current == "Enabled");
+  CHECK(a->gpus[0].mig_pending == "Enabled");
+  CHECK(a->gpus[0].mig_devices == 4);
+  CHECK(a->gpus[0].bar1_total_mib == 131072); // the GPU's, not a MIG device's 32767
+  auto r = parse::nvidia_smi_xml(realdata("nvidia-smi-q-x-rtx3090-1.xml"));
+  REQUIRE(r);
+  CHECK(r->gpus[0].mig_current.empty()); // N/A: no MIG on this GPU
+  CHECK(r->gpus[0].bar1_total_mib == 32768);
+  auto w = parse::nvidia_smi_xml(realdata("nvidia-smi-q-x-rtx3080-windows-wddm-1.xml"));
+  REQUIRE(w);
+  CHECK(w->gpus[0].bar1_total_mib == 16384);
+
+  // Enabled with an empty list, or with "None"; a pending change.
+  auto none = parse::nvidia_smi_xml(R"(<nvidia_smi_log><gpu id="00000000:01:00.0"><mig_mode>
+<current_mig>Enabled</current_mig><pending_mig>Disabled</pending_mig></mig_mode><mig_devices>
+None</mig_devices></gpu><gpu id="00000000:02:00.0"><mig_mode><current_mig>Enabled</current_mig>
+</mig_mode><mig_devices></mig_devices><bar1_memory_usage><total>N/A</total></bar1_memory_usage></gpu>
+</nvidia_smi_log>)");
+  REQUIRE(none);
+  REQUIRE(none->gpus.size() == 2);
+  CHECK(none->gpus[0].mig_devices == 0);
+  CHECK(none->gpus[0].mig_pending == "Disabled");
+  CHECK(none->gpus[1].mig_devices == 0);
+  CHECK_FALSE(none->gpus[1].bar1_total_mib);
+
+  auto q = parse::nvidia_smi_query(realdata("nvidia-smi-q-h100-sxm-560-1.txt"));
+  REQUIRE(q);
+  CHECK(q->gpus[0].mig_current == "Disabled");
+  CHECK(q->gpus[0].mig_pending == "Disabled");
+  CHECK_FALSE(q->gpus[0].mig_devices); // the text form lists none
+  CHECK(q->gpus[0].bar1_total_mib == 131072);
+}
+
 TEST_CASE("parse: nvidia-smi -q -x, hand-made edge cases") {
   const char* two = R"(<?xml version="1.0" ?>
 <!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v12.dtd">
