@@ -73,6 +73,7 @@ const std::vector<CheckEntry>& check_registry() {
       {"driver.amdgpu-rocm", driver_amdgpu_rocm},
       {"gpu.xgmi-links", gpu_xgmi_links},
       {"gpu.mig", gpu_mig},
+      {"gpu.bar-small", gpu_bar_small},
       {"fabric.manager", fabric_manager},
       {"gpu.memory-errors", gpu_memory_errors},
       {"gpu.throttled", gpu_throttled},

@@ -20,14 +20,14 @@ namespace gpudoctor {
 // The table a document is read into (named, not anonymous: JsonReader::Impl holds one).
 namespace json_table {
 
-using Kind = JsonValue::Kind;
+using ValueKind = JsonValue::Kind;
 
 // One value of a document. An array's elements follow its row, an object's members follow as key and value
 // rows; `end` is the row after a value's last element, so a reader steps over a whole value at once.
 // 16 bytes a value: `payload` is a string's offset in Document::strings (high half) and length, an integral
 // number's long long, or another number's double, as bits.
 struct Row {
-  Kind kind = Kind::null;
+  ValueKind kind = ValueKind::null;
   bool integral = false; // a number without fraction or exponent that fits a long long
   bool boolean = false;
   std::uint32_t end = 0;
@@ -55,7 +55,7 @@ using namespace json_table;
 // The same bound as util/json's parse_json: no reader of a report needs more, and it bounds the recursion.
 constexpr std::size_t k_max_depth = 256;
 
-bool is_digit(char c) {
+bool json_digit(char c) {
   return c >= '0' && c <= '9';
 }
 
@@ -152,7 +152,7 @@ private:
       ++m_p;
   }
 
-  std::uint32_t push(Kind kind) {
+  std::uint32_t push(ValueKind kind) {
     auto index = static_cast<std::uint32_t>(m_doc.rows.size());
     m_doc.rows.push_back(Row{.kind = kind, .end = index + 1});
     return index;
@@ -164,24 +164,24 @@ private:
     if (m_p == m_end) return fail("the document ends where a value was expected");
     switch (*m_p) {
     case '{':
-      return container(Kind::object, '}');
+      return container(ValueKind::object, '}');
     case '[':
-      return container(Kind::array, ']');
+      return container(ValueKind::array, ']');
     case '"':
-      return string(push(Kind::string));
+      return string(push(ValueKind::string));
     case 't':
-      return literal("true", Kind::boolean, true);
+      return literal("true", ValueKind::boolean, true);
     case 'f':
-      return literal("false", Kind::boolean, false);
+      return literal("false", ValueKind::boolean, false);
     case 'n':
-      return literal("null", Kind::null, false);
+      return literal("null", ValueKind::null, false);
     default:
-      if (*m_p == '-' || is_digit(*m_p)) return number();
+      if (*m_p == '-' || json_digit(*m_p)) return number();
       return fail("not a JSON value");
     }
   }
 
-  bool literal(std::string_view word, Kind kind, bool truth) {
+  bool literal(std::string_view word, ValueKind kind, bool truth) {
     if (static_cast<std::size_t>(m_end - m_p) < word.size() || std::string_view(m_p, word.size()) != word)
       return fail("not a JSON value");
     m_p += word.size();
@@ -189,7 +189,7 @@ private:
     return true;
   }
 
-  bool container(Kind kind, char closing) {
+  bool container(ValueKind kind, char closing) {
     if (++m_depth > k_max_depth) return fail(fmt::format("JSON nested deeper than {} levels", k_max_depth));
     auto row = push(kind);
     ++m_p;
@@ -198,7 +198,7 @@ private:
       ++m_p;
     } else {
       for (;;) {
-        if (kind == Kind::object && !member_key()) return false;
+        if (kind == ValueKind::object && !member_key()) return false;
         if (!value()) return false;
         skip_whitespace();
         if (m_p == m_end) return fail("the document ends inside an array or object");
@@ -206,7 +206,7 @@ private:
         if (c == closing) break;
         if (c != ',') {
           --m_p;
-          return fail(kind == Kind::object ? "expected ',' or '}'" : "expected ',' or ']'");
+          return fail(kind == ValueKind::object ? "expected ',' or '}'" : "expected ',' or ']'");
         }
       }
     }
@@ -218,7 +218,7 @@ private:
   bool member_key() {
     skip_whitespace();
     if (m_p == m_end || *m_p != '"') return fail("expected a member's name");
-    if (!string(push(Kind::string))) return false;
+    if (!string(push(ValueKind::string))) return false;
     skip_whitespace();
     if (m_p == m_end || *m_p != ':') return fail("expected ':' after a member's name");
     ++m_p;
@@ -313,8 +313,8 @@ private:
   }
 
   bool digits() {
-    if (m_p == m_end || !is_digit(*m_p)) return false;
-    while (m_p < m_end && is_digit(*m_p))
+    if (m_p == m_end || !json_digit(*m_p)) return false;
+    while (m_p < m_end && json_digit(*m_p))
       ++m_p;
     return true;
   }
@@ -339,7 +339,7 @@ private:
       if (m_p < m_end && (*m_p == '+' || *m_p == '-')) ++m_p;
       if (!digits()) return fail("a number without digits in its exponent");
     }
-    Row& row = m_doc.rows[push(Kind::number)];
+    Row& row = m_doc.rows[push(ValueKind::number)];
     long long integer = 0;
     if (integral && std::from_chars(start, m_p, integer).ec == std::errc{}) {
       row.integral = true;
@@ -375,12 +375,12 @@ struct JsonValueAccess {
 
 JsonValue::Kind JsonValue::kind() const {
   const Row* row = JsonValueAccess::row(*this);
-  return row ? row->kind : Kind::missing;
+  return row ? row->kind : ValueKind::missing;
 }
 
 JsonValue JsonValue::operator[](std::string_view key) const {
   const Row* row = JsonValueAccess::row(*this);
-  if (!row || row->kind != Kind::object) return {};
+  if (!row || row->kind != ValueKind::object) return {};
   const Document& doc = JsonValueAccess::document(*this);
   for (std::uint32_t i = m_row + 1; i < row->end; i = doc.rows[i + 1].end) {
     const Row& name = doc.rows[i];
@@ -392,25 +392,25 @@ JsonValue JsonValue::operator[](std::string_view key) const {
 
 std::optional<std::string_view> JsonValue::string() const {
   const Row* row = JsonValueAccess::row(*this);
-  if (!row || row->kind != Kind::string) return std::nullopt;
+  if (!row || row->kind != ValueKind::string) return std::nullopt;
   return std::string_view(JsonValueAccess::document(*this).strings).substr(row->offset(), row->length());
 }
 
 std::optional<long long> JsonValue::integer() const {
   const Row* row = JsonValueAccess::row(*this);
-  if (!row || row->kind != Kind::number || !row->integral) return std::nullopt;
+  if (!row || row->kind != ValueKind::number || !row->integral) return std::nullopt;
   return std::bit_cast<long long>(row->payload);
 }
 
 std::optional<double> JsonValue::number() const {
   const Row* row = JsonValueAccess::row(*this);
-  if (!row || row->kind != Kind::number) return std::nullopt;
+  if (!row || row->kind != ValueKind::number) return std::nullopt;
   return row->number();
 }
 
 std::optional<bool> JsonValue::boolean() const {
   const Row* row = JsonValueAccess::row(*this);
-  if (!row || row->kind != Kind::boolean) return std::nullopt;
+  if (!row || row->kind != ValueKind::boolean) return std::nullopt;
   return row->boolean;
 }
 
@@ -421,7 +421,7 @@ std::string JsonValue::text(std::string_view fallback) const {
 
 void JsonValue::each(const std::function<void(JsonValue)>& visit) const {
   const Row* row = JsonValueAccess::row(*this);
-  if (!row || row->kind != Kind::array) return;
+  if (!row || row->kind != ValueKind::array) return;
   const Document& doc = JsonValueAccess::document(*this);
   for (std::uint32_t i = m_row + 1; i < row->end; i = doc.rows[i].end)
     visit(JsonValueAccess::wrap(doc, i));
@@ -429,7 +429,7 @@ void JsonValue::each(const std::function<void(JsonValue)>& visit) const {
 
 void JsonValue::each_member(const std::function<void(std::string_view, JsonValue)>& visit) const {
   const Row* row = JsonValueAccess::row(*this);
-  if (!row || row->kind != Kind::object) return;
+  if (!row || row->kind != ValueKind::object) return;
   const Document& doc = JsonValueAccess::document(*this);
   for (std::uint32_t i = m_row + 1; i < row->end; i = doc.rows[i + 1].end) {
     const Row& name = doc.rows[i];

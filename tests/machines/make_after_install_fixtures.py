@@ -355,6 +355,25 @@ def main():
         s.command("nvidia-smi-xml", ["nvidia-smi", "-q", "-x"], xml)
         s.finish(ROOT_IDENTITY, PATH_ENV)
 
+    # 15-16. Issue 25 item 2, BAR1: a Tesla T4 (BAR1 256 MiB of 15360 MiB, as telegraf's real tesla-t4.xml and
+    # Mellanox/nv_peer_memory#101 report it) beside a ConnectX HCA, and the H200 of the capture (BAR1 256 GiB)
+    # beside the same HCA.
+    def t4(i, g):
+        g = set_tag(g, ["product_name"], "Tesla T4")
+        g = set_tag(g, ["fb_memory_usage", "total"], "15360 MiB")
+        return set_tag(g, ["bar1_memory_usage", "total"], "256 MiB")
+    for name, note, device, edit in [
+            ("nvidia-t4-rdma-bar1-256m", "Tesla T4 with a 256 MiB BAR1 beside a ConnectX HCA (from nvidia-h200-real)",
+             "0x1eb8", t4),
+            ("nvidia-h200-rdma-large-bar-healthy", "H200 with its 256 GiB BAR1 beside a ConnectX HCA (from "
+             "nvidia-h200-real)", "0x2335", lambda i, g: g)]:
+        s = Snapshot(name, note)
+        nvidia_base(s, ["0000:00:06.0"], device_id=device)
+        s.fs("/var/lib/dpkg/status", dpkg(DRIVER_PACKAGES))
+        s.command("nvidia-smi-xml", ["nvidia-smi", "-q", "-x"], smi_xml(["0000:00:06.0"], edit))
+        os.makedirs(os.path.join(s.dir, "fs/sys/class/infiniband/mlx5_0"))
+        s.finish(ROOT_IDENTITY, PATH_ENV)
+
     amd_fixtures()
 
 

@@ -326,3 +326,29 @@ TEST_CASE("check: gpu.mig, MIG without devices, a pending change, and how CUDA s
     CHECK(single(run_check("gpu.mig", mig("", "", 0))).status == Status::skip);
   }
 }
+
+TEST_CASE("check: gpu.bar-small, a BAR1 below the GPU's memory where GPUDirect RDMA maps through it") {
+  auto machine = [](std::optional<long long> bar, bool rdma) {
+    Facts f = nvidia_machine(1, "580.95.05");
+    f.nvidia.smi_gpus[0].name = "Tesla T4";
+    f.nvidia.smi_gpus[0].memory_total_mib = 15360;
+    f.nvidia.smi_gpus[0].bar1_total_mib = bar;
+    f.network.ib_source = "/sys/class/infiniband";
+    if (rdma) f.network.ib_devices = {"mlx5_0"};
+    return f;
+  };
+  SUBCASE("256 MiB with an RDMA device: warn, with the firmware step") {
+    Facts f = machine(256, true);
+    auto r = single(run_check("gpu.bar-small", f));
+    expect_fired(r, Status::warn, f.gpus[0].subject(), {"256 MiB of its 15 GiB", "mlx5_0", "Resizable BAR"},
+                 {});
+    REQUIRE(r.action);
+    CHECK(contains(r.action->text, "Re-Size BAR"));
+  }
+  SUBCASE("256 MiB without RDMA, a large BAR1, or none reported: no finding") {
+    CHECK(single(run_check("gpu.bar-small", machine(256, false))).status == Status::pass);
+    CHECK(single(run_check("gpu.bar-small", machine(32768, true))).status == Status::pass);
+    CHECK(single(run_check("gpu.bar-small", machine(std::nullopt, true))).status ==
+          Status::skip); // GH200: N/A
+  }
+}
