@@ -26,30 +26,6 @@ std::string peer_links(const Facts& f) {
   return "peer-to-peer (NVLink, XGMI, PCIe)";
 }
 
-struct IfList {
-  bool exclude = false, exact = false;
-  std::vector<std::string> names; // the name part of each entry ("eth0" of "eth0:1234")
-};
-
-// NCCL's findInterfaces / parseStringList: '^' then '=' apply to the whole list; empty entries are skipped.
-IfList parse_iflist(std::string v) {
-  IfList l;
-  if (!v.empty() && v[0] == '^') l.exclude = true, v = v.substr(1);
-  if (!v.empty() && v[0] == '=') l.exact = true, v = v.substr(1);
-  for (const auto& entry : text::split(v, ',')) {
-    std::string name = entry.substr(0, entry.find(':'));
-    if (!name.empty()) l.names.push_back(name);
-  }
-  return l;
-}
-
-bool matches(const IfList& l, const std::string& interface) {
-  bool hit = std::ranges::any_of(l.names, [&](const std::string& n) {
-    return l.exact ? interface == n : text::starts_with(interface, n);
-  });
-  return hit != l.exclude;
-}
-
 bool risky_value(const NcclRiskyRow& row, const std::string& value) {
   std::string v = text::trim(value);
   if (row.any) return !v.empty();

@@ -3,6 +3,7 @@
 #include "checks/common.hpp"
 #include "util/text.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 
@@ -80,6 +81,25 @@ std::string printable(const std::string& value) {
 
 std::size_t gpu_count(const CheckContext& ctx) {
   return ctx.facts.count(Vendor::nvidia) + discrete_amd_count(ctx);
+}
+
+// NCCL's findInterfaces / parseStringList: '^' then '=' apply to the whole list; empty entries are skipped.
+IfList parse_iflist(std::string v) {
+  IfList l;
+  if (!v.empty() && v[0] == '^') l.exclude = true, v = v.substr(1);
+  if (!v.empty() && v[0] == '=') l.exact = true, v = v.substr(1);
+  for (const auto& entry : text::split(v, ',')) {
+    std::string name = entry.substr(0, entry.find(':'));
+    if (!name.empty()) l.names.push_back(name);
+  }
+  return l;
+}
+
+bool matches(const IfList& l, const std::string& interface) {
+  bool hit = std::ranges::any_of(l.names, [&](const std::string& n) {
+    return l.exact ? interface == n : text::starts_with(interface, n);
+  });
+  return hit != l.exclude;
 }
 
 } // namespace gpudoctor::checks

@@ -34,6 +34,7 @@ const std::vector<CheckEntry>& check_registry() {
       {"env.nccl-invalid", env_nccl_invalid},
       {"env.nccl-p2p-disabled", env_nccl_p2p_disabled},
       {"env.nccl-ifname-missing", env_nccl_ifname_missing},
+      {"env.nccl-socket-default", env_nccl_socket_default},
       {"env.nccl-risky", env_nccl_risky},
       {"env.rccl-fine-grain", env_rccl_fine_grain},
       {"env.alloc-conf-invalid", env_alloc_conf_invalid},

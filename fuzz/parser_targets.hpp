@@ -243,6 +243,17 @@ inline constexpr Target k_targets[] = {
      if (l) require(!l->soft.empty() && !l->hard.empty(), "limit values");
    }},
   {"df_size_kib", [](std::string_view s) { (void)parse::df_size_kib(s); }},
+  {"ip_addresses", [](std::string_view s) {
+     auto all = parse::ip_addresses(s);
+     require(all.size() <= 4096, "address bound");
+     for (const auto& a : all) {
+       require(!a.interface.empty() && a.interface.size() <= 64 && a.interface.find('@') == std::string::npos,
+               "interface name");
+       require(!a.address.empty() && a.address.size() <= 64, "address");
+       require(a.family == 4 || a.family == 6, "family");
+       require(a.prefix >= -1 && a.prefix <= 128, "prefix");
+     }
+   }},
   // A bundle's excerpts (system/record_excerpts): whole lines of the input, and read by the parsers exactly
   // as the whole file.
   {"excerpt_dpkg_status", [](std::string_view s) {

@@ -112,7 +112,11 @@ Facts collect_all(SystemView& view, const KnowledgeWhenReady& knowledge, const C
   });
   guard.run("nccl",
             [&] { collect_nccl_conf(view, facts.env.all, facts.permissions.identity.home, facts.env); });
-  guard.run("network", [&] { collect_network(view, facts.network); });
+  guard.run("network", [&] {
+    collect_network(view, facts.network);
+    if (facts.count(Vendor::nvidia) + facts.count(Vendor::amd) > 0) // NCCL's choice of interface
+      collect_net_interfaces(view, opt, facts.network);
+  });
 
   nvidia.get();
   amd.get();

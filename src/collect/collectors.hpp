@@ -71,6 +71,8 @@ void collect_nccl_conf(SystemView& view, const std::map<std::string, std::string
                        const std::string& home, EnvFacts& env);
 // Names of the network interfaces and of the InfiniBand/RoCE devices.
 void collect_network(SystemView& view, NetworkFacts& net);
+// Each interface's sysfs markers and `ip -o addr show`'s addresses (NetworkFacts::details).
+void collect_net_interfaces(SystemView& view, const CollectOptions& opt, NetworkFacts& net);
 // The io_links of every KFD node (run after collect_amd, before link_facts copies the nodes to the GPUs).
 void collect_kfd_links(SystemView& view, AmdFacts& amd);
 void collect_permissions(SystemView& view, const std::vector<Gpu>& gpus, PermissionFacts& perms);

@@ -99,6 +99,22 @@ struct VendorVariableRow {
   std::string source;
 };
 
+// A tier of NCCL's own choice of socket interface when NCCL_SOCKET_IFNAME is unset (nccl.yaml): the first
+// tier that matches an interface with an address wins.
+struct NcclSocketTierRow {
+  std::string match; // NCCL_SOCKET_IFNAME syntax: "ib", "^docker,lo,virbr"
+  std::string since; // the NCCL version that added the tier; "" for all
+  std::string source;
+};
+
+// A sysfs marker of a virtual network interface (nccl.yaml): "bridge", "tun", "peer-link", "no-device" or
+// "type <n>" (ARPHRD number).
+struct NetInterfaceKindRow {
+  std::string marker;
+  std::string kind; // words for the message: "a Linux bridge (docker0, br-<id>, virbr0, cni0)"
+  std::string source;
+};
+
 struct EnvKnowledge {
   std::vector<NcclVarRow> nccl_vars;
   std::vector<NcclPrefixRow> nccl_prefixes;
@@ -107,6 +123,8 @@ struct EnvKnowledge {
   std::vector<AllocOptionRow> alloc_options;
   std::vector<DeviceSelectionRow> device_selection;
   std::vector<VendorVariableRow> vendor_variables;
+  std::vector<NcclSocketTierRow> nccl_socket_tiers;     // in NCCL's order
+  std::vector<NetInterfaceKindRow> net_interface_kinds; // the first marker that applies names the kind
 
   const NcclVarRow* nccl_var(std::string_view name) const;
   const NcclPrefixRow* nccl_prefix(std::string_view name) const; // the family a name belongs to

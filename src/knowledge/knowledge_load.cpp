@@ -47,6 +47,12 @@ std::string one_of(const yaml::Fields& r, const char* key, std::initializer_list
   return v;
 }
 
+std::string nonempty(const yaml::Fields& r, const char* key) {
+  std::string v = r.text(key);
+  if (v.empty()) r.bad(key, "must not be empty");
+  return v;
+}
+
 class Loader {
   std::string name_;
   std::set<std::string> file_sources_;
@@ -194,6 +200,23 @@ public:
     kb.env.nccl_foreign.push_back(std::move(f));
   }
 
+  void read_nccl_socket_tiers(const yaml::Node& node) {
+    yaml::Fields r(node, {"match", "since", "source"});
+    NcclSocketTierRow x{nonempty(r, "match"), r.text_or("since"), read_source(r)};
+    unique(node, "nccl socket tier " + x.match, "tier \"" + x.match + "\"");
+    kb.env.nccl_socket_tiers.push_back(std::move(x));
+  }
+
+  void read_net_interface_kinds(const yaml::Node& node) {
+    yaml::Fields r(node, {"marker", "kind", "source"});
+    NetInterfaceKindRow x{r.text("marker"), r.text("kind"), read_source(r)};
+    bool type = x.marker.starts_with("type ") && text::to_int(x.marker.substr(5)).has_value();
+    if (!type && x.marker != "bridge" && x.marker != "tun" && x.marker != "peer-link" && x.marker != "no-device")
+      yaml::fail(node["marker"], "marker must be bridge, tun, peer-link, no-device or \"type <number>\"");
+    unique(node, "net interface kind " + x.marker, "row for " + x.marker);
+    kb.env.net_interface_kinds.push_back(std::move(x));
+  }
+
   void read_nccl_risky(const yaml::Node& node) {
     yaml::Fields r(node, {"name", "equals", "below", "above", "any", "requires", "vendor", "why", "better",
                           "source", "uncertain"});
@@ -333,8 +356,7 @@ public:
 
   void read_module_refusals(const yaml::Node& node) {
     yaml::Fields r(node, {"line", "meaning", "source"});
-    ModuleRefusalRow x{r.text("line"), r.text("meaning"), read_source(r)};
-    if (x.line.empty()) yaml::fail(node["line"], "line must not be empty");
+    ModuleRefusalRow x{nonempty(r, "line"), r.text("meaning"), read_source(r)};
     unique(node, "module refusal " + x.line, "row for \"" + x.line + "\"");
     kb.health.module_refusals.push_back(std::move(x));
   }
@@ -440,8 +462,7 @@ public:
 
   void read_tool_errors(const yaml::Node& node) {
     yaml::Fields r(node, {"tool", "line", "meaning", "source"});
-    ToolErrorRow x{r.text("tool"), r.text("line"), r.text("meaning"), read_source(r)};
-    if (x.line.empty()) yaml::fail(node["line"], "line must not be empty");
+    ToolErrorRow x{r.text("tool"), nonempty(r, "line"), r.text("meaning"), read_source(r)};
     unique(node, "tool error " + x.tool + " " + x.line, "row for " + x.tool + "'s \"" + x.line + "\"");
     kb.tool_errors.push_back(std::move(x));
   }
@@ -594,6 +615,8 @@ constexpr Table k_tables[] = {
     {"nccl_prefixes", &Loader::read_nccl_prefixes},
     {"nccl_foreign_names", &Loader::read_nccl_foreign_names},
     {"nccl_risky", &Loader::read_nccl_risky},
+    {"nccl_socket_tiers", &Loader::read_nccl_socket_tiers},
+    {"net_interface_kinds", &Loader::read_net_interface_kinds},
     {"alloc_conf_options", &Loader::read_alloc_conf_options},
     {"device_selection", &Loader::read_device_selection},
     {"vendor_variables", &Loader::read_vendor_variables},

@@ -134,10 +134,11 @@ bool journal_marker(std::string_view t) {
 } // namespace
 
 void for_each_kernel_record(std::string_view text, const std::function<void(const KernelRecord&)>& fn) {
-  std::optional<KernelRecord> current; // held until its continuation lines are in
+  KernelRecord current; // held until its continuation lines are in (a plain record: GCC 12's
+  bool held = false;    // maybe-uninitialized fires on an optional one in some unity batches)
   auto flush = [&] {
-    if (current) fn(*current);
-    current.reset();
+    if (held) fn(current);
+    held = false;
   };
   bool open = false; // the current record may take continuation lines
   detail::for_each_line(text, [&](std::string_view line) {
@@ -146,14 +147,15 @@ void for_each_kernel_record(std::string_view text, const std::function<void(cons
       open = false;
       return;
     }
-    if (open && current && detail::indent_of(line) > 0 && !record_of(line)) {
-      std::string& m = current->message; // a continuation: indented, no time of its own
+    if (open && held && detail::indent_of(line) > 0 && !record_of(line)) {
+      std::string& m = current.message; // a continuation: indented, no time of its own
       if (m.size() < k_max_message) m.append(" ").append(t.substr(0, k_max_message - m.size()));
       return;
     }
     flush();
     auto r = record_of(line);
     current = r ? std::move(*r) : KernelRecord{{}, false, std::string(t)}; // or pasted without its time
+    held = true;
     open = true;
   });
   flush();

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "facts/env_facts.hpp"    // HcaList
+#include "facts/host_facts.hpp"   // IpAddress
 #include "facts/python_facts.hpp" // VersionLabel
 
 #include <cstdint>
@@ -50,6 +51,11 @@ std::optional<Limit> memlock_limit(std::string_view text);
 
 // The size in KiB (1024-blocks) of the file system of the first data row.
 std::optional<std::uint64_t> df_size_kib(std::string_view text);
+
+// `ip -o addr show` (one line per address: "2: eno1    inet 172.18.40.41/16 brd ... scope global eno1\ ...")
+// and `ip addr show` (an "N: name: <FLAGS>" line, then indented "inet"/"inet6" lines): the addresses, in
+// the order printed. At most 4096 addresses; lines that are neither are skipped.
+std::vector<IpAddress> ip_addresses(std::string_view text);
 
 // ---- METADATA of a Python distribution
 // ---------------------------------------------------------------------

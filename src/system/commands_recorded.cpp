@@ -34,6 +34,8 @@ const std::vector<KeyedCommandRow> k_keyed_commands = {
     {KeyedCommand::systemctl_fabricmanager,
      "systemctl-fabricmanager",
      {"systemctl", "is-active", "nvidia-fabricmanager"}},
+    // The addresses NCCL/RCCL choose an interface among (env.nccl-socket-default).
+    {KeyedCommand::ip_addr, "ip-addr", {"ip", "-o", "addr", "show"}, ProgramSearch::sbin},
 };
 
 const std::string_view k_key_shapes[] = {

@@ -31,6 +31,7 @@ enum class KeyedCommand {
   journal_kernel_previous,
   modinfo_nvidia,
   systemctl_fabricmanager,
+  ip_addr,
 };
 
 // Where argv[0] is looked for.

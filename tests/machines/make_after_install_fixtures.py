@@ -374,6 +374,46 @@ def main():
         os.makedirs(os.path.join(s.dir, "fs/sys/class/infiniband/mlx5_0"))
         s.finish(ROOT_IDENTITY, PATH_ENV)
 
+    # 17-18. Issue 25 item 6, NCCL's own choice of socket interface: the interfaces of Oneflow-Inc/oneflow#3586
+    # (eno1 172.18.40.41, a docker veth veth25f2e72 with only its fe80:: address, docker0), and the same
+    # machine without the container's veth.
+    oneflow_addr = (
+        "1: lo    inet 127.0.0.1/8 scope host lo\\       valid_lft forever preferred_lft forever\n"
+        "2: eno1    inet 172.18.40.41/16 brd 172.18.255.255 scope global eno1\\       valid_lft forever "
+        "preferred_lft forever\n"
+        "3: docker0    inet 172.17.0.1/16 brd 172.17.255.255 scope global docker0\\       valid_lft forever "
+        "preferred_lft forever\n"
+        "1: lo    inet6 ::1/128 scope host \\       valid_lft forever preferred_lft forever\n"
+        "2: eno1    inet6 fe80::3eec:efff:fe4a:6b12/64 scope link \\       valid_lft forever preferred_lft forever\n"
+        "3: docker0    inet6 fe80::42:9cff:fe1e:2b5a/64 scope link \\       valid_lft forever preferred_lft forever\n"
+        "9: veth25f2e72    inet6 fe80::380d:bfff:fe5b:54d2/64 scope link \\       valid_lft forever preferred_lft "
+        "forever\n")
+    for name, note, veth in [
+            ("nvidia-h200-nccl-default-veth", "H200 server whose NCCL default takes a docker veth beside eno1 "
+             "(oneflow#3586's interfaces; from nvidia-h200-real)", True),
+            ("nvidia-h200-nccl-default-eno1-healthy", "H200 server whose NCCL default takes eno1 (from "
+             "nvidia-h200-real)", False)]:
+        s = Snapshot(name, note)
+        nvidia_base(s, ["0000:00:06.0"])
+        s.fs("/var/lib/dpkg/status", dpkg(DRIVER_PACKAGES))
+        s.command("nvidia-smi-xml", ["nvidia-smi", "-q", "-x"], smi_xml(["0000:00:06.0"]))
+        interfaces = [("lo", 772, "0x9", 1, 1, None, False), ("eno1", 1, "0x1003", 2, 2, "e1000e", False),
+                      ("docker0", 1, "0x1003", 3, 3, None, True)]
+        if veth:
+            interfaces.append(("veth25f2e72", 1, "0x1003", 9, 8, None, False))
+        for ifname, arp, flags, index, link, driver, bridge in interfaces:
+            d = f"/sys/class/net/{ifname}"
+            for f, v in [("type", arp), ("flags", flags), ("ifindex", index), ("iflink", link)]:
+                s.fs(f"{d}/{f}", f"{v}\n")
+            if driver:
+                s.link(f"{d}/device", "../../../devices/pci0000:00/0000:00:1f.6")
+                s.link("/sys/devices/pci0000:00/0000:00:1f.6/driver", f"../../../bus/pci/drivers/{driver}")
+            if bridge:
+                s.fs(f"{d}/bridge/stp_state", "0\n")
+        addr = oneflow_addr if veth else "\n".join(l for l in oneflow_addr.split("\n") if "veth" not in l)
+        s.command("ip-addr", ["ip", "-o", "addr", "show"], addr)
+        s.finish(ROOT_IDENTITY, PATH_ENV)
+
     amd_fixtures()
 
 

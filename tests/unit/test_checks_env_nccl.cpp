@@ -436,3 +436,78 @@ TEST_CASE("check: env.nccl-risky and the machine") {
     CHECK(r.evidence.front() == "file /home/alice/.nccl.conf:1: NCCL_SHM_DISABLE=1");
   }
 }
+
+// ---- env.nccl-socket-default ------------------------------------------------------------------------------
+
+namespace {
+
+NetInterface iface(const std::string& name, std::vector<std::pair<std::string, std::string>> addresses,
+                   bool device = false) {
+  NetInterface n;
+  n.name = name;
+  n.type = name == "lo" ? 772 : 1;
+  n.flags = 0x1003;
+  n.device = device;
+  for (auto& [address, scope] : addresses)
+    n.addresses.push_back({name, address.find(':') == std::string::npos ? 4 : 6, address, 24, scope});
+  return n;
+}
+
+Facts with_details(std::vector<NetInterface> details) {
+  Facts f = nvidia_machine(1);
+  std::vector<std::string> names;
+  for (const auto& n : details)
+    names.push_back(n.name);
+  f = with_interfaces(std::move(f), names);
+  f.network.details = std::move(details);
+  f.network.addresses_read = true;
+  return f;
+}
+
+} // namespace
+
+TEST_CASE("check: env.nccl-socket-default, NCCL's own choice beside a hardware interface") {
+  NetInterface lo = iface("lo", {{"127.0.0.1", "host"}}),
+               eno1 = iface("eno1", {{"172.18.40.41", "global"}}, true);
+  NetInterface veth = iface("veth25f2e72", {{"fe80::380d:bfff:fe5b:54d2", "link"}});
+  veth.peer_link = true;
+  SUBCASE("a docker veth in the default's tier beside eno1: warn, export the hardware one") {
+    auto r = single(run_check("env.nccl-socket-default", with_details({lo, eno1, veth})));
+    expect_fired(r, Status::warn, "", {"veth25f2e72 is a veth", "eno1"}, {});
+    REQUIRE(r.action);
+    CHECK(r.action->text == "export NCCL_SOCKET_IFNAME==eno1");
+  }
+  SUBCASE("a hardware interface with only a link-local address is no better") {
+    NetInterface eth1 = iface("eth1", {{"fe80::1", "link"}}, true);
+    auto r = single(run_check("env.nccl-socket-default", with_details({lo, eno1, eth1})));
+    CHECK(r.status == Status::warn);
+    CHECK(contains(r.message, "eth1 has only a link-local or host address"));
+  }
+  SUBCASE("an ib interface wins the first tier: the veth is never taken") {
+    NetInterface ib0 = iface("ib0", {{"10.10.0.5", "global"}}, true);
+    CHECK(single(run_check("env.nccl-socket-default", with_details({lo, eno1, veth, ib0}))).status ==
+          Status::pass);
+  }
+  SUBCASE("docker0, lo and virbr0 come after eno1; a down veth is not taken") {
+    NetInterface docker0 = iface("docker0", {{"172.17.0.1", "global"}}),
+                 virbr0 = iface("virbr0", {{"192.168.122.1", "global"}});
+    docker0.bridge = virbr0.bridge = true;
+    NetInterface down = veth;
+    down.flags = 0x1002;
+    CHECK(single(run_check("env.nccl-socket-default", with_details({lo, eno1, docker0, virbr0, down})))
+              .status == Status::pass);
+  }
+  SUBCASE("inside a container every interface is virtual: its eth0 is the way out") {
+    NetInterface eth0 = iface("eth0", {{"172.17.0.2", "global"}});
+    eth0.peer_link = true;
+    CHECK(single(run_check("env.nccl-socket-default", with_details({lo, eth0}))).status == Status::pass);
+  }
+  SUBCASE("NCCL_SOCKET_IFNAME or NCCL_COMM_ID set, or no addresses read: skip") {
+    Facts f = with_details({lo, eno1, veth});
+    f.env.all["NCCL_SOCKET_IFNAME"] = "=eno1";
+    CHECK(single(run_check("env.nccl-socket-default", f)).status == Status::skip);
+    Facts g = with_details({lo, eno1, veth});
+    g.network.addresses_read = false;
+    CHECK(single(run_check("env.nccl-socket-default", g)).status == Status::skip);
+  }
+}

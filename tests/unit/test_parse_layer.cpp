@@ -226,3 +226,36 @@ TEST_CASE("parse: hsa_override_gfx reads HSA_OVERRIDE_GFX_VERSION as ROCr does")
     CHECK_FALSE(parse::hsa_override_gfx(bad));
   }
 }
+
+TEST_CASE("parse: ip_addresses, ip -o addr show and ip addr show") {
+  // The one-line form, with the addresses of Oneflow-Inc/oneflow#3586 (eno1, a docker veth's fe80::).
+  auto o = parse::ip_addresses(
+      "1: lo    inet 127.0.0.1/8 scope host lo\\       valid_lft forever preferred_lft forever\n"
+      "2: eno1    inet 172.18.40.41/16 brd 172.18.255.255 scope global eno1\\       valid_lft forever\n"
+      "9: veth25f2e72    inet6 fe80::380d:bfff:fe5b:54d2/64 scope link \\       valid_lft forever\n");
+  REQUIRE(o.size() == 3);
+  CHECK(o[1].interface == "eno1");
+  CHECK(o[1].family == 4);
+  CHECK(o[1].address == "172.18.40.41");
+  CHECK(o[1].prefix == 16);
+  CHECK(o[1].scope == "global");
+  CHECK(o[2].family == 6);
+  CHECK(o[2].scope == "link");
+  // The multi-line form, as users paste it (a bridge port's extra lines are skipped).
+  auto m = parse::ip_addresses(
+      "2: eth0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc mq state UP group default "
+      "qlen 1000\n"
+      "    link/ether 00:50:56:94:46:df brd ff:ff:ff:ff:ff:ff\n"
+      "    inet 10.129.227.207/16 brd 10.129.255.255 scope global dynamic eth0\n"
+      "       valid_lft 3560sec preferred_lft 3560sec\n"
+      "    inet6 fe80::250:56ff:fe94:46df/64 scope link \n"
+      "5: veth1@if4: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500\n"
+      "    inet6 fe80::1/64 scope link\n");
+  REQUIRE(m.size() == 3);
+  CHECK(m[0].interface == "eth0");
+  CHECK(m[0].address == "10.129.227.207");
+  CHECK(m[1].family == 6);
+  CHECK(m[2].interface == "veth1"); // "@if4" is the peer, not the name
+  CHECK(parse::ip_addresses("Device \"eth9\" does not exist.\n").empty());
+  CHECK(parse::ip_addresses("    inet 10.0.0.1/8 scope global\n").empty()); // no interface line before it
+}
