@@ -32,6 +32,53 @@ std::string origin_subject(const std::string& origin) {
   return colon == std::string::npos ? origin : origin.substr(0, colon);
 }
 
+// The toolkit PyTorch's cpp_extension compiles extensions with (_find_cuda_home: CUDA_HOME, else CUDA_PATH,
+// else the folder above the first nvcc on PATH, else /usr/local/cuda when it exists); null when none is.
+const StackPointer* extension_toolkit(const std::vector<StackPointer>& ptrs) {
+  for (const char* what : {"CUDA_HOME", "CUDA_PATH", "nvcc on PATH", "/usr/local/cuda"})
+    for (const auto& p : ptrs)
+      if (p.what == what) return &p; // a variable naming a missing folder still wins: the build then fails
+  return nullptr;
+}
+
+// The interpreter in use's PyTorch, when it is a CUDA build.
+const PythonEnv* cuda_torch_env(const Facts& f) {
+  if (f.python.envs.empty()) return nullptr;
+  const PythonEnv& env = f.python.envs.front();
+  return env.torch && env.torch->cuda ? &env : nullptr;
+}
+
+// The environment builds CUDA extensions, or brings its own CUDA: compiled extensions beside PyTorch, the
+// CUDA wheels (nvidia-cuda-runtime-cu12, nvidia-cuda-nvcc-cu12) or a conda environment (cudatoolkit,
+// pytorch-cuda).
+bool builds_extensions(const PythonEnv& env) {
+  return !env.extensions.empty() || env.role == "CONDA_PREFIX" ||
+         std::ranges::any_of(env.distributions,
+                             [](const PythonDist& d) { return text::starts_with(d.name, "nvidia-cuda-"); });
+}
+
+// PyTorch's CUDA against the toolkit its extension builds take: cpp_extension refuses another major release
+// ("The detected CUDA version (X) mismatches the version that was used to compile PyTorch (Y)") and only
+// warns for another minor one (_check_cuda_version). Empty when they agree or either is unknown.
+std::string torch_toolkit_problem(const Facts& f, std::vector<std::string>& evidence) {
+  const PythonEnv* env = cuda_torch_env(f);
+  const StackPointer* tk = extension_toolkit(f.stack_paths.cuda);
+  if (!env || !tk || !tk->exists || !tk->version) return {};
+  const TorchBuild& torch = *env->torch;
+  evidence.push_back(fmt::format("{}: torch {} (CUDA {})", torch.source, torch.version, *torch.cuda));
+  std::string built = text::version_prefix(*torch.cuda, 1), have = text::version_prefix(*tk->version, 1);
+  if (built == have) return {};
+  return fmt::format(
+      "PyTorch {} ({}) was built with CUDA {}, but extension builds (pip install of "
+      "flash-attn, apex, a setup.py with CUDAExtension) compile with the CUDA {} toolkit of {}, "
+      "and PyTorch refuses another major release: \"The detected CUDA version ({}) mismatches the "
+      "version that was used to compile PyTorch ({})\". Install a CUDA {} toolkit (in a conda "
+      "environment: conda install cuda-nvcc={}) and point CUDA_HOME at it, or install the "
+      "PyTorch build for CUDA {}.",
+      torch.version, env->executable, *torch.cuda, text::version_prefix(*tk->version, 2), tk->what,
+      text::version_prefix(*tk->version, 2), *torch.cuda, built, *torch.cuda, have);
+}
+
 } // namespace
 
 void cuda_path_mismatch(const CheckContext& ctx, Results& out) {
@@ -65,10 +112,26 @@ void cuda_path_mismatch(const CheckContext& ctx, Results& out) {
                     "it at an installed toolkit or remove it.",
                     text::join(missing, ", "));
   }
-  if (!problem.empty()) return out.add(Status::warn, "", problem, evidence);
+  // One cause, one finding: PyTorch's own CUDA against the toolkit its extension builds take joins the paths.
+  // Alone it warns where extensions are built or the environment brings its own CUDA; elsewhere (a wheel
+  // beside a system toolkit, nothing compiled) it is information: running PyTorch does not need the toolkit.
+  std::string torch_problem = torch_toolkit_problem(ctx.facts, evidence);
+  Status status = Status::warn;
+  if (!torch_problem.empty() && problem.empty() && !builds_extensions(*cuda_torch_env(ctx.facts)))
+    status = Status::info;
+  if (!torch_problem.empty()) problem = problem.empty() ? torch_problem : problem + " " + torch_problem;
+  if (!problem.empty()) return out.add(status, "", problem, evidence);
   if (by_version.empty())
     return out.pass("", "the CUDA paths name no toolkit whose version is known", evidence);
-  out.pass("", fmt::format("everything points at CUDA {}", by_version.begin()->first), evidence);
+  std::string torch_note;
+  if (const PythonEnv* env = cuda_torch_env(ctx.facts))
+    if (text::version_prefix(*env->torch->cuda, 2) != by_version.begin()->first)
+      torch_note =
+          fmt::format(" (PyTorch's CUDA {} differs in the minor release only: its extension builds warn "
+                      "and go on)",
+                      *env->torch->cuda);
+  out.pass("", fmt::format("everything points at CUDA {}{}", by_version.begin()->first, torch_note),
+           evidence);
 }
 
 void rocm_multiple(const CheckContext& ctx, Results& out) {

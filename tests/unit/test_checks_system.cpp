@@ -114,6 +114,48 @@ TEST_CASE("check: cuda.path-mismatch") {
   }
 }
 
+TEST_CASE(
+    "check: cuda.path-mismatch also holds PyTorch's CUDA against the toolkit its extension builds take") {
+  auto machine = [](const std::string& torch_cuda, const std::string& role, bool cuda_wheel) {
+    Facts f = nvidia_machine();
+    f.stack_paths.cuda = {pointer("/usr/local/cuda", "/usr/local/cuda", "/usr/local/cuda-11.8", "11.8.89")};
+    PythonEnv env;
+    env.role = role;
+    env.executable = "/opt/conda/envs/minicpm/bin/python";
+    env.torch = TorchBuild{"2.4.1+cu121",          torch_cuda,         std::nullopt,
+                           "/opt/conda/.../torch", "torch/version.py", "pip"};
+    if (cuda_wheel) env.distributions.push_back({"nvidia-cuda-runtime-cu12", "12.1.105", "site", "x"});
+    f.python.envs.push_back(env);
+    return f;
+  };
+  SUBCASE("CUDA 12.1 wheel in a conda environment, the 11.8 toolkit builds: warn with PyTorch's words") {
+    auto r = single(run_check("cuda.path-mismatch", machine("12.1", "CONDA_PREFIX", false)));
+    expect_fired(
+        r, Status::warn, "",
+        {"The detected CUDA version (11.8) mismatches the version that was used to compile PyTorch (12.1)",
+         "conda install cuda-nvcc=12.1"},
+        {"env-cuda-paths"});
+  }
+  SUBCASE("the same with the nvidia-cuda wheels of a pip install: warn; with none of them: information") {
+    CHECK(single(run_check("cuda.path-mismatch", machine("12.1", "PATH", true))).status == Status::warn);
+    CHECK(single(run_check("cuda.path-mismatch", machine("12.1", "PATH", false))).status == Status::info);
+  }
+  SUBCASE("another minor release only: pass, saying PyTorch warns and goes on") {
+    auto r = single(run_check("cuda.path-mismatch", machine("11.7", "CONDA_PREFIX", true)));
+    expect_quiet(r, Status::pass);
+    CHECK(contains(r.message, "minor release only"));
+  }
+  SUBCASE("CUDA_HOME wins over /usr/local/cuda, as in cpp_extension") {
+    Facts f = machine("12.1", "CONDA_PREFIX", false);
+    f.stack_paths.cuda.insert(f.stack_paths.cuda.begin(), pointer("CUDA_HOME", "/usr/local/cuda-12.4",
+                                                                  "/usr/local/cuda-12.4", "12.4.131"));
+    auto r = single(run_check("cuda.path-mismatch", f));
+    CHECK(r.status ==
+          Status::warn); // the paths disagree (12.4 against 11.8), PyTorch's 12 agrees with CUDA_HOME
+    CHECK_FALSE(contains(r.message, "refuses another major release"));
+  }
+}
+
 TEST_CASE("check: rocm.gpu-unsupported") {
   SUBCASE("RX 6700 XT (gfx1031) on ROCm 6.1.3: warn naming the targets") {
     Facts f = amd_machine({100301});
