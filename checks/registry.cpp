@@ -75,6 +75,7 @@ const std::vector<CheckEntry>& check_registry() {
       {"gpu.xgmi-links", gpu_xgmi_links},
       {"gpu.mig", gpu_mig},
       {"gpu.bar-small", gpu_bar_small},
+      {"gpu.nvlink-down", gpu_nvlink_down},
       {"fabric.manager", fabric_manager},
       {"gpu.memory-errors", gpu_memory_errors},
       {"gpu.throttled", gpu_throttled},

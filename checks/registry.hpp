@@ -23,6 +23,7 @@ void gpu_none(const CheckContext&, Results&);
 void gpu_mig(const CheckContext&, Results&);
 void env_nccl_socket_default(const CheckContext&, Results&);
 void gpu_bar_small(const CheckContext&, Results&);
+void gpu_nvlink_down(const CheckContext&, Results&);
 void gpu_unknown_model(const CheckContext&, Results&);
 void driver_not_bound(const CheckContext&, Results&);
 void driver_nouveau(const CheckContext&, Results&);

@@ -243,6 +243,15 @@ inline constexpr Target k_targets[] = {
      if (l) require(!l->soft.empty() && !l->hard.empty(), "limit values");
    }},
   {"df_size_kib", [](std::string_view s) { (void)parse::df_size_kib(s); }},
+  {"nvidia_smi_nvlink_status", [](std::string_view s) {
+     auto gpus = parse::nvidia_smi_nvlink_status(s);
+     require(gpus.size() <= 1024, "GPU bound");
+     for (const auto& g : gpus) {
+       require(g.index >= 0 && g.links.size() <= 64, "index and link bound");
+       for (const auto& l : g.links)
+         require(l.link >= 0 && (!l.active || (l.gbps && *l.gbps > 0)), "an active link has a speed");
+     }
+   }},
   {"ip_addresses", [](std::string_view s) {
      auto all = parse::ip_addresses(s);
      require(all.size() <= 4096, "address bound");

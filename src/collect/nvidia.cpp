@@ -71,6 +71,27 @@ void collect_smi(SystemView& view, const CollectOptions& opt, NvidiaFacts& nvidi
 
 } // namespace
 
+namespace {
+
+// The NVLinks of each GPU, where GPUs can have them: two or more, or one that reports an NVSwitch fabric
+// state (a GPU of an HGX board given to a VM alone). A PCIe GPU without a bridge lists its links inactive.
+void collect_nvlink(SystemView& view, const CollectOptions& opt, NvidiaFacts& nvidia,
+                    std::vector<ToolRun>& tools) {
+  bool fabric = std::ranges::any_of(nvidia.smi_gpus, [](const NvidiaSmiGpu& g) {
+    return g.health.fabric_state && *g.health.fabric_state != "N/A";
+  });
+  if (nvidia.smi_gpus.size() < 2 && !fabric) return;
+  CommandSpec spec = keyed_command_spec(KeyedCommand::nvidia_smi_nvlink_status, opt.tool_timeout);
+  auto r = view.run(spec);
+  if (!r.found) return;
+  tools.push_back(tool_run_of(r, spec));
+  if (!r.ok()) return;
+  nvidia.nvlink = parse::nvidia_smi_nvlink_status(r.out);
+  nvidia.nvlink_read = true;
+}
+
+} // namespace
+
 void collect_nvidia(SystemView& view, const CollectOptions& opt, const PackageFacts& packages,
                     NvidiaFacts& nvidia, std::vector<ToolRun>& tools) {
   if (auto text = view.read_file(paths::nvidia_driver_version)) {
@@ -85,6 +106,7 @@ void collect_nvidia(SystemView& view, const CollectOptions& opt, const PackageFa
         nvidia.kernel_module_version = {text::trim(*text), paths::module_version("nvidia")};
   collect_userspace_packages(packages, nvidia);
   collect_smi(view, opt, nvidia, tools);
+  collect_nvlink(view, opt, nvidia, tools);
 }
 
 } // namespace gpudoctor

@@ -52,6 +52,19 @@ struct NvidiaSmiGpu {
   NvidiaGpuHealth health;
 };
 
+// One NVLink of a GPU as `nvidia-smi nvlink -s` reports it: "Link 3: 25.781 GB/s" or "Link 3: <inactive>".
+struct NvlinkLink {
+  int link = -1;
+  bool active = false;
+  std::optional<double> gbps; // its speed, when active
+};
+
+struct NvlinkGpu {
+  int index = -1; // nvidia-smi's index
+  std::string name, uuid;
+  std::vector<NvlinkLink> links;
+};
+
 struct NvidiaFacts {
   Fact<std::string> kernel_module_version; // /proc/driver/nvidia/version or /sys/module/nvidia/version
   bool open_kernel_module = false;
@@ -65,6 +78,10 @@ struct NvidiaFacts {
   // `modinfo nvidia`: the installed module, loaded or not (license "NVIDIA" = proprietary, "Dual MIT/GPL" =
   // open). Asked only when an NVIDIA GPU is present and no module is loaded.
   Fact<std::string> modinfo_filename, modinfo_version, modinfo_license, modinfo_signer;
+  // `nvidia-smi nvlink -s` (key nvidia-smi-nvlink-s): asked where GPUs can have NVLink (two or more NVIDIA
+  // GPUs, or a fabric state); empty when not asked or it listed no link.
+  std::vector<NvlinkGpu> nvlink;
+  bool nvlink_read = false;
 };
 
 } // namespace gpudoctor

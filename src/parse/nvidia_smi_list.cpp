@@ -11,6 +11,7 @@ namespace gpudoctor::parse {
 namespace {
 
 constexpr std::size_t k_max_gpus = 1024, k_max_migs = 64; // more than NVML can list (MIG: 7 a GPU)
+constexpr std::size_t k_max_links = 64;                   // NVLink 5 has 18 a GPU
 
 // The UUID in "(UUID: X)" at the end of the line, when it has only the characters a UUID has.
 std::string uuid_of(std::string_view line, std::string_view prefix) {
@@ -67,6 +68,36 @@ std::vector<NvidiaSmiListed> nvidia_smi_list(std::string_view text) {
       if (mig.device < 0 || mig.uuid.empty() || out.back().migs.size() == k_max_migs) return true;
       out.back().migs.push_back(std::move(mig));
     }
+    return true;
+  });
+  return out;
+}
+
+std::vector<NvlinkGpu> nvidia_smi_nvlink_status(std::string_view text) {
+  std::vector<NvlinkGpu> out;
+  detail::for_each_line(text, [&](std::string_view raw) {
+    std::string_view line = detail::trim_view(raw);
+    if (line.starts_with("GPU ")) {
+      if (out.size() == k_max_gpus) return false;
+      NvlinkGpu gpu;
+      gpu.index = index_after(line, "GPU");
+      gpu.uuid = uuid_of(line, "GPU-");
+      std::size_t colon = line.find(':'), paren = line.rfind(" (UUID: ");
+      if (colon != std::string_view::npos && paren != std::string_view::npos && paren > colon)
+        gpu.name = std::string(detail::trim_view(line.substr(colon + 1, paren - colon - 1)).substr(0, 128));
+      if (gpu.index >= 0) out.push_back(std::move(gpu));
+      return true;
+    }
+    if (out.empty() || !line.starts_with("Link ") || out.back().links.size() == k_max_links) return true;
+    NvlinkLink link;
+    link.link = index_after(line, "Link");
+    if (link.link < 0) return true;
+    std::string_view state = detail::trim_view(line.substr(line.find(':') + 1));
+    if (state.ends_with(" GB/s")) {
+      link.gbps = text::to_double(state.substr(0, state.size() - 5));
+      link.active = link.gbps && *link.gbps > 0;
+    }
+    out.back().links.push_back(link); // "<inactive>", "N/A": not active
     return true;
   });
   return out;

@@ -36,6 +36,8 @@ const std::vector<KeyedCommandRow> k_keyed_commands = {
      {"systemctl", "is-active", "nvidia-fabricmanager"}},
     // The addresses NCCL/RCCL choose an interface among (env.nccl-socket-default).
     {KeyedCommand::ip_addr, "ip-addr", {"ip", "-o", "addr", "show"}, ProgramSearch::sbin},
+    // Each GPU's NVLinks, active or not (gpu.nvlink-down).
+    {KeyedCommand::nvidia_smi_nvlink_status, "nvidia-smi-nvlink-s", {"nvidia-smi", "nvlink", "-s"}},
 };
 
 const std::string_view k_key_shapes[] = {

@@ -32,6 +32,7 @@ enum class KeyedCommand {
   modinfo_nvidia,
   systemctl_fabricmanager,
   ip_addr,
+  nvidia_smi_nvlink_status,
 };
 
 // Where argv[0] is looked for.

@@ -414,6 +414,30 @@ def main():
         s.command("ip-addr", ["ip", "-o", "addr", "show"], addr)
         s.finish(ROOT_IDENTITY, PATH_ENV)
 
+    # 19-20. Issue 25 item 3, NVLink: the real `nvidia-smi nvlink -s` of seven V100-SXM2-32GB with six links
+    # inactive (Azure/azhpc-diagnostics' nvlink.bad.out), and the same machine with every link active.
+    nvlink_bad = read(os.path.join(ROOT, "tests", "data", "parse", "nvidia-smi-nvlink-s-v100-inactive-1.txt"))
+    v100_uuids = re.findall(r"UUID: (GPU-[0-9a-f-]+)", nvlink_bad)
+
+    def v100(i, g):
+        g = set_tag(g, ["product_name"], "Tesla V100-SXM2-32GB")
+        g = set_tag(g, ["fb_memory_usage", "total"], "32768 MiB")
+        return re.sub(r"<uuid>[^<]*</uuid>", f"<uuid>{v100_uuids[i]}</uuid>", g, count=1)
+    for name, note, nvlink in [
+            ("nvidia-v100-nvlink-inactive", "7x V100-SXM2-32GB with six NVLinks inactive (real nvidia-smi nvlink -s; "
+             "from nvidia-h200-real)", nvlink_bad),
+            ("nvidia-v100-nvlink-healthy", "7x V100-SXM2-32GB with every NVLink active (from nvidia-h200-real)",
+             nvlink_bad.replace("<inactive>", "25.781 GB/s"))]:
+        s = Snapshot(name, note)
+        # Volta runs on the proprietary flavour only (driver.module-flavour): its /proc line.
+        nvidia_base(s, HGX_GPUS[:7], device_id="0x1db5", proc_version=(
+            "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu Nov 20 19:09:29 UTC 2025\n"
+            "GCC version:  gcc version 13.3.0 (Ubuntu 13.3.0-6ubuntu2~24.04) \n"))
+        s.fs("/var/lib/dpkg/status", dpkg(DRIVER_PACKAGES))
+        s.command("nvidia-smi-xml", ["nvidia-smi", "-q", "-x"], smi_xml(HGX_GPUS[:7], v100))
+        s.command("nvidia-smi-nvlink-s", ["nvidia-smi", "nvlink", "-s"], nvlink)
+        s.finish(ROOT_IDENTITY, PATH_ENV)
+
     amd_fixtures()
 
 

@@ -352,3 +352,43 @@ TEST_CASE("check: gpu.bar-small, a BAR1 below the GPU's memory where GPUDirect R
           Status::skip); // GH200: N/A
   }
 }
+
+TEST_CASE("check: gpu.nvlink-down, a link down while NVLink is in use") {
+  auto machine = [](std::vector<std::vector<bool>> links) {
+    Facts f = nvidia_machine(static_cast<int>(links.size()), "580.95.05");
+    f.nvidia.nvlink_read = true;
+    for (std::size_t i = 0; i < links.size(); ++i) {
+      NvlinkGpu g;
+      g.index = static_cast<int>(i);
+      g.name = "Tesla V100-SXM2-32GB";
+      g.uuid = f.nvidia.smi_gpus[i].uuid;
+      for (std::size_t l = 0; l < links[i].size(); ++l)
+        g.links.push_back(
+            {static_cast<int>(l), links[i][l], links[i][l] ? std::optional<double>(25.781) : std::nullopt});
+      f.nvidia.nvlink.push_back(g);
+    }
+    return f;
+  };
+  SUBCASE("one GPU with two links down beside active ones: error on that GPU, with the reset step") {
+    Facts f = machine({{true, true, true}, {true, false, false}});
+    auto results = run_check("gpu.nvlink-down", f);
+    REQUIRE(results.size() == 2);
+    CHECK(results[0].status == Status::pass);
+    expect_fired(results[1], Status::error, f.gpus[1].subject(), {"links 1, 2", "2 of its 3 links"}, {});
+    REQUIRE(results[1].action);
+    CHECK(contains(results[1].action->text, "nvidia-smi -r -i 1"));
+  }
+  SUBCASE("a GPU whose links are all down while the others are up is down too") {
+    CHECK(run_check("gpu.nvlink-down", machine({{true, true}, {false, false}}))[1].status == Status::error);
+  }
+  SUBCASE("no active link anywhere (PCIe cards without a bridge), or MIG mode: no finding") {
+    for (const auto& r : run_check("gpu.nvlink-down", machine({{false, false}, {false, false}})))
+      CHECK(r.status == Status::pass);
+    Facts mig = machine({{true, true}, {false, false}});
+    mig.nvidia.smi_gpus[1].mig_current = "Enabled";
+    CHECK(run_check("gpu.nvlink-down", mig)[1].status == Status::skip);
+  }
+  SUBCASE("not asked: skip") {
+    expect_quiet(single(run_check("gpu.nvlink-down", nvidia_machine(1))), Status::skip);
+  }
+}

@@ -359,3 +359,28 @@ TEST_CASE("parse: nvidia-smi -L, GPUs and their MIG devices") {
             .empty());
   CHECK(parse::nvidia_smi_list("").empty());
 }
+
+TEST_CASE("parse: nvidia-smi nvlink -s, active and inactive links") {
+  auto gpus =
+      parse::nvidia_smi_nvlink_status(slurp(data_path("parse/nvidia-smi-nvlink-s-v100-inactive-1.txt")));
+  REQUIRE(gpus.size() == 7);
+  CHECK(gpus[3].index == 3);
+  CHECK(gpus[3].name == "Tesla V100-SXM2-32GB");
+  CHECK(gpus[3].uuid == "GPU-50b1bd2e-77ee-2731-fd2f-17c44103b7b9");
+  REQUIRE(gpus[3].links.size() == 6);
+  CHECK(gpus[3].links[0].active);
+  CHECK(gpus[3].links[0].gbps == doctest::Approx(25.781));
+  CHECK_FALSE(gpus[3].links[3].active);
+  CHECK(gpus[3].links[3].link == 3);
+  CHECK(gpus[6].links.size() == 6); // the last line has no newline
+  // An H100's header as bottlerocket-os/bottlerocket#4418 shows it; a GPU without NVLink lists no link.
+  auto h =
+      parse::nvidia_smi_nvlink_status("GPU 0: NVIDIA H100 80GB HBM3 (UUID: "
+                                      "GPU-4039dfe4-0c97-4b1e-683e-eb7d42699053)\n\t Link 17: 26.562 GB/s\n"
+                                      "GPU 1: NVIDIA L4 (UUID: GPU-00000000-0000-0000-0000-000000000001)\n");
+  REQUIRE(h.size() == 2);
+  CHECK(h[0].links[0].link == 17);
+  CHECK(h[1].links.empty());
+  CHECK(parse::nvidia_smi_nvlink_status("Link 0: 25 GB/s\nNVML: Unable to retrieve NVLink information\n")
+            .empty());
+}
