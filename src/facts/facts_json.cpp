@@ -117,6 +117,8 @@ Json drivers_json(const Facts& f) {
                         {"temperature_celsius", opt(g.temperature_celsius)},
                         {"power_draw_watts", opt(g.power_draw_watts)},
                         {"power_limit_watts", opt(g.power_limit_watts)},
+                        {"sm_clock_mhz", opt(g.sm_clock_mhz)},
+                        {"memory_clock_mhz", opt(g.memory_clock_mhz)},
                         {"compute_processes", opt(g.compute_processes)},
                         {"mig_current", text_or_null(g.mig_current)},
                         {"mig_pending", text_or_null(g.mig_pending)},

@@ -40,6 +40,7 @@ struct NvidiaSmiGpu {
   std::optional<double> temperature_celsius; // temperature/gpu_temp
   std::optional<double> power_draw_watts;    // instant_power_draw, else power_draw, else average_power_draw
   std::optional<double> power_limit_watts;   // current_power_limit, else enforced_power_limit, power_limit
+  std::optional<double> sm_clock_mhz, memory_clock_mhz; // clocks/sm_clock, clocks/mem_clock (0 when idle)
   // Compute processes (type C or C+G) nvidia-smi lists on the GPU: empty when it printed no list; a
   // container sees none of the host's (then utilization tells).
   std::optional<int> compute_processes;

@@ -232,6 +232,10 @@ void Reader::leaf(std::string_view value) {
     set_reading(gpu.power_limit_watts, value, "W", true);
   } else if (rel_path_is({"power_readings", "power_limit"})) {
     set_reading(gpu.power_limit_watts, value, "W", false);
+  } else if (rel_path_is({"clocks", "sm_clock"})) {
+    set_reading(gpu.sm_clock_mhz, value, "MHz", true);
+  } else if (rel_path_is({"clocks", "mem_clock"})) {
+    set_reading(gpu.memory_clock_mhz, value, "MHz", true);
   } else if (rel_path_is({"mig_mode", "current_mig"}) || rel_path_is({"mig_mode", "pending_mig"})) {
     std::string& mode = stack_.back().name == "current_mig" ? gpu.mig_current : gpu.mig_pending;
     if (value == "Enabled" || value == "Disabled") mode = std::string(value); // N/A: no MIG on this GPU

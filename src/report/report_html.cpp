@@ -72,6 +72,29 @@ std::string link(const Gpu& g) {
   return s;
 }
 
+// MIG mode and devices, the BAR1 window and the NVLinks of an NVIDIA GPU, as nvidia-smi reports them.
+std::string nvidia_extras(const Facts& f, const Gpu& g) {
+  const NvidiaSmiGpu* s = g.vendor == Vendor::nvidia ? f.smi_of(g) : nullptr;
+  if (!s) return "";
+  std::vector<std::string> parts;
+  if (!s->mig_current.empty()) {
+    std::string mig = "MIG " + std::string(s->mig_current == "Enabled" ? "on" : "off");
+    if (s->mig_current == "Enabled" && s->mig_devices) mig += fmt::format(" ({} devices)", *s->mig_devices);
+    if (!s->mig_pending.empty() && s->mig_pending != s->mig_current)
+      mig += fmt::format(", {} pending", s->mig_pending == "Enabled" ? "on" : "off");
+    parts.push_back(mig);
+  }
+  if (s->bar1_total_mib) parts.push_back(fmt::format("BAR1 {} MiB", *s->bar1_total_mib));
+  for (const auto& n : f.nvidia.nvlink)
+    if (!n.links.empty() && !s->uuid.empty() && n.uuid == s->uuid)
+      parts.push_back(fmt::format("NVLink {}/{} active", std::ranges::count_if(n.links, &NvlinkLink::active),
+                                  n.links.size()));
+  std::string out;
+  for (const auto& p : parts)
+    out += (out.empty() ? "" : "<br>") + h(p);
+  return out;
+}
+
 std::string gpu_table(const Report& report) {
   const Facts& f = report.facts;
   if (f.gpus.empty()) return "<p class=\"muted\">No GPU on the PCI bus.</p>\n";
@@ -80,13 +103,15 @@ std::string gpu_table(const Report& report) {
     std::string driver = g.driver ? h(*g.driver) : "<span class=\"badge error\">none bound</span>";
     rows += fmt::format(
         "<tr><td>{}</td><td class=\"mono\">{}</td><td>{}</td><td class=\"mono\">{}</td><td>{}</td>"
-        "<td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
+        "<td class=\"num\">{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
         g.index, h(g.bdf), h(g.display_name()), h(g.arch()), driver, h(vram(f, g)), h(link(g)),
-        g.numa_node ? std::to_string(*g.numa_node) : "", html::gpu_health_cell(report, g));
+        nvidia_extras(f, g), g.numa_node ? std::to_string(*g.numa_node) : "",
+        html::gpu_health_cell(report, g));
   }
   return html::table(
       "<th>#</th><th>PCI address</th><th>Model</th><th>Architecture</th><th>Driver</th>"
-      "<th class=\"num\">Memory</th><th>PCIe link</th><th class=\"num\">NUMA</th><th>Health</th>",
+      "<th class=\"num\">Memory</th><th>PCIe link</th><th>MIG, BAR1, NVLink</th><th class=\"num\">NUMA</th>"
+      "<th>Health</th>",
       rows);
 }
 

@@ -96,6 +96,16 @@ TEST_CASE("html: the report page of a machine with probes: verdict, problems, GP
   CHECK(page.find("host→GPU 24.9 GB/s") != std::string::npos);
 }
 
+TEST_CASE("html: the GPU table shows MIG, BAR1 and NVLink as nvidia-smi reports them") {
+  std::string mig = render_html(judged("nvidia-a100-mig-instances-healthy"), loaded_data().cat);
+  CHECK(mig.find("<th>MIG, BAR1, NVLink</th>") != std::string::npos);
+  CHECK(mig.find("<td>MIG on (4 devices)<br>BAR1 131072 MiB</td>") != std::string::npos);
+  std::string links = render_html(judged("nvidia-v100-nvlink-inactive"), loaded_data().cat);
+  CHECK(count(links, "NVLink 6/6 active") == 3);
+  CHECK(count(links, "NVLink 4/6 active") == 2);
+  CHECK(count(links, "NVLink 5/6 active") == 2);
+}
+
 TEST_CASE("html: fix commands appear with the fix's title; a machine without probes has no topology") {
   std::string page = render_html(judged("amd-to-nvidia-leftovers"), loaded_data().cat);
   self_contained(page);

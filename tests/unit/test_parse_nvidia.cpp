@@ -152,6 +152,8 @@ TEST_CASE("parse: nvidia-smi -q -x and -q, MIG mode and devices and the BAR1 siz
   REQUIRE(r);
   CHECK(r->gpus[0].mig_current.empty()); // N/A: no MIG on this GPU
   CHECK(r->gpus[0].bar1_total_mib == 32768);
+  CHECK(r->gpus[0].sm_clock_mhz == doctest::Approx(0)); // idle: the clocks of the moment
+  CHECK(r->gpus[0].memory_clock_mhz == doctest::Approx(405));
   auto w = parse::nvidia_smi_xml(realdata("nvidia-smi-q-x-rtx3080-windows-wddm-1.xml"));
   REQUIRE(w);
   CHECK(w->gpus[0].bar1_total_mib == 16384);
