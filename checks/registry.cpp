@@ -85,6 +85,7 @@ const std::vector<CheckEntry>& check_registry() {
       {"env.cuda-stubs", env_cuda_stubs},
       {"wsl.driver", wsl_driver},
       {"container.shm-small", container_shm_small},
+      {"container.cuda-require", container_cuda_require},
       {"rdma.memlock", rdma_memlock},
       {"env.nccl-ib-hca-missing", env_nccl_ib_hca_missing},
   };

@@ -21,6 +21,7 @@ namespace gpudoctor::checks {
 
 void gpu_none(const CheckContext&, Results&);
 void gpu_mig(const CheckContext&, Results&);
+void container_cuda_require(const CheckContext&, Results&);
 void env_nccl_socket_default(const CheckContext&, Results&);
 void gpu_bar_small(const CheckContext&, Results&);
 void gpu_nvlink_down(const CheckContext&, Results&);

@@ -252,6 +252,18 @@ inline constexpr Target k_targets[] = {
          require(l.link >= 0 && (!l.active || (l.gbps && *l.gbps > 0)), "an active link has a speed");
      }
    }},
+  {"nvidia_require", [](std::string_view s) {
+     auto r = parse::nvidia_require(s);
+     if (!r) return;
+     require(!r->empty() && r->size() <= 64, "term bound");
+     for (const auto& term : *r) {
+       require(!term.empty() && term.size() <= 16, "constraint bound");
+       for (const auto& c : term)
+         require((c.key == "cuda" || c.key == "driver" || c.key == "arch" || c.key == "brand") && !c.value.empty() &&
+                     !c.op.empty(),
+                 "known key, an operator and a value");
+     }
+   }},
   {"ip_addresses", [](std::string_view s) {
      auto all = parse::ip_addresses(s);
      require(all.size() <= 4096, "address bound");

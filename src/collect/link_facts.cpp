@@ -117,6 +117,25 @@ void link_repos(RepoFacts& repos, const Knowledge& kb) {
   });
 }
 
+// The toolkit's requirements of this environment (internal/config/image/cuda_image.go GetRequirements): every
+// NVIDIA_REQUIRE_* but NVIDIA_REQUIRE_JETPACK*, or for a legacy image (CUDA_VERSION without
+// NVIDIA_REQUIRE_CUDA) cuda>=<major.minor>.
+void link_nvidia_requirements(const std::map<std::string, std::string>& env, ContainerFacts& c) {
+  c.nvidia_requirements.clear();
+  for (const auto& [name, value] : env)
+    if (text::starts_with(name, "NVIDIA_REQUIRE_") && !text::starts_with(name, "NVIDIA_REQUIRE_JETPACK"))
+      c.nvidia_requirements.push_back({name, value, parse::nvidia_require(value)});
+  auto cuda = env.find("CUDA_VERSION");
+  if (cuda != env.end() && !env.contains("NVIDIA_REQUIRE_CUDA")) {
+    std::string v = "cuda>=" + text::version_prefix(cuda->second, 2);
+    c.nvidia_requirements.push_back({"CUDA_VERSION", v, parse::nvidia_require(v)});
+  }
+  auto disable = env.find("NVIDIA_DISABLE_REQUIRE");
+  static const char* const k_true[] = {"1", "t", "T", "TRUE", "true", "True"};
+  c.nvidia_disable_require =
+      disable != env.end() && std::ranges::find(k_true, disable->second) != std::end(k_true);
+}
+
 void normalise_facts(Facts& facts, const Knowledge& kb) {
   for (auto& smi : facts.nvidia.smi_gpus)
     smi.bdf = parse::bdf_from_nvidia_bus_id(smi.bus_id);
@@ -125,6 +144,7 @@ void normalise_facts(Facts& facts, const Knowledge& kb) {
   else
     facts.os.kernel_params.reset();
   normalise_env(facts.env, kb);
+  link_nvidia_requirements(facts.env.all, facts.containers);
   link_tool_errors(facts, kb);
   for (auto& env : facts.python.envs)
     for (auto& x : env.extensions)

@@ -5,6 +5,9 @@
 #include "facts/facts.hpp"
 #include "knowledge/knowledge.hpp"
 
+#include <map>
+#include <string>
+
 namespace gpudoctor {
 
 // All of the below, in this order. collect_all runs it once, after every collector.
@@ -19,6 +22,8 @@ void link_gpus(Facts& facts, const Knowledge& kb);
 void link_tool_errors(Facts& facts, const Knowledge& kb);
 // The repository sources of a GPU vendor or a PyTorch index (knowledge vendor_repos), whose they are.
 void link_repos(RepoFacts& repos, const Knowledge& kb);
+// NVIDIA_REQUIRE_* of the environment (or a legacy image's cuda>=X.Y) parsed, and NVIDIA_DISABLE_REQUIRE.
+void link_nvidia_requirements(const std::map<std::string, std::string>& env, ContainerFacts& c);
 // Values read once into typed facts: each nvidia-smi GPU's bdf, the kernel command line, the GPU variables of
 // the environment, the NCCL settings in effect and NCCL_IB_HCA, HSA_OVERRIDE_GFX_VERSION*, the vendor tools'
 // failures (link_tool_errors), and what each compiled extension was built for. It derives only from collected

@@ -204,6 +204,8 @@ void Reader::leaf(std::string_view value) {
   NvidiaSmiGpu& gpu = report.gpus.back();
   if (rel_path_is({"product_name"}))
     gpu.name = decode_entities(value);
+  else if (rel_path_is({"product_brand"}))
+    gpu.brand = decode_entities(value.substr(0, 32));
   else if (rel_path_is({"uuid"}))
     gpu.uuid = decode_entities(value);
   else if (rel_path_is({"pci", "pci_bus_id"}) && !value.empty())

@@ -438,6 +438,25 @@ def main():
         s.command("nvidia-smi-nvlink-s", ["nvidia-smi", "nvlink", "-s"], nvlink)
         s.finish(ROOT_IDENTITY, PATH_ENV)
 
+    # 21. Issue 25 item 4, an image's NVIDIA_REQUIRE_CUDA: the CUDA 12.8 image of
+    # NVIDIA/nvidia-container-toolkit#940 on a host with driver 565.77 (CUDA 12.7), started with
+    # NVIDIA_DISABLE_REQUIRE=true; the healthy neighbour is nvidia-h200-real (its real cuda>=13.0 on 580/13.0).
+    s = Snapshot("nvidia-container-cuda128-driver565", "Container of a CUDA 12.8 image on a host driver 565.77 "
+                 "(CUDA 12.7), started with NVIDIA_DISABLE_REQUIRE=true (from nvidia-h200-real)")
+    nvidia_base(s, ["0000:00:06.0"], driver_version="565.77", proc_version=(
+        "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  565.77  Release Build  (dvs-builder@U16-I2-C03-12-4)"
+        "  Wed Nov 27 23:33:08 UTC 2024\nGCC version:  gcc version 12.3.0 (Ubuntu 12.3.0-1ubuntu1~22.04) \n"))
+    s.stat["/.dockerenv"] = {"type": "file", "mode": "0755", "uid": 0, "gid": 0, "group": "root"}
+    s.fs("/var/lib/dpkg/status", dpkg([("libnvidia-compute-565", "565.77-0ubuntu1")]))
+    xml = smi_xml(["0000:00:06.0"]).replace("<driver_version>580.159.04</driver_version>",
+                                            "<driver_version>565.77</driver_version>")
+    xml = xml.replace("<cuda_version>13.0</cuda_version>", "<cuda_version>12.7</cuda_version>")
+    s.command("nvidia-smi-xml", ["nvidia-smi", "-q", "-x"], xml)
+    env = dict(PATH_ENV)
+    env.update({"CUDA_VERSION": "12.8.0", "NVIDIA_REQUIRE_CUDA": "cuda>=12.8", "NVIDIA_DISABLE_REQUIRE": "true",
+                "NVIDIA_VISIBLE_DEVICES": "all", "NVIDIA_DRIVER_CAPABILITIES": "compute,utility"})
+    s.finish(ROOT_IDENTITY, env)
+
     amd_fixtures()
 
 

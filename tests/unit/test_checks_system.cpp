@@ -1090,3 +1090,72 @@ TEST_CASE("check: driver.amdgpu-rocm") {
     CHECK(single(run_check("driver.amdgpu-rocm", amd_machine())).status == Status::skip);
   }
 }
+
+TEST_CASE(
+    "check: container.cuda-require evaluates the image's NVIDIA_REQUIRE_* as the container toolkit does") {
+  auto container = [](const std::string& driver, const std::string& cuda, const std::string& brand,
+                      std::map<std::string, std::string> env) {
+    Facts f = nvidia_machine(1, driver);
+    f.os.in_container = true;
+    f.nvidia.smi_cuda_version = {cuda, "cmd nvidia-smi-xml"};
+    f.nvidia.smi_gpus[0].brand = brand;
+    for (auto& [k, v] : env)
+      f.env.all[k] = v;
+    return f;
+  };
+  // The CUDA 12.4.1 base image's value (gitlab.com/nvidia/container-images/cuda dist/12.4.1/ubuntu2204/base),
+  // shortened to two of its brand/driver alternatives per branch.
+  const std::string image_1241 =
+      "cuda>=12.4 brand=tesla,driver>=470,driver<471 brand=geforce,driver>=470,driver<471 "
+      "brand=tesla,driver>=535,driver<536 brand=geforce,driver>=535,driver<536";
+  SUBCASE("cuda>=12.8 on a 565.77 driver (CUDA 12.7), started with NVIDIA_DISABLE_REQUIRE: error") {
+    auto r = single(run_check("container.cuda-require", container("565.77", "12.7", "NVIDIA",
+                                                                  {{"NVIDIA_REQUIRE_CUDA", "cuda>=12.8"},
+                                                                   {"NVIDIA_DISABLE_REQUIRE", "true"}})));
+    expect_fired(r, Status::error, "NVIDIA_REQUIRE_CUDA",
+                 {"requires cuda>=12.8", "driver 565.77 supports CUDA 12.7", "NVIDIA_DISABLE_REQUIRE"}, {});
+    REQUIRE(r.action);
+  }
+  SUBCASE("a 535 Tesla meets the 12.4.1 image through its brand and driver branch; a 550 GeForce does not") {
+    auto ok = single(run_check("container.cuda-require", container("535.104.05", "12.2", "Tesla",
+                                                                   {{"NVIDIA_REQUIRE_CUDA", image_1241}})));
+    CHECK(ok.status == Status::pass);
+    CHECK(contains(ok.message, "forward-compatibility"));
+    auto bad = single(run_check("container.cuda-require", container("550.54.14", "12.4", "GeForce",
+                                                                    {{"NVIDIA_REQUIRE_CUDA", image_1241}})));
+    CHECK(bad.status == Status::pass); // 12.4 == 12.4: the first alternative holds
+    auto old = single(run_check("container.cuda-require", container("545.23.08", "12.3", "GeForce",
+                                                                    {{"NVIDIA_REQUIRE_CUDA", image_1241}})));
+    CHECK(old.status == Status::error);
+    CHECK(contains(old.message, "CDI mode")); // no NVIDIA_DISABLE_REQUIRE: the toolkit did not check it
+  }
+  SUBCASE("every NVIDIA_REQUIRE_* must hold; JETPACK is not the toolkit's; a legacy CUDA_VERSION; yes is not "
+          "true") {
+    auto two = single(
+        run_check("container.cuda-require", container("580.95.05", "13.0", "NVIDIA",
+                                                      {{"NVIDIA_REQUIRE_CUDA", "cuda>=12.0"},
+                                                       {"NVIDIA_REQUIRE_DRIVER", "driver>=590"},
+                                                       {"NVIDIA_REQUIRE_JETPACK", "csv-mounts=all"}})));
+    CHECK(two.status == Status::error);
+    CHECK(two.subject == "NVIDIA_REQUIRE_DRIVER");
+    auto legacy =
+        single(run_check("container.cuda-require",
+                         container("470.256.02", "11.4", "Tesla",
+                                   {{"CUDA_VERSION", "11.8.0"}, {"NVIDIA_DISABLE_REQUIRE", "yes"}})));
+    CHECK(legacy.status == Status::error);
+    CHECK(contains(legacy.message, "cuda>=11.8"));
+    CHECK(contains(legacy.message, "CDI mode")); // "yes" does not disable (Go's ParseBool)
+  }
+  SUBCASE("a value the toolkit cannot read: warn; not in a container, or no variable: skip") {
+    auto bad =
+        single(run_check("container.cuda-require",
+                         container("580.95.05", "13.0", "NVIDIA", {{"NVIDIA_REQUIRE_CUDA", "cuda>=12.x"}})));
+    CHECK(bad.status == Status::warn);
+    CHECK(contains(bad.message, "invalid expression"));
+    Facts host = container("580.95.05", "13.0", "NVIDIA", {{"NVIDIA_REQUIRE_CUDA", "cuda>=12.8"}});
+    host.os.in_container = false;
+    CHECK(single(run_check("container.cuda-require", host)).status == Status::skip);
+    CHECK(single(run_check("container.cuda-require", container("580.95.05", "13.0", "NVIDIA", {}))).status ==
+          Status::skip);
+  }
+}

@@ -259,3 +259,20 @@ TEST_CASE("parse: ip_addresses, ip -o addr show and ip addr show") {
   CHECK(parse::ip_addresses("Device \"eth9\" does not exist.\n").empty());
   CHECK(parse::ip_addresses("    inet 10.0.0.1/8 scope global\n").empty()); // no interface line before it
 }
+
+TEST_CASE("parse: nvidia_require, the container toolkit's requirement language") {
+  auto r = parse::nvidia_require("cuda>=12.4 brand=tesla,driver>=535,driver<536  BRAND=GeForce,driver>=470");
+  REQUIRE(r);
+  REQUIRE(r->size() == 3);
+  CHECK((*r)[0][0].key == "cuda");
+  CHECK((*r)[0][0].op == ">=");
+  CHECK((*r)[0][0].value == "12.4");
+  REQUIRE((*r)[1].size() == 3);
+  CHECK((*r)[1][2].op == "<");
+  CHECK((*r)[2][0].key == "brand"); // keys in any case
+  CHECK((*r)[2][0].value == "GeForce");
+  // What libnvidia-container's dsl.c calls an invalid expression.
+  for (const char* bad : {"", "cuda", "cuda>=", ">=12", "cuda=>12.4", "cuda>=12.x", "brand>=tesla",
+                          "csv-mounts=all", "cuda>==12"})
+    CHECK_MESSAGE(!parse::nvidia_require(bad), bad);
+}
