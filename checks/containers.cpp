@@ -1,5 +1,6 @@
 // container.nvidia-runtime, container.rocm-devices
 #include "checks/common.hpp"
+#include "checks/container_common.hpp"
 #include "checks/registry.hpp"
 #include "system/machine_paths.hpp"
 #include "util/text.hpp"
@@ -59,17 +60,17 @@ void container_nvidia_runtime(const CheckContext& ctx, Results& out) {
           evidence);
 }
 
-void container_rocm_devices(const CheckContext& ctx, Results& out) {
-  const Facts& f = ctx.facts;
-  if (!f.os.in_container) return out.skip("", "not inside a container");
-  std::vector<std::string> evidence = {fmt::format("container: {}", f.os.container_evidence)};
+RocmDevicesInContainer rocm_devices_in_container(const Facts& f) {
+  RocmDevicesInContainer r;
+  if (!f.os.in_container) return r;
+  r.evidence = {fmt::format("container: {}", f.os.container_evidence)};
   if (f.modules.has("amdgpu"))
-    evidence.push_back(fmt::format("{}: amdgpu (the host's kernel)", f.modules.source));
-  if (f.amd.kfd_topology) evidence.push_back(fmt::format("{}: readable", paths::kfd_topology_nodes));
+    r.evidence.push_back(fmt::format("{}: amdgpu (the host's kernel)", f.modules.source));
+  if (f.amd.kfd_topology) r.evidence.push_back(fmt::format("{}: readable", paths::kfd_topology_nodes));
   for (const auto& gpu : f.gpus)
-    if (gpu.vendor == Vendor::amd) evidence.push_back(gpu_evidence(gpu));
-  if (evidence.size() == 1)
-    return out.skip("", "no sign of an AMD GPU on the host (amdgpu, KFD topology, PCI)");
+    if (gpu.vendor == Vendor::amd) r.evidence.push_back(gpu_evidence(gpu));
+  r.amd_host = r.evidence.size() > 1;
+  if (!r.amd_host) return r;
   // A container without ROCm (a CPU-only image) does not need the devices.
   bool torch_rocm = std::any_of(f.python.envs.begin(), f.python.envs.end(),
                                 [](const PythonEnv& e) { return e.torch && e.torch->hip; });
@@ -77,16 +78,28 @@ void container_rocm_devices(const CheckContext& ctx, Results& out) {
     return text::starts_with(kv.first, "HSA_") || text::starts_with(kv.first, "HIP_") ||
            text::starts_with(kv.first, "ROCR_");
   });
-  if (!rocm_installed(f) && !torch_rocm && !rocm_env)
-    return out.pass("", "no ROCm in this container: it needs no GPU device", evidence);
+  r.needs_rocm = rocm_installed(f) || torch_rocm || rocm_env;
   bool kfd = f.amd.kfd_device || (f.permissions.kfd && f.permissions.kfd->stat);
   bool render = std::any_of(f.permissions.render_nodes.begin(), f.permissions.render_nodes.end(),
                             [](const DeviceNode& n) { return n.stat.has_value(); });
-  evidence.push_back(fmt::format("{}: {}", paths::kfd, kfd ? "present" : "missing"));
-  evidence.push_back(fmt::format("{}: {}", paths::dri, render ? "render nodes present" : "no render node"));
-  if (kfd && render) return out.pass("", "the KFD and the render nodes were passed in", evidence);
-  std::string missing = !kfd && !render ? fmt::format("{} and the {} render nodes", paths::kfd, paths::dri)
-                        : !kfd          ? std::string(paths::kfd)
+  r.evidence.push_back(fmt::format("{}: {}", paths::kfd, kfd ? "present" : "missing"));
+  r.evidence.push_back(fmt::format("{}: {}", paths::dri, render ? "render nodes present" : "no render node"));
+  r.kfd_missing = r.needs_rocm && !kfd;
+  r.render_missing = r.needs_rocm && !render;
+  return r;
+}
+
+void container_rocm_devices(const CheckContext& ctx, Results& out) {
+  const Facts& f = ctx.facts;
+  if (!f.os.in_container) return out.skip("", "not inside a container");
+  RocmDevicesInContainer r = rocm_devices_in_container(f);
+  if (!r.amd_host) return out.skip("", "no sign of an AMD GPU on the host (amdgpu, KFD topology, PCI)");
+  if (!r.needs_rocm) return out.pass("", "no ROCm in this container: it needs no GPU device", r.evidence);
+  if (!r.kfd_missing && !r.render_missing)
+    return out.pass("", "the KFD and the render nodes were passed in", r.evidence);
+  std::string missing = r.kfd_missing && r.render_missing
+                            ? fmt::format("{} and the {} render nodes", paths::kfd, paths::dri)
+                        : r.kfd_missing ? std::string(paths::kfd)
                                         : fmt::format("the {} render nodes", paths::dri);
   out.add(Status::error, "",
           fmt::format(
@@ -94,7 +107,7 @@ void container_rocm_devices(const CheckContext& ctx, Results& out) {
               "(rocminfo: \"Unable to open /dev/kfd\"). Start it with --device=/dev/kfd --device=/dev/dri "
               "--group-add video (Kubernetes: the AMD GPU device plugin).",
               missing),
-          evidence);
+          r.evidence);
 }
 
 } // namespace gpudoctor::checks

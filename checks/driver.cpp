@@ -1,5 +1,6 @@
 // driver.not-bound, driver.nouveau, driver.nvidia-mismatch, driver.kfd-missing
 #include "checks/common.hpp"
+#include "checks/container_common.hpp"
 #include "checks/registry.hpp"
 #include "checks/secure_boot.hpp"
 #include "system/machine_paths.hpp"
@@ -121,6 +122,10 @@ void driver_kfd_missing(const CheckContext& ctx, Results& out) {
     any = true;
     if (amd.kfd_device && amd.kfd_topology && gpu.kfd) {
       out.pass(gpu.subject(), fmt::format("KFD node {}", gpu.kfd->node_id), {gpu.kfd->source});
+      continue;
+    }
+    if (!amd.kfd_device && rocm_devices_in_container(ctx.facts).kfd_missing) {
+      out.skip(gpu.subject(), "the container was started without /dev/kfd (container.rocm-devices)");
       continue;
     }
     std::vector<std::string> evidence = {gpu_evidence(gpu)};

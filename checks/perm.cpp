@@ -1,5 +1,6 @@
 // perm.kfd, perm.render-node, perm.nvidia-dev
 #include "checks/common.hpp"
+#include "checks/container_common.hpp"
 #include "checks/registry.hpp"
 #include "system/machine_paths.hpp"
 #include "util/text.hpp"
@@ -51,6 +52,11 @@ void perm_render_node(const CheckContext& ctx, Results& out) {
     const DeviceNode* node = nullptr;
     for (const auto& n : perms.render_nodes)
       if (n.path == *gpu.render_node) node = &n;
+    if (!node && rocm_devices_in_container(ctx.facts).render_missing) {
+      out.skip(gpu.subject(), fmt::format("the container was started without {} (container.rocm-devices)",
+                                          *gpu.render_node));
+      continue;
+    }
     if (!node) {
       out.add(Status::error, gpu.subject(),
               fmt::format("{} does not exist although the driver names it.", *gpu.render_node),
