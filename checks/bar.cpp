@@ -19,8 +19,7 @@ std::string size_text(long long mib) {
 
 void gpu_bar_small(const CheckContext& ctx, Results& out) {
   const Facts& f = ctx.facts;
-  const std::string key =
-      f.nvidia.smi_driver_version ? f.nvidia.smi_driver_version.source : "cmd nvidia-smi-xml";
+  const std::string key = smi_source(f);
   const bool rdma = !f.network.ib_devices.empty();
   bool any = false;
   for (const auto& smi : f.nvidia.smi_gpus) {

@@ -41,6 +41,10 @@ std::size_t usable_gpus(const Facts& f, Vendor v) {
   return n;
 }
 
+std::string smi_source(const Facts& f) {
+  return f.nvidia.smi_driver_version ? f.nvidia.smi_driver_version.source : "cmd nvidia-smi-xml";
+}
+
 std::string gpu_evidence(const Gpu& gpu) {
   std::string rev = gpu.revision ? fmt::format(" rev {:02x}", *gpu.revision) : "";
   return fmt::format("gpu{} {} {:04x}:{:04x}{} ({})", gpu.index, gpu.bdf, gpu.vendor_id, gpu.device_id, rev,

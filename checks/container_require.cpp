@@ -23,18 +23,10 @@ struct Host {
   std::string cuda, driver, arch, brand;
 };
 
-std::vector<long long> version_parts(const std::string& v) {
-  std::vector<long long> out;
-  for (const auto& p : text::split(v, '.'))
-    out.push_back(text::to_int(p).value_or(0));
-  while (!out.empty() && out.back() == 0) // 12.4 == 12.4.0
-    out.pop_back();
-  return out;
-}
-
-int compare_versions(const std::string& a, const std::string& b) {
-  auto x = version_parts(a), y = version_parts(b);
-  return x < y ? -1 : x > y ? 1 : 0;
+// "sm_90" -> "9.0", "sm_100" -> "10.0": the compute capability the toolkit's arch= compares; "" otherwise.
+std::string capability_of(const std::string& arch) {
+  if (!text::starts_with(arch, "sm_") || arch.size() < 5) return {};
+  return arch.substr(3, arch.size() - 4) + "." + arch.back();
 }
 
 bool holds(const NvidiaRequireConstraint& c, const Host& host) {
@@ -44,7 +36,7 @@ bool holds(const NvidiaRequireConstraint& c, const Host& host) {
                                                 : host.brand;
   if (have.empty()) return true;
   if (c.key == "brand") return (text::lower(have) == text::lower(c.value)) == (c.op == "=");
-  int cmp = compare_versions(have, c.value);
+  int cmp = text::compare_versions(have, c.value); // a missing part counts as 0: 12.4 == 12.4.0
   return c.op == "="    ? cmp == 0
          : c.op == "!=" ? cmp != 0
          : c.op == "<"  ? cmp < 0
@@ -77,21 +69,17 @@ void container_cuda_require(const CheckContext& ctx, Results& out) {
                              : nv.kernel_module_version ? *nv.kernel_module_version
                                                         : std::string();
   if (driver.empty()) return out.skip("", "no NVIDIA driver is visible in this container");
+  const std::string cuda = nv.smi_cuda_version ? *nv.smi_cuda_version : std::string();
   std::vector<Host> hosts;
   for (const auto& s : nv.smi_gpus) {
     const Gpu* gpu = f.gpu_of(s);
-    std::string arch =
-        gpu && text::starts_with(gpu->arch(), "sm_") && gpu->arch().size() >= 5
-            ? gpu->arch().substr(3, gpu->arch().size() - 4) + "." + gpu->arch().substr(gpu->arch().size() - 1)
-            : std::string();
-    hosts.push_back({(nv.smi_cuda_version ? *nv.smi_cuda_version : std::string()), driver, arch, s.brand});
+    hosts.push_back({cuda, driver, gpu ? capability_of(gpu->arch()) : std::string(), s.brand});
   }
-  if (hosts.empty())
-    hosts.push_back({(nv.smi_cuda_version ? *nv.smi_cuda_version : std::string()), driver, "", ""});
+  if (hosts.empty()) hosts.push_back({cuda, driver, "", ""}); // no GPU: arch and brand pass
   std::vector<std::string> evidence = {
       fmt::format("{}: driver {}, CUDA {}",
                   nv.smi_driver_version ? nv.smi_driver_version.source : nv.kernel_module_version.source,
-                  driver, nv.smi_cuda_version ? *nv.smi_cuda_version : "unknown")};
+                  driver, cuda.empty() ? "unknown" : cuda)};
   for (const auto& v : vars)
     evidence.push_back(fmt::format("env {}={}", v.name, shown(v.value)));
   if (f.containers.nvidia_disable_require) evidence.push_back("env NVIDIA_DISABLE_REQUIRE (true)");

@@ -41,8 +41,7 @@ void fabric_manager(const CheckContext& ctx, Results& out) {
   for (const auto& s : fab.nvswitches)
     evidence.push_back(
         fmt::format("{}: {} (NVSwitch generation {})", paths::pci_device(s.bdf), s.name, s.generation));
-  const std::string smi =
-      f.nvidia.smi_driver_version ? f.nvidia.smi_driver_version.source : "cmd nvidia-smi-xml";
+  const std::string smi = smi_source(f);
   std::map<std::string, std::size_t> not_ready; // "state" (status) -> GPUs
   for (const auto* g : in_fabric) {
     const auto& h = g->health;

@@ -51,8 +51,7 @@ std::string plural(long long n, const char* one, const char* many) {
 
 void judge_nvidia(const Facts& f, const NvidiaSmiGpu& g, Results& out) {
   const auto& h = g.health;
-  const std::string key =
-      f.nvidia.smi_driver_version ? f.nvidia.smi_driver_version.source : "cmd nvidia-smi-xml";
+  const std::string key = smi_source(f);
   const std::string src = fmt::format("{}: GPU {}: ", key, g.bus_id);
   std::vector<std::string> evidence;
   auto cite = [&](const char* what, const auto& v) {
@@ -273,8 +272,7 @@ void gpu_throttled(const CheckContext& ctx, Results& out) {
     if (!amd) out.skip("", "nvidia-smi reported no GPU, and no AMD GPU has hwmon temperatures");
     return;
   }
-  const std::string smi =
-      f.nvidia.smi_driver_version ? f.nvidia.smi_driver_version.source : "cmd nvidia-smi-xml";
+  const std::string smi = smi_source(f);
   for (const auto& g : f.nvidia.smi_gpus) {
     std::string subject = subject_of(f, g);
     const auto& held = g.health.clocks_held_by;

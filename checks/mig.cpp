@@ -14,8 +14,7 @@ bool mig_without_devices(const Facts& f, const Gpu& gpu) {
 
 void gpu_mig(const CheckContext& ctx, Results& out) {
   const Facts& f = ctx.facts;
-  const std::string key =
-      f.nvidia.smi_driver_version ? f.nvidia.smi_driver_version.source : "cmd nvidia-smi-xml";
+  const std::string key = smi_source(f);
   bool any = false;
   for (const auto& smi : f.nvidia.smi_gpus) {
     if (smi.mig_current.empty()) continue; // N/A: this GPU has no MIG

@@ -22,6 +22,7 @@ Action nccl_change(const NcclSetting& s, const std::optional<std::string>& value
 
 // Every NCCL_*/RCCL_* setting NCCL would see, one per name, in name order.
 const std::vector<NcclSetting>& nccl_settings(const Facts& f);
+std::optional<NcclSetting> nccl_setting(const Facts& f, const std::string& name);
 
 // An NCCL_SOCKET_IFNAME value as NCCL reads it: '^' (exclude) then '=' (exact) apply to the whole list.
 struct IfList {
@@ -30,7 +31,6 @@ struct IfList {
 };
 IfList parse_iflist(std::string v);
 bool matches(const IfList& l, const std::string& interface);
-std::optional<NcclSetting> nccl_setting(const Facts& f, const std::string& name);
 
 // strtoll(value, nullptr, 0), as NCCL_PARAM reads a number: leading blanks and a sign, 0x hex and 0 octal;
 // reading stops at the first character that is not part of the number.

@@ -13,19 +13,13 @@ namespace gpudoctor {
 
 namespace {
 
-std::optional<long long> number_file(SystemView& view, const std::string& path) {
-  auto content = view.read_file(path);
-  if (!content) return std::nullopt;
-  return text::to_int(text::trim(*content));
-}
-
-// "0x1003": sysfs writes the flags in hex with the prefix.
-std::optional<long long> hex_file(SystemView& view, const std::string& path) {
+// A number sysfs writes in a file: decimal, or hex with its "0x" (`flags`).
+std::optional<long long> number_file(SystemView& view, const std::string& path, int base = 10) {
   auto content = view.read_file(path);
   if (!content) return std::nullopt;
   std::string t = text::trim(*content);
-  if (text::starts_with(t, "0x")) t = t.substr(2);
-  return text::to_int(t, 16);
+  if (base == 16 && text::starts_with(t, "0x")) t = t.substr(2);
+  return text::to_int(t, base);
 }
 
 NetInterface read_interface(SystemView& view, const std::string& name) {
@@ -34,7 +28,7 @@ NetInterface read_interface(SystemView& view, const std::string& name) {
   const std::string dir = std::string(paths::net_class) + "/" + name;
   if (auto type = number_file(view, dir + "/type"); type && *type >= 0 && *type <= 0xffff)
     n.type = static_cast<int>(*type);
-  if (auto flags = hex_file(view, dir + "/flags"); flags && *flags >= 0 && *flags <= 0xffffffff)
+  if (auto flags = number_file(view, dir + "/flags", 16); flags && *flags >= 0 && *flags <= 0xffffffff)
     n.flags = static_cast<unsigned>(*flags);
   n.device = view.read_link(dir + "/device").has_value();
   if (n.device)

@@ -33,8 +33,8 @@ struct ContainerFacts {
   std::vector<std::string> daemon_json_runtimes; // "runtimes" of /etc/docker/daemon.json (rootless too)
   std::string daemon_json_source;
   bool nvidia_toolkit_config = false; // /etc/nvidia-container-runtime/config.toml exists
-  // NVIDIA_REQUIRE_* of the environment (not NVIDIA_REQUIRE_JETPACK*, which the toolkit leaves out), parsed by
-  // the link stage; NVIDIA_DISABLE_REQUIRE as the toolkit reads it (Go's ParseBool).
+  // NVIDIA_REQUIRE_* of the environment (not NVIDIA_REQUIRE_JETPACK*, which the toolkit leaves out), parsed
+  // by the link stage; NVIDIA_DISABLE_REQUIRE as the toolkit reads it (Go's ParseBool).
   std::vector<NvidiaRequireVar> nvidia_requirements;
   bool nvidia_disable_require = false;
 };

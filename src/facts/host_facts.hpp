@@ -23,13 +23,13 @@ struct IpAddress {
 // What sysfs says of one network interface (/sys/class/net/<name>), read where NCCL may pick one.
 struct NetInterface {
   std::string name;
-  std::optional<int> type;      // ARPHRD_*: 1 Ethernet, 32 InfiniBand, 772 loopback, 65534 none (tun, wg)
+  std::optional<int> type;       // ARPHRD_*: 1 Ethernet, 32 InfiniBand, 772 loopback, 65534 none (tun, wg)
   std::optional<unsigned> flags; // IFF_*: 0x1 up, 0x40 running, 0x8 loopback
-  bool device = false;          // a `device` link: backed by hardware (a PCI or virtio function)
-  std::string driver;           // that device's driver (mlx5_core, virtio_net, ixgbe)
-  bool bridge = false;          // a `bridge` folder: a Linux bridge (docker0, br-*, virbr0, cni0)
-  bool tun = false;             // a `tun_flags` file: tun or tap (tailscale0, tun0, vnet*)
-  bool peer_link = false;       // iflink differs from ifindex: veth, a tunnel's lower device
+  bool device = false;           // a `device` link: backed by hardware (a PCI or virtio function)
+  std::string driver;            // that device's driver (mlx5_core, virtio_net, ixgbe)
+  bool bridge = false;           // a `bridge` folder: a Linux bridge (docker0, br-*, virbr0, cni0)
+  bool tun = false;              // a `tun_flags` file: tun or tap (tailscale0, tun0, vnet*)
+  bool peer_link = false;        // iflink differs from ifindex: veth, a tunnel's lower device
   std::vector<IpAddress> addresses;
 };
 

@@ -33,7 +33,7 @@ struct NvidiaGpuHealth {
 struct NvidiaSmiGpu {
   std::string name, bus_id, uuid;
   std::string brand; // product_brand: "Tesla", "GeForce", "NVIDIA", "NvidiaRTX" (NVIDIA_REQUIRE_* brand=)
-  std::string bdf; // bus_id as sysfs writes it ("0000:81:00.0"), the key of Facts::gpus (link_facts)
+  std::string bdf;   // bus_id as sysfs writes it ("0000:81:00.0"), the key of Facts::gpus (link_facts)
   std::optional<long long> memory_total_mib;
   std::string performance_state;      // "P0" (busy) .. "P8" (idle); empty when not reported
   std::optional<int> gpu_utilization; // percent

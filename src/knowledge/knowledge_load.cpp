@@ -211,7 +211,8 @@ public:
     yaml::Fields r(node, {"marker", "kind", "source"});
     NetInterfaceKindRow x{r.text("marker"), r.text("kind"), read_source(r)};
     bool type = x.marker.starts_with("type ") && text::to_int(x.marker.substr(5)).has_value();
-    if (!type && x.marker != "bridge" && x.marker != "tun" && x.marker != "peer-link" && x.marker != "no-device")
+    if (!type && x.marker != "bridge" && x.marker != "tun" && x.marker != "peer-link" &&
+        x.marker != "no-device")
       yaml::fail(node["marker"], "marker must be bridge, tun, peer-link, no-device or \"type <number>\"");
     unique(node, "net interface kind " + x.marker, "row for " + x.marker);
     kb.env.net_interface_kinds.push_back(std::move(x));

@@ -5,6 +5,7 @@
 #include "parse/scan.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 namespace gpudoctor::parse {
 
@@ -36,6 +37,16 @@ int index_after(std::string_view line, std::string_view label) {
   return n && *n >= 0 && *n < 1 << 20 ? static_cast<int>(*n) : -1;
 }
 
+// "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-2927d07e-...)", the line -L and nvlink -s print for each GPU: its
+// index (-1 when none), name and UUID ("" when not a UUID).
+std::tuple<int, std::string, std::string> gpu_line(std::string_view line) {
+  std::string name;
+  std::size_t colon = line.find(':'), paren = line.rfind(" (UUID: ");
+  if (colon != std::string_view::npos && paren != std::string_view::npos && paren > colon)
+    name = std::string(detail::trim_view(line.substr(colon + 1, paren - colon - 1)).substr(0, 128));
+  return {index_after(line, "GPU"), std::move(name), uuid_of(line, "GPU-")};
+}
+
 } // namespace
 
 bool nvidia_uuid_text(std::string_view s) {
@@ -51,11 +62,7 @@ std::vector<NvidiaSmiListed> nvidia_smi_list(std::string_view text) {
     std::string_view line = detail::trim_view(raw);
     if (line.starts_with("GPU ")) {
       NvidiaSmiListed gpu;
-      gpu.index = index_after(line, "GPU");
-      gpu.uuid = uuid_of(line, "GPU-");
-      std::size_t colon = line.find(':'), paren = line.rfind(" (UUID: ");
-      if (colon != std::string_view::npos && paren != std::string_view::npos && paren > colon)
-        gpu.name = std::string(detail::trim_view(line.substr(colon + 1, paren - colon - 1)));
+      std::tie(gpu.index, gpu.name, gpu.uuid) = gpu_line(line);
       if (gpu.index < 0 || gpu.uuid.empty()) return true;
       if (out.size() == k_max_gpus) return false;
       out.push_back(std::move(gpu));
@@ -80,11 +87,7 @@ std::vector<NvlinkGpu> nvidia_smi_nvlink_status(std::string_view text) {
     if (line.starts_with("GPU ")) {
       if (out.size() == k_max_gpus) return false;
       NvlinkGpu gpu;
-      gpu.index = index_after(line, "GPU");
-      gpu.uuid = uuid_of(line, "GPU-");
-      std::size_t colon = line.find(':'), paren = line.rfind(" (UUID: ");
-      if (colon != std::string_view::npos && paren != std::string_view::npos && paren > colon)
-        gpu.name = std::string(detail::trim_view(line.substr(colon + 1, paren - colon - 1)).substr(0, 128));
+      std::tie(gpu.index, gpu.name, gpu.uuid) = gpu_line(line);
       if (gpu.index >= 0) out.push_back(std::move(gpu));
       return true;
     }

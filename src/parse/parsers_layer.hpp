@@ -4,10 +4,10 @@
 // contract as parsers.hpp: pure, no I/O, no exceptions, any input survives (each is fuzzed).
 #pragma once
 
-#include "facts/env_facts.hpp"    // HcaList
 #include "facts/container_facts.hpp" // NvidiaRequirement
-#include "facts/host_facts.hpp"   // IpAddress
-#include "facts/python_facts.hpp" // VersionLabel
+#include "facts/env_facts.hpp"       // HcaList
+#include "facts/host_facts.hpp"      // IpAddress
+#include "facts/python_facts.hpp"    // VersionLabel
 
 #include <cstdint>
 #include <functional>
@@ -56,7 +56,8 @@ std::optional<std::uint64_t> df_size_kib(std::string_view text);
 // An NVIDIA_REQUIRE_* value as the NVIDIA container toolkit reads it (libnvidia-container src/cli/dsl.c):
 // space-separated terms ORed, each a comma-separated list of constraints ANDed. A constraint is a key (cuda,
 // driver, arch, brand; any case), an operator (=, !=, <, <=, >, >=) and a value (versions: digits and dots;
-// brand: = and != only). Empty optional: the toolkit's "invalid expression". At most 64 terms of 16 constraints.
+// brand: = and != only). Empty optional: the toolkit's "invalid expression". At most 64 terms of 16
+// constraints.
 std::optional<NvidiaRequirement> nvidia_require(std::string_view value);
 
 // `ip -o addr show` (one line per address: "2: eno1    inet 172.18.40.41/16 brd ... scope global eno1\ ...")

@@ -15,7 +15,8 @@ namespace {
 
 using html::h;
 
-constexpr int k_chart_label_w = 240, k_bar_w = 520, k_value_w = 150, k_row_h = 22, k_gpu_gap = 14, k_chart_margin = 10;
+constexpr int k_chart_label_w = 240, k_bar_w = 520, k_value_w = 150, k_row_h = 22, k_gpu_gap = 14,
+              k_chart_margin = 10;
 
 struct Bar {
   std::string label; // "device memory", "host → GPU", "GPU → host"
@@ -79,25 +80,30 @@ std::string probe_chart_svg(const Facts& f) {
                                 width, height);
   int y = k_chart_margin;
   for (const auto& g : gpus) {
-    svg += fmt::format("<text x=\"{}\" y=\"{}\" font-weight=\"600\">{}</text>", k_chart_margin, y + 15, h(g.name));
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" font-weight=\"600\">{}</text>", k_chart_margin, y + 15,
+                       h(g.name));
     y += k_row_h;
     for (const auto& b : g.bars) {
       // Each bar its own scale (device memory is ten times a host link): the larger of the figure and its
       // floor spans 80 % of the bar area, so the floor's mark and the gap to it read at a glance.
       const double top = std::max({b.gbps, b.floor.value_or(0.0), 1e-9}) / 0.8;
-      auto x_of = [&](double v) { return k_chart_margin + k_chart_label_w + static_cast<int>(v / top * k_bar_w); };
+      auto x_of = [&](double v) {
+        return k_chart_margin + k_chart_label_w + static_cast<int>(v / top * k_bar_w);
+      };
       bool below = b.floor && b.gbps < *b.floor;
       svg += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"#59636e\">{}</text>", k_chart_margin + 12, y + 15,
                          h(b.label));
       svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"14\" rx=\"3\" fill=\"{}\"/>",
-                         k_chart_margin + k_chart_label_w, y + 4, std::max(1, x_of(b.gbps) - k_chart_margin - k_chart_label_w),
+                         k_chart_margin + k_chart_label_w, y + 4,
+                         std::max(1, x_of(b.gbps) - k_chart_margin - k_chart_label_w),
                          below ? "#cf222e" : "#1a7f37");
       if (b.floor)
         svg += fmt::format(
             "<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#1f2328\" stroke-width=\"2\"/>",
             x_of(*b.floor), y + 1, y + 21);
-      svg += fmt::format("<text x=\"{}\" y=\"{}\">{}{}</text>", k_chart_margin + k_chart_label_w + k_bar_w + 6, y + 15,
-                         gbps(b.gbps), b.floor ? fmt::format(" (floor {})", gbps(*b.floor)) : "");
+      svg +=
+          fmt::format("<text x=\"{}\" y=\"{}\">{}{}</text>", k_chart_margin + k_chart_label_w + k_bar_w + 6,
+                      y + 15, gbps(b.gbps), b.floor ? fmt::format(" (floor {})", gbps(*b.floor)) : "");
       y += k_row_h;
     }
     y += k_gpu_gap;
