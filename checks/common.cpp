@@ -45,6 +45,14 @@ std::string smi_source(const Facts& f) {
   return f.nvidia.smi_driver_version ? f.nvidia.smi_driver_version.source : "cmd nvidia-smi-xml";
 }
 
+const NvidiaSmiGpu* smi_of_nvlink(const Facts& f, const NvlinkGpu& g) {
+  for (const auto& s : f.nvidia.smi_gpus)
+    if (!g.uuid.empty() && s.uuid == g.uuid) return &s;
+  if (g.index >= 0 && static_cast<std::size_t>(g.index) < f.nvidia.smi_gpus.size())
+    return &f.nvidia.smi_gpus[static_cast<std::size_t>(g.index)];
+  return nullptr;
+}
+
 std::string gpu_evidence(const Gpu& gpu) {
   std::string rev = gpu.revision ? fmt::format(" rev {:02x}", *gpu.revision) : "";
   return fmt::format("gpu{} {} {:04x}:{:04x}{} ({})", gpu.index, gpu.bdf, gpu.vendor_id, gpu.device_id, rev,

@@ -18,15 +18,6 @@ bool any_active(const NvlinkGpu& g) {
   return std::ranges::any_of(g.links, &NvlinkLink::active);
 }
 
-// nvidia-smi's GPU of an nvlink line: by UUID, else by its index.
-const NvidiaSmiGpu* smi_of_nvlink(const Facts& f, const NvlinkGpu& g) {
-  for (const auto& s : f.nvidia.smi_gpus)
-    if (!g.uuid.empty() && s.uuid == g.uuid) return &s;
-  if (g.index >= 0 && static_cast<std::size_t>(g.index) < f.nvidia.smi_gpus.size())
-    return &f.nvidia.smi_gpus[static_cast<std::size_t>(g.index)];
-  return nullptr;
-}
-
 } // namespace
 
 void gpu_nvlink_down(const CheckContext& ctx, Results& out) {

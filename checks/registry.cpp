@@ -76,6 +76,7 @@ const std::vector<CheckEntry>& check_registry() {
       {"gpu.mig", gpu_mig},
       {"gpu.bar-small", gpu_bar_small},
       {"gpu.nvlink-down", gpu_nvlink_down},
+      {"gpu.nvlink-errors", gpu_nvlink_errors},
       {"fabric.manager", fabric_manager},
       {"gpu.memory-errors", gpu_memory_errors},
       {"gpu.throttled", gpu_throttled},

@@ -25,6 +25,7 @@ void container_cuda_require(const CheckContext&, Results&);
 void env_nccl_socket_default(const CheckContext&, Results&);
 void gpu_bar_small(const CheckContext&, Results&);
 void gpu_nvlink_down(const CheckContext&, Results&);
+void gpu_nvlink_errors(const CheckContext&, Results&);
 void gpu_unknown_model(const CheckContext&, Results&);
 void driver_not_bound(const CheckContext&, Results&);
 void driver_nouveau(const CheckContext&, Results&);

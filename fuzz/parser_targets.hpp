@@ -252,6 +252,16 @@ inline constexpr Target k_targets[] = {
          require(l.link >= 0 && (!l.active || (l.gbps && *l.gbps > 0)), "an active link has a speed");
      }
    }},
+  {"nvidia_smi_nvlink_errors", [](std::string_view s) {
+     auto gpus = parse::nvidia_smi_nvlink_errors(s);
+     require(gpus.size() <= 1024, "GPU bound");
+     for (const auto& g : gpus) {
+       require(g.index >= 0 && g.links.size() <= 64, "index and link bound");
+       for (const auto& l : g.links)
+         for (const auto& n : {l.replay_errors, l.recovery_errors, l.crc_errors})
+           require(l.link >= 0 && !l.active && (!n || *n >= 0), "counts are counts");
+     }
+   }},
   {"nvidia_require", [](std::string_view s) {
      auto r = parse::nvidia_require(s);
      if (!r) return;

@@ -9,6 +9,7 @@
 #include "util/json.hpp"
 #include "util/json_reader.hpp"
 #include "util/text.hpp"
+#include "util/utc_time.hpp"
 
 #include <algorithm>
 
@@ -17,6 +18,7 @@ namespace gpudoctor {
 namespace {
 
 constexpr const char* k_key = "history-previous";
+using parse::k_max_reading_links;
 using parse::k_max_reading_ras_blocks;
 using parse::k_max_reading_rows;
 
@@ -37,6 +39,7 @@ std::optional<std::string> counters_of(std::string_view name, std::string_view t
   if (!root || root->operator[]("format").text() != "gpudoctor-report") return std::nullopt;
   auto entry = history::entry_of(name);
   Json out = {{"report", std::string(name)},
+              {"read_at", utc::now_iso8601()},
               {"time", entry ? entry->time : ""},
               {"tool_version", (*root)["tool"]["version"].text()},
               {"boot_id", (*root)["facts"]["history"]["boot_id"]["value"].text()}};
@@ -45,7 +48,16 @@ std::optional<std::string> counters_of(std::string_view name, std::string_view t
   health["nvidia_gpus"].each([&](JsonValue g) {
     if (gpus.size() >= k_max_reading_rows) return;
     JsonValue h = g["health"];
+    Json nvlinks = Json::array();
+    g["nvlink_errors"].each([&](JsonValue l) {
+      if (nvlinks.size() < k_max_reading_links)
+        nvlinks.push_back({{"link", number_or_null(l["link"])},
+                           {"replay", number_or_null(l["replay"])},
+                           {"recovery", number_or_null(l["recovery"])},
+                           {"crc", number_or_null(l["crc"])}});
+    });
     gpus.push_back({{"bdf", g["bus_id"].text()},
+                    {"nvlink", nvlinks},
                     {"volatile_uncorrectable", number_or_null(h["volatile_uncorrectable"])},
                     {"aggregate_uncorrectable", number_or_null(h["aggregate_uncorrectable"])},
                     {"volatile_correctable", number_or_null(h["volatile_correctable"])},

@@ -73,6 +73,33 @@ void collect_smi(SystemView& view, const CollectOptions& opt, NvidiaFacts& nvidi
 
 namespace {
 
+// The error counters of the links -s listed, asked only where a link is active (a card without a bridge has
+// nothing to count). A GPU or link -e names that -s did not list is left out.
+void collect_nvlink_errors(SystemView& view, const CollectOptions& opt, NvidiaFacts& nvidia,
+                           std::vector<ToolRun>& tools) {
+  bool active = std::ranges::any_of(
+      nvidia.nvlink, [](const NvlinkGpu& g) { return std::ranges::any_of(g.links, &NvlinkLink::active); });
+  if (!active) return;
+  CommandSpec spec = keyed_command_spec(KeyedCommand::nvidia_smi_nvlink_errors, opt.tool_timeout);
+  auto r = view.run(spec);
+  if (!r.found) return;
+  tools.push_back(tool_run_of(r, spec));
+  if (!r.ok()) return;
+  for (const NvlinkGpu& counted : parse::nvidia_smi_nvlink_errors(r.out))
+    for (NvlinkGpu& g : nvidia.nvlink) {
+      if (g.index != counted.index || (!g.uuid.empty() && !counted.uuid.empty() && g.uuid != counted.uuid))
+        continue;
+      for (const NvlinkLink& c : counted.links)
+        for (NvlinkLink& l : g.links)
+          if (l.link == c.link) {
+            l.replay_errors = c.replay_errors;
+            l.recovery_errors = c.recovery_errors;
+            l.crc_errors = c.crc_errors;
+          }
+    }
+  nvidia.nvlink_errors_read = true;
+}
+
 // The NVLinks of each GPU, where GPUs can have them: two or more, or one that reports an NVSwitch fabric
 // state (a GPU of an HGX board given to a VM alone). A PCIe GPU without a bridge lists its links inactive.
 void collect_nvlink(SystemView& view, const CollectOptions& opt, NvidiaFacts& nvidia,
@@ -88,6 +115,7 @@ void collect_nvlink(SystemView& view, const CollectOptions& opt, NvidiaFacts& nv
   if (!r.ok()) return;
   nvidia.nvlink = parse::nvidia_smi_nvlink_status(r.out);
   nvidia.nvlink_read = true;
+  collect_nvlink_errors(view, opt, nvidia, tools);
 }
 
 } // namespace

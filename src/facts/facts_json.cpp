@@ -125,6 +125,20 @@ Json drivers_json(const Facts& f) {
                         {"mig_devices", opt(g.mig_devices)},
                         {"bar1_total_mib", opt(g.bar1_total_mib)}});
   nvidia["smi_gpus"] = smi_gpus;
+  Json nvlink = Json::array();
+  for (const auto& g : f.nvidia.nvlink) {
+    Json links = Json::array();
+    for (const auto& l : g.links)
+      links.push_back({{"link", l.link},
+                       {"active", l.active},
+                       {"gbps", opt(l.gbps)},
+                       {"replay_errors", opt(l.replay_errors)},
+                       {"recovery_errors", opt(l.recovery_errors)},
+                       {"crc_errors", opt(l.crc_errors)}});
+    nvlink.push_back({{"index", g.index}, {"uuid", g.uuid}, {"links", links}});
+  }
+  nvidia["nvlink"] = f.nvidia.nvlink_read ? nvlink : Json(nullptr);
+  nvidia["nvlink_errors_read"] = f.nvidia.nvlink_errors_read;
   Json nodes = Json::array();
   for (const auto& n : f.amd.kfd_nodes)
     nodes.push_back(kfd_json(n));

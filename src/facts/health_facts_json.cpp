@@ -65,6 +65,28 @@ Json fabric_json(const FabricFacts& f) {
           {"service_state", fact(f.service_state)}};
 }
 
+// nvidia-smi nvlink's GPU of the `index`th GPU of nvidia-smi -q: by UUID, else by index (the rule of
+// checks::smi_of_nvlink, the other way round).
+const NvlinkGpu* nvlink_of(const NvidiaFacts& nvidia, const NvidiaSmiGpu& g, std::size_t index) {
+  for (const auto& n : nvidia.nvlink)
+    if (!g.uuid.empty() && n.uuid == g.uuid) return &n;
+  for (const auto& n : nvidia.nvlink)
+    if (n.index >= 0 && static_cast<std::size_t>(n.index) == index) return &n;
+  return nullptr;
+}
+
+// The counts a later run compares (collect/history_previous.cpp reads them back).
+Json nvlink_errors_json(const NvlinkGpu& g) {
+  Json links = Json::array();
+  for (const auto& l : g.links)
+    if (l.replay_errors || l.recovery_errors || l.crc_errors)
+      links.push_back({{"link", l.link},
+                       {"replay", opt(l.replay_errors)},
+                       {"recovery", opt(l.recovery_errors)},
+                       {"crc", opt(l.crc_errors)}});
+  return links;
+}
+
 } // namespace
 
 Json history_to_json(const HistoryFacts& h) {
@@ -113,8 +135,13 @@ Json health_to_json(const Facts& f) {
                     {"sensors", sensors}});
   }
   Json nvidia = Json::array();
-  for (const auto& g : f.nvidia.smi_gpus)
-    nvidia.push_back({{"bus_id", g.bus_id}, {"health", nvidia_health_json(g.health)}});
+  for (std::size_t i = 0; i < f.nvidia.smi_gpus.size(); ++i) {
+    const NvidiaSmiGpu& g = f.nvidia.smi_gpus[i];
+    Json gpu = {{"bus_id", g.bus_id}, {"health", nvidia_health_json(g.health)}};
+    if (const NvlinkGpu* links = f.nvidia.nvlink_errors_read ? nvlink_of(f.nvidia, g, i) : nullptr)
+      gpu["nvlink_errors"] = nvlink_errors_json(*links);
+    nvidia.push_back(std::move(gpu));
+  }
   return {{"kernel_log", kernel_log_json(f.kernel_log)},
           {"gpus", gpus},
           {"nvidia_gpus", nvidia},

@@ -24,6 +24,11 @@ struct PreviousGpuCounters {
     long long ue = 0, ce = 0;
   };
   std::vector<Ras> ras;
+  struct Nvlink { // one NVLink's error counts (nvidia-smi nvlink -e), since the driver loaded
+    int link = -1;
+    std::optional<long long> replay, recovery, crc;
+  };
+  std::vector<Nvlink> nvlinks;
 };
 
 // A group of kernel-log lines of this boot as the kept report counted them.
@@ -39,6 +44,7 @@ struct PreviousReading {
   std::string time;         // when it was kept: 2026-12-05T05:49:47Z
   std::string tool_version; // the gpudoctor that wrote it
   std::string boot_id;      // that machine's boot then; empty: not known (a report of an older gpudoctor)
+  std::string read_at;      // when this run read it (its own time, recorded with it); empty: not recorded
   std::vector<PreviousGpuCounters> gpus;
   std::vector<PreviousEventCount> events; // this boot's, then
 };

@@ -59,6 +59,9 @@ struct NvlinkLink {
   int link = -1;
   bool active = false;
   std::optional<double> gbps; // its speed, when active
+  // `nvidia-smi nvlink -e` (key nvidia-smi-nvlink-e): counts since the driver loaded; unset when not read or
+  // "N/A". CRC adds up the flit and data counts of the drivers that print them apart.
+  std::optional<long long> replay_errors, recovery_errors, crc_errors;
 };
 
 struct NvlinkGpu {
@@ -84,6 +87,8 @@ struct NvidiaFacts {
   // GPUs, or a fabric state); empty when not asked or it listed no link.
   std::vector<NvlinkGpu> nvlink;
   bool nvlink_read = false;
+  // `nvidia-smi nvlink -e` was read into the links' counters: asked only where a link is active.
+  bool nvlink_errors_read = false;
 };
 
 } // namespace gpudoctor

@@ -40,6 +40,12 @@ PreviousGpuCounters gpu_of(const JsonDoc& g) {
     for (const auto& r : *ras)
       if (r.is_object() && c.ras.size() < k_max_reading_ras_blocks)
         c.ras.push_back({text_in(r, "block"), count_in(r, "ue").value_or(0), count_in(r, "ce").value_or(0)});
+  if (const JsonDoc* links = array_in(g, "nvlink"))
+    for (const auto& l : *links)
+      if (l.is_object() && c.nvlinks.size() < k_max_reading_links)
+        if (auto link = count_in(l, "link"); link && *link < 1 << 20)
+          c.nvlinks.push_back(
+              {static_cast<int>(*link), count_in(l, "replay"), count_in(l, "recovery"), count_in(l, "crc")});
   return c;
 }
 
@@ -69,6 +75,7 @@ std::optional<PreviousReading> previous_reading(std::string_view text) {
   p.time = text_in(*j, "time");
   p.tool_version = text_in(*j, "tool_version");
   p.boot_id = text::trim(text_in(*j, "boot_id"));
+  p.read_at = text_in(*j, "read_at");
   if (const JsonDoc* gpus = array_in(*j, "gpus"))
     for (const auto& g : *gpus)
       if (g.is_object() && p.gpus.size() < k_max_reading_rows) p.gpus.push_back(gpu_of(g));

@@ -15,6 +15,7 @@ namespace gpudoctor::parse {
 // What one summary may hold: a machine has at most a few hundred GPUs and a report some hundred event groups.
 inline constexpr std::size_t k_max_reading_rows = 4096;
 inline constexpr std::size_t k_max_reading_ras_blocks = 64;
+inline constexpr std::size_t k_max_reading_links = 64; // NVLinks of a GPU (NVLink 5 has 18)
 
 // The reading, or nothing when the text is no such object or names no report. A count that is not a whole
 // number of at least 0 is unknown; an event of a kind the summary does not count (xid, sxid) is dropped.

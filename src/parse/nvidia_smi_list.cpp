@@ -13,6 +13,7 @@ namespace {
 
 constexpr std::size_t k_max_gpus = 1024, k_max_migs = 64; // more than NVML can list (MIG: 7 a GPU)
 constexpr std::size_t k_max_links = 64;                   // NVLink 5 has 18 a GPU
+constexpr long long k_max_count = 1LL << 52;              // an error count past this is not a count
 
 // The UUID in "(UUID: X)" at the end of the line, when it has only the characters a UUID has.
 std::string uuid_of(std::string_view line, std::string_view prefix) {
@@ -45,6 +46,16 @@ std::tuple<int, std::string, std::string> gpu_line(std::string_view line) {
   if (colon != std::string_view::npos && paren != std::string_view::npos && paren > colon)
     name = std::string(detail::trim_view(line.substr(colon + 1, paren - colon - 1)).substr(0, 128));
   return {index_after(line, "GPU"), std::move(name), uuid_of(line, "GPU-")};
+}
+
+// A "GPU N: ..." line of `nvidia-smi nvlink` opens the next GPU; false once the bound is reached (the scan
+// stops there).
+bool add_nvlink_gpu(std::string_view line, std::vector<NvlinkGpu>& out) {
+  if (out.size() == k_max_gpus) return false;
+  NvlinkGpu gpu;
+  std::tie(gpu.index, gpu.name, gpu.uuid) = gpu_line(line);
+  if (gpu.index >= 0) out.push_back(std::move(gpu));
+  return true;
 }
 
 } // namespace
@@ -84,13 +95,7 @@ std::vector<NvlinkGpu> nvidia_smi_nvlink_status(std::string_view text) {
   std::vector<NvlinkGpu> out;
   detail::for_each_line(text, [&](std::string_view raw) {
     std::string_view line = detail::trim_view(raw);
-    if (line.starts_with("GPU ")) {
-      if (out.size() == k_max_gpus) return false;
-      NvlinkGpu gpu;
-      std::tie(gpu.index, gpu.name, gpu.uuid) = gpu_line(line);
-      if (gpu.index >= 0) out.push_back(std::move(gpu));
-      return true;
-    }
+    if (line.starts_with("GPU ")) return add_nvlink_gpu(line, out);
     if (out.empty() || !line.starts_with("Link ") || out.back().links.size() == k_max_links) return true;
     NvlinkLink link;
     link.link = index_after(line, "Link");
@@ -101,6 +106,41 @@ std::vector<NvlinkGpu> nvidia_smi_nvlink_status(std::string_view text) {
       link.active = link.gbps && *link.gbps > 0;
     }
     out.back().links.push_back(link); // "<inactive>", "N/A": not active
+    return true;
+  });
+  return out;
+}
+
+std::vector<NvlinkGpu> nvidia_smi_nvlink_errors(std::string_view text) {
+  std::vector<NvlinkGpu> out;
+  detail::for_each_line(text, [&](std::string_view raw) {
+    std::string_view line = detail::trim_view(raw);
+    if (line.starts_with("GPU ")) return add_nvlink_gpu(line, out);
+    if (out.empty() || !line.starts_with("Link ")) return true;
+    int number = index_after(line, "Link");
+    std::size_t colon = line.find(':'), last = line.rfind(':');
+    if (number < 0 || colon == last) return true;
+    // "Replay Errors", "CRC Flit Errors", "CRC-Data Errors": lower case, '-' as a space.
+    std::string counter =
+        text::lower(std::string(detail::trim_view(line.substr(colon + 1, last - colon - 1))));
+    std::replace(counter.begin(), counter.end(), '-', ' ');
+    std::optional<long long> value = text::to_int(detail::trim_view(line.substr(last + 1)));
+    if (value && (*value < 0 || *value > k_max_count)) value.reset(); // so flit + data cannot overflow
+    auto& links = out.back().links;
+    auto it = std::find_if(links.begin(), links.end(), [&](const NvlinkLink& l) { return l.link == number; });
+    if (it == links.end()) {
+      if (links.size() == k_max_links) return true;
+      links.push_back(NvlinkLink{.link = number});
+      it = links.end() - 1;
+    }
+    if (counter == "replay errors")
+      it->replay_errors = value;
+    else if (counter == "recovery errors")
+      it->recovery_errors = value;
+    else if (counter == "crc errors")
+      it->crc_errors = value;
+    else if ((counter == "crc flit errors" || counter == "crc data errors") && value)
+      it->crc_errors = it->crc_errors.value_or(0) + *value;
     return true;
   });
   return out;

@@ -72,6 +72,10 @@ std::vector<NvidiaSmiListed> nvidia_smi_list(std::string_view text);
 // `nvidia-smi nvlink -s`: the "GPU N: name (UUID: ...)" lines of -L, each followed by "Link K: 25.781 GB/s"
 // or "Link K: <inactive>". GPUs without links are kept (an empty list); at most 1024 GPUs, 64 links each.
 std::vector<NvlinkGpu> nvidia_smi_nvlink_status(std::string_view text);
+// `nvidia-smi nvlink -e`: the same GPU lines, each followed by "Link K: Replay Errors: N", "Link K: Recovery
+// Errors: N" and "Link K: CRC Errors: N" (older drivers: "CRC Flit Errors" and "CRC Data Errors", added up).
+// Each link once, with the counters it printed ("N/A" leaves one unset); the links are not marked active.
+std::vector<NvlinkGpu> nvidia_smi_nvlink_errors(std::string_view text);
 // Whether `s` has only the characters of an NVIDIA GPU or MIG UUID (letters, digits, '-', '/'), at most 96:
 // such a word may go into a probe's CUDA_VISIBLE_DEVICES.
 bool nvidia_uuid_text(std::string_view s);

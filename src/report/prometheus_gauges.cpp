@@ -1,9 +1,11 @@
 // The measured values as gauges (docs/fleet.md, "Prometheus"), each series with its GPU's labels: ECC and
 // RAS counts, retired pages and remapped rows and what is pending, Xid lines of this boot by code, the PCIe
-// link against its maximum, temperature, power and what holds the clocks down, and, where the probes ran,
-// the bandwidths they measured with the floors the probe checks judge them against. Units are in the names.
+// link against its maximum, temperature, power, clocks and what holds them down, MIG mode, BAR1, the NVLinks
+// and their error counts, and, where the probes ran, the bandwidths they measured with the floors the probe
+// checks judge them against. Units are in the names.
 // Counts that reset (a driver reload, a reboot, the kernel's ring buffer) are gauges: rate() would read a
 // drop as a counter reset.
+#include "checks/common.hpp"
 #include "checks/probe_common.hpp"
 #include "report/prometheus_series.hpp"
 
@@ -72,6 +74,17 @@ void nvidia_health(std::string& out, const Facts& f, const GpuLabelIndex& gpus) 
                      "GPU temperature (nvidia-smi; amdgpu's hwmon edge).");
   Family power("gpudoctor_gpu_power_watts", "GPU power draw (nvidia-smi; amdgpu's hwmon average).");
   Family power_limit("gpudoctor_gpu_power_limit_watts", "The power limit the GPU enforces.");
+  Family clock(
+      "gpudoctor_gpu_clock_hertz",
+      "The GPU's clocks when gpudoctor read them (nvidia-smi clocks), by clock (sm, memory); low when "
+      "idle.");
+  Family mig("gpudoctor_gpu_mig_mode",
+             "1 where MIG mode is on, 0 where it is off (nvidia-smi), by state (current, pending: after the "
+             "next GPU reset).");
+  Family mig_devices("gpudoctor_gpu_mig_devices",
+                     "MIG devices (a GPU instance with a compute instance) on a GPU in MIG mode.");
+  Family bar1("gpudoctor_gpu_bar1_bytes",
+              "The size of BAR1, the window through which the CPU and peers reach the GPU's memory.");
   Family held(
       "gpudoctor_gpu_clocks_event_reason",
       "1 where a hardware or thermal reason holds the GPU's clocks down now (nvidia-smi), by reason.");
@@ -93,6 +106,14 @@ void nvidia_health(std::string& out, const Facts& f, const GpuLabelIndex& gpus) 
     temperature.add(l, g.temperature_celsius);
     power.add(l, g.power_draw_watts);
     power_limit.add(l, g.power_limit_watts);
+    constexpr double mega = 1e6;
+    if (g.sm_clock_mhz) clock.add(with(l, "clock", "sm"), *g.sm_clock_mhz * mega);
+    if (g.memory_clock_mhz) clock.add(with(l, "clock", "memory"), *g.memory_clock_mhz * mega);
+    for (auto [state, mode] : {std::pair{"current", &g.mig_current}, std::pair{"pending", &g.mig_pending}})
+      if (*mode == "Enabled" || *mode == "Disabled")
+        mig.add(with(l, "state", state), *mode == "Enabled" ? 1 : 0);
+    if (g.mig_current == "Enabled") mig_devices.add(l, g.mig_devices);
+    if (g.bar1_total_mib) bar1.add(l, static_cast<double>(*g.bar1_total_mib) * 1024 * 1024);
     for (const char* reason :
          {"HW Slowdown", "HW Thermal Slowdown", "HW Power Brake Slowdown", "SW Thermal Slowdown"}) {
       bool active =
@@ -108,9 +129,37 @@ void nvidia_health(std::string& out, const Facts& f, const GpuLabelIndex& gpus) 
     power.add(l, s.power_draw_watts);
     power_limit.add(l, s.power_limit_watts);
   }
-  for (const Family* fam : {&ecc, &retired, &retirement_pending, &remapped, &remap_pending, &remap_failure,
-                            &reset_required, &temperature, &power, &power_limit, &held})
+  for (const Family* fam :
+       {&ecc, &retired, &retirement_pending, &remapped, &remap_pending, &remap_failure, &reset_required,
+        &temperature, &power, &power_limit, &clock, &mig, &mig_devices, &bar1, &held})
     fam->write(out);
+}
+
+// Each GPU's NVLinks by state, and each link's error counts since the driver loaded (gpu.nvlink-errors
+// judges their growth; a graph shows it).
+void nvlinks(std::string& out, const Facts& f, const GpuLabelIndex& gpus) {
+  Family links("gpudoctor_gpu_nvlinks",
+               "The GPU's NVLinks (nvidia-smi nvlink -s), by state (active, inactive).");
+  Family errors("gpudoctor_gpu_nvlink_errors",
+                "NVLink errors per link since the driver loaded (nvidia-smi nvlink -e), by counter (replay, "
+                "recovery, crc).");
+  for (const auto& g : f.nvidia.nvlink) {
+    if (g.links.empty()) continue;
+    const NvidiaSmiGpu* smi = checks::smi_of_nvlink(f, g);
+    const std::string l = smi ? labels_of(f, gpus, *smi) : fmt::format("nvlink_gpu=\"{}\"", g.index);
+    auto active = std::ranges::count_if(g.links, &NvlinkLink::active);
+    links.add(with(l, "state", "active"), static_cast<double>(active));
+    links.add(with(l, "state", "inactive"),
+              static_cast<double>(g.links.size()) - static_cast<double>(active));
+    for (const auto& link : g.links) {
+      const std::string ll = with(l, "link", std::to_string(link.link));
+      errors.add(with(ll, "counter", "replay"), link.replay_errors);
+      errors.add(with(ll, "counter", "recovery"), link.recovery_errors);
+      errors.add(with(ll, "counter", "crc"), link.crc_errors);
+    }
+  }
+  links.write(out);
+  errors.write(out);
 }
 
 void amd_ras(std::string& out, const Facts& f, const GpuLabelIndex& gpus) {
@@ -213,6 +262,7 @@ void probe_figures(std::string& out, const Facts& f, const GpuLabelIndex& gpus) 
 
 void measurements(std::string& out, const Facts& f, const GpuLabelIndex& gpus) {
   nvidia_health(out, f, gpus);
+  nvlinks(out, f, gpus);
   amd_ras(out, f, gpus);
   pcie_links(out, f, gpus);
   xid_counts(out, f, gpus);

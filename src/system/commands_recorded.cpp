@@ -38,6 +38,8 @@ const std::vector<KeyedCommandRow> k_keyed_commands = {
     {KeyedCommand::ip_addr, "ip-addr", {"ip", "-o", "addr", "show"}, ProgramSearch::sbin},
     // Each GPU's NVLinks, active or not (gpu.nvlink-down).
     {KeyedCommand::nvidia_smi_nvlink_status, "nvidia-smi-nvlink-s", {"nvidia-smi", "nvlink", "-s"}},
+    // Their error counters, where a link is active (gpu.nvlink-errors).
+    {KeyedCommand::nvidia_smi_nvlink_errors, "nvidia-smi-nvlink-e", {"nvidia-smi", "nvlink", "-e"}},
 };
 
 const std::string_view k_key_shapes[] = {

@@ -33,6 +33,7 @@ enum class KeyedCommand {
   systemctl_fabricmanager,
   ip_addr,
   nvidia_smi_nvlink_status,
+  nvidia_smi_nvlink_errors,
 };
 
 // Where argv[0] is looked for.

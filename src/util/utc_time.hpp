@@ -3,7 +3,9 @@
 #pragma once
 
 #include <ctime>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace gpudoctor::utc {
 
@@ -15,5 +17,7 @@ std::string format(std::time_t t, const char* format);
 std::string iso8601(std::time_t t);
 // Now, as iso8601 writes it.
 std::string now_iso8601();
+// The time iso8601 wrote (exactly that form, years 1970-9999); nullopt for anything else.
+std::optional<std::time_t> parse_iso8601(std::string_view text);
 
 } // namespace gpudoctor::utc

@@ -26,6 +26,29 @@ cat >>"$nvidia/cmd/2-dmesg.out" <<'EOF'
 [ 3060.000000] NVRM: Xid (PCI:0000:18:00): 43, pid=4410, name=python3, Ch 00000008
 [ 4100.000000] NVRM: Xid (PCI:0000:3a:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.
 EOF
+# Its NVLinks as nvidia-smi nvlink -s and -e print them (18 a GPU, all active), link 5 of GPU 1 with errors.
+"$py" - "$nvidia" <<'PY'
+import json, re, sys
+snap = sys.argv[1]
+commands = json.load(open(f"{snap}/commands.json"))
+xml = open(f"{snap}/cmd/1-nvidia-smi-xml.out").read()
+uuids = re.findall(r"<uuid>(GPU-[^<]+)</uuid>", xml)
+status = errors = ""
+for i, uuid in enumerate(uuids):
+    head = f"GPU {i}: NVIDIA H200 (UUID: {uuid})\n"
+    status += head + "".join(f"\t Link {k}: 26.562 GB/s\n" for k in range(18))
+    errors += head
+    for k in range(18):
+        replay, crc = (3, 40) if (i, k) == (1, 5) else (0, 0)
+        errors += f"\t Link {k}: Replay Errors: {replay}\n\t Link {k}: Recovery Errors: 0\n\t Link {k}: CRC Errors: {crc}\n"
+for key, argv, out in [("nvidia-smi-nvlink-s", ["nvidia-smi", "nvlink", "-s"], status),
+                       ("nvidia-smi-nvlink-e", ["nvidia-smi", "nvlink", "-e"], errors)]:
+    name = f"cmd/{len(commands) + 1}-{key}.out"
+    open(f"{snap}/{name}", "w").write(out)
+    commands.append({"key": key, "argv": argv, "found": True, "exit": 0, "timed_out": False, "duration_ms": 12,
+                     "timeout_ms": 5000, "stdout": name})
+json.dump(commands, open(f"{snap}/commands.json", "w"))
+PY
 # A machine as the timer sees it (no probe ran: the probe outputs of the fixture left out) and as the probe
 # unit does.
 probed_snap=$source_dir/tests/machines/probe-nvidia-rtx3090-healthy/snapshot
@@ -135,6 +158,8 @@ amd = sorted((g for g in gpus if g["vendor"] == "AMD"), key=lambda g: ((g.get("k
 gpu_label.update({g["bdf"]: str(i) for i, g in enumerate(amd)})
 health = {bdf_of_bus(x["bus_id"]): x["health"] for x in facts["health"]["nvidia_gpus"]}
 smi_by = {bdf_of_bus(s["bus_id"]): s for s in smi}
+nvlinks = facts["drivers"]["nvidia"].get("nvlink") or []
+nvlink_label = {s["uuid"]: str(i) for i, s in enumerate(smi)}
 value_of = {"pass": 0, "skip": 1, "info": 2, "warn": 3, "error": 4}
 def per_gpu(pairs):  # {bdf: value} -> {gpu label: value}, unknown values left out
     return {gpu_label[b]: float(v) for b, v in pairs.items() if v is not None and b in gpu_label}
@@ -186,6 +211,19 @@ table = {
                                 per_gpu({b: s.get("power_draw_watts") for b, s in smi_by.items()})),
   "gpudoctor_gpu_power_limit_watts": ("gpudoctor_gpu_power_limit_watts", by("gpu"),
                                       per_gpu({b: s.get("power_limit_watts") for b, s in smi_by.items()})),
+  "gpudoctor_gpu_clock_hertz": ("gpudoctor_gpu_clock_hertz{clock='sm'}", by("gpu"),
+                                per_gpu({b: s["sm_clock_mhz"] * 1e6 for b, s in smi_by.items() if s.get("sm_clock_mhz") is not None})),
+  "gpudoctor_gpu_mig_mode": ("gpudoctor_gpu_mig_mode{state='current'}", by("gpu"),
+                             per_gpu({b: int(s["mig_current"] == "Enabled") for b, s in smi_by.items()
+                                      if s.get("mig_current") in ("Enabled", "Disabled")})),
+  "gpudoctor_gpu_mig_devices": ("gpudoctor_gpu_mig_devices", by("gpu"),
+                                per_gpu({b: s.get("mig_devices") for b, s in smi_by.items() if s.get("mig_current") == "Enabled"})),
+  "gpudoctor_gpu_bar1_bytes": ("gpudoctor_gpu_bar1_bytes", by("gpu"),
+                               per_gpu({b: s["bar1_total_mib"] * 1048576 for b, s in smi_by.items() if s.get("bar1_total_mib") is not None})),
+  "gpudoctor_gpu_nvlinks": ("gpudoctor_gpu_nvlinks{state='active'}", by("gpu"),
+                            {nvlink_label[n["uuid"]]: sum(l["active"] for l in n["links"]) for n in nvlinks}),
+  "gpudoctor_gpu_nvlink_errors": ("sum by (gpu) (gpudoctor_gpu_nvlink_errors{counter='replay'})", by("gpu"),
+                                  {nvlink_label[n["uuid"]]: sum(l["replay_errors"] or 0 for l in n["links"]) for n in nvlinks}),
   "gpudoctor_gpu_clocks_event_reason": ("sum by (gpu) (gpudoctor_gpu_clocks_event_reason)", by("gpu"),
                                         per_gpu({b: len(h["clocks_held_by"]) for b, h in health.items()})),
   "gpudoctor_gpu_pcie_link_width": ("gpudoctor_gpu_pcie_link_width{state='max'}", by("gpu"), link("max", "width")),

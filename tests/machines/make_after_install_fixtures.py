@@ -438,6 +438,57 @@ def main():
         s.command("nvidia-smi-nvlink-s", ["nvidia-smi", "nvlink", "-s"], nvlink)
         s.finish(ROOT_IDENTITY, PATH_ENV)
 
+    # 22-23. Issue 25 items 3 and 9, NVLink error counts: `nvidia-smi nvlink -e` in the real form of the H100
+    # sample in Stas Bekman's ML Engineering book (tests/data/parse/nvidia-smi-nvlink-e-h100-1.txt: 18 links,
+    # "Replay/Recovery/CRC Errors"), on two H200s whose links all run at 26.562 GB/s, with the counts of the
+    # report `check --history` kept an hour earlier in the same boot (the summary history-previous). One GPU's
+    # link 5 counted 3 replay and 1 recovery errors since; the neighbour's counts did not grow but for 40 CRC
+    # errors in the hour (far below DCGM's 100 a second).
+    boot_id = "8a0b6d61-3c1e-4f57-9d3a-3f1b2c4d5e6f\n"
+
+    def nvlink_text(i, counts):
+        lines = [f"GPU {i}: NVIDIA H200 (UUID: GPU-d866a34b-e82e-1a83-297a-27e16e24fd{i}0)"]
+        for link in range(18):
+            if counts is None:
+                lines.append(f"\t Link {link}: 26.562 GB/s")
+                continue
+            replay, recovery, crc = counts.get(link, (0, 0, 0))
+            lines += [f"         Link {link}: Replay Errors: {replay}", f"         Link {link}: Recovery Errors: {recovery}",
+                      f"         Link {link}: CRC Errors: {crc}", ""]
+        return "\n".join(lines) + "\n"
+
+    def history_summary(gpus, counts):
+        return json.dumps({
+            "report": "20261205T093000.000000Z-ok.json", "time": "2026-12-05T09:30:00Z",
+            "read_at": "2026-12-05T10:30:00Z", "tool_version": "0.1.0", "boot_id": boot_id.strip(),
+            "gpus": [{"bdf": "0000" + bdf.upper(), "volatile_uncorrectable": 0, "aggregate_uncorrectable": 0,
+                      "volatile_correctable": 0, "aggregate_correctable": 0, "retired_pages_sbe": None,
+                      "retired_pages_dbe": None,
+                      "nvlink": [{"link": link, "replay": r, "recovery": c, "crc": crc}
+                                 for link, (r, c, crc) in ((k, counts[i].get(k, (0, 0, 0))) for k in range(18))]}
+                     for i, bdf in enumerate(gpus)],
+            "events": []}, sort_keys=True) + "\n"
+    before = [{2: (0, 0, 12)}, {5: (0, 0, 0)}]
+    for name, note, now in [
+            ("nvidia-h200-nvlink-errors-grown", "2x H200 whose GPU 1 link 5 counted 3 replay and 1 recovery "
+             "errors since the report kept an hour earlier (nvlink -e in the form of a real H100 sample; from "
+             "nvidia-h200-real)", [{2: (0, 0, 12)}, {5: (3, 1, 0)}]),
+            ("nvidia-h200-nvlink-errors-steady-healthy", "2x H200 whose NVLink counts did not grow in the hour "
+             "since the kept report but for 40 CRC errors (from nvidia-h200-real)", [{2: (0, 0, 52)}, {5: (0, 0, 0)}])]:
+        s = Snapshot(name, note)
+        gpus = HGX_GPUS[:2]
+        nvidia_base(s, gpus)
+        s.fs("/var/lib/dpkg/status", dpkg(DRIVER_PACKAGES))
+        s.fs("/proc/sys/kernel/random/boot_id", boot_id)
+        s.command("nvidia-smi-xml", ["nvidia-smi", "-q", "-x"], smi_xml(gpus))
+        s.command("nvidia-smi-nvlink-s", ["nvidia-smi", "nvlink", "-s"],
+                  "".join(nvlink_text(i, None) for i in range(2)))
+        s.command("nvidia-smi-nvlink-e", ["nvidia-smi", "nvlink", "-e"],
+                  "".join(nvlink_text(i, now[i]) for i in range(2)))
+        s.command("history-previous", ["gpudoctor-history-previous", "/var/lib/gpudoctor/history"],
+                  history_summary(gpus, before))
+        s.finish(ROOT_IDENTITY, PATH_ENV)
+
     # 21. Issue 25 item 4, an image's NVIDIA_REQUIRE_CUDA: the CUDA 12.8 image of
     # NVIDIA/nvidia-container-toolkit#940 on a host with driver 565.77 (CUDA 12.7), started with
     # NVIDIA_DISABLE_REQUIRE=true; the healthy neighbour is nvidia-h200-real (its real cuda>=13.0 on 580/13.0).

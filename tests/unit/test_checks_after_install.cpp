@@ -423,6 +423,44 @@ TEST_CASE("check: counters judged as an increase since the last kept report (doc
     f.history.previous->boot_id = "boot-before";
     expect_quiet(single(run_check("gpu.memory-errors", f)), Status::pass, "gpu0 (0000:03:00.0)");
   }
+  SUBCASE("gpu.nvlink-errors: CRC errors warn from 100 a second; without a reading of this boot, info") {
+    Facts f = with_reading(nvidia_machine(), true);
+    f.nvidia.smi_gpus[0].bus_id = "0000" + f.gpus[0].bdf;
+    f.nvidia.nvlink_read = f.nvidia.nvlink_errors_read = true;
+    NvlinkGpu g{0, "NVIDIA H200", f.nvidia.smi_gpus[0].uuid, {}};
+    for (int link = 0; link < 2; ++link)
+      g.links.push_back({.link = link,
+                         .active = true,
+                         .gbps = 26.562,
+                         .replay_errors = 0,
+                         .recovery_errors = 0,
+                         .crc_errors = link == 1 ? 400000 : 0});
+    f.nvidia.nvlink = {g};
+    PreviousGpuCounters c;
+    c.bdf = f.nvidia.smi_gpus[0].bus_id;
+    c.nvlinks = {{0, 0, 0, 0}, {1, 0, 0, 40000}};
+    f.history.previous->gpus = {c};
+    f.history.previous->read_at = "2026-12-05T05:50:47Z"; // 60 s after the kept report: 6,000 a second
+    auto r = single(run_check("gpu.nvlink-errors", f));
+    expect_fired(r, Status::warn, "gpu0 (0000:18:00.0)",
+                 {"NVLink link 1 of NVIDIA H200 counted 360000 CRC errors in the 60 s"}, {});
+    f.history.previous->read_at = "2026-12-05T06:49:47Z"; // an hour: 100 a second exactly still warns
+    CHECK(single(run_check("gpu.nvlink-errors", f)).status == Status::warn);
+    f.history.previous->read_at = "2026-12-06T05:49:47Z"; // a day: 4 a second
+    auto slow = single(run_check("gpu.nvlink-errors", f));
+    CHECK(slow.status == Status::pass);
+    CHECK(contains(slow.message, "360000 CRC errors, below DCGM's 100 a second"));
+    f.history.previous->read_at.clear(); // a reading of an older gpudoctor: no rate, so no verdict on CRC
+    CHECK(single(run_check("gpu.nvlink-errors", f)).status == Status::pass);
+    f.history.previous->gpus[0].nvlinks.clear(); // a report of a run that read no NVLink counts
+    auto unread = single(run_check("gpu.nvlink-errors", f));
+    CHECK(unread.status == Status::info);
+    CHECK(contains(unread.message, "has no NVLink counts of this GPU"));
+    f.history.previous->boot_id = "boot-before"; // counts since driver load say nothing across boots
+    CHECK(contains(single(run_check("gpu.nvlink-errors", f)).message, "is of another boot"));
+    f.nvidia.nvlink_errors_read = false;
+    CHECK(single(run_check("gpu.nvlink-errors", f)).status == Status::skip);
+  }
 }
 
 TEST_CASE("check: amdgpu's bad-page table (gpu.memory-errors) and hwmon temperatures (gpu.throttled)") {

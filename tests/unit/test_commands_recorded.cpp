@@ -71,7 +71,7 @@ TEST_CASE("every enumerator of KeyedCommand has one row, keys of one command onl
     CHECK(&keyed_command(row.id) == &row);
     CHECK_FALSE(row.argv.empty());
   }
-  CHECK(ids.size() == static_cast<size_t>(KeyedCommand::nvidia_smi_nvlink_status) + 1);
+  CHECK(ids.size() == static_cast<size_t>(KeyedCommand::nvidia_smi_nvlink_errors) + 1);
 }
 
 TEST_CASE("docs/snapshot.md names every recorded command with the argv gpudoctor runs") {

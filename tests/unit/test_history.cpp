@@ -6,6 +6,7 @@
 #include "system/history_store.hpp"
 #include "testutil.hpp"
 #include "util/json.hpp"
+#include "util/utc_time.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -285,6 +286,29 @@ TEST_CASE("history: the previous reading is the newest kept report's counters") 
       }
     }
   }
+}
+
+TEST_CASE("history: a kept report's NVLink counts come back as the next run's previous reading") {
+  // The report of the fixture whose link 5 of GPU 1 counted 3 replay and 1 recovery errors, kept as
+  // `check --history` keeps it, then read as the next live run reads the newest kept report.
+  Report report = test::judged_machine("nvidia-h200-nvlink-errors-grown");
+  SummaryView view;
+  const std::string dir = "/var/lib/gpudoctor/history";
+  view.files[dir + "/20261205T103000.000000Z-error.json"] = kept_report_text(report, test::kb());
+  view.view_kind = SystemView::Kind::live;
+  HistoryFacts h;
+  collect_history(view, dir, h);
+  REQUIRE(h.previous);
+  CHECK(utc::parse_iso8601(h.previous->read_at)); // this run's own time, for a rate of CRC errors
+  REQUIRE(h.previous->gpus.size() == 2);
+  const auto& gpu1 = h.previous->gpus[1];
+  CHECK(gpu1.bdf == "00000000:2A:00.0");
+  REQUIRE(gpu1.nvlinks.size() == 18);
+  CHECK(gpu1.nvlinks[5].link == 5);
+  CHECK(gpu1.nvlinks[5].replay == 3);
+  CHECK(gpu1.nvlinks[5].recovery == 1);
+  CHECK(gpu1.nvlinks[5].crc == 0);
+  CHECK(h.previous->gpus[0].nvlinks[2].crc == 12);
 }
 
 } // namespace gpudoctor

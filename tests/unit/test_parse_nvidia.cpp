@@ -386,3 +386,32 @@ TEST_CASE("parse: nvidia-smi nvlink -s, active and inactive links") {
   CHECK(parse::nvidia_smi_nvlink_status("Link 0: 25 GB/s\nNVML: Unable to retrieve NVLink information\n")
             .empty());
 }
+
+TEST_CASE("nvidia-smi nvlink -e: each link's counters, the older CRC split added up") {
+  // The real H100 sample, with its author's "[...]" for the links left out.
+  auto gpus = parse::nvidia_smi_nvlink_errors(slurp(data_path("parse/nvidia-smi-nvlink-e-h100-1.txt")));
+  REQUIRE(gpus.size() == 1);
+  CHECK(gpus[0].uuid == "GPU-abcdefab-cdef-abdc-abcd-abababababab");
+  REQUIRE(gpus[0].links.size() == 3);
+  CHECK(gpus[0].links[2].link == 17);
+  for (const auto& l : gpus[0].links) {
+    CHECK(l.replay_errors == 0);
+    CHECK(l.recovery_errors == 0);
+    CHECK(l.crc_errors == 0);
+    CHECK_FALSE(l.active);
+  }
+  // Drivers before R460 print flit and data CRC counts apart ("CRC-Flit" on some); "N/A" leaves a count
+  // unset; a count past 2^52 or negative is no count.
+  auto old = parse::nvidia_smi_nvlink_errors(
+      "GPU 0: Tesla V100-SXM2-16GB (UUID: GPU-1)\n\t Link 0: Replay Errors: 3\n\t Link 0: Recovery Errors: "
+      "N/A\n\t Link 0: CRC Flit Errors: 5\n\t Link 0: CRC-Data Errors: 2\n\t Link 1: Replay Errors: -4\n"
+      "\t Link 1: CRC Errors: 99999999999999999\n\t Link 1: Bandwidth: 7\n");
+  REQUIRE(old.size() == 1);
+  REQUIRE(old[0].links.size() == 2);
+  CHECK(old[0].links[0].replay_errors == 3);
+  CHECK_FALSE(old[0].links[0].recovery_errors);
+  CHECK(old[0].links[0].crc_errors == 7);
+  CHECK_FALSE(old[0].links[1].replay_errors);
+  CHECK_FALSE(old[0].links[1].crc_errors);
+  CHECK(parse::nvidia_smi_nvlink_errors("Link 0: Replay Errors: 1\n").empty());
+}

@@ -40,3 +40,12 @@ TEST_CASE("utc: threads converting at once each get their own time") {
   for (auto& r : runs)
     CHECK(r.get());
 }
+
+TEST_CASE("utc: parse_iso8601 reads back what iso8601 writes, and nothing else") {
+  CHECK(utc::parse_iso8601("2025-12-04T19:42:22Z") == 1764877342);
+  CHECK(utc::parse_iso8601(utc::iso8601(0)) == 0);
+  for (const char* bad :
+       {"", "2025-12-04 19:42:22Z", "2025-12-04T19:42:22", "2025-02-31T00:00:00Z", "2025-13-01T00:00:00Z",
+        "1969-12-31T23:59:59Z", "2025-12-04T24:00:00Z", "2025-1a-04T19:42:22Z", "2025-12-04T19:42:22Z "})
+    CHECK_FALSE(utc::parse_iso8601(bad));
+}
