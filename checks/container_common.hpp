@@ -1,5 +1,6 @@
-// What container.rocm-devices decides and the checks of the same devices defer to (one cause, one finding): a
-// container with ROCm on an AMD host started without /dev/kfd or the render nodes.
+// What container.rocm-devices and container.nvidia-devices decide and the checks of the same devices defer to
+// (one cause, one finding): a container with ROCm on an AMD host started without /dev/kfd or the render
+// nodes; a container with CUDA on an NVIDIA host started without its GPUs.
 #pragma once
 
 #include "engine/check.hpp"
@@ -17,5 +18,16 @@ struct RocmDevicesInContainer {
 };
 // Empty (all false) outside a container.
 RocmDevicesInContainer rocm_devices_in_container(const Facts& f);
+
+struct NvidiaDevicesInContainer {
+  bool nvidia_host = false;  // the nvidia module (the host's kernel) or an NVIDIA GPU on the PCI bus
+  bool needs_cuda = false;   // a CUDA toolkit, a CUDA PyTorch or a CUDA image's variables in the container
+  bool gpus_missing = false; // no /dev/nvidiaN node although CUDA needs one
+  std::string visible; // NVIDIA_VISIBLE_DEVICES when it hides every GPU ("void", "none", ""), else empty
+  bool visible_hides = false;
+  std::vector<std::string> evidence;
+};
+// Empty (all false) outside a container.
+NvidiaDevicesInContainer nvidia_devices_in_container(const Facts& f);
 
 } // namespace gpudoctor::checks

@@ -89,6 +89,77 @@ RocmDevicesInContainer rocm_devices_in_container(const Facts& f) {
   return r;
 }
 
+NvidiaDevicesInContainer nvidia_devices_in_container(const Facts& f) {
+  NvidiaDevicesInContainer r;
+  if (!f.os.in_container) return r;
+  r.evidence = {fmt::format("container: {}", f.os.container_evidence)};
+  if (nvidia_driver_loaded(f)) {
+    if (auto v = nvidia_driver_version(f))
+      r.evidence.push_back(fmt::format("{}: {} (the host's kernel)", v->source, *v->value));
+    else
+      r.evidence.push_back(fmt::format("{}: nvidia (the host's kernel)", f.modules.source));
+  }
+  for (const auto& gpu : f.gpus)
+    if (gpu.vendor == Vendor::nvidia) r.evidence.push_back(gpu_evidence(gpu));
+  r.nvidia_host = r.evidence.size() > 1;
+  if (!r.nvidia_host) return r;
+  // A container without CUDA (a CPU-only image) needs no GPU. The CUDA images set CUDA_VERSION and
+  // NVIDIA_REQUIRE_CUDA; a pip-installed CUDA PyTorch brings its own CUDA.
+  bool torch_cuda = std::any_of(f.python.envs.begin(), f.python.envs.end(),
+                                [](const PythonEnv& e) { return e.torch && e.torch->cuda; }) ||
+                    (f.probes.framework && f.probes.framework->cuda);
+  bool image_cuda = f.env.all.contains("CUDA_VERSION") || f.env.all.contains("NVIDIA_REQUIRE_CUDA");
+  r.needs_cuda = !f.toolkits.cuda.empty() || torch_cuda || image_cuda;
+  // The NVIDIA Container Toolkit's GPU enumeration: "void" and an empty value inject nothing (as runc),
+  // "none" the driver's libraries and no GPU.
+  if (auto it = f.env.all.find("NVIDIA_VISIBLE_DEVICES"); it != f.env.all.end()) {
+    std::string v = text::trim(it->second);
+    r.visible_hides = v.empty() || v == "void" || v == "none";
+    if (r.visible_hides) r.visible = v;
+    r.evidence.push_back(fmt::format("env NVIDIA_VISIBLE_DEVICES={}", it->second));
+  }
+  bool gpu_node = false, listed = false; // a GPU's own node, not nvidiactl or nvidia-uvm
+  for (const auto& n : f.permissions.nvidia_nodes) {
+    if (n.path == paths::nvidia_ctl || n.path == paths::nvidia_uvm) continue;
+    listed = true;
+    gpu_node = gpu_node || n.stat.has_value();
+    r.evidence.push_back(fmt::format("{}: {}", n.path, n.stat ? "present" : "missing"));
+  }
+  if (!listed) r.evidence.push_back(fmt::format("{}: missing", paths::nvidia_gpu_node(0)));
+  r.gpus_missing = r.needs_cuda && !gpu_node;
+  return r;
+}
+
+void container_nvidia_devices(const CheckContext& ctx, Results& out) {
+  const Facts& f = ctx.facts;
+  if (!f.os.in_container) return out.skip("", "not inside a container");
+  NvidiaDevicesInContainer r = nvidia_devices_in_container(f);
+  if (!r.nvidia_host) return out.skip("", "no sign of an NVIDIA GPU on the host (nvidia module, PCI)");
+  if (!r.needs_cuda)
+    return out.pass("", "no CUDA in this container (no toolkit, CUDA PyTorch or CUDA image): it needs no GPU",
+                    r.evidence);
+  if (!r.gpus_missing) return out.pass("", "the container has its NVIDIA GPU device nodes", r.evidence);
+  std::string cause =
+      !r.visible_hides ? std::string("it was started without its GPUs (no --gpus, no NVIDIA runtime or CDI "
+                                     "device), so no /dev/nvidiaN node and no driver library was passed in")
+      : r.visible == "none"
+          ? std::string("NVIDIA_VISIBLE_DEVICES=none gives it the driver's libraries but no GPU")
+          : fmt::format(
+                "NVIDIA_VISIBLE_DEVICES={} makes the NVIDIA Container Toolkit inject nothing, neither "
+                "GPUs nor the driver",
+                r.visible.empty() ? "\"\"" : r.visible);
+  out.add(Status::error, "",
+          fmt::format("This container has CUDA and runs on a host with NVIDIA GPUs, but {}: CUDA sees no GPU "
+                      "(\"Found no NVIDIA driver on your system\", nvidia-smi missing or \"No devices were "
+                      "found\"). Start it with --gpus all (or the device you mean), with "
+                      "NVIDIA_VISIBLE_DEVICES naming GPUs.",
+                      cause),
+          r.evidence);
+  out.act(Action::step(
+      "Start the container again with --gpus all (CDI: --device nvidia.com/gpu=all; Kubernetes: a "
+      "nvidia.com/gpu resource limit) and without NVIDIA_VISIBLE_DEVICES=void or none"));
+}
+
 void container_rocm_devices(const CheckContext& ctx, Results& out) {
   const Facts& f = ctx.facts;
   if (!f.os.in_container) return out.skip("", "not inside a container");

@@ -88,6 +88,11 @@ void perm_nvidia_dev(const CheckContext& ctx, Results& out) {
   if (f.count(Vendor::nvidia) == 0) return out.skip("", "no NVIDIA GPU");
   if (!nvidia_driver_loaded(f))
     return out.skip("", "no NVIDIA driver loaded (see cuda.no-driver, driver.not-bound)");
+  if (NvidiaDevicesInContainer c = nvidia_devices_in_container(f); c.nvidia_host) {
+    if (!c.needs_cuda) return out.skip("", "a container without CUDA: it needs no NVIDIA device node");
+    if (c.gpus_missing)
+      return out.skip("", "the container was started without its GPUs (container.nvidia-devices)");
+  }
   bool problem = false;
   for (const auto& node : f.permissions.nvidia_nodes) {
     if (!node.stat) {

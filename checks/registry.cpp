@@ -51,6 +51,7 @@ const std::vector<CheckEntry>& check_registry() {
       {"repo.unreachable", repo_unreachable},
       {"container.nvidia-runtime", container_nvidia_runtime},
       {"container.rocm-devices", container_rocm_devices},
+      {"container.nvidia-devices", container_nvidia_devices},
       {"tool.timeout", tool_timeout},
       {"tool.failed", tool_failed},
       {"tool.untrusted", tool_untrusted},

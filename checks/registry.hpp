@@ -47,6 +47,7 @@ void repo_codename_mismatch(const CheckContext&, Results&);
 void repo_unreachable(const CheckContext&, Results&);
 void container_nvidia_runtime(const CheckContext&, Results&);
 void container_rocm_devices(const CheckContext&, Results&);
+void container_nvidia_devices(const CheckContext&, Results&);
 void cuda_no_driver(const CheckContext&, Results&);
 void cuda_driver_too_old(const CheckContext&, Results&);
 void stack_both_vendors(const CheckContext&, Results&);

@@ -1,6 +1,7 @@
 // torch.arch-missing (with probes; torch_arch.cpp without), torch.no-device: what PyTorch itself said when
 // the python3 in use imported it (the framework probe, run by --probes).
 #include "checks/common.hpp"
+#include "checks/container_common.hpp"
 #include "checks/probe_common.hpp"
 #include "checks/registry.hpp"
 #include "checks/torch_wheel.hpp"
@@ -164,6 +165,11 @@ void torch_no_device(const CheckContext& ctx, Results& out) {
     std::string said = !fw->warnings.empty()     ? fmt::format(" It warned: {}", fw->warnings.front())
                        : !fw->init_error.empty() ? fmt::format(" It said: {}", fw->init_error)
                                                  : std::string();
+    // A container started without its GPUs is one finding, the container check's.
+    if (vendor == Vendor::nvidia && nvidia_devices_in_container(f).gpus_missing)
+      return out.skip(subject, "the container was started without its GPUs (container.nvidia-devices)");
+    if (vendor == Vendor::amd && rocm_devices_in_container(f).kfd_missing)
+      return out.skip(subject, "the container was started without /dev/kfd (container.rocm-devices)");
     // CUDA_VISIBLE_DEVICES="" hides every GPU on purpose (or by mistake: env.visible-devices-empty says so).
     if (auto vars = visibility_vars(f, vendor); !vars.empty()) {
       evidence.insert(evidence.end(), vars.begin(), vars.end());

@@ -508,6 +508,35 @@ def main():
                 "NVIDIA_VISIBLE_DEVICES": "all", "NVIDIA_DRIVER_CAPABILITIES": "compute,utility"})
     s.finish(ROOT_IDENTITY, env)
 
+    # 24-26. Issue 25 item 4, an NVIDIA container without its GPUs: mmartial/ComfyUI-Nvidia-Docker#57, the
+    # image nvidia/cuda:12.8.1-cudnn-devel-ubuntu24.04 on a host with an RTX 5090, started without --gpus
+    # (no /dev/nvidia* node, no nvidia-smi: the toolkit injected nothing); the same image started with
+    # NVIDIA_VISIBLE_DEVICES=void (the toolkit's "inject nothing"); and a CPU-only image (no CUDA) with void,
+    # which needs no GPU and must not fire.
+    def container_5090(s):
+        nvidia_base(s, ["0000:01:00.0"], device_id="0x2b85", driver_version="570.133.07", proc_version=(
+            "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.133.07  Release Build  "
+            "(dvs-builder@U16-I6-C03-3-2)  Fri Mar 14 13:48:47 UTC 2025\n"
+            "GCC version:  gcc version 12.3.0 (Ubuntu 12.3.0-1ubuntu1~22.04) \n"))
+        for node in [k for k in s.stat if k.startswith("/dev/nvidia")]:
+            del s.stat[node]
+        s.stat["/.dockerenv"] = {"type": "file", "mode": "0755", "uid": 0, "gid": 0, "group": "root"}
+    cuda_image_env = dict(PATH_ENV)
+    cuda_image_env.update({"CUDA_VERSION": "12.8.1", "NVIDIA_REQUIRE_CUDA": "cuda>=12.8",
+                           "NVIDIA_VISIBLE_DEVICES": "all", "NVIDIA_DRIVER_CAPABILITIES": "compute,utility",
+                           "NV_CUDNN_PACKAGE": "libcudnn9-cuda-12=9.8.0.87-1"})
+    cpu_env = dict(PATH_ENV)
+    for name, note, env in [
+            ("nvidia-container-no-gpus-rtx5090", "Container of nvidia/cuda:12.8.1-cudnn-devel on an RTX 5090 host, "
+             "started without --gpus (ComfyUI-Nvidia-Docker#57; from nvidia-h200-real)", cuda_image_env),
+            ("nvidia-container-visible-void-rtx5090", "The same CUDA container started with "
+             "NVIDIA_VISIBLE_DEVICES=void (from nvidia-h200-real)", dict(cuda_image_env, NVIDIA_VISIBLE_DEVICES="void")),
+            ("nvidia-container-cpu-only-void-healthy", "A CPU-only container (no CUDA) with NVIDIA_VISIBLE_DEVICES=void "
+             "on the RTX 5090 host (from nvidia-h200-real)", dict(cpu_env, NVIDIA_VISIBLE_DEVICES="void"))]:
+        s = Snapshot(name, note)
+        container_5090(s)
+        s.finish(ROOT_IDENTITY, env)
+
     amd_fixtures()
 
 

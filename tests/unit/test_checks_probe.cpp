@@ -561,4 +561,14 @@ TEST_CASE("torch.no-device") {
   CHECK(single(run_check("torch.no-device", mig)).status == Status::skip);
   mig.nvidia.smi_gpus[0].mig_devices = 2; // with MIG devices CUDA sees them: no device is an error again
   CHECK(single(run_check("torch.no-device", mig)).status == Status::error);
+
+  // A container started without its GPUs: container.nvidia-devices' finding, not a second one here.
+  Facts boxed = with_torch(nvidia_machine(1), "cuda", {"sm_90"}, 0);
+  boxed.os.in_container = true;
+  boxed.os.container_evidence = "/.dockerenv exists";
+  Result deferred = single(run_check("torch.no-device", boxed));
+  CHECK(deferred.status == Status::skip);
+  CHECK(contains(deferred.message, "container.nvidia-devices"));
+  boxed.permissions.nvidia_nodes = {make_node("/dev/nvidia0", true, 0666, "root", 0)};
+  CHECK(single(run_check("torch.no-device", boxed)).status == Status::error); // its GPU is there
 }

@@ -784,6 +784,51 @@ TEST_CASE("check: container.rocm-devices") {
   }
 }
 
+TEST_CASE("check: container.nvidia-devices, and perm.nvidia-dev deferring to it") {
+  Facts f = nvidia_machine();
+  f.os.in_container = true;
+  f.os.container_evidence = "/.dockerenv exists";
+  f.env.all["CUDA_VERSION"] = "12.8.1"; // a CUDA image
+  f.permissions.nvidia_nodes = {make_node("/dev/nvidiactl", true, 0666, "root", 0),
+                                make_node("/dev/nvidia-uvm", true, 0666, "root", 0)};
+  SUBCASE("a CUDA container without /dev/nvidiaN: one error, the container's; perm.nvidia-dev defers") {
+    auto r = single(run_check("container.nvidia-devices", f));
+    expect_fired(r, Status::error, "", {"it was started without its GPUs", "--gpus all"}, {});
+    CHECK(r.evidence[0] == "container: /.dockerenv exists");
+    f.permissions.nvidia_nodes.push_back(DeviceNode{"/dev/nvidia0", std::nullopt});
+    CHECK(single(run_check("perm.nvidia-dev", f)).status == Status::skip);
+  }
+  SUBCASE("NVIDIA_VISIBLE_DEVICES void, none or empty is named as the cause") {
+    for (const auto& [value, words] : std::vector<std::pair<std::string, std::string>>{
+             {"void", "NVIDIA_VISIBLE_DEVICES=void makes the NVIDIA Container Toolkit inject nothing"},
+             {" none", "NVIDIA_VISIBLE_DEVICES=none gives it the driver's libraries but no GPU"},
+             {"", "NVIDIA_VISIBLE_DEVICES=\"\" makes"}}) {
+      f.env.all["NVIDIA_VISIBLE_DEVICES"] = value;
+      expect_fired(single(run_check("container.nvidia-devices", f)), Status::error, "", {words}, {});
+    }
+  }
+  SUBCASE("a container without CUDA needs no GPU, whatever NVIDIA_VISIBLE_DEVICES says") {
+    f.env.all = {{"NVIDIA_VISIBLE_DEVICES", "void"}};
+    expect_quiet(single(run_check("container.nvidia-devices", f)), Status::pass);
+    CHECK(single(run_check("perm.nvidia-dev", f)).status == Status::skip);
+  }
+  SUBCASE("its GPU passed in: pass, and perm.nvidia-dev judges the nodes again") {
+    f.permissions.nvidia_nodes.push_back(make_node("/dev/nvidia0", false, 0660, "video", 44));
+    expect_quiet(single(run_check("container.nvidia-devices", f)), Status::pass);
+    bool judged = false;
+    for (const auto& r : run_check("perm.nvidia-dev", f))
+      judged = judged || (r.subject == "/dev/nvidia0" && r.status == Status::error);
+    CHECK(judged);
+  }
+  SUBCASE("not in a container, or no NVIDIA host: skip") {
+    expect_quiet(single(run_check("container.nvidia-devices", nvidia_machine())), Status::skip);
+    Facts g;
+    g.os.in_container = true;
+    g.env.all["CUDA_VERSION"] = "12.8.1";
+    expect_quiet(single(run_check("container.nvidia-devices", g)), Status::skip);
+  }
+}
+
 TEST_CASE("knowledge: ROCm releases, OS codenames and vendor repositories") {
   const Knowledge& k = kb();
   REQUIRE(k.rocm_release("6.4.0"));
