@@ -32,20 +32,24 @@ std::string origin_subject(const std::string& origin) {
   return colon == std::string::npos ? origin : origin.substr(0, colon);
 }
 
-// The toolkit PyTorch's cpp_extension compiles extensions with (_find_cuda_home: CUDA_HOME, else CUDA_PATH,
-// else the folder above the first nvcc on PATH, else /usr/local/cuda when it exists); null when none is.
-const StackPointer* extension_toolkit(const std::vector<StackPointer>& ptrs) {
-  for (const char* what : {"CUDA_HOME", "CUDA_PATH", "nvcc on PATH", "/usr/local/cuda"})
+// The first of `order` among the pointers: the toolkit PyTorch's cpp_extension compiles extensions with. CUDA
+// (_find_cuda_home): CUDA_HOME, CUDA_PATH, the folder above the first nvcc on PATH, /usr/local/cuda; ROCm
+// (_find_rocm_home): ROCM_HOME, ROCM_PATH, the ROCm of the hipcc on PATH, /opt/rocm. A variable naming a
+// missing folder still wins: the build then fails. Null when none is.
+const StackPointer* extension_toolkit(const std::vector<StackPointer>& ptrs,
+                                      std::initializer_list<const char*> order) {
+  for (const char* what : order)
     for (const auto& p : ptrs)
-      if (p.what == what) return &p; // a variable naming a missing folder still wins: the build then fails
+      if (p.what == what) return &p;
   return nullptr;
 }
 
-// The interpreter in use's PyTorch, when it is a CUDA build.
-const PythonEnv* cuda_torch_env(const Facts& f) {
+// The interpreter in use's PyTorch, when it is a build for `vendor`'s stack.
+const PythonEnv* torch_env(const Facts& f, Vendor vendor) {
   if (f.python.envs.empty()) return nullptr;
   const PythonEnv& env = f.python.envs.front();
-  return env.torch && env.torch->cuda ? &env : nullptr;
+  if (!env.torch) return nullptr;
+  return (vendor == Vendor::nvidia ? env.torch->cuda : env.torch->hip) ? &env : nullptr;
 }
 
 // The environment builds CUDA extensions, or brings its own CUDA: compiled extensions beside PyTorch, the
@@ -61,8 +65,9 @@ bool builds_extensions(const PythonEnv& env) {
 // ("The detected CUDA version (X) mismatches the version that was used to compile PyTorch (Y)") and only
 // warns for another minor one (_check_cuda_version). Empty when they agree or either is unknown.
 std::string torch_toolkit_problem(const Facts& f, std::vector<std::string>& evidence) {
-  const PythonEnv* env = cuda_torch_env(f);
-  const StackPointer* tk = extension_toolkit(f.stack_paths.cuda);
+  const PythonEnv* env = torch_env(f, Vendor::nvidia);
+  const StackPointer* tk =
+      extension_toolkit(f.stack_paths.cuda, {"CUDA_HOME", "CUDA_PATH", "nvcc on PATH", "/usr/local/cuda"});
   if (!env || !tk || !tk->exists || !tk->version) return {};
   const TorchBuild& torch = *env->torch;
   evidence.push_back(fmt::format("{}: torch {} (CUDA {})", torch.source, torch.version, *torch.cuda));
@@ -77,6 +82,29 @@ std::string torch_toolkit_problem(const Facts& f, std::vector<std::string>& evid
       "PyTorch build for CUDA {}.",
       torch.version, env->executable, *torch.cuda, text::version_prefix(*tk->version, 2), tk->what,
       text::version_prefix(*tk->version, 2), *torch.cuda, built, *torch.cuda, have);
+}
+
+// PyTorch's ROCm (torch.version.hip: "6.2.41133-dd7f95766") against the ROCm its extension builds take, by
+// release (major.minor): an extension built against another release loads that release's libraries beside
+// the ones the wheel bundles, and builds that name their library by release look for the wheel's
+// (bitsandbytes-foundation/bitsandbytes#1878: "torch+rocm7.0 on ROCm 7.2 ... fails to find the native
+// library"). Empty when they agree or either is unknown.
+std::string torch_rocm_problem(const Facts& f, std::vector<std::string>& evidence) {
+  const PythonEnv* env = torch_env(f, Vendor::amd);
+  const StackPointer* rocm =
+      extension_toolkit(f.stack_paths.rocm, {"ROCM_HOME", "ROCM_PATH", "hipcc on PATH", "/opt/rocm"});
+  if (!env || !rocm || !rocm->exists || !rocm->version) return {};
+  const TorchBuild& torch = *env->torch;
+  evidence.push_back(fmt::format("{}: torch {} (ROCm {})", torch.source, torch.version, *torch.hip));
+  std::string built = text::version_prefix(*torch.hip, 2), have = text::version_prefix(*rocm->version, 2);
+  if (built == have) return {};
+  return fmt::format(
+      "PyTorch {} ({}) was built with ROCm {}, but extension builds (pip install of flash-attn or "
+      "bitsandbytes, a setup.py with CUDAExtension through hipify) compile with ROCm {} of {}: the extension "
+      "links that release's HIP libraries beside the ones the wheel bundles, and loads wrong or not at all. "
+      "Point ROCM_PATH (and ROCM_HOME) at a ROCm {} install, or install the PyTorch build for ROCm {} "
+      "(https://download.pytorch.org/whl/rocm{}).",
+      torch.version, env->executable, built, have, rocm->what, built, have, have);
 }
 
 } // namespace
@@ -117,14 +145,14 @@ void cuda_path_mismatch(const CheckContext& ctx, Results& out) {
   // beside a system toolkit, nothing compiled) it is information: running PyTorch does not need the toolkit.
   std::string torch_problem = torch_toolkit_problem(ctx.facts, evidence);
   Status status = Status::warn;
-  if (!torch_problem.empty() && problem.empty() && !builds_extensions(*cuda_torch_env(ctx.facts)))
+  if (!torch_problem.empty() && problem.empty() && !builds_extensions(*torch_env(ctx.facts, Vendor::nvidia)))
     status = Status::info;
   if (!torch_problem.empty()) problem = problem.empty() ? torch_problem : problem + " " + torch_problem;
   if (!problem.empty()) return out.add(status, "", problem, evidence);
   if (by_version.empty())
     return out.pass("", "the CUDA paths name no toolkit whose version is known", evidence);
   std::string torch_note;
-  if (const PythonEnv* env = cuda_torch_env(ctx.facts))
+  if (const PythonEnv* env = torch_env(ctx.facts, Vendor::nvidia))
     if (text::version_prefix(*env->torch->cuda, 2) != by_version.begin()->first)
       torch_note =
           fmt::format(" (PyTorch's CUDA {} differs in the minor release only: its extension builds warn "
@@ -147,28 +175,35 @@ void rocm_multiple(const CheckContext& ctx, Results& out) {
     evidence.push_back(pointer_evidence(p, "ROCm"));
     if (p.exists) targets[p.resolved].push_back(p.what);
   }
+  std::string problem;
+  if (f.toolkits.rocm.size() >= 2 && targets.size() >= 2) {
+    std::vector<std::string> parts;
+    for (const auto& [dir, whats] : targets) {
+      std::string version;
+      for (const auto& p : f.stack_paths.rocm)
+        if (p.resolved == dir && p.version) version = fmt::format(" (ROCm {})", *p.version);
+      parts.push_back(fmt::format("{} -> {}{}", text::join(whats, " and "), dir, version));
+    }
+    problem = fmt::format(
+        "{} ROCm versions are installed and the settings point at different ones: {}. Programs then load the "
+        "libraries of one release with the runtime or compiler of another (ImportError on libhipblas.so.N, "
+        "hipErrorNoBinaryForGpu). Pick one (update-alternatives --config rocm), point ROCM_PATH, PATH and "
+        "LD_LIBRARY_PATH at it, or remove the other.",
+        installed.size(), text::join(parts, "; "));
+  }
+  // One cause, one finding: PyTorch's own ROCm against the ROCm its extension builds take joins it, as
+  // cuda.path-mismatch does for CUDA.
+  std::string torch_problem = torch_rocm_problem(f, evidence);
+  Status status = Status::warn;
+  if (!torch_problem.empty() && problem.empty() && !builds_extensions(*torch_env(f, Vendor::amd)))
+    status = Status::info;
+  if (!torch_problem.empty()) problem = problem.empty() ? torch_problem : problem + " " + torch_problem;
+  if (!problem.empty()) return out.add(status, "", problem, evidence);
   if (f.toolkits.rocm.size() < 2)
     return out.pass("", fmt::format("one ROCm install: {}", installed.front()), evidence);
-  if (targets.size() < 2) {
-    std::string where = targets.empty() ? "nothing points at one of them"
-                                        : fmt::format("everything points at {}", targets.begin()->first);
-    return out.pass("", fmt::format("{} ROCm installs; {}", installed.size(), where), evidence);
-  }
-  std::vector<std::string> parts;
-  for (const auto& [dir, whats] : targets) {
-    std::string version;
-    for (const auto& p : f.stack_paths.rocm)
-      if (p.resolved == dir && p.version) version = fmt::format(" (ROCm {})", *p.version);
-    parts.push_back(fmt::format("{} -> {}{}", text::join(whats, " and "), dir, version));
-  }
-  out.add(
-      Status::warn, "",
-      fmt::format("{} ROCm versions are installed and the settings point at different ones: {}. Programs "
-                  "then load the libraries of one release with the runtime or compiler of another "
-                  "(ImportError on libhipblas.so.N, hipErrorNoBinaryForGpu). Pick one (update-alternatives "
-                  "--config rocm), point ROCM_PATH, PATH and LD_LIBRARY_PATH at it, or remove the other.",
-                  installed.size(), text::join(parts, "; ")),
-      evidence);
+  std::string where = targets.empty() ? "nothing points at one of them"
+                                      : fmt::format("everything points at {}", targets.begin()->first);
+  out.pass("", fmt::format("{} ROCm installs; {}", installed.size(), where), evidence);
 }
 
 void stack_leftover_paths(const CheckContext& ctx, Results& out) {
