@@ -1,9 +1,14 @@
-// gpu.bar-small: the BAR1 window against the GPU's memory. The CPU and other PCIe devices reach GPU memory
-// through BAR1: GPUDirect RDMA maps a NIC's registrations there (NVIDIA's GPUDirect RDMA guide: BAR space is
-// "the primary resource consumed by GPUDirect RDMA mappings"), and without Resizable BAR it stays 256 MiB.
+// gpu.bar-small: the BAR through which the CPU and other PCIe devices reach GPU memory, against the GPU's
+// memory. NVIDIA: BAR1; GPUDirect RDMA maps a NIC's registrations there (NVIDIA's GPUDirect RDMA guide: BAR
+// space is "the primary resource consumed by GPUDirect RDMA mappings"), and without Resizable BAR it stays
+// 256 MiB. AMD: BAR0, the VRAM aperture; amdgpu lets a peer reach a GPU's memory over PCIe only when the BAR
+// shows all of it (amdgpu_device_is_peer_accessible, drivers/gpu/drm/amd/amdgpu/amdgpu_device.c:
+// visible_vram_size == real_vram_size), what ROCm's documentation calls large BAR.
 #include "checks/common.hpp"
 #include "checks/registry.hpp"
 #include "util/text.hpp"
+
+#include <algorithm>
 
 #include <fmt/format.h>
 
@@ -13,6 +18,73 @@ namespace {
 
 std::string size_text(long long mib) {
   return mib >= 1024 && mib % 1024 == 0 ? fmt::format("{} GiB", mib / 1024) : fmt::format("{} MiB", mib);
+}
+
+long long bytes_to_mib(std::uint64_t bytes) {
+  return static_cast<long long>(bytes >> 20);
+}
+
+// Why an AMD GPU's BAR must show all of its memory here: PCIe peers (another AMD GPU it has no XGMI link to),
+// or RDMA devices. Empty when neither.
+std::string amd_bar_need(const Facts& f, const Gpu& gpu) {
+  bool xgmi = gpu.kfd && std::ranges::any_of(gpu.kfd->io_links, &KfdLink::xgmi);
+  std::vector<std::string> why;
+  if (f.count(Vendor::amd) >= 2 && !xgmi)
+    why.push_back(fmt::format("{} AMD GPUs that reach each other over PCIe", f.count(Vendor::amd)));
+  if (!f.network.ib_devices.empty())
+    why.push_back(fmt::format("RDMA devices ({})", text::join(f.network.ib_devices, ", ")));
+  return text::join(why, " and ");
+}
+
+// AMD GPUs: BAR0 against mem_info_vram_total. Returns whether any GPU had both.
+bool judge_amd(const Facts& f, Results& out) {
+  bool any = false;
+  for (const auto& gpu : f.gpus) {
+    if (gpu.vendor != Vendor::amd || !gpu.vram_bar_bytes || !gpu.vram_bytes_sysfs) continue;
+    any = true;
+    const long long bar = bytes_to_mib(*gpu.vram_bar_bytes), memory = bytes_to_mib(*gpu.vram_bytes_sysfs);
+    std::vector<std::string> evidence = {
+        fmt::format("{}/resource: BAR0 {} MiB; mem_info_vram_total {} MiB", gpu.source, bar, memory)};
+    if (gpu.vram_bar_offered)
+      evidence.push_back(fmt::format("{}/resource0_resize: at most {} MiB", gpu.source,
+                                     bytes_to_mib(*gpu.vram_bar_offered)));
+    if (bar >= memory) {
+      out.pass(gpu.subject(),
+               fmt::format("BAR0 ({}) shows all of the GPU's memory ({}): large BAR", size_text(bar),
+                           size_text(memory)),
+               evidence);
+      continue;
+    }
+    const std::string need = amd_bar_need(f, gpu);
+    if (need.empty()) {
+      out.pass(gpu.subject(),
+               fmt::format("BAR0 is {} of the GPU's {} (no large BAR): enough without PCIe peers or RDMA",
+                           size_text(bar), size_text(memory)),
+               evidence);
+      continue;
+    }
+    std::string offered =
+        !gpu.vram_bar_offered
+            ? std::string("Turn on Above 4G Decoding and Re-Size BAR Support in the system firmware.")
+        : bytes_to_mib(*gpu.vram_bar_offered) >= memory
+            ? fmt::format(
+                  "The GPU offers a BAR0 of {} (Resizable BAR): turn on Above 4G Decoding and Re-Size BAR "
+                  "Support in the system firmware.",
+                  size_text(bytes_to_mib(*gpu.vram_bar_offered)))
+            : fmt::format("The GPU offers at most {}: only firmware or a GPU with a larger BAR helps.",
+                          size_text(bytes_to_mib(*gpu.vram_bar_offered)));
+    out.add(Status::warn, gpu.subject(),
+            fmt::format(
+                "BAR0 of {} is {} of its {} (no large BAR) on a machine with {}: amdgpu lets peers reach "
+                "a GPU's memory only when the BAR shows all of it, so peer-to-peer copies (hipMemcpyPeer, "
+                "RCCL) and RDMA into this GPU's memory go through host memory. {}",
+                gpu.display_name(), size_text(bar), size_text(memory), need, offered),
+            evidence);
+    out.act(
+        Action::step("Turn on Above 4G Decoding and Re-Size BAR Support in the system firmware, reboot, and "
+                     "check that the GPU's first memory region in lspci -v is as large as its memory"));
+  }
+  return any;
 }
 
 } // namespace
@@ -61,7 +133,10 @@ void gpu_bar_small(const CheckContext& ctx, Results& out) {
         Action::step("Turn on Above 4G Decoding and Re-Size BAR Support in the system firmware, then reboot "
                      "and check nvidia-smi -q's BAR1 Memory Usage"));
   }
-  if (!any) out.skip("", "no NVIDIA GPU reports its BAR1 and memory size (nvidia-smi -q -x)");
+  any = judge_amd(f, out) || any;
+  if (!any)
+    out.skip("", "no GPU reports its BAR and memory size (nvidia-smi -q -x; amdgpu's resource and "
+                 "mem_info_vram_total)");
 }
 
 } // namespace gpudoctor::checks

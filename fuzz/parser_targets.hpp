@@ -262,6 +262,12 @@ inline constexpr Target k_targets[] = {
            require(l.link >= 0 && !l.active && (!n || *n >= 0), "counts are counts");
      }
    }},
+  {"pci_resource", [](std::string_view s) {
+     for (std::size_t i : {0, 2, 6})
+       if (auto size = parse::pci_resource_size(s, i)) require(*size > 0, "a BAR has a size");
+     if (auto top = parse::pci_rebar_largest(s))
+       require(*top >= (std::uint64_t{1} << 20) && (*top & (*top - 1)) == 0, "a power of two from 1 MiB");
+   }},
   {"nvidia_require", [](std::string_view s) {
      auto r = parse::nvidia_require(s);
      if (!r) return;

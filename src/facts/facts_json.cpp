@@ -67,6 +67,8 @@ Json gpu_json(const Gpu& g) {
               {"width_max", opt(g.link_width_max)}}},
             {"render_node", opt(g.render_node)},
             {"vram_bytes_sysfs", opt(g.vram_bytes_sysfs)},
+            {"vram_bar_bytes", opt(g.vram_bar_bytes)},
+            {"vram_bar_offered_bytes", opt(g.vram_bar_offered)},
             {"source", g.source}};
   if (g.virtual_functions > 0) j["virtual_functions"] = g.virtual_functions; // absent on most machines
   if (g.model)

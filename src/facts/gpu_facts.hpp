@@ -102,14 +102,17 @@ struct Gpu {
   std::optional<std::string> kfd_target;         // gfx target named by the KFD node's gfx_target_version
   std::optional<std::string> render_node;        // /dev/dri/renderD128
   std::optional<std::uint64_t> vram_bytes_sysfs; // amdgpu mem_info_vram_total
-  std::vector<std::string> upstream_ports;       // PCIe ports above it, nearest last (sysfs device path)
-  std::vector<struct RasCount> ras;              // amdgpu RAS error counters, per IP block
-  std::optional<VramBadPages> bad_pages;         // amdgpu's bad-page table, where the GPU has one
-  GpuSensors sensors;                            // amdgpu's hwmon
-  int virtual_functions = 0;                     // its SR-IOV functions (physfn links to it): vGPU, MxGPU
-  std::string source;                            // the sysfs folder
-  std::string display_name() const;              // best name: model, pci.ids, or ids
-  std::string arch() const; // gfx/sm target: the KFD's, else the model's; "" when unknown
+  std::optional<std::uint64_t> vram_bar_bytes;   // amdgpu: BAR0, the VRAM aperture (sysfs resource)
+  std::optional<std::uint64_t>
+      vram_bar_offered;                    // the largest BAR0 its Resizable BAR offers (resource0_resize)
+  std::vector<std::string> upstream_ports; // PCIe ports above it, nearest last (sysfs device path)
+  std::vector<struct RasCount> ras;        // amdgpu RAS error counters, per IP block
+  std::optional<VramBadPages> bad_pages;   // amdgpu's bad-page table, where the GPU has one
+  GpuSensors sensors;                      // amdgpu's hwmon
+  int virtual_functions = 0;               // its SR-IOV functions (physfn links to it): vGPU, MxGPU
+  std::string source;                      // the sysfs folder
+  std::string display_name() const;        // best name: model, pci.ids, or ids
+  std::string arch() const;                // gfx/sm target: the KFD's, else the model's; "" when unknown
   std::optional<long long> gfx_target_version() const; // the KFD's, else the model's
   std::string subject() const;                         // "gpu0 (0000:01:00.0)"
   int index = 0;                                       // position among GPUs, in bus order

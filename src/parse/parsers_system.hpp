@@ -7,6 +7,7 @@
 #include "facts/gpu_facts.hpp" // VramBadPages
 #include "facts/os_facts.hpp"  // KernelCmdline
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -292,6 +293,13 @@ struct AmdgpuRasCount {
   long long ue = 0, ce = 0;
 };
 std::optional<AmdgpuRasCount> amdgpu_ras_count(std::string_view text);
+
+// <device>/resource: the size of BAR `index` (its line, "0x<start> 0x<end> 0x<flags>"); empty when the line
+// is missing, unused (all zero) or malformed.
+std::optional<std::uint64_t> pci_resource_size(std::string_view text, std::size_t index);
+// <device>/resourceN_resize: the largest size the Resizable BAR offers (a hex bitmask, bit n = 2^n MiB);
+// empty on garbage or no bit set.
+std::optional<std::uint64_t> pci_rebar_largest(std::string_view text);
 // <device>/ras/gpu_vram_bad_pages (amdgpu_ras.c): one "0x00000001 : 0x00001000 : R" line per page, flag R
 // (retired), P (pending) or F (failed to retire); other lines are not counted. `source` is left empty.
 VramBadPages amdgpu_bad_pages(std::string_view text);

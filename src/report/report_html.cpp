@@ -72,8 +72,11 @@ std::string link(const Gpu& g) {
   return s;
 }
 
-// MIG mode and devices, the BAR1 window and the NVLinks of an NVIDIA GPU, as nvidia-smi reports them.
-std::string nvidia_extras(const Facts& f, const Gpu& g) {
+// MIG mode and devices, the BAR1 window and the NVLinks of an NVIDIA GPU, as nvidia-smi reports them; an AMD
+// GPU's BAR0 (its VRAM aperture).
+std::string gpu_extras(const Facts& f, const Gpu& g) {
+  if (g.vendor == Vendor::amd && g.vram_bar_bytes)
+    return h(fmt::format("BAR0 {} MiB", *g.vram_bar_bytes >> 20));
   const NvidiaSmiGpu* s = g.vendor == Vendor::nvidia ? f.smi_of(g) : nullptr;
   if (!s) return "";
   std::vector<std::string> parts;
@@ -105,8 +108,7 @@ std::string gpu_table(const Report& report) {
         "<tr><td>{}</td><td class=\"mono\">{}</td><td>{}</td><td class=\"mono\">{}</td><td>{}</td>"
         "<td class=\"num\">{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
         g.index, h(g.bdf), h(g.display_name()), h(g.arch()), driver, h(vram(f, g)), h(link(g)),
-        nvidia_extras(f, g), g.numa_node ? std::to_string(*g.numa_node) : "",
-        html::gpu_health_cell(report, g));
+        gpu_extras(f, g), g.numa_node ? std::to_string(*g.numa_node) : "", html::gpu_health_cell(report, g));
   }
   return html::table(
       "<th>#</th><th>PCI address</th><th>Model</th><th>Architecture</th><th>Driver</th>"

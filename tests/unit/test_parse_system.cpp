@@ -1,4 +1,5 @@
 #include "parse/parsers.hpp"
+#include "parse/parsers_system.hpp"
 #include "unit/test_parse_util.hpp"
 
 #include <algorithm>
@@ -251,4 +252,26 @@ TEST_CASE("parse: cuDNN and NCCL header versions") {
     REQUIRE(v);
     CHECK(v->starts_with("2."));
   }
+}
+
+TEST_CASE("parse: a PCI device's BAR sizes (sysfs resource) and what its Resizable BAR offers") {
+  // A 256 MiB BAR0 below 4 GiB (ROCm/legacy-rocm-build#744's "Memory at c0000000 ... [size=256M]"), an unused
+  // BAR1, a 2 MiB BAR2, in the kernel's resource_show format.
+  const std::string resource = "0x00000000c0000000 0x00000000cfffffff 0x000000000014220c\n"
+                               "0x0000000000000000 0x0000000000000000 0x0000000000000000\n"
+                               "0x00000000d0000000 0x00000000d01fffff 0x000000000014220c\n";
+  CHECK(parse::pci_resource_size(resource, 0) == 256ULL << 20);
+  CHECK_FALSE(parse::pci_resource_size(resource, 1));
+  CHECK(parse::pci_resource_size(resource, 2) == 2ULL << 20);
+  CHECK_FALSE(parse::pci_resource_size(resource, 3));
+  CHECK(parse::pci_resource_size("0x0000380000000000 0x000038ffffffffff 0x0\n", 0) == 1ULL << 40);
+  for (const char* bad :
+       {"", "garbage", "0x10 0x0f 0x0", "0xffffffffffffffff 0xffffffffffffffff 0x0", "0x0 x"})
+    CHECK_FALSE(parse::pci_resource_size(bad, 0));
+  // Bits 8..16: 256 MiB to 64 GiB.
+  CHECK(parse::pci_rebar_largest("000000000001ff00\n") == 64ULL << 30);
+  CHECK(parse::pci_rebar_largest("0x100") == 256ULL << 20);
+  CHECK(parse::pci_rebar_largest("1") == 1ULL << 20);
+  for (const char* bad : {"", "0", "zz", "-1", "ffffffffffffffff"})
+    CHECK_FALSE(parse::pci_rebar_largest(bad));
 }
