@@ -109,10 +109,15 @@ std::expected<Gpu, std::string> incoming_gpu(const Knowledge& kb, const std::str
     c = *found;
   }
   Vendor v = c.vendor_id == k_nvidia ? Vendor::nvidia : c.vendor_id == k_amd ? Vendor::amd : Vendor::other;
-  if (v != want)
-    return std::unexpected(fmt::format("--gpu \"{}\" is the {} {}, not a card for the {} stack", query,
-                                       v == Vendor::amd ? "AMD" : "NVIDIA", c.model.name,
+  if (v != want) {
+    // The vendor once: the table's names often carry it already ("AMD Radeon RX 7900 XTX").
+    const std::string maker = v == Vendor::amd ? "AMD" : "NVIDIA";
+    const std::string card = text::starts_with(text::lower(c.model.name), text::lower(maker) + " ")
+                                 ? c.model.name
+                                 : maker + " " + c.model.name;
+    return std::unexpected(fmt::format("--gpu \"{}\" is the {}, not a card for the {} stack", query, card,
                                        want == Vendor::amd ? "AMD" : "NVIDIA"));
+  }
   Gpu gpu;
   gpu.vendor = v;
   gpu.vendor_id = c.vendor_id;

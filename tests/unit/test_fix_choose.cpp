@@ -188,7 +188,13 @@ TEST_CASE("fix choose: --gpu names the incoming card by model name or PCI id; an
   CHECK(test::contains(several.error(), "RTX 3090 Ti"));
   CHECK(test::contains(incoming_gpu(kb(), "RTX 9999", Vendor::nvidia).error(), "names no GPU"));
   CHECK(test::contains(incoming_gpu(kb(), "10de:ffff", Vendor::nvidia).error(), "no such PCI id"));
-  CHECK(test::contains(incoming_gpu(kb(), "RX 7900 XTX", Vendor::nvidia).error(), "is the AMD"));
+  // The vendor once, whether or not the table's name carries it.
+  const std::string amd_card = incoming_gpu(kb(), "RX 7900 XTX", Vendor::nvidia).error();
+  CHECK(test::contains(amd_card, "is the AMD Radeon RX 7900 XTX, not a card for the NVIDIA stack"));
+  CHECK_FALSE(test::contains(amd_card, "AMD AMD"));
+  const std::string nvidia_card = incoming_gpu(kb(), "RTX 3090 Ti", Vendor::amd).error();
+  CHECK(test::contains(nvidia_card, "is the NVIDIA GeForce RTX 3090 Ti, not a card for the AMD stack"));
+  CHECK_FALSE(test::contains(nvidia_card, "NVIDIA NVIDIA"));
   CHECK_FALSE(incoming_gpu(kb(), " - ", Vendor::nvidia).has_value());
 
   // The choice for the incoming card replaces the GPUs of its vendor, not the others.
