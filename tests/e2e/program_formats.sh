@@ -35,7 +35,7 @@ report = json.load(open(sys.argv[1]))
 text = open(sys.argv[2], encoding="utf-8").read()
 before, after = int(sys.argv[3]), int(sys.argv[4])
 value_of = {"pass": 0, "skip": 1, "info": 2, "warn": 3, "error": 4}
-sample = re.compile(r'^([a-z_]+)(\{(.*)\})? (\S+)$')
+sample = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$')  # the exposition format's metric name
 label = re.compile(r'([A-Za-z_]+)="((?:[^"\\]|\\.)*)"')
 series = {}
 for line in text.splitlines():
