@@ -188,7 +188,18 @@ gd_not_installroot() {
 }
 
 # The kernel the script was made for, else the running one.
-gd_kernel() { printf '%s' "${GD_KERNEL:-$(uname -r)}"; }
+# The kernel modules are built for: the running one where the script runs on its machine (a plan made from
+# a bundle names the bundle's kernel, GD_KERNEL, and the machine may have booted another since); in a root
+# (chroot: the host's kernel has no modules there; dnf --installroot) the planned one stands in.
+gd_kernel() {
+  local running
+  running=$(uname -r)
+  if [[ -n ${GD_KERNEL:-} && (-n ${GD_INSTALLROOT:-} || ! -d ${GD_MODULES_DIR:-/lib/modules}/$running) ]]; then
+    printf '%s' "$GD_KERNEL"
+  else
+    printf '%s' "$running"
+  fi
+}
 
 # The kernel that boots next: the newest installed linux-image-* (Debian family; what the boot loader's first
 # entry is after the kernel packages' hooks ran), `grubby --default-kernel` (RHEL family). Nothing when unknown,

@@ -8,6 +8,7 @@
 #    (mv would move the new file into the folder; the rename would replace the node).
 # 3. What a run killed halfway leaves is in the journal before it exists: an atomic write's temporary file
 #    (temp-file, removed by the next run) and the packages an install is about to bring (install-planned).
+# 4. The kernel modules are built for: the running one on the machine itself, the planned one in a root.
 # shellcheck source=tests/e2e/common.bash
 source "$(dirname "$0")/common.bash"
 source_dir=$2
@@ -173,3 +174,17 @@ journal_run run-3 planned $'nvidia-driver\nlibc6\nnvidia-kernel-dkms' $'libc6\nb
 [[ $(cut -f4- "$work/journal" | tr '\t' ' ') == $'install-planned nvidia-driver\ninstall-planned nvidia-kernel-dkms' ]] ||
   fail "the planned installs journaled: $(cat "$work/journal")"
 pass "an install journals the packages its simulation brings (not those already there) before it runs"
+
+# ---- 4. the kernel: uname -r at run time, GD_KERNEL (the plan's) only in a root ------------------------------
+mkdir -p "$work/modules/6.8.0-60-generic"
+kernel_of() { # INSTALLROOT: gd_kernel on a machine that booted 6.8.0-60 since its bundle said 6.8.0-45
+  bash -c 'set -euo pipefail; source "$1"; uname() { echo 6.8.0-60-generic; }; GD_KERNEL=6.8.0-45-generic
+    GD_MODULES_DIR=$2 GD_INSTALLROOT=$3; gd_kernel' _ "$source_dir/fixes/lib.bash" "$work/modules" "$1"
+}
+[[ $(kernel_of "") == 6.8.0-60-generic ]] ||
+  fail "gd_kernel: the running kernel (6.8.0-60, its modules present) loses to the bundle's: $(kernel_of "")"
+[[ $(kernel_of /mnt/root) == 6.8.0-45-generic ]] || fail "gd_kernel: in an installroot the planned kernel must stand"
+rm -r "$work/modules/6.8.0-60-generic"
+[[ $(kernel_of "") == 6.8.0-45-generic ]] ||
+  fail "gd_kernel: in a chroot (no modules of the host's kernel) the planned kernel must stand: $(kernel_of "")"
+pass "gd_kernel: the running kernel on the machine, the planned one in a root"
