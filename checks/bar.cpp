@@ -24,6 +24,19 @@ long long bytes_to_mib(std::uint64_t bytes) {
   return static_cast<long long>(bytes >> 20);
 }
 
+// What the GPU's Resizable BAR offers (resourceN_resize), as the remedy's sentence.
+std::string offered_words(const Gpu& gpu, long long memory_mib, const char* bar) {
+  if (!gpu.vram_bar_offered)
+    return "Turn on Above 4G Decoding and Re-Size BAR Support in the system firmware.";
+  const long long most = bytes_to_mib(*gpu.vram_bar_offered);
+  if (most >= memory_mib)
+    return fmt::format("The GPU offers a {} of {} (Resizable BAR): turn on Above 4G Decoding and Re-Size BAR "
+                       "Support in the system firmware.",
+                       bar, size_text(most));
+  return fmt::format("The GPU offers a {} of at most {}: only a GPU with a larger BAR helps.", bar,
+                     size_text(most));
+}
+
 // Why an AMD GPU's BAR must show all of its memory here: PCIe peers (another AMD GPU it has no XGMI link to),
 // or RDMA devices. Empty when neither.
 std::string amd_bar_need(const Facts& f, const Gpu& gpu) {
@@ -46,7 +59,7 @@ bool judge_amd(const Facts& f, Results& out) {
     std::vector<std::string> evidence = {
         fmt::format("{}/resource: BAR0 {} MiB; mem_info_vram_total {} MiB", gpu.source, bar, memory)};
     if (gpu.vram_bar_offered)
-      evidence.push_back(fmt::format("{}/resource0_resize: at most {} MiB", gpu.source,
+      evidence.push_back(fmt::format("{}/resource0_resize: at most {} MiB offered", gpu.source,
                                      bytes_to_mib(*gpu.vram_bar_offered)));
     if (bar >= memory) {
       out.pass(gpu.subject(),
@@ -63,16 +76,7 @@ bool judge_amd(const Facts& f, Results& out) {
                evidence);
       continue;
     }
-    std::string offered =
-        !gpu.vram_bar_offered
-            ? std::string("Turn on Above 4G Decoding and Re-Size BAR Support in the system firmware.")
-        : bytes_to_mib(*gpu.vram_bar_offered) >= memory
-            ? fmt::format(
-                  "The GPU offers a BAR0 of {} (Resizable BAR): turn on Above 4G Decoding and Re-Size BAR "
-                  "Support in the system firmware.",
-                  size_text(bytes_to_mib(*gpu.vram_bar_offered)))
-            : fmt::format("The GPU offers at most {}: only firmware or a GPU with a larger BAR helps.",
-                          size_text(bytes_to_mib(*gpu.vram_bar_offered)));
+    const std::string offered = offered_words(gpu, memory, "BAR0");
     out.add(Status::warn, gpu.subject(),
             fmt::format(
                 "BAR0 of {} is {} of its {} (no large BAR) on a machine with {}: amdgpu lets peers reach "
@@ -118,17 +122,22 @@ void gpu_bar_small(const CheckContext& ctx, Results& out) {
       continue;
     }
     evidence.push_back(fmt::format("{}: {}", f.network.ib_source, text::join(f.network.ib_devices, " ")));
-    out.add(
-        Status::warn, subject,
-        fmt::format("BAR1 of {} is {} of its {} (Resizable BAR is off) and this machine has RDMA devices "
-                    "({}): GPUDirect RDMA maps GPU memory through BAR1, so a NIC can register at most about "
-                    "{} of it at once (less what the driver reserves); larger registrations fail and "
-                    "NCCL/UCX fall back to copies through host memory. Turn on Resizable BAR in the "
-                    "firmware (Above 4G Decoding and Re-Size BAR Support) where the GPU offers it, or use a "
-                    "GPU with a large BAR1.",
-                    smi.name, size_text(bar), size_text(memory), text::join(f.network.ib_devices, ", "),
-                    size_text(bar)),
-        evidence);
+    if (gpu && gpu->vram_bar_offered)
+      evidence.push_back(fmt::format("{}/resource1_resize: at most {} MiB offered", gpu->source,
+                                     bytes_to_mib(*gpu->vram_bar_offered)));
+    out.add(Status::warn, subject,
+            fmt::format(
+                "BAR1 of {} is {} of its {} (Resizable BAR is off) and this machine has RDMA devices "
+                "({}): GPUDirect RDMA maps GPU memory through BAR1, so a NIC can register at most about "
+                "{} of it at once (less what the driver reserves); larger registrations fail and "
+                "NCCL/UCX fall back to copies through host memory. {}",
+                smi.name, size_text(bar), size_text(memory), text::join(f.network.ib_devices, ", "),
+                size_text(bar),
+                gpu && gpu->vram_bar_offered
+                    ? offered_words(*gpu, memory, "BAR1")
+                    : std::string("Turn on Resizable BAR in the firmware (Above 4G Decoding and Re-Size "
+                                  "BAR Support) where the GPU offers it, or use a GPU with a large BAR1.")),
+            evidence);
     out.act(
         Action::step("Turn on Above 4G Decoding and Re-Size BAR Support in the system firmware, then reboot "
                      "and check nvidia-smi -q's BAR1 Memory Usage"));

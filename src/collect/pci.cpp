@@ -75,15 +75,15 @@ std::size_t collect_pci_gpus(SystemView& view, std::vector<Gpu>& gpus) {
                               std::pair{"/max_link_width", &gpu.link_width_max}})
       if (auto w = read_trimmed(view, dir + file))
         if (auto n = text::to_int(*w); n && *n > 0 && *n <= 64) *sink = static_cast<int>(*n);
-    if (gpu.vendor == Vendor::amd) {
+    if (gpu.vendor == Vendor::amd)
       if (auto vram = view.read_file(dir + "/mem_info_vram_total"))
         if (auto n = text::to_int(*vram); n && *n > 0) gpu.vram_bytes_sysfs = static_cast<std::uint64_t>(*n);
-      // amdgpu maps VRAM through BAR0 (gpu.bar-small).
-      if (auto resource = view.read_file(dir + "/resource"))
-        gpu.vram_bar_bytes = parse::pci_resource_size(*resource, 0);
-      if (auto resize = view.read_file(dir + "/resource0_resize"))
-        gpu.vram_bar_offered = parse::pci_rebar_largest(*resize);
-    }
+    // The BAR the CPU and peers reach VRAM through: BAR0 on amdgpu, BAR1 on NVIDIA (gpu.bar-small).
+    const std::size_t vram_bar = gpu.vendor == Vendor::amd ? 0 : 1;
+    if (auto resource = view.read_file(dir + "/resource"))
+      gpu.vram_bar_bytes = parse::pci_resource_size(*resource, vram_bar);
+    if (auto resize = view.read_file(dir + "/resource" + std::to_string(vram_bar) + "_resize"))
+      gpu.vram_bar_offered = parse::pci_rebar_largest(*resize);
     if (auto drm = view.list_dir(dir + "/drm"))
       for (const auto& name : *drm)
         if (text::starts_with(name, "renderD")) gpu.render_node = paths::dri_node(name);

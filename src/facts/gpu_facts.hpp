@@ -102,9 +102,9 @@ struct Gpu {
   std::optional<std::string> kfd_target;         // gfx target named by the KFD node's gfx_target_version
   std::optional<std::string> render_node;        // /dev/dri/renderD128
   std::optional<std::uint64_t> vram_bytes_sysfs; // amdgpu mem_info_vram_total
-  std::optional<std::uint64_t> vram_bar_bytes;   // amdgpu: BAR0, the VRAM aperture (sysfs resource)
-  std::optional<std::uint64_t>
-      vram_bar_offered;                    // the largest BAR0 its Resizable BAR offers (resource0_resize)
+  // The BAR through which the CPU and peers reach the GPU's memory (AMD BAR0, NVIDIA BAR1): its size (sysfs
+  // resource) and the largest its Resizable BAR offers (resourceN_resize).
+  std::optional<std::uint64_t> vram_bar_bytes, vram_bar_offered;
   std::vector<std::string> upstream_ports; // PCIe ports above it, nearest last (sysfs device path)
   std::vector<struct RasCount> ras;        // amdgpu RAS error counters, per IP block
   std::optional<VramBadPages> bad_pages;   // amdgpu's bad-page table, where the GPU has one

@@ -524,3 +524,41 @@ TEST_CASE("check: amdgpu's bad-page table (gpu.memory-errors) and hwmon temperat
     CHECK(single(run_check("gpu.throttled", amd_machine())).status == Status::skip);
   }
 }
+
+TEST_CASE("check: gpu.bar-small says what the GPU's Resizable BAR offers (resourceN_resize)") {
+  constexpr std::uint64_t mib = 1ULL << 20;
+  SUBCASE("NVIDIA BAR1 with RDMA devices") {
+    Facts f = nvidia_machine();
+    f.nvidia.smi_gpus[0].bar1_total_mib = 256;
+    f.nvidia.smi_gpus[0].memory_total_mib = 16384;
+    f.network.ib_devices = {"mlx5_0"};
+    f.network.ib_source = "/sys/class/infiniband";
+    auto plain = single(run_check("gpu.bar-small", f));
+    CHECK(plain.status == Status::warn);
+    CHECK(contains(plain.message, "where the GPU offers it")); // nothing read of its capability
+    f.gpus[0].vram_bar_offered = 16384 * mib;
+    auto offers = single(run_check("gpu.bar-small", f));
+    CHECK(contains(offers.message, "The GPU offers a BAR1 of 16 GiB (Resizable BAR)"));
+    CHECK(contains(text::join(offers.evidence, "\n"), "resource1_resize: at most 16384 MiB offered"));
+    f.gpus[0].vram_bar_offered = 8192 * mib;
+    CHECK(contains(single(run_check("gpu.bar-small", f)).message,
+                   "offers a BAR1 of at most 8 GiB: only a GPU with a larger BAR helps"));
+  }
+  SUBCASE("AMD BAR0 with a PCIe peer; without one it passes") {
+    Facts f = amd_machine({110000, 110000});
+    for (auto& g : f.gpus) {
+      g.vram_bytes_sysfs = 24560 * mib;
+      g.vram_bar_bytes = 32768 * mib;
+    }
+    f.gpus[1].vram_bar_bytes = 256 * mib;
+    f.gpus[1].vram_bar_offered = 32768 * mib;
+    auto results = run_check("gpu.bar-small", f);
+    REQUIRE(results.size() == 2);
+    CHECK(results[0].status == Status::pass);
+    CHECK(results[1].status == Status::warn);
+    CHECK(contains(results[1].message, "2 AMD GPUs that reach each other over PCIe"));
+    CHECK(contains(results[1].message, "The GPU offers a BAR0 of 32 GiB"));
+    f.gpus.erase(f.gpus.begin()); // alone: nothing needs the whole memory visible
+    CHECK(single(run_check("gpu.bar-small", f)).status == Status::pass);
+  }
+}
