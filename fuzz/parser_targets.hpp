@@ -263,7 +263,7 @@ inline constexpr Target k_targets[] = {
      }
    }},
   {"pci_resource", [](std::string_view s) {
-     for (std::size_t i : {0, 2, 6})
+     for (std::size_t i : {std::size_t{0}, std::size_t{2}, std::size_t{6}})
        if (auto size = parse::pci_resource_size(s, i)) require(*size > 0, "a BAR has a size");
      if (auto top = parse::pci_rebar_largest(s))
        require(*top >= (std::uint64_t{1} << 20) && (*top & (*top - 1)) == 0, "a power of two from 1 MiB");
