@@ -37,6 +37,13 @@ std::string offered_words(const Gpu& gpu, long long memory_mib, const char* bar)
                      size_text(most));
 }
 
+// What resource`bar`_resize offers, as evidence, where the kernel has the file.
+void add_offered_evidence(const Gpu& gpu, int bar, std::vector<std::string>& evidence) {
+  if (gpu.vram_bar_offered)
+    evidence.push_back(fmt::format("{}/resource{}_resize: at most {} MiB offered", gpu.source, bar,
+                                   bytes_to_mib(*gpu.vram_bar_offered)));
+}
+
 // Why an AMD GPU's BAR must show all of its memory here: PCIe peers (another AMD GPU it has no XGMI link to),
 // or RDMA devices. Empty when neither.
 std::string amd_bar_need(const Facts& f, const Gpu& gpu) {
@@ -58,9 +65,7 @@ bool judge_amd(const Facts& f, Results& out) {
     const long long bar = bytes_to_mib(*gpu.vram_bar_bytes), memory = bytes_to_mib(*gpu.vram_bytes_sysfs);
     std::vector<std::string> evidence = {
         fmt::format("{}/resource: BAR0 {} MiB; mem_info_vram_total {} MiB", gpu.source, bar, memory)};
-    if (gpu.vram_bar_offered)
-      evidence.push_back(fmt::format("{}/resource0_resize: at most {} MiB offered", gpu.source,
-                                     bytes_to_mib(*gpu.vram_bar_offered)));
+    add_offered_evidence(gpu, 0, evidence);
     if (bar >= memory) {
       out.pass(gpu.subject(),
                fmt::format("BAR0 ({}) shows all of the GPU's memory ({}): large BAR", size_text(bar),
@@ -122,9 +127,7 @@ void gpu_bar_small(const CheckContext& ctx, Results& out) {
       continue;
     }
     evidence.push_back(fmt::format("{}: {}", f.network.ib_source, text::join(f.network.ib_devices, " ")));
-    if (gpu && gpu->vram_bar_offered)
-      evidence.push_back(fmt::format("{}/resource1_resize: at most {} MiB offered", gpu->source,
-                                     bytes_to_mib(*gpu->vram_bar_offered)));
+    if (gpu) add_offered_evidence(*gpu, 1, evidence);
     out.add(Status::warn, subject,
             fmt::format(
                 "BAR1 of {} is {} of its {} (Resizable BAR is off) and this machine has RDMA devices "

@@ -41,16 +41,14 @@ std::size_t usable_gpus(const Facts& f, Vendor v) {
   return n;
 }
 
-std::string smi_source(const Facts& f) {
-  return f.nvidia.smi_driver_version ? f.nvidia.smi_driver_version.source : "cmd nvidia-smi-xml";
+bool any_torch_for(const Facts& f, Vendor vendor) {
+  return std::ranges::any_of(f.python.envs, [&](const PythonEnv& e) {
+    return e.torch && (vendor == Vendor::nvidia ? e.torch->cuda : e.torch->hip).has_value();
+  });
 }
 
-const NvidiaSmiGpu* smi_of_nvlink(const Facts& f, const NvlinkGpu& g) {
-  for (const auto& s : f.nvidia.smi_gpus)
-    if (!g.uuid.empty() && s.uuid == g.uuid) return &s;
-  if (g.index >= 0 && static_cast<std::size_t>(g.index) < f.nvidia.smi_gpus.size())
-    return &f.nvidia.smi_gpus[static_cast<std::size_t>(g.index)];
-  return nullptr;
+std::string smi_source(const Facts& f) {
+  return f.nvidia.smi_driver_version ? f.nvidia.smi_driver_version.source : "cmd nvidia-smi-xml";
 }
 
 std::string gpu_evidence(const Gpu& gpu) {

@@ -18,10 +18,10 @@ bool rocm_installed(const Facts& f);
 // A GPU that compute can use: bound to its vendor's compute driver.
 bool has_compute_driver(const Gpu& gpu);
 std::size_t usable_gpus(const Facts& f, Vendor v);
+// Whether some Python environment holds a PyTorch built for `vendor`'s stack (CUDA or ROCm).
+bool any_torch_for(const Facts& f, Vendor vendor);
 // The snapshot key nvidia-smi's GPU facts came from ("cmd nvidia-smi-xml", or the text form's), for evidence.
 std::string smi_source(const Facts& f);
-// nvidia-smi -q's GPU of an `nvidia-smi nvlink` GPU: by UUID, else by its index.
-const NvidiaSmiGpu* smi_of_nvlink(const Facts& f, const NvlinkGpu& g);
 // Evidence line for a GPU: "gpu0 0000:03:00.0 1002:744c rev c8 (Radeon RX 7900 XTX)".
 std::string gpu_evidence(const Gpu& gpu);
 // Where the profiles gpudoctor read assign `name` ("/home/ada/.bashrc:12"), in reading order.

@@ -5,6 +5,7 @@
 
 #include "engine/check.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,8 +24,7 @@ struct NvidiaDevicesInContainer {
   bool nvidia_host = false;  // the nvidia module (the host's kernel) or an NVIDIA GPU on the PCI bus
   bool needs_cuda = false;   // a CUDA toolkit, a CUDA PyTorch or a CUDA image's variables in the container
   bool gpus_missing = false; // no /dev/nvidiaN node although CUDA needs one
-  std::string visible; // NVIDIA_VISIBLE_DEVICES when it hides every GPU ("void", "none", ""), else empty
-  bool visible_hides = false;
+  std::optional<std::string> hiding; // NVIDIA_VISIBLE_DEVICES when it hides every GPU: "void", "none", ""
   std::vector<std::string> evidence;
 };
 // Empty (all false) outside a container.

@@ -72,8 +72,7 @@ RocmDevicesInContainer rocm_devices_in_container(const Facts& f) {
   r.amd_host = r.evidence.size() > 1;
   if (!r.amd_host) return r;
   // A container without ROCm (a CPU-only image) does not need the devices.
-  bool torch_rocm = std::any_of(f.python.envs.begin(), f.python.envs.end(),
-                                [](const PythonEnv& e) { return e.torch && e.torch->hip; });
+  bool torch_rocm = any_torch_for(f, Vendor::amd);
   bool rocm_env = std::any_of(f.env.gpu_vars.begin(), f.env.gpu_vars.end(), [](const auto& kv) {
     return text::starts_with(kv.first, "HSA_") || text::starts_with(kv.first, "HIP_") ||
            text::starts_with(kv.first, "ROCR_");
@@ -105,17 +104,14 @@ NvidiaDevicesInContainer nvidia_devices_in_container(const Facts& f) {
   if (!r.nvidia_host) return r;
   // A container without CUDA (a CPU-only image) needs no GPU. The CUDA images set CUDA_VERSION and
   // NVIDIA_REQUIRE_CUDA; a pip-installed CUDA PyTorch brings its own CUDA.
-  bool torch_cuda = std::any_of(f.python.envs.begin(), f.python.envs.end(),
-                                [](const PythonEnv& e) { return e.torch && e.torch->cuda; }) ||
-                    (f.probes.framework && f.probes.framework->cuda);
+  bool torch_cuda = any_torch_for(f, Vendor::nvidia) || (f.probes.framework && f.probes.framework->cuda);
   bool image_cuda = f.env.all.contains("CUDA_VERSION") || f.env.all.contains("NVIDIA_REQUIRE_CUDA");
   r.needs_cuda = !f.toolkits.cuda.empty() || torch_cuda || image_cuda;
   // The NVIDIA Container Toolkit's GPU enumeration: "void" and an empty value inject nothing (as runc),
   // "none" the driver's libraries and no GPU.
   if (auto it = f.env.all.find("NVIDIA_VISIBLE_DEVICES"); it != f.env.all.end()) {
     std::string v = text::trim(it->second);
-    r.visible_hides = v.empty() || v == "void" || v == "none";
-    if (r.visible_hides) r.visible = v;
+    if (v.empty() || v == "void" || v == "none") r.hiding = v;
     r.evidence.push_back(fmt::format("env NVIDIA_VISIBLE_DEVICES={}", it->second));
   }
   bool gpu_node = false, listed = false; // a GPU's own node, not nvidiactl or nvidia-uvm
@@ -140,14 +136,14 @@ void container_nvidia_devices(const CheckContext& ctx, Results& out) {
                     r.evidence);
   if (!r.gpus_missing) return out.pass("", "the container has its NVIDIA GPU device nodes", r.evidence);
   std::string cause =
-      !r.visible_hides ? std::string("it was started without its GPUs (no --gpus, no NVIDIA runtime or CDI "
-                                     "device), so no /dev/nvidiaN node and no driver library was passed in")
-      : r.visible == "none"
+      !r.hiding ? std::string("it was started without its GPUs (no --gpus, no NVIDIA runtime or CDI "
+                              "device), so no /dev/nvidiaN node and no driver library was passed in")
+      : *r.hiding == "none"
           ? std::string("NVIDIA_VISIBLE_DEVICES=none gives it the driver's libraries but no GPU")
           : fmt::format(
                 "NVIDIA_VISIBLE_DEVICES={} makes the NVIDIA Container Toolkit inject nothing, neither "
                 "GPUs nor the driver",
-                r.visible.empty() ? "\"\"" : r.visible);
+                r.hiding->empty() ? "\"\"" : *r.hiding);
   out.add(Status::error, "",
           fmt::format("This container has CUDA and runs on a host with NVIDIA GPUs, but {}: CUDA sees no GPU "
                       "(\"Found no NVIDIA driver on your system\", nvidia-smi missing or \"No devices were "

@@ -111,8 +111,7 @@ void env_visible_devices_empty(const CheckContext& ctx, Results& out) {
                             it->second);
     if (!ignored.empty()) {
       // ROCm PyTorch parses the variables itself: an empty HIP/CUDA list gives device_count() == 0.
-      bool rocm_torch = std::any_of(f.python.envs.begin(), f.python.envs.end(),
-                                    [](const PythonEnv& e) { return e.torch && e.torch->hip; });
+      bool rocm_torch = any_torch_for(f, Vendor::amd);
       bool torch_reads = var == "HIP_VISIBLE_DEVICES" || var == "CUDA_VISIBLE_DEVICES";
       if (rocm_torch && torch_reads && it->second.empty()) {
         out.add(Status::warn, name,

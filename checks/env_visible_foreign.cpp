@@ -132,8 +132,7 @@ void env_visible_devices_foreign(const CheckContext& ctx, Results& out) {
                       row.name, value, gpus);
     } else if (text::trim(value).empty()) {
       // ROCm PyTorch parses the list itself (see env.visible-devices-empty): empty there means no GPU.
-      bool rocm_torch =
-          std::ranges::any_of(f.python.envs, [](const PythonEnv& e) { return e.torch && e.torch->hip; });
+      bool rocm_torch = any_torch_for(f, Vendor::amd);
       message = fmt::format("{} is set but empty on a machine with {} and no NVIDIA GPU: HIP treats an empty "
                             "value as unset{}. Likely a leftover; remove it.",
                             row.name, gpus,

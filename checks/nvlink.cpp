@@ -30,7 +30,7 @@ void gpu_nvlink_down(const CheckContext& ctx, Results& out) {
   for (const auto& g : gpus) {
     if (g.links.empty()) continue;
     any = true;
-    const NvidiaSmiGpu* smi = smi_of_nvlink(f, g);
+    const NvidiaSmiGpu* smi = f.smi_of(g);
     const Gpu* gpu = smi ? f.gpu_of(*smi) : nullptr;
     const std::string subject = gpu ? gpu->subject() : fmt::format("GPU {}", g.index);
     std::vector<std::string> down, evidence;

@@ -21,11 +21,6 @@ namespace {
 constexpr long long k_link_error_limit = 1; // replay or recovery errors that fail a link
 constexpr double k_crc_rate_limit = 100.0;  // CRC errors a second that matter
 
-struct LinkGrowth {
-  int link = -1;
-  long long replay = 0, recovery = 0, crc = 0;
-};
-
 const PreviousGpuCounters::Nvlink* previous_link(const PreviousGpuCounters* p, int link) {
   if (!p) return nullptr;
   for (const auto& l : p->nvlinks)
@@ -55,13 +50,15 @@ void gpu_nvlink_errors(const CheckContext& ctx, Results& out) {
   const std::optional<double> seconds = comparable ? seconds_since_previous(f) : std::nullopt;
   bool any = false;
   for (const auto& g : f.nvidia.nvlink) {
-    const NvidiaSmiGpu* smi = smi_of_nvlink(f, g);
+    const NvidiaSmiGpu* smi = f.smi_of(g);
     const Gpu* gpu = smi ? f.gpu_of(*smi) : nullptr;
     const std::string subject = gpu ? gpu->subject() : fmt::format("GPU {}", g.index);
     const PreviousGpuCounters* before = comparable && smi ? previous_counters(f, smi->bus_id) : nullptr;
     if (before && before->nvlinks.empty()) before = nullptr; // a report of a run that read no NVLink counts
-    long long replay = 0, recovery = 0, crc = 0;
-    std::vector<LinkGrowth> grown;
+    // Totals since the driver loaded, and what grew since the reading, per link.
+    long long replay = 0, recovery = 0, crc = 0, grown_replay = 0, grown_recovery = 0, grown_crc = 0;
+    std::vector<std::string> failing,
+        crc_links; // links with replay or recovery errors since; with CRC errors
     bool counted = false;
     for (const auto& l : g.links) {
       if (!l.replay_errors && !l.recovery_errors && !l.crc_errors) continue;
@@ -69,12 +66,16 @@ void gpu_nvlink_errors(const CheckContext& ctx, Results& out) {
       replay += l.replay_errors.value_or(0);
       recovery += l.recovery_errors.value_or(0);
       crc += l.crc_errors.value_or(0);
-      if (const PreviousGpuCounters::Nvlink* p = previous_link(before, l.link)) {
-        LinkGrowth d{l.link, growth(l.replay_errors, p->replay).value_or(0),
-                     growth(l.recovery_errors, p->recovery).value_or(0),
-                     growth(l.crc_errors, p->crc).value_or(0)};
-        if (d.replay || d.recovery || d.crc) grown.push_back(d);
-      }
+      const PreviousGpuCounters::Nvlink* p = previous_link(before, l.link);
+      if (!p) continue;
+      long long r = growth(l.replay_errors, p->replay).value_or(0);
+      long long v = growth(l.recovery_errors, p->recovery).value_or(0);
+      long long c = growth(l.crc_errors, p->crc).value_or(0);
+      grown_replay += r;
+      grown_recovery += v;
+      grown_crc += c;
+      if (r + v >= k_link_error_limit) failing.push_back(std::to_string(l.link));
+      if (c > 0) crc_links.push_back(std::to_string(l.link));
     }
     if (!counted) continue;
     any = true;
@@ -100,15 +101,6 @@ void gpu_nvlink_errors(const CheckContext& ctx, Results& out) {
     }
     evidence.push_back(previous_evidence(
         f, fmt::format("the counts of {} NVLinks of GPU {} then", before->nvlinks.size(), before->bdf)));
-    long long grown_replay = 0, grown_recovery = 0, grown_crc = 0;
-    std::vector<std::string> failing, crc_links;
-    for (const auto& d : grown) {
-      grown_replay += d.replay;
-      grown_recovery += d.recovery;
-      grown_crc += d.crc;
-      if (d.replay + d.recovery >= k_link_error_limit) failing.push_back(std::to_string(d.link));
-      if (d.crc > 0) crc_links.push_back(std::to_string(d.link));
-    }
     if (!failing.empty()) {
       out.add(Status::error, subject,
               fmt::format(

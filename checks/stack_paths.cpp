@@ -52,13 +52,28 @@ const PythonEnv* torch_env(const Facts& f, Vendor vendor) {
   return (vendor == Vendor::nvidia ? env.torch->cuda : env.torch->hip) ? &env : nullptr;
 }
 
-// The environment builds CUDA extensions, or brings its own CUDA: compiled extensions beside PyTorch, the
-// CUDA wheels (nvidia-cuda-runtime-cu12, nvidia-cuda-nvcc-cu12) or a conda environment (cudatoolkit,
+// The environment builds extensions, or brings its own toolkit: compiled extensions beside PyTorch, the CUDA
+// wheels (nvidia-cuda-runtime-cu12, nvidia-cuda-nvcc-cu12) or a conda environment (cudatoolkit,
 // pytorch-cuda).
 bool builds_extensions(const PythonEnv& env) {
   return !env.extensions.empty() || env.role == "CONDA_PREFIX" ||
          std::ranges::any_of(env.distributions,
                              [](const PythonDist& d) { return text::starts_with(d.name, "nvidia-cuda-"); });
+}
+
+// One cause, one finding: the paths' problem and PyTorch's own CUDA or ROCm against the toolkit its extension
+// builds take join in one result. PyTorch's alone warns where extensions are built or the environment brings
+// its own toolkit; elsewhere (a wheel beside a system toolkit, nothing compiled) it is information: running
+// PyTorch does not need the toolkit. False when there is nothing to say.
+bool add_joined(Results& out, const std::string& paths_problem, const std::string& torch_problem,
+                const PythonEnv* env, const std::vector<std::string>& evidence) {
+  if (paths_problem.empty() && torch_problem.empty()) return false;
+  if (paths_problem.empty())
+    out.add(env && builds_extensions(*env) ? Status::warn : Status::info, "", torch_problem, evidence);
+  else
+    out.add(Status::warn, "", torch_problem.empty() ? paths_problem : paths_problem + " " + torch_problem,
+            evidence);
+  return true;
 }
 
 // PyTorch's CUDA against the toolkit its extension builds take: cpp_extension refuses another major release
@@ -140,15 +155,8 @@ void cuda_path_mismatch(const CheckContext& ctx, Results& out) {
                     "it at an installed toolkit or remove it.",
                     text::join(missing, ", "));
   }
-  // One cause, one finding: PyTorch's own CUDA against the toolkit its extension builds take joins the paths.
-  // Alone it warns where extensions are built or the environment brings its own CUDA; elsewhere (a wheel
-  // beside a system toolkit, nothing compiled) it is information: running PyTorch does not need the toolkit.
   std::string torch_problem = torch_toolkit_problem(ctx.facts, evidence);
-  Status status = Status::warn;
-  if (!torch_problem.empty() && problem.empty() && !builds_extensions(*torch_env(ctx.facts, Vendor::nvidia)))
-    status = Status::info;
-  if (!torch_problem.empty()) problem = problem.empty() ? torch_problem : problem + " " + torch_problem;
-  if (!problem.empty()) return out.add(status, "", problem, evidence);
+  if (add_joined(out, problem, torch_problem, torch_env(ctx.facts, Vendor::nvidia), evidence)) return;
   if (by_version.empty())
     return out.pass("", "the CUDA paths name no toolkit whose version is known", evidence);
   std::string torch_note;
@@ -191,14 +199,8 @@ void rocm_multiple(const CheckContext& ctx, Results& out) {
         "LD_LIBRARY_PATH at it, or remove the other.",
         installed.size(), text::join(parts, "; "));
   }
-  // One cause, one finding: PyTorch's own ROCm against the ROCm its extension builds take joins it, as
-  // cuda.path-mismatch does for CUDA.
   std::string torch_problem = torch_rocm_problem(f, evidence);
-  Status status = Status::warn;
-  if (!torch_problem.empty() && problem.empty() && !builds_extensions(*torch_env(f, Vendor::amd)))
-    status = Status::info;
-  if (!torch_problem.empty()) problem = problem.empty() ? torch_problem : problem + " " + torch_problem;
-  if (!problem.empty()) return out.add(status, "", problem, evidence);
+  if (add_joined(out, problem, torch_problem, torch_env(f, Vendor::amd), evidence)) return;
   if (f.toolkits.rocm.size() < 2)
     return out.pass("", fmt::format("one ROCm install: {}", installed.front()), evidence);
   std::string where = targets.empty() ? "nothing points at one of them"

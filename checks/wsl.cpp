@@ -78,8 +78,7 @@ void wsl_driver(const CheckContext& ctx, Results& out) {
     problems.push_back(
         "amdgpu-dkms is installed inside the distribution; WSL2 loads no kernel module, and AMD's "
         "ROCm-on-WSL instructions install with --usecase=wsl,rocm --no-dkms");
-  bool cuda_build =
-      std::ranges::any_of(f.python.envs, [](const PythonEnv& e) { return e.torch && e.torch->cuda; });
+  bool cuda_build = any_torch_for(f, Vendor::nvidia);
   bool has_libcuda = h.wsl_libs && std::ranges::find(*h.wsl_libs, "libcuda.so.1") != h.wsl_libs->end();
   if (h.dxg && cuda_build && !has_libcuda)
     problems.push_back(

@@ -187,7 +187,6 @@ gd_not_installroot() {
   fi
 }
 
-# The kernel the script was made for, else the running one.
 # The kernel modules are built for: the running one where the script runs on its machine (a plan made from
 # a bundle names the bundle's kernel, GD_KERNEL, and the machine may have booted another since); in a root
 # (chroot: the host's kernel has no modules there; dnf --installroot) the planned one stands in.

@@ -55,6 +55,14 @@ const Gpu* Facts::gpu_of(const NvidiaSmiGpu& smi) const {
   return gpu_at(smi.bdf);
 }
 
+const NvidiaSmiGpu* Facts::smi_of(const NvlinkGpu& g) const {
+  for (const auto& s : nvidia.smi_gpus)
+    if (!g.uuid.empty() && s.uuid == g.uuid) return &s;
+  if (g.index >= 0 && static_cast<std::size_t>(g.index) < nvidia.smi_gpus.size())
+    return &nvidia.smi_gpus[static_cast<std::size_t>(g.index)];
+  return nullptr;
+}
+
 std::string kernel_event_name(KernelEventKind k) {
   switch (k) {
   case KernelEventKind::xid:

@@ -63,6 +63,8 @@ struct Facts {
   const Gpu* gpu_at(std::string_view bdf) const;    // empty bdf: none
   const NvidiaSmiGpu* smi_of(const Gpu& gpu) const; // nvidia-smi's GPU at this PCI GPU's address
   const Gpu* gpu_of(const NvidiaSmiGpu& smi) const; // the PCI GPU at nvidia-smi's GPU's address
+  // nvidia-smi -q's GPU of an `nvidia-smi nvlink` GPU: by UUID, else by its index.
+  const NvidiaSmiGpu* smi_of(const NvlinkGpu& g) const;
 };
 
 } // namespace gpudoctor

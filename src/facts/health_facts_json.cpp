@@ -65,16 +65,6 @@ Json fabric_json(const FabricFacts& f) {
           {"service_state", fact(f.service_state)}};
 }
 
-// nvidia-smi nvlink's GPU of the `index`th GPU of nvidia-smi -q: by UUID, else by index (the rule of
-// checks::smi_of_nvlink, the other way round).
-const NvlinkGpu* nvlink_of(const NvidiaFacts& nvidia, const NvidiaSmiGpu& g, std::size_t index) {
-  for (const auto& n : nvidia.nvlink)
-    if (!g.uuid.empty() && n.uuid == g.uuid) return &n;
-  for (const auto& n : nvidia.nvlink)
-    if (n.index >= 0 && static_cast<std::size_t>(n.index) == index) return &n;
-  return nullptr;
-}
-
 // The counts a later run compares (collect/history_previous.cpp reads them back).
 Json nvlink_errors_json(const NvlinkGpu& g) {
   Json links = Json::array();
@@ -135,13 +125,13 @@ Json health_to_json(const Facts& f) {
                     {"sensors", sensors}});
   }
   Json nvidia = Json::array();
-  for (std::size_t i = 0; i < f.nvidia.smi_gpus.size(); ++i) {
-    const NvidiaSmiGpu& g = f.nvidia.smi_gpus[i];
-    Json gpu = {{"bus_id", g.bus_id}, {"health", nvidia_health_json(g.health)}};
-    if (const NvlinkGpu* links = f.nvidia.nvlink_errors_read ? nvlink_of(f.nvidia, g, i) : nullptr)
-      gpu["nvlink_errors"] = nvlink_errors_json(*links);
-    nvidia.push_back(std::move(gpu));
-  }
+  for (const auto& g : f.nvidia.smi_gpus)
+    nvidia.push_back({{"bus_id", g.bus_id}, {"health", nvidia_health_json(g.health)}});
+  if (f.nvidia.nvlink_errors_read)
+    for (const auto& n : f.nvidia.nvlink)
+      if (const NvidiaSmiGpu* smi = f.smi_of(n))
+        nvidia[static_cast<std::size_t>(smi - f.nvidia.smi_gpus.data())]["nvlink_errors"] =
+            nvlink_errors_json(n);
   return {{"kernel_log", kernel_log_json(f.kernel_log)},
           {"gpus", gpus},
           {"nvidia_gpus", nvidia},

@@ -5,7 +5,6 @@
 // checks judge them against. Units are in the names.
 // Counts that reset (a driver reload, a reboot, the kernel's ring buffer) are gauges: rate() would read a
 // drop as a counter reset.
-#include "checks/common.hpp"
 #include "checks/probe_common.hpp"
 #include "report/prometheus_series.hpp"
 
@@ -145,7 +144,7 @@ void nvlinks(std::string& out, const Facts& f, const GpuLabelIndex& gpus) {
                 "recovery, crc).");
   for (const auto& g : f.nvidia.nvlink) {
     if (g.links.empty()) continue;
-    const NvidiaSmiGpu* smi = checks::smi_of_nvlink(f, g);
+    const NvidiaSmiGpu* smi = f.smi_of(g);
     const std::string l = smi ? labels_of(f, gpus, *smi) : fmt::format("nvlink_gpu=\"{}\"", g.index);
     auto active = std::ranges::count_if(g.links, &NvlinkLink::active);
     links.add(with(l, "state", "active"), static_cast<double>(active));
