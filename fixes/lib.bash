@@ -26,6 +26,12 @@ GD_DIED=0
 GD_FAILED_COMMAND=
 GD_INSTALL_PROBLEM=
 GD_INSTALL_PLANNED=
+# A copy of dpkg's status without the packages an install replaces (gd_sim_status): the simulations and the
+# downloads see the machine as the install's own purge leaves it. GD_RESTORE: those the running install has
+# purged, put back from the download cache when the install fails.
+GD_SIM_STATUS=
+GD_RESTORE=()
+GD_MOK_HASH_FILE=
 GD_TEMP=
 GD_TEMP_COUNT=0
 # Installroot mode (tests/root/rhel_installroot.sh): GD_INSTALLROOT=DIR makes rpm and dnf act on the RPM
@@ -818,13 +824,29 @@ gd_package_index_update() {
   GD_APT_UPDATED=1
 }
 
-# Installs the packages given that are not installed yet (NAME or NAME=VERSION). The install is simulated first
+# gd_install_packages NAME... [-- REPLACED...]: installs the packages given that are not installed yet (NAME
+# or NAME=VERSION); the distribution's builds of the stack among REPLACED (NAME or NAME=VERSION) that are
+# installed go first, in the same step (gd_replace_packages). The install is simulated first
 # (gd_install_problem): one that would remove any package stops before it changes anything. One that fails
 # (a DKMS build in a driver's postinst, the most common failure) shows DKMS's make.log and takes out again what
 # it had unpacked, so the package manager is left as it was before the step.
 gd_install_packages() {
-  local missing=() spec name version
+  local missing=() spec name version wanted=() replaced=() present
   if [[ -z $GD_COLLECT ]]; then gd_dpkg_recover; fi
+  while (($#)) && [[ $1 != -- ]]; do wanted+=("$1") && shift; done
+  if (($#)); then shift; fi
+  if (($#)); then
+    present=$'\n'$(gd_present_names)$'\n'
+    for spec in "$@"; do
+      name=${spec%%=*}
+      if [[ $present == *$'\n'"$name"$'\n'* ]]; then replaced+=("$name"); fi
+    done
+  fi
+  set -- "${wanted[@]}"
+  if ((${#replaced[@]})); then
+    gd_replace_packages "${replaced[@]}" -- "$@"
+    return
+  fi
   for spec in "$@"; do
     name=${spec%%=*}
     version=
@@ -875,6 +897,89 @@ gd_install_packages() {
   GD_CHANGES=$((GD_CHANGES + 1))
 }
 
+# gd_sim_status NAME...: a copy of dpkg's status without NAMEs' records, for simulations and downloads that
+# must see the machine as the purge of NAMEs leaves it (apt reads it with -o Dir::State::status=FILE).
+gd_sim_status() {
+  local file
+  file=$(mktemp)
+  awk -v names=" $* " 'BEGIN { RS = ""; ORS = "\n\n" }
+    { split($0, first, "\n"); name = first[1]; sub(/^Package:[ \t]*/, "", name) }
+    index(names, " " name " ") == 0 { print }' /var/lib/dpkg/status >"$file"
+  printf '%s' "$file"
+}
+
+# The apt options of a simulation: the status without the replaced packages (gd_sim_status), when set.
+gd_sim_opts() {
+  if [[ -n $GD_SIM_STATUS ]]; then printf '%s\n' -o "Dir::State::status=$GD_SIM_STATUS"; fi
+}
+
+# gd_replace_packages REPLACED... -- NAME...: the distribution's builds of the stack (REPLACED, installed) go
+# and the vendor's NAMEs come in, one step: the install is simulated as the purge leaves the machine (stops
+# before any change if it could not be done), the purge (gd_purge_packages: journaled, exactly these), then
+# the install from the download cache. If the install fails, what it unpacked is taken out and REPLACED are
+# put back from the cache, so the machine keeps the driver it had. Same-named packages (Debian's rocminfo
+# 6.1.2 against AMD's rocminfo 1.0.0.70200) cannot be replaced by version: apt keeps the higher one.
+gd_replace_packages() {
+  local replaced=() spec
+  while (($#)) && [[ $1 != -- ]]; do replaced+=("$1") && shift; done
+  if (($#)); then shift; fi
+  if [[ -n $GD_COLLECT ]]; then
+    gd_collect replace "${replaced[@]}"
+    for spec in "${replaced[@]}"; do gd_collect outgoing "$spec=$(gd_pkg_version "$spec")"; done
+    gd_collect install "$@"
+    return 0
+  fi
+  gd_note "replacing the distribution's $(gd_quote "${replaced[@]}") with $(gd_quote "$@")"
+  local opts=()
+  gd_read_lines opts <<<"$(gd_apt_cache_opts)"
+  if ((${#opts[@]} == 0)); then gd_package_index_update; fi
+  if [[ $GD_FAMILY == debian ]]; then
+    GD_SIM_STATUS=$(gd_sim_status "${replaced[@]}")
+    if ! gd_install_problem "$@"; then
+      rm -f -- "$GD_SIM_STATUS"
+      GD_SIM_STATUS=
+      if ((GD_DRY_RUN)); then gd_note "the install would stop here if this were so when it runs: $GD_INSTALL_PROBLEM"; else
+        gd_die "$GD_INSTALL_PROBLEM; nothing was changed by this step"
+      fi
+    fi
+    rm -f -- "$GD_SIM_STATUS"
+    GD_SIM_STATUS=
+  fi
+  gd_purge_packages "${replaced[@]}"
+  if ((GD_DRY_RUN)); then
+    gd_note "would run: apt-get install $*"
+    return 0
+  fi
+  GD_RESTORE=("${replaced[@]}")
+  gd_install_packages "$@"
+  GD_RESTORE=()
+}
+
+# After a failed install that had purged the distribution's packages it replaces (GD_RESTORE): those are
+# installed again from the .debs the download step kept, each journaled; a failure is said, and undo
+# (which reads the purge's journal) remains.
+gd_restore_replaced() {
+  local debs=() name file
+  if ((${#GD_RESTORE[@]} == 0)) || [[ $GD_FAMILY != debian ]]; then return 0; fi
+  for name in "${GD_RESTORE[@]}"; do
+    file=$(find "$GD_CACHE_DIR/outgoing" -maxdepth 1 -name "${name}_*.deb" -print -quit 2>/dev/null)
+    if [[ -n $file ]]; then debs+=("$file"); fi
+  done
+  if ((${#debs[@]} == 0)) ||
+    ! env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends --allow-downgrades \
+      "${debs[@]}" >/dev/null 2>&1; then
+    gd_note "could not put back $(gd_quote "${GD_RESTORE[@]}") from $GD_CACHE_DIR/outgoing: gpudoctor undo reinstalls them"
+    GD_RESTORE=()
+    return 0
+  fi
+  for name in "${GD_RESTORE[@]}"; do
+    if gd_pkg_installed "$name"; then gd_journal installed-package "$name" "$(gd_pkg_version "$name")" restored; fi
+  done
+  gd_journal_sync
+  gd_note "put back the distribution's $(gd_quote "${GD_RESTORE[@]}")"
+  GD_RESTORE=()
+}
+
 # gd_install_failed BEFORE OUTPUT NAME...: after a failed install: DKMS's make.log of a failed build (its tail,
 # a copy kept beside the journal), what the install left unpacked or half-configured purged again (each
 # journaled; what cannot be purged is journaled as installed, for undo), and the reason, with the admin's pins
@@ -901,8 +1006,13 @@ gd_install_failed() {
     gd_journal_sync
   fi
   rm -f -- "$out"
+  local restored=''
+  if ((${#GD_RESTORE[@]})); then
+    gd_restore_replaced
+    restored=', and the distribution packages it replaced are put back'
+  fi
   gd_die "could not install $(gd_quote "$@"): ${reason:-the package manager failed}$(gd_install_blockers "$reason" "$@")." \
-    "What this install had unpacked is purged again; nothing else was changed by this step"
+    "What this install had unpacked is purged again${restored}; nothing else was changed by this step"
 }
 
 # The package manager's own reasons in its output (stdin): apt's E: lines, dpkg's errors, dnf's Error section.
@@ -931,7 +1041,7 @@ gd_pkg_present() { grep -qxF -- "$1" <<<"$(gd_present_names)"; }
 gd_install_problem() {
   local sim extra='' opts=() names=()
   GD_INSTALL_PROBLEM='' GD_INSTALL_PLANNED=''
-  gd_read_lines opts <<<"$(gd_apt_cache_opts)"
+  gd_read_lines opts <<<"$(gd_apt_cache_opts; gd_sim_opts)"
   case $GD_FAMILY in
   debian)
     if ! sim=$(LC_ALL=C apt-get -s -q -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= \
@@ -1084,6 +1194,21 @@ gd_verify_not_installed() {
   local name bad=()
   for name in "$@"; do
     if gd_pkg_present "$name"; then bad+=("$name"); fi
+  done
+  if ((${#bad[@]})); then
+    gd_say "still installed: ${bad[*]}" >&2
+    return 1
+  fi
+}
+
+# gd_verify_builds_gone NAME=VERSION...: none of these builds is installed any more (a package of the same
+# name, the vendor's, may be: Debian's rocminfo 6.1.2 gives way to AMD's rocminfo).
+gd_verify_builds_gone() {
+  local spec name bad=()
+  for spec in "$@"; do
+    name=${spec%%=*}
+    if ! gd_pkg_present "$name"; then continue; fi
+    if [[ $spec != *=* ]] || [[ $(gd_pkg_version "$name") == "${spec#*=}" ]]; then bad+=("$spec"); fi
   done
   if ((${#bad[@]})); then
     gd_say "still installed: ${bad[*]}" >&2
@@ -1743,7 +1868,9 @@ gd_check_space() {
   outgoing=("$@")
   if [[ $GD_FAMILY != debian ]]; then return 0; fi
   if ((${#install[@]})); then
-    uris=$(LC_ALL=C apt-get install --print-uris -qq -y --no-install-recommends "${install[@]}" 2>/dev/null || true)
+    local sim=()
+    gd_read_lines sim <<<"$(gd_sim_opts)"
+    uris=$(LC_ALL=C apt-get install --print-uris -qq -y --no-install-recommends "${sim[@]}" "${install[@]}" 2>/dev/null || true)
     download=$(awk '{ s += $3 } END { printf "%d\n", s / 1024 }' <<<"$uris")
     local specs=()
     gd_read_lines specs <<<"$(awk '{ n = $2; sub(/\.deb$/, "", n); split(n, f, "_"); gsub(/%3a/, ":", f[2]); print f[1] "=" f[2] }' <<<"$uris")"
@@ -1811,7 +1938,7 @@ gd_cache_outgoing() {
 # stack's packages are kept for undo, and the space is checked first. What the later steps need is what they
 # say in a dry run (GD_COLLECT). Any failure puts back what this run added and stops: nothing was removed.
 gd_prepare_downloads() {
-  local collect i n=${#GD_STEP_IDS[@]} install=() outgoing=() out line python index tag pkgs rc=0
+  local collect i n=${#GD_STEP_IDS[@]} install=() outgoing=() replace=() out line python index tag pkgs rc=0 sim=()
   collect=$(mktemp -d)
   for ((i = GD_STEP_INDEX + 1; i < n; i++)); do
     if ! (GD_DRY_RUN=1 GD_COLLECT=$collect "gd_step_$((i + 1))") >/dev/null 2>"$collect/err"; then
@@ -1822,6 +1949,7 @@ gd_prepare_downloads() {
   done
   if [[ -f $collect/install ]]; then gd_read_lines install <<<"$(sort -u "$collect/install")"; fi
   if [[ -f $collect/outgoing ]]; then gd_read_lines outgoing <<<"$(sort -u "$collect/outgoing")"; fi
+  if [[ -f $collect/replace ]]; then gd_read_lines replace <<<"$(sort -u "$collect/replace")"; fi
   if ((${#install[@]} + ${#outgoing[@]} == 0)) && [[ ! -f $collect/pip ]]; then
     gd_note "nothing to download: the next steps install and remove nothing"
     rm -rf -- "$collect"
@@ -1845,6 +1973,11 @@ gd_prepare_downloads() {
       gd_fail_downloads "apt-get update failed: $(grep -E '^(E|W): ' <<<"$out" | sed -n 1,5p | tr '\n' ' ')"
     fi
     GD_APT_UPDATED=1
+    # The installs that replace the distribution's builds are resolved as their purge leaves the machine.
+    if ((${#replace[@]})) && [[ -n ${replace[0]} ]]; then
+      GD_SIM_STATUS=$(gd_sim_status "${replace[@]}")
+      gd_read_lines sim <<<"$(gd_sim_opts)"
+    fi
     # What the installs would do, all of them together, before anything is fetched: a package they cannot
     # have (an admin's pin, a hold), or one they would remove, stops the plan here, and the prepare stage's
     # changes are put back.
@@ -1853,7 +1986,7 @@ gd_prepare_downloads() {
     if ((${#install[@]})); then
       gd_note "+ apt-get install --download-only ${install[*]}"
       out=$(LC_ALL=C DEBIAN_FRONTEND=noninteractive apt-get install --download-only -y -q --no-install-recommends \
-        -o "Dir::Cache::archives=$GD_CACHE_DIR/debs/" "${install[@]}" 2>&1) || {
+        -o "Dir::Cache::archives=$GD_CACHE_DIR/debs/" "${sim[@]}" "${install[@]}" 2>&1) || {
         gd_fail_downloads "could not download $(gd_quote "${install[@]}"): $(gd_manager_errors <<<"$out")$(gd_install_blockers "$out" "${install[@]}")"
       }
     fi
@@ -1864,6 +1997,7 @@ gd_prepare_downloads() {
         gd_fail_downloads "could not download $(gd_quote "${install[@]}")"
     fi
   fi
+  if [[ -n $GD_SIM_STATUS ]]; then rm -f -- "$GD_SIM_STATUS" && GD_SIM_STATUS=; fi
   if [[ -f $collect/pip ]]; then
     while IFS=$'\t' read -r python index tag pkgs; do
       # shellcheck disable=SC2086 # the packages are words
@@ -2305,6 +2439,7 @@ gd_verify_files_replaced() {
   done
 }
 
+# shellcheck disable=SC2317 # called by the recipes' verify code, which shellcheck does not see here
 gd_verify_replaced() {
   local file=$1 old current
   old=$(
@@ -2668,8 +2803,35 @@ gd_mok_paths() {
   GD_MOK_CERT=${cert:-/var/lib/dkms/mok.pub}
 }
 
+# Before anything changes (the key step is in the prepare stage): mokutil is there, and mokutil --import will
+# have its one-time password: a terminal to ask on, or --mok-hash-file (a regular file of root's no one else
+# may write: root reads no record another user controls). Nothing is asked when the key is enrolled already.
+gd_mok_ready() {
+  gd_have mokutil || gd_die "no mokutil to enroll DKMS's key: install it (the mokutil package) first"
+  if [[ -n $GD_MOK_HASH_FILE ]]; then
+    if [[ ! -f $GD_MOK_HASH_FILE || -L $GD_MOK_HASH_FILE || ! -O $GD_MOK_HASH_FILE ||
+      -n $(find "$GD_MOK_HASH_FILE" -maxdepth 0 -perm /022 2>/dev/null) ]]; then
+      gd_die "--mok-hash-file $GD_MOK_HASH_FILE must be a regular file of this user's that no one else can write"
+    fi
+    return 0
+  fi
+  gd_mok_paths
+  if [[ -s $GD_MOK_CERT ]] && grep -q 'is already enrolled' <<<"$(mokutil --test-key "$GD_MOK_CERT" 2>/dev/null)"; then
+    return 0
+  fi
+  if [[ -t 0 ]]; then return 0; fi
+  if ((GD_DRY_RUN)); then
+    gd_note "mokutil --import will ask for a one-time password: run this from a terminal, or give --mok-hash-file FILE"
+    return 0
+  fi
+  gd_die "mokutil --import asks for a one-time password on a terminal, and this run has none: run the script" \
+    "from a terminal, or make the password's hash with mokutil --generate-hash > FILE (root's, mode 0600) and" \
+    "run the script with --mok-hash-file FILE"
+}
+
 # Makes the signing key where DKMS looks for it (as dkms itself does, with openssl), unless it is there.
 gd_mok_key() {
+  gd_mok_ready
   gd_mok_paths
   if [[ -s $GD_MOK_CERT && -s $GD_MOK_KEY ]]; then
     gd_note "DKMS signs with $GD_MOK_CERT (there already)"
@@ -2704,7 +2866,11 @@ gd_mok_import() {
     gd_note "$GD_MOK_CERT is enrolled already"
     return 0
   fi
-  gd_run mokutil --import "$GD_MOK_CERT" || gd_die "mokutil --import $GD_MOK_CERT failed"
+  if [[ -n $GD_MOK_HASH_FILE ]]; then
+    gd_run mokutil --import "$GD_MOK_CERT" --hash-file "$GD_MOK_HASH_FILE" || gd_die "mokutil --import $GD_MOK_CERT failed"
+  else
+    gd_run mokutil --import "$GD_MOK_CERT" || gd_die "mokutil --import $GD_MOK_CERT failed"
+  fi
   GD_CHANGES=$((GD_CHANGES + 1))
 }
 
@@ -2736,7 +2902,7 @@ gd_verify_module_loaded() {
 gd_usage() {
   cat <<USAGE
 usage: $0 [--dry-run] [--list] [--step ID] [--any-host] [--no-reboot] [--run-id ID] [--unhold]
-          [--stop-gpu-users]
+          [--stop-gpu-users] [--mok-hash-file FILE]
   --dry-run    print every command and every change, change nothing
   --list       list the steps (what each needs: root, destructive, reboot)
   --step ID    run one step only (its id or number)
@@ -2745,6 +2911,8 @@ usage: $0 [--dry-run] [--list] [--step ID] [--any-host] [--no-reboot] [--run-id 
   --run-id ID  name of this run in the journal and the backup folder (gpudoctor --apply passes it)
   --unhold     release held packages of the stack being removed (undo holds them again)
   --stop-gpu-users  stop the processes that have the old GPU's device files open (SIGTERM, then SIGKILL)
+  --mok-hash-file FILE  under Secure Boot: the one-time MOK password's hash (mokutil --generate-hash > FILE,
+               root's, written by no one else), for a run without a terminal for mokutil to ask on
 USAGE
 }
 
@@ -2759,6 +2927,7 @@ gd_parse_args() {
     --run-id) GD_RUN_ID=${2:?--run-id needs a name} && shift ;;
     --unhold) GD_UNHOLD=1 ;;
     --stop-gpu-users) GD_STOP_GPU_USERS=1 ;;
+    --mok-hash-file) GD_MOK_HASH_FILE=${2:?--mok-hash-file needs a file} && shift ;;
     -h | --help) gd_usage && exit 0 ;;
     *) gd_usage >&2 && exit 2 ;;
     esac

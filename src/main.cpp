@@ -5,6 +5,7 @@
 #include "app/cli_values.hpp"
 #include "app/commands.hpp"
 #include "app/root_handoff.hpp"
+#include "app/version_help.hpp"
 #include "cli/completion.hpp"
 #include "engine/catalogue.hpp"
 #include "system/lifecycle.hpp"
@@ -250,12 +251,11 @@ void add_fix_options(CLI::App& cmd, FixOptions& opt, Values& v) {
   cmd.add_option("--mirror", opt.mirror,
                  "Point repositories at this mirror (replaces each URL's scheme://host)")
       ->type_name("URL");
-  cmd.add_option("--driver", opt.driver, "NVIDIA driver branch to install instead of the chosen one (570)")
+  // The descriptions name the versions the planner picks only when help is shown (describe_versions).
+  cmd.add_option("--driver", opt.driver, "NVIDIA driver branch to install instead of the chosen one")
       ->check(k_version);
-  cmd.add_option("--cuda", opt.cuda, "CUDA release to install instead of the chosen one (12.8)")
-      ->check(k_version);
-  cmd.add_option("--rocm", opt.rocm, "ROCm release to install instead of the chosen one (7.2)")
-      ->check(k_version);
+  cmd.add_option("--cuda", opt.cuda, "CUDA release to install instead of the chosen one")->check(k_version);
+  cmd.add_option("--rocm", opt.rocm, "ROCm release to install instead of the chosen one")->check(k_version);
   cmd.add_option("--torch", opt.torch, "PyTorch version to install (default: the newest on the index)")
       ->check(k_version);
   cmd.add_option("--gpu", opt.gpu,
@@ -568,6 +568,18 @@ int with_stdout_written(int status) {
 
 int run_command(int argc, char** argv);
 
+// fix's and migrate's --driver, --cuda and --rocm say which versions the planner picks: read from its tables
+// when help is printed (loading them is not every command's cost).
+void describe_versions(CLI::App& app) {
+  VersionHelp help = version_help();
+  auto planners = app.get_subcommands(
+      [](const CLI::App* a) { return a->get_name() == "fix" || a->get_name() == "migrate"; });
+  for (CLI::App* cmd : planners)
+    for (auto [option, text] :
+         {std::pair{"--driver", &help.driver}, {"--cuda", &help.cuda}, {"--rocm", &help.rocm}})
+      if (CLI::Option* o = cmd->get_option_no_throw(option)) o->description(*text);
+}
+
 // The long options of `cmd` ("--format"), for "did you mean".
 std::vector<std::string> long_options(const CLI::App& cmd) {
   std::vector<std::string> out;
@@ -668,6 +680,7 @@ int run_command(int argc, char** argv) {
     // one line, escaped like every other (its own lines around it, --help and --version stay as they are).
     if (auto why = not_understood(app, e, argc, argv)) return diag::finish(std::unexpected(*why));
     std::ostringstream out, err;
+    if (e.get_name() == "CallForHelp" || e.get_name() == "CallForAllHelp") describe_versions(app);
     int code = app.exit(e, out, err);
     std::string text = err.str(), what = e.what();
     if (auto at = text.find(what); !what.empty() && at != std::string::npos)

@@ -121,6 +121,12 @@ void show(const fix::Event& event) {
                 "the plan it was made with.\n",
                 one_line(e.target), one_line(e.script_id), one_line(e.progress)));
           },
+          [](const ev::FixContinues& e) {
+            out(fmt::format(
+                "The last apply of fix {} is unfinished on this machine ({}: {}): this goes on with it, with "
+                "the script it was made with (its undo then covers every run).\n",
+                one_line(e.fix), one_line(e.script_id), one_line(e.progress)));
+          },
           [](const ev::MigrationComplete& e) {
             out(fmt::format(
                 "The migration to {} ({}) is complete: nothing to do. After a good boot, `{}` frees "

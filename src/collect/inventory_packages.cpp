@@ -28,6 +28,40 @@ bool depends_on_core(const PkgGraph& graph, const VendorStack& stack, const std:
   });
 }
 
+// A package of the stack: named by its globs (not kept), or built by the vendor's packaging team (its
+// Maintainer: NVIDIA's CUDA libraries no glob names, libnvfatbin, libnvvm).
+bool stack_package(const Stacks& stacks, const VendorStack& stack, const PkgGraph& graph,
+                   const std::string& name) {
+  if (vendor_package(stacks, stack, name)) return true;
+  auto it = graph.nodes().find(name);
+  return it != graph.nodes().end() && !kept_by_any(stacks, name) &&
+         stacks.package_origin(it->second.maintainer, it->second.version) == stack.vendor;
+}
+
+bool from_distribution(const Stacks& stacks, const PkgGraph& graph, const std::string& name) {
+  auto it = graph.nodes().find(name);
+  return it != graph.nodes().end() &&
+         stacks.package_origin(it->second.maintainer, it->second.version) == "distribution";
+}
+
+// The distribution's builds of the stack an install of the vendor's replaces, on the same graph: those a
+// package outside them needs are kept, as a purge keeps them.
+void read_distribution_packages(const Stacks& stacks, const VendorStack& stack, const PkgGraph& graph,
+                                StackInventory& inv) {
+  PurgeRules rules;
+  rules.root = [&](const std::string& name) {
+    return stack_package(stacks, stack, graph, name) && from_distribution(stacks, graph, name);
+  };
+  rules.member = [&](const std::string& name) {
+    return from_distribution(stacks, graph, name) &&
+           (stack_package(stacks, stack, graph, name) ||
+            (!kept_by_any(stacks, name) && depends_on_core(graph, stack, name)));
+  };
+  PurgeSet set = purge_set(graph, rules);
+  inv.distribution = set.packages;
+  inv.distribution_kept = set.kept;
+}
+
 } // namespace
 
 PkgGraph read_package_graph(SystemView& view, const Facts& facts) {
@@ -48,9 +82,9 @@ PkgGraph read_package_graph(SystemView& view, const Facts& facts) {
 void read_stack_packages(SystemView& view, const Facts& facts, const Stacks& stacks, const VendorStack& stack,
                          const PkgGraph& graph, StackInventory& inv) {
   PurgeRules rules;
-  rules.root = [&](const std::string& name) { return vendor_package(stacks, stack, name); };
+  rules.root = [&](const std::string& name) { return stack_package(stacks, stack, graph, name); };
   rules.member = [&](const std::string& name) {
-    return vendor_package(stacks, stack, name) ||
+    return stack_package(stacks, stack, graph, name) ||
            (!kept_by_any(stacks, name) && depends_on_core(graph, stack, name));
   };
   std::string family = facts.packages.manager == "rpm" ? "rhel" : "debian";
@@ -67,6 +101,7 @@ void read_stack_packages(SystemView& view, const Facts& facts, const Stacks& sta
     for (const auto& entry : parse::dnf_versionlock(*locks))
       if (std::binary_search(inv.packages.begin(), inv.packages.end(), parse::versionlock_name(entry)))
         inv.versionlocks.push_back(entry);
+  read_distribution_packages(stacks, stack, graph, inv);
 }
 
 } // namespace gpudoctor

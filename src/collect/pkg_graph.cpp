@@ -56,7 +56,7 @@ PkgGraph dpkg_graph(const std::vector<parse::DpkgRecord>& records,
   PkgGraph g;
   for (const auto& r : records) {
     if (!r.installed()) continue;
-    PkgNode n{r.name, r.version, r.held(), automatic.count(r.name) > 0, r.clauses, r.provides};
+    PkgNode n{r.name, r.version, r.maintainer, r.held(), automatic.count(r.name) > 0, r.clauses, r.provides};
     g.add(std::move(n));
   }
   return g;

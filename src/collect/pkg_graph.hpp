@@ -17,6 +17,7 @@ namespace gpudoctor {
 
 struct PkgNode {
   std::string name, version;
+  std::string maintainer;                        // dpkg's Maintainer (empty from rpm)
   bool held = false;                             // dpkg "hold" (apt-mark hold)
   bool auto_installed = false;                   // apt installed it as a dependency
   std::vector<std::vector<std::string>> clauses; // each: the names (real or virtual) of its alternatives

@@ -28,6 +28,11 @@ struct StackInventory {
   std::vector<std::string> cdi;             // the vendor's CDI specs (/etc/cdi, /var/run/cdi)
   std::vector<std::string> user_caches;     // folders below the homes only the stack uses (relative)
   std::vector<std::string> notes;           // what the inventory saw and leaves (a daemon.json not JSON)
+  // The distribution's own builds of the stack (Ubuntu's nvidia-driver-550, Debian's rocminfo), told by
+  // their Maintainer and Version: an install of the vendor's stack purges them in its step, just before it
+  // installs. Those a package outside the stack needs stay: the package, and who needs it.
+  std::vector<std::string> distribution;
+  std::vector<std::pair<std::string, std::string>> distribution_kept;
 };
 
 // A variable a system-wide profile (/etc/environment, /etc/profile.d/*.sh, ...) sets.

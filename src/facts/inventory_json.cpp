@@ -17,7 +17,12 @@ Json stack_json(const StackInventory& s) {
   Json kept = Json::array();
   for (const auto& [package, needed_by] : s.kept)
     kept.push_back({{"package", package}, {"needed_by", needed_by}});
+  Json distribution_kept = Json::array();
+  for (const auto& [package, needed_by] : s.distribution_kept)
+    distribution_kept.push_back({{"package", package}, {"needed_by", needed_by}});
   return {{"packages", s.packages},
+          {"distribution", s.distribution},
+          {"distribution_kept", distribution_kept},
           {"held", s.held},
           {"kept", kept},
           {"replacements", s.replacements},

@@ -159,6 +159,15 @@ event::StepFailed step_failed(const RecordPlaces& places, const ApplyRecord& rec
   return e;
 }
 
+// The last apply, when it is an unfinished apply of this fix: a rerun goes on with it.
+std::optional<ApplyRecord> unfinished_fix(const RecordPlaces& places, const std::string& fix) {
+  auto last = load_record(places, places.last_apply_file());
+  if (!last || !*last) return std::nullopt;
+  const ApplyRecord& r = **last;
+  if (r.kind != "fix" || r.pointer || r.from_0_1 || r.plan != fix || !r.unfinished()) return std::nullopt;
+  return r;
+}
+
 // Runs the steps of the record's last run that are not done yet, saving the record after each.
 Outcome run_steps(const RecordPlaces& places, ApplyRecord& rec, const ApplyOptions& opt, Frontend& ui) {
   if (places.system && running_as_root())
@@ -241,28 +250,29 @@ std::expected<Opened, Failure> open_records(const ApplyOptions& opt, bool make_f
   return o;
 }
 
-// Another run of the machine's unfinished migration (a rerun of migrate --apply, or --resume).
-Outcome continue_migration(Opened& o, const ApplyOptions& opt, Frontend& ui) {
-  ApplyRecord& rec = *o.migration;
+// Another run of an unfinished apply: the machine's migration (a rerun of migrate --apply, or --resume),
+// or a fix's (a rerun of fix --apply).
+Outcome continue_record(const RecordPlaces& places, ApplyRecord& rec, const ApplyOptions& opt, Frontend& ui) {
   std::vector<std::string> left;
   for (const auto& s : rec.steps)
     if (std::find(rec.done.begin(), rec.done.end(), s) == rec.done.end()) left.push_back(s);
   ui.report(event::StepsLeft{rec.script_id, left});
   if (!opt.yes)
     if (Answer a = ui.ask(question::RunLeft{left.size()}); a != Answer::yes) return declined(a, "run");
-  auto script = read_record(o.places, o.places.script(rec.script_id));
+  auto script = read_record(places, places.script(rec.script_id));
   if (!script || !*script)
     return fail_with(
         Exit::usage,
-        fmt::format("the script of the migration ({}) {}: it cannot go on. Put the machine back as it "
-                    "was before it:",
-                    o.places.script(rec.script_id), script ? "is gone" : "cannot be used: " + script.error()),
+        fmt::format("the script of the {} ({}) {}: it cannot go on. Put the machine back as it was "
+                    "before it:",
+                    rec.kind == "migration" ? "migration" : "apply", places.script(rec.script_id),
+                    script ? "is gone" : "cannot be used: " + script.error()),
         {gpudoctor_command("undo", opt.root)});
   rec.runs.push_back(new_run_id(rec.runs));
   rec.status = "running";
   rec.failed_step.clear();
-  if (!save(o.places, rec, ui, true)) return Exit::usage;
-  return run_steps(o.places, rec, opt, ui);
+  if (!save(places, rec, ui, true)) return Exit::usage;
+  return run_steps(places, rec, opt, ui);
 }
 
 // What the machine's migration record makes of `migrate --to TARGET --apply`: nullopt when a new migration
@@ -276,7 +286,7 @@ std::optional<Outcome> follow_gate(Opened& o, const std::string& target, const A
   case MigrationGate::Action::resume:
     ui.report(event::MigrationContinues{target, o.migration->script_id, o.migration->progress()});
     if (!opt.ignored.empty()) ui.report(event::OptionsIgnored{opt.ignored});
-    return continue_migration(o, opt, ui);
+    return continue_record(o.places, *o.migration, opt, ui);
   case MigrationGate::Action::complete:
     ui.report(event::MigrationComplete{target, o.migration->script_id,
                                        gpudoctor_command("migrate --finish", opt.root)});
@@ -308,6 +318,14 @@ Outcome apply_plan(const Plan& plan, const Script& script, const ApplyOptions& o
   } else if (auto why = fix_refusal(o->migration, plan.id, acts_on_packages(plan), opt.root)) {
     return std::unexpected(*why);
   }
+  if (!migration)
+    if (auto unfinished = unfinished_fix(o->places, plan.id)) {
+      // The same fix cut off (killed, failed, stopped for a reboot): a plan made now would see the machine
+      // half-changed; the recorded script goes on, one more run of that apply, so undo covers them all.
+      ui.report(event::FixContinues{plan.id, unfinished->script_id, unfinished->progress()});
+      if (!opt.ignored.empty()) ui.report(event::OptionsIgnored{opt.ignored});
+      return continue_record(o->places, *unfinished, opt, ui);
+    }
   ui.report(event::PlanReady{plan});
   if (!migration && o->migration && !o->migration->closed())
     ui.report(event::MigrationNotClosed{o->migration->target, o->migration->script_id,
@@ -360,7 +378,7 @@ Outcome resume_migration(const ApplyOptions& opt, Frontend& ui) {
     return Exit::ok;
   }
   ui.report(event::Resuming{rec.script_id, rec.progress()});
-  return continue_migration(*o, opt, ui);
+  return continue_record(o->places, *o->migration, opt, ui);
 }
 
 Outcome finish_migration(const ApplyOptions& opt, Frontend& ui) {

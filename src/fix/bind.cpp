@@ -176,6 +176,36 @@ void pin_notes(const Inventory& inv, const std::vector<std::string>& installs,
   }
 }
 
+// The distribution's builds of the stack an install replaces: purged by the install's own step, just before
+// it (the vendors' repositories reuse the distribution's names, so the two would mix), and what stays.
+void bind_replaced(Params& p, const StackInventory& inv, const Facts& facts, const OsKey& os,
+                   const std::string& incoming, std::vector<std::string>& notes) {
+  // NAME=VERSION: the check after the step tells the distribution's build from the vendor's of that name.
+  std::vector<std::string> specs;
+  for (const auto& name : inv.distribution) {
+    auto it = facts.packages.installed.find(name);
+    specs.push_back(it == facts.packages.installed.end() ? name : name + "=" + it->second);
+  }
+  p.set("install.replaced", specs);
+  if (!inv.distribution.empty())
+    notes.push_back(fmt::format(
+        "{}'s own builds installed here ({}), told by their Maintainer and Version, are purged by the "
+        "step that installs {}, just before it (what it installs is downloaded first, as the purge leaves "
+        "the "
+        "machine): the vendor's repository reuses their names and files, so the two are never mixed; a "
+        "failed "
+        "install puts them back, and so does gpudoctor undo",
+        os.name, text::join(inv.distribution, ", "), incoming));
+  std::map<std::string, std::vector<std::string>> by_user;
+  for (const auto& [pkg, user] : inv.distribution_kept)
+    by_user[user].push_back(pkg);
+  for (const auto& [user, pkgs] : by_user)
+    notes.push_back(fmt::format(
+        "kept: {}'s {}, which {} needs (it is no part of the stack); the install stops before it changes "
+        "anything if {} cannot be installed beside them",
+        os.name, text::join(pkgs, ", "), user, incoming));
+}
+
 std::expected<void, std::string> bind_nvidia_install(Params& p, const OsKey& os, const PlanContext& ctx,
                                                      std::vector<std::string>& notes) {
   auto c = choose_nvidia(ctx.facts, ctx.kb, ctx.stacks, ctx.options.versions);
@@ -222,7 +252,9 @@ std::expected<void, std::string> bind_nvidia_install(Params& p, const OsKey& os,
         "linux-modules-nvidia-<branch>-<flavour> packages (Ubuntu kernels only, never mixed with NVIDIA's "
         "repository), is not what this plan does");
   bind_rhel_extras(p, os);
-  hold_notes(ctx.inventory.of("nvidia"), c->notes);
+  const StackInventory& present = ctx.inventory.of("nvidia");
+  bind_replaced(p, present, ctx.facts, os, fmt::format("NVIDIA's driver {}", branch), c->notes);
+  hold_notes(present, c->notes);
   std::vector<std::string> installs = driver;
   installs.push_back("cuda-toolkit-" + suffix);
   pin_notes(ctx.inventory, installs, c->notes);
@@ -283,6 +315,7 @@ std::expected<void, std::string> bind_amd_install(Params& p, const OsKey& os, co
   if (!graphics.empty()) vendor_urls.push_back(graphics);
   bind_repo_origin(p, vendor_urls, ctx.options.mirror);
   bind_rhel_extras(p, os);
+  bind_replaced(p, ctx.inventory.of("amd"), ctx.facts, os, "AMD's ROCm " + r.rocm, c->notes);
   hold_notes(ctx.inventory.of("amd"), c->notes);
   pin_notes(ctx.inventory,
             dkms ? std::vector<std::string>{"amdgpu-dkms", "rocm"} : std::vector<std::string>{"rocm"},

@@ -210,6 +210,9 @@ std::expected<NvidiaChoice, std::string> choose_nvidia(const Facts& facts, const
     return std::string{};
   };
 
+  // The release picked from the table, and why a newer recommended one was not (what it cannot build for).
+  std::optional<CudaInstallRow> chosen_row;
+  std::string newer_left_out;
   if (!req.cuda.empty()) {
     if (!kb.min_driver_for_cuda(req.cuda))
       return std::unexpected("CUDA " + req.cuda + " is not in the knowledge tables");
@@ -220,11 +223,15 @@ std::expected<NvidiaChoice, std::string> choose_nvidia(const Facts& facts, const
     std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
       return a.recommended != b.recommended ? a.recommended : text::compare_versions(a.cuda, b.cuda) > 0;
     });
-    for (const auto& r : rows)
-      if (problem_for(r.cuda).empty()) {
+    for (const auto& r : rows) {
+      std::string problem = problem_for(r.cuda);
+      if (problem.empty()) {
         c.cuda = r.cuda;
+        chosen_row = r;
         break;
       }
+      if (r.recommended && newer_left_out.empty()) newer_left_out = problem;
+    }
     if (c.cuda.empty()) return std::unexpected("no CUDA release gpudoctor installs builds for " + gpus);
   }
 
@@ -264,12 +271,18 @@ std::expected<NvidiaChoice, std::string> choose_nvidia(const Facts& facts, const
                         " through minor-version compatibility only (features that need a newer driver fail)");
     c.branch = branch;
   }
+  // Recommended rows are the CUDA releases of PyTorch's stable wheel indexes (fixes/stacks.yaml).
+  std::string why_cuda =
+      !req.cuda.empty() ? " (--cuda)"
+      : chosen_row && chosen_row->recommended
+          ? fmt::format(" (the release of PyTorch's {} wheels, the newest of those gpudoctor recommends that "
+                        "builds for {}{})",
+                        chosen_row->torch_index, gpus.empty() ? std::string("any GPU") : gpus,
+                        newer_left_out.empty() ? "" : ": " + newer_left_out)
+          : " (the newest gpudoctor installs that builds for " +
+                (gpus.empty() ? std::string("any GPU") : gpus) + ")";
   c.notes.insert(c.notes.begin(),
-                 "CUDA " + c.cuda +
-                     (req.cuda.empty() ? " (the newest gpudoctor installs that builds for " +
-                                             (gpus.empty() ? std::string("any GPU") : gpus) + ")"
-                                       : " (--cuda)") +
-                     " with driver branch " + std::to_string(c.branch) +
+                 "CUDA " + c.cuda + why_cuda + " with driver branch " + std::to_string(c.branch) +
                      (req.driver.empty()
                           ? " (CUDA " + c.cuda + " needs " + min->min_driver + " or newer" + branch_why + ")"
                           : " (--driver)"));

@@ -50,6 +50,13 @@ struct MigrationContinues { // migrate --to T --apply while the migration to T i
     return std::tuple{fact("target", target), fact("script_id", script_id), fact("progress", progress)};
   }
 };
+struct FixContinues { // fix F --apply while the last apply, of F, is unfinished: its recorded script goes on
+  std::string fix, script_id, progress;
+  static constexpr std::string_view name = "fix-continues";
+  auto facts() const {
+    return std::tuple{fact("fix", fix), fact("script_id", script_id), fact("progress", progress)};
+  }
+};
 struct MigrationComplete { // migrate --to T --apply once the migration to T is done
   std::string target, script_id, finish_command;
   static constexpr std::string_view name = "migration-complete";
@@ -68,7 +75,7 @@ struct Resuming { // migrate --resume
   static constexpr std::string_view name = "resuming";
   auto facts() const { return std::tuple{fact("script_id", script_id), fact("progress", progress)}; }
 };
-struct StepsLeft { // a run that continues a migration, before it is confirmed
+struct StepsLeft { // a run that continues a migration or a fix's apply, before it is confirmed
   std::string script_id;
   std::vector<std::string> steps;
   static constexpr std::string_view name = "steps-left";
@@ -251,7 +258,7 @@ struct Undone {
 } // namespace event
 
 using Event =
-    std::variant<event::PlanReady, event::MigrationNotClosed, event::MigrationContinues,
+    std::variant<event::PlanReady, event::MigrationNotClosed, event::MigrationContinues, event::FixContinues,
                  event::MigrationComplete, event::OptionsIgnored, event::Resuming, event::StepsLeft,
                  event::StepStarting, event::StepDone, event::RebootNeeded, event::StepFailed, event::AllRan,
                  event::NothingToResume, event::FinishedAlready, event::CacheFreed, event::RecordNotSaved,

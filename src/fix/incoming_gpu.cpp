@@ -41,12 +41,13 @@ bool holds(const std::vector<std::string>& words, const std::vector<std::string>
 struct Candidate {
   unsigned vendor_id = 0, device_id = 0;
   GpuModel model;
+  std::string family_note; // several models of one architecture matched
 };
 
 std::vector<Candidate> all_models(const Knowledge& kb) {
   std::vector<Candidate> out;
   for (const auto& r : kb.gpus)
-    out.push_back({r.vendor_id, r.device_id, r.model});
+    out.push_back({r.vendor_id, r.device_id, r.model, {}});
   for (const auto& r : builtin_gpu_rows()) {
     GpuModel m;
     m.name = r.name;
@@ -55,7 +56,7 @@ std::vector<Candidate> all_models(const Knowledge& kb) {
     if (r.gfx_target_version) m.gfx_target_version = r.gfx_target_version;
     m.source = r.source;
     m.uncertain = r.uncertain;
-    out.push_back({r.vendor, r.device, m});
+    out.push_back({r.vendor, r.device, m, {}});
   }
   return out;
 }
@@ -81,6 +82,21 @@ std::expected<Candidate, std::string> by_name(const Knowledge& kb, const std::st
   }
   const auto& pick = exact.empty() ? partial : exact;
   if (pick.size() == 1) return pick.front();
+  // One family: the choices (CUDA, driver branch, module flavour, ROCm release, wheel index) follow the
+  // vendor and the architecture only.
+  if (pick.size() > 1 && !pick.front().model.arch.empty() &&
+      std::all_of(pick.begin(), pick.end(), [&](const Candidate& c) {
+        return c.vendor_id == pick.front().vendor_id && c.model.arch == pick.front().model.arch;
+      })) {
+    Candidate family = pick.front();
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < pick.size() && i < 6; ++i)
+      names.push_back(pick[i].model.name);
+    family.family_note = fmt::format(
+        "--gpu \"{}\" names {} models ({}{}), all {}: the versions chosen are the same for each", query,
+        pick.size(), text::join(names, ", "), pick.size() > 6 ? ", ..." : "", family.model.arch);
+    return family;
+  }
   if (pick.empty())
     return std::unexpected(
         fmt::format("--gpu \"{}\" names no GPU gpudoctor knows (give a model name such as \"RTX 3090\" or "
@@ -89,20 +105,22 @@ std::expected<Candidate, std::string> by_name(const Knowledge& kb, const std::st
   std::vector<std::string> names;
   for (std::size_t i = 0; i < pick.size() && i < 6; ++i)
     names.push_back(pick[i].model.name);
-  return std::unexpected(fmt::format("--gpu \"{}\" names {} GPU models ({}{}): name one", query, pick.size(),
-                                     text::join(names, ", "), pick.size() > 6 ? ", ..." : ""));
+  return std::unexpected(
+      fmt::format("--gpu \"{}\" names {} GPU models of different architectures ({}{}): name one", query,
+                  pick.size(), text::join(names, ", "), pick.size() > 6 ? ", ..." : ""));
 }
 
 } // namespace
 
-std::expected<Gpu, std::string> incoming_gpu(const Knowledge& kb, const std::string& query, Vendor want) {
+std::expected<IncomingGpu, std::string> incoming_gpu(const Knowledge& kb, const std::string& query,
+                                                     Vendor want) {
   Candidate c;
   if (auto id = pci_id(query)) {
     auto model = kb.find_gpu(id->first, id->second, std::nullopt, std::nullopt);
     if (!model)
       return std::unexpected(
           fmt::format("--gpu {} names no GPU gpudoctor knows (no such PCI id in its table)", query));
-    c = {id->first, id->second, *model};
+    c = {id->first, id->second, *model, {}};
   } else {
     auto found = by_name(kb, query);
     if (!found) return std::unexpected(found.error());
@@ -124,7 +142,7 @@ std::expected<Gpu, std::string> incoming_gpu(const Knowledge& kb, const std::str
   gpu.device_id = c.device_id;
   gpu.model = c.model;
   gpu.source = "--gpu " + query;
-  return gpu;
+  return IncomingGpu{gpu, c.family_note};
 }
 
 Facts with_incoming_gpu(const Facts& facts, const Gpu& gpu) {

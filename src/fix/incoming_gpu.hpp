@@ -11,11 +11,18 @@
 
 namespace gpudoctor::fix {
 
-// The card `query` names, as a Gpu without a PCI address. A PCI id is "vendor:device" in hex; anything else
+// The card `query` names, as a Gpu without a PCI address, and what the plan should say about the match
+// (`note`: a family of models whose choices are the same). A PCI id is "vendor:device" in hex; anything else
 // is a model name, matched without the brand words (NVIDIA, GeForce, AMD, Radeon) and case: an exact name
-// wins, else the one model whose name holds the words. Refused, with the reason, when it names no model,
-// several, or one of another vendor than `want`.
-std::expected<Gpu, std::string> incoming_gpu(const Knowledge& kb, const std::string& query, Vendor want);
+// wins, else the models whose names hold the words, when they are one model or one family (one vendor, one
+// architecture: the versions chosen are the same for each). Refused, with the reason, when it names no
+// model, models of several architectures, or one of another vendor than `want`.
+struct IncomingGpu {
+  Gpu gpu;
+  std::string note;
+};
+std::expected<IncomingGpu, std::string> incoming_gpu(const Knowledge& kb, const std::string& query,
+                                                     Vendor want);
 
 // `facts` with the GPUs of `gpu`'s vendor replaced by `gpu`: what the choice of versions looks at.
 Facts with_incoming_gpu(const Facts& facts, const Gpu& gpu);

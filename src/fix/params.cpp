@@ -74,6 +74,10 @@ const std::vector<ParamInfo>& param_catalogue() {
       {"install.crb", "RHEL family but Fedora: the builder repository to enable (crb, powertools, RHEL's "
                       "codeready-builder-for-rhel-N-x86_64-rpms), else empty"},
       {"install.toolkit_packages", "the toolkit packages (cuda-toolkit-13-0)", true},
+      {"install.replaced",
+       "the distribution's builds of the stack (by Maintainer and Version) the install's step purges "
+       "first",
+       true},
       {"install.repo_url", "NVIDIA's repository folder for this OS (or the mirror's)"},
       {"install.mirror", "the --mirror URL, else empty"},
       {"install.vendor_repo", "the vendor's own repository URL when no mirror is used, else empty"},

@@ -143,7 +143,8 @@ public:
       ps.verify = std::move(*verify);
       ps.where = s.where;
       ps.root = s.root;
-      ps.destructive = s.destructive;
+      ps.destructive = s.destructive || std::any_of(s.destructive_when.begin(), s.destructive_when.end(),
+                                                    [&](const auto& n) { return params->nonempty(n); });
       ps.reboot = s.reboot;
       ps.stage = s.stage;
       plan.steps.push_back(std::move(ps));
@@ -303,12 +304,15 @@ std::expected<void, std::string> refuse_purging_present_gpu(Vendor to, const Pla
       to == Vendor::nvidia ? "install-nvidia" : "install-rocm", stack_name(old)));
 }
 
-// The facts the versions are chosen from: the machine's, with --gpu's card in place of its vendor's GPUs.
-std::expected<std::optional<Facts>, std::string> facts_for_choice(Vendor to, const PlanContext& ctx) {
+// The facts the versions are chosen from: the machine's, with --gpu's card in place of its vendor's GPUs;
+// what the plan says of the match (a family of models) goes to `notes`.
+std::expected<std::optional<Facts>, std::string> facts_for_choice(Vendor to, const PlanContext& ctx,
+                                                                  std::vector<std::string>& notes) {
   if (ctx.options.incoming_gpu.empty()) return std::nullopt;
-  auto gpu = incoming_gpu(ctx.kb, ctx.options.incoming_gpu, to);
-  if (!gpu) return std::unexpected(gpu.error());
-  return with_incoming_gpu(ctx.facts, *gpu);
+  auto incoming = incoming_gpu(ctx.kb, ctx.options.incoming_gpu, to);
+  if (!incoming) return std::unexpected(incoming.error());
+  if (!incoming->note.empty()) notes.push_back(incoming->note);
+  return with_incoming_gpu(ctx.facts, incoming->gpu);
 }
 
 void dedupe(std::vector<std::string>& list) {
@@ -328,11 +332,12 @@ std::expected<Plan, std::string> plan_fix(const std::string& id, const PlanConte
   auto os = os_key(ctx.facts, ctx.kb);
   if (!os) return std::unexpected(os.error());
   std::optional<Facts> chosen;
+  std::vector<std::string> match_notes;
   if (!ctx.options.incoming_gpu.empty()) {
     if (r->vendor != "nvidia" && r->vendor != "amd")
       return std::unexpected("--gpu names the card to install for: it goes with fix install-nvidia, fix "
                              "install-rocm and migrate");
-    auto f = facts_for_choice(r->vendor == "nvidia" ? Vendor::nvidia : Vendor::amd, ctx);
+    auto f = facts_for_choice(r->vendor == "nvidia" ? Vendor::nvidia : Vendor::amd, ctx, match_notes);
     if (!f) return std::unexpected(f.error());
     chosen = std::move(*f);
   }
@@ -340,6 +345,7 @@ std::expected<Plan, std::string> plan_fix(const std::string& id, const PlanConte
       chosen ? *chosen : ctx.facts, ctx.kb, ctx.stacks, ctx.book, ctx.inventory, ctx.results, ctx.options};
   Builder b(cctx, *os);
   Plan plan = b.start("fix", id, r->title);
+  plan.notes = match_notes;
   plan.gpus.clear();
   for (const auto& gpu : ctx.facts.gpus)
     if (gpu.vendor != Vendor::other) plan.gpus.push_back(describe_gpu(gpu));
@@ -361,7 +367,8 @@ std::expected<Plan, std::string> plan_migration(const std::string& to, const Pla
   if (!container)
     if (auto refused = refuse_purging_present_gpu(target, ctx); !refused)
       return std::unexpected(refused.error());
-  auto chosen = facts_for_choice(target, ctx);
+  std::vector<std::string> match_notes;
+  auto chosen = facts_for_choice(target, ctx, match_notes);
   if (!chosen) return std::unexpected(chosen.error());
   PlanContext cctx{
       *chosen ? **chosen : ctx.facts, ctx.kb, ctx.stacks, ctx.book, ctx.inventory, ctx.results, ctx.options};
@@ -382,6 +389,7 @@ std::expected<Plan, std::string> plan_migration(const std::string& to, const Pla
   if (!ctx.options.incoming_gpu.empty())
     plan.notes.push_back(
         fmt::format("the versions are chosen for the incoming {} (--gpu)", gpu_list(cctx.facts, target)));
+  plan.notes.insert(plan.notes.end(), match_notes.begin(), match_notes.end());
   if (container) {
     auto notes = container_notes(target, cctx, *os);
     plan.notes.insert(plan.notes.end(), notes.begin(), notes.end());

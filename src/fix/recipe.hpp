@@ -20,6 +20,7 @@ struct Step {
   // "after-reboot": after the reboot (what only the next boot can show: the module loaded).
   std::string stage;
   std::vector<std::string> when; // included when any of these parameters is non-empty (empty: always)
+  std::vector<std::string> destructive_when; // destructive where one of these is non-empty (what it purges)
   std::string when_system_sets;  // included when a system-wide profile sets a variable matching this
   std::string run, debian, rhel; // bash: for every family, or per family (which wins over run)
   std::string verify, debian_verify, rhel_verify;

@@ -62,8 +62,9 @@ void check_placeholders(const yaml::Fields& f, const char* key, const std::strin
 }
 
 Step read_step(const yaml::Node& node) {
-  yaml::Fields f(node, {"id", "title", "root", "destructive", "reboot", "stage", "when", "when_system_sets",
-                        "run", "debian", "rhel", "verify", "debian_verify", "rhel_verify"});
+  yaml::Fields f(node,
+                 {"id", "title", "root", "destructive", "reboot", "stage", "when", "when_system_sets", "run",
+                  "debian", "rhel", "verify", "debian_verify", "rhel_verify", "destructive_when"});
   Step s;
   s.id = f.text("id");
   if (!valid_recipe_id(s.id)) yaml::fail(node["id"], "a step id is lower-case letters, digits and '-'");
@@ -79,6 +80,9 @@ Step read_step(const yaml::Node& node) {
   s.when = f.words("when");
   for (const auto& p : s.when)
     if (!is_known_param(p)) yaml::fail(node["when"], fmt::format("\"{}\" is not a parameter", p));
+  s.destructive_when = f.words("destructive_when");
+  for (const auto& p : s.destructive_when)
+    if (!is_known_param(p)) yaml::fail(node["destructive_when"], fmt::format("\"{}\" is not a parameter", p));
   s.when_system_sets = f.text_or("when_system_sets", "");
   s.run = f.text_or("run", "");
   s.debian = f.text_or("debian", "");

@@ -67,6 +67,12 @@ struct BranchKind {
   std::string kind; // "production", "long-term support"
 };
 
+// Who built an installed package, told by dpkg's Maintainer and Version (globs, case-insensitive; an empty
+// glob matches anything): "distribution", "nvidia" or "amd".
+struct PackageOrigin {
+  std::string maintainer, version, origin;
+};
+
 // How a container gets the vendor's GPUs: the host runs the driver; the image brings the user space.
 struct ContainerPath {
   std::string vendor, image, run_flags, cdi;
@@ -84,8 +90,12 @@ struct Stacks {
   std::string device_selection_vars; // ERE
   std::vector<BranchKind> nvidia_branch_kinds;
   std::vector<ContainerPath> container_paths;
+  std::vector<PackageOrigin> package_origins; // in order: the first matching row wins
 
   const VendorStack* vendor(const std::string& name) const;
+  // The origin of the first package_origins row matching the package's Maintainer and Version; empty when
+  // none does (an rpm package, whose origin is not read).
+  std::string package_origin(const std::string& maintainer, const std::string& version) const;
   // The value of the most specific row whose os ("<ID> <version prefix>") matches.
   static std::optional<OsValue> for_os(const std::vector<OsValue>& rows, const std::string& id,
                                        const std::string& version);

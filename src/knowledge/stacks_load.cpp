@@ -46,6 +46,16 @@ std::optional<RepoKey> Stacks::key(const std::string& vendor, const std::string&
   return std::nullopt;
 }
 
+std::string Stacks::package_origin(const std::string& maintainer, const std::string& version) const {
+  if (maintainer.empty() && version.empty()) return {};
+  std::string m = text::lower(maintainer), v = text::lower(version);
+  for (const auto& row : package_origins)
+    if ((row.maintainer.empty() || text::glob_match(row.maintainer, m)) &&
+        (row.version.empty() || text::glob_match(row.version, v)))
+      return row.origin;
+  return {};
+}
+
 namespace {
 
 class Reader {
@@ -56,7 +66,7 @@ public:
     yaml::Fields top(doc,
                      {"sources", "vendors", "cuda_installs", "cuda_arch_first", "cuda_major_min_arch",
                       "nvidia_repo_dirs", "rocm_installs", "amd_apt_codenames", "repo_keys", "replacements",
-                      "device_selection_vars", "nvidia_branch_kinds", "container_paths"});
+                      "device_selection_vars", "nvidia_branch_kinds", "container_paths", "package_origins"});
     const yaml::Node sources = doc["sources"];
     if (!sources.is_map()) yaml::fail(doc, "field 'sources' must map keys to citations");
     for (const auto& [key, citation] : sources.entries()) {
@@ -113,6 +123,17 @@ public:
       yaml::Fields f = row(n, {"vendor", "image", "run_flags", "cdi"});
       stacks.container_paths.push_back(
           {f.text("vendor"), f.text("image"), f.text("run_flags"), f.text_or("cdi", "")});
+    }
+    for (const auto& n : rows(top, "package_origins")) {
+      yaml::Fields f = row(n, {"maintainer", "version", "origin"});
+      std::string origin = f.text("origin");
+      if (origin != "distribution" && origin != "nvidia" && origin != "amd")
+        yaml::fail(n["origin"], "origin is distribution, nvidia or amd");
+      std::string maintainer = text::lower(f.text_or("maintainer", "")),
+                  version = text::lower(f.text_or("version", ""));
+      if (maintainer.empty() && version.empty())
+        yaml::fail(n, "a package origin needs a maintainer or a version");
+      stacks.package_origins.push_back({maintainer, version, origin});
     }
     yaml::Fields dsv = row(doc["device_selection_vars"], {"vars"});
     stacks.device_selection_vars = dsv.text("vars");

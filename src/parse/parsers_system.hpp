@@ -143,9 +143,10 @@ std::map<std::string, std::string> rpm_qa_versions(std::string_view text);
 // comma, each the names of its alternatives (versions and :arch dropped); `provides`: virtual names.
 struct DpkgRecord {
   std::string name, version;
-  std::string want;   // "install", "hold", "deinstall", "purge" (the selection; "hold": apt-mark hold)
-  std::string flag;   // "ok", or "reinstreq" (broken: dpkg must reinstall it)
-  std::string status; // "installed", "config-files", "half-installed", ...
+  std::string maintainer; // "Debian ROCm Team <debian-ai@lists.debian.org>": who built it (its origin)
+  std::string want;       // "install", "hold", "deinstall", "purge" (the selection; "hold": apt-mark hold)
+  std::string flag;       // "ok", or "reinstreq" (broken: dpkg must reinstall it)
+  std::string status;     // "installed", "config-files", "half-installed", ...
   std::vector<std::vector<std::string>> clauses;
   std::vector<std::string> provides;
   bool installed() const { return status == "installed"; }

@@ -67,6 +67,8 @@ std::vector<DpkgRecord> dpkg_records(std::string_view text) {
       split_status(value, r);
     else if (field == "Version")
       r.version = std::string(value);
+    else if (field == "Maintainer")
+      r.maintainer = std::string(value);
     else if (field == "Depends" || field == "Pre-Depends")
       add_clauses(value, r.clauses);
     else if (field == "Provides") {

@@ -174,10 +174,13 @@ def set_tag(g, path, value):
 
 
 def dpkg(packages):
+    """(name, version) or (name, version, maintainer, depends) per package."""
     paragraphs = []
-    for name, version in packages:
+    for name, version, *more in packages:
+        maintainer = f"Maintainer: {more[0]}\n" if more else ""
+        depends = f"Depends: {more[1]}\n" if len(more) > 1 and more[1] else ""
         paragraphs.append(f"Package: {name}\nStatus: install ok installed\nPriority: optional\nSection: misc\n"
-                          f"Architecture: amd64\nVersion: {version}\nDescription: {name}\n")
+                          f"{maintainer}Architecture: amd64\nVersion: {version}\n{depends}Description: {name}\n")
     return "\n".join(paragraphs)
 
 
@@ -537,7 +540,55 @@ def main():
         container_5090(s)
         s.finish(ROOT_IDENTITY, env)
 
+    ubuntu_driver_secure_boot()
     amd_fixtures()
+
+
+# Ubuntu's own driver 550 on Ubuntu 24.04 under Secure Boot, as `ubuntu-drivers install` leaves it: the
+# packages of nvidia-graphics-drivers-550 and the prebuilt modules signed by Canonical (linux-restricted-modules).
+UBUNTU = "Ubuntu Core Developers <ubuntu-devel-discuss@lists.ubuntu.com>"
+UBUNTU_550 = "550.163.01-0ubuntu0.24.04.1"
+UBUNTU_KERNEL = "6.8.0-49-generic"
+UBUNTU_LRM = "6.8.0-49.49"
+
+
+def ubuntu_driver_secure_boot():
+    s = Snapshot("nvidia-ubuntu2404-distribution-driver-secure-boot",
+                 "H200 on Ubuntu 24.04 with Ubuntu's signed driver 550 under Secure Boot (from nvidia-h200-real)")
+    proc = ("NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.163.01  Tue Apr 29 21:31:37 UTC 2025\n"
+            "GCC version:  gcc version 13.3.0 (Ubuntu 13.3.0-6ubuntu2~24.04) \n")
+    nvidia_base(s, ["0000:00:06.0"], driver_version="550.163.01", proc_version=proc)
+    s.fs("/proc/sys/kernel/osrelease", UBUNTU_KERNEL + "\n")
+    v = UBUNTU_550
+    packages = [
+        ("nvidia-driver-550", v, UBUNTU, f"libnvidia-gl-550 (= {v}), nvidia-dkms-550 (= {v}) | "
+         "nvidia-kernel-550, nvidia-kernel-common-550 (= %s), libnvidia-compute-550 (= %s), "
+         "nvidia-compute-utils-550 (= %s), nvidia-utils-550 (= %s), xserver-xorg-video-nvidia-550 (= %s)"
+         % (v, v, v, v, v)),
+        ("libnvidia-gl-550", v, UBUNTU, "libnvidia-common-550"),
+        ("libnvidia-common-550", v, UBUNTU, ""),
+        ("libnvidia-compute-550", v, UBUNTU, ""),
+        ("nvidia-compute-utils-550", v, UBUNTU, f"libnvidia-compute-550 (= {v})"),
+        ("nvidia-utils-550", v, UBUNTU, f"libnvidia-compute-550 (= {v})"),
+        ("nvidia-kernel-common-550", v, UBUNTU, f"nvidia-firmware-550-550.163.01 (= {v})"),
+        ("nvidia-firmware-550-550.163.01", v, UBUNTU, ""),
+        ("xserver-xorg-video-nvidia-550", v, UBUNTU, "libnvidia-gl-550"),
+        ("linux-modules-nvidia-550-generic", "6.8.0-49.49", "Ubuntu Kernel Team <kernel-team@lists.ubuntu.com>",
+         f"linux-modules-nvidia-550-{UBUNTU_KERNEL} (= {UBUNTU_LRM})"),
+        (f"linux-modules-nvidia-550-{UBUNTU_KERNEL}", UBUNTU_LRM, "Ubuntu Kernel Team <kernel-team@lists.ubuntu.com>",
+         f"linux-signatures-nvidia-{UBUNTU_KERNEL} (= {UBUNTU_LRM}), nvidia-kernel-common-550 (>= 550.163.01)"),
+        (f"linux-signatures-nvidia-{UBUNTU_KERNEL}", UBUNTU_LRM, "Ubuntu Kernel Team <kernel-team@lists.ubuntu.com>",
+         ""),
+        ("mokutil", "0.6.0-2build3", "Ubuntu Developers <ubuntu-devel-discuss@lists.ubuntu.com>", ""),
+    ]
+    s.fs("/var/lib/dpkg/status", dpkg(packages))
+
+    xml = smi_xml(["0000:00:06.0"]).replace("<driver_version>580.159.04", "<driver_version>550.163.01") \
+        .replace("<cuda_version>13.0", "<cuda_version>12.4")
+    s.command("nvidia-smi-xml", ["nvidia-smi", "-q", "-x"], xml)
+    s.command("mokutil-sb-state", ["/usr/bin/mokutil", "--sb-state"], "SecureBoot enabled\n")
+    s.command("dmesg", ["dmesg"], BOOT)
+    s.finish(dict(ROOT_IDENTITY, hostname="gpu24"), PATH_ENV)
 
 
 # ---- AMD, from amd-mi210-healthy ------------------------------------------------------------------------------
@@ -558,6 +609,25 @@ def amd_copy(name, note):
 def amd_finish(s):
     s.json("stat.json", s.stat)
     s.json("commands.json", s.commands)
+
+
+def remove_paths(s, paths):
+    for p in paths:
+        full = os.path.join(s.dir, p)
+        if os.path.islink(full) or os.path.isfile(full):
+            os.remove(full)
+        elif os.path.isdir(full):
+            shutil.rmtree(full)
+
+
+def without_amd_stack(s, added):
+    """AMD's ROCm and amdgpu-dkms out of the dpkg status (the folders are remove_paths'), `added` in."""
+    drop = ("Package: amdgpu-dkms", "Package: hip-runtime-amd", "Package: rocm-core", "Package: rocminfo")
+    status = os.path.join(s.dir, "fs/var/lib/dpkg/status")
+    paragraphs = [p for p in read(status).split("\n\n") if p.strip() and not p.startswith(drop)]
+    paragraphs.append(added)
+    with open(status, "w") as f:
+        f.write("\n\n".join(paragraphs) + "\n")
 
 
 def amd_fixtures():
@@ -586,12 +656,7 @@ def amd_fixtures():
             shutil.rmtree(p)
         elif os.path.exists(p):
             os.remove(p)
-    for p in ["fs/sys/class/kfd", "fs/sys/devices/virtual/kfd", "fs/sys/module/amdgpu/version"]:
-        full = os.path.join(s.dir, p)
-        if os.path.islink(full) or os.path.isfile(full):
-            os.remove(full)
-        elif os.path.isdir(full):
-            shutil.rmtree(full)
+    remove_paths(s, ["fs/sys/class/kfd", "fs/sys/devices/virtual/kfd", "fs/sys/module/amdgpu/version"])
     s.stat = {k: v for k, v in s.stat.items() if not k.startswith("/dev/kfd") and not k.startswith("/dev/dri")}
     with open("/etc/os-release") as f:  # Debian 12, as on this project's development machine
         os_release = f.read()
@@ -599,20 +664,10 @@ def amd_fixtures():
         with open(os.path.join(s.dir, p), "w") as f:
             f.write(os_release)
     # A desktop Debian 12 with the kernel's own amdgpu: no ROCm, no amdgpu-dkms.
-    for p in ["fs/opt", "fs/etc/alternatives/rocm"]:
-        full = os.path.join(s.dir, p)
-        if os.path.islink(full) or os.path.isfile(full):
-            os.remove(full)
-        elif os.path.isdir(full):
-            shutil.rmtree(full)
-    drop = ("Package: amdgpu-dkms", "Package: hip-runtime-amd", "Package: rocm-core", "Package: rocminfo")
-    status = os.path.join(s.dir, "fs/var/lib/dpkg/status")
-    paragraphs = [p for p in read(status).split("\n\n") if p.strip() and not p.startswith(drop)]
-    paragraphs.append("Package: firmware-amd-graphics\nStatus: install ok installed\nPriority: optional\n"
+    remove_paths(s, ["fs/opt", "fs/etc/alternatives/rocm"])
+    without_amd_stack(s, "Package: firmware-amd-graphics\nStatus: install ok installed\nPriority: optional\n"
                       "Section: non-free-firmware/kernel\nArchitecture: all\nSource: firmware-nonfree\n"
                       "Version: 20230210-5\nDescription: Binary firmware for AMD/ATI graphics chips")
-    with open(status, "w") as f:
-        f.write("\n\n".join(paragraphs) + "\n")
     modules = os.path.join(s.dir, "fs/proc/modules")
     with open(modules, "w") as f:  # the kernel's own amdgpu, loaded: it found no firmware for the GPU
         f.write("amdgpu 12914688 0 - Live 0x0000000000000000\ndrm_buddy 20480 1 amdgpu, Live 0x0000000000000000\n")
@@ -636,6 +691,51 @@ def amd_fixtures():
     identity["hostname"] = "ws03"
     s.json("identity.json", identity)
     amd_finish(s)
+
+    debian13_distribution_rocm()
+
+
+# Debian 13's own ROCm (main: the Debian ROCm Team's packages, records as trixie's Packages index has them)
+# beside OpenMPI's libucx0, which needs Debian's HIP runtime; the kernel's own amdgpu, no AMD repository.
+DEBIAN_ROCM = "Debian ROCm Team <debian-ai@lists.debian.org>"
+DEBIAN13_ROCM = [
+    ("rocminfo", "6.1.2-2", DEBIAN_ROCM, "libc6 (>= 2.34), libhsa-runtime64-1 (>= 6.1.2~), python3, pciutils, kmod"),
+    ("hipcc", "5.7.1-6+deb13u1", DEBIAN_ROCM, "rocm-device-libs-17, rocminfo, libamdhip64-dev"),
+    ("libamdhip64-dev", "5.7.1-6+deb13u1", DEBIAN_ROCM, "libamdhip64-5 (= 5.7.1-6+deb13u1)"),
+    ("libamdhip64-5", "5.7.1-6+deb13u1", DEBIAN_ROCM, "libamd-comgr2, libhsa-runtime64-1 (>= 5.7.1)"),
+    ("libhsa-runtime64-1", "6.1.2-3", DEBIAN_ROCM, "libc6 (>= 2.38), libhsakmt1 (>= 6.1.2)"),
+    ("libhsakmt1", "6.2.4+ds-1", DEBIAN_ROCM, "libc6 (>= 2.38)"),
+    ("libamd-comgr2", "6.0+git20231212.4510c28+dfsg-3+b2", DEBIAN_ROCM, "libc6 (>= 2.38)"),
+    ("rocm-device-libs-17", "6.0+git20231212.5a852ed-2", "Debian Deep Learning Team <debian-ai@lists.debian.org>",
+     ""),
+    ("rocm-smi", "6.1.2-1", "ROCm Team <debian-ai@lists.debian.org>", "python3:any, librocm-smi64-1 (= 6.1.2-1)"),
+    ("librocm-smi64-1", "6.1.2-1", "ROCm Team <debian-ai@lists.debian.org>", "libc6 (>= 2.38)"),
+    ("libucx0", "1.18.1+ds-2+b1", "Debian Science Maintainers <debian-science-maintainers@lists.alioth.debian.org>",
+     "libamdhip64-5 (>= 4.5.2), libc6 (>= 2.38), libhsa-runtime64-1 (>= 5.7.1)"),
+]
+DEBIAN13_OS_RELEASE = (
+    'PRETTY_NAME="Debian GNU/Linux 13 (trixie)"\nNAME="Debian GNU/Linux"\nVERSION_ID="13"\n'
+    'VERSION="13 (trixie)"\nVERSION_CODENAME=trixie\nDEBIAN_VERSION_FULL=13.2\nID=debian\n'
+    'HOME_URL="https://www.debian.org/"\nSUPPORT_URL="https://www.debian.org/support"\n'
+    'BUG_REPORT_URL="https://bugs.debian.org/"\n')
+
+
+def debian13_distribution_rocm():
+    s = amd_copy("amd-debian13-distribution-rocm",
+                 "Debian 13 with Debian's own ROCm and an MI210 (from amd-mi210-healthy)")
+    with open(os.path.join(s.dir, "fs/usr/lib/os-release"), "w") as f:
+        f.write(DEBIAN13_OS_RELEASE)
+    with open(os.path.join(s.dir, "fs/proc/sys/kernel/osrelease"), "w") as f:
+        f.write("6.12.48+deb13-amd64\n")
+    remove_paths(s, ["fs/opt", "fs/etc/alternatives/rocm", "fs/sys/module/amdgpu/version"])
+    without_amd_stack(s, dpkg(DEBIAN13_ROCM).rstrip("\n"))
+    identity = json.load(open(os.path.join(s.dir, "identity.json")))
+    identity["hostname"] = "trixie-mi210"
+    s.json("identity.json", identity)
+    amd_finish(s)
+    for folder, dirs, files in os.walk(s.dir):  # git keeps no empty folder (the in-tree amdgpu's /sys/module)
+        if not dirs and not files:
+            open(os.path.join(folder, ".gpudoctor-keep"), "w").close()
 
 
 if __name__ == "__main__":

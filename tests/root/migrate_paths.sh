@@ -78,10 +78,27 @@ done
   fail "the MOK steps are out of order: $order"
 [[ $order == *" enroll-mok.reboot "* ]] && fail "a second restart for the MOK screen although the card swap is one: $order"
 pass "Secure Boot: the plan says NVIDIA's repository + DKMS + MOK, with key, import, the stop at the power-off for the card, a check after it"
-in_root "$S" bash /tmp/gd/sb.sh --step enroll-mok.key >"$work/mok-key.out" 2>&1 || fail "the key step failed: $(tail "$work/mok-key.out")"
+# mokutil --import asks for its one-time password on a terminal: without one (this test's runs) and without
+# a password hash given up front, the prepare stage stops before anything is made or removed.
+if in_root "$S" bash /tmp/gd/sb.sh --step enroll-mok.key >"$work/mok-key0.out" 2>&1; then
+  fail "the key step went on without a terminal or --mok-hash-file"
+fi
+grep -q -- '--mok-hash-file' "$work/mok-key0.out" || fail "the refusal does not name --mok-hash-file: $(tail -3 "$work/mok-key0.out")"
+[[ ! -e $S/var/lib/dkms/mok.pub ]] || fail "the refused key step made a key"
+printf '$6$x$hash\n' >"$S/root/mok.hash" && chmod 0644 "$S/root/mok.hash"
+chmod 0666 "$S/root/mok.hash"
+if in_root "$S" bash /tmp/gd/sb.sh --step enroll-mok.key --mok-hash-file /root/mok.hash >"$work/mok-key1.out" 2>&1; then
+  fail "a password hash file anyone may write was taken"
+fi
+chmod 0600 "$S/root/mok.hash"
+pass "Secure Boot: without a terminal or a password hash file the prepare stage stops before anything changes; a hash file others may write is refused"
+in_root "$S" bash /tmp/gd/sb.sh --step enroll-mok.key --mok-hash-file /root/mok.hash >"$work/mok-key.out" 2>&1 ||
+  fail "the key step failed: $(tail "$work/mok-key.out")"
 [[ -s $S/var/lib/dkms/mok.pub && -s $S/var/lib/dkms/mok.key ]] || fail "no DKMS signing key at dkms's place"
-in_root "$S" bash /tmp/gd/sb.sh --step enroll-mok.import >"$work/mok-import.out" 2>&1 || fail "the import step failed: $(tail "$work/mok-import.out")"
-grep -qx 'mokutil --import /var/lib/dkms/mok.pub' "$S/var/log/fake-mokutil.log" || fail "mokutil --import was not run on the key: $(cat "$S/var/log/fake-mokutil.log")"
+in_root "$S" bash /tmp/gd/sb.sh --step enroll-mok.import --mok-hash-file /root/mok.hash >"$work/mok-import.out" 2>&1 ||
+  fail "the import step failed: $(tail "$work/mok-import.out")"
+grep -qx 'mokutil --import /var/lib/dkms/mok.pub --hash-file /root/mok.hash' "$S/var/log/fake-mokutil.log" ||
+  fail "mokutil --import was not run on the key with the hash file: $(cat "$S/var/log/fake-mokutil.log")"
 status=0
 in_root "$S" bash /tmp/gd/sb.sh --step reboot.swap-card --no-reboot >"$work/mok-swap.out" 2>&1 || status=$?
 [[ $status == 100 ]] || fail "the swap stop did not stop (status $status): $(tail "$work/mok-swap.out")"
@@ -157,7 +174,7 @@ old_card_machine "$I"
 emit "$I" rtx3090 --to nvidia --gpu "RTX 3090" "${mirror_args[@]}"
 f=$I/tmp/gd/rtx3090.sh
 says "$f" "RTX 3090" || fail "the plan does not name the incoming RTX 3090"
-grep -q "^  gd_install_packages nvidia-open-580$" "$f" || fail "the RTX 3090 does not get nvidia-open-580: $(grep gd_install_packages "$f")"
+grep -q "^  gd_install_packages nvidia-open-580 --$" "$f" || fail "the RTX 3090 does not get nvidia-open-580: $(grep gd_install_packages "$f")"
 mapfile -t ids < <(steps_of "$I" /tmp/gd/rtx3090.sh)
 order=" ${ids[*]} "
 [[ $order == *" reboot.swap-card "* && $order != *" reboot.reboot "* ]] || fail "no power-off to swap the card: $order"
@@ -169,12 +186,12 @@ pass "incoming RTX 3090: CUDA 13.0, driver 580 with open modules, a power-off to
 
 emit "$I" gtx1080 --to nvidia --gpu "GTX 1080" "${mirror_args[@]}"
 f=$I/tmp/gd/gtx1080.sh
-grep -q "^  gd_install_packages cuda-drivers-580$" "$f" || fail "the GTX 1080 does not get the proprietary 580: $(grep gd_install_packages "$f")"
+grep -q "^  gd_install_packages cuda-drivers-580 --$" "$f" || fail "the GTX 1080 does not get the proprietary 580: $(grep gd_install_packages "$f")"
 grep -q "^  gd_install_packages cuda-toolkit-12-" "$f" || fail "the GTX 1080 (sm_61) does not get CUDA 12"
 says "$f" "the first of NVIDIA's long-term support" || fail "the plan does not say why it took branch 580 over CUDA 12's minimum"
 pass "incoming GTX 1080 (Pascal): CUDA 12, the proprietary modules, R580 (long-term support) rather than the short-lived minimum branch"
 emit "$I" rtx5090 --to nvidia --gpu 10de:2b85 "${mirror_args[@]}"
-grep -q "^  gd_install_packages nvidia-open-580$" "$I/tmp/gd/rtx5090.sh" || fail "the RTX 5090 (by PCI id) does not get the open modules"
+grep -q "^  gd_install_packages nvidia-open-580 --$" "$I/tmp/gd/rtx5090.sh" || fail "the RTX 5090 (by PCI id) does not get the open modules"
 says "$I/tmp/gd/rtx5090.sh" "RTX 5090 (Blackwell) needs them" || fail "the plan does not say Blackwell needs the open modules"
 pass "incoming 10de:2b85 (RTX 5090, Blackwell): the open modules, which it needs"
 emit "$I" old --to nvidia --gpu "RTX 3090" --cuda 12.4 --driver 550 "${mirror_args[@]}"

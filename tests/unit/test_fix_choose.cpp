@@ -1,12 +1,16 @@
 // Version choice for install and migrate: the knowledge tables decide, overrides are checked, impossible
 // combinations are refused with the reason.
+#include "app/version_help.hpp"
 #include "check_fixtures.hpp"
 #include "fix/choose.hpp"
 #include "fix/incoming_gpu.hpp"
 #include "fix_fixtures.hpp"
 #include "util/text.hpp"
 
+#include <algorithm>
+
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 using namespace gpudoctor;
 using namespace gpudoctor::fix;
@@ -176,16 +180,25 @@ TEST_CASE(
 TEST_CASE("fix choose: --gpu names the incoming card by model name or PCI id; anything else is refused") {
   auto rtx3090 = incoming_gpu(kb(), "RTX 3090", Vendor::nvidia);
   REQUIRE_MESSAGE(rtx3090.has_value(), (rtx3090 ? std::string() : rtx3090.error()));
-  CHECK(rtx3090->device_id == 0x2204); // the exact name wins over "RTX 3090 Ti"
-  CHECK(rtx3090->arch() == "sm_86");
+  CHECK(rtx3090->gpu.device_id == 0x2204); // the exact name wins over "RTX 3090 Ti"
+  CHECK(rtx3090->gpu.arch() == "sm_86");
+  CHECK(rtx3090->note.empty());
   auto by_id = incoming_gpu(kb(), "10de:2b85", Vendor::nvidia);
   REQUIRE(by_id.has_value());
-  CHECK(by_id->model->family == "Blackwell");
-  CHECK(incoming_gpu(kb(), "rx 7900 xtx", Vendor::amd)->arch() == "gfx1100");
-  // Several models hold the words: named, not guessed.
-  auto several = incoming_gpu(kb(), "3090", Vendor::nvidia);
-  REQUIRE_FALSE(several.has_value());
-  CHECK(test::contains(several.error(), "RTX 3090 Ti"));
+  CHECK(by_id->gpu.model->family == "Blackwell");
+  CHECK(incoming_gpu(kb(), "rx 7900 xtx", Vendor::amd)->gpu.arch() == "gfx1100");
+  // Several models of one architecture are one family: the choices are the same for each, and the plan
+  // says which models the name stands for.
+  for (const char* family : {"3090", "Tesla V100", "H100"}) {
+    auto several = incoming_gpu(kb(), family, Vendor::nvidia);
+    REQUIRE_MESSAGE(several.has_value(), (several ? std::string() : several.error()));
+    CHECK_MESSAGE(test::contains(several->note, "the versions chosen are the same for each"), family);
+  }
+  CHECK(test::contains(incoming_gpu(kb(), "Tesla V100", Vendor::nvidia)->note, "all sm_70"));
+  // Models of several architectures: named, not guessed.
+  auto mixed = incoming_gpu(kb(), "Tesla", Vendor::nvidia);
+  REQUIRE_FALSE(mixed.has_value());
+  CHECK(test::contains(mixed.error(), "of different architectures"));
   CHECK(test::contains(incoming_gpu(kb(), "RTX 9999", Vendor::nvidia).error(), "names no GPU"));
   CHECK(test::contains(incoming_gpu(kb(), "10de:ffff", Vendor::nvidia).error(), "no such PCI id"));
   // The vendor once, whether or not the table's name carries it.
@@ -200,12 +213,36 @@ TEST_CASE("fix choose: --gpu names the incoming card by model name or PCI id; an
   // The choice for the incoming card replaces the GPUs of its vendor, not the others.
   Facts box = nvidia_box(0x1db4); // V100
   box.gpus.push_back(make_nvidia_gpu(1, 0x1db4));
-  Facts chosen = with_incoming_gpu(box, *by_id);
+  Facts chosen = with_incoming_gpu(box, by_id->gpu);
   REQUIRE(chosen.count(Vendor::nvidia) == 1);
   auto c = choose_nvidia(chosen, kb(), stacks(), {});
   REQUIRE(c.has_value());
   CHECK(c->open_modules); // Blackwell needs them
   CHECK(c->cuda == "13.0");
+}
+
+TEST_CASE("fix choose: the CUDA release's note says why it is that one (a V100 gets PyTorch's cu126)") {
+  auto v100 = choose_nvidia(nvidia_box(0x1db4), kb(), stacks(), {});
+  REQUIRE(v100.has_value());
+  CHECK(v100->cuda == "12.6");
+  REQUIRE_FALSE(v100->notes.empty());
+  CHECK(test::contains(v100->notes.front(), "the release of PyTorch's cu126 wheels"));
+  CHECK(test::contains(v100->notes.front(), "CUDA 13 no longer builds for compute capability below sm_75"));
+  auto h200 = choose_nvidia(nvidia_box(0x2335), kb(), stacks(), {});
+  REQUIRE(h200.has_value());
+  CHECK(test::contains(h200->notes.front(), "CUDA 13.0 (the release of PyTorch's cu130 wheels"));
+}
+
+TEST_CASE("fix choose: --help names the versions the planner picks, from its tables") {
+  auto c = choose_nvidia(Facts{}, kb(), stacks(), {});
+  REQUIRE(c.has_value());
+  VersionHelp help = version_help();
+  CHECK(test::contains(help.driver, fmt::format("({} for CUDA {}:", c->branch, c->cuda)));
+  CHECK(test::contains(help.cuda, "(" + c->cuda + ", "));
+  auto rocm = std::find_if(stacks().rocm_installs.begin(), stacks().rocm_installs.end(),
+                           [](const RocmInstallRow& r) { return r.recommended; });
+  REQUIRE(rocm != stacks().rocm_installs.end());
+  CHECK(test::contains(help.rocm, "(" + rocm->rocm + ", or the newest before it"));
 }
 
 TEST_CASE("fix choose: the note on the module flavour's default is true for the branch") {

@@ -22,6 +22,7 @@ std::vector<fix::Event> one_of_each(const fix::Plan& plan) {
       ev::PlanReady{plan},
       ev::MigrationNotClosed{"nvidia", "migrate-1", "gpudoctor undo"},
       ev::MigrationContinues{"nvidia", "migrate-1", "step a failed, 1 of 3 steps done"},
+      ev::FixContinues{"install-rocm", "install-rocm-1", "step b failed, 1 of 3 steps done"},
       ev::MigrationComplete{"nvidia", "migrate-1", "gpudoctor migrate --finish"},
       ev::OptionsIgnored{{"--driver 570"}},
       ev::Resuming{"migrate-1", "rebooting after step b, 2 of 3 steps done"},

@@ -86,7 +86,7 @@ TEST_CASE("fix rhel: EPEL, the builder repository and the driver stream follow t
     CHECK(text::contains(repo->body, std::string("/compute/cuda/repos/") + r.repo + "/x86_64/"));
     const auto* driver = step(*plan, "install-nvidia.driver");
     REQUIRE(driver != nullptr);
-    CHECK(driver->body == "gd_install_packages nvidia-open");
+    CHECK(text::trim(driver->body) == "gd_install_packages nvidia-open --");
   }
 }
 

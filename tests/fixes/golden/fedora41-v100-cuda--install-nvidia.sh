@@ -7,9 +7,12 @@
 #       installs the kernel headers, the driver branch the chosen CUDA release needs (open kernel modules for
 #       Turing and later, NVIDIA's proprietary ones before), builds its module with DKMS for the running
 #       kernel and the kernel that boots next and checks that modinfo finds it for both, installs the CUDA
-#       toolkit, puts it on PATH for login shells, and blacklists nouveau. In a migration all of this comes
-#       before anything of the old stack is removed. Under Secure Boot it enrolls DKMS's signing key as a
-#       Machine Owner Key (enroll-mok). Needs a reboot.
+#       toolkit, puts it on PATH for login shells, and blacklists nouveau. The distribution's own builds of
+#       the stack (Ubuntu's nvidia-driver-550, Debian's nvidia-driver, told by their Maintainer and Version,
+#       never by name) are purged by the driver's step just before it installs, so the two are never mixed;
+#       what a package outside the stack needs stays. In a migration all of this comes before anything of the
+#       old stack is removed. Under Secure Boot it enrolls DKMS's signing key as a Machine Owner Key
+#       (enroll-mok). Needs a reboot.
 #       (blacklist-nouveau) Writes /etc/modprobe.d/blacklist-nouveau.conf (blacklist nouveau, options nouveau
 #       modeset=0) and rebuilds the initramfs, so nouveau does not take the GPU at the next boot and the
 #       NVIDIA driver can. Needs a reboot.
@@ -24,9 +27,10 @@
 # From: snapshot tests/fixes/machines/fedora41-v100-cuda/snapshot, by gpudoctor (test).
 #
 # Notes:
-#   - CUDA 12.6 (the newest gpudoctor installs that builds for Tesla V100 PCIe 16GB (sm_70)) with driver
-#     branch 580 (CUDA 12.6 needs 560.28.03 or newer; R560 is a short-lived new-feature branch, R580 the first
-#     of NVIDIA's long-term support branches from there)
+#   - CUDA 12.6 (the release of PyTorch's cu126 wheels, the newest of those gpudoctor recommends that builds
+#     for Tesla V100 PCIe 16GB (sm_70): CUDA 13 no longer builds for compute capability below sm_75, and this
+#     GPU is sm_70 (use CUDA 12)) with driver branch 580 (CUDA 12.6 needs 560.28.03 or newer; R560 is a
+#     short-lived new-feature branch, R580 the first of NVIDIA's long-term support branches from there)
 #   - proprietary kernel modules: the open modules do not drive Tesla V100 PCIe 16GB (Volta)
 #   - PyTorch from the cu126 wheel index: the newest whose CUDA driver 580 runs and whose wheels build for
 #     these GPUs
@@ -47,7 +51,9 @@
 #   3. install-nvidia.headers                 R--  Install the headers of the running kernel and of the kernel
 #                                                  that boots next (the driver's DKMS module is built against
 #                                                  them)
-#   4. install-nvidia.driver                  R-B  Install the NVIDIA driver 580 (proprietary kernel modules)
+#   4. install-nvidia.driver                  R-B  Install the NVIDIA driver 580 (proprietary kernel modules;
+#                                                  the distribution's own driver packages, if any, purged
+#                                                  first)
 #   5. install-nvidia.module                  R--  Build the nvidia module with DKMS for the running kernel
 #                                                  and the kernel that boots next, and check that modinfo
 #                                                  finds it for both
@@ -120,7 +126,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='install-nvidia-be1d93e8'
+GD_SCRIPT_ID='install-nvidia-caf1412f'
 GD_FAMILY=rhel
 GD_FOR_OS_ID=fedora
 GD_FOR_OS_VERSION=41
@@ -140,7 +146,7 @@ GD_STEP_TITLES=(
   'Add NVIDIA'\''s CUDA repository (or the mirror given with --mirror) as a .repo file; one of that address is reused'
   'Download everything the next steps install (and keep the old stack'\''s packages for undo)'
   'Install the headers of the running kernel and of the kernel that boots next (the driver'\''s DKMS module is built against them)'
-  'Install the NVIDIA driver 580 (proprietary kernel modules)'
+  'Install the NVIDIA driver 580 (proprietary kernel modules; the distribution'\''s own driver packages, if any, purged first)'
   'Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both'
   'Install the CUDA toolkit 12.6'
   'Put CUDA 12.6 on PATH for login shells'
@@ -188,7 +194,7 @@ GD_PROFILE_SYSTEM_FILES=(
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Add NVIDIA's CUDA repository (or the mirror given with --mirror) as a .repo file; one of that address is reused [root, prepare] (fixes/install-nvidia.yaml:45)
+# 1. Add NVIDIA's CUDA repository (or the mirror given with --mirror) as a .repo file; one of that address is reused [root, prepare] (fixes/install-nvidia.yaml:48)
 gd_step_1() {
   gd_add_dnf_repo /etc/yum.repos.d/cuda-gpudoctor.repo cuda-gpudoctor 'NVIDIA CUDA' https://developer.download.nvidia.com/compute/cuda/repos/fedora41/x86_64/ https://developer.download.nvidia.com/compute/cuda/repos/fedora41/x86_64/D42D0685.pub \
     'gpudoctor-vendor: nvidia (written by gpudoctor for CUDA 12.6)'
@@ -205,7 +211,7 @@ gd_verify_2() {
   gd_verify_downloads
 }
 
-# 3. Install the headers of the running kernel and of the kernel that boots next (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:54)
+# 3. Install the headers of the running kernel and of the kernel that boots next (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:57)
 gd_step_3() {
   gd_install_kernel_packages kernel-devel-
 }
@@ -213,15 +219,16 @@ gd_verify_3() {
   gd_verify_kernel_packages kernel-devel-
 }
 
-# 4. Install the NVIDIA driver 580 (proprietary kernel modules) [root, reboot] (fixes/install-nvidia.yaml:68)
+# 4. Install the NVIDIA driver 580 (proprietary kernel modules; the distribution's own driver packages, if any, purged first) [root, reboot] (fixes/install-nvidia.yaml:71)
 gd_step_4() {
-  gd_install_packages cuda-drivers
+  gd_install_packages cuda-drivers --
 }
 gd_verify_4() {
   gd_verify_installed cuda-drivers
+  gd_verify_builds_gone
 }
 
-# 5. Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both [root] (fixes/install-nvidia.yaml:74)
+# 5. Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both [root] (fixes/install-nvidia.yaml:80)
 gd_step_5() {
   gd_build_module nvidia yes
 }
@@ -229,7 +236,7 @@ gd_verify_5() {
   gd_verify_module nvidia yes
 }
 
-# 6. Install the CUDA toolkit 12.6 [root] (fixes/install-nvidia.yaml:79)
+# 6. Install the CUDA toolkit 12.6 [root] (fixes/install-nvidia.yaml:85)
 gd_step_6() {
   gd_install_packages cuda-toolkit-12-6
 }
@@ -237,7 +244,7 @@ gd_verify_6() {
   gd_verify_installed cuda-toolkit-12-6
 }
 
-# 7. Put CUDA 12.6 on PATH for login shells [root] (fixes/install-nvidia.yaml:84)
+# 7. Put CUDA 12.6 on PATH for login shells [root] (fixes/install-nvidia.yaml:90)
 gd_step_7() {
 gd_write_file /etc/profile.d/cuda-path.sh 0644 <<'PROFILE'
 # Written by gpudoctor (install-nvidia): the CUDA 12.6 toolkit on PATH.

@@ -7,9 +7,12 @@
 #       installs the kernel headers, the driver branch the chosen CUDA release needs (open kernel modules for
 #       Turing and later, NVIDIA's proprietary ones before), builds its module with DKMS for the running
 #       kernel and the kernel that boots next and checks that modinfo finds it for both, installs the CUDA
-#       toolkit, puts it on PATH for login shells, and blacklists nouveau. In a migration all of this comes
-#       before anything of the old stack is removed. Under Secure Boot it enrolls DKMS's signing key as a
-#       Machine Owner Key (enroll-mok). Needs a reboot.
+#       toolkit, puts it on PATH for login shells, and blacklists nouveau. The distribution's own builds of
+#       the stack (Ubuntu's nvidia-driver-550, Debian's nvidia-driver, told by their Maintainer and Version,
+#       never by name) are purged by the driver's step just before it installs, so the two are never mixed;
+#       what a package outside the stack needs stays. In a migration all of this comes before anything of the
+#       old stack is removed. Under Secure Boot it enrolls DKMS's signing key as a Machine Owner Key
+#       (enroll-mok). Needs a reboot.
 #       (blacklist-nouveau) Writes /etc/modprobe.d/blacklist-nouveau.conf (blacklist nouveau, options nouveau
 #       modeset=0) and rebuilds the initramfs, so nouveau does not take the GPU at the next boot and the
 #       NVIDIA driver can. Needs a reboot.
@@ -23,8 +26,9 @@
 # From: snapshot tests/machines/nvidia-nouveau/snapshot, by gpudoctor (test).
 #
 # Notes:
-#   - CUDA 13.0 (the newest gpudoctor installs that builds for NVIDIA GeForce RTX 3060 (sm_86)) with driver
-#     branch 580 (CUDA 13.0 needs 580.65.06 or newer, NVIDIA's long-term support branch)
+#   - CUDA 13.0 (the release of PyTorch's cu130 wheels, the newest of those gpudoctor recommends that builds
+#     for NVIDIA GeForce RTX 3060 (sm_86)) with driver branch 580 (CUDA 13.0 needs 580.65.06 or newer,
+#     NVIDIA's long-term support branch)
 #   - open kernel modules: NVIDIA's default since R560, for Turing (sm_75) and later
 #   - PyTorch from the cu130 wheel index: the newest whose CUDA driver 580 runs and whose wheels build for
 #     these GPUs
@@ -44,7 +48,8 @@
 #   3. install-nvidia.headers                 R--  Install the headers of the running kernel and of the kernel
 #                                                  that boots next (the driver's DKMS module is built against
 #                                                  them)
-#   4. install-nvidia.driver                  R-B  Install the NVIDIA driver 580 (open kernel modules)
+#   4. install-nvidia.driver                  R-B  Install the NVIDIA driver 580 (open kernel modules; the
+#                                                  distribution's own driver packages, if any, purged first)
 #   5. install-nvidia.module                  R--  Build the nvidia module with DKMS for the running kernel
 #                                                  and the kernel that boots next, and check that modinfo
 #                                                  finds it for both
@@ -117,7 +122,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='install-nvidia-c0094310'
+GD_SCRIPT_ID='install-nvidia-bb000a30'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04
@@ -137,7 +142,7 @@ GD_STEP_TITLES=(
   'Add NVIDIA'\''s CUDA repository with NVIDIA'\''s cuda-keyring package (its source, key and pin)'
   'Download everything the next steps install (and keep the old stack'\''s packages for undo)'
   'Install the headers of the running kernel and of the kernel that boots next (the driver'\''s DKMS module is built against them)'
-  'Install the NVIDIA driver 580 (open kernel modules)'
+  'Install the NVIDIA driver 580 (open kernel modules; the distribution'\''s own driver packages, if any, purged first)'
   'Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both'
   'Install the CUDA toolkit 13.0'
   'Put CUDA 13.0 on PATH for login shells'
@@ -185,7 +190,7 @@ GD_PROFILE_SYSTEM_FILES=(
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Add NVIDIA's CUDA repository with NVIDIA's cuda-keyring package (its source, key and pin) [root, prepare] (fixes/install-nvidia.yaml:16)
+# 1. Add NVIDIA's CUDA repository with NVIDIA's cuda-keyring package (its source, key and pin) [root, prepare] (fixes/install-nvidia.yaml:19)
 gd_step_1() {
   gd_cuda_keyring https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64/
 }
@@ -201,7 +206,7 @@ gd_verify_2() {
   gd_verify_downloads
 }
 
-# 3. Install the headers of the running kernel and of the kernel that boots next (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:54)
+# 3. Install the headers of the running kernel and of the kernel that boots next (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:57)
 gd_step_3() {
   gd_install_kernel_packages linux-headers-
 }
@@ -209,15 +214,16 @@ gd_verify_3() {
   gd_verify_kernel_packages linux-headers-
 }
 
-# 4. Install the NVIDIA driver 580 (open kernel modules) [root, reboot] (fixes/install-nvidia.yaml:68)
+# 4. Install the NVIDIA driver 580 (open kernel modules; the distribution's own driver packages, if any, purged first) [root, reboot] (fixes/install-nvidia.yaml:71)
 gd_step_4() {
-  gd_install_packages nvidia-open-580
+  gd_install_packages nvidia-open-580 --
 }
 gd_verify_4() {
   gd_verify_installed nvidia-open-580
+  gd_verify_builds_gone
 }
 
-# 5. Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both [root] (fixes/install-nvidia.yaml:74)
+# 5. Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both [root] (fixes/install-nvidia.yaml:80)
 gd_step_5() {
   gd_build_module nvidia yes
 }
@@ -225,7 +231,7 @@ gd_verify_5() {
   gd_verify_module nvidia yes
 }
 
-# 6. Install the CUDA toolkit 13.0 [root] (fixes/install-nvidia.yaml:79)
+# 6. Install the CUDA toolkit 13.0 [root] (fixes/install-nvidia.yaml:85)
 gd_step_6() {
   gd_install_packages cuda-toolkit-13-0
 }
@@ -233,7 +239,7 @@ gd_verify_6() {
   gd_verify_installed cuda-toolkit-13-0
 }
 
-# 7. Put CUDA 13.0 on PATH for login shells [root] (fixes/install-nvidia.yaml:84)
+# 7. Put CUDA 13.0 on PATH for login shells [root] (fixes/install-nvidia.yaml:90)
 gd_step_7() {
 gd_write_file /etc/profile.d/cuda-path.sh 0644 <<'PROFILE'
 # Written by gpudoctor (install-nvidia): the CUDA 13.0 toolkit on PATH.

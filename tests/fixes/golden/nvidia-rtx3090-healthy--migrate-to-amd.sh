@@ -8,7 +8,10 @@
 #       (its module built for the running kernel and the kernel that boots next, checked with modinfo) and the
 #       rocm meta package, registers /opt/rocm's libraries with the dynamic linker and adds the user to render
 #       and video (AMD's native install guide). Under Secure Boot it leaves out amdgpu-dkms and the headers
-#       (ROCm's --no-dkms path: the kernel's own amdgpu is signed). Needs a reboot.
+#       (ROCm's --no-dkms path: the kernel's own amdgpu is signed). The distribution's own ROCm packages
+#       (Debian's and Ubuntu's rocminfo, hipcc, rocm-smi, libamdhip64-5, told by their Maintainer and Version)
+#       are purged by the rocm step just before it installs: their versions outrank AMD's exact dependencies
+#       and their files collide; what a package outside ROCm needs stays (libucx0's HIP). Needs a reboot.
 #       (groups-render-video) Adds the user to the render and video groups, which own /dev/kfd and
 #       /dev/dri/renderD* (AMD's ROCm install guide). The user must log out and in again (or run `newgrp
 #       render`) for it to take effect.
@@ -70,7 +73,8 @@
 #   8. install-rocm.module                    R--  Check that the amdgpu module is there for the running
 #                                                  kernel and the kernel that boots next (built by DKMS, or
 #                                                  the kernel's own under Secure Boot)
-#   9. install-rocm.rocm                      R--  Install ROCm 7.2
+#   9. install-rocm.rocm                      R--  Install ROCm 7.2 (the distribution's own ROCm packages, if
+#                                                  any, purged first)
 #  10. install-rocm.ld-conf                   R--  Register ROCm's libraries with the dynamic linker
 #  11. groups-render-video.groups             R--  Add the user to the render and video groups
 #  12. purge-nvidia.gpu-users                 R--  Stop what uses the NVIDIA GPU (nvidia-persistenced, the
@@ -153,7 +157,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='migrate-to-amd-629a7132'
+GD_SCRIPT_ID='migrate-to-amd-942e0bfc'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04
@@ -189,7 +193,7 @@ GD_STEP_TITLES=(
   'Install the extra modules of the running kernel and of the kernel that boots next (Ubuntu)'
   'Install the amdgpu kernel driver (amdgpu-dkms)'
   'Check that the amdgpu module is there for the running kernel and the kernel that boots next (built by DKMS, or the kernel'\''s own under Secure Boot)'
-  'Install ROCm 7.2'
+  'Install ROCm 7.2 (the distribution'\''s own ROCm packages, if any, purged first)'
   'Register ROCm'\''s libraries with the dynamic linker'
   'Add the user to the render and video groups'
   'Stop what uses the NVIDIA GPU (nvidia-persistenced, the Fabric Manager, processes with /dev/nvidia* open)'
@@ -254,7 +258,7 @@ GD_PROFILE_SYSTEM_FILES=(
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Add AMD's amdgpu 30.30 and ROCm 7.2 repositories, their signing key and pin [root, prepare] (fixes/install-rocm.yaml:27)
+# 1. Add AMD's amdgpu 30.30 and ROCm 7.2 repositories, their signing key and pin [root, prepare] (fixes/install-rocm.yaml:30)
 gd_step_1() {
 gd_install_key https://repo.radeon.com/rocm/rocm.gpg.key /etc/apt/keyrings/rocm.gpg dearmor
 gd_add_apt_source /etc/apt/sources.list.d/amdgpu.list https://repo.radeon.com/amdgpu/30.30/ubuntu jammy main \
@@ -274,7 +278,7 @@ gd_verify_1() {
   gd_verify_apt_source https://repo.radeon.com/rocm/apt/7.2 jammy
 }
 
-# 2. Add AMD's graphics repository (ROCm 7 packages depend on it) [root, prepare] (fixes/install-rocm.yaml:69)
+# 2. Add AMD's graphics repository (ROCm 7 packages depend on it) [root, prepare] (fixes/install-rocm.yaml:72)
 gd_step_2() {
   gd_add_apt_source /etc/apt/sources.list.d/amdgpu-graphics.list https://repo.radeon.com/graphics/7.2/ubuntu jammy main \
     'arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg' 'gpudoctor-vendor: amd (written by gpudoctor for ROCm 7.2)'
@@ -299,7 +303,7 @@ gd_verify_4() {
   gd_verify_downloads
 }
 
-# 5. Install the headers of the running kernel and of the kernel that boots next (amdgpu-dkms is built against them) [root] (fixes/install-rocm.yaml:78)
+# 5. Install the headers of the running kernel and of the kernel that boots next (amdgpu-dkms is built against them) [root] (fixes/install-rocm.yaml:81)
 gd_step_5() {
   gd_install_kernel_packages linux-headers-
 }
@@ -307,7 +311,7 @@ gd_verify_5() {
   gd_verify_kernel_packages linux-headers-
 }
 
-# 6. Install the extra modules of the running kernel and of the kernel that boots next (Ubuntu) [root] (fixes/install-rocm.yaml:86)
+# 6. Install the extra modules of the running kernel and of the kernel that boots next (Ubuntu) [root] (fixes/install-rocm.yaml:89)
 gd_step_6() {
   gd_install_kernel_packages linux-modules-extra-
 }
@@ -315,7 +319,7 @@ gd_verify_6() {
   gd_verify_kernel_packages linux-modules-extra-
 }
 
-# 7. Install the amdgpu kernel driver (amdgpu-dkms) [root, reboot] (fixes/install-rocm.yaml:92)
+# 7. Install the amdgpu kernel driver (amdgpu-dkms) [root, reboot] (fixes/install-rocm.yaml:95)
 gd_step_7() {
   gd_install_packages amdgpu-dkms
 }
@@ -323,7 +327,7 @@ gd_verify_7() {
   gd_verify_installed amdgpu-dkms
 }
 
-# 8. Check that the amdgpu module is there for the running kernel and the kernel that boots next (built by DKMS, or the kernel's own under Secure Boot) [root] (fixes/install-rocm.yaml:99)
+# 8. Check that the amdgpu module is there for the running kernel and the kernel that boots next (built by DKMS, or the kernel's own under Secure Boot) [root] (fixes/install-rocm.yaml:102)
 gd_step_8() {
   gd_build_module amdgpu yes
 }
@@ -331,15 +335,16 @@ gd_verify_8() {
   gd_verify_module amdgpu yes
 }
 
-# 9. Install ROCm 7.2 [root] (fixes/install-rocm.yaml:104)
+# 9. Install ROCm 7.2 (the distribution's own ROCm packages, if any, purged first) [root] (fixes/install-rocm.yaml:107)
 gd_step_9() {
-  gd_install_packages rocm
+  gd_install_packages rocm --
 }
 gd_verify_9() {
   gd_verify_installed rocm
+  gd_verify_builds_gone
 }
 
-# 10. Register ROCm's libraries with the dynamic linker [root] (fixes/install-rocm.yaml:109)
+# 10. Register ROCm's libraries with the dynamic linker [root] (fixes/install-rocm.yaml:115)
 gd_step_10() {
 local before=$GD_CHANGES
 gd_write_file /etc/ld.so.conf.d/rocm.conf 0644 <<'CONF'

@@ -7,9 +7,12 @@
 #       NVIDIA's), installs the kernel headers, the driver branch the chosen CUDA release needs (open kernel
 #       modules for Turing and later, NVIDIA's proprietary ones before), builds its module with DKMS for the
 #       running kernel and the kernel that boots next and checks that modinfo finds it for both, installs the
-#       CUDA toolkit, puts it on PATH for login shells, and blacklists nouveau. In a migration all of this
-#       comes before anything of the old stack is removed. Under Secure Boot it enrolls DKMS's signing key as
-#       a Machine Owner Key (enroll-mok). Needs a reboot.
+#       CUDA toolkit, puts it on PATH for login shells, and blacklists nouveau. The distribution's own builds
+#       of the stack (Ubuntu's nvidia-driver-550, Debian's nvidia-driver, told by their Maintainer and
+#       Version, never by name) are purged by the driver's step just before it installs, so the two are never
+#       mixed; what a package outside the stack needs stays. In a migration all of this comes before anything
+#       of the old stack is removed. Under Secure Boot it enrolls DKMS's signing key as a Machine Owner Key
+#       (enroll-mok). Needs a reboot.
 #       (blacklist-nouveau) Writes /etc/modprobe.d/blacklist-nouveau.conf (blacklist nouveau, options nouveau
 #       modeset=0) and rebuilds the initramfs, so nouveau does not take the GPU at the next boot and the
 #       NVIDIA driver can. Needs a reboot.
@@ -45,9 +48,10 @@
 # From: snapshot tests/fixes/machines/rhel9-v100-cuda/snapshot, by gpudoctor (test).
 #
 # Notes:
-#   - CUDA 12.6 (the newest gpudoctor installs that builds for Tesla V100 PCIe 16GB (sm_70)) with driver
-#     branch 580 (CUDA 12.6 needs 560.28.03 or newer; R560 is a short-lived new-feature branch, R580 the first
-#     of NVIDIA's long-term support branches from there)
+#   - CUDA 12.6 (the release of PyTorch's cu126 wheels, the newest of those gpudoctor recommends that builds
+#     for Tesla V100 PCIe 16GB (sm_70): CUDA 13 no longer builds for compute capability below sm_75, and this
+#     GPU is sm_70 (use CUDA 12)) with driver branch 580 (CUDA 12.6 needs 560.28.03 or newer; R560 is a
+#     short-lived new-feature branch, R580 the first of NVIDIA's long-term support branches from there)
 #   - proprietary kernel modules: the open modules do not drive Tesla V100 PCIe 16GB (Volta)
 #   - PyTorch from the cu126 wheel index: the newest whose CUDA driver 580 runs and whose wheels build for
 #     these GPUs
@@ -77,7 +81,9 @@
 #   5. install-nvidia.headers                 R--  Install the headers of the running kernel and of the kernel
 #                                                  that boots next (the driver's DKMS module is built against
 #                                                  them)
-#   6. install-nvidia.driver                  R-B  Install the NVIDIA driver 580 (proprietary kernel modules)
+#   6. install-nvidia.driver                  R-B  Install the NVIDIA driver 580 (proprietary kernel modules;
+#                                                  the distribution's own driver packages, if any, purged
+#                                                  first)
 #   7. install-nvidia.module                  R--  Build the nvidia module with DKMS for the running kernel
 #                                                  and the kernel that boots next, and check that modinfo
 #                                                  finds it for both
@@ -157,7 +163,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='migrate-to-nvidia-8456209f'
+GD_SCRIPT_ID='migrate-to-nvidia-c0039b18'
 GD_FAMILY=rhel
 GD_FOR_OS_ID=rhel
 GD_FOR_OS_VERSION=9.4
@@ -184,7 +190,7 @@ GD_STEP_TITLES=(
   'Enable the driver'\''s module stream nvidia-driver:580-dkms (another stream is reset first)'
   'Download everything the next steps install (and keep the old stack'\''s packages for undo)'
   'Install the headers of the running kernel and of the kernel that boots next (the driver'\''s DKMS module is built against them)'
-  'Install the NVIDIA driver 580 (proprietary kernel modules)'
+  'Install the NVIDIA driver 580 (proprietary kernel modules; the distribution'\''s own driver packages, if any, purged first)'
   'Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both'
   'Install the CUDA toolkit 12.6'
   'Put CUDA 12.6 on PATH for login shells'
@@ -240,7 +246,7 @@ GD_PROFILE_SYSTEM_FILES=(
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Enable the codeready-builder-for-rhel-9-x86_64-rpms repository and EPEL (the driver's DKMS comes from EPEL) [root, prepare] (fixes/install-nvidia.yaml:23)
+# 1. Enable the codeready-builder-for-rhel-9-x86_64-rpms repository and EPEL (the driver's DKMS comes from EPEL) [root, prepare] (fixes/install-nvidia.yaml:26)
 gd_step_1() {
   gd_enable_dnf_repo codeready-builder-for-rhel-9-x86_64-rpms
   gd_install_epel https://dl.fedoraproject.org/pub/epel/epel-release-latest-9.noarch.rpm
@@ -250,7 +256,7 @@ gd_verify_1() {
   gd_verify_installed epel-release
 }
 
-# 2. Add NVIDIA's CUDA repository (or the mirror given with --mirror) as a .repo file; one of that address is reused [root, prepare] (fixes/install-nvidia.yaml:45)
+# 2. Add NVIDIA's CUDA repository (or the mirror given with --mirror) as a .repo file; one of that address is reused [root, prepare] (fixes/install-nvidia.yaml:48)
 gd_step_2() {
   gd_add_dnf_repo /etc/yum.repos.d/cuda-gpudoctor.repo cuda-gpudoctor 'NVIDIA CUDA' https://developer.download.nvidia.com/compute/cuda/repos/rhel9/x86_64/ https://developer.download.nvidia.com/compute/cuda/repos/rhel9/x86_64/D42D0685.pub \
     'gpudoctor-vendor: nvidia (written by gpudoctor for CUDA 12.6)'
@@ -259,7 +265,7 @@ gd_verify_2() {
   gd_verify_dnf_repo https://developer.download.nvidia.com/compute/cuda/repos/rhel9/x86_64/
 }
 
-# 3. Enable the driver's module stream nvidia-driver:580-dkms (another stream is reset first) [root, prepare] (fixes/install-nvidia.yaml:61)
+# 3. Enable the driver's module stream nvidia-driver:580-dkms (another stream is reset first) [root, prepare] (fixes/install-nvidia.yaml:64)
 gd_step_3() {
   gd_switch_module_stream nvidia-driver 580-dkms
 }
@@ -275,7 +281,7 @@ gd_verify_4() {
   gd_verify_downloads
 }
 
-# 5. Install the headers of the running kernel and of the kernel that boots next (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:54)
+# 5. Install the headers of the running kernel and of the kernel that boots next (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:57)
 gd_step_5() {
   gd_install_kernel_packages kernel-devel-
 }
@@ -283,15 +289,16 @@ gd_verify_5() {
   gd_verify_kernel_packages kernel-devel-
 }
 
-# 6. Install the NVIDIA driver 580 (proprietary kernel modules) [root, reboot] (fixes/install-nvidia.yaml:68)
+# 6. Install the NVIDIA driver 580 (proprietary kernel modules; the distribution's own driver packages, if any, purged first) [root, reboot] (fixes/install-nvidia.yaml:71)
 gd_step_6() {
-  gd_install_packages cuda-drivers
+  gd_install_packages cuda-drivers --
 }
 gd_verify_6() {
   gd_verify_installed cuda-drivers
+  gd_verify_builds_gone
 }
 
-# 7. Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both [root] (fixes/install-nvidia.yaml:74)
+# 7. Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both [root] (fixes/install-nvidia.yaml:80)
 gd_step_7() {
   gd_build_module nvidia yes
 }
@@ -299,7 +306,7 @@ gd_verify_7() {
   gd_verify_module nvidia yes
 }
 
-# 8. Install the CUDA toolkit 12.6 [root] (fixes/install-nvidia.yaml:79)
+# 8. Install the CUDA toolkit 12.6 [root] (fixes/install-nvidia.yaml:85)
 gd_step_8() {
   gd_install_packages cuda-toolkit-12-6
 }
@@ -307,7 +314,7 @@ gd_verify_8() {
   gd_verify_installed cuda-toolkit-12-6
 }
 
-# 9. Put CUDA 12.6 on PATH for login shells [root] (fixes/install-nvidia.yaml:84)
+# 9. Put CUDA 12.6 on PATH for login shells [root] (fixes/install-nvidia.yaml:90)
 gd_step_9() {
 gd_write_file /etc/profile.d/cuda-path.sh 0644 <<'PROFILE'
 # Written by gpudoctor (install-nvidia): the CUDA 12.6 toolkit on PATH.

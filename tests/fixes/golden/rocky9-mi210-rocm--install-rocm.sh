@@ -8,7 +8,10 @@
 #       for the running kernel and the kernel that boots next, checked with modinfo) and the rocm meta
 #       package, registers /opt/rocm's libraries with the dynamic linker and adds the user to render and video
 #       (AMD's native install guide). Under Secure Boot it leaves out amdgpu-dkms and the headers (ROCm's
-#       --no-dkms path: the kernel's own amdgpu is signed). Needs a reboot.
+#       --no-dkms path: the kernel's own amdgpu is signed). The distribution's own ROCm packages (Debian's and
+#       Ubuntu's rocminfo, hipcc, rocm-smi, libamdhip64-5, told by their Maintainer and Version) are purged by
+#       the rocm step just before it installs: their versions outrank AMD's exact dependencies and their files
+#       collide; what a package outside ROCm needs stays (libucx0's HIP). Needs a reboot.
 #       (groups-render-video) Adds the user to the render and video groups, which own /dev/kfd and
 #       /dev/dri/renderD* (AMD's ROCm install guide). The user must log out and in again (or run `newgrp
 #       render`) for it to take effect.
@@ -39,7 +42,8 @@
 #   6. install-rocm.module                    R--  Check that the amdgpu module is there for the running
 #                                                  kernel and the kernel that boots next (built by DKMS, or
 #                                                  the kernel's own under Secure Boot)
-#   7. install-rocm.rocm                      R--  Install ROCm 6.2
+#   7. install-rocm.rocm                      R--  Install ROCm 6.2 (the distribution's own ROCm packages, if
+#                                                  any, purged first)
 #   8. install-rocm.ld-conf                   R--  Register ROCm's libraries with the dynamic linker
 #   9. groups-render-video.groups             R--  Add the user to the render and video groups
 
@@ -108,7 +112,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='install-rocm-290ecbff'
+GD_SCRIPT_ID='install-rocm-32c0e687'
 GD_FAMILY=rhel
 GD_FOR_OS_ID=rocky
 GD_FOR_OS_VERSION=9.4
@@ -132,7 +136,7 @@ GD_STEP_TITLES=(
   'Install the headers of the running kernel and of the kernel that boots next (amdgpu-dkms is built against them)'
   'Install the amdgpu kernel driver (amdgpu-dkms)'
   'Check that the amdgpu module is there for the running kernel and the kernel that boots next (built by DKMS, or the kernel'\''s own under Secure Boot)'
-  'Install ROCm 6.2'
+  'Install ROCm 6.2 (the distribution'\''s own ROCm packages, if any, purged first)'
   'Register ROCm'\''s libraries with the dynamic linker'
   'Add the user to the render and video groups'
 )
@@ -179,7 +183,7 @@ GD_PROFILE_SYSTEM_FILES=(
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Enable the crb repository and EPEL (ROCm needs packages from them) [root, prepare] (fixes/install-rocm.yaml:16)
+# 1. Enable the crb repository and EPEL (ROCm needs packages from them) [root, prepare] (fixes/install-rocm.yaml:19)
 gd_step_1() {
   gd_enable_dnf_repo crb
   gd_install_epel epel-release
@@ -189,7 +193,7 @@ gd_verify_1() {
   gd_verify_installed epel-release
 }
 
-# 2. Add AMD's amdgpu 6.2.4 and ROCm 6.2 repositories, their signing key and pin [root, prepare] (fixes/install-rocm.yaml:27)
+# 2. Add AMD's amdgpu 6.2.4 and ROCm 6.2 repositories, their signing key and pin [root, prepare] (fixes/install-rocm.yaml:30)
 gd_step_2() {
 gd_write_file /etc/yum.repos.d/amdgpu.repo 0644 <<'REPO'
 # gpudoctor-vendor: amd (written by gpudoctor for ROCm 6.2)
@@ -224,7 +228,7 @@ gd_verify_3() {
   gd_verify_downloads
 }
 
-# 4. Install the headers of the running kernel and of the kernel that boots next (amdgpu-dkms is built against them) [root] (fixes/install-rocm.yaml:78)
+# 4. Install the headers of the running kernel and of the kernel that boots next (amdgpu-dkms is built against them) [root] (fixes/install-rocm.yaml:81)
 gd_step_4() {
   gd_install_kernel_packages kernel-devel- -- kernel-headers
 }
@@ -232,7 +236,7 @@ gd_verify_4() {
   gd_verify_kernel_packages kernel-devel-
 }
 
-# 5. Install the amdgpu kernel driver (amdgpu-dkms) [root, reboot] (fixes/install-rocm.yaml:92)
+# 5. Install the amdgpu kernel driver (amdgpu-dkms) [root, reboot] (fixes/install-rocm.yaml:95)
 gd_step_5() {
   gd_install_packages amdgpu-dkms
 }
@@ -240,7 +244,7 @@ gd_verify_5() {
   gd_verify_installed amdgpu-dkms
 }
 
-# 6. Check that the amdgpu module is there for the running kernel and the kernel that boots next (built by DKMS, or the kernel's own under Secure Boot) [root] (fixes/install-rocm.yaml:99)
+# 6. Check that the amdgpu module is there for the running kernel and the kernel that boots next (built by DKMS, or the kernel's own under Secure Boot) [root] (fixes/install-rocm.yaml:102)
 gd_step_6() {
   gd_build_module amdgpu yes
 }
@@ -248,15 +252,16 @@ gd_verify_6() {
   gd_verify_module amdgpu yes
 }
 
-# 7. Install ROCm 6.2 [root] (fixes/install-rocm.yaml:104)
+# 7. Install ROCm 6.2 (the distribution's own ROCm packages, if any, purged first) [root] (fixes/install-rocm.yaml:107)
 gd_step_7() {
-  gd_install_packages rocm
+  gd_install_packages rocm --
 }
 gd_verify_7() {
   gd_verify_installed rocm
+  gd_verify_builds_gone
 }
 
-# 8. Register ROCm's libraries with the dynamic linker [root] (fixes/install-rocm.yaml:109)
+# 8. Register ROCm's libraries with the dynamic linker [root] (fixes/install-rocm.yaml:115)
 gd_step_8() {
 local before=$GD_CHANGES
 gd_write_file /etc/ld.so.conf.d/rocm.conf 0644 <<'CONF'

@@ -7,9 +7,12 @@
 #       NVIDIA's), installs the kernel headers, the driver branch the chosen CUDA release needs (open kernel
 #       modules for Turing and later, NVIDIA's proprietary ones before), builds its module with DKMS for the
 #       running kernel and the kernel that boots next and checks that modinfo finds it for both, installs the
-#       CUDA toolkit, puts it on PATH for login shells, and blacklists nouveau. In a migration all of this
-#       comes before anything of the old stack is removed. Under Secure Boot it enrolls DKMS's signing key as
-#       a Machine Owner Key (enroll-mok). Needs a reboot.
+#       CUDA toolkit, puts it on PATH for login shells, and blacklists nouveau. The distribution's own builds
+#       of the stack (Ubuntu's nvidia-driver-550, Debian's nvidia-driver, told by their Maintainer and
+#       Version, never by name) are purged by the driver's step just before it installs, so the two are never
+#       mixed; what a package outside the stack needs stays. In a migration all of this comes before anything
+#       of the old stack is removed. Under Secure Boot it enrolls DKMS's signing key as a Machine Owner Key
+#       (enroll-mok). Needs a reboot.
 #       (blacklist-nouveau) Writes /etc/modprobe.d/blacklist-nouveau.conf (blacklist nouveau, options nouveau
 #       modeset=0) and rebuilds the initramfs, so nouveau does not take the GPU at the next boot and the
 #       NVIDIA driver can. Needs a reboot.
@@ -45,8 +48,9 @@
 # From: snapshot tests/fixes/machines/rocky9-mi210-rocm/snapshot, by gpudoctor (test).
 #
 # Notes:
-#   - CUDA 13.0 (the newest gpudoctor installs that builds for any GPU) with driver branch 580 (CUDA 13.0
-#     needs 580.65.06 or newer, NVIDIA's long-term support branch)
+#   - CUDA 13.0 (the release of PyTorch's cu130 wheels, the newest of those gpudoctor recommends that builds
+#     for any GPU) with driver branch 580 (CUDA 13.0 needs 580.65.06 or newer, NVIDIA's long-term support
+#     branch)
 #   - no NVIDIA GPU is in the machine and --gpu did not name the incoming card: gpudoctor assumed a card of
 #     Turing (sm_75) or later, which the chosen CUDA release and the open kernel modules drive; name the card
 #     with --gpu ("RTX 3090", or its PCI id such as 10de:2204) to choose for it
@@ -77,7 +81,8 @@
 #   5. install-nvidia.headers                 R--  Install the headers of the running kernel and of the kernel
 #                                                  that boots next (the driver's DKMS module is built against
 #                                                  them)
-#   6. install-nvidia.driver                  R-B  Install the NVIDIA driver 580 (open kernel modules)
+#   6. install-nvidia.driver                  R-B  Install the NVIDIA driver 580 (open kernel modules; the
+#                                                  distribution's own driver packages, if any, purged first)
 #   7. install-nvidia.module                  R--  Build the nvidia module with DKMS for the running kernel
 #                                                  and the kernel that boots next, and check that modinfo
 #                                                  finds it for both
@@ -166,7 +171,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='migrate-to-nvidia-ed79483a'
+GD_SCRIPT_ID='migrate-to-nvidia-c62137c0'
 GD_FAMILY=rhel
 GD_FOR_OS_ID=rocky
 GD_FOR_OS_VERSION=9.4
@@ -199,7 +204,7 @@ GD_STEP_TITLES=(
   'Enable the driver'\''s module stream nvidia-driver:580-open (another stream is reset first)'
   'Download everything the next steps install (and keep the old stack'\''s packages for undo)'
   'Install the headers of the running kernel and of the kernel that boots next (the driver'\''s DKMS module is built against them)'
-  'Install the NVIDIA driver 580 (open kernel modules)'
+  'Install the NVIDIA driver 580 (open kernel modules; the distribution'\''s own driver packages, if any, purged first)'
   'Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both'
   'Install the CUDA toolkit 13.0'
   'Put CUDA 13.0 on PATH for login shells'
@@ -267,7 +272,7 @@ GD_PROFILE_SYSTEM_FILES=(
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Enable the crb repository and EPEL (the driver's DKMS comes from EPEL) [root, prepare] (fixes/install-nvidia.yaml:23)
+# 1. Enable the crb repository and EPEL (the driver's DKMS comes from EPEL) [root, prepare] (fixes/install-nvidia.yaml:26)
 gd_step_1() {
   gd_enable_dnf_repo crb
   gd_install_epel epel-release
@@ -277,7 +282,7 @@ gd_verify_1() {
   gd_verify_installed epel-release
 }
 
-# 2. Add NVIDIA's CUDA repository (or the mirror given with --mirror) as a .repo file; one of that address is reused [root, prepare] (fixes/install-nvidia.yaml:45)
+# 2. Add NVIDIA's CUDA repository (or the mirror given with --mirror) as a .repo file; one of that address is reused [root, prepare] (fixes/install-nvidia.yaml:48)
 gd_step_2() {
   gd_add_dnf_repo /etc/yum.repos.d/cuda-gpudoctor.repo cuda-gpudoctor 'NVIDIA CUDA' https://developer.download.nvidia.com/compute/cuda/repos/rhel9/x86_64/ https://developer.download.nvidia.com/compute/cuda/repos/rhel9/x86_64/D42D0685.pub \
     'gpudoctor-vendor: nvidia (written by gpudoctor for CUDA 13.0)'
@@ -286,7 +291,7 @@ gd_verify_2() {
   gd_verify_dnf_repo https://developer.download.nvidia.com/compute/cuda/repos/rhel9/x86_64/
 }
 
-# 3. Enable the driver's module stream nvidia-driver:580-open (another stream is reset first) [root, prepare] (fixes/install-nvidia.yaml:61)
+# 3. Enable the driver's module stream nvidia-driver:580-open (another stream is reset first) [root, prepare] (fixes/install-nvidia.yaml:64)
 gd_step_3() {
   gd_switch_module_stream nvidia-driver 580-open
 }
@@ -302,7 +307,7 @@ gd_verify_4() {
   gd_verify_downloads
 }
 
-# 5. Install the headers of the running kernel and of the kernel that boots next (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:54)
+# 5. Install the headers of the running kernel and of the kernel that boots next (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:57)
 gd_step_5() {
   gd_install_kernel_packages kernel-devel-
 }
@@ -310,15 +315,16 @@ gd_verify_5() {
   gd_verify_kernel_packages kernel-devel-
 }
 
-# 6. Install the NVIDIA driver 580 (open kernel modules) [root, reboot] (fixes/install-nvidia.yaml:68)
+# 6. Install the NVIDIA driver 580 (open kernel modules; the distribution's own driver packages, if any, purged first) [root, reboot] (fixes/install-nvidia.yaml:71)
 gd_step_6() {
-  gd_install_packages nvidia-open
+  gd_install_packages nvidia-open --
 }
 gd_verify_6() {
   gd_verify_installed nvidia-open
+  gd_verify_builds_gone
 }
 
-# 7. Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both [root] (fixes/install-nvidia.yaml:74)
+# 7. Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both [root] (fixes/install-nvidia.yaml:80)
 gd_step_7() {
   gd_build_module nvidia yes
 }
@@ -326,7 +332,7 @@ gd_verify_7() {
   gd_verify_module nvidia yes
 }
 
-# 8. Install the CUDA toolkit 13.0 [root] (fixes/install-nvidia.yaml:79)
+# 8. Install the CUDA toolkit 13.0 [root] (fixes/install-nvidia.yaml:85)
 gd_step_8() {
   gd_install_packages cuda-toolkit-13-0
 }
@@ -334,7 +340,7 @@ gd_verify_8() {
   gd_verify_installed cuda-toolkit-13-0
 }
 
-# 9. Put CUDA 13.0 on PATH for login shells [root] (fixes/install-nvidia.yaml:84)
+# 9. Put CUDA 13.0 on PATH for login shells [root] (fixes/install-nvidia.yaml:90)
 gd_step_9() {
 gd_write_file /etc/profile.d/cuda-path.sh 0644 <<'PROFILE'
 # Written by gpudoctor (install-nvidia): the CUDA 13.0 toolkit on PATH.

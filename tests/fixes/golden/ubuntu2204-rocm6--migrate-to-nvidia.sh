@@ -7,9 +7,12 @@
 #       NVIDIA's), installs the kernel headers, the driver branch the chosen CUDA release needs (open kernel
 #       modules for Turing and later, NVIDIA's proprietary ones before), builds its module with DKMS for the
 #       running kernel and the kernel that boots next and checks that modinfo finds it for both, installs the
-#       CUDA toolkit, puts it on PATH for login shells, and blacklists nouveau. In a migration all of this
-#       comes before anything of the old stack is removed. Under Secure Boot it enrolls DKMS's signing key as
-#       a Machine Owner Key (enroll-mok). Needs a reboot.
+#       CUDA toolkit, puts it on PATH for login shells, and blacklists nouveau. The distribution's own builds
+#       of the stack (Ubuntu's nvidia-driver-550, Debian's nvidia-driver, told by their Maintainer and
+#       Version, never by name) are purged by the driver's step just before it installs, so the two are never
+#       mixed; what a package outside the stack needs stays. In a migration all of this comes before anything
+#       of the old stack is removed. Under Secure Boot it enrolls DKMS's signing key as a Machine Owner Key
+#       (enroll-mok). Needs a reboot.
 #       (blacklist-nouveau) Writes /etc/modprobe.d/blacklist-nouveau.conf (blacklist nouveau, options nouveau
 #       modeset=0) and rebuilds the initramfs, so nouveau does not take the GPU at the next boot and the
 #       NVIDIA driver can. Needs a reboot.
@@ -46,8 +49,9 @@
 # From: snapshot tests/fixes/machines/ubuntu2204-rocm6/snapshot, by gpudoctor (test).
 #
 # Notes:
-#   - CUDA 13.0 (the newest gpudoctor installs that builds for NVIDIA GeForce RTX 3060 (sm_86)) with driver
-#     branch 580 (CUDA 13.0 needs 580.65.06 or newer, NVIDIA's long-term support branch)
+#   - CUDA 13.0 (the release of PyTorch's cu130 wheels, the newest of those gpudoctor recommends that builds
+#     for NVIDIA GeForce RTX 3060 (sm_86)) with driver branch 580 (CUDA 13.0 needs 580.65.06 or newer,
+#     NVIDIA's long-term support branch)
 #   - open kernel modules: NVIDIA's default since R560, for Turing (sm_75) and later
 #   - PyTorch from the cu130 wheel index: the newest whose CUDA driver 580 runs and whose wheels build for
 #     these GPUs
@@ -78,7 +82,8 @@
 #   4. install-nvidia.headers                 R--  Install the headers of the running kernel and of the kernel
 #                                                  that boots next (the driver's DKMS module is built against
 #                                                  them)
-#   5. install-nvidia.driver                  R-B  Install the NVIDIA driver 580 (open kernel modules)
+#   5. install-nvidia.driver                  R-B  Install the NVIDIA driver 580 (open kernel modules; the
+#                                                  distribution's own driver packages, if any, purged first)
 #   6. install-nvidia.module                  R--  Build the nvidia module with DKMS for the running kernel
 #                                                  and the kernel that boots next, and check that modinfo
 #                                                  finds it for both
@@ -173,7 +178,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='migrate-to-nvidia-813806c0'
+GD_SCRIPT_ID='migrate-to-nvidia-0922dac4'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04
@@ -210,7 +215,7 @@ GD_STEP_TITLES=(
   'Release the holds on the packages the purge removes (or stop, saying which)'
   'Download everything the next steps install (and keep the old stack'\''s packages for undo)'
   'Install the headers of the running kernel and of the kernel that boots next (the driver'\''s DKMS module is built against them)'
-  'Install the NVIDIA driver 580 (open kernel modules)'
+  'Install the NVIDIA driver 580 (open kernel modules; the distribution'\''s own driver packages, if any, purged first)'
   'Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both'
   'Install the CUDA toolkit 13.0'
   'Put CUDA 13.0 on PATH for login shells'
@@ -289,7 +294,7 @@ GD_PROFILE_SYSTEM_FILES=(
 
 # ---- the steps ------------------------------------------------------------------------
 
-# 1. Add NVIDIA's CUDA repository with NVIDIA's cuda-keyring package (its source, key and pin) [root, prepare] (fixes/install-nvidia.yaml:16)
+# 1. Add NVIDIA's CUDA repository with NVIDIA's cuda-keyring package (its source, key and pin) [root, prepare] (fixes/install-nvidia.yaml:19)
 gd_step_1() {
   gd_cuda_keyring https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64/
 }
@@ -313,7 +318,7 @@ gd_verify_3() {
   gd_verify_downloads
 }
 
-# 4. Install the headers of the running kernel and of the kernel that boots next (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:54)
+# 4. Install the headers of the running kernel and of the kernel that boots next (the driver's DKMS module is built against them) [root] (fixes/install-nvidia.yaml:57)
 gd_step_4() {
   gd_install_kernel_packages linux-headers-
 }
@@ -321,15 +326,16 @@ gd_verify_4() {
   gd_verify_kernel_packages linux-headers-
 }
 
-# 5. Install the NVIDIA driver 580 (open kernel modules) [root, reboot] (fixes/install-nvidia.yaml:68)
+# 5. Install the NVIDIA driver 580 (open kernel modules; the distribution's own driver packages, if any, purged first) [root, reboot] (fixes/install-nvidia.yaml:71)
 gd_step_5() {
-  gd_install_packages nvidia-open-580
+  gd_install_packages nvidia-open-580 --
 }
 gd_verify_5() {
   gd_verify_installed nvidia-open-580
+  gd_verify_builds_gone
 }
 
-# 6. Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both [root] (fixes/install-nvidia.yaml:74)
+# 6. Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both [root] (fixes/install-nvidia.yaml:80)
 gd_step_6() {
   gd_build_module nvidia yes
 }
@@ -337,7 +343,7 @@ gd_verify_6() {
   gd_verify_module nvidia yes
 }
 
-# 7. Install the CUDA toolkit 13.0 [root] (fixes/install-nvidia.yaml:79)
+# 7. Install the CUDA toolkit 13.0 [root] (fixes/install-nvidia.yaml:85)
 gd_step_7() {
   gd_install_packages cuda-toolkit-13-0
 }
@@ -345,7 +351,7 @@ gd_verify_7() {
   gd_verify_installed cuda-toolkit-13-0
 }
 
-# 8. Put CUDA 13.0 on PATH for login shells [root] (fixes/install-nvidia.yaml:84)
+# 8. Put CUDA 13.0 on PATH for login shells [root] (fixes/install-nvidia.yaml:90)
 gd_step_8() {
 gd_write_file /etc/profile.d/cuda-path.sh 0644 <<'PROFILE'
 # Written by gpudoctor (install-nvidia): the CUDA 13.0 toolkit on PATH.

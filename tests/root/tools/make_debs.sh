@@ -46,7 +46,7 @@ build() { # the paragraph's fields are in the globals below
     echo "Package: $name"
     echo "Version: $version"
     echo "Architecture: all"
-    echo "Maintainer: gpudoctor tests <tests@gpudoctor.invalid>"
+    echo "Maintainer: ${maintainer:-gpudoctor tests <tests@gpudoctor.invalid>}"
     [[ -n $predepends ]] && echo "Pre-Depends: $predepends"
     [[ -n $depends ]] && echo "Depends: $depends"
     [[ -n $provides ]] && echo "Provides: $provides"
@@ -79,7 +79,7 @@ build() { # the paragraph's fields are in the globals below
   dpkg-deb --root-owner-group -Zgzip -z1 --build "$dir" "$out/${name}_${version#*:}_all.deb" >/dev/null
 }
 
-name='' version='' depends='' predepends='' provides='' conflicts='' breaks=''
+name='' version='' depends='' predepends='' provides='' conflicts='' breaks='' maintainer=''
 files=() modules=() postinst=() prerm=()
 while IFS= read -r line || [[ -n $line ]]; do
   line=${line//@KERNEL@/$kernel}
@@ -90,7 +90,7 @@ while IFS= read -r line || [[ -n $line ]]; do
     # dpkg-deb spends its time waiting on fsync: a few packages at a time.
     while (($(jobs -rp | wc -l) >= 6)); do wait -n; done
     build &
-    name='' version='' depends='' predepends='' provides='' conflicts='' breaks=''
+    name='' version='' depends='' predepends='' provides='' conflicts='' breaks='' maintainer=''
     files=() modules=() postinst=() prerm=()
     ;;
   'Package: '*) name=${line#Package: } ;;
@@ -100,6 +100,7 @@ while IFS= read -r line || [[ -n $line ]]; do
   'Provides: '*) provides=${line#Provides: } ;;
   'Conflicts: '*) conflicts=${line#Conflicts: } ;;
   'Breaks: '*) breaks=${line#Breaks: } ;;
+  'Maintainer: '*) maintainer=${line#Maintainer: } ;;
   'Module: '*) modules+=("${line#Module: }") ;;
   'Postinst: '*) postinst+=("${line#Postinst: }") ;;
   'Prerm: '*) prerm+=("${line#Prerm: }") ;;
