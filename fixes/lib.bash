@@ -945,6 +945,11 @@ gd_replace_packages() {
     rm -f -- "$GD_SIM_STATUS"
     GD_SIM_STATUS=
   fi
+  if ((!GD_DRY_RUN)); then
+    # undo then takes what comes in out before it puts these back: they may share files.
+    gd_journal replaced-by-install "${replaced[@]}"
+    gd_journal_sync
+  fi
   gd_purge_packages "${replaced[@]}"
   if ((GD_DRY_RUN)); then
     gd_note "would run: apt-get install $*"
@@ -1419,9 +1424,11 @@ gd_module_stream() {
     END { if (state == "enabled") print stream }' "$file"
 }
 
-# gd_switch_module_stream MODULE STREAM: enables STREAM of MODULE. dnf refuses to switch an enabled stream
-# to another: the other one is reset first (`dnf module reset`, then `dnf module enable`, as NVIDIA's guide
-# switches branches).
+# gd_switch_module_stream MODULE STREAM: enables STREAM of MODULE. dnf refuses to enable a stream while
+# another is enabled: that one is reset first (`dnf module reset`, then `dnf module enable`), so the install
+# that follows takes the new stream's packages. This is not NVIDIA's way of switching an installed driver's
+# branch (its driver installation guide: `dnf module switch-to nvidia-driver:<stream> --allowerasing` on
+# RHEL 8 and 9), which the plans do not do yet (docs/fixes.md, "Not done").
 gd_switch_module_stream() {
   local module=$1 stream=$2 current
   current=$(gd_module_stream "$module")

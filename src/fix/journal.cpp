@@ -82,6 +82,8 @@ RunEffects run_effects(const std::vector<JournalEntry>& journal, const std::vect
       fx.pip.push_back(arg(e, 0) + ": " + e.event.substr(4) + " " + arg(e, 1));
     } else if (e.event == "cached-package" && e.args.size() >= 3) {
       fx.cached.emplace(e.args[0], e.args[2]);
+    } else if (e.event == "replaced-by-install") {
+      fx.replaced = true;
     } else if (e.event == "unheld") {
       add_once(fx.unheld, arg(e, 0));
     } else if (e.event == "versionlock-removed") {

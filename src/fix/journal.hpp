@@ -35,10 +35,13 @@ struct RunEffects {
   std::vector<std::string> unheld;                         // packages whose hold the run released
   std::vector<std::string> versionlocks;                   // dnf versionlock entries the run removed
   std::vector<std::string> stopped;                        // services and processes the run stopped
-  std::vector<std::string> undone_runs;                    // of the runs, those undone already
-  std::vector<std::string> rolled_back_runs;               // those whose script put back what they changed
-  bool undone = false;                                     // every run with an entry is undone
-  bool found = false;                                      // some run has an entry
+  // Some purged packages made way for an install of the same stack's (the distribution's builds: they may
+  // share files with what came in, so undo takes the new ones out before it puts them back).
+  bool replaced = false;
+  std::vector<std::string> undone_runs;      // of the runs, those undone already
+  std::vector<std::string> rolled_back_runs; // those whose script put back what they changed
+  bool undone = false;                       // every run with an entry is undone
+  bool found = false;                        // some run has an entry
 };
 
 RunEffects run_effects(const std::vector<JournalEntry>& journal, const std::vector<std::string>& runs);

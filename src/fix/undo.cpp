@@ -90,6 +90,19 @@ int undo_packages(Frontend& ui, const RunEffects& fx, const std::string& root, b
     else
       by_name.push_back(name + (version.empty() ? "" : (rhel ? "-" : "=") + version));
   }
+  // What the runs installed goes: after the old packages are back (two stacks side by side, a migration),
+  // or before, where the runs purged the distribution's builds for an install that may share their files.
+  auto purge_installed = [&] {
+    std::vector<std::string> installed = rhel ? fx.installed : present_of(fx.installed, root);
+    if (installed.empty()) return;
+    std::vector<std::string> argv =
+        rhel ? std::vector<std::string>{"dnf", "remove", "-y"}
+             : std::vector<std::string>{"env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "purge", "-y",
+                                        "-q"};
+    argv.insert(argv.end(), installed.begin(), installed.end());
+    failures += package_command(ui, argv, root, Why::purge_installed);
+  };
+  if (fx.replaced) purge_installed();
   if (!from_cache.empty()) {
     std::vector<std::string> argv = {"env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y",
                                      "-q", "--allow-downgrades", "--no-install-recommends",
@@ -117,15 +130,7 @@ int undo_packages(Frontend& ui, const RunEffects& fx, const std::string& root, b
                                 "apt-mark install (" + std::to_string(select.size() - 2) + " packages)");
   }
   if (!by_name.empty()) ui.report(event::ReinstallByName{rhel ? "dnf install" : "apt-get install", by_name});
-  std::vector<std::string> installed = rhel ? fx.installed : present_of(fx.installed, root);
-  if (!installed.empty()) {
-    std::vector<std::string> argv =
-        rhel ? std::vector<std::string>{"dnf", "remove", "-y"}
-             : std::vector<std::string>{"env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "purge", "-y",
-                                        "-q"};
-    argv.insert(argv.end(), installed.begin(), installed.end());
-    failures += package_command(ui, argv, root, Why::purge_installed);
-  }
+  if (!fx.replaced) purge_installed();
   if (!fx.unheld.empty()) {
     std::vector<std::string> argv = {"apt-mark", "hold"};
     argv.insert(argv.end(), fx.unheld.begin(), fx.unheld.end());

@@ -134,6 +134,7 @@ build_mirror() {
   gpg --batch --armor --export >"$test_key_dir/key.asc"
   apt_repo "$mirror/debian" bookworm Debian Debian debian-12.txt
   apt_repo "$mirror/debian-rocm" trixie Debian Debian debian-13-rocm.txt
+  apt_repo "$mirror/debian-nvidia" trixie Debian Debian debian-13-nvidia.txt
   apt_repo "$mirror/rocm/apt/6.2.4" jammy repo.radeon.com "ROCm 6.2.4" rocm-6.2.4.txt
   apt_repo "$mirror/rocm/apt/6.1" jammy repo.radeon.com "ROCm 6.1" rocm-6.1.0-versioned.txt
   apt_repo "$mirror/amdgpu/6.2.4/ubuntu" jammy repo.radeon.com amdgpu amdgpu-6.2.4.txt

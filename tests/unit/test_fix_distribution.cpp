@@ -2,6 +2,7 @@
 // dpkg's Maintainer and Version, never by name (the vendors' repositories reuse the names), and replaced by
 // the install of the vendor's stack in its own step, what a package outside the stack needs kept.
 #include "check_fixtures.hpp"
+#include "fix/journal.hpp"
 #include "fix_fixtures.hpp"
 #include "util/text.hpp"
 
@@ -157,4 +158,19 @@ TEST_CASE("fix install-nvidia --gpu of a family: planned for it, the plan names 
   REQUIRE_MESSAGE(plan.has_value(), (plan ? "" : plan.error()));
   CHECK(plan_note_with(*plan, {"--gpu \"Tesla V100\" names", "all sm_70", "the same for each"}));
   CHECK(plan_note_with(*plan, {"CUDA 12.6 (the release of PyTorch's cu126 wheels"}));
+}
+
+TEST_CASE(
+    "fix journal: a purge for an install of the same stack tells undo to take the new packages out first") {
+  std::string journal = "t\tr1\tinstall-rocm.rocm\treplaced-by-install\trocminfo\thipcc\n"
+                        "t\tr1\tinstall-rocm.rocm\tpurge-package\trocminfo\t6.1.2-2\n"
+                        "t\tr1\tinstall-rocm.rocm\tinstalled-package\trocm-core\t7.2.0\n";
+  auto fx = fix::run_effects(fix::parse_journal(journal), "r1");
+  CHECK(fx.replaced);
+  REQUIRE(fx.purged.size() == 1);
+  CHECK(fx.purged.front().first == "rocminfo");
+  CHECK(fx.installed == std::vector<std::string>{"rocm-core"});
+  // A migration's purge of the other vendor's stack is no replacement: the old stack comes back first.
+  std::string migration = "t\tr1\tpurge-nvidia.packages\tpurge-package\tnvidia-driver-550\t550.1\n";
+  CHECK_FALSE(fix::run_effects(fix::parse_journal(migration), "r1").replaced);
 }
