@@ -8,6 +8,7 @@
 #include "util/text.hpp"
 
 #include <algorithm>
+#include <functional>
 
 namespace gpudoctor {
 
@@ -28,36 +29,44 @@ bool depends_on_core(const PkgGraph& graph, const VendorStack& stack, const std:
   });
 }
 
+// Who built an installed package (fixes/stacks.yaml package_origins): "distribution", a vendor, or empty.
+std::string origin_of(const Stacks& stacks, const PkgGraph& graph, const std::string& name) {
+  auto it = graph.nodes().find(name);
+  return it == graph.nodes().end() ? std::string{}
+                                   : stacks.package_origin(it->second.maintainer, it->second.version);
+}
+
 // A package of the stack: named by its globs (not kept), or built by the vendor's packaging team (its
 // Maintainer: NVIDIA's CUDA libraries no glob names, libnvfatbin, libnvvm).
 bool stack_package(const Stacks& stacks, const VendorStack& stack, const PkgGraph& graph,
                    const std::string& name) {
-  if (vendor_package(stacks, stack, name)) return true;
-  auto it = graph.nodes().find(name);
-  return it != graph.nodes().end() && !kept_by_any(stacks, name) &&
-         stacks.package_origin(it->second.maintainer, it->second.version) == stack.vendor;
+  return vendor_package(stacks, stack, name) ||
+         (!kept_by_any(stacks, name) && origin_of(stacks, graph, name) == stack.vendor);
 }
 
-bool from_distribution(const Stacks& stacks, const PkgGraph& graph, const std::string& name) {
-  auto it = graph.nodes().find(name);
-  return it != graph.nodes().end() &&
-         stacks.package_origin(it->second.maintainer, it->second.version) == "distribution";
+// The purge rules of a stack on the graph: its own packages, and the dependents that are the stack's too (its
+// packages, or depending directly on a core package). `only`, when given, narrows both (the distribution's
+// builds).
+PurgeRules stack_rules(const Stacks& stacks, const VendorStack& stack, const PkgGraph& graph,
+                       std::function<bool(const std::string&)> only = {}) {
+  PurgeRules rules;
+  rules.root = [&stacks, &stack, &graph, only](const std::string& name) {
+    return (!only || only(name)) && stack_package(stacks, stack, graph, name);
+  };
+  rules.member = [&stacks, &stack, &graph, only](const std::string& name) {
+    return (!only || only(name)) && (stack_package(stacks, stack, graph, name) ||
+                                     (!kept_by_any(stacks, name) && depends_on_core(graph, stack, name)));
+  };
+  return rules;
 }
 
 // The distribution's builds of the stack an install of the vendor's replaces, on the same graph: those a
 // package outside them needs are kept, as a purge keeps them.
 void read_distribution_packages(const Stacks& stacks, const VendorStack& stack, const PkgGraph& graph,
                                 StackInventory& inv) {
-  PurgeRules rules;
-  rules.root = [&](const std::string& name) {
-    return stack_package(stacks, stack, graph, name) && from_distribution(stacks, graph, name);
-  };
-  rules.member = [&](const std::string& name) {
-    return from_distribution(stacks, graph, name) &&
-           (stack_package(stacks, stack, graph, name) ||
-            (!kept_by_any(stacks, name) && depends_on_core(graph, stack, name)));
-  };
-  PurgeSet set = purge_set(graph, rules);
+  PurgeSet set = purge_set(graph, stack_rules(stacks, stack, graph, [&](const std::string& name) {
+                             return origin_of(stacks, graph, name) == "distribution";
+                           }));
   inv.distribution = set.packages;
   inv.distribution_kept = set.kept;
 }
@@ -81,12 +90,7 @@ PkgGraph read_package_graph(SystemView& view, const Facts& facts) {
 
 void read_stack_packages(SystemView& view, const Facts& facts, const Stacks& stacks, const VendorStack& stack,
                          const PkgGraph& graph, StackInventory& inv) {
-  PurgeRules rules;
-  rules.root = [&](const std::string& name) { return stack_package(stacks, stack, graph, name); };
-  rules.member = [&](const std::string& name) {
-    return stack_package(stacks, stack, graph, name) ||
-           (!kept_by_any(stacks, name) && depends_on_core(graph, stack, name));
-  };
+  PurgeRules rules = stack_rules(stacks, stack, graph);
   std::string family = facts.packages.manager == "rpm" ? "rhel" : "debian";
   for (const auto& r : stacks.replacements)
     if (r.vendor == stack.vendor && r.family == family) rules.replacements[r.package] = r.distribution;

@@ -176,6 +176,15 @@ void pin_notes(const Inventory& inv, const std::vector<std::string>& installs,
   }
 }
 
+// Kept packages (package, who needs it) grouped by who needs them, in the order of that name.
+std::map<std::string, std::vector<std::string>>
+by_needer(const std::vector<std::pair<std::string, std::string>>& kept) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const auto& [pkg, user] : kept)
+    out[user].push_back(pkg);
+  return out;
+}
+
 // The distribution's builds of the stack an install replaces: purged by the install's own step, just before
 // it (the vendors' repositories reuse the distribution's names, so the two would mix), and what stays.
 void bind_replaced(Params& p, const StackInventory& inv, const Facts& facts, const OsKey& os,
@@ -191,15 +200,10 @@ void bind_replaced(Params& p, const StackInventory& inv, const Facts& facts, con
     notes.push_back(fmt::format(
         "{}'s own builds installed here ({}), told by their Maintainer and Version, are purged by the "
         "step that installs {}, just before it (what it installs is downloaded first, as the purge leaves "
-        "the "
-        "machine): the vendor's repository reuses their names and files, so the two are never mixed; a "
-        "failed "
-        "install puts them back, and so does gpudoctor undo",
+        "the machine): the vendor's repository reuses their names and files, so the two are never mixed; "
+        "a failed install puts them back, and so does gpudoctor undo",
         os.name, text::join(inv.distribution, ", "), incoming));
-  std::map<std::string, std::vector<std::string>> by_user;
-  for (const auto& [pkg, user] : inv.distribution_kept)
-    by_user[user].push_back(pkg);
-  for (const auto& [user, pkgs] : by_user)
+  for (const auto& [user, pkgs] : by_needer(inv.distribution_kept))
     notes.push_back(fmt::format(
         "kept: {}'s {}, which {} needs (it is no part of the stack); the install stops before it changes "
         "anything if {} cannot be installed beside them",
@@ -444,10 +448,7 @@ std::string list_of(const std::vector<std::string>& names) {
 void purge_notes(const StackInventory& inv, const std::string& vendor, const PlanOptions& opt,
                  std::vector<std::string>& notes) {
   std::string stack = vendor == "amd" ? "ROCm" : "NVIDIA";
-  std::map<std::string, std::vector<std::string>> by_user;
-  for (const auto& [pkg, user] : inv.kept)
-    by_user[user].push_back(pkg);
-  for (const auto& [user, pkgs] : by_user)
+  for (const auto& [user, pkgs] : by_needer(inv.kept))
     notes.push_back("kept: " + list_of(pkgs) + ", which " + user + " needs; " + user +
                     " is not part of the " + stack +
                     " stack and removing them would remove it (gpudoctor check says the same: "

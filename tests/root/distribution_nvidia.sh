@@ -9,14 +9,7 @@
 source "$(dirname "$0")/lib.bash"
 root_setup
 
-machine_distro_nvidia() {
-  local root=$1
-  echo 'deb http://deb.debian.org/debian-nvidia trixie main' >"$root/etc/apt/sources.list.d/debian-nvidia.list"
-  in_root "$root" apt-get update -q
-  in_root "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-    "linux-image-$kernel" "linux-headers-$kernel"
-  in_root "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends nvidia-driver
-}
+machine_distro_nvidia() { distribution_machine "$1" debian-nvidia nvidia-driver; }
 
 debian_nvidia=(libcuda1 libnvidia-ml1 libnvidia-ptxjitcompiler1 nvidia-driver nvidia-kernel-dkms nvidia-smi)
 args=(--gpu "RTX 3090" --mirror file:///srv/mirror)

@@ -14,15 +14,7 @@ source "$(dirname "$0")/lib.bash"
 source "$(dirname "$0")/faults.bash"
 root_setup
 
-machine_distro_rocm() {
-  local root=$1
-  echo 'deb http://deb.debian.org/debian-rocm trixie main' >"$root/etc/apt/sources.list.d/debian-rocm.list"
-  in_root "$root" apt-get update -q
-  in_root "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-    "linux-image-$kernel" "linux-headers-$kernel"
-  in_root "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-    rocminfo hipcc rocm-smi libucx0
-}
+machine_distro_rocm() { distribution_machine "$1" debian-rocm rocminfo hipcc rocm-smi libucx0; }
 
 # killed_after_purge ROOT: a fresh machine at ROOT whose install-rocm --apply is SIGKILLed right after the rocm
 # step's purge of Debian's packages (before AMD's are installed).

@@ -214,7 +214,7 @@ add_local_mirror() { mkdir -p "$1/srv" && cp -al "$mirror" "$1/srv/mirror"; }
 # as a tarball; prints the tarball. The hash covers the mirror, this file and the function.
 machine_tarball() {
   local name=$1 hash tarball
-  hash=$( (echo "$mirror_hash" "${base_tarball##*/}" && declare -f "machine_$name" new_base_root in_root) | sha256sum | cut -c1-16)
+  hash=$( (echo "$mirror_hash" "${base_tarball##*/}" && declare -f "machine_$name" new_base_root in_root distribution_machine) | sha256sum | cut -c1-16)
   tarball=$cache/machine-$name-$hash.tar.zst
   if [[ ! -s $tarball ]]; then
     (
@@ -237,6 +237,19 @@ machine_tarball() {
   fi
   touch "$tarball" # in use: forget_unused keeps it
   printf '%s' "$tarball"
+}
+
+# distribution_machine ROOT REPO PACKAGE...: the body of a machine running a distribution's own stack: the
+# mirror's folder REPO (served as deb.debian.org/REPO, suite trixie) in ROOT's sources, the running kernel's
+# image and headers (a DKMS postinst builds for that kernel), then PACKAGEs from it.
+distribution_machine() {
+  local root=$1 repo=$2
+  shift 2
+  echo "deb http://deb.debian.org/$repo trixie main" >"$root/etc/apt/sources.list.d/$repo.list"
+  in_root "$root" apt-get update -q
+  in_root "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+    "linux-image-$kernel" "linux-headers-$kernel"
+  in_root "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@"
 }
 
 # new_machine NAME DIR: a copy of the cached machine at DIR, wired to this run's proxy.
