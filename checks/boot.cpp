@@ -184,6 +184,32 @@ Installed installed_module(const Facts& f, const ModuleGroup& g) {
   return in;
 }
 
+// The key to enroll on this machine (knowledge secure_boot.yaml): akmods' where an akmod package builds the
+// module, else dkms's by its installed version and the distribution as dkms names it. The text fills the
+// "enroll ..." part of the messages; a framework.conf of the admin's may name another key.
+std::string signing_key_advice(const CheckContext& ctx) {
+  const Facts& f = ctx.facts;
+  bool akmods = std::ranges::any_of(f.packages.installed, [](const auto& p) {
+    return p.first == "akmods" || text::starts_with(p.first, "akmod-");
+  });
+  std::string builder = akmods ? "akmods" : "dkms";
+  std::string version = f.packages.version_of(builder).value_or("");
+  std::string distribution = Knowledge::dkms_distribution(f.os.id ? *f.os.id : "", f.os.id_like);
+  const ModuleSigningRow* row = ctx.kb.module_signing_for(builder, version, distribution);
+  if (!row)
+    return "enroll the certificate of the key that signs the module (DKMS: /etc/dkms/framework.conf's "
+           "mok_certificate, else /var/lib/dkms/mok.pub) with mokutil --import";
+  if (row->made_by == "none")
+    return fmt::format(
+        "dkms {} signs no modules here (before 3.0.4, outside Ubuntu): install a newer dkms or "
+        "set mok_signing_key and mok_certificate in /etc/dkms/framework.conf, then enroll that "
+        "certificate with mokutil --import",
+        version);
+  return fmt::format("{}{} signs with {} here (unless /etc/dkms/framework.conf names another key): enroll {} "
+                     "with mokutil --import",
+                     builder, version.empty() ? "" : " " + version, row->key, row->certificate);
+}
+
 const ModuleGroup* group_of(Vendor v) {
   auto it =
       std::find_if(std::begin(k_groups), std::end(k_groups), [&](const auto& g) { return g.vendor == v; });
@@ -247,15 +273,13 @@ void driver_secure_boot(const CheckContext& ctx, Results& out) {
       std::string refused = fmt::format("The kernel refused to load a module this boot ({}; \"{}\", {})",
                                         row->meaning, first->detail, event_when(*first));
       if (in.any)
-        out.add(
-            Status::error, g.module,
-            fmt::format("{} and the {} module is installed but not loaded, so the GPU has no driver. "
-                        "Installing the driver again does not help: enroll the key that signs the module "
-                        "(DKMS: /var/lib/dkms/mok.pub; akmods: /etc/pki/akmods/certs/public_key.der) with "
-                        "mokutil --import and confirm it in MokManager at the next boot, or use the "
-                        "distribution's signed driver packages, or turn Secure Boot off.",
-                        refused, g.module),
-            evidence);
+        out.add(Status::error, g.module,
+                fmt::format(
+                    "{} and the {} module is installed but not loaded, so the GPU has no driver. "
+                    "Installing the driver again does not help: {} and confirm it in MokManager at the "
+                    "next boot, or use the distribution's signed driver packages, or turn Secure Boot off.",
+                    refused, g.module, signing_key_advice(ctx)),
+                evidence);
       else
         out.add(
             Status::warn, g.module,
@@ -275,11 +299,9 @@ void driver_secure_boot(const CheckContext& ctx, Results& out) {
         Status::error, g.module,
         fmt::format("Secure Boot is enabled and the {} module is built out of tree (DKMS, akmods or a vendor "
                     "module), but it is not loaded: the kernel rejects modules not signed by an enrolled key "
-                    "(modprobe: \"Key was rejected by service\"). Enroll the key that signs it (DKMS: "
-                    "/var/lib/dkms/mok.pub; akmods: /etc/pki/akmods/certs/public_key.der; a vendor module: "
-                    "the vendor's key) with mokutil --import, confirm in MokManager at the next boot, so the "
-                    "module loads; or turn Secure Boot off.",
-                    g.module),
+                    "(modprobe: \"Key was rejected by service\"): {} (a vendor module: the vendor's key), "
+                    "confirm in MokManager at the next boot, so the module loads; or turn Secure Boot off.",
+                    g.module, signing_key_advice(ctx)),
         evidence);
   }
   if (!any) out.skip("", "no GPU of a vendor whose driver is built out of tree");

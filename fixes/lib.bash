@@ -768,9 +768,11 @@ gd_purge_packages() {
 }
 
 # What the purge orphaned: apt's autoremove list now, minus what it listed before the purge, never a package
-# matching one of the KEEP_GLOBs (kernels, dkms, Mesa, firmware).
+# matching one of the KEEP_GLOBs (kernels, dkms, Mesa, firmware), nor one that a package of apt's list this
+# leaves installed still needs (Debian's X server and Mesa, which its NVIDIA driver pulled in, need udev and
+# libX11): removing that would take the kept package with it.
 gd_new_orphans() {
-  local before=$GD_STATE_DIR/$GD_SCRIPT_ID.autoremove-before name glob keep
+  local before=$GD_STATE_DIR/$GD_SCRIPT_ID.autoremove-before name glob keep kept=() candidates=() needed=$'\n'
   if [[ $GD_FAMILY != debian || ! -f $before ]]; then return 0; fi
   while IFS= read -r name; do
     [[ -n $name ]] || continue
@@ -779,8 +781,16 @@ gd_new_orphans() {
       # shellcheck disable=SC2053 # a glob, on purpose
       if [[ $name == $glob ]]; then keep=1; fi
     done
-    if ((!keep)) && ! grep -qxF -- "$name" "$before"; then printf '%s\n' "$name"; fi
+    if ((keep)) || grep -qxF -- "$name" "$before"; then kept+=("$name"); else candidates+=("$name"); fi
   done <<<"$(gd_autoremovable)"
+  if ((${#candidates[@]} == 0)); then return 0; fi
+  if ((${#kept[@]})); then
+    needed+=$(apt-cache depends --installed --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
+      --no-replaces --no-enhances -- "${kept[@]}" 2>/dev/null | grep -v '^[[:space:]<]' | sed 's/:.*//')$'\n'
+  fi
+  for name in "${candidates[@]}"; do
+    if [[ $needed != *$'\n'"$name"$'\n'* ]]; then printf '%s\n' "$name"; fi
+  done
 }
 
 # gd_autoremove_orphans KEEP_GLOB...: AMD's uninstall guide's `apt autoremove`, limited to what this script's
@@ -2787,10 +2797,10 @@ gd_power_off_for_swap() {
 
 # ---- Secure Boot: the DKMS signing key as a Machine Owner Key (enroll-mok) -----------------------------------
 
-# The key and certificate DKMS signs modules with, into GD_MOK_KEY and GD_MOK_CERT (no subshell: a chroot
-# without /proc has no /dev/fd): /etc/dkms/framework.conf's mok_signing_key and mok_certificate when set, else
-# Ubuntu's (update-secureboot-policy's /var/lib/shim-signed/mok) when it exists, else dkms's defaults
-# /var/lib/dkms/mok.key and mok.pub.
+# gd_mok_paths KEY CERT: the key and certificate DKMS signs modules with, into GD_MOK_KEY and GD_MOK_CERT (no
+# subshell: a chroot without /proc has no /dev/fd): /etc/dkms/framework.conf's (and framework.conf.d's)
+# mok_signing_key and mok_certificate when set, as dkms reads them, else KEY and CERT: the plan's, from the
+# table of where each distribution's dkms signs (checks/knowledge/secure_boot.yaml).
 gd_mok_paths() {
   local key='' cert='' f line
   for f in /etc/dkms/framework.conf /etc/dkms/framework.conf.d/*.conf; do
@@ -2803,17 +2813,14 @@ gd_mok_paths() {
     done <"$f"
   done
   key=${key//\"/} cert=${cert//\"/}
-  if [[ -z $cert && -e /var/lib/shim-signed/mok/MOK.der ]]; then
-    key=/var/lib/shim-signed/mok/MOK.priv cert=/var/lib/shim-signed/mok/MOK.der
-  fi
-  GD_MOK_KEY=${key:-/var/lib/dkms/mok.key}
-  GD_MOK_CERT=${cert:-/var/lib/dkms/mok.pub}
+  GD_MOK_KEY=${key:-${1:-}}
+  GD_MOK_CERT=${cert:-${2:-}}
 }
 
 # Before anything changes (the key step is in the prepare stage): mokutil is there, and mokutil --import will
 # have its one-time password: a terminal to ask on, or --mok-hash-file (a regular file of root's no one else
 # may write: root reads no record another user controls). Nothing is asked when the key is enrolled already.
-gd_mok_ready() {
+gd_mok_ready() { # KEY CERT
   gd_have mokutil || gd_die "no mokutil to enroll DKMS's key: install it (the mokutil package) first"
   if [[ -n $GD_MOK_HASH_FILE ]]; then
     if [[ ! -f $GD_MOK_HASH_FILE || -L $GD_MOK_HASH_FILE || ! -O $GD_MOK_HASH_FILE ||
@@ -2822,7 +2829,7 @@ gd_mok_ready() {
     fi
     return 0
   fi
-  gd_mok_paths
+  gd_mok_paths "$@"
   if [[ -s $GD_MOK_CERT ]] && grep -q 'is already enrolled' <<<"$(mokutil --test-key "$GD_MOK_CERT" 2>/dev/null)"; then
     return 0
   fi
@@ -2836,38 +2843,57 @@ gd_mok_ready() {
     "run the script with --mok-hash-file FILE"
 }
 
-# Makes the signing key where DKMS looks for it (as dkms itself does, with openssl), unless it is there.
+# gd_mok_key KEY CERT MAKER: makes the signing key where DKMS looks for it, unless it is there, as dkms itself
+# would: MAKER update-secureboot-policy (Ubuntu's shim-signed: `--new-key`, where it is installed), else
+# openssl with dkms's own command. A dkms that signs nothing here (MAKER none: before 3.0.4 outside Ubuntu)
+# stops the run: an enrolled key would not help.
 gd_mok_key() {
-  gd_mok_ready
-  gd_mok_paths
+  local maker=${3:-dkms}
+  gd_mok_ready "$1" "$2"
+  gd_mok_paths "$1" "$2"
+  if [[ -z $GD_MOK_KEY || -z $GD_MOK_CERT ]]; then
+    gd_die "the dkms here signs no modules (dkms before 3.0.4 outside Ubuntu), so no key to enroll helps:" \
+      "install a newer dkms, or set mok_signing_key and mok_certificate in /etc/dkms/framework.conf"
+  fi
   if [[ -s $GD_MOK_CERT && -s $GD_MOK_KEY ]]; then
     gd_note "DKMS signs with $GD_MOK_CERT (there already)"
     return 0
   fi
-  gd_have openssl || gd_die "no openssl to make the DKMS signing key $GD_MOK_KEY (install openssl)"
+  if [[ $maker == update-secureboot-policy ]] && ! gd_have update-secureboot-policy; then maker=dkms; fi
+  if [[ $maker != update-secureboot-policy ]]; then
+    gd_have openssl || gd_die "no openssl to make the DKMS signing key $GD_MOK_KEY (install openssl)"
+  fi
   if ((GD_DRY_RUN)); then
-    gd_note "would make the DKMS signing key $GD_MOK_KEY and its certificate $GD_MOK_CERT"
+    gd_note "would make the DKMS signing key $GD_MOK_KEY and its certificate $GD_MOK_CERT" \
+      "($([[ $maker == update-secureboot-policy ]] && echo 'update-secureboot-policy --new-key' || echo openssl))"
     return 0
   fi
   mkdir -p -- "$(gd_dir_of "$GD_MOK_KEY")" "$(gd_dir_of "$GD_MOK_CERT")"
   gd_journal created "$GD_MOK_KEY"
   gd_journal created "$GD_MOK_CERT"
   gd_journal_sync
-  (umask 077 && gd_run openssl req -new -x509 -nodes -days 36500 -subj "/CN=DKMS module signing key" \
-    -newkey rsa:2048 -keyout "$GD_MOK_KEY" -outform DER -out "$GD_MOK_CERT") ||
-    gd_die "openssl could not make $GD_MOK_KEY"
+  if [[ $maker == update-secureboot-policy ]]; then
+    # As dkms does: the policy tool makes the pair only when the certificate is missing.
+    rm -f -- "$GD_MOK_CERT"
+    SHIM_NOTRIGGER=y gd_run update-secureboot-policy --new-key || gd_die "update-secureboot-policy --new-key failed"
+  else
+    (umask 077 && gd_run openssl req -new -x509 -nodes -days 36500 -subj "/CN=DKMS module signing key" \
+      -newkey rsa:2048 -keyout "$GD_MOK_KEY" -addext "extendedKeyUsage=codeSigning" -outform DER \
+      -out "$GD_MOK_CERT") || gd_die "openssl could not make $GD_MOK_KEY"
+  fi
+  [[ -s $GD_MOK_KEY && -s $GD_MOK_CERT ]] || gd_die "$maker made no $GD_MOK_KEY and $GD_MOK_CERT"
   GD_CHANGES=$((GD_CHANGES + 1))
 }
 
 gd_verify_mok_key() {
-  gd_mok_paths
+  gd_mok_paths "$@"
   [[ -s $GD_MOK_KEY && -s $GD_MOK_CERT ]] || gd_die "no DKMS signing key $GD_MOK_KEY with its certificate $GD_MOK_CERT"
 }
 
 # Asks the firmware to enroll the certificate at the next boot (mokutil asks for a one-time password, which
 # the MOK screen asks for again); nothing to do when it is enrolled already.
-gd_mok_import() {
-  gd_mok_paths
+gd_mok_import() { # KEY CERT
+  gd_mok_paths "$@"
   gd_have mokutil || gd_die "no mokutil (install mokutil) to enroll $GD_MOK_CERT"
   if grep -q 'is already enrolled' <<<"$(mokutil --test-key "$GD_MOK_CERT" 2>/dev/null)"; then
     gd_note "$GD_MOK_CERT is enrolled already"

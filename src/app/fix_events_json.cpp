@@ -84,6 +84,8 @@ Json value(ev::PackageCommand::Why why) {
     return "holds";
   case Why::versionlock:
     return "versionlock";
+  case Why::module_stream:
+    return "module-stream";
   }
   return "";
 }

@@ -47,6 +47,8 @@ const char* package_why(ev::PackageCommand::Why why) {
     return "The runs released holds; they are held again";
   case Why::versionlock:
     return "A run removed a version lock; it is back";
+  case Why::module_stream:
+    return "A run changed a dnf module stream; it is as it was";
   }
   return "";
 }

@@ -297,6 +297,22 @@ std::expected<void, std::string> bind_amd_install(Params& p, const OsKey& os, co
     std::string major = text::version_prefix(os.base_version, 1);
     amdgpu = "https://repo.radeon.com/amdgpu/" + r.amdgpu_dir + "/el/" + os.base_version + "/main/x86_64/";
     rocm = "https://repo.radeon.com/rocm/el" + major + "/" + r.apt_dir + "/main";
+    // One tree per EL minor release (ROCM-EL-7): the RHEL releases of this ROCm release's OS list
+    // (rocm.yaml), the machine's by os-release's VERSION_ID. "rocky 9" in that list does not make a 9.5 tree.
+    if (!r.graphics_dir.empty()) {
+      std::vector<std::string> published;
+      if (auto rel = ctx.kb.rocm_release(r.rocm))
+        for (const auto& entry : rel->os)
+          if (text::starts_with(entry, "rhel ")) published.push_back(entry.substr(5));
+      if (std::ranges::find(published, os.base_version) == published.end())
+        return std::unexpected(fmt::format(
+            "AMD publishes ROCm {}'s graphics repository (which its packages need) for EL {} only, not for "
+            "{} "
+            "(EL {}): update the system to one of those releases, or choose an older ROCm with --rocm",
+            r.rocm, text::join(published, ", "), os.name, os.base_version));
+      graphics =
+          "https://repo.radeon.com/graphics/" + r.graphics_dir + "/el/" + os.base_version + "/main/x86_64/";
+    }
   }
   // Under Secure Boot an out-of-tree amdgpu-dkms would need a Machine Owner Key; the kernel's own amdgpu is
   // signed with it (ROCm's --no-dkms path, ROCM-INST).
@@ -476,6 +492,18 @@ void purge_notes(const StackInventory& inv, const std::string& vendor, const Pla
   notes.insert(notes.end(), inv.notes.begin(), inv.notes.end());
 }
 
+// The key DKMS signs the driver's module with here and its certificate (knowledge secure_boot.yaml): by the
+// installed dkms's version (unknown: the distribution's newest) and the distribution as dkms names it.
+void bind_signing_key(Params& p, const PlanContext& ctx) {
+  std::string dkms = ctx.facts.packages.version_of("dkms").value_or("");
+  std::string distribution =
+      Knowledge::dkms_distribution(ctx.facts.os.id ? *ctx.facts.os.id : "", ctx.facts.os.id_like);
+  const ModuleSigningRow* row = ctx.kb.module_signing_for("dkms", dkms, distribution);
+  p.set("boot.mok_key", row ? row->key : "");
+  p.set("boot.mok_certificate", row ? row->certificate : "");
+  p.set("boot.mok_maker", row ? row->made_by : "none");
+}
+
 } // namespace
 
 std::expected<Params, std::string> bind_params(const Recipe& recipe, const std::string& vendor,
@@ -490,6 +518,7 @@ std::expected<Params, std::string> bind_params(const Recipe& recipe, const std::
   p.set("boot.mok", secure_boot(ctx.facts) ? "yes" : "");
   p.set("boot.mok_reboot", secure_boot(ctx.facts) && ctx.options.swap_in.empty() ? "yes" : "");
   p.set("boot.module", vendor == "amd" ? "amdgpu" : "nvidia");
+  bind_signing_key(p, ctx);
   p.set("swap.card", ctx.options.swap_in);
   p.set("swap.old", ctx.options.swap_out);
   p.set("reboot.plain", ctx.options.swap_in.empty() ? "yes" : "");

@@ -208,7 +208,8 @@ struct PackageCommand {
     selections,
     purge_installed,
     holds,
-    versionlock
+    versionlock,
+    module_stream
   } why;
   std::vector<std::string> argv;
   std::string shown; // how to show a long argv ("apt-get install ... 112 .deb files of DIR"); empty: argv

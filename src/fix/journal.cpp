@@ -88,6 +88,11 @@ RunEffects run_effects(const std::vector<JournalEntry>& journal, const std::vect
       add_once(fx.unheld, arg(e, 0));
     } else if (e.event == "versionlock-removed") {
       add_once(fx.versionlocks, arg(e, 0));
+    } else if (e.event == "module-reset" || e.event == "module-enabled") {
+      // A reset names the stream that was enabled; an enable with no reset before it: none was.
+      bool known = std::any_of(fx.module_streams.begin(), fx.module_streams.end(),
+                               [&](const auto& m) { return m.first == arg(e, 0); });
+      if (!known) fx.module_streams.emplace_back(arg(e, 0), e.event == "module-reset" ? arg(e, 1) : "");
     } else if (e.event == "stopped-service" || e.event == "stopped-process") {
       fx.stopped.push_back(arg(e, 0) + (e.args.size() > 1 ? " (" + arg(e, 1) + ")" : ""));
     } else if (e.event == "undone") {
@@ -118,7 +123,7 @@ RunEffects run_effects(const std::vector<JournalEntry>& journal, const std::stri
 bool changed_anything(const RunEffects& fx) {
   return !fx.backups.empty() || !fx.created.empty() || !fx.purged.empty() || !fx.installed.empty() ||
          !fx.trees.empty() || !fx.groups.empty() || !fx.pip.empty() || !fx.unheld.empty() ||
-         !fx.versionlocks.empty() || !fx.stopped.empty();
+         !fx.versionlocks.empty() || !fx.module_streams.empty() || !fx.stopped.empty();
 }
 
 std::vector<std::string> journal_runs(const std::vector<JournalEntry>& journal) {

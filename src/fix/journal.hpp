@@ -34,7 +34,10 @@ struct RunEffects {
   std::map<std::string, std::string> cached;               // purged package -> its .deb kept in the cache
   std::vector<std::string> unheld;                         // packages whose hold the run released
   std::vector<std::string> versionlocks;                   // dnf versionlock entries the run removed
-  std::vector<std::string> stopped;                        // services and processes the run stopped
+  // dnf module streams the runs changed, first touch each: the module and the stream enabled before the
+  // runs (empty: none was).
+  std::vector<std::pair<std::string, std::string>> module_streams;
+  std::vector<std::string> stopped; // services and processes the run stopped
   // Some purged packages made way for an install of the same stack's (the distribution's builds: they may
   // share files with what came in, so undo takes the new ones out before it puts them back).
   bool replaced = false;

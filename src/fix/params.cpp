@@ -20,6 +20,12 @@ const std::vector<ParamInfo>& param_catalogue() {
       {"boot.mok_reboot",
        "\"yes\" with boot.mok unless the plan powers off to swap the card (that boot shows the MOK screen)"},
       {"boot.module", "the kernel module the Secure Boot check looks for after the reboot (nvidia, amdgpu)"},
+      {"boot.mok_key",
+       "the key DKMS signs modules with on this distribution and dkms version (knowledge secure_boot.yaml); "
+       "empty where that dkms signs nothing"},
+      {"boot.mok_certificate", "the certificate of boot.mok_key, the one mokutil --import enrolls"},
+      {"boot.mok_maker",
+       "who makes boot.mok_key when it is missing: dkms (openssl), update-secureboot-policy (Ubuntu), none"},
       {"swap.card",
        "migrate: the card that comes in when the old vendor's card is still in the machine, else empty"},
       {"swap.old", "migrate: the cards that go out (with swap.card)"},

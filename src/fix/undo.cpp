@@ -103,6 +103,14 @@ int undo_packages(Frontend& ui, const RunEffects& fx, const std::string& root, b
     failures += package_command(ui, argv, root, Why::purge_installed);
   };
   if (fx.replaced) purge_installed();
+  // The module streams as they were, before the old packages come back: dnf installs a modular package only
+  // from its module's enabled stream (a reset, then the old stream enabled again).
+  for (const auto& [module, stream] : fx.module_streams) {
+    failures += package_command(ui, {"dnf", "-y", "-q", "module", "reset", module}, root, Why::module_stream);
+    if (!stream.empty())
+      failures += package_command(ui, {"dnf", "-y", "-q", "module", "enable", module + ":" + stream}, root,
+                                  Why::module_stream);
+  }
   if (!from_cache.empty()) {
     std::vector<std::string> argv = {"env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y",
                                      "-q", "--allow-downgrades", "--no-install-recommends",

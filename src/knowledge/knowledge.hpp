@@ -68,6 +68,18 @@ struct RocmReleaseRow {
   bool uncertain = false;
 };
 
+// Where a builder of out-of-tree modules signs them under Secure Boot (knowledge secure_boot.yaml): its key
+// and the certificate to enroll, for the builder's versions [since, before) on a distribution.
+struct ModuleSigningRow {
+  std::string builder;           // "dkms", "akmods"
+  std::string since, before;     // upstream versions; empty: unbounded
+  std::string distribution;      // glob over dkms_distribution()
+  std::string key, certificate;  // empty where the builder signs nothing
+  std::string made_by;           // "dkms", "update-secureboot-policy", "kmodgenca", "none"
+  std::string read_from, source; // the versions the row was read from; source keys
+  bool uncertain = false;
+};
+
 // An OS release and its codename (knowledge repos.yaml): ubuntu 24.04 = noble.
 struct DistroReleaseRow {
   std::string id, version, codename, source;
@@ -140,6 +152,7 @@ struct Knowledge {
   std::vector<AmdgpuParamRow> amdgpu_params;
   std::vector<AmdgpuDriverRow> amdgpu_driver_releases;
   std::vector<RocmInboxKernelRow> rocm_inbox_kernels;
+  std::vector<ModuleSigningRow> module_signing; // in match order
   EnvKnowledge env; // NCCL/RCCL variables, allocator options, device selection (knowledge_env.hpp)
   HealthKnowledge
       health;          // Xid catalogue, module flavours, NVSwitch, firmware packages (knowledge_health.hpp)
@@ -192,6 +205,13 @@ struct Knowledge {
   const TorchExtensionRow* torch_extension(const std::string& dist) const;
   // The vendor repository a URL points into (by host; "http(s)://" and a port are ignored).
   std::optional<VendorRepoRow> vendor_repo(const std::string& url) const;
+  // Where `builder` at `version` (its package version; empty when unknown: the newest rows) signs modules on
+  // `distribution` (dkms_distribution); null when no row matches.
+  const ModuleSigningRow* module_signing_for(const std::string& builder, const std::string& version,
+                                             const std::string& distribution) const;
+  // The distribution as dkms names it (distro_version()): os-release ID when it is "ubuntu", else ID_LIKE as
+  // written ("ubuntu debian" on Linux Mint), else ID.
+  static std::string dkms_distribution(const std::string& id, const std::vector<std::string>& id_like);
 };
 
 // Loads every knowledge file (checks/knowledge/*.yaml). `dir` empty: the copy built into the binary

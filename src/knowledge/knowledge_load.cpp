@@ -529,6 +529,28 @@ public:
     kb.vendor_repos.push_back(std::move(v));
   }
 
+  void read_module_signing(const yaml::Node& node) {
+    yaml::Fields r(node, {"builder", "since", "before", "distribution", "key", "certificate", "made_by",
+                          "read_from", "source", "uncertain"});
+    ModuleSigningRow x;
+    x.builder = one_of(r, "builder", {"dkms", "akmods"});
+    if (r.has("since")) x.since = version(r, "since", 2, 4);
+    if (r.has("before")) x.before = version(r, "before", 2, 4);
+    x.distribution = r.text("distribution");
+    x.key = r.text_or("key");
+    x.certificate = r.text_or("certificate");
+    x.made_by = one_of(r, "made_by", {"dkms", "update-secureboot-policy", "kmodgenca", "none"});
+    if ((x.made_by == "none") != (x.key.empty() && x.certificate.empty()))
+      yaml::fail(node, "key and certificate go together with a made_by other than none");
+    for (const auto* path : {&x.key, &x.certificate})
+      if (!path->empty() && ((*path)[0] != '/' || path->find("..") != std::string::npos))
+        yaml::fail(node, fmt::format("'{}' is not an absolute path", *path));
+    x.read_from = r.text("read_from");
+    x.source = read_source(r);
+    x.uncertain = r.flag("uncertain");
+    kb.module_signing.push_back(std::move(x));
+  }
+
   void read_torch_extensions(const yaml::Node& node) {
     yaml::Fields r(node, {"dist", "folders", "files", "rocm", "note", "source", "uncertain"});
     TorchExtensionRow x{r.text("dist"),    r.list("folders"), r.list_if("files"), r.text_or("rocm"),
@@ -611,6 +633,7 @@ constexpr Table k_tables[] = {
     {"amdgpu_params", &Loader::read_amdgpu_params},
     {"amdgpu_driver_releases", &Loader::read_amdgpu_driver_releases},
     {"rocm_inbox_kernels", &Loader::read_rocm_inbox_kernels},
+    {"module_signing", &Loader::read_module_signing},
     // knowledge_env.hpp: nccl.yaml, pytorch_env.yaml, env.yaml's device_selection and vendor_variables
     {"nccl_vars", &Loader::read_nccl_vars},
     {"nccl_prefixes", &Loader::read_nccl_prefixes},

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# `gpudoctor fix install-rocm` on a Debian root holding the distribution's own ROCm (Debian 13's rocminfo 6.1.2,
-# hipcc, rocm-smi, ... of graphs/debian-13-rocm.txt, Maintainer the Debian ROCm Team) and OpenMPI's libucx0,
-# which needs Debian's HIP runtime. Debian's rocminfo outranks AMD's 1.0.0.70200, which AMD's rocm-hip-runtime
-# requires exactly: before the plan knew the distribution's builds, the install stopped in apt.
+# `gpudoctor fix install-rocm` on a Debian 13 (trixie) root holding Debian's own ROCm: the real packages of
+# `apt install rocminfo hipcc rocm-smi libucx0` from Debian's archive (Maintainer the Debian ROCm Team;
+# ensure_real_archive), OpenMPI's libucx0 needing Debian's HIP runtime. Debian's rocminfo 6.1.2 outranks AMD's
+# 1.0.0.70200, which AMD's rocm-hip-runtime requires exactly: before the plan knew the distribution's builds,
+# the install stopped in apt.
 #   1. The plan replaces them in the rocm step (told by Maintainer), keeps what libucx0 needs and says why;
 #      apt accepts the result: AMD's ROCm 7.2 installed, Debian's packages gone, libucx0 still working.
 #   2. undo puts Debian's packages back from the script's cache and takes AMD's out.
@@ -10,11 +11,15 @@
 #      machine is left as it was, the step failed, and undo still works.
 #   4. Killed between the purge and the install: undo puts Debian's back; the same command again installs.
 #   5. Killed there, then the same command again to the end, then undo: Debian's back (one apply, two runs).
+#   6. migrate --to nvidia purges Debian's ROCm (keeping libucx0's), installs NVIDIA's stack; undo.
 source "$(dirname "$0")/lib.bash"
 source "$(dirname "$0")/faults.bash"
 root_setup
+ensure_real_archive trixie "${debian_stacks[@]}"
+serve_real_archive
 
-machine_distro_rocm() { distribution_machine "$1" debian-rocm rocminfo hipcc rocm-smi libucx0; }
+machine_suites[distro_rocm]=trixie
+machine_distro_rocm() { distribution_machine "$1" rocminfo hipcc rocm-smi libucx0; }
 
 # killed_after_purge ROOT: a fresh machine at ROOT whose install-rocm --apply is SIGKILLed right after the rocm
 # step's purge of Debian's packages (before AMD's are installed).
@@ -29,7 +34,8 @@ killed_after_purge() {
   [[ $fault_status == 137 ]] || fail "the run was not killed after the purge (status $fault_status): $(tail -5 "$work/killed.out")"
 }
 
-debian_rocm=(hipcc libamdhip64-dev librocm-smi64-1 rocm-device-libs-17 rocm-smi rocminfo)
+debian_rocm=(hipcc libamd-comgr-dev libamdhip64-dev libhiprtc-builtins5 libhsa-runtime-dev librocm-smi64-1
+  rocm-device-libs-17 rocm-smi rocminfo)
 kept=(libamd-comgr2 libamdhip64-5 libhsa-runtime64-1 libhsakmt1)
 
 # ==== 1. the plan and its run ===============================================================================
@@ -68,6 +74,7 @@ pass "apt accepts the result: AMD's ROCm 7.2 (rocminfo 1.0.0.70200), Debian's RO
 for p in "${debian_rocm[@]}" "${kept[@]}" libucx0; do is_installed "$A" "$p" || fail "undo left $p out"; done
 for p in rocm rocm-hip-runtime rocm-core; do ! is_installed "$A" "$p" || fail "undo left AMD's $p"; done
 pass "undo puts Debian's ROCm back from the script's cache and takes AMD's out"
+rm -rf "$A" # each root holds Debian's clang and LLVM: one at a time in the tmpfs
 
 # ==== 3. the rocm install fails after the purge =============================================================
 B=$roots/rootB
@@ -93,6 +100,7 @@ for p in "${debian_rocm[@]}" "${kept[@]}" libucx0; do is_installed "$B" "$p" || 
 [[ $(installed_version "$B" rocminfo) == "ii  6.1.2-2" ]] || fail "undo after the failure lost Debian's rocminfo"
 ! is_installed "$B" amdgpu-dkms || fail "undo after the failure left amdgpu-dkms"
 pass "a failing rocm install puts Debian's ROCm back at once; undo then takes out what the run installed"
+rm -rf "$B"
 
 # ==== 4. killed between the purge and the install; the run again, and undo ===================================
 C=$roots/rootC
@@ -110,6 +118,7 @@ for p in "${debian_rocm[@]}" "${kept[@]}" libucx0; do is_installed "$C" "$p" || 
 [[ $(installed_version "$C" rocminfo) == "ii  1.0.0.70200-43~22.04" ]] || fail "the run after undo did not finish the install"
 is_installed "$C" rocm || fail "the run after undo did not install rocm"
 pass "killed between the purge and the install: undo puts Debian's ROCm back, and the same command again installs AMD's"
+rm -rf "$C"
 
 # ==== 5. killed between the purge and the install; the same command again; then undo =========================
 # The rerun is one more run of the same apply: undo puts back what both did, the first run's purge too.
@@ -124,3 +133,20 @@ killed_after_purge "$D"
 for p in "${debian_rocm[@]}" "${kept[@]}" libucx0; do is_installed "$D" "$p" || fail "undo after the rerun left $p out"; done
 ! is_installed "$D" rocm || fail "undo after the rerun left AMD's rocm"
 pass "killed after the purge, run again to the end, then undo: Debian's ROCm is back (the rerun is one apply with the first run)"
+rm -rf "$D"
+
+# ==== 6. migrate --to nvidia: Debian's ROCm out, NVIDIA's stack in, across the reboot; undo ===================
+E=$roots/rootE
+new_machine distro_rocm "$E"
+add_local_mirror "$E"
+migrate_apply "$E" --to nvidia --gpu "RTX 3090" --mirror file:///srv/mirror
+for p in "${debian_rocm[@]}"; do ! is_installed "$E" "$p" || fail "the migration left Debian's $p"; done
+for p in "${kept[@]}" libucx0; do is_installed "$E" "$p" || fail "the migration took $p: libucx0 needs it"; done
+for p in nvidia-open-580 cuda-toolkit-13-0; do is_installed "$E" "$p" || fail "$p is not installed after the migration"; done
+apt_consistent "$E" "after the migration"
+migrate_resume "$E"
+"$gpudoctor" undo --root "$E" --yes >"$work/undoE.out" 2>&1 || fail "undo of the migration failed: $(tail -20 "$work/undoE.out")"
+[[ $(installed_version "$E" rocminfo) == "ii  6.1.2-2" ]] || fail "undo of the migration lost Debian's rocminfo"
+for p in "${debian_rocm[@]}" "${kept[@]}" libucx0; do is_installed "$E" "$p" || fail "undo of the migration left $p out"; done
+! is_installed "$E" nvidia-open-580 || fail "undo of the migration left NVIDIA's driver"
+pass "migrate --to nvidia purges Debian's ROCm (keeping libucx0's HIP), installs NVIDIA's 580 and CUDA 13.0, apt accepts it; undo puts Debian's ROCm back"

@@ -3,6 +3,8 @@
 # local proxy, and helpers to look at a root afterwards. Everything slow is cached under
 # ${XDG_CACHE_HOME:-~/.cache}/gpudoctor-test, keyed by a hash of what made it:
 #   debian-bookworm-minbase-py-kmod.tar.gz  debootstrap --variant=minbase (+ python3-venv, kmod), made once
+#   debian-trixie-minbase-py-kmod.tar.gz    the same of Debian 13, for the machines of Debian's own stacks
+#   debian-trixie-real-<hash>/        Debian 13's real packages of those stacks, downloaded once, with an index
 #   mirror-<hash>.tar.gz              the signed repositories and wheel indexes built from graphs/
 #   machine-<name>-<hash>.tar.zst     a machine (ROCm 6, CUDA 12) installed into the base root
 # The roots are not given /proc (the scripts must not need it), except where a test mounts it on purpose.
@@ -66,27 +68,100 @@ tree_state() {
   )
 }
 
-# ---- the cached Debian 12 root -----------------------------------------------------------------------------
+# ---- the cached Debian roots --------------------------------------------------------------------------------
+# debootstrap --variant=minbase of a Debian SUITE (bookworm for most tests, trixie for Debian 13's own stacks),
+# made once and cached; debian_root.bash (the package tests) makes the same tarballs under the same locks.
 # kmod: modinfo and depmod read the dummy drivers' modules as a real system's (the fake dkms, migrations).
-base_tarball=$cache/debian-bookworm-minbase-py-kmod.tar.gz
-ensure_base() {
-  local mirror_url=${GPUDOCTOR_DEBIAN_MIRROR:-http://deb.debian.org/debian} start
-  [[ -s $base_tarball ]] && return 0
+debian_mirror_url=${GPUDOCTOR_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+base_tarball_of() { echo "$cache/debian-$1-minbase-py-kmod.tar.gz"; }
+ensure_base() { # [SUITE]
+  local suite=${1:-bookworm} tarball lock=$cache/minbase.lock start
+  tarball=$(base_tarball_of "$suite")
+  [[ $suite == bookworm ]] || lock=$cache/minbase-$suite.lock
+  [[ -s $tarball ]] && return 0
   (
-    flock 9 # debian_root.bash (the package tests) makes the same root; one debootstrap at a time
-    [[ -s $base_tarball ]] && exit 0
-    echo "making the Debian 12 root with debootstrap (once; cached as $base_tarball)"
+    flock 9
+    [[ -s $tarball ]] && exit 0
+    echo "making the Debian $suite root with debootstrap (once; cached as $tarball)"
     start=$SECONDS
-    if ! debootstrap --variant=minbase --include=python3-venv,kmod bookworm "$work/bootstrap" "$mirror_url" \
+    if ! debootstrap --variant=minbase --include=python3-venv,kmod "$suite" "$work/bootstrap" "$debian_mirror_url" \
       >"$work/debootstrap.log" 2>&1; then
       tail -n 5 "$work/debootstrap.log" >&2
       exit 125
     fi
     rm -rf "$work/bootstrap/var/cache/apt/archives/"*.deb "$work/bootstrap/var/lib/apt/lists/"*_*
-    tar -C "$work/bootstrap" -czf "$base_tarball.$$.tmp" . && mv "$base_tarball.$$.tmp" "$base_tarball"
+    tar -C "$work/bootstrap" -czf "$tarball.$$.tmp" . && mv "$tarball.$$.tmp" "$tarball"
     rm -rf "$work/bootstrap"
     echo "debootstrap took $((SECONDS - start)) s"
-  ) 9>"$cache/minbase.lock" || skip "debootstrap from $mirror_url failed (no network to the Debian archive?)"
+  ) 9>"$lock" || skip "debootstrap $suite from $debian_mirror_url failed (no network to the Debian archive?)"
+}
+
+# ensure_real_archive SUITE PACKAGE...: a repository of Debian SUITE's own builds of PACKAGEs and of what they
+# need beyond the minimal root (no recommends), downloaded once from Debian's archive (every component) by
+# apt itself and cached as $cache/debian-SUITE-real-<hash>/: pool-SUITE/COMPONENT/*.deb and
+# dists/SUITE, an index of just those packages signed with a key of its own (key.gpg). Sets real_archive.
+# The packages are Debian's, byte for byte; only the index is ours (the test roots cannot reach the archive).
+ensure_real_archive() {
+  local suite=$1 hash
+  shift
+  ensure_base "$suite"
+  hash=$( (echo "$suite $*" && declare -f ensure_real_archive build_real_archive) | sha256sum | cut -c1-16)
+  real_archive=$cache/debian-$suite-real-$hash
+  if [[ ! -s $real_archive/key.gpg ]]; then
+    (
+      flock 9
+      [[ -s $real_archive/key.gpg ]] && exit 0
+      build_real_archive "$suite" "$@" >"$work/real-archive.log" 2>&1 || { tail -n 5 "$work/real-archive.log" >&2; exit 1; }
+      forget_unused "debian-$suite-real-*"
+    ) 9>"$cache/real-$suite.lock" || skip "could not download $* from Debian $suite (no network to the Debian archive?)"
+  fi
+  touch "$real_archive" # in use: forget_unused keeps it
+}
+
+build_real_archive() {
+  local suite=$1 stage=$work/real-stage deb section component start=$SECONDS
+  shift
+  rm -rf "$stage" && mkdir -p "$stage/root" "$stage/archive"
+  tar -C "$stage/root" -xzf "$(base_tarball_of "$suite")"
+  echo "deb $debian_mirror_url $suite main contrib non-free non-free-firmware" >"$stage/root/etc/apt/sources.list"
+  cp /etc/resolv.conf "$stage/root/etc/resolv.conf"
+  in_root "$stage/root" apt-get update -q || return 1
+  in_root "$stage/root" apt-get install -q -y --download-only --no-install-recommends "$@" || return 1
+  for deb in "$stage/root/var/cache/apt/archives/"*.deb; do
+    section=$(dpkg-deb -f "$deb" Section)
+    component=main
+    [[ $section == */* ]] && component=${section%%/*}
+    mkdir -p "$stage/archive/pool-$suite/$component"
+    mv "$deb" "$stage/archive/pool-$suite/$component/"
+  done
+  (
+    local key_gpg=(gpg --homedir "$stage/gnupg" --batch)
+    mkdir -m 0700 "$stage/gnupg"
+    "${key_gpg[@]}" --quiet --passphrase '' --quick-gen-key 'gpudoctor test: Debian packages <repos@gpudoctor.invalid>' \
+      rsa2048 sign never
+    cd "$stage/archive" || exit 1
+    for component in main contrib non-free non-free-firmware; do
+      mkdir -p "pool-$suite/$component" "dists/$suite/$component/binary-amd64"
+      apt-ftparchive packages "pool-$suite/$component" >"dists/$suite/$component/binary-amd64/Packages"
+    done
+    apt-ftparchive -o APT::FTPArchive::Release::Origin=Debian -o APT::FTPArchive::Release::Label=Debian \
+      -o "APT::FTPArchive::Release::Suite=$suite" -o "APT::FTPArchive::Release::Codename=$suite" \
+      -o APT::FTPArchive::Release::Architectures=amd64 -o "APT::FTPArchive::Release::Components=main contrib non-free non-free-firmware" \
+      release "dists/$suite" >"$stage/Release"
+    mv "$stage/Release" "dists/$suite/Release"
+    "${key_gpg[@]}" --yes --clearsign -o "dists/$suite/InRelease" "dists/$suite/Release"
+    "${key_gpg[@]}" --export >key.gpg.tmp
+  ) || return 1
+  rm -rf "$real_archive"
+  mv "$stage/archive" "$real_archive" && mv "$real_archive/key.gpg.tmp" "$real_archive/key.gpg"
+  rm -rf "$stage"
+  echo "downloaded Debian $suite's $* in $((SECONDS - start)) s ($(du -sm "$real_archive" | cut -f1) MiB)" >&2
+}
+
+# serve_real_archive: the real archive (ensure_real_archive) served as deb.debian.org/debian SUITE beside the
+# dummy bookworm suite.
+serve_real_archive() {
+  cp -r "$real_archive"/pool-* "$real_archive"/dists "$mirror/debian/"
 }
 
 # ---- the vendors' repositories, built from the graphs ------------------------------------------------------
@@ -95,23 +170,27 @@ ensure_base() {
 # distribution's debian/, the signing keys, and PyTorch's wheel indexes whl/<tag>.
 mirror=$work/mirror
 
-# apt_repo DIR SUITE ORIGIN LABEL GRAPH...: a pool/dists repository (SUITE) or a flat one (SUITE "/").
+# apt_repo DIR SUITES ORIGIN LABEL GRAPH...: a pool/dists repository (SUITES: one or more suites, the same
+# packages in each) or a flat one (SUITES "/").
 apt_repo() {
-  local dir=$1 suite=$2 origin=$3 label=$4 graph
+  local dir=$1 suites=$2 origin=$3 label=$4 graph suite
   shift 4
   mkdir -p "$dir"
   for graph in "$@"; do
-    "$root_dir/tools/make_debs.sh" "$root_dir/graphs/$graph" "$dir/pool" "$test_key_dir/key.gpg" "$kernel" "$next_kernel"
+    [[ $graph == /* ]] || graph=$root_dir/graphs/$graph
+    "$root_dir/tools/make_debs.sh" "$graph" "$dir/pool" "$test_key_dir/key.gpg" "$kernel" "$next_kernel"
   done
   (
     cd "$dir" || exit 1
     local rel=(-o "APT::FTPArchive::Release::Origin=$origin" -o "APT::FTPArchive::Release::Label=$label")
-    if [[ $suite == / ]]; then
+    if [[ $suites == / ]]; then
       mv pool/*.deb . && rmdir pool
       apt-ftparchive packages . >Packages
       apt-ftparchive "${rel[@]}" release . >Release
       gpg --batch --yes --clearsign -o InRelease Release
-    else
+      exit 0
+    fi
+    for suite in $suites; do
       mkdir -p "dists/$suite/main/binary-amd64"
       apt-ftparchive packages pool >"dists/$suite/main/binary-amd64/Packages"
       gzip -k "dists/$suite/main/binary-amd64/Packages"
@@ -120,7 +199,7 @@ apt_repo() {
         -o APT::FTPArchive::Release::Components=main release "dists/$suite" >"$work/Release"
       mv "$work/Release" "dists/$suite/Release"
       gpg --batch --yes --clearsign -o "dists/$suite/InRelease" "dists/$suite/Release"
-    fi
+    done
   )
 }
 
@@ -133,15 +212,22 @@ build_mirror() {
   gpg --batch --export >"$test_key_dir/key.gpg"
   gpg --batch --armor --export >"$test_key_dir/key.asc"
   apt_repo "$mirror/debian" bookworm Debian Debian debian-12.txt
-  apt_repo "$mirror/debian-rocm" trixie Debian Debian debian-13-rocm.txt
-  apt_repo "$mirror/debian-nvidia" trixie Debian Debian debian-13-nvidia.txt
   apt_repo "$mirror/rocm/apt/6.2.4" jammy repo.radeon.com "ROCm 6.2.4" rocm-6.2.4.txt
   apt_repo "$mirror/rocm/apt/6.1" jammy repo.radeon.com "ROCm 6.1" rocm-6.1.0-versioned.txt
   apt_repo "$mirror/amdgpu/6.2.4/ubuntu" jammy repo.radeon.com amdgpu amdgpu-6.2.4.txt
-  apt_repo "$mirror/rocm/apt/7.2" jammy repo.radeon.com "ROCm 7.2" rocm-7.2.txt
-  apt_repo "$mirror/amdgpu/30.30/ubuntu" jammy repo.radeon.com amdgpu amdgpu-30.30.txt
-  apt_repo "$mirror/graphics/7.2/ubuntu" jammy repo.radeon.com graphics graphics-7.2.txt
+  apt_repo "$mirror/rocm/apt/7.2" "jammy noble" repo.radeon.com "ROCm 7.2" rocm-7.2.txt
+  apt_repo "$mirror/amdgpu/30.30/ubuntu" "jammy noble" repo.radeon.com amdgpu amdgpu-30.30.txt
+  apt_repo "$mirror/graphics/7.2/ubuntu" "jammy noble" repo.radeon.com graphics graphics-7.2.txt
   apt_repo "$mirror/compute/cuda/repos/debian12/x86_64" / "NVIDIA" "NVIDIA CUDA" cuda-debian12.txt
+  # Debian 13's and Ubuntu 24.04's folders: the same packages, with the cuda-keyring that names the folder.
+  local folder
+  for folder in debian13 ubuntu2404; do
+    sed "s/debian12/$folder/g" "$root_dir/graphs/cuda-debian12.txt" >"$work/cuda-$folder.txt"
+    apt_repo "$mirror/compute/cuda/repos/$folder/x86_64" / "NVIDIA" "NVIDIA CUDA" "$work/cuda-$folder.txt"
+    cp "$test_key_dir/key.asc" "$mirror/compute/cuda/repos/$folder/x86_64/3bf863cc.pub"
+  done
+  # Ubuntu 24.04's archive, for the Ubuntu-shaped root (distribution_ubuntu.sh).
+  apt_repo "$mirror/ubuntu" noble Ubuntu Ubuntu ubuntu-2404-nvidia.txt
   apt_repo "$mirror/libnvidia-container/stable/deb/amd64" / "https://nvidia.github.io/libnvidia-container/stable/deb/amd64" "nvidia-container-toolkit" nvidia-container.txt
   cp "$test_key_dir/key.asc" "$mirror/compute/cuda/repos/debian12/x86_64/3bf863cc.pub"
   cp "$test_key_dir/key.asc" "$mirror/rocm/rocm.gpg.key"
@@ -153,7 +239,7 @@ build_mirror() {
 # forget_unused PATTERN: the cached tarballs of PATTERN no test has used for a day. Not every other one: two
 # checkouts with other graphs (a branch, a worktree) each need their own, and would rebuild them in turn.
 forget_unused() {
-  find "$cache" -maxdepth 1 -name "$1" -mmin +1440 -delete
+  find "$cache" -maxdepth 1 -name "$1" -mmin +1440 -exec rm -rf {} +
 }
 
 ensure_mirror() {
@@ -195,11 +281,12 @@ wire_root() {
     "$proxy_port" >"$1/etc/apt/apt.conf.d/00gpudoctor-test-proxy"
 }
 
-# A fresh copy of the base root at DIR, wired to the proxy, trusting the test key, with the user sam.
-new_base_root() {
+# A fresh copy of the base root of SUITE (bookworm) at DIR, wired to the proxy, trusting the test key, with
+# the user sam.
+new_base_root() { # DIR [SUITE]
   local root=$1
   mkdir -p "$root"
-  tar -C "$root" -xzf "$base_tarball"
+  tar -C "$root" -xzf "$(base_tarball_of "${2:-bookworm}")"
   wire_root "$root"
   # The distribution's archive (our dummy debian/) is signed with the test key, not Debian's.
   cp "$test_key_dir/key.gpg" "$root/etc/apt/trusted.gpg.d/gpudoctor-test.gpg"
@@ -212,16 +299,20 @@ add_local_mirror() { mkdir -p "$1/srv" && cp -al "$mirror" "$1/srv/mirror"; }
 
 # machine NAME: a root with NAME's stack installed (machine_NAME is the function that installs it), cached
 # as a tarball; prints the tarball. The hash covers the mirror, this file and the function.
+# A machine of another Debian release names it in machine_suites (NAME -> SUITE); its real archive, where it
+# has one, is in the hash too.
+declare -A machine_suites=()
 machine_tarball() {
-  local name=$1 hash tarball
-  hash=$( (echo "$mirror_hash" "${base_tarball##*/}" && declare -f "machine_$name" new_base_root in_root distribution_machine) | sha256sum | cut -c1-16)
+  local name=$1 hash tarball suite=${machine_suites[$1]:-bookworm}
+  hash=$( (echo "$mirror_hash" "$(base_tarball_of "$suite")" "${real_archive:-}" &&
+    declare -f "machine_$name" new_base_root in_root distribution_machine && cat "$root_dir"/tools/fake_dkms*.sh) | sha256sum | cut -c1-16)
   tarball=$cache/machine-$name-$hash.tar.zst
   if [[ ! -s $tarball ]]; then
     (
       flock 9
       if [[ ! -s $tarball ]]; then
         local dir=$work/machine-$name start=$SECONDS
-        new_base_root "$dir"
+        new_base_root "$dir" "$suite"
         "machine_$name" "$dir" >"$work/machine-$name.log" 2>&1 || {
           tail -n 30 "$work/machine-$name.log" >&2
           fail "could not build the $name machine"
@@ -239,16 +330,30 @@ machine_tarball() {
   printf '%s' "$tarball"
 }
 
-# distribution_machine ROOT REPO PACKAGE...: the body of a machine running a distribution's own stack: the
-# mirror's folder REPO (served as deb.debian.org/REPO, suite trixie) in ROOT's sources, the running kernel's
-# image and headers (a DKMS postinst builds for that kernel), then PACKAGEs from it.
+# distribution_machine ROOT PACKAGE...: the body of a Debian 13 machine running Debian's own builds of a stack,
+# PACKAGEs from Debian's real packages (ensure_real_archive, served as deb.debian.org/debian trixie with every
+# component). The dummy bookworm suite stays listed for what the vendors' dummy packages need (the kernels).
+# Debian's dkms is diverted to the tests' fake one, as everywhere here (no kernel builds in a root); the fake
+# makes module-shaped objects for a real DKMS package with Debian's gcc (which Debian's linux-headers bring on a
+# real machine). The running kernel's image and headers come first: a DKMS postinst builds for that kernel.
+# Debian 13's own stacks as the distribution tests install them: one archive for both (one download).
+# shellcheck disable=SC2034 # read by distribution_rocm.sh and distribution_nvidia.sh
+debian_stacks=(gcc rocminfo hipcc rocm-smi libucx0 nvidia-driver nvidia-smi libcuda1)
 distribution_machine() {
-  local root=$1 repo=$2
-  shift 2
-  echo "deb http://deb.debian.org/$repo trixie main" >"$root/etc/apt/sources.list.d/$repo.list"
+  local root=$1
+  shift
+  cp "$real_archive/key.gpg" "$root/etc/apt/trusted.gpg.d/gpudoctor-test-debian.gpg"
+  echo "deb http://deb.debian.org/debian trixie main contrib non-free non-free-firmware" >"$root/etc/apt/sources.list"
+  echo "deb http://deb.debian.org/debian bookworm main" >"$root/etc/apt/sources.list.d/gpudoctor-test-dummies.list"
+  mkdir -p "$root/usr/lib/dkms"
+  for file in /usr/sbin/dkms /usr/lib/dkms/common.postinst; do
+    in_root "$root" dpkg-divert --local --rename --divert "$file.distrib" --add "$file"
+  done
+  install -m 0755 "$root_dir/tools/fake_dkms.sh" "$root/usr/sbin/dkms"
+  install -m 0755 "$root_dir/tools/fake_dkms_postinst.sh" "$root/usr/lib/dkms/common.postinst"
   in_root "$root" apt-get update -q
   in_root "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-    "linux-image-$kernel" "linux-headers-$kernel"
+    "linux-image-$kernel" "linux-headers-$kernel" gcc
   in_root "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@"
 }
 
@@ -472,6 +577,30 @@ same_plan_from_snapshot() {
     fail "the plan --from a snapshot of the root differs from the live one: $(head -20 "$work/plan.diff")"
   fi
   rm -f "$snap"
+}
+
+# migrate_apply ROOT ARGS...: `gpudoctor migrate ARGS` at ROOT: its script passes shellcheck, and --apply runs
+# to the stop before the reboot (boot one). migrate_resume ROOT goes on after it (boot two), with the stub of
+# the check step's gpudoctor.
+migrate_apply() {
+  local root=$1
+  shift
+  "$gpudoctor" migrate "$@" --root "$root" --emit "$root/tmp/gd/migrate.sh" 2>"$work/emit.err" ||
+    fail "migrate $* --root: $(cat "$work/emit.err")"
+  shellcheck "$root/tmp/gd/migrate.sh" || fail "the migration script does not pass shellcheck"
+  GPUDOCTOR_BOOT_ID=boot-one "$gpudoctor" migrate "$@" --root "$root" --apply --yes >"$work/migrate.out" 2>&1 ||
+    fail "migrate $* --apply failed: $(tail -25 "$work/migrate.out")"
+}
+migrate_resume() {
+  add_gpudoctor_stub "$1"
+  GPUDOCTOR_BOOT_ID=boot-two "$gpudoctor" migrate --root "$1" --yes --resume >"$work/resume.out" 2>&1 ||
+    fail "migrate --resume failed: $(tail "$work/resume.out")"
+}
+
+# apt_consistent ROOT WHEN: dpkg has nothing half-done and apt's dependencies hold.
+apt_consistent() {
+  [[ -z $(in_root "$1" dpkg --audit) ]] || fail "dpkg --audit $2: $(in_root "$1" dpkg --audit)"
+  in_root "$1" apt-get check -q >/dev/null 2>&1 || fail "apt-get check fails $2"
 }
 
 # The names of the packages of graph files (tests/root/graphs), one a line.

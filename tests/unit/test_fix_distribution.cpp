@@ -62,15 +62,16 @@ TEST_CASE("fix inventory: NVIDIA's packages no glob names are the stack's by the
   view.files["/var/lib/dpkg/status"] =
       status_record("libnvfatbin-13-0", "13.0.85-1", "cudatools <cudatools@nvidia.com>") +
       status_record("libnvptxcompiler-13-0", "13.0.88-1", "cudatools <cudatools@nvidia.com>") +
-      // The same kind of name from someone else is not NVIDIA's, nor NVIDIA's networking.
-      status_record("libnvvm-tools", "1.0", "Someone <someone@example.org>") +
+      // A name of the same shape from someone else is not NVIDIA's (nvtop, a GPU monitor), nor NVIDIA's
+      // networking.
+      status_record("libnvtop-data", "1.0", "Someone <someone@example.org>") +
       status_record("doca-ofed", "24.10-1", "NVIDIA <networking-support@nvidia.com>");
   Facts facts;
   facts.packages.manager = "dpkg";
   auto inv = take_inventory(view, facts, kb(), stacks());
   CHECK(listed(inv.nvidia.packages, "libnvfatbin-13-0"));
   CHECK(listed(inv.nvidia.packages, "libnvptxcompiler-13-0"));
-  CHECK_FALSE(listed(inv.nvidia.packages, "libnvvm-tools"));
+  CHECK_FALSE(listed(inv.nvidia.packages, "libnvtop-data"));
   CHECK_FALSE(listed(inv.nvidia.packages, "doca-ofed"));
   CHECK(inv.nvidia.distribution.empty());
 }

@@ -107,3 +107,28 @@ TEST_CASE("fix rhel: ROCm on Fedora is refused with the reason, on Rocky it gets
   CHECK(text::contains(epel->body, "gd_enable_dnf_repo powertools\n"));
   CHECK(text::contains(epel->body, "gd_install_epel epel-release"));
 }
+
+TEST_CASE("fix rhel: ROCm 7 on EL gets AMD's graphics repository of the EL minor release, or a refusal") {
+  // ROCm 7's packages need AMD's graphics repository; AMD publishes one tree per EL minor release
+  // (graphics/<rocm>/el/<VERSION_ID>/main/x86_64/). Before, the RHEL plan wrote none and dnf could not
+  // install.
+  auto rocky = machine_as("rocky", "9.6", {"rhel", "centos", "fedora"});
+  auto plan = fix::plan_fix("install-rocm", rocky->context());
+  REQUIRE_MESSAGE(plan.has_value(), (plan ? std::string() : plan.error()));
+  const auto* graphics = step(*plan, "install-rocm.graphics-repository");
+  REQUIRE(graphics != nullptr);
+  CHECK(text::contains(graphics->body, "[amdgraphics]\n"));
+  CHECK(text::contains(graphics->body, "baseurl=https://repo.radeon.com/graphics/7.2/el/9.6/main/x86_64/\n"));
+  CHECK(text::contains(graphics->verify, "/etc/yum.repos.d/amdgraphics.repo"));
+  const auto* repos = step(*plan, "install-rocm.repositories");
+  REQUIRE(repos != nullptr);
+  CHECK(text::contains(repos->body, "baseurl=https://repo.radeon.com/rocm/el9/7.2/main\n"));
+
+  // Rocky 9.5: ROCm 7.2 lists "rocky 9", but AMD publishes no graphics tree for EL 9.5: refused, saying why.
+  auto old = machine_as("rocky", "9.5", {"rhel", "centos", "fedora"});
+  auto refused = fix::plan_fix("install-rocm", old->context());
+  REQUIRE(!refused.has_value());
+  CHECK(
+      text::contains(refused.error(), "graphics repository (which its packages need) for EL 8.10, 9.4, 9.6"));
+  CHECK(text::contains(refused.error(), "(EL 9.5)"));
+}

@@ -91,3 +91,19 @@ TEST_CASE("fix atomic files: a write replaces the whole file; a copy keeps the m
     leftovers += e.path().filename() != "conf";
   CHECK(leftovers == 0);
 }
+
+TEST_CASE("fix journal: the module streams the runs changed, as they were before the runs") {
+  // A switch 570-open -> 580-open (reset, then enable) and a stream enabled where none was; a later reset of
+  // the same module in another run does not change what it was before the runs. Before, undo ignored these
+  // entries and left the new stream enabled, so dnf could not install the old branch's packages again.
+  std::string text = "t\tr1\tinstall-nvidia.driver-stream\tmodule-reset\tnvidia-driver\t570-open\n"
+                     "t\tr1\tinstall-nvidia.driver-stream\tmodule-enabled\tnvidia-driver\t580-open\n"
+                     "t\tr1\tinstall-x.stream\tmodule-enabled\tnodejs\t20\n"
+                     "t\tr2\tpurge-nvidia.driver-module\tmodule-reset\tnvidia-driver\t580-open\n";
+  RunEffects fx = run_effects(parse_journal(text), std::vector<std::string>{"r1", "r2"});
+  using Stream = std::pair<std::string, std::string>;
+  CHECK(fx.module_streams == std::vector<Stream>{{"nvidia-driver", "570-open"}, {"nodejs", ""}});
+  CHECK(changed_anything(fx));
+  CHECK(run_effects(parse_journal(text), "r2").module_streams ==
+        std::vector<Stream>{{"nvidia-driver", "580-open"}});
+}

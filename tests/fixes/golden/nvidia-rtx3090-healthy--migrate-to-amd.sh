@@ -157,7 +157,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='migrate-to-amd-942e0bfc'
+GD_SCRIPT_ID='migrate-to-amd-bbca7039'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04
@@ -303,7 +303,7 @@ gd_verify_4() {
   gd_verify_downloads
 }
 
-# 5. Install the headers of the running kernel and of the kernel that boots next (amdgpu-dkms is built against them) [root] (fixes/install-rocm.yaml:81)
+# 5. Install the headers of the running kernel and of the kernel that boots next (amdgpu-dkms is built against them) [root] (fixes/install-rocm.yaml:93)
 gd_step_5() {
   gd_install_kernel_packages linux-headers-
 }
@@ -311,7 +311,7 @@ gd_verify_5() {
   gd_verify_kernel_packages linux-headers-
 }
 
-# 6. Install the extra modules of the running kernel and of the kernel that boots next (Ubuntu) [root] (fixes/install-rocm.yaml:89)
+# 6. Install the extra modules of the running kernel and of the kernel that boots next (Ubuntu) [root] (fixes/install-rocm.yaml:101)
 gd_step_6() {
   gd_install_kernel_packages linux-modules-extra-
 }
@@ -319,7 +319,7 @@ gd_verify_6() {
   gd_verify_kernel_packages linux-modules-extra-
 }
 
-# 7. Install the amdgpu kernel driver (amdgpu-dkms) [root, reboot] (fixes/install-rocm.yaml:95)
+# 7. Install the amdgpu kernel driver (amdgpu-dkms) [root, reboot] (fixes/install-rocm.yaml:107)
 gd_step_7() {
   gd_install_packages amdgpu-dkms
 }
@@ -327,7 +327,7 @@ gd_verify_7() {
   gd_verify_installed amdgpu-dkms
 }
 
-# 8. Check that the amdgpu module is there for the running kernel and the kernel that boots next (built by DKMS, or the kernel's own under Secure Boot) [root] (fixes/install-rocm.yaml:102)
+# 8. Check that the amdgpu module is there for the running kernel and the kernel that boots next (built by DKMS, or the kernel's own under Secure Boot) [root] (fixes/install-rocm.yaml:114)
 gd_step_8() {
   gd_build_module amdgpu yes
 }
@@ -335,7 +335,7 @@ gd_verify_8() {
   gd_verify_module amdgpu yes
 }
 
-# 9. Install ROCm 7.2 (the distribution's own ROCm packages, if any, purged first) [root] (fixes/install-rocm.yaml:107)
+# 9. Install ROCm 7.2 (the distribution's own ROCm packages, if any, purged first) [root] (fixes/install-rocm.yaml:119)
 gd_step_9() {
   gd_install_packages rocm --
 }
@@ -344,7 +344,7 @@ gd_verify_9() {
   gd_verify_builds_gone
 }
 
-# 10. Register ROCm's libraries with the dynamic linker [root] (fixes/install-rocm.yaml:115)
+# 10. Register ROCm's libraries with the dynamic linker [root] (fixes/install-rocm.yaml:127)
 gd_step_10() {
 local before=$GD_CHANGES
 gd_write_file /etc/ld.so.conf.d/rocm.conf 0644 <<'CONF'

@@ -112,7 +112,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='install-rocm-32c0e687'
+GD_SCRIPT_ID='install-rocm-1ef9331d'
 GD_FAMILY=rhel
 GD_FOR_OS_ID=rocky
 GD_FOR_OS_VERSION=9.4
@@ -228,7 +228,7 @@ gd_verify_3() {
   gd_verify_downloads
 }
 
-# 4. Install the headers of the running kernel and of the kernel that boots next (amdgpu-dkms is built against them) [root] (fixes/install-rocm.yaml:81)
+# 4. Install the headers of the running kernel and of the kernel that boots next (amdgpu-dkms is built against them) [root] (fixes/install-rocm.yaml:93)
 gd_step_4() {
   gd_install_kernel_packages kernel-devel- -- kernel-headers
 }
@@ -236,7 +236,7 @@ gd_verify_4() {
   gd_verify_kernel_packages kernel-devel-
 }
 
-# 5. Install the amdgpu kernel driver (amdgpu-dkms) [root, reboot] (fixes/install-rocm.yaml:95)
+# 5. Install the amdgpu kernel driver (amdgpu-dkms) [root, reboot] (fixes/install-rocm.yaml:107)
 gd_step_5() {
   gd_install_packages amdgpu-dkms
 }
@@ -244,7 +244,7 @@ gd_verify_5() {
   gd_verify_installed amdgpu-dkms
 }
 
-# 6. Check that the amdgpu module is there for the running kernel and the kernel that boots next (built by DKMS, or the kernel's own under Secure Boot) [root] (fixes/install-rocm.yaml:102)
+# 6. Check that the amdgpu module is there for the running kernel and the kernel that boots next (built by DKMS, or the kernel's own under Secure Boot) [root] (fixes/install-rocm.yaml:114)
 gd_step_6() {
   gd_build_module amdgpu yes
 }
@@ -252,7 +252,7 @@ gd_verify_6() {
   gd_verify_module amdgpu yes
 }
 
-# 7. Install ROCm 6.2 (the distribution's own ROCm packages, if any, purged first) [root] (fixes/install-rocm.yaml:107)
+# 7. Install ROCm 6.2 (the distribution's own ROCm packages, if any, purged first) [root] (fixes/install-rocm.yaml:119)
 gd_step_7() {
   gd_install_packages rocm --
 }
@@ -261,7 +261,7 @@ gd_verify_7() {
   gd_verify_builds_gone
 }
 
-# 8. Register ROCm's libraries with the dynamic linker [root] (fixes/install-rocm.yaml:115)
+# 8. Register ROCm's libraries with the dynamic linker [root] (fixes/install-rocm.yaml:127)
 gd_step_8() {
 local before=$GD_CHANGES
 gd_write_file /etc/ld.so.conf.d/rocm.conf 0644 <<'CONF'

@@ -83,7 +83,29 @@ Consult $t/build/make.log for more information."
     [ -f "$ko" ] || continue
     cp "$ko" "$t/$k/$arch/module/" && found=1
   done
-  [ -n "$found" ] || code=10 die "Bad return status for module build on kernel: $k ($arch) (no objects in /usr/src/$module-$version)"
+  [ -n "$found" ] || compile_from_conf "$t/$k/$arch/module" ||
+    code=10 die "Bad return status for module build on kernel: $k ($arch) (no objects in /usr/src/$module-$version)"
+}
+
+# A source without prebuilt objects (a distribution's real DKMS package: Debian's nvidia-kernel-dkms): one
+# module-shaped object per module its dkms.conf installs (DEST_MODULE_NAME, else BUILT_MODULE_NAME), made
+# with the root's C compiler as make_debs.sh makes the dummy packages' (.modinfo with vermagic of KERNEL).
+compile_from_conf() {
+  conf=$t/source/dkms.conf
+  command -v cc >/dev/null 2>&1 || return 1
+  names=$(sed -n 's/^DEST_MODULE_NAME\[[0-9]*\]="\(.*\)"$/\1/p' "$conf" | sed "s/\$PACKAGE_NAME/$module/g")
+  [ -n "$names" ] || names=$(sed -n 's/^BUILT_MODULE_NAME\[[0-9]*\]="\(.*\)"$/\1/p' "$conf")
+  [ -n "$names" ] || return 1
+  for name in $names; do
+    c=$t/build/$name.c
+    : >"$c"
+    i=0
+    for field in "name=$name" "version=$version" "license=NVIDIA" "depends=" "vermagic=$k SMP preempt mod_unload modversions "; do
+      i=$((i + 1))
+      printf '__attribute__((section(".modinfo"), used, aligned(1))) static const char f%d[] = "%s";\n' "$i" "$field" >>"$c"
+    done
+    cc -c -o "$1/$name.ko" "$c" || return 1
+  done
 }
 
 do_install() {

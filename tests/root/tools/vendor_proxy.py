@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """The vendors' hosts for the root tests: an HTTP proxy on 127.0.0.1 that apt inside a test root uses
 (Acquire::http::Proxy). A request for http://HOST/PATH is answered from MIRROR/PATH when HOST is one the
-tests serve (the vendors' repository hosts and deb.debian.org, whose /debian maps to MIRROR/debian), and
-refused (502) for any other host, so nothing leaves the machine. Writes its port to PORT_FILE; stops after
-MAX_SECONDS in any case."""
+tests serve (the vendors' repository hosts, deb.debian.org and archive.ubuntu.com, whose /debian and /ubuntu
+map to MIRROR/debian and MIRROR/ubuntu), and refused (502) for any other host, so nothing leaves the machine.
+Writes its port to PORT_FILE; stops after MAX_SECONDS in any case."""
 import http.server, os, sys, threading, urllib.parse
 
 MIRROR, PORT_FILE, MAX_SECONDS = sys.argv[1], sys.argv[2], float(sys.argv[3])
 HOSTS = {"repo.radeon.com", "developer.download.nvidia.com", "nvidia.github.io", "deb.debian.org",
-         "download.pytorch.org"}
+         "archive.ubuntu.com", "download.pytorch.org"}
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
