@@ -299,12 +299,14 @@ add_local_mirror() { mkdir -p "$1/srv" && cp -al "$mirror" "$1/srv/mirror"; }
 
 # machine NAME: a root with NAME's stack installed (machine_NAME is the function that installs it), cached
 # as a tarball; prints the tarball. The hash covers the mirror, this file and the function.
-# A machine of another Debian release names it in machine_suites (NAME -> SUITE); its real archive, where it
-# has one, is in the hash too.
+# A machine of another Debian release names it in machine_suites (NAME -> SUITE); the real archive's key,
+# where there is one, is in the hash too: a machine trusts the key of the archive it was built from, and an
+# archive made again (its cache entry forgotten) has a new one.
 declare -A machine_suites=()
 machine_tarball() {
-  local name=$1 hash tarball suite=${machine_suites[$1]:-bookworm}
-  hash=$( (echo "$mirror_hash" "$(base_tarball_of "$suite")" "${real_archive:-}" &&
+  local name=$1 hash tarball suite=${machine_suites[$1]:-bookworm} archive_key=
+  if [[ -n ${real_archive:-} ]]; then archive_key=$(sha256sum <"$real_archive/key.gpg"); fi
+  hash=$( (echo "$mirror_hash" "$(base_tarball_of "$suite")" "$archive_key" &&
     declare -f "machine_$name" new_base_root in_root distribution_machine && cat "$root_dir"/tools/fake_dkms*.sh) | sha256sum | cut -c1-16)
   tarball=$cache/machine-$name-$hash.tar.zst
   if [[ ! -s $tarball ]]; then
