@@ -194,8 +194,8 @@ std::string signing_key_advice(const CheckContext& ctx) {
   });
   std::string builder = akmods ? "akmods" : "dkms";
   std::string version = f.packages.version_of(builder).value_or("");
-  std::string distribution = Knowledge::dkms_distribution(f.os.id ? *f.os.id : "", f.os.id_like);
-  const ModuleSigningRow* row = ctx.kb.module_signing_for(builder, version, distribution);
+  const ModuleSigningRow* row =
+      ctx.kb.module_signing_for(builder, version, f.os.id ? *f.os.id : "", f.os.id_like);
   if (!row)
     return "enroll the certificate of the key that signs the module (DKMS: /etc/dkms/framework.conf's "
            "mok_certificate, else /var/lib/dkms/mok.pub) with mokutil --import";

@@ -2820,7 +2820,7 @@ gd_mok_paths() {
 # Before anything changes (the key step is in the prepare stage): mokutil is there, and mokutil --import will
 # have its one-time password: a terminal to ask on, or --mok-hash-file (a regular file of root's no one else
 # may write: root reads no record another user controls). Nothing is asked when the key is enrolled already.
-gd_mok_ready() { # KEY CERT
+gd_mok_ready() { # after gd_mok_paths
   gd_have mokutil || gd_die "no mokutil to enroll DKMS's key: install it (the mokutil package) first"
   if [[ -n $GD_MOK_HASH_FILE ]]; then
     if [[ ! -f $GD_MOK_HASH_FILE || -L $GD_MOK_HASH_FILE || ! -O $GD_MOK_HASH_FILE ||
@@ -2829,7 +2829,6 @@ gd_mok_ready() { # KEY CERT
     fi
     return 0
   fi
-  gd_mok_paths "$@"
   if [[ -s $GD_MOK_CERT ]] && grep -q 'is already enrolled' <<<"$(mokutil --test-key "$GD_MOK_CERT" 2>/dev/null)"; then
     return 0
   fi
@@ -2849,23 +2848,23 @@ gd_mok_ready() { # KEY CERT
 # stops the run: an enrolled key would not help.
 gd_mok_key() {
   local maker=${3:-dkms}
-  gd_mok_ready "$1" "$2"
   gd_mok_paths "$1" "$2"
   if [[ -z $GD_MOK_KEY || -z $GD_MOK_CERT ]]; then
     gd_die "the dkms here signs no modules (dkms before 3.0.4 outside Ubuntu), so no key to enroll helps:" \
       "install a newer dkms, or set mok_signing_key and mok_certificate in /etc/dkms/framework.conf"
   fi
+  gd_mok_ready
   if [[ -s $GD_MOK_CERT && -s $GD_MOK_KEY ]]; then
     gd_note "DKMS signs with $GD_MOK_CERT (there already)"
     return 0
   fi
   if [[ $maker == update-secureboot-policy ]] && ! gd_have update-secureboot-policy; then maker=dkms; fi
   if [[ $maker != update-secureboot-policy ]]; then
+    maker=openssl
     gd_have openssl || gd_die "no openssl to make the DKMS signing key $GD_MOK_KEY (install openssl)"
   fi
   if ((GD_DRY_RUN)); then
-    gd_note "would make the DKMS signing key $GD_MOK_KEY and its certificate $GD_MOK_CERT" \
-      "($([[ $maker == update-secureboot-policy ]] && echo 'update-secureboot-policy --new-key' || echo openssl))"
+    gd_note "would make the DKMS signing key $GD_MOK_KEY and its certificate $GD_MOK_CERT ($maker)"
     return 0
   fi
   mkdir -p -- "$(gd_dir_of "$GD_MOK_KEY")" "$(gd_dir_of "$GD_MOK_CERT")"

@@ -305,11 +305,11 @@ std::expected<void, std::string> bind_amd_install(Params& p, const OsKey& os, co
         for (const auto& entry : rel->os)
           if (text::starts_with(entry, "rhel ")) published.push_back(entry.substr(5));
       if (std::ranges::find(published, os.base_version) == published.end())
-        return std::unexpected(fmt::format(
-            "AMD publishes ROCm {}'s graphics repository (which its packages need) for EL {} only, not for "
-            "{} "
-            "(EL {}): update the system to one of those releases, or choose an older ROCm with --rocm",
-            r.rocm, text::join(published, ", "), os.name, os.base_version));
+        return std::unexpected(
+            fmt::format("AMD publishes ROCm {}'s graphics repository (which its packages need) for EL {} "
+                        "only, not for {} (EL {}): update the system to one of those releases, or choose an "
+                        "older ROCm with --rocm",
+                        r.rocm, text::join(published, ", "), os.name, os.base_version));
       graphics =
           "https://repo.radeon.com/graphics/" + r.graphics_dir + "/el/" + os.base_version + "/main/x86_64/";
     }
@@ -495,10 +495,9 @@ void purge_notes(const StackInventory& inv, const std::string& vendor, const Pla
 // The key DKMS signs the driver's module with here and its certificate (knowledge secure_boot.yaml): by the
 // installed dkms's version (unknown: the distribution's newest) and the distribution as dkms names it.
 void bind_signing_key(Params& p, const PlanContext& ctx) {
-  std::string dkms = ctx.facts.packages.version_of("dkms").value_or("");
-  std::string distribution =
-      Knowledge::dkms_distribution(ctx.facts.os.id ? *ctx.facts.os.id : "", ctx.facts.os.id_like);
-  const ModuleSigningRow* row = ctx.kb.module_signing_for("dkms", dkms, distribution);
+  const OsFacts& os = ctx.facts.os;
+  const ModuleSigningRow* row = ctx.kb.module_signing_for(
+      "dkms", ctx.facts.packages.version_of("dkms").value_or(""), os.id ? *os.id : "", os.id_like);
   p.set("boot.mok_key", row ? row->key : "");
   p.set("boot.mok_certificate", row ? row->certificate : "");
   p.set("boot.mok_maker", row ? row->made_by : "none");

@@ -206,9 +206,10 @@ struct Knowledge {
   // The vendor repository a URL points into (by host; "http(s)://" and a port are ignored).
   std::optional<VendorRepoRow> vendor_repo(const std::string& url) const;
   // Where `builder` at `version` (its package version; empty when unknown: the newest rows) signs modules on
-  // `distribution` (dkms_distribution); null when no row matches.
+  // the OS of os-release `id` and `id_like` (as dkms names it: dkms_distribution); null when no row matches.
   const ModuleSigningRow* module_signing_for(const std::string& builder, const std::string& version,
-                                             const std::string& distribution) const;
+                                             const std::string& id,
+                                             const std::vector<std::string>& id_like) const;
   // The distribution as dkms names it (distro_version()): os-release ID when it is "ubuntu", else ID_LIKE as
   // written ("ubuntu debian" on Linux Mint), else ID.
   static std::string dkms_distribution(const std::string& id, const std::vector<std::string>& id_like);

@@ -1,6 +1,7 @@
 // Lookups over the loaded knowledge tables. Pure functions of the tables; none throws.
 #include "knowledge/gpu_table.hpp"
 #include "knowledge/knowledge.hpp"
+#include "util/package_version.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
@@ -244,24 +245,17 @@ std::optional<VendorRepoRow> Knowledge::vendor_repo(const std::string& url) cons
   return std::nullopt;
 }
 
-namespace {
-// A package version's upstream part: "1:3.0.11-1ubuntu13" -> "3.0.11".
-std::string upstream_part(std::string v) {
-  if (auto colon = v.find(':'); colon != std::string::npos) v = v.substr(colon + 1);
-  if (auto dash = v.rfind('-'); dash != std::string::npos) v = v.substr(0, dash);
-  return v;
-}
-} // namespace
-
 const ModuleSigningRow* Knowledge::module_signing_for(const std::string& builder, const std::string& version,
-                                                      const std::string& distribution) const {
-  std::string upstream = upstream_part(version);
+                                                      const std::string& id,
+                                                      const std::vector<std::string>& id_like) const {
+  std::string_view upstream = upstream_version(version);
+  std::string distribution = dkms_distribution(id, id_like);
   for (const auto& row : module_signing) {
     if (row.builder != builder || !text::glob_match(row.distribution, distribution)) continue;
     // An unknown version is the newest: rows with an upper bound are older builders'.
     if (upstream.empty() ? !row.before.empty()
-                         : (!row.since.empty() && text::compare_versions(upstream, row.since) < 0) ||
-                               (!row.before.empty() && text::compare_versions(upstream, row.before) >= 0))
+                         : (!row.since.empty() && dpkg_version_compare(upstream, row.since) < 0) ||
+                               (!row.before.empty() && dpkg_version_compare(upstream, row.before) >= 0))
       continue;
     return &row;
   }

@@ -83,6 +83,10 @@ Evr split_evr(std::string_view v) {
 
 } // namespace
 
+std::string_view upstream_version(std::string_view v) {
+  return split_evr(v).version;
+}
+
 int dpkg_version_compare(std::string_view a, std::string_view b) {
   Evr x = split_evr(a), y = split_evr(b);
   if (int c = compare_numbers(x.epoch, y.epoch); c != 0) return c;

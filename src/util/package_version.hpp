@@ -11,6 +11,10 @@ namespace gpudoctor {
 // <0, 0, >0 as `dpkg --compare-versions A lt|eq|gt B` says; "1:2.0-3" is epoch 1, upstream 2.0, revision 3.
 int dpkg_version_compare(std::string_view a, std::string_view b);
 
+// The upstream version of "[epoch:]version[-revision]" (dpkg's and rpm's split): "1:3.0.11-1ubuntu13" ->
+// "3.0.11".
+std::string_view upstream_version(std::string_view v);
+
 // rpmvercmp of one field (a version or a release), as rpm.vercmp() answers.
 int rpm_field_compare(std::string_view a, std::string_view b);
 

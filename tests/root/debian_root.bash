@@ -1,6 +1,6 @@
 # Shared by the package tests in tests/root (deb_package.sh, ansible_chroot.sh): the gpudoctor package of this
-# checkout, and throwaway Debian 12 roots made from the debootstrap tarball that lib.bash (the other root tests)
-# caches.
+# checkout, and throwaway Debian 12 or 13 roots made from the debootstrap tarballs of debian_base.bash (which
+# lib.bash, the other root tests, shares).
 # shellcheck shell=bash
 # Needs: common.bash sourced, $gpudoctor, $source_dir, $work.
 # shellcheck disable=SC2154 # gpudoctor, source_dir and work come from common.bash
@@ -15,31 +15,12 @@ if sanitizer_build; then
 fi
 
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/gpudoctor-test
-mirror_url=${GPUDOCTOR_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 mkdir -p "$cache/apt-archives"
 # The Debian release of the roots new_root makes: bookworm (Debian 12), or trixie (Debian 13) where a test
-# sets it. Each release's minimal root is made once and cached; bookworm's is lib.bash's (same command, cache
-# and lock).
+# sets it; the minimal roots are debian_base.bash's, shared with lib.bash.
 root_suite=bookworm
-minbase_tarball() { echo "$cache/debian-$root_suite-minbase-py-kmod.tar.gz"; }
-
-ensure_minbase() {
-  local minbase lock=$cache/minbase.lock
-  minbase=$(minbase_tarball)
-  [[ $root_suite == bookworm ]] || lock=$cache/minbase-$root_suite.lock
-  [[ -s $minbase ]] && return 0
-  (
-    flock 9
-    [[ -s $minbase ]] && exit 0
-    echo "making the Debian $root_suite root with debootstrap (once; cached as $minbase)"
-    debootstrap --variant=minbase --include=python3-venv,kmod "$root_suite" "$work/bootstrap" "$mirror_url" \
-      >"$work/debootstrap.log" 2>&1 || exit 125
-    rm -rf "$work/bootstrap/var/cache/apt/archives/"*.deb "$work/bootstrap/var/lib/apt/lists/"*_*
-    # Its own temporary name, as in lib.bash: another root test may be making it too.
-    tar -C "$work/bootstrap" -czf "$minbase.$$.tmp" . && mv "$minbase.$$.tmp" "$minbase"
-    rm -rf "$work/bootstrap"
-  ) 9>"$lock" || skip "debootstrap $root_suite from $mirror_url failed (no network to the Debian archive?)"
-}
+# shellcheck source=tests/root/debian_base.bash
+source "$(dirname "${BASH_SOURCE[0]}")/debian_base.bash"
 
 in_root() { chroot "$1" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
   DEBIAN_FRONTEND=noninteractive "${@:2}"; }
@@ -66,8 +47,8 @@ root_apt() {
 new_root() {
   local root=$1 minbase
   shift
-  ensure_minbase
-  minbase=$(minbase_tarball)
+  ensure_debian_base "$root_suite"
+  minbase=$(debian_base_tarball "$root_suite")
   mkdir -p "$root"
   if (($# == 0)); then
     tar -C "$root" -xzf "$minbase"

@@ -36,8 +36,8 @@ EOF
     nvidia-driver-550 linux-modules-nvidia-550-generic
 }
 
-ubuntu_nvidia=(libnvidia-common-550 libnvidia-compute-550 libnvidia-gl-550 linux-modules-nvidia-550-$kernel
-  linux-modules-nvidia-550-generic linux-signatures-nvidia-$kernel nvidia-compute-utils-550 nvidia-driver-550
+ubuntu_nvidia=(libnvidia-common-550 libnvidia-compute-550 libnvidia-gl-550 "linux-modules-nvidia-550-$kernel"
+  linux-modules-nvidia-550-generic "linux-signatures-nvidia-$kernel" nvidia-compute-utils-550 nvidia-driver-550
   nvidia-firmware-550-550.163.01 nvidia-kernel-common-550 nvidia-utils-550 xserver-xorg-video-nvidia-550)
 args=(--gpu "RTX 3090" --mirror file:///srv/mirror)
 
@@ -47,15 +47,8 @@ new_machine ubuntu_nvidia "$R"
 add_local_mirror "$R"
 [[ $(installed_version "$R" nvidia-driver-550) == "ii  550.163.01-0ubuntu0.24.04.1" ]] ||
   fail "the root does not hold Ubuntu's driver"
-"$gpudoctor" bundle --root "$R" -o "$work/ubuntu.tar.gz" >"$work/bundle.out" 2>&1 ||
-  fail "bundle --root: $(tail -3 "$work/bundle.out")"
-"$gpudoctor" fix install-nvidia "${args[@]}" --from "$work/ubuntu.tar.gz" --emit "$R/tmp/gd/install.sh" \
-  2>"$work/emit.err" || fail "fix install-nvidia --from the bundle: $(cat "$work/emit.err")"
-"$gpudoctor" fix install-nvidia "${args[@]}" --root "$R" --emit "$work/live.sh" 2>"$work/live.err" ||
-  fail "fix install-nvidia --root: $(cat "$work/live.err")"
-strip='/^# From: /d; /^GD_SCRIPT_ID=/d; /^GD_FOR_HOST=/d; /^# For:  host /d'
-diff <(sed "$strip" "$work/live.sh") <(sed "$strip" "$R/tmp/gd/install.sh") >"$work/plan.diff" ||
-  fail "the plan --from the bundle differs from the live one: $(head -20 "$work/plan.diff")"
+same_plan_from_snapshot "$R" fix install-nvidia "${args[@]}"
+cp "$work/offline.sh" "$R/tmp/gd/install.sh" # the script made --from the bundle is the one that runs
 shellcheck "$R/tmp/gd/install.sh" || fail "the install script does not pass shellcheck"
 grep -q "^GD_FOR_OS_ID='\?ubuntu'\?$" "$R/tmp/gd/install.sh" || fail "the script is not made for Ubuntu"
 replaced=$(sed -n 's/^  gd_install_packages nvidia-open-580 -- //p' "$R/tmp/gd/install.sh" | tr ' ' '\n' | sed 's/=.*//' | sort | tr '\n' ' ')

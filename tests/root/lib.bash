@@ -68,33 +68,9 @@ tree_state() {
   )
 }
 
-# ---- the cached Debian roots --------------------------------------------------------------------------------
-# debootstrap --variant=minbase of a Debian SUITE (bookworm for most tests, trixie for Debian 13's own stacks),
-# made once and cached; debian_root.bash (the package tests) makes the same tarballs under the same locks.
-# kmod: modinfo and depmod read the dummy drivers' modules as a real system's (the fake dkms, migrations).
-debian_mirror_url=${GPUDOCTOR_DEBIAN_MIRROR:-http://deb.debian.org/debian}
-base_tarball_of() { echo "$cache/debian-$1-minbase-py-kmod.tar.gz"; }
-ensure_base() { # [SUITE]
-  local suite=${1:-bookworm} tarball lock=$cache/minbase.lock start
-  tarball=$(base_tarball_of "$suite")
-  [[ $suite == bookworm ]] || lock=$cache/minbase-$suite.lock
-  [[ -s $tarball ]] && return 0
-  (
-    flock 9
-    [[ -s $tarball ]] && exit 0
-    echo "making the Debian $suite root with debootstrap (once; cached as $tarball)"
-    start=$SECONDS
-    if ! debootstrap --variant=minbase --include=python3-venv,kmod "$suite" "$work/bootstrap" "$debian_mirror_url" \
-      >"$work/debootstrap.log" 2>&1; then
-      tail -n 5 "$work/debootstrap.log" >&2
-      exit 125
-    fi
-    rm -rf "$work/bootstrap/var/cache/apt/archives/"*.deb "$work/bootstrap/var/lib/apt/lists/"*_*
-    tar -C "$work/bootstrap" -czf "$tarball.$$.tmp" . && mv "$tarball.$$.tmp" "$tarball"
-    rm -rf "$work/bootstrap"
-    echo "debootstrap took $((SECONDS - start)) s"
-  ) 9>"$lock" || skip "debootstrap $suite from $debian_mirror_url failed (no network to the Debian archive?)"
-}
+# ---- the cached Debian roots (debian_base.bash) ----------------------------------------------------------
+# shellcheck source=tests/root/debian_base.bash
+source "$root_dir/debian_base.bash"
 
 # ensure_real_archive SUITE PACKAGE...: a repository of Debian SUITE's own builds of PACKAGEs and of what they
 # need beyond the minimal root (no recommends), downloaded once from Debian's archive (every component) by
@@ -102,9 +78,9 @@ ensure_base() { # [SUITE]
 # dists/SUITE, an index of just those packages signed with a key of its own (key.gpg). Sets real_archive.
 # The packages are Debian's, byte for byte; only the index is ours (the test roots cannot reach the archive).
 ensure_real_archive() {
-  local suite=$1 hash
+  local suite=$1 hash start=$SECONDS
   shift
-  ensure_base "$suite"
+  ensure_debian_base "$suite"
   hash=$( (echo "$suite $*" && declare -f ensure_real_archive build_real_archive) | sha256sum | cut -c1-16)
   real_archive=$cache/debian-$suite-real-$hash
   if [[ ! -s $real_archive/key.gpg ]]; then
@@ -113,16 +89,17 @@ ensure_real_archive() {
       [[ -s $real_archive/key.gpg ]] && exit 0
       build_real_archive "$suite" "$@" >"$work/real-archive.log" 2>&1 || { tail -n 5 "$work/real-archive.log" >&2; exit 1; }
       forget_unused "debian-$suite-real-*"
+      echo "downloaded Debian $suite's $* in $((SECONDS - start)) s ($(du -sm "$real_archive" | cut -f1) MiB)" >&2
     ) 9>"$cache/real-$suite.lock" || skip "could not download $* from Debian $suite (no network to the Debian archive?)"
   fi
   touch "$real_archive" # in use: forget_unused keeps it
 }
 
 build_real_archive() {
-  local suite=$1 stage=$work/real-stage deb section component start=$SECONDS
+  local suite=$1 stage=$work/real-stage deb section component
   shift
   rm -rf "$stage" && mkdir -p "$stage/root" "$stage/archive"
-  tar -C "$stage/root" -xzf "$(base_tarball_of "$suite")"
+  tar -C "$stage/root" -xzf "$(debian_base_tarball "$suite")"
   echo "deb $debian_mirror_url $suite main contrib non-free non-free-firmware" >"$stage/root/etc/apt/sources.list"
   cp /etc/resolv.conf "$stage/root/etc/resolv.conf"
   in_root "$stage/root" apt-get update -q || return 1
@@ -155,7 +132,6 @@ build_real_archive() {
   rm -rf "$real_archive"
   mv "$stage/archive" "$real_archive" && mv "$real_archive/key.gpg.tmp" "$real_archive/key.gpg"
   rm -rf "$stage"
-  echo "downloaded Debian $suite's $* in $((SECONDS - start)) s ($(du -sm "$real_archive" | cut -f1) MiB)" >&2
 }
 
 # serve_real_archive: the real archive (ensure_real_archive) served as deb.debian.org/debian SUITE beside the
@@ -286,7 +262,7 @@ wire_root() {
 new_base_root() { # DIR [SUITE]
   local root=$1
   mkdir -p "$root"
-  tar -C "$root" -xzf "$(base_tarball_of "${2:-bookworm}")"
+  tar -C "$root" -xzf "$(debian_base_tarball "${2:-bookworm}")"
   wire_root "$root"
   # The distribution's archive (our dummy debian/) is signed with the test key, not Debian's.
   cp "$test_key_dir/key.gpg" "$root/etc/apt/trusted.gpg.d/gpudoctor-test.gpg"
@@ -306,7 +282,7 @@ declare -A machine_suites=()
 machine_tarball() {
   local name=$1 hash tarball suite=${machine_suites[$1]:-bookworm} archive_key=
   if [[ -n ${real_archive:-} ]]; then archive_key=$(sha256sum <"$real_archive/key.gpg"); fi
-  hash=$( (echo "$mirror_hash" "$(base_tarball_of "$suite")" "$archive_key" &&
+  hash=$( (echo "$mirror_hash" "$(debian_base_tarball "$suite")" "$archive_key" &&
     declare -f "machine_$name" new_base_root in_root distribution_machine && cat "$root_dir"/tools/fake_dkms*.sh) | sha256sum | cut -c1-16)
   tarball=$cache/machine-$name-$hash.tar.zst
   if [[ ! -s $tarball ]]; then
@@ -332,15 +308,16 @@ machine_tarball() {
   printf '%s' "$tarball"
 }
 
+# Debian 13's own stacks as the distribution tests install them: one archive for both (one download).
+# shellcheck disable=SC2034 # read by distribution_rocm.sh and distribution_nvidia.sh
+debian_stacks=(gcc rocminfo hipcc rocm-smi libucx0 nvidia-driver nvidia-smi libcuda1)
+
 # distribution_machine ROOT PACKAGE...: the body of a Debian 13 machine running Debian's own builds of a stack,
 # PACKAGEs from Debian's real packages (ensure_real_archive, served as deb.debian.org/debian trixie with every
 # component). The dummy bookworm suite stays listed for what the vendors' dummy packages need (the kernels).
 # Debian's dkms is diverted to the tests' fake one, as everywhere here (no kernel builds in a root); the fake
 # makes module-shaped objects for a real DKMS package with Debian's gcc (which Debian's linux-headers bring on a
 # real machine). The running kernel's image and headers come first: a DKMS postinst builds for that kernel.
-# Debian 13's own stacks as the distribution tests install them: one archive for both (one download).
-# shellcheck disable=SC2034 # read by distribution_rocm.sh and distribution_nvidia.sh
-debian_stacks=(gcc rocminfo hipcc rocm-smi libucx0 nvidia-driver nvidia-smi libcuda1)
 distribution_machine() {
   local root=$1
   shift
@@ -535,7 +512,7 @@ EOF
 # Starts a few shared pieces every root test needs: the base root, the mirror, the proxy. The roots live
 # on a tmpfs (throwaway: dpkg's fsyncs cost nothing there), unless GPUDOCTOR_ROOTS_ON_DISK is set.
 root_setup() {
-  ensure_base
+  ensure_debian_base bookworm
   if [[ -z ${GPUDOCTOR_ROOTS_ON_DISK:-} ]]; then
     mkdir -p "$work/t"
     mount -t tmpfs -o size=6g,mode=0755 gpudoctor-test "$work/t" || fail "cannot mount a tmpfs for the roots"
@@ -565,15 +542,19 @@ SH
 }
 
 # ---- plans ----------------------------------------------------------------------------------------------------
-# same_plan_from_snapshot ROOT MIGRATE-ARGS...: records ROOT as a bundle (bundle --root) and asserts that
-# `migrate ARGS --from` the bundle writes the script `migrate ARGS --root ROOT` writes (but for the lines
-# naming where the plan came from, and the script id that hashes them).
+# same_plan_from_snapshot ROOT [fix RECIPE] ARGS...: records ROOT as a bundle (bundle --root) and asserts that
+# `migrate ARGS --from` the bundle (or `fix RECIPE ARGS`) writes the script `... --root ROOT` writes (but for
+# the lines naming where the plan came from, and the script id that hashes them). The script made --from the
+# bundle stays in $work/offline.sh.
 same_plan_from_snapshot() {
-  local root=$1 snap=$work/snapshot-$RANDOM.tar.gz
+  local root=$1 snap=$work/snapshot-$RANDOM.tar.gz command=(migrate)
   shift
+  if [[ ${1:-} == fix ]]; then command=(fix "$2") && shift 2; fi
   "$gpudoctor" bundle --root "$root" -o "$snap" >"$work/bundle.out" 2>&1 || fail "bundle --root: $(tail -3 "$work/bundle.out")"
-  "$gpudoctor" migrate "$@" --root "$root" --emit "$work/live.sh" 2>"$work/live.err" || fail "migrate --root: $(cat "$work/live.err")"
-  "$gpudoctor" migrate "$@" --from "$snap" --emit "$work/offline.sh" 2>"$work/offline.err" || fail "migrate --from: $(cat "$work/offline.err")"
+  "$gpudoctor" "${command[@]}" "$@" --root "$root" --emit "$work/live.sh" 2>"$work/live.err" ||
+    fail "${command[*]} --root: $(cat "$work/live.err")"
+  "$gpudoctor" "${command[@]}" "$@" --from "$snap" --emit "$work/offline.sh" 2>"$work/offline.err" ||
+    fail "${command[*]} --from: $(cat "$work/offline.err")"
   local strip='/^# From: /d; /^GD_SCRIPT_ID=/d; /^GD_FOR_HOST=/d; /^# For:  host /d'
   if ! diff <(sed "$strip" "$work/live.sh") <(sed "$strip" "$work/offline.sh") >"$work/plan.diff"; then
     fail "the plan --from a snapshot of the root differs from the live one: $(head -20 "$work/plan.diff")"

@@ -34,6 +34,13 @@ inline const Stacks& stacks() {
   return s;
 }
 
+// The step `id` of a plan, or null.
+inline const fix::PlannedStep* plan_step(const fix::Plan& plan, const std::string& id) {
+  for (const auto& s : plan.steps)
+    if (s.id == id) return &s;
+  return nullptr;
+}
+
 // A snapshot looked at as `gpudoctor fix --from` does: facts, results, inventory.
 struct SnapshotMachine {
   const Loaded& data = loaded_data();

@@ -19,12 +19,6 @@ bool listed(const std::vector<std::string>& list, const std::string& item) {
   return std::find(list.begin(), list.end(), item) != list.end();
 }
 
-const fix::PlannedStep* planned_step(const fix::Plan& plan, const std::string& id) {
-  auto it = std::find_if(plan.steps.begin(), plan.steps.end(),
-                         [&](const fix::PlannedStep& s) { return s.id == id; });
-  return it == plan.steps.end() ? nullptr : &*it;
-}
-
 bool plan_note_with(const fix::Plan& plan, std::initializer_list<const char*> parts) {
   return std::any_of(plan.notes.begin(), plan.notes.end(), [&](const std::string& n) {
     return std::all_of(parts.begin(), parts.end(), [&](const char* p) { return text::contains(n, p); });
@@ -104,7 +98,7 @@ TEST_CASE("fix install-rocm on Debian 13 with Debian's ROCm: replaced in the roc
 
   auto plan = fix::plan_fix("install-rocm", m->context());
   REQUIRE_MESSAGE(plan.has_value(), (plan ? "" : plan.error()));
-  const fix::PlannedStep* rocm = planned_step(*plan, "install-rocm.rocm");
+  const fix::PlannedStep* rocm = plan_step(*plan, "install-rocm.rocm");
   REQUIRE(rocm != nullptr);
   CHECK(text::contains(rocm->body, "gd_install_packages rocm -- hipcc=5.7.1-6+deb13u1 libamdhip64-dev="));
   CHECK(text::contains(rocm->body, "rocminfo=6.1.2-2"));
@@ -114,7 +108,7 @@ TEST_CASE("fix install-rocm on Debian 13 with Debian's ROCm: replaced in the roc
       *plan, {"Debian GNU/Linux 13", "own builds installed here (hipcc", "AMD's ROCm 7.2", "never mixed"}));
   CHECK(plan_note_with(*plan, {"kept: ", "libamdhip64-5", "which libucx0 needs"}));
   // The downloads come first: the rocm install is resolved as the purge leaves the machine.
-  CHECK(planned_step(*plan, "prepare.download") != nullptr);
+  CHECK(plan_step(*plan, "prepare.download") != nullptr);
 }
 
 TEST_CASE("fix install-nvidia over Ubuntu's own driver 550 under Secure Boot names and replaces it") {
@@ -128,7 +122,7 @@ TEST_CASE("fix install-nvidia over Ubuntu's own driver 550 under Secure Boot nam
 
   auto plan = fix::plan_fix("install-nvidia", m->context());
   REQUIRE_MESSAGE(plan.has_value(), (plan ? "" : plan.error()));
-  const fix::PlannedStep* driver = planned_step(*plan, "install-nvidia.driver");
+  const fix::PlannedStep* driver = plan_step(*plan, "install-nvidia.driver");
   REQUIRE(driver != nullptr);
   CHECK(text::contains(driver->body,
                        " -- libnvidia-common-550=550.163.01-0ubuntu0.24.04.1 libnvidia-compute-550="));
@@ -145,7 +139,7 @@ TEST_CASE("fix install-nvidia on a machine without the distribution's driver kee
   CHECK(m->inventory.nvidia.distribution.empty());
   auto plan = fix::plan_fix("install-nvidia", m->context());
   REQUIRE_MESSAGE(plan.has_value(), (plan ? "" : plan.error()));
-  const fix::PlannedStep* driver = planned_step(*plan, "install-nvidia.driver");
+  const fix::PlannedStep* driver = plan_step(*plan, "install-nvidia.driver");
   REQUIRE(driver != nullptr);
   CHECK_FALSE(driver->destructive);
   CHECK_FALSE(plan_note_with(*plan, {"own builds installed here"}));

@@ -26,11 +26,6 @@ std::unique_ptr<SnapshotMachine> machine_as(const std::string& id, const std::st
   return m;
 }
 
-const fix::PlannedStep* step(const fix::Plan& plan, const std::string& id) {
-  auto it = std::find_if(plan.steps.begin(), plan.steps.end(), [&](const auto& s) { return s.id == id; });
-  return it == plan.steps.end() ? nullptr : &*it;
-}
-
 struct Release {
   const char* id;
   const char* version;
@@ -63,7 +58,7 @@ TEST_CASE("fix rhel: EPEL, the builder repository and the driver stream follow t
     auto m = machine_as(r.id, r.version, r.like);
     auto plan = fix::plan_migration("nvidia", m->context());
     REQUIRE_MESSAGE(plan.has_value(), (plan ? std::string() : plan.error()));
-    const auto* epel = step(*plan, "install-nvidia.epel");
+    const auto* epel = plan_step(*plan, "install-nvidia.epel");
     if (std::string(r.crb).empty()) {
       CHECK(epel == nullptr);
     } else {
@@ -72,19 +67,19 @@ TEST_CASE("fix rhel: EPEL, the builder repository and the driver stream follow t
       CHECK(text::contains(epel->body, r.epel));
       CHECK(epel->stage == "prepare");
     }
-    const auto* stream = step(*plan, "install-nvidia.driver-stream");
+    const auto* stream = plan_step(*plan, "install-nvidia.driver-stream");
     if (std::string(r.stream).empty()) {
       CHECK(stream == nullptr);
     } else {
       REQUIRE(stream != nullptr);
       CHECK(text::contains(stream->body, std::string("gd_switch_module_stream nvidia-driver ") + r.stream));
       // Before the download: with another stream enabled, modular filtering hides the driver to download.
-      CHECK(stream < step(*plan, "prepare.download"));
+      CHECK(stream < plan_step(*plan, "prepare.download"));
     }
-    const auto* repo = step(*plan, "install-nvidia.rhel-repository");
+    const auto* repo = plan_step(*plan, "install-nvidia.rhel-repository");
     REQUIRE(repo != nullptr);
     CHECK(text::contains(repo->body, std::string("/compute/cuda/repos/") + r.repo + "/x86_64/"));
-    const auto* driver = step(*plan, "install-nvidia.driver");
+    const auto* driver = plan_step(*plan, "install-nvidia.driver");
     REQUIRE(driver != nullptr);
     CHECK(text::trim(driver->body) == "gd_install_packages nvidia-open --");
   }
@@ -102,7 +97,7 @@ TEST_CASE("fix rhel: ROCm on Fedora is refused with the reason, on Rocky it gets
   opt.versions.rocm = "6.2";
   auto rocm = fix::plan_fix("install-rocm", rocky->context(opt));
   REQUIRE_MESSAGE(rocm.has_value(), (rocm ? std::string() : rocm.error()));
-  const auto* epel = step(*rocm, "install-rocm.epel");
+  const auto* epel = plan_step(*rocm, "install-rocm.epel");
   REQUIRE(epel != nullptr);
   CHECK(text::contains(epel->body, "gd_enable_dnf_repo powertools\n"));
   CHECK(text::contains(epel->body, "gd_install_epel epel-release"));
@@ -115,12 +110,12 @@ TEST_CASE("fix rhel: ROCm 7 on EL gets AMD's graphics repository of the EL minor
   auto rocky = machine_as("rocky", "9.6", {"rhel", "centos", "fedora"});
   auto plan = fix::plan_fix("install-rocm", rocky->context());
   REQUIRE_MESSAGE(plan.has_value(), (plan ? std::string() : plan.error()));
-  const auto* graphics = step(*plan, "install-rocm.graphics-repository");
+  const auto* graphics = plan_step(*plan, "install-rocm.graphics-repository");
   REQUIRE(graphics != nullptr);
   CHECK(text::contains(graphics->body, "[amdgraphics]\n"));
   CHECK(text::contains(graphics->body, "baseurl=https://repo.radeon.com/graphics/7.2/el/9.6/main/x86_64/\n"));
   CHECK(text::contains(graphics->verify, "/etc/yum.repos.d/amdgraphics.repo"));
-  const auto* repos = step(*plan, "install-rocm.repositories");
+  const auto* repos = plan_step(*plan, "install-rocm.repositories");
   REQUIRE(repos != nullptr);
   CHECK(text::contains(repos->body, "baseurl=https://repo.radeon.com/rocm/el9/7.2/main\n"));
 

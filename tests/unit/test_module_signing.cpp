@@ -16,20 +16,13 @@ namespace {
 
 std::string signing_key_of(const std::string& builder, const std::string& version, const std::string& id,
                            const std::vector<std::string>& id_like = {}) {
-  const ModuleSigningRow* row =
-      kb().module_signing_for(builder, version, Knowledge::dkms_distribution(id, id_like));
+  const ModuleSigningRow* row = kb().module_signing_for(builder, version, id, id_like);
   if (!row) return "(no row)";
   return row->made_by == "none" ? "(unsigned)" : row->certificate;
 }
 
 DkmsModule signing_dkms_entry() {
   return {"nvidia", "550.120", "6.8.0-45-generic", "x86_64", "installed", ""};
-}
-
-const fix::PlannedStep* signing_step(const fix::Plan& plan, const std::string& id) {
-  auto it = std::find_if(plan.steps.begin(), plan.steps.end(),
-                         [&](const fix::PlannedStep& s) { return s.id == id; });
-  return it == plan.steps.end() ? nullptr : &*it;
 }
 
 } // namespace
@@ -105,12 +98,12 @@ TEST_CASE("module signing: enroll-mok on Ubuntu makes and enrolls update-secureb
   auto m = open_machine("tests/machines/nvidia-ubuntu2404-distribution-driver-secure-boot/snapshot");
   auto plan = fix::plan_fix("install-nvidia", m->context());
   REQUIRE_MESSAGE(plan.has_value(), (plan ? "" : plan.error()));
-  const fix::PlannedStep* key = signing_step(*plan, "enroll-mok.key");
+  const fix::PlannedStep* key = plan_step(*plan, "enroll-mok.key");
   REQUIRE(key != nullptr);
   CHECK(text::contains(key->body,
                        "gd_mok_key /var/lib/shim-signed/mok/MOK.priv /var/lib/shim-signed/mok/MOK.der "
                        "update-secureboot-policy"));
-  const fix::PlannedStep* import = signing_step(*plan, "enroll-mok.import");
+  const fix::PlannedStep* import = plan_step(*plan, "enroll-mok.import");
   REQUIRE(import != nullptr);
   CHECK(text::contains(import->body,
                        "gd_mok_import /var/lib/shim-signed/mok/MOK.priv /var/lib/shim-signed/mok/MOK.der"));
