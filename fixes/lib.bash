@@ -276,7 +276,7 @@ gd_backup() {
     cp -P -p -- "$GD_INSTALLROOT$file" "$dest"
     sync -- "$dest"
   fi
-  gd_journal backup "$file" "$dest"
+  gd_journal backup "$file" "${dest#"$GD_INSTALLROOT"}"
   gd_journal_sync
 }
 
@@ -449,7 +449,7 @@ gd_remove_files() {
     rm -f -- "$file"
     dir=$(gd_dir_of "$file")
     sync -- "$dir"
-    gd_journal removed-file "$file" "$GD_BACKUP_DIR$file"
+    gd_journal removed-file "$file" "${GD_BACKUP_DIR#"$GD_INSTALLROOT"}$file"
     GD_CHANGES=$((GD_CHANGES + 1))
     gd_note "removed $file (backup: $GD_BACKUP_DIR$file)"
   done
@@ -1089,12 +1089,7 @@ gd_install_problem() {
 
 # Packages dnf's transaction (stdin: `dnf install --assumeno`) would remove or replace: its Removing sections and
 # the "replacing" lines of what an install obsoletes.
-gd_dnf_removals() {
-  awk '/^[A-Z][A-Za-z ]*:$/ { removing = ($0 ~ /^Removing/) ; next }
-    /^[^ ]/ { removing = 0 }
-    removing && NF >= 1 && $1 !~ /^=/ { print $1 }
-    $1 == "replacing" { n = $2; sub(/\.[^.]*$/, "", n); print n }' | sort -u
-}
+gd_dnf_removals() { gd_dnf_sections Removing; }
 
 # Why an install would remove NAMEs: their Conflicts and Breaks (dpkg's record), and those of the packages the
 # simulation (SIM) installs that name them.
@@ -1436,9 +1431,8 @@ gd_module_stream() {
 
 # gd_switch_module_stream MODULE STREAM: enables STREAM of MODULE. dnf refuses to enable a stream while
 # another is enabled: that one is reset first (`dnf module reset`, then `dnf module enable`), so the install
-# that follows takes the new stream's packages. This is not NVIDIA's way of switching an installed driver's
-# branch (its driver installation guide: `dnf module switch-to nvidia-driver:<stream> --allowerasing` on
-# RHEL 8 and 9), which the plans do not do yet (docs/fixes.md, "Not done").
+# that follows takes the new stream's packages (the download step fetches from it). The installed driver's
+# packages move to that stream with NVIDIA's own command, in the driver's step (gd_switch_driver).
 gd_switch_module_stream() {
   local module=$1 stream=$2 current
   current=$(gd_module_stream "$module")
@@ -1455,6 +1449,86 @@ gd_switch_module_stream() {
   gd_run gd_dnf module enable -y "$module:$stream"
   GD_APT_UPDATED=0
   GD_CHANGES=$((GD_CHANGES + 1))
+}
+
+# gd_switch_driver STREAM -- NAME... -- ERASABLE...: installs the driver NAMEs over NVIDIA's driver of
+# another flavour or branch (ERASABLE: the NVIDIA packages rpm had when the plan was made), as NVIDIA's
+# driver installation guide switches flavours: `dnf module switch-to nvidia-driver:STREAM --allowerasing`
+# on RHEL 8 and 9 (the stream the prepare stage enabled: the installed packages follow it), `dnf install
+# --allowerasing NAME...` where there are no streams (STREAM empty: RHEL 10, Fedora). dnf's transaction is
+# read first (--assumeno): a removal outside ERASABLE stops the step before any change. What it removes or
+# changes is journaled at its old version (the download step cached those RPMs) and the run marked
+# replaced-by-install, so undo takes the new driver out before it puts them back. Without any of
+# ERASABLE installed, it is the plain install.
+gd_switch_driver() {
+  local stream=$1 names=() erasable=() present=() spec name cmd=() sim changed=() outside=()
+  shift 2
+  while (($#)) && [[ $1 != -- ]]; do names+=("$1") && shift; done
+  if (($#)); then shift; fi
+  erasable=("$@")
+  for name in "${erasable[@]}"; do
+    if gd_pkg_installed "$name"; then present+=("$name"); fi
+  done
+  if ((${#present[@]} == 0)); then
+    gd_install_packages "${names[@]}"
+    return
+  fi
+  if [[ -n $GD_COLLECT ]]; then
+    gd_collect install "${names[@]}"
+    gd_collect switch "${names[@]}"
+    for name in "${present[@]}"; do gd_collect outgoing "$name=$(gd_pkg_version "$name")"; done
+    return 0
+  fi
+  if [[ -n $stream ]]; then cmd=(module switch-to "nvidia-driver:$stream" --allowerasing); else
+    cmd=(install --allowerasing "${names[@]}")
+  fi
+  gd_note "NVIDIA's driver is installed ($(gd_quote "${present[@]}")): switching it as NVIDIA's guide does, dnf ${cmd[*]}"
+  sim=$(LC_ALL=C gd_dnf "${cmd[@]}" --assumeno 2>&1 || true)
+  if grep -q '^Error' <<<"$sim"; then
+    gd_die "dnf cannot switch the driver: $(gd_manager_errors <<<"$sim"); nothing was changed by this step"
+  fi
+  gd_read_lines changed <<<"$(gd_dnf_changes <<<"$sim")"
+  for name in "${changed[@]}"; do
+    if [[ -n $name ]] && ! gd_in_list "$name" "${erasable[@]}"; then outside+=("$name"); fi
+  done
+  if ((${#outside[@]})); then
+    gd_die "switching the driver would remove or change $(gd_quote "${outside[@]}"), which the plan does not name" \
+      "(it names NVIDIA's $(gd_quote "${erasable[@]}")); nothing was changed by this step: remove or change them yourself," \
+      "then run this again"
+  fi
+  if ((!GD_DRY_RUN)); then
+    for name in "${changed[@]}"; do
+      if [[ -n $name ]]; then gd_journal purge-package "$name" "$(gd_pkg_version "$name")"; fi
+    done
+    gd_journal replaced-by-install "${changed[@]}"
+    gd_journal_sync
+  fi
+  local before
+  before=$(gd_present_names)
+  gd_run gd_dnf -y "${cmd[@]}" || gd_die "dnf ${cmd[*]} failed (dnf's transaction is whole or none): gpudoctor undo" \
+    "puts back what the step changed"
+  if ((!GD_DRY_RUN)); then
+    gd_journal_new_packages "$before"
+    GD_CHANGES=$((GD_CHANGES + 1))
+  fi
+  # The stream's switch moved the installed packages; the driver's meta packages come now.
+  if [[ -n $stream ]]; then gd_install_packages "${names[@]}"; fi
+}
+
+# Installed packages dnf's transaction (stdin: its --assumeno output) removes, upgrades, downgrades or
+# replaces: those whose old version undo puts back.
+gd_dnf_changes() {
+  gd_dnf_sections 'Removing|Upgrading|Downgrading|Reinstalling'
+}
+
+# The package names of the sections of dnf's transaction table (stdin) whose heading matches the ERE, and
+# the "replacing" lines of what it obsoletes. A name too long for its column puts the rest of its row on the
+# next line, which starts with the architecture: not a name.
+gd_dnf_sections() {
+  awk -v re="^($1)" '/^[A-Z][A-Za-z ]*:$/ { on = ($0 ~ re); next }
+    /^[^ ]/ { on = 0 }
+    on && NF >= 1 && $1 !~ /^=/ && $1 !~ /^(x86_64|noarch|i686|aarch64|ppc64le|s390x|src)$/ && $1 != "replacing" { print $1 }
+    $1 == "replacing" { n = $2; sub(/\.[^.]*$/, "", n); print n }' | sort -u
 }
 
 # gd_reset_module MODULE: `dnf module reset MODULE` when one of its streams is enabled, as NVIDIA's uninstall
@@ -1832,7 +1906,7 @@ gd_rollback_run() {
     case $event in
     created) rm -f -- "$GD_INSTALLROOT$a" && removed=1 && undone+=("removed $a") ;;
     backup)
-      cp -P -p -- "$b" "$GD_INSTALLROOT$a.gpudoctor-restore" &&
+      cp -P -p -- "$GD_INSTALLROOT$b" "$GD_INSTALLROOT$a.gpudoctor-restore" &&
         mv -f -- "$GD_INSTALLROOT$a.gpudoctor-restore" "$GD_INSTALLROOT$a" && removed=1 && undone+=("restored $a")
       ;;
     unheld) apt-mark hold "$a" >/dev/null && undone+=("held $a again") ;;
@@ -1950,6 +2024,29 @@ gd_cache_outgoing() {
   fi
 }
 
+# gd_cache_outgoing_rpms NAME=VERSION...: the RPM of each outgoing package at its installed version, kept in
+# the cache for `gpudoctor undo` (dnf reinstall --downloadonly fetches exactly that version). Module filtering
+# is off for this download only (module_hotfixes): the prepare stage may have enabled another stream of the
+# driver already, which hides the installed one's packages.
+gd_cache_outgoing_rpms() {
+  local dir=$GD_CACHE_DIR/outgoing spec name file missing=() specs=()
+  mkdir -p -- "$dir"
+  for spec in "$@"; do specs+=("${spec%%=*}-${spec#*=}"); done
+  gd_dnf reinstall -y -q --downloadonly --setopt='*.module_hotfixes=1' --destdir "$dir" "${specs[@]}" >/dev/null 2>&1 || true
+  for spec in "$@"; do
+    name=${spec%%=*}
+    file=$(find "$dir" -maxdepth 1 -name "$name-${spec#*=}.*.rpm" -print -quit)
+    if [[ -n $file ]]; then
+      gd_journal cached-package "$name" "${spec#*=}" "${file#"$GD_INSTALLROOT"}"
+    else
+      missing+=("$spec")
+    fi
+  done
+  if ((${#missing[@]})); then
+    gd_note "no RPM of $(gd_quote "${missing[@]}") in a repository: undo cannot reinstall them from here"
+  fi
+}
+
 # gd_prepare_downloads: before the first removal, everything the later steps install is downloaded (one
 # apt-get install --download-only into this script's cache, pip download of the PyTorch wheels), the old
 # stack's packages are kept for undo, and the space is checked first. What the later steps need is what they
@@ -2010,7 +2107,10 @@ gd_prepare_downloads() {
   else
     gd_run gd_dnf makecache -q || gd_fail_downloads "dnf makecache failed"
     if ((${#install[@]})); then
-      gd_run gd_dnf install -y --downloadonly --destdir "$GD_CACHE_DIR/debs" "${install[@]}" ||
+      # A driver switch (gd_switch_driver) resolves with --allowerasing: downloading removes nothing.
+      local erasing=()
+      if [[ -f $collect/switch ]]; then erasing=(--allowerasing); fi
+      gd_run gd_dnf install -y --downloadonly "${erasing[@]}" --destdir "$GD_CACHE_DIR/debs" "${install[@]}" ||
         gd_fail_downloads "could not download $(gd_quote "${install[@]}")"
     fi
   fi
@@ -2024,7 +2124,9 @@ gd_prepare_downloads() {
     done <"$collect/pip"
   fi
   rm -rf -- "$collect"
-  if [[ $GD_FAMILY == debian ]]; then gd_cache_outgoing "${outgoing[@]}"; fi
+  if ((${#outgoing[@]})) && [[ -n ${outgoing[0]} ]]; then
+    if [[ $GD_FAMILY == debian ]]; then gd_cache_outgoing "${outgoing[@]}"; else gd_cache_outgoing_rpms "${outgoing[@]}"; fi
+  fi
   : >"$GD_CACHE_DIR/ready"
   gd_journal downloaded "$GD_CACHE_DIR"
   GD_CHANGES=$((GD_CHANGES + 1))
@@ -3051,7 +3153,8 @@ gd_main() {
   set -E
   trap 'GD_FAILED_COMMAND="$BASH_COMMAND (line $LINENO)"' ERR
   if ((GD_DRY_RUN)); then gd_say "Dry run: nothing will be changed."; fi
-  gd_journal start "$GD_SCRIPT_ID"
+  # The family too: a script run by hand leaves no record of it, and undo must not run apt on RHEL.
+  gd_journal start "$GD_SCRIPT_ID" "$GD_FAMILY"
   gd_remove_stale_temps
   n=${#GD_STEP_IDS[@]}
   for i in "${selected[@]}"; do

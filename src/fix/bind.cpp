@@ -210,6 +210,25 @@ void bind_replaced(Params& p, const StackInventory& inv, const Facts& facts, con
         os.name, text::join(pkgs, ", "), user, incoming));
 }
 
+// On the RHEL family an installed NVIDIA driver of another flavour or branch conflicts with the new one (its
+// kmod package), so dnf refuses the plain install: the driver's step switches it as NVIDIA's driver
+// installation guide does ("Switching between Driver Module Flavors"), and may remove or change only the
+// NVIDIA packages installed now (the plan names them; the script checks dnf's transaction first).
+void bind_driver_switch(Params& p, const StackInventory& present, const OsKey& os, const std::string& stream,
+                        const std::string& meta, std::vector<std::string>& notes) {
+  std::vector<std::string> erasable =
+      os.family == Family::rhel ? present.packages : std::vector<std::string>{};
+  p.set("install.driver_switch", erasable);
+  if (erasable.empty()) return;
+  std::string command = stream.empty() ? "dnf install --allowerasing " + meta
+                                       : "dnf module switch-to nvidia-driver:" + stream + " --allowerasing";
+  notes.push_back(fmt::format(
+      "NVIDIA's packages are installed ({}): the driver's step switches them as NVIDIA's driver installation "
+      "guide does ({}), after dnf's transaction shows that it removes or changes none but those; their RPMs "
+      "are downloaded first, so gpudoctor undo puts them back at their versions",
+      text::join(erasable, ", "), command));
+}
+
 std::expected<void, std::string> bind_nvidia_install(Params& p, const OsKey& os, const PlanContext& ctx,
                                                      std::vector<std::string>& notes) {
   auto c = choose_nvidia(ctx.facts, ctx.kb, ctx.stacks, ctx.options.versions);
@@ -257,6 +276,7 @@ std::expected<void, std::string> bind_nvidia_install(Params& p, const OsKey& os,
         "repository), is not what this plan does");
   bind_rhel_extras(p, os);
   const StackInventory& present = ctx.inventory.of("nvidia");
+  bind_driver_switch(p, present, os, stream, meta, c->notes);
   bind_replaced(p, present, ctx.facts, os, fmt::format("NVIDIA's driver {}", branch), c->notes);
   hold_notes(present, c->notes);
   std::vector<std::string> installs = driver;

@@ -95,6 +95,8 @@ RunEffects run_effects(const std::vector<JournalEntry>& journal, const std::vect
       if (!known) fx.module_streams.emplace_back(arg(e, 0), e.event == "module-reset" ? arg(e, 1) : "");
     } else if (e.event == "stopped-service" || e.event == "stopped-process") {
       fx.stopped.push_back(arg(e, 0) + (e.args.size() > 1 ? " (" + arg(e, 1) + ")" : ""));
+    } else if (e.event == "start" && e.args.size() >= 2 && fx.family.empty()) {
+      fx.family = arg(e, 1);
     } else if (e.event == "undone") {
       add_once(fx.undone_runs, e.run);
     } else if (e.event == "rolled-back") {

@@ -38,6 +38,7 @@ struct RunEffects {
   // runs (empty: none was).
   std::vector<std::pair<std::string, std::string>> module_streams;
   std::vector<std::string> stopped; // services and processes the run stopped
+  std::string family;               // the package family the script was made for (its start entry), for undo
   // Some purged packages made way for an install of the same stack's (the distribution's builds: they may
   // share files with what came in, so undo takes the new ones out before it puts them back).
   bool replaced = false;

@@ -75,6 +75,11 @@ const std::vector<ParamInfo>& param_catalogue() {
       {"install.driver_flavour", "open or proprietary kernel modules"},
       {"install.driver_packages", "the driver packages (nvidia-open-580, cuda-drivers-535, ...)", true},
       {"install.driver_stream", "RHEL 8 and 9: the nvidia-driver module stream (580-open), else empty"},
+      {"install.driver_switch",
+       "RHEL family: the NVIDIA packages installed, which the driver's switch of flavour or branch may "
+       "remove "
+       "or change (NVIDIA's dnf module switch-to / dnf install --allowerasing)",
+       true},
       {"install.epel",
        "RHEL family but Fedora: EPEL's epel-release package (or its URL on RHEL), else empty"},
       {"install.crb", "RHEL family but Fedora: the builder repository to enable (crb, powertools, RHEL's "

@@ -77,75 +77,90 @@ bool dpkg_interrupted(const std::string& root) {
 
 // The packages of the runs: the old ones back first (from the script's cache: their repository may be
 // gone), then what the runs installed out (the old ones already satisfy what needs either), then the holds
-// and locks. `cached`: the .debs that passed check_kept_file.
+// and locks. `cached`: the .debs and RPMs that passed check_kept_file. A dpkg root (--root) is entered with
+// chroot; an RPM root is acted on from outside, as dnf does it (--installroot), its cached RPMs by their
+// path here.
 int undo_packages(Frontend& ui, const RunEffects& fx, const std::string& root, bool rhel) {
   int failures = 0;
+  bool installroot = rhel && !root.empty();
+  auto command = [&](std::vector<std::string> argv, Why why, const std::string& shown = {}) {
+    if (!installroot) return package_command(ui, argv, root, why, shown);
+    argv.insert(argv.begin() + 1, {"--installroot", root});
+    return package_command(ui, argv, "", why, shown);
+  };
   if (!rhel && (!fx.purged.empty() || !fx.installed.empty()) && dpkg_interrupted(root))
-    failures += package_command(ui, {"dpkg", "--configure", "-a"}, root, Why::dpkg_recover);
+    failures += command({"dpkg", "--configure", "-a"}, Why::dpkg_recover);
   std::vector<std::string> from_cache, by_name;
   for (const auto& [name, version] : fx.purged) {
     auto it = fx.cached.find(name);
-    if (!rhel && it != fx.cached.end())
-      from_cache.push_back(it->second);
+    if (it != fx.cached.end())
+      from_cache.push_back(installroot ? root + it->second : it->second);
     else
       by_name.push_back(name + (version.empty() ? "" : (rhel ? "-" : "=") + version));
   }
   // What the runs installed goes: after the old packages are back (two stacks side by side, a migration),
   // or before, where the runs purged the distribution's builds for an install that may share their files.
+  // dnf without its autoremove (clean_requirements_on_remove, on by default): what the old packages need
+  // was there before the runs.
   auto purge_installed = [&] {
     std::vector<std::string> installed = rhel ? fx.installed : present_of(fx.installed, root);
     if (installed.empty()) return;
     std::vector<std::string> argv =
-        rhel ? std::vector<std::string>{"dnf", "remove", "-y"}
+        rhel ? std::vector<std::string>{"dnf", "remove", "-y", "--noautoremove"}
              : std::vector<std::string>{"env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "purge", "-y",
                                         "-q"};
     argv.insert(argv.end(), installed.begin(), installed.end());
-    failures += package_command(ui, argv, root, Why::purge_installed);
+    failures += command(argv, Why::purge_installed);
   };
   if (fx.replaced) purge_installed();
   // The module streams as they were, before the old packages come back: dnf installs a modular package only
   // from its module's enabled stream (a reset, then the old stream enabled again).
   for (const auto& [module, stream] : fx.module_streams) {
-    failures += package_command(ui, {"dnf", "-y", "-q", "module", "reset", module}, root, Why::module_stream);
+    failures += command({"dnf", "-y", "-q", "module", "reset", module}, Why::module_stream);
     if (!stream.empty())
-      failures += package_command(ui, {"dnf", "-y", "-q", "module", "enable", module + ":" + stream}, root,
-                                  Why::module_stream);
+      failures += command({"dnf", "-y", "-q", "module", "enable", module + ":" + stream}, Why::module_stream);
   }
-  if (!from_cache.empty()) {
+  std::string cache_dir =
+      from_cache.empty() ? std::string() : from_cache.front().substr(0, from_cache.front().rfind('/'));
+  if (rhel && !from_cache.empty()) {
+    // dnf installs the exact versions of local RPMs, downgrading what a switch had upgraded.
+    std::vector<std::string> argv = {"dnf", "install", "-y", "-q"};
+    argv.insert(argv.end(), from_cache.begin(), from_cache.end());
+    failures += command(argv, Why::from_cache,
+                        fmt::format("dnf install {} RPM files of {}", from_cache.size(), cache_dir));
+  }
+  if (!rhel && !from_cache.empty()) {
     std::vector<std::string> argv = {"env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y",
                                      "-q", "--allow-downgrades", "--no-install-recommends",
                                      // apt reads local .debs as its sandbox user, whom a folder of the cache
                                      // may keep out; they are root's own files, checked above (no download)
                                      "-o", "APT::Sandbox::User=root"};
     argv.insert(argv.end(), from_cache.begin(), from_cache.end());
-    std::string dir = from_cache.front().substr(0, from_cache.front().rfind('/'));
-    failures += package_command(ui, argv, root, Why::from_cache,
-                                "apt-get install --allow-downgrades " + std::to_string(from_cache.size()) +
-                                    " .deb files of " + dir);
+    failures += command(argv, Why::from_cache,
+                        "apt-get install --allow-downgrades " + std::to_string(from_cache.size()) +
+                            " .deb files of " + cache_dir);
     if (!fx.auto_marked.empty()) {
       std::vector<std::string> mark = {"apt-mark", "auto"};
       mark.insert(mark.end(), fx.auto_marked.begin(), fx.auto_marked.end());
-      failures += package_command(ui, mark, root, Why::auto_marks);
+      failures += command(mark, Why::auto_marks);
     }
-  }
-  if (!rhel && !from_cache.empty()) {
     // A purge killed in the middle leaves the packages it had not reached selected for purge (dpkg's "pi"):
     // installed, so apt leaves them be above, yet scheduled to go at the next dselect-upgrade or pending run.
     std::vector<std::string> select = {"apt-mark", "install"};
     for (const auto& [name, version] : fx.purged)
       if (fx.cached.contains(name)) select.push_back(name); // installed again from the cache above
-    failures += package_command(ui, select, root, Why::selections,
-                                "apt-mark install (" + std::to_string(select.size() - 2) + " packages)");
+    failures += command(select, Why::selections,
+                        "apt-mark install (" + std::to_string(select.size() - 2) + " packages)");
   }
   if (!by_name.empty()) ui.report(event::ReinstallByName{rhel ? "dnf install" : "apt-get install", by_name});
   if (!fx.replaced) purge_installed();
   if (!fx.unheld.empty()) {
     std::vector<std::string> argv = {"apt-mark", "hold"};
     argv.insert(argv.end(), fx.unheld.begin(), fx.unheld.end());
-    failures += package_command(ui, argv, root, Why::holds);
+    failures += command(argv, Why::holds);
   }
   for (const auto& entry : fx.versionlocks)
-    failures += package_command(ui, {"dnf", "-q", "versionlock", "add", entry}, root, Why::versionlock);
+    failures += command({"dnf", "-q", "versionlock", "add", entry}, Why::versionlock);
   for (const auto& s : fx.stopped)
     ui.report(event::ServiceStopped{s});
   return failures;
@@ -171,11 +186,12 @@ std::expected<void, std::string> note_undone(const RecordPlaces& places, const s
   return {};
 }
 
-// The family of a script kept in the records (a journal with no record: 0.1.0's user-started apply).
+// The family of a script kept in the records, else empty (a script run by hand; 0.1.0's user-started
+// apply): its journal's start entry says it then.
 std::string family_of_script(const RecordPlaces& places, const std::string& script_id) {
   auto text = read_record(places, places.script(script_id));
-  if (text && *text && (*text)->find("\nGD_FAMILY=rhel\n") != std::string::npos) return "rhel";
-  return "debian";
+  if (!text || !*text) return "";
+  return (*text)->find("\nGD_FAMILY=rhel\n") != std::string::npos ? "rhel" : "debian";
 }
 
 // What an undo acts on: a record (saved again as undone), or a script's runs known only from its journal.
@@ -382,7 +398,9 @@ Outcome undo_target(const RecordPlaces& places, Target& t, const UndoRequest& re
     std::error_code ec;
     if (std::filesystem::remove(root + f, ec)) ui.report(event::CreatedRemoved{f});
   }
-  failures += undo_packages(ui, fx, root, rec.family == "rhel");
+  // A journal without the family in its start entry is 0.1.0's, made for Debian and Ubuntu only.
+  std::string family = !rec.family.empty() ? rec.family : !all.family.empty() ? all.family : "debian";
+  failures += undo_packages(ui, fx, root, family == "rhel");
   for (const auto& tree : fx.trees)
     ui.report(event::TreeNotRestored{tree});
   for (const auto& [user, group] : fx.groups)

@@ -2,10 +2,14 @@
 # `gpudoctor migrate --to nvidia` on Rocky Linux 9 (the RHEL family), proven with dnf itself: Debian's dnf 4
 # and rpm install into an RPM root (dnf --installroot) from local repositories of dummy RPMs built from the
 # graphs tests/root/graphs/rpm/*.txt (Rocky 9 with CRB disabled, EPEL with DKMS, NVIDIA's rhel9 repository
-# with its nvidia-driver module streams 570-open and 580-open). The root had NVIDIA's 570 driver once: its
-# stream 570-open is still enabled. The rendered script's steps run from outside in installroot mode
-# (GD_INSTALLROOT: fixes/lib.bash), dnf isolated from the host's configuration, plugins and repositories.
-# Asserted by what rpm and dnf's module state say afterwards; the plan --from a snapshot is the live one.
+# with its nvidia-driver module streams 570-open, 570-dkms and 580-open). The root had NVIDIA's 570 driver
+# once: its stream 570-open is still enabled. A second root has NVIDIA's proprietary 570 driver installed:
+# `fix install-nvidia` switches it to the open 580 as NVIDIA's guide does (dnf module switch-to
+# --allowerasing), refuses while a third party's package needs the old kmod, and `gpudoctor undo` (dnf
+# --installroot) puts the 570 driver back from the RPMs the download step kept. The rendered script's steps
+# run from outside in installroot mode (GD_INSTALLROOT: fixes/lib.bash), dnf isolated from the host's
+# configuration, plugins and repositories. Asserted by what rpm and dnf's module state say afterwards; the
+# plan --from a snapshot is the live one.
 source "$(dirname "$0")/lib.bash"
 for tool in dnf rpm rpmbuild createrepo_c modifyrepo_c; do
   command -v "$tool" >/dev/null || skip "$tool is missing (apt-get install dnf rpm createrepo-c)"
@@ -34,15 +38,37 @@ gpgcheck=0
 name=bootstrap NVIDIA
 baseurl=file://$mirror/compute/cuda/repos/rhel9/x86_64/
 gpgcheck=0
+[bootstrap-appstream]
+name=bootstrap AppStream
+baseurl=file://$mirror/rocky/9/AppStream/x86_64/os/
+gpgcheck=0
+enabled=0
+[bootstrap-epel]
+name=bootstrap EPEL
+baseurl=file://$mirror/epel/9/Everything/x86_64/
+gpgcheck=0
+enabled=0
 EOF
-test_dnf "$work/bootstrap.repos.d" --releasever=9 install rocky-release >"$work/bootstrap.out" 2>&1 ||
-  fail "could not install rocky-release into the root: $(tail -5 "$work/bootstrap.out")"
-test_dnf "$work/bootstrap.repos.d" module enable nvidia-driver:570-open >>"$work/bootstrap.out" 2>&1 ||
-  fail "could not enable the stream 570-open: $(tail -5 "$work/bootstrap.out")"
-# The kernel the plan is made for (a file here: the root has no /proc), the one the graph's kernel-devel is for.
+# The kernel the plans are made for (a file here: the roots have no /proc), the one the graph's kernel-devel is for.
 kernel=5.14.0-427.13.1.el9_4.x86_64
-mkdir -p "$R/proc/sys/kernel"
-echo "$kernel" >"$R/proc/sys/kernel/osrelease"
+# new_root DIR STREAM [PACKAGE...]: a Rocky 9 root with the nvidia-driver stream STREAM enabled and PACKAGEs
+# (with what they need from AppStream and EPEL) installed.
+new_root() {
+  local dir=$1 stream=$2
+  shift 2
+  [[ -n $dir ]] || fail "new_root without a folder"
+  R=$dir test_dnf "$work/bootstrap.repos.d" --releasever=9 install rocky-release >"$work/bootstrap.out" 2>&1 ||
+    fail "could not install rocky-release into $dir: $(tail -5 "$work/bootstrap.out")"
+  R=$dir test_dnf "$work/bootstrap.repos.d" module enable "nvidia-driver:$stream" >>"$work/bootstrap.out" 2>&1 ||
+    fail "could not enable the stream $stream: $(tail -5 "$work/bootstrap.out")"
+  if (($#)); then
+    R=$dir test_dnf "$work/bootstrap.repos.d" --enablerepo='bootstrap-*' install "$@" >>"$work/bootstrap.out" 2>&1 ||
+      fail "could not install $* into $dir: $(tail -5 "$work/bootstrap.out")"
+  fi
+  mkdir -p "$dir/proc/sys/kernel"
+  echo "$kernel" >"$dir/proc/sys/kernel/osrelease"
+}
+new_root "$R" 570-open
 # What dnf or rpm would leave on this host if anything escaped the installroot.
 host_dnf_state() { ls -la --time-style=full-iso /var/log/dnf.log /var/log/hawkey.log /var/cache/dnf /etc/dnf/modules.d /var/lib/rpm 2>&1 || true; }
 host_before=$(host_dnf_state)
@@ -119,6 +145,78 @@ left=$(rpm --root "$R" -qa --qf '%{NAME}\n' | grep -E '^(nvidia-|kmod-nvidia|cud
 for p in dkms kernel-devel epel-release rocky-release; do rpm --root "$R" -q "$p" >/dev/null || fail "the purge took $p"; done
 grep -q '^state=$' "$R/etc/dnf/modules.d/nvidia-driver.module" || fail "the nvidia-driver module is not reset: $(cat "$R/etc/dnf/modules.d/nvidia-driver.module")"
 pass "dnf removed NVIDIA's packages (not dkms, the kernel's or EPEL's) and reset the nvidia-driver module"
+
+# ---- NVIDIA's proprietary 570 driver switched to the open 580 as NVIDIA's guide does, and undone -------------
+# A root with NVIDIA's 570 driver of the proprietary flavour (stream 570-dkms, cuda-drivers,
+# kmod-nvidia-latest-dkms): the open 580's kmod conflicts with it, and a plain `dnf install nvidia-open` fails.
+R=$work/rocky9-proprietary
+new_root "$R" 570-dkms cuda-drivers
+# undo's dnf runs with --installroot, which reads the root's own dnf.conf: none of this host's.
+mkdir -p "$R/etc/dnf"
+printf '[main]\ngpgcheck=0\ninstallonly_limit=3\nplugins=0\n' >"$R/etc/dnf/dnf.conf"
+# NVIDIA's .repo file, which the 570 driver was installed from (NVIDIA's name for it; the plan reuses it).
+printf '[cuda-rhel9-x86_64]\nname=cuda-rhel9-x86_64\nbaseurl=file://%s/compute/cuda/repos/rhel9/x86_64/\nenabled=1\ngpgcheck=0\n' \
+  "$mirror" >"$R/etc/yum.repos.d/cuda-rhel9.repo"
+packages_of() { rpm --root "$R" -qa --qf '%{NAME} %{EPOCH}:%{VERSION}\n' | sort; }
+old_packages=$(packages_of)
+script=$work/install-nvidia.sh
+"$gpudoctor" fix install-nvidia --root "$R" --mirror "file://$mirror" --emit "$script" 2>"$work/emit2.err" ||
+  fail "fix install-nvidia --root: $(cat "$work/emit2.err")"
+shellcheck "$script" || fail "the install script does not pass shellcheck"
+body=$(grep '^  gd_switch_driver ' "$script") || fail "the driver step does not switch: $(grep -n 'nvidia-open' "$script")"
+for name in kmod-nvidia-latest-dkms cuda-drivers nvidia-driver; do
+  [[ " ${body#* -- nvidia-open -- } " == *" $name "* ]] || fail "the switch may not remove NVIDIA's $name: $body"
+done
+[[ " ${body#* -- nvidia-open -- } " != *" dkms "* ]] || fail "the switch may remove dkms: $body"
+notes=$(sed -n '/^# Notes:/,/^#$/p' "$script" | tr -d '#\n' | tr -s ' ')
+[[ $notes == *'(dnf module switch-to nvidia-driver:580-open --allowerasing)'* ]] || fail "the plan does not say how it switches: $notes"
+pass "the plan switches NVIDIA's installed 570 driver with dnf module switch-to, naming what it may remove"
+script_id=$(sed -n "s/^GD_SCRIPT_ID='\(.*\)'$/\1/p" "$script")
+steps=(install-nvidia.epel install-nvidia.rhel-repository install-nvidia.driver-stream prepare.download install-nvidia.headers)
+run_steps "$work/switch-prepare.out"
+outgoing=$(find "$R/var/cache/gpudoctor/$script_id/outgoing" -name '*-570.172.08-*.rpm' | wc -l)
+((outgoing == 8)) || fail "the download step kept $outgoing RPMs of the 570 driver for undo, not 8: $(tail -5 "$work/switch-prepare.out")"
+pass "the download step keeps the RPMs of NVIDIA's installed 570 driver (8), though its stream is no longer enabled"
+
+# Someone else's package that needs the old kmod, installed after the plan was made: the switch would erase it.
+test_dnf "$work/bootstrap.repos.d" --repofrompath="acme,file://$mirror/acme/el9/x86_64" install acme-gpu-agent \
+  >"$work/acme.out" 2>&1 || fail "could not install acme-gpu-agent: $(tail -3 "$work/acme.out")"
+before=$(packages_of)
+steps=(install-nvidia.driver)
+if GD_INSTALLROOT=$R GD_DNF_OPTS=$(printf '%s\n' "${isolation[@]}" "--setopt=reposdir=$R/etc/yum.repos.d") \
+  bash "$script" --any-host --step install-nvidia.driver >"$work/guard.out" 2>&1; then
+  fail "the switch went on though it would erase acme-gpu-agent: $(tail -5 "$work/guard.out")"
+fi
+grep -q "would remove or change acme-gpu-agent, which the plan does not name" "$work/guard.out" ||
+  fail "the refusal does not name acme-gpu-agent: $(tail -5 "$work/guard.out")"
+[[ $(packages_of) == "$before" ]] || fail "the refused switch changed packages: $(diff <(echo "$before") <(packages_of))"
+pass "a switch that would erase a package the plan does not name stops before any change, naming it"
+test_dnf "$work/bootstrap.repos.d" remove acme-gpu-agent >>"$work/acme.out" 2>&1 || fail "could not remove acme-gpu-agent"
+
+run_steps "$work/switch.out"
+grep -q "switching it as NVIDIA's guide does, dnf module switch-to nvidia-driver:580-open --allowerasing" "$work/switch.out" ||
+  fail "the step did not say how it switches: $(tail -5 "$work/switch.out")"
+for want in 'kmod-nvidia-open-dkms 3:580.95.05' 'nvidia-open 3:580.95.05' 'nvidia-driver 3:580.95.05' \
+  'nvidia-persistenced 3:580.95.05' 'dkms (none):3.1.5'; do
+  got=$(rpm_q "${want%% *}")
+  [[ $got == "$want" ]] || fail "${want%% *} is not ${want#* } (rpm says: ${got:-not installed})"
+done
+for gone in kmod-nvidia-latest-dkms cuda-drivers; do
+  ! rpm --root "$R" -q "$gone" >/dev/null || fail "$gone is still installed after the switch"
+done
+grep -q $'\tpurge-package\tkmod-nvidia-latest-dkms\t570.172.08-1.el9' "$R/var/log/gpudoctor/$script_id.journal" ||
+  fail "the journal does not hold the erased kmod's version"
+pass "dnf module switch-to --allowerasing put the open 580 driver in place of the proprietary 570 (journaled)"
+
+"$gpudoctor" undo --root "$R" --script "$script_id" --yes >"$work/undo.out" 2>&1 ||
+  fail "undo --script $script_id failed: $(tail -15 "$work/undo.out")"
+[[ $(packages_of) == "$old_packages" ]] ||
+  fail "undo did not put the packages back as they were: $(diff <(echo "$old_packages") <(packages_of)); $(tail -8 "$work/undo.out")"
+stream=$(sed -n 's/^stream=//p; s/^state=/state /p' "$R/etc/dnf/modules.d/nvidia-driver.module" | tr '\n' ' ')
+[[ $stream == '570-dkms state enabled ' ]] || fail "undo did not enable the stream 570-dkms again: $stream"
+[[ -s $R/etc/yum.repos.d/cuda-rhel9.repo && ! -e $R/etc/yum.repos.d/cuda-gpudoctor.repo ]] ||
+  fail "undo did not leave NVIDIA's .repo file as it was: $(ls "$R/etc/yum.repos.d")"
+pass "undo (dnf --installroot) puts the 570 driver back from the kept RPMs at its versions, with its stream 570-dkms"
 
 [[ $(host_dnf_state) == "$host_before" ]] || fail "dnf or rpm changed this host: $(diff <(echo "$host_before") <(host_dnf_state))"
 pass "nothing of dnf's or rpm's state on this host changed (logs, cache, module state, rpm database)"

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 using namespace gpudoctor;
 using namespace gpudoctor::test;
@@ -81,7 +82,47 @@ TEST_CASE("fix rhel: EPEL, the builder repository and the driver stream follow t
     CHECK(text::contains(repo->body, std::string("/compute/cuda/repos/") + r.repo + "/x86_64/"));
     const auto* driver = plan_step(*plan, "install-nvidia.driver");
     REQUIRE(driver != nullptr);
-    CHECK(text::trim(driver->body) == "gd_install_packages nvidia-open --");
+    // No NVIDIA package on this AMD machine: nothing the driver's switch may remove.
+    CHECK(text::trim(driver->body) == fmt::format("gd_switch_driver {} -- nvidia-open --",
+                                                  std::string(r.stream).empty() ? "''" : r.stream));
+    CHECK(!driver->destructive);
+  }
+}
+
+TEST_CASE("fix rhel: NVIDIA's installed driver is switched as NVIDIA's guide does, naming what may go") {
+  // rhel9-v100-cuda has NVIDIA's 535 proprietary driver (kmod-nvidia-latest-dkms); the V100 keeps the
+  // proprietary flavour, the branch moves to 580. Relabelled as Fedora 41 there are no streams.
+  struct Case {
+    const char* id;
+    const char* version;
+    std::vector<std::string> like;
+    const char* command;
+  };
+  const Case cases[] = {
+      {"rhel", "9.4", {"fedora"}, "dnf module switch-to nvidia-driver:580-dkms --allowerasing"},
+      {"fedora", "41", {}, "dnf install --allowerasing cuda-drivers"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.id);
+    auto m = open_machine("tests/fixes/machines/rhel9-v100-cuda/snapshot");
+    auto& os = m->report.facts.os;
+    os.id = {c.id, "test"};
+    os.version_id = {c.version, "test"};
+    os.id_like = c.like;
+    auto plan = fix::plan_fix("install-nvidia", m->context());
+    REQUIRE_MESSAGE(plan.has_value(), (plan ? std::string() : plan.error()));
+    const auto* driver = plan_step(*plan, "install-nvidia.driver");
+    REQUIRE(driver != nullptr);
+    CHECK(driver->destructive);
+    auto body = text::trim(driver->body);
+    REQUIRE(text::starts_with(body, "gd_switch_driver "));
+    // What may go is the NVIDIA packages rpm has, the kmod of the old driver among them; dkms is not.
+    auto erasable = body.substr(body.rfind(" -- ") + 4);
+    CHECK(text::contains(" " + erasable + " ", " kmod-nvidia-latest-dkms "));
+    CHECK(text::contains(" " + erasable + " ", " cuda-drivers-535 "));
+    CHECK(!text::contains(" " + erasable + " ", " dkms "));
+    CHECK(std::any_of(plan->notes.begin(), plan->notes.end(),
+                      [&](const std::string& n) { return text::contains(n, c.command); }));
   }
 }
 

@@ -92,6 +92,14 @@ TEST_CASE("fix atomic files: a write replaces the whole file; a copy keeps the m
   CHECK(leftovers == 0);
 }
 
+TEST_CASE("fix journal: the family a script was made for, from its start entry") {
+  // A script run by hand leaves no record of itself: before, undo took every such journal for Debian's and
+  // ran apt-get on a RHEL machine. 0.1.0's start entry names no family.
+  std::string rhel = "t\tr1\t-\tstart\tinstall-nvidia-1\trhel\nt\tr2\t-\tstart\tinstall-nvidia-1\tdebian\n";
+  CHECK(run_effects(parse_journal(rhel), std::vector<std::string>{"r1", "r2"}).family == "rhel");
+  CHECK(run_effects(parse_journal("t\tr1\t-\tstart\tinstall-nvidia-1\n"), "r1").family.empty());
+}
+
 TEST_CASE("fix journal: the module streams the runs changed, as they were before the runs") {
   // A switch 570-open -> 580-open (reset, then enable) and a stream enabled where none was; a later reset of
   // the same module in another run does not change what it was before the runs. Before, undo ignored these

@@ -79,7 +79,9 @@
 #                                                  that boots next (the driver's DKMS module is built against
 #                                                  them)
 #   5. install-nvidia.driver                  R-B  Install the NVIDIA driver 580 (open kernel modules; the
-#                                                  distribution's own driver packages, if any, purged first)
+#                                                  distribution's own driver packages, if any, purged first;
+#                                                  on the RHEL family NVIDIA's installed driver switched as
+#                                                  NVIDIA's guide does)
 #   6. install-nvidia.module                  R--  Build the nvidia module with DKMS for the running kernel
 #                                                  and the kernel that boots next, and check that modinfo
 #                                                  finds it for both
@@ -169,7 +171,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='migrate-to-nvidia-d7f92e82'
+GD_SCRIPT_ID='migrate-to-nvidia-a527f275'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04
@@ -200,7 +202,7 @@ GD_STEP_TITLES=(
   'Release the holds on the packages the purge removes (or stop, saying which)'
   'Download everything the next steps install (and keep the old stack'\''s packages for undo)'
   'Install the headers of the running kernel and of the kernel that boots next (the driver'\''s DKMS module is built against them)'
-  'Install the NVIDIA driver 580 (open kernel modules; the distribution'\''s own driver packages, if any, purged first)'
+  'Install the NVIDIA driver 580 (open kernel modules; the distribution'\''s own driver packages, if any, purged first; on the RHEL family NVIDIA'\''s installed driver switched as NVIDIA'\''s guide does)'
   'Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both'
   'Install the CUDA toolkit 13.0'
   'Put CUDA 13.0 on PATH for login shells'
@@ -299,7 +301,7 @@ gd_verify_4() {
   gd_verify_kernel_packages linux-headers-
 }
 
-# 5. Install the NVIDIA driver 580 (open kernel modules; the distribution's own driver packages, if any, purged first) [root, reboot] (fixes/install-nvidia.yaml:71)
+# 5. Install the NVIDIA driver 580 (open kernel modules; the distribution's own driver packages, if any, purged first; on the RHEL family NVIDIA's installed driver switched as NVIDIA's guide does) [root, reboot] (fixes/install-nvidia.yaml:71)
 gd_step_5() {
   gd_install_packages nvidia-open-580 --
 }
@@ -308,7 +310,7 @@ gd_verify_5() {
   gd_verify_builds_gone
 }
 
-# 6. Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both [root] (fixes/install-nvidia.yaml:80)
+# 6. Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both [root] (fixes/install-nvidia.yaml:81)
 gd_step_6() {
   gd_build_module nvidia yes
 }
@@ -316,7 +318,7 @@ gd_verify_6() {
   gd_verify_module nvidia yes
 }
 
-# 7. Install the CUDA toolkit 13.0 [root] (fixes/install-nvidia.yaml:85)
+# 7. Install the CUDA toolkit 13.0 [root] (fixes/install-nvidia.yaml:86)
 gd_step_7() {
   gd_install_packages cuda-toolkit-13-0
 }
@@ -324,7 +326,7 @@ gd_verify_7() {
   gd_verify_installed cuda-toolkit-13-0
 }
 
-# 8. Put CUDA 13.0 on PATH for login shells [root] (fixes/install-nvidia.yaml:90)
+# 8. Put CUDA 13.0 on PATH for login shells [root] (fixes/install-nvidia.yaml:91)
 gd_step_8() {
 gd_write_file /etc/profile.d/cuda-path.sh 0644 <<'PROFILE'
 # Written by gpudoctor (install-nvidia): the CUDA 13.0 toolkit on PATH.

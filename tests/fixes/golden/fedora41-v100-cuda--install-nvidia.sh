@@ -34,6 +34,11 @@
 #   - proprietary kernel modules: the open modules do not drive Tesla V100 PCIe 16GB (Volta)
 #   - PyTorch from the cu126 wheel index: the newest whose CUDA driver 580 runs and whose wheels build for
 #     these GPUs
+#   - NVIDIA's packages are installed (kmod-nvidia-latest-dkms, libnvidia-ml, nvidia-driver,
+#     nvidia-driver-libs, nvidia-persistenced): the driver's step switches them as NVIDIA's driver
+#     installation guide does (dnf install --allowerasing cuda-drivers), after dnf's transaction shows that it
+#     removes or changes none but those; their RPMs are downloaded first, so gpudoctor undo puts them back at
+#     their versions
 #   - NVIDIA's repository folder fedora41 is not confirmed
 #   - the signing key URL
 #     https://developer.download.nvidia.com/compute/cuda/repos/fedora41/x86_64/D42D0685.pub is not confirmed
@@ -51,9 +56,10 @@
 #   3. install-nvidia.headers                 R--  Install the headers of the running kernel and of the kernel
 #                                                  that boots next (the driver's DKMS module is built against
 #                                                  them)
-#   4. install-nvidia.driver                  R-B  Install the NVIDIA driver 580 (proprietary kernel modules;
+#   4. install-nvidia.driver                  RDB  Install the NVIDIA driver 580 (proprietary kernel modules;
 #                                                  the distribution's own driver packages, if any, purged
-#                                                  first)
+#                                                  first; on the RHEL family NVIDIA's installed driver
+#                                                  switched as NVIDIA's guide does)
 #   5. install-nvidia.module                  R--  Build the nvidia module with DKMS for the running kernel
 #                                                  and the kernel that boots next, and check that modinfo
 #                                                  finds it for both
@@ -126,7 +132,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='install-nvidia-caf1412f'
+GD_SCRIPT_ID='install-nvidia-2b04c754'
 GD_FAMILY=rhel
 GD_FOR_OS_ID=fedora
 GD_FOR_OS_VERSION=41
@@ -146,7 +152,7 @@ GD_STEP_TITLES=(
   'Add NVIDIA'\''s CUDA repository (or the mirror given with --mirror) as a .repo file; one of that address is reused'
   'Download everything the next steps install (and keep the old stack'\''s packages for undo)'
   'Install the headers of the running kernel and of the kernel that boots next (the driver'\''s DKMS module is built against them)'
-  'Install the NVIDIA driver 580 (proprietary kernel modules; the distribution'\''s own driver packages, if any, purged first)'
+  'Install the NVIDIA driver 580 (proprietary kernel modules; the distribution'\''s own driver packages, if any, purged first; on the RHEL family NVIDIA'\''s installed driver switched as NVIDIA'\''s guide does)'
   'Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both'
   'Install the CUDA toolkit 12.6'
   'Put CUDA 12.6 on PATH for login shells'
@@ -156,7 +162,7 @@ GD_STEP_FLAGS=(
   'root prepare'
   'root prepare'
   root
-  'root reboot'
+  'root destructive reboot'
   root
   root
   root
@@ -219,16 +225,16 @@ gd_verify_3() {
   gd_verify_kernel_packages kernel-devel-
 }
 
-# 4. Install the NVIDIA driver 580 (proprietary kernel modules; the distribution's own driver packages, if any, purged first) [root, reboot] (fixes/install-nvidia.yaml:71)
+# 4. Install the NVIDIA driver 580 (proprietary kernel modules; the distribution's own driver packages, if any, purged first; on the RHEL family NVIDIA's installed driver switched as NVIDIA's guide does) [root, destructive, reboot] (fixes/install-nvidia.yaml:71)
 gd_step_4() {
-  gd_install_packages cuda-drivers --
+  gd_switch_driver '' -- cuda-drivers -- kmod-nvidia-latest-dkms libnvidia-ml nvidia-driver nvidia-driver-libs nvidia-persistenced
 }
 gd_verify_4() {
   gd_verify_installed cuda-drivers
   gd_verify_builds_gone
 }
 
-# 5. Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both [root] (fixes/install-nvidia.yaml:80)
+# 5. Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both [root] (fixes/install-nvidia.yaml:81)
 gd_step_5() {
   gd_build_module nvidia yes
 }
@@ -236,7 +242,7 @@ gd_verify_5() {
   gd_verify_module nvidia yes
 }
 
-# 6. Install the CUDA toolkit 12.6 [root] (fixes/install-nvidia.yaml:85)
+# 6. Install the CUDA toolkit 12.6 [root] (fixes/install-nvidia.yaml:86)
 gd_step_6() {
   gd_install_packages cuda-toolkit-12-6
 }
@@ -244,7 +250,7 @@ gd_verify_6() {
   gd_verify_installed cuda-toolkit-12-6
 }
 
-# 7. Put CUDA 12.6 on PATH for login shells [root] (fixes/install-nvidia.yaml:90)
+# 7. Put CUDA 12.6 on PATH for login shells [root] (fixes/install-nvidia.yaml:91)
 gd_step_7() {
 gd_write_file /etc/profile.d/cuda-path.sh 0644 <<'PROFILE'
 # Written by gpudoctor (install-nvidia): the CUDA 12.6 toolkit on PATH.

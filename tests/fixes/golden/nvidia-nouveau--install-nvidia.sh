@@ -49,7 +49,9 @@
 #                                                  that boots next (the driver's DKMS module is built against
 #                                                  them)
 #   4. install-nvidia.driver                  R-B  Install the NVIDIA driver 580 (open kernel modules; the
-#                                                  distribution's own driver packages, if any, purged first)
+#                                                  distribution's own driver packages, if any, purged first;
+#                                                  on the RHEL family NVIDIA's installed driver switched as
+#                                                  NVIDIA's guide does)
 #   5. install-nvidia.module                  R--  Build the nvidia module with DKMS for the running kernel
 #                                                  and the kernel that boots next, and check that modinfo
 #                                                  finds it for both
@@ -122,7 +124,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='install-nvidia-bb000a30'
+GD_SCRIPT_ID='install-nvidia-6103fe61'
 GD_FAMILY=debian
 GD_FOR_OS_ID=ubuntu
 GD_FOR_OS_VERSION=22.04
@@ -142,7 +144,7 @@ GD_STEP_TITLES=(
   'Add NVIDIA'\''s CUDA repository with NVIDIA'\''s cuda-keyring package (its source, key and pin)'
   'Download everything the next steps install (and keep the old stack'\''s packages for undo)'
   'Install the headers of the running kernel and of the kernel that boots next (the driver'\''s DKMS module is built against them)'
-  'Install the NVIDIA driver 580 (open kernel modules; the distribution'\''s own driver packages, if any, purged first)'
+  'Install the NVIDIA driver 580 (open kernel modules; the distribution'\''s own driver packages, if any, purged first; on the RHEL family NVIDIA'\''s installed driver switched as NVIDIA'\''s guide does)'
   'Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both'
   'Install the CUDA toolkit 13.0'
   'Put CUDA 13.0 on PATH for login shells'
@@ -214,7 +216,7 @@ gd_verify_3() {
   gd_verify_kernel_packages linux-headers-
 }
 
-# 4. Install the NVIDIA driver 580 (open kernel modules; the distribution's own driver packages, if any, purged first) [root, reboot] (fixes/install-nvidia.yaml:71)
+# 4. Install the NVIDIA driver 580 (open kernel modules; the distribution's own driver packages, if any, purged first; on the RHEL family NVIDIA's installed driver switched as NVIDIA's guide does) [root, reboot] (fixes/install-nvidia.yaml:71)
 gd_step_4() {
   gd_install_packages nvidia-open-580 --
 }
@@ -223,7 +225,7 @@ gd_verify_4() {
   gd_verify_builds_gone
 }
 
-# 5. Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both [root] (fixes/install-nvidia.yaml:80)
+# 5. Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both [root] (fixes/install-nvidia.yaml:81)
 gd_step_5() {
   gd_build_module nvidia yes
 }
@@ -231,7 +233,7 @@ gd_verify_5() {
   gd_verify_module nvidia yes
 }
 
-# 6. Install the CUDA toolkit 13.0 [root] (fixes/install-nvidia.yaml:85)
+# 6. Install the CUDA toolkit 13.0 [root] (fixes/install-nvidia.yaml:86)
 gd_step_6() {
   gd_install_packages cuda-toolkit-13-0
 }
@@ -239,7 +241,7 @@ gd_verify_6() {
   gd_verify_installed cuda-toolkit-13-0
 }
 
-# 7. Put CUDA 13.0 on PATH for login shells [root] (fixes/install-nvidia.yaml:90)
+# 7. Put CUDA 13.0 on PATH for login shells [root] (fixes/install-nvidia.yaml:91)
 gd_step_7() {
 gd_write_file /etc/profile.d/cuda-path.sh 0644 <<'PROFILE'
 # Written by gpudoctor (install-nvidia): the CUDA 13.0 toolkit on PATH.

@@ -55,6 +55,11 @@
 #   - proprietary kernel modules: the open modules do not drive Tesla V100 PCIe 16GB (Volta)
 #   - PyTorch from the cu126 wheel index: the newest whose CUDA driver 580 runs and whose wheels build for
 #     these GPUs
+#   - NVIDIA's packages are installed (cuda-drivers-535, cuda-nvcc-12-2, cuda-toolkit-12-2,
+#     kmod-nvidia-latest-dkms, libnvidia-ml, nvidia-driver, nvidia-driver-libs, nvidia-persistenced): the
+#     driver's step switches them as NVIDIA's driver installation guide does (dnf module switch-to
+#     nvidia-driver:580-dkms --allowerasing), after dnf's transaction shows that it removes or changes none
+#     but those; their RPMs are downloaded first, so gpudoctor undo puts them back at their versions
 #   - the signing key URL https://developer.download.nvidia.com/compute/cuda/repos/rhel9/x86_64/D42D0685.pub
 #     is not confirmed
 #   - no virtual or conda environment is in use: PyTorch is not reinstalled (gpudoctor never pip-installs into
@@ -81,9 +86,10 @@
 #   5. install-nvidia.headers                 R--  Install the headers of the running kernel and of the kernel
 #                                                  that boots next (the driver's DKMS module is built against
 #                                                  them)
-#   6. install-nvidia.driver                  R-B  Install the NVIDIA driver 580 (proprietary kernel modules;
+#   6. install-nvidia.driver                  RDB  Install the NVIDIA driver 580 (proprietary kernel modules;
 #                                                  the distribution's own driver packages, if any, purged
-#                                                  first)
+#                                                  first; on the RHEL family NVIDIA's installed driver
+#                                                  switched as NVIDIA's guide does)
 #   7. install-nvidia.module                  R--  Build the nvidia module with DKMS for the running kernel
 #                                                  and the kernel that boots next, and check that modinfo
 #                                                  finds it for both
@@ -163,7 +169,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='migrate-to-nvidia-c0039b18'
+GD_SCRIPT_ID='migrate-to-nvidia-907aec53'
 GD_FAMILY=rhel
 GD_FOR_OS_ID=rhel
 GD_FOR_OS_VERSION=9.4
@@ -190,7 +196,7 @@ GD_STEP_TITLES=(
   'Enable the driver'\''s module stream nvidia-driver:580-dkms (another stream is reset first)'
   'Download everything the next steps install (and keep the old stack'\''s packages for undo)'
   'Install the headers of the running kernel and of the kernel that boots next (the driver'\''s DKMS module is built against them)'
-  'Install the NVIDIA driver 580 (proprietary kernel modules; the distribution'\''s own driver packages, if any, purged first)'
+  'Install the NVIDIA driver 580 (proprietary kernel modules; the distribution'\''s own driver packages, if any, purged first; on the RHEL family NVIDIA'\''s installed driver switched as NVIDIA'\''s guide does)'
   'Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both'
   'Install the CUDA toolkit 12.6'
   'Put CUDA 12.6 on PATH for login shells'
@@ -205,7 +211,7 @@ GD_STEP_FLAGS=(
   'root prepare'
   'root prepare'
   root
-  'root reboot'
+  'root destructive reboot'
   root
   root
   root
@@ -289,16 +295,16 @@ gd_verify_5() {
   gd_verify_kernel_packages kernel-devel-
 }
 
-# 6. Install the NVIDIA driver 580 (proprietary kernel modules; the distribution's own driver packages, if any, purged first) [root, reboot] (fixes/install-nvidia.yaml:71)
+# 6. Install the NVIDIA driver 580 (proprietary kernel modules; the distribution's own driver packages, if any, purged first; on the RHEL family NVIDIA's installed driver switched as NVIDIA's guide does) [root, destructive, reboot] (fixes/install-nvidia.yaml:71)
 gd_step_6() {
-  gd_install_packages cuda-drivers --
+  gd_switch_driver 580-dkms -- cuda-drivers -- cuda-drivers-535 cuda-nvcc-12-2 cuda-toolkit-12-2 kmod-nvidia-latest-dkms libnvidia-ml nvidia-driver nvidia-driver-libs nvidia-persistenced
 }
 gd_verify_6() {
   gd_verify_installed cuda-drivers
   gd_verify_builds_gone
 }
 
-# 7. Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both [root] (fixes/install-nvidia.yaml:80)
+# 7. Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both [root] (fixes/install-nvidia.yaml:81)
 gd_step_7() {
   gd_build_module nvidia yes
 }
@@ -306,7 +312,7 @@ gd_verify_7() {
   gd_verify_module nvidia yes
 }
 
-# 8. Install the CUDA toolkit 12.6 [root] (fixes/install-nvidia.yaml:85)
+# 8. Install the CUDA toolkit 12.6 [root] (fixes/install-nvidia.yaml:86)
 gd_step_8() {
   gd_install_packages cuda-toolkit-12-6
 }
@@ -314,7 +320,7 @@ gd_verify_8() {
   gd_verify_installed cuda-toolkit-12-6
 }
 
-# 9. Put CUDA 12.6 on PATH for login shells [root] (fixes/install-nvidia.yaml:90)
+# 9. Put CUDA 12.6 on PATH for login shells [root] (fixes/install-nvidia.yaml:91)
 gd_step_9() {
 gd_write_file /etc/profile.d/cuda-path.sh 0644 <<'PROFILE'
 # Written by gpudoctor (install-nvidia): the CUDA 12.6 toolkit on PATH.

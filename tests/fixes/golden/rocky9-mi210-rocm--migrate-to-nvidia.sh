@@ -82,7 +82,9 @@
 #                                                  that boots next (the driver's DKMS module is built against
 #                                                  them)
 #   6. install-nvidia.driver                  R-B  Install the NVIDIA driver 580 (open kernel modules; the
-#                                                  distribution's own driver packages, if any, purged first)
+#                                                  distribution's own driver packages, if any, purged first;
+#                                                  on the RHEL family NVIDIA's installed driver switched as
+#                                                  NVIDIA's guide does)
 #   7. install-nvidia.module                  R--  Build the nvidia module with DKMS for the running kernel
 #                                                  and the kernel that boots next, and check that modinfo
 #                                                  finds it for both
@@ -171,7 +173,7 @@ unset -v gd_folders gd_folder gd_path
 
 set -euo pipefail
 
-GD_SCRIPT_ID='migrate-to-nvidia-c62137c0'
+GD_SCRIPT_ID='migrate-to-nvidia-2b1bd181'
 GD_FAMILY=rhel
 GD_FOR_OS_ID=rocky
 GD_FOR_OS_VERSION=9.4
@@ -204,7 +206,7 @@ GD_STEP_TITLES=(
   'Enable the driver'\''s module stream nvidia-driver:580-open (another stream is reset first)'
   'Download everything the next steps install (and keep the old stack'\''s packages for undo)'
   'Install the headers of the running kernel and of the kernel that boots next (the driver'\''s DKMS module is built against them)'
-  'Install the NVIDIA driver 580 (open kernel modules; the distribution'\''s own driver packages, if any, purged first)'
+  'Install the NVIDIA driver 580 (open kernel modules; the distribution'\''s own driver packages, if any, purged first; on the RHEL family NVIDIA'\''s installed driver switched as NVIDIA'\''s guide does)'
   'Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both'
   'Install the CUDA toolkit 13.0'
   'Put CUDA 13.0 on PATH for login shells'
@@ -315,16 +317,16 @@ gd_verify_5() {
   gd_verify_kernel_packages kernel-devel-
 }
 
-# 6. Install the NVIDIA driver 580 (open kernel modules; the distribution's own driver packages, if any, purged first) [root, reboot] (fixes/install-nvidia.yaml:71)
+# 6. Install the NVIDIA driver 580 (open kernel modules; the distribution's own driver packages, if any, purged first; on the RHEL family NVIDIA's installed driver switched as NVIDIA's guide does) [root, reboot] (fixes/install-nvidia.yaml:71)
 gd_step_6() {
-  gd_install_packages nvidia-open --
+  gd_switch_driver 580-open -- nvidia-open --
 }
 gd_verify_6() {
   gd_verify_installed nvidia-open
   gd_verify_builds_gone
 }
 
-# 7. Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both [root] (fixes/install-nvidia.yaml:80)
+# 7. Build the nvidia module with DKMS for the running kernel and the kernel that boots next, and check that modinfo finds it for both [root] (fixes/install-nvidia.yaml:81)
 gd_step_7() {
   gd_build_module nvidia yes
 }
@@ -332,7 +334,7 @@ gd_verify_7() {
   gd_verify_module nvidia yes
 }
 
-# 8. Install the CUDA toolkit 13.0 [root] (fixes/install-nvidia.yaml:85)
+# 8. Install the CUDA toolkit 13.0 [root] (fixes/install-nvidia.yaml:86)
 gd_step_8() {
   gd_install_packages cuda-toolkit-13-0
 }
@@ -340,7 +342,7 @@ gd_verify_8() {
   gd_verify_installed cuda-toolkit-13-0
 }
 
-# 9. Put CUDA 13.0 on PATH for login shells [root] (fixes/install-nvidia.yaml:90)
+# 9. Put CUDA 13.0 on PATH for login shells [root] (fixes/install-nvidia.yaml:91)
 gd_step_9() {
 gd_write_file /etc/profile.d/cuda-path.sh 0644 <<'PROFILE'
 # Written by gpudoctor (install-nvidia): the CUDA 13.0 toolkit on PATH.
