@@ -166,6 +166,13 @@ inline constexpr Target k_targets[] = {
      }
      for (const auto& name : parse::apt_auto_installed(s)) require(!name.empty(), "auto name");
    }},
+  {"apt_policy_sources", [](std::string_view s) {
+     for (const auto& [name, hosts] : parse::apt_policy_sources(s)) {
+       require(!name.empty() && name.find_first_of(" :") == std::string::npos, "policy package name");
+       require(hosts.size() <= 16, "policy hosts bounded");
+       for (const auto& h : hosts) require(!h.empty() && h.find('/') == std::string::npos, "policy host");
+     }
+   }},
   {"dnf_versionlock", [](std::string_view s) {
      for (const auto& e : parse::dnf_versionlock(s)) {
        require(!e.empty() && e.find_first_of(" \t") == std::string::npos, "one word an entry");

@@ -29,11 +29,32 @@ bool depends_on_core(const PkgGraph& graph, const VendorStack& stack, const std:
   });
 }
 
-// Who built an installed package (fixes/stacks.yaml package_origins): "distribution", a vendor, or empty.
+// Who built an installed package: "distribution", a vendor, or empty. The repository apt has its installed
+// version from (fixes/stacks.yaml repository_origins) first, else its Maintainer and Version
+// (package_origins): a snapshot without apt-cache-policy, a version no repository has any more, a mirror.
 std::string origin_of(const Stacks& stacks, const PkgGraph& graph, const std::string& name) {
   auto it = graph.nodes().find(name);
-  return it == graph.nodes().end() ? std::string{}
-                                   : stacks.package_origin(it->second.maintainer, it->second.version);
+  if (it == graph.nodes().end()) return {};
+  std::string by_repository = stacks.repository_origin(it->second.apt_hosts);
+  return !by_repository.empty() ? by_repository
+                                : stacks.package_origin(it->second.maintainer, it->second.version);
+}
+
+// The installed packages apt's origin is asked for: those a stack's globs name or whose Maintainer names an
+// origin (the rest is never a stack's). Past the limit none: the argv stays bounded, Maintainer decides.
+std::vector<std::string> origin_candidates(const Stacks& stacks,
+                                           const std::vector<parse::DpkgRecord>& records) {
+  constexpr std::size_t k_max_names = 4000;
+  std::vector<std::string> names;
+  for (const auto& r : records) {
+    if (!r.installed()) continue;
+    bool named = std::any_of(stacks.vendors.begin(), stacks.vendors.end(), [&](const VendorStack& v) {
+      return text::matches_any_glob(v.packages, r.name);
+    });
+    if (named || !stacks.package_origin(r.maintainer, r.version).empty()) names.push_back(r.name);
+  }
+  if (names.size() > k_max_names) names.clear();
+  return names;
 }
 
 // A package of the stack: named by its globs (not kept), or built by the vendor's packaging team (its
@@ -73,12 +94,18 @@ void read_distribution_packages(const Stacks& stacks, const VendorStack& stack, 
 
 } // namespace
 
-PkgGraph read_package_graph(SystemView& view, const Facts& facts) {
+PkgGraph read_package_graph(SystemView& view, const Facts& facts, const Stacks& stacks) {
   if (facts.packages.manager == "dpkg") {
     auto status = view.read_file("/var/lib/dpkg/status");
     auto marks = view.read_file("/var/lib/apt/extended_states");
-    return dpkg_graph(parse::dpkg_records(status ? *status : ""),
-                      parse::apt_auto_installed(marks ? *marks : ""));
+    auto records = parse::dpkg_records(status ? *status : "");
+    std::map<std::string, std::vector<std::string>> hosts;
+    if (auto names = origin_candidates(stacks, records); !names.empty()) {
+      CommandSpec spec = keyed_command_spec(KeyedCommand::apt_cache_policy, std::chrono::milliseconds(30000));
+      spec.argv.insert(spec.argv.end(), names.begin(), names.end());
+      if (auto r = view.run(spec); r.ok()) hosts = parse::apt_policy_sources(r.out);
+    }
+    return dpkg_graph(records, parse::apt_auto_installed(marks ? *marks : ""), hosts);
   }
   if (facts.packages.manager == "rpm") {
     CommandSpec spec = keyed_command_spec(KeyedCommand::rpm_provides, std::chrono::milliseconds(30000));

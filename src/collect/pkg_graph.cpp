@@ -51,12 +51,17 @@ const std::vector<std::string>& PkgGraph::dependents(const std::string& name) co
 }
 
 PkgGraph dpkg_graph(const std::vector<parse::DpkgRecord>& records,
-                    const std::vector<std::string>& auto_installed) {
+                    const std::vector<std::string>& auto_installed,
+                    const std::map<std::string, std::vector<std::string>>& apt_hosts) {
   std::set<std::string> automatic(auto_installed.begin(), auto_installed.end());
   PkgGraph g;
   for (const auto& r : records) {
     if (!r.installed()) continue;
-    PkgNode n{r.name, r.version, r.maintainer, r.held(), automatic.count(r.name) > 0, r.clauses, r.provides};
+    auto hosts = apt_hosts.find(r.name);
+    PkgNode n{r.name,       r.version,
+              r.maintainer, hosts == apt_hosts.end() ? std::vector<std::string>{} : hosts->second,
+              r.held(),     automatic.count(r.name) > 0,
+              r.clauses,    r.provides};
     g.add(std::move(n));
   }
   return g;

@@ -73,6 +73,11 @@ struct PackageOrigin {
   std::string maintainer, version, origin;
 };
 
+// Who publishes a repository, by its host (a glob): apt's source of an installed version names its origin.
+struct RepositoryOrigin {
+  std::string host, origin;
+};
+
 // How a container gets the vendor's GPUs: the host runs the driver; the image brings the user space.
 struct ContainerPath {
   std::string vendor, image, run_flags, cdi;
@@ -90,12 +95,16 @@ struct Stacks {
   std::string device_selection_vars; // ERE
   std::vector<BranchKind> nvidia_branch_kinds;
   std::vector<ContainerPath> container_paths;
-  std::vector<PackageOrigin> package_origins; // in order: the first matching row wins
+  std::vector<PackageOrigin> package_origins;       // in order: the first matching row wins
+  std::vector<RepositoryOrigin> repository_origins; // in order: the first matching row wins
 
   const VendorStack* vendor(const std::string& name) const;
   // The origin of the first package_origins row matching the package's Maintainer and Version; empty when
   // none does (an rpm package, whose origin is not read).
   std::string package_origin(const std::string& maintainer, const std::string& version) const;
+  // The origin of the first repository_origins row matching one of the hosts apt has the installed version
+  // from (apt-cache policy), in apt's order; empty when none does (a mirror, a local repository).
+  std::string repository_origin(const std::vector<std::string>& hosts) const;
   // The value of the most specific row whose os ("<ID> <version prefix>") matches.
   static std::optional<OsValue> for_os(const std::vector<OsValue>& rows, const std::string& id,
                                        const std::string& version);

@@ -56,6 +56,13 @@ std::string Stacks::package_origin(const std::string& maintainer, const std::str
   return {};
 }
 
+std::string Stacks::repository_origin(const std::vector<std::string>& hosts) const {
+  for (const auto& host : hosts)
+    for (const auto& row : repository_origins)
+      if (text::glob_match(row.host, text::lower(host))) return row.origin;
+  return {};
+}
+
 namespace {
 
 class Reader {
@@ -63,10 +70,10 @@ public:
   Stacks stacks;
 
   void read(const yaml::Node& doc) {
-    yaml::Fields top(doc,
-                     {"sources", "vendors", "cuda_installs", "cuda_arch_first", "cuda_major_min_arch",
-                      "nvidia_repo_dirs", "rocm_installs", "amd_apt_codenames", "repo_keys", "replacements",
-                      "device_selection_vars", "nvidia_branch_kinds", "container_paths", "package_origins"});
+    yaml::Fields top(doc, {"sources", "vendors", "cuda_installs", "cuda_arch_first", "cuda_major_min_arch",
+                           "nvidia_repo_dirs", "rocm_installs", "amd_apt_codenames", "repo_keys",
+                           "replacements", "device_selection_vars", "nvidia_branch_kinds", "container_paths",
+                           "package_origins", "repository_origins"});
     const yaml::Node sources = doc["sources"];
     if (!sources.is_map()) yaml::fail(doc, "field 'sources' must map keys to citations");
     for (const auto& [key, citation] : sources.entries()) {
@@ -134,6 +141,13 @@ public:
       if (maintainer.empty() && version.empty())
         yaml::fail(n, "a package origin needs a maintainer or a version");
       stacks.package_origins.push_back({maintainer, version, origin});
+    }
+    for (const auto& n : rows(top, "repository_origins")) {
+      yaml::Fields f = row(n, {"host", "origin"});
+      std::string origin = f.text("origin");
+      if (origin != "distribution" && origin != "nvidia" && origin != "amd")
+        yaml::fail(n["origin"], "origin is distribution, nvidia or amd");
+      stacks.repository_origins.push_back({text::lower(f.text("host")), origin});
     }
     yaml::Fields dsv = row(doc["device_selection_vars"], {"vars"});
     stacks.device_selection_vars = dsv.text("vars");

@@ -158,6 +158,11 @@ std::map<std::string, std::string> dpkg_installed_versions(const std::vector<Dpk
 std::map<std::string, std::vector<std::string>>
 dpkg_installed_depends(const std::vector<DpkgRecord>& records);
 
+// `apt-cache policy NAME...` (snapshot key apt-cache-policy): for each package, the hosts of the repositories
+// its installed version is in ("deb.debian.org", "developer.download.nvidia.com"); none when only dpkg's
+// status has it (no repository carries that version any more) or the source is not a URL.
+std::map<std::string, std::vector<std::string>> apt_policy_sources(std::string_view text);
+
 // /var/lib/apt/extended_states: the packages apt installed as dependencies ("Auto-Installed: 1").
 std::vector<std::string> apt_auto_installed(std::string_view text);
 

@@ -20,6 +20,8 @@ const std::vector<KeyedCommandRow> k_keyed_commands = {
     {KeyedCommand::rpm_provides,
      "rpm-provides",
      {"rpm", "-qa", "--queryformat", "[%{NAME}\\tP\\t%{PROVIDES}\\n][%{NAME}\\tR\\t%{REQUIRES}\\n]"}},
+    // Followed by the names of the installed packages that may be a stack's (collect/inventory_packages.cpp).
+    {KeyedCommand::apt_cache_policy, "apt-cache-policy", {"apt-cache", "policy"}},
     {KeyedCommand::dkms_status, "dkms-status", {"dkms", "status"}, ProgramSearch::sbin},
     {KeyedCommand::mokutil_sb_state, "mokutil-sb-state", {"mokutil", "--sb-state"}, ProgramSearch::sbin},
     {KeyedCommand::docker_info_json, "docker-info-json", {"docker", "info", "--format", "{{json .}}"}},
@@ -46,6 +48,7 @@ const std::string_view k_key_shapes[] = {
     "python-env@<program>",     "elf-needed@<path>",     "history-previous",
     "probe-<name>@cuda",        "probe-<name>@hip",      "python-gpu",
     "probe-compiler@<backend>", "probe-build@<backend>", "probe-build@<backend>-kernels",
+
 };
 
 bool plain_shell_word(std::string_view word) {

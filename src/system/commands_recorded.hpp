@@ -22,6 +22,7 @@ enum class KeyedCommand {
   nvcc_version,
   rpm_qa,
   rpm_provides,
+  apt_cache_policy,
   dkms_status,
   mokutil_sb_state,
   docker_info_json,

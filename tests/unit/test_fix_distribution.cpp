@@ -84,6 +84,41 @@ TEST_CASE("fix inventory: the same name is the distribution's or the vendor's by
   CHECK(listed(inv.amd.packages, "rocminfo"));
 }
 
+TEST_CASE("fix inventory: where apt has the installed version from names its origin before its Maintainer") {
+  // A Debian package of the stack kept by one person, not a team: its Maintainer names no origin, so before
+  // the live apt origin it counted as the vendor's (by its glob) and was never replaced. Built by NVIDIA
+  // with a Debian team's Maintainer, a package from NVIDIA's repository is NVIDIA's.
+  MemView view;
+  view.files["/var/lib/dpkg/status"] =
+      status_record("rocminfo", "6.1.2-2", "Jane Doe <jane@example.org>") +
+      status_record("libnvidia-egl-wayland1", "1:1.1.13-1",
+                    "Debian NVIDIA Maintainers <pkg-nvidia-devel@lists.alioth.debian.org>");
+  std::string policy =
+      "rocminfo:\n  Installed: 6.1.2-2\n  Candidate: 6.1.2-2\n  Version table:\n"
+      " *** 6.1.2-2 500\n        500 http://deb.debian.org/debian trixie/main amd64 Packages\n"
+      "        100 /var/lib/dpkg/status\n"
+      "libnvidia-egl-wayland1:\n  Installed: 1:1.1.13-1\n  Candidate: 1:1.1.13-1\n"
+      "  Version table:\n *** 1:1.1.13-1 600\n        600 "
+      "https://developer.download.nvidia.com/compute/cuda/repos/debian13/x86_64  Packages\n"
+      "        100 /var/lib/dpkg/status\n";
+  CommandResult apt;
+  apt.found = true;
+  apt.exit_code = 0;
+  apt.out = policy;
+  view.commands["apt-cache-policy"] = apt;
+  Facts facts;
+  facts.packages.manager = "dpkg";
+  auto inv = take_inventory(view, facts, kb(), stacks());
+  CHECK(inv.amd.distribution == std::vector<std::string>{"rocminfo"});
+  CHECK(inv.nvidia.distribution.empty());
+  CHECK(listed(inv.nvidia.packages, "libnvidia-egl-wayland1"));
+  // Without apt's answer (an older snapshot), Maintainer and Version decide as before.
+  view.commands.erase("apt-cache-policy");
+  auto by_maintainer = take_inventory(view, facts, kb(), stacks());
+  CHECK(by_maintainer.amd.distribution.empty());
+  CHECK(by_maintainer.nvidia.distribution == std::vector<std::string>{"libnvidia-egl-wayland1"});
+}
+
 TEST_CASE("fix install-rocm on Debian 13 with Debian's ROCm: replaced in the rocm step, libucx0's HIP kept") {
   auto m = open_machine("tests/machines/amd-debian13-distribution-rocm/snapshot");
   const StackInventory& amd = m->inventory.amd;

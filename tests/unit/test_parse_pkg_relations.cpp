@@ -42,3 +42,24 @@ TEST_CASE("parse: apt's automatic marks, dnf's version locks, rpm's relations") 
   CHECK(rel["hip-runtime-amd"].requires_ ==
         std::vector<std::string>{"rocm-core", "libc.so.6(GLIBC_2.34)(64bit)"});
 }
+
+TEST_CASE("parse: apt-cache policy, the hosts of the installed version only") {
+  using Hosts = std::vector<std::string>;
+  auto real =
+      parse::apt_policy_sources(test::slurp(test::data_path("parse") / "apt-cache-policy-debian12.txt"));
+  CHECK(real["dnf"] == Hosts{"deb.debian.org"});
+  CHECK(real["cmake"] == Hosts{"deb.debian.org"});
+  // Installed at a version only dpkg's status has: the archive's newer version above it is not its source.
+  CHECK(real["appstream"].empty());
+  CHECK(real["base-files"].empty());
+  // The installed version above an older one, a multi-arch name, https with a port, and garbage around.
+  auto made =
+      parse::apt_policy_sources("libc6:amd64:\n  Installed: 2.0\n  Version table:\n"
+                                " *** 2.0 500\n        500 https://Developer.Download.NVIDIA.com:443/"
+                                "compute/cuda/repos/debian12/x86_64  Packages\n"
+                                "        100 /var/lib/dpkg/status\n     1.0 500\n"
+                                "        500 http://deb.debian.org/debian bookworm/main amd64 Packages\n"
+                                "garbage line without colon\n   *** orphaned 1\n");
+  CHECK(made["libc6"] == Hosts{"developer.download.nvidia.com"});
+  CHECK(made.size() == 1);
+}
