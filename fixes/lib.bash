@@ -1461,7 +1461,7 @@ gd_switch_module_stream() {
 # replaced-by-install, so undo takes the new driver out before it puts them back. Without any of
 # ERASABLE installed, it is the plain install.
 gd_switch_driver() {
-  local stream=$1 names=() erasable=() present=() spec name cmd=() sim changed=() outside=()
+  local stream=$1 names=() erasable=() present=() name cmd=() sim changed=() outside=()
   shift 2
   while (($#)) && [[ $1 != -- ]]; do names+=("$1") && shift; done
   if (($#)); then shift; fi

@@ -355,7 +355,7 @@ Inventory take_inventory(SystemView& view, const Facts& facts, const Knowledge& 
   Inventory inv;
   std::vector<std::string> config_only;
   if (facts.packages.manager == "dpkg") config_only = dpkg_config_only(view);
-  PkgGraph graph = read_package_graph(view, facts, stacks);
+  PkgGraph graph = read_package_graph(view, facts, kb, stacks);
   if (const auto* amd = stacks.vendor("amd"))
     inv.amd = read_stack(view, facts, kb, stacks, *amd, config_only, graph);
   if (const auto* nv = stacks.vendor("nvidia"))

@@ -30,14 +30,26 @@ bool depends_on_core(const PkgGraph& graph, const VendorStack& stack, const std:
 }
 
 // Who built an installed package: "distribution", a vendor, or empty. The repository apt has its installed
-// version from (fixes/stacks.yaml repository_origins) first, else its Maintainer and Version
+// version from first (origin_of_hosts, at the graph's making), else its Maintainer and Version
 // (package_origins): a snapshot without apt-cache-policy, a version no repository has any more, a mirror.
 std::string origin_of(const Stacks& stacks, const PkgGraph& graph, const std::string& name) {
   auto it = graph.nodes().find(name);
   if (it == graph.nodes().end()) return {};
-  std::string by_repository = stacks.repository_origin(it->second.apt_hosts);
-  return !by_repository.empty() ? by_repository
-                                : stacks.package_origin(it->second.maintainer, it->second.version);
+  const PkgNode& node = it->second;
+  return !node.repository_origin.empty() ? node.repository_origin
+                                         : stacks.package_origin(node.maintainer, node.version);
+}
+
+// Who publishes the first of a package's repositories (apt's order) that is known: a GPU vendor
+// (checks/knowledge/repos.yaml vendor_repos) or the distribution (fixes/stacks.yaml repository_origins).
+std::string origin_of_hosts(const Knowledge& kb, const Stacks& stacks,
+                            const std::vector<std::string>& hosts) {
+  for (const auto& host : hosts) {
+    if (auto repo = kb.vendor_repo(host); repo && (repo->vendor == "amd" || repo->vendor == "nvidia"))
+      return repo->vendor;
+    if (std::string origin = stacks.repository_origin(host); !origin.empty()) return origin;
+  }
+  return {};
 }
 
 // The installed packages apt's origin is asked for: those a stack's globs name or whose Maintainer names an
@@ -94,18 +106,21 @@ void read_distribution_packages(const Stacks& stacks, const VendorStack& stack, 
 
 } // namespace
 
-PkgGraph read_package_graph(SystemView& view, const Facts& facts, const Stacks& stacks) {
+PkgGraph read_package_graph(SystemView& view, const Facts& facts, const Knowledge& kb, const Stacks& stacks) {
   if (facts.packages.manager == "dpkg") {
     auto status = view.read_file("/var/lib/dpkg/status");
     auto marks = view.read_file("/var/lib/apt/extended_states");
     auto records = parse::dpkg_records(status ? *status : "");
-    std::map<std::string, std::vector<std::string>> hosts;
+    std::map<std::string, std::string> origins;
     if (auto names = origin_candidates(stacks, records); !names.empty()) {
       CommandSpec spec = keyed_command_spec(KeyedCommand::apt_cache_policy, std::chrono::milliseconds(30000));
       spec.argv.insert(spec.argv.end(), names.begin(), names.end());
-      if (auto r = view.run(spec); r.ok()) hosts = parse::apt_policy_sources(r.out);
+      if (auto r = view.run(spec); r.ok())
+        for (const auto& [name, hosts] : parse::apt_policy_sources(r.out))
+          if (std::string origin = origin_of_hosts(kb, stacks, hosts); !origin.empty())
+            origins[name] = origin;
     }
-    return dpkg_graph(records, parse::apt_auto_installed(marks ? *marks : ""), hosts);
+    return dpkg_graph(records, parse::apt_auto_installed(marks ? *marks : ""), origins);
   }
   if (facts.packages.manager == "rpm") {
     CommandSpec spec = keyed_command_spec(KeyedCommand::rpm_provides, std::chrono::milliseconds(30000));

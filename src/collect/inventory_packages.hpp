@@ -13,7 +13,7 @@ namespace gpudoctor {
 // requires (command key rpm-provides); empty when neither can be read. On dpkg machines the packages that
 // may be a stack's (its globs, an origin by Maintainer) get where apt has their installed version from
 // (command key apt-cache-policy), which names their origin before the Maintainer does.
-PkgGraph read_package_graph(SystemView& view, const Facts& facts, const Stacks& stacks);
+PkgGraph read_package_graph(SystemView& view, const Facts& facts, const Knowledge& kb, const Stacks& stacks);
 
 // Fills the package lists of `inv` for `stack`: what a purge removes, holds, what stays and why,
 // replacements, orphans, version locks.

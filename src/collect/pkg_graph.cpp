@@ -52,14 +52,14 @@ const std::vector<std::string>& PkgGraph::dependents(const std::string& name) co
 
 PkgGraph dpkg_graph(const std::vector<parse::DpkgRecord>& records,
                     const std::vector<std::string>& auto_installed,
-                    const std::map<std::string, std::vector<std::string>>& apt_hosts) {
+                    const std::map<std::string, std::string>& repository_origins) {
   std::set<std::string> automatic(auto_installed.begin(), auto_installed.end());
   PkgGraph g;
   for (const auto& r : records) {
     if (!r.installed()) continue;
-    auto hosts = apt_hosts.find(r.name);
+    auto origin = repository_origins.find(r.name);
     PkgNode n{r.name,       r.version,
-              r.maintainer, hosts == apt_hosts.end() ? std::vector<std::string>{} : hosts->second,
+              r.maintainer, origin == repository_origins.end() ? std::string() : origin->second,
               r.held(),     automatic.count(r.name) > 0,
               r.clauses,    r.provides};
     g.add(std::move(n));

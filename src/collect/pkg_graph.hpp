@@ -17,10 +17,10 @@ namespace gpudoctor {
 
 struct PkgNode {
   std::string name, version;
-  std::string maintainer;             // dpkg's Maintainer (empty from rpm)
-  std::vector<std::string> apt_hosts; // where apt has the installed version from (apt-cache policy)
-  bool held = false;                  // dpkg "hold" (apt-mark hold)
-  bool auto_installed = false;        // apt installed it as a dependency
+  std::string maintainer;        // dpkg's Maintainer (empty from rpm)
+  std::string repository_origin; // who publishes the repository apt has the installed version from, or empty
+  bool held = false;             // dpkg "hold" (apt-mark hold)
+  bool auto_installed = false;   // apt installed it as a dependency
   std::vector<std::vector<std::string>> clauses; // each: the names (real or virtual) of its alternatives
   std::vector<std::string> provides;
 };
@@ -42,11 +42,11 @@ private:
   mutable std::map<std::string, std::vector<std::string>> m_satisfiers, m_dependents;
 };
 
-// From /var/lib/dpkg/status (installed packages only), apt's auto-installed marks and, where read, the
-// hosts apt has each installed version from.
+// From /var/lib/dpkg/status (installed packages only), apt's auto-installed marks and, where known, who
+// publishes the repository of each installed version (package -> origin).
 PkgGraph dpkg_graph(const std::vector<parse::DpkgRecord>& records,
                     const std::vector<std::string>& auto_installed,
-                    const std::map<std::string, std::vector<std::string>>& apt_hosts = {});
+                    const std::map<std::string, std::string>& repository_origins = {});
 // From `rpm -qa` versions and the rpm-provides relations.
 PkgGraph rpm_graph(const std::map<std::string, std::string>& installed,
                    const std::map<std::string, parse::RpmRelations>& relations);

@@ -122,14 +122,13 @@ int undo_packages(Frontend& ui, const RunEffects& fx, const std::string& root, b
   }
   std::string cache_dir =
       from_cache.empty() ? std::string() : from_cache.front().substr(0, from_cache.front().rfind('/'));
-  if (rhel && !from_cache.empty()) {
+  if (!from_cache.empty() && rhel) {
     // dnf installs the exact versions of local RPMs, downgrading what a switch had upgraded.
     std::vector<std::string> argv = {"dnf", "install", "-y", "-q"};
     argv.insert(argv.end(), from_cache.begin(), from_cache.end());
     failures += command(argv, Why::from_cache,
                         fmt::format("dnf install {} RPM files of {}", from_cache.size(), cache_dir));
-  }
-  if (!rhel && !from_cache.empty()) {
+  } else if (!from_cache.empty()) {
     std::vector<std::string> argv = {"env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y",
                                      "-q", "--allow-downgrades", "--no-install-recommends",
                                      // apt reads local .debs as its sandbox user, whom a folder of the cache

@@ -1,6 +1,7 @@
 // Lookups over the loaded knowledge tables. Pure functions of the tables; none throws.
 #include "knowledge/gpu_table.hpp"
 #include "knowledge/knowledge.hpp"
+#include "util/http.hpp"
 #include "util/package_version.hpp"
 #include "util/text.hpp"
 
@@ -235,11 +236,7 @@ std::optional<DistroReleaseRow> Knowledge::distro_by_version(const std::string& 
 }
 
 std::optional<VendorRepoRow> Knowledge::vendor_repo(const std::string& url) const {
-  std::string host = text::lower(url);
-  if (auto scheme = host.find("://"); scheme != std::string::npos) host = host.substr(scheme + 3);
-  host = host.substr(0, host.find_first_of("/?#"));
-  if (auto at = host.rfind('@'); at != std::string::npos) host = host.substr(at + 1);
-  host = host.substr(0, host.find(':'));
+  std::string host = url_host(url);
   for (const auto& row : vendor_repos)
     if (host == row.host || text::ends_with(host, "." + row.host)) return row;
   return std::nullopt;

@@ -102,9 +102,9 @@ struct Stacks {
   // The origin of the first package_origins row matching the package's Maintainer and Version; empty when
   // none does (an rpm package, whose origin is not read).
   std::string package_origin(const std::string& maintainer, const std::string& version) const;
-  // The origin of the first repository_origins row matching one of the hosts apt has the installed version
-  // from (apt-cache policy), in apt's order; empty when none does (a mirror, a local repository).
-  std::string repository_origin(const std::vector<std::string>& hosts) const;
+  // The origin of the first repository_origins row matching a repository's host (the distributions'
+  // archives); empty when none does (a GPU vendor's: knowledge vendor_repos; a mirror; a local repository).
+  std::string repository_origin(const std::string& host) const;
   // The value of the most specific row whose os ("<ID> <version prefix>") matches.
   static std::optional<OsValue> for_os(const std::vector<OsValue>& rows, const std::string& id,
                                        const std::string& version);

@@ -56,10 +56,9 @@ std::string Stacks::package_origin(const std::string& maintainer, const std::str
   return {};
 }
 
-std::string Stacks::repository_origin(const std::vector<std::string>& hosts) const {
-  for (const auto& host : hosts)
-    for (const auto& row : repository_origins)
-      if (text::glob_match(row.host, text::lower(host))) return row.origin;
+std::string Stacks::repository_origin(const std::string& host) const {
+  for (const auto& row : repository_origins)
+    if (text::glob_match(row.host, text::lower(host))) return row.origin;
   return {};
 }
 

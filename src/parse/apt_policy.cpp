@@ -5,6 +5,7 @@
 // hosts of URL sources are kept; a linear scan that skips what it cannot read.
 #include "parse/parsers_system.hpp"
 #include "parse/scan.hpp"
+#include "util/http.hpp"
 
 #include <algorithm>
 
@@ -14,19 +15,6 @@ namespace {
 
 constexpr std::size_t k_max_packages = 100'000;
 constexpr std::size_t k_max_hosts = 16; // per package: more sources of one version are noise
-
-// "http://deb.debian.org/debian" -> "deb.debian.org"; "https://user@host:8080/x" -> "host"; else empty.
-std::string url_host(std::string_view url) {
-  auto scheme = url.find("://");
-  if (scheme == std::string_view::npos || scheme == 0) return {};
-  std::string_view rest = url.substr(scheme + 3);
-  rest = rest.substr(0, rest.find('/'));
-  if (auto at = rest.rfind('@'); at != std::string_view::npos) rest = rest.substr(at + 1);
-  if (!rest.empty() && rest.front() != '[') rest = rest.substr(0, rest.find(':'));
-  std::string host(rest);
-  std::transform(host.begin(), host.end(), host.begin(), [](unsigned char c) { return std::tolower(c); });
-  return host;
-}
 
 } // namespace
 
@@ -64,7 +52,8 @@ std::map<std::string, std::vector<std::string>> apt_policy_sources(std::string_v
     }
     std::size_t pos = 0;
     detail::next_token(trimmed, pos); // the priority
-    std::string host = url_host(detail::next_token(trimmed, pos));
+    std::string_view source = detail::next_token(trimmed, pos);
+    std::string host = source.find("://") == std::string_view::npos ? std::string() : url_host(source);
     auto& hosts = out[name];
     if (!host.empty() && hosts.size() < k_max_hosts &&
         std::find(hosts.begin(), hosts.end(), host) == hosts.end())

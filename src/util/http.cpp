@@ -63,6 +63,14 @@ std::string kind_of(CURLcode code) {
 
 } // namespace
 
+std::string url_host(std::string_view url) {
+  std::string host = text::lower(std::string(url));
+  if (auto scheme = host.find("://"); scheme != std::string::npos) host = host.substr(scheme + 3);
+  host = host.substr(0, host.find_first_of("/?#"));
+  if (auto at = host.rfind('@'); at != std::string::npos) host = host.substr(at + 1);
+  return host.substr(0, host.find(':'));
+}
+
 std::string url_without_credentials(const std::string& url) {
   auto scheme = url.find("://");
   if (scheme == std::string::npos) return url;

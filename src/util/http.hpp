@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpudoctor {
@@ -47,5 +48,10 @@ std::optional<UrlParts> parse_url(const std::string& url);
 
 // "https://user:token@host/simple" -> "https://<redacted>@host/simple": for reports and messages.
 std::string url_without_credentials(const std::string& url);
+
+// A URL's host, lower case, without user info and port ("https://u@Repo.Radeon.com:443/x" ->
+// "repo.radeon.com"); text without "://" is read as starting at the host. Plain text, no libcurl: for
+// matching a URL against known hosts.
+std::string url_host(std::string_view url);
 
 } // namespace gpudoctor

@@ -91,11 +91,15 @@ same_plan_from_snapshot "$R" "${args[@]}"
 pass "the plan made --from a bundle of the root is the live one"
 
 # ---- the steps, in installroot mode -------------------------------------------------------------------------------
+# One step of $script on the root $R, dnf isolated as test_dnf is, but with the root's own repositories.
+run_step() {
+  GD_INSTALLROOT=$R GD_DNF_OPTS=$(printf '%s\n' "${isolation[@]}" "--setopt=reposdir=$R/etc/yum.repos.d") \
+    bash "$script" --any-host --step "$1"
+}
 run_steps() {
   local id out=$1
   for id in "${steps[@]}"; do
-    GD_INSTALLROOT=$R GD_DNF_OPTS=$(printf '%s\n' "${isolation[@]}" "--setopt=reposdir=$R/etc/yum.repos.d") \
-      bash "$script" --any-host --step "$id" >>"$out" 2>&1 || fail "step $id failed: $(tail -15 "$out")"
+    run_step "$id" >>"$out" 2>&1 || fail "step $id failed: $(tail -15 "$out")"
   done
 }
 run_steps "$work/run1.out"
@@ -182,9 +186,7 @@ pass "the download step keeps the RPMs of NVIDIA's installed 570 driver (8), tho
 test_dnf "$work/bootstrap.repos.d" --repofrompath="acme,file://$mirror/acme/el9/x86_64" install acme-gpu-agent \
   >"$work/acme.out" 2>&1 || fail "could not install acme-gpu-agent: $(tail -3 "$work/acme.out")"
 before=$(packages_of)
-steps=(install-nvidia.driver)
-if GD_INSTALLROOT=$R GD_DNF_OPTS=$(printf '%s\n' "${isolation[@]}" "--setopt=reposdir=$R/etc/yum.repos.d") \
-  bash "$script" --any-host --step install-nvidia.driver >"$work/guard.out" 2>&1; then
+if run_step install-nvidia.driver >"$work/guard.out" 2>&1; then
   fail "the switch went on though it would erase acme-gpu-agent: $(tail -5 "$work/guard.out")"
 fi
 grep -q "would remove or change acme-gpu-agent, which the plan does not name" "$work/guard.out" ||
@@ -193,6 +195,7 @@ grep -q "would remove or change acme-gpu-agent, which the plan does not name" "$
 pass "a switch that would erase a package the plan does not name stops before any change, naming it"
 test_dnf "$work/bootstrap.repos.d" remove acme-gpu-agent >>"$work/acme.out" 2>&1 || fail "could not remove acme-gpu-agent"
 
+steps=(install-nvidia.driver)
 run_steps "$work/switch.out"
 grep -q "switching it as NVIDIA's guide does, dnf module switch-to nvidia-driver:580-open --allowerasing" "$work/switch.out" ||
   fail "the step did not say how it switches: $(tail -5 "$work/switch.out")"

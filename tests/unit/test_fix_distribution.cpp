@@ -101,11 +101,7 @@ TEST_CASE("fix inventory: where apt has the installed version from names its ori
       "  Version table:\n *** 1:1.1.13-1 600\n        600 "
       "https://developer.download.nvidia.com/compute/cuda/repos/debian13/x86_64  Packages\n"
       "        100 /var/lib/dpkg/status\n";
-  CommandResult apt;
-  apt.found = true;
-  apt.exit_code = 0;
-  apt.out = policy;
-  view.commands["apt-cache-policy"] = apt;
+  view.command("apt-cache-policy", policy);
   Facts facts;
   facts.packages.manager = "dpkg";
   auto inv = take_inventory(view, facts, kb(), stacks());

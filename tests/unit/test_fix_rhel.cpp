@@ -15,10 +15,11 @@ using namespace gpudoctor::test;
 
 namespace {
 
-// The Rocky 9 ROCm machine of tests/fixes, relabelled as another release of the family.
+// A machine of tests/fixes (the Rocky 9 ROCm one unless named), relabelled as another release of the family.
 std::unique_ptr<SnapshotMachine> machine_as(const std::string& id, const std::string& version,
-                                            std::vector<std::string> like) {
-  auto m = open_machine("tests/fixes/machines/rocky9-mi210-rocm/snapshot");
+                                            std::vector<std::string> like,
+                                            const std::string& machine = "rocky9-mi210-rocm") {
+  auto m = open_machine("tests/fixes/machines/" + machine + "/snapshot");
   auto& os = m->report.facts.os;
   os.id = {id, "test"};
   os.version_id = {version, "test"};
@@ -104,11 +105,7 @@ TEST_CASE("fix rhel: NVIDIA's installed driver is switched as NVIDIA's guide doe
   };
   for (const auto& c : cases) {
     CAPTURE(c.id);
-    auto m = open_machine("tests/fixes/machines/rhel9-v100-cuda/snapshot");
-    auto& os = m->report.facts.os;
-    os.id = {c.id, "test"};
-    os.version_id = {c.version, "test"};
-    os.id_like = c.like;
+    auto m = machine_as(c.id, c.version, c.like, "rhel9-v100-cuda");
     auto plan = fix::plan_fix("install-nvidia", m->context());
     REQUIRE_MESSAGE(plan.has_value(), (plan ? std::string() : plan.error()));
     const auto* driver = plan_step(*plan, "install-nvidia.driver");
