@@ -1,8 +1,8 @@
 // repo.codename-mismatch, repo.unreachable: the GPU vendor repositories and wheel indexes configured here.
 #include "checks/common.hpp"
 #include "checks/registry.hpp"
-#include "util/http.hpp"
 #include "util/text.hpp"
+#include "util/url_text.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -4,6 +4,7 @@
 #include "util/http.hpp"
 #include "util/shared_library.hpp"
 #include "util/text.hpp"
+#include "util/url_text.hpp"
 
 #include <fmt/format.h>
 

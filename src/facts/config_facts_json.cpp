@@ -1,7 +1,7 @@
 #include "facts/config_facts_json.hpp"
 
 #include "facts/json_fields.hpp"
-#include "util/http.hpp"
+#include "util/url_text.hpp"
 
 namespace gpudoctor {
 

@@ -1,9 +1,9 @@
 // Lookups over the loaded knowledge tables. Pure functions of the tables; none throws.
 #include "knowledge/gpu_table.hpp"
 #include "knowledge/knowledge.hpp"
-#include "util/http.hpp"
 #include "util/package_version.hpp"
 #include "util/text.hpp"
+#include "util/url_text.hpp"
 
 #include <algorithm>
 

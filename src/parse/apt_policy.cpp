@@ -5,7 +5,7 @@
 // hosts of URL sources are kept; a linear scan that skips what it cannot read.
 #include "parse/parsers_system.hpp"
 #include "parse/scan.hpp"
-#include "util/http.hpp"
+#include "util/url_text.hpp"
 
 #include <algorithm>
 

@@ -46,12 +46,4 @@ struct UrlParts {
 };
 std::optional<UrlParts> parse_url(const std::string& url);
 
-// "https://user:token@host/simple" -> "https://<redacted>@host/simple": for reports and messages.
-std::string url_without_credentials(const std::string& url);
-
-// A URL's host, lower case, without user info and port ("https://u@Repo.Radeon.com:443/x" ->
-// "repo.radeon.com"); text without "://" is read as starting at the host. Plain text, no libcurl: for
-// matching a URL against known hosts.
-std::string url_host(std::string_view url);
-
 } // namespace gpudoctor
