@@ -50,10 +50,12 @@ build_packages=(build-essential cmake ninja-build pkg-config ccache help2man
 # The fleet integrations' tests (docs/fleet.md) start these for real: promtool and node_exporter, slurmctld and
 # slurmd with munge, ansible-playbook over a chroot connection; systemd for `systemd-analyze verify`; the
 # package build's tools (help2man, dpkg-shlibdeps, file). dnf, rpm (rpm, rpmbuild) and createrepo-c (createrepo_c,
-# modifyrepo_c) install the RPM root of tests/root/rhel_installroot.sh from dummy RPM repositories.
+# modifyrepo_c) install the RPM root of tests/root/rhel_installroot.sh from dummy RPM repositories; dnf-plugins-core
+# has dnf's versionlock plugin, whose locks a purge removes and undo puts back there.
 # python3-yaml: tests/security/redaction_harness.sh reads checks/knowledge/secrets.yaml to plant its rows.
 test_packages=(doctest-dev python3 python3-yaml shellcheck debootstrap apt-utils gnupg openssl
-  prometheus prometheus-node-exporter slurm-wlm munge ansible systemd help2man dpkg-dev file dnf rpm createrepo-c)
+  prometheus prometheus-node-exporter slurm-wlm munge ansible systemd help2man dpkg-dev file dnf dnf-plugins-core rpm
+  createrepo-c)
 # `cpack -G DEB`: the man page (help2man) and Depends (dpkg-shlibdeps, which CPack finds ELF files for with file).
 deb_packages=(help2man dpkg-dev file)
 # The portable build and the RPM: binutils (readelf, objdump) checks the binary, rpm's rpmbuild makes the RPM.

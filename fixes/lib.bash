@@ -1289,16 +1289,32 @@ gd_verify_not_held() {
   fi
 }
 
+# gd_versionlock ARG...: dnf's versionlock plugin, quiet. Its configuration names the lock list by an absolute
+# path that --installroot does not move: in installroot mode it would read and change this host's list. There
+# the plugin gets a configuration of its own, in the root's state folder, naming the root's list
+# (/etc/dnf/plugins/versionlock.list, the one the plan was read from).
+gd_versionlock() {
+  if [[ -z $GD_INSTALLROOT ]]; then
+    gd_dnf -q versionlock "$@"
+    return
+  fi
+  local conf=$GD_STATE_DIR/dnf-plugins
+  mkdir -p -- "$conf" &&
+    printf '[main]\nenabled = 1\nlocklist = %s/etc/dnf/plugins/versionlock.list\n' "$GD_INSTALLROOT" \
+      >"$conf/versionlock.conf" || return 1
+  gd_dnf -q --setopt=pluginconfpath="$conf" versionlock "$@"
+}
+
 # gd_remove_versionlocks ENTRY...: dnf versionlock entries of the packages a purge removes (a lock would
 # stop the next install of another version); each is journaled so that undo locks it again.
 gd_remove_versionlocks() {
   local entry current
   if [[ $GD_FAMILY != rhel ]]; then return 0; fi
-  current=$(gd_dnf -q versionlock list 2>/dev/null || true)
+  current=$(gd_versionlock list 2>/dev/null || true)
   for entry in "$@"; do
     if ! grep -qxF -- "$entry" <<<"$current"; then continue; fi
     if ((!GD_DRY_RUN)); then gd_journal versionlock-removed "$entry"; fi
-    gd_run gd_dnf -q versionlock delete "$entry"
+    gd_run gd_versionlock delete "$entry"
     GD_CHANGES=$((GD_CHANGES + 1))
   done
 }
@@ -1306,7 +1322,7 @@ gd_remove_versionlocks() {
 gd_verify_no_versionlocks() {
   local entry current
   if [[ $GD_FAMILY != rhel ]]; then return 0; fi
-  current=$(gd_dnf -q versionlock list 2>/dev/null || true)
+  current=$(gd_versionlock list 2>/dev/null || true)
   for entry in "$@"; do
     if grep -qxF -- "$entry" <<<"$current"; then
       gd_say "still locked: $entry" >&2
@@ -1918,7 +1934,7 @@ gd_rollback_run() {
       ;;
     module-enabled) gd_dnf module reset -y "$a" >/dev/null 2>&1 && undone+=("reset the module $a") ;;
     module-reset) gd_dnf module enable -y "$a:$b" >/dev/null 2>&1 && undone+=("enabled $a:$b again") ;;
-    versionlock-removed) gd_dnf -q versionlock add "$a" >/dev/null 2>&1 && undone+=("locked $a again") ;;
+    versionlock-removed) gd_versionlock add --raw "$a" >/dev/null 2>&1 && undone+=("locked $a again") ;;
     temp-file)
       # An atomic write whose rename failed (a full disk, a failing mv) left its temporary file beside the file.
       if [[ $a == /*/.gpudoctor-*.tmp && $a != *\\* && -f $GD_INSTALLROOT$a && ! -L $GD_INSTALLROOT$a ]]; then

@@ -326,6 +326,11 @@ Outcome apply_plan(const Plan& plan, const Script& script, const ApplyOptions& o
       if (!opt.ignored.empty()) ui.report(event::OptionsIgnored{opt.ignored});
       return continue_record(o->places, *unfinished, opt, ui);
     }
+  auto last = load_record(o->places, o->places.last_apply_file());
+  if (auto why = unfinished_fix_refusal(last ? *last : std::nullopt,
+                                        migration ? "migrate --to " + target_of(plan.id) : "fix " + plan.id,
+                                        opt.root))
+    return std::unexpected(*why);
   ui.report(event::PlanReady{plan});
   if (!migration && o->migration && !o->migration->closed())
     ui.report(event::MigrationNotClosed{o->migration->target, o->migration->script_id,

@@ -175,6 +175,25 @@ std::optional<Failure> fix_refusal(const std::optional<ApplyRecord>& migration, 
       {gpudoctor_command("migrate --resume", root), gpudoctor_command("undo", root)}};
 }
 
+std::optional<Failure> unfinished_fix_refusal(const std::optional<ApplyRecord>& last, const std::string& what,
+                                              const std::string& root) {
+  if (!last || last->kind != "fix" || last->pointer || !last->unfinished()) return std::nullopt;
+  // 0.1.0's record cannot be run again (its paths were not kept): undo only.
+  bool rerun = !last->from_0_1;
+  std::vector<std::string> commands;
+  if (rerun) commands.push_back(gpudoctor_command(fmt::format("fix {} --apply", last->plan), root));
+  commands.push_back(gpudoctor_command("undo", root));
+  return Failure{
+      Exit::usage,
+      fmt::format("fix {} is unfinished on this machine ({}: {}{}), and {} would replace its record, "
+                  "which {}. {}",
+                  last->plan, last->script_id, last->progress(), rerun ? "" : ", recorded by gpudoctor 0.1.0",
+                  what, rerun ? "undo and a rerun go on from" : "undo goes on from",
+                  rerun ? "Go on with it, or put the machine back as it was before it, first:"
+                        : "Put the machine back as it was before it first:"),
+      commands};
+}
+
 std::string new_run_id(const std::vector<std::string>& taken) {
   std::string base = fmt::format("{}-{}", utc::format(std::time(nullptr), "%Y%m%dT%H%M%SZ"), ::getpid());
   std::string id = base;

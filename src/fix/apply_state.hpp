@@ -72,6 +72,12 @@ MigrationGate migration_gate(const std::optional<ApplyRecord>& migration, const 
 std::optional<Failure> fix_refusal(const std::optional<ApplyRecord>& migration, const std::string& fix,
                                    bool acts_on_packages, const std::string& root);
 
+// What an unfinished apply of another fix (`last`: the last apply, last-apply.json) makes of a new apply
+// (`what`: "fix install-nvidia", "migrate --to amd"): a refusal, as the new apply would replace the record
+// that `undo` and a rerun go on from. nullopt when the last apply is closed, done, a pointer, or no fix's.
+std::optional<Failure> unfinished_fix_refusal(const std::optional<ApplyRecord>& last, const std::string& what,
+                                              const std::string& root);
+
 // A new run id: the UTC time and the process id, unique among `taken`.
 std::string new_run_id(const std::vector<std::string>& taken);
 

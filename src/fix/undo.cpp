@@ -158,8 +158,29 @@ int undo_packages(Frontend& ui, const RunEffects& fx, const std::string& root, b
     argv.insert(argv.end(), fx.unheld.begin(), fx.unheld.end());
     failures += command(argv, Why::holds);
   }
-  for (const auto& entry : fx.versionlocks)
-    failures += command({"dnf", "-q", "versionlock", "add", entry}, Why::versionlock);
+  if (!fx.versionlocks.empty()) {
+    // --raw: each entry locked again as it was written, not resolved against the packages dnf sees.
+    std::vector<std::string> lock = {"dnf", "-q", "versionlock", "add", "--raw"};
+    if (installroot) {
+      // The plugin names its list by an absolute path that --installroot does not move: it would lock on
+      // this host. For this command it reads a configuration naming the root's list (lib.bash's
+      // gd_versionlock does the same), kept in root's own state folder below the root.
+      std::string conf = root + "/var/lib/gpudoctor/dnf-plugins";
+      auto w = atomic_write(
+          conf + "/versionlock.conf",
+          fmt::format("[main]\nenabled = 1\nlocklist = {}/etc/dnf/plugins/versionlock.list\n", root), 0600);
+      if (!w) {
+        ui.report(
+            event::RecordNotSaved{fmt::format("dnf's versionlock plugin cannot be pointed at the root's "
+                                              "list ({}): not locked again: {}",
+                                              w.error(), text::join(fx.versionlocks, " "))});
+        return failures + 1;
+      }
+      lock.insert(lock.begin() + 2, "--setopt=pluginconfpath=" + conf);
+    }
+    lock.insert(lock.end(), fx.versionlocks.begin(), fx.versionlocks.end());
+    failures += command(lock, Why::versionlock);
+  }
   for (const auto& s : fx.stopped)
     ui.report(event::ServiceStopped{s});
   return failures;

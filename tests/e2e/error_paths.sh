@@ -97,6 +97,11 @@ migration 'done' '"purge", "install"' | records r-done migration.json
 migration finished '"purge", "install"' | records r-finished migration.json
 migration failed "" | records "$raw.root" migration.json
 cp -a debian debian-migrating && migration failed "" | records debian-migrating migration.json
+# A fix's apply that failed in its first step (the last apply: last-apply.json).
+cp -a debian debian-fix-failed
+printf '%s\n' '{"format": 2, "kind": "fix", "plan": "purge-rocm", "script_id": "purge-rocm-1a2b3c4d", "runs":
+  ["20261201T090000Z-4242"], "status": "failed", "failed_step": "purge", "steps": ["purge", "profiles"], "done":
+  [], "family": "debian", "needs_root": true}' | records debian-fix-failed last-apply.json
 printf '{\e[31m\n' | records r-bad-migration migration.json
 echo '{garbage' | records r-bad-json last-apply.json
 printf '%s\n' '{"format": 2, "kind": "fix", "script_id": "x\u001b[31m\ny"}' | records r-bad-record last-apply.json
@@ -235,6 +240,8 @@ row fix.emit-escaped 2 any "--emit: cannot write $W/file/$S: $W/file is not a fo
 row fix.apply-not-confirmed 2 root 'nothing was run \(not a terminal: pass --yes\)' fix reboot --apply --root "$work/debian"
 stdout_re[fix.apply-not-confirmed]='^Reboot \(Debian GNU/Linux 12 \(bookworm\), debian family\)'$'\n''.*Reboot the machine'$'\n+$'
 with_commands fix.apply-during-migration 2 root 2 "a migration to amd is unfinished on this machine \(migrate-1a2b3c4d: .*\), and fix install-nvidia installs or removes packages, .*" "gpudoctor (migrate --resume|undo) --root $W/debian-migrating" fix install-nvidia --apply --root "$work/debian-migrating"
+with_commands fix.apply-other-fix-unfinished 2 root 2 'fix purge-rocm is unfinished on this machine \(purge-rocm-1a2b3c4d: step purge failed, 0 of 2 steps done\), and fix install-nvidia would replace its record, which undo and a rerun go on from\. .*' "gpudoctor (fix purge-rocm --apply|undo) --root $W/debian-fix-failed" fix install-nvidia --apply --root "$work/debian-fix-failed"
+with_commands migrate.apply-during-fix 2 root 2 'fix purge-rocm is unfinished on this machine \(.*\), and migrate --to amd would replace its record, .*' "gpudoctor (fix purge-rocm --apply|undo) --root $W/debian-fix-failed" migrate --to amd --apply --root "$work/debian-fix-failed"
 with_commands fix.apply-no-sudo 2 user 1 'fix reboot needs root and sudo is not installed; as root, run:' "/.*gpudoctor fix reboot --apply --root $W/debian" fix reboot --apply --root "$work/debian"
 
 # migrate: plans from a snapshot; --resume and --finish of the records below --root.

@@ -11,15 +11,13 @@
 #      machine is left as it was, the step failed, and undo still works.
 #   4. Killed between the purge and the install: undo puts Debian's back; the same command again installs.
 #   5. Killed there, then the same command again to the end, then undo: Debian's back (one apply, two runs).
-#   6. migrate --to nvidia purges Debian's ROCm (keeping libucx0's), installs NVIDIA's stack; undo.
+# migrate --to nvidia on this machine is fault_matrix.sh's nvidia-d13 plan: its clean run must purge Debian's
+# ROCm, keep what libucx0 needs and put NVIDIA's stack in; its cells' undo must give Debian's ROCm back.
 source "$(dirname "$0")/lib.bash"
 source "$(dirname "$0")/faults.bash"
 root_setup
 ensure_real_archive trixie "${debian_stacks[@]}"
 serve_real_archive
-
-machine_suites[distro_rocm]=trixie
-machine_distro_rocm() { distribution_machine "$1" rocminfo hipcc rocm-smi libucx0; }
 
 # killed_after_purge ROOT: a fresh machine at ROOT whose install-rocm --apply is SIGKILLed right after the rocm
 # step's purge of Debian's packages (before AMD's are installed).
@@ -34,10 +32,6 @@ killed_after_purge() {
   [[ $fault_status == 137 ]] || fail "the run was not killed after the purge (status $fault_status): $(tail -5 "$work/killed.out")"
 }
 
-debian_rocm=(hipcc libamd-comgr-dev libamdhip64-dev libhiprtc-builtins5 libhsa-runtime-dev librocm-smi64-1
-  rocm-device-libs-17 rocm-smi rocminfo)
-kept=(libamd-comgr2 libamdhip64-5 libhsa-runtime64-1 libhsakmt1)
-
 # ==== 1. the plan and its run ===============================================================================
 A=$roots/rootA
 new_machine distro_rocm "$A"
@@ -47,22 +41,22 @@ add_local_mirror "$A"
   fail "fix install-rocm --root: $(cat "$work/emit.err")"
 shellcheck "$A/tmp/gd/install.sh" || fail "the install script does not pass shellcheck"
 replaced=$(sed -n 's/^  gd_install_packages rocm -- //p' "$A/tmp/gd/install.sh" | tr ' ' '\n' | sed 's/=.*//' | tr '\n' ' ')
-[[ $replaced == "${debian_rocm[*]} " ]] ||
+[[ $replaced == "${debian_rocm_packages[*]} " ]] ||
   fail "the rocm step does not replace Debian's ROCm: $(grep -n 'gd_install_packages rocm' "$A/tmp/gd/install.sh")"
 # The notes are wrapped comment lines: read them as one text.
 grep -q "kept: [^;]*libamdhip64-5[^;]*which libucx0 needs" <<<"$(sed -n 's/^#  *//p' "$A/tmp/gd/install.sh" | tr '\n' ' ')" ||
   fail "the plan does not say that libucx0's HIP runtime stays"
-pass "the plan replaces Debian's ${debian_rocm[*]} in the rocm step and keeps what libucx0 needs, saying so"
+pass "the plan replaces Debian's ${debian_rocm_packages[*]} in the rocm step and keeps what libucx0 needs, saying so"
 
 "$gpudoctor" fix install-rocm --mirror file:///srv/mirror --root "$A" --apply --yes >"$work/run.out" 2>&1 ||
   fail "fix install-rocm --apply failed: $(tail -20 "$work/run.out")"
 [[ $(installed_version "$A" rocminfo) == "ii  1.0.0.70200-43~22.04" ]] ||
   fail "rocminfo is not AMD's: $(installed_version "$A" rocminfo)"
 for p in rocm rocm-hip-runtime rocm-core amdgpu-dkms; do is_installed "$A" "$p" || fail "$p is not installed"; done
-for p in "${debian_rocm[@]}"; do
+for p in "${debian_rocm_packages[@]}"; do
   [[ $p == rocminfo ]] || ! is_installed "$A" "$p" || fail "Debian's $p is still installed"
 done
-for p in "${kept[@]}" libucx0; do is_installed "$A" "$p" || fail "$p went: libucx0 needs it"; done
+for p in "${debian_rocm_kept[@]}" libucx0; do is_installed "$A" "$p" || fail "$p went: libucx0 needs it"; done
 [[ -z $(in_root "$A" dpkg --audit) ]] || fail "dpkg --audit: $(in_root "$A" dpkg --audit)"
 in_root "$A" apt-get check -q >/dev/null 2>&1 || fail "apt-get check fails after the install"
 pass "apt accepts the result: AMD's ROCm 7.2 (rocminfo 1.0.0.70200), Debian's ROCm gone, libucx0 and its HIP runtime kept"
@@ -71,7 +65,7 @@ pass "apt accepts the result: AMD's ROCm 7.2 (rocminfo 1.0.0.70200), Debian's RO
 "$gpudoctor" undo --root "$A" --yes >"$work/undo.out" 2>&1 || fail "undo failed: $(tail "$work/undo.out")"
 [[ $(installed_version "$A" rocminfo) == "ii  6.1.2-2" ]] ||
   fail "undo did not put Debian's rocminfo back: $(installed_version "$A" rocminfo); $(tail -5 "$work/undo.out")"
-for p in "${debian_rocm[@]}" "${kept[@]}" libucx0; do is_installed "$A" "$p" || fail "undo left $p out"; done
+for p in "${debian_rocm_packages[@]}" "${debian_rocm_kept[@]}" libucx0; do is_installed "$A" "$p" || fail "undo left $p out"; done
 for p in rocm rocm-hip-runtime rocm-core; do ! is_installed "$A" "$p" || fail "undo left AMD's $p"; done
 pass "undo puts Debian's ROCm back from the script's cache and takes AMD's out"
 rm -rf "$A" # each root holds Debian's clang and LLVM: one at a time in the tmpfs
@@ -93,7 +87,7 @@ grep -q "the distribution packages it replaced are put back" "$work/runB.out" ||
   fail "the script does not say Debian's packages are back: $(tail -5 "$work/runB.out")"
 [[ $(installed_version "$B" rocminfo) == "ii  6.1.2-2" ]] ||
   fail "a failed install left Debian's rocminfo out: $(installed_version "$B" rocminfo)"
-for p in "${debian_rocm[@]}" "${kept[@]}" libucx0; do is_installed "$B" "$p" || fail "the failed install left $p out"; done
+for p in "${debian_rocm_packages[@]}" "${debian_rocm_kept[@]}" libucx0; do is_installed "$B" "$p" || fail "the failed install left $p out"; done
 ! is_installed "$B" rocm || fail "rocm is installed after its install failed"
 [[ -z $(in_root "$B" dpkg --audit) ]] || fail "dpkg --audit after the failure: $(in_root "$B" dpkg --audit)"
 "$gpudoctor" undo --root "$B" --yes >"$work/undoB.out" 2>&1 || fail "undo after the failure: $(tail "$work/undoB.out")"
@@ -106,12 +100,12 @@ rm -rf "$B"
 C=$roots/rootC
 killed_after_purge "$C"
 ! is_installed "$C" rocminfo || fail "the kill came before the purge: rocminfo $(installed_version "$C" rocminfo)"
-for p in "${kept[@]}" libucx0; do is_installed "$C" "$p" || fail "the killed purge took $p"; done
+for p in "${debian_rocm_kept[@]}" libucx0; do is_installed "$C" "$p" || fail "the killed purge took $p"; done
 # undo puts back what the killed run did: Debian's ROCm, from the script's cache.
 "$gpudoctor" undo --root "$C" --yes >"$work/undoC.out" 2>&1 || fail "undo after the kill: $(tail "$work/undoC.out")"
 [[ $(installed_version "$C" rocminfo) == "ii  6.1.2-2" ]] ||
   fail "undo after the kill did not put Debian's rocminfo back: $(installed_version "$C" rocminfo); $(tail -5 "$work/undoC.out")"
-for p in "${debian_rocm[@]}" "${kept[@]}" libucx0; do is_installed "$C" "$p" || fail "undo after the kill left $p out"; done
+for p in "${debian_rocm_packages[@]}" "${debian_rocm_kept[@]}" libucx0; do is_installed "$C" "$p" || fail "undo after the kill left $p out"; done
 # Then the same command again does the whole install.
 "$gpudoctor" fix install-rocm --mirror file:///srv/mirror --root "$C" --apply --yes >"$work/runC2.out" 2>&1 ||
   fail "the run after the kill and undo failed: $(tail -15 "$work/runC2.out")"
@@ -130,23 +124,7 @@ killed_after_purge "$D"
 "$gpudoctor" undo --root "$D" --yes >"$work/undoD.out" 2>&1 || fail "undo after the kill and the rerun: $(tail "$work/undoD.out")"
 [[ $(installed_version "$D" rocminfo) == "ii  6.1.2-2" ]] ||
   fail "undo after the rerun lost what the killed run purged: rocminfo $(installed_version "$D" rocminfo)"
-for p in "${debian_rocm[@]}" "${kept[@]}" libucx0; do is_installed "$D" "$p" || fail "undo after the rerun left $p out"; done
+for p in "${debian_rocm_packages[@]}" "${debian_rocm_kept[@]}" libucx0; do is_installed "$D" "$p" || fail "undo after the rerun left $p out"; done
 ! is_installed "$D" rocm || fail "undo after the rerun left AMD's rocm"
 pass "killed after the purge, run again to the end, then undo: Debian's ROCm is back (the rerun is one apply with the first run)"
 rm -rf "$D"
-
-# ==== 6. migrate --to nvidia: Debian's ROCm out, NVIDIA's stack in, across the reboot; undo ===================
-E=$roots/rootE
-new_machine distro_rocm "$E"
-add_local_mirror "$E"
-migrate_apply "$E" --to nvidia --gpu "RTX 3090" --mirror file:///srv/mirror
-for p in "${debian_rocm[@]}"; do ! is_installed "$E" "$p" || fail "the migration left Debian's $p"; done
-for p in "${kept[@]}" libucx0; do is_installed "$E" "$p" || fail "the migration took $p: libucx0 needs it"; done
-for p in nvidia-open-580 cuda-toolkit-13-0; do is_installed "$E" "$p" || fail "$p is not installed after the migration"; done
-apt_consistent "$E" "after the migration"
-migrate_resume "$E"
-"$gpudoctor" undo --root "$E" --yes >"$work/undoE.out" 2>&1 || fail "undo of the migration failed: $(tail -20 "$work/undoE.out")"
-[[ $(installed_version "$E" rocminfo) == "ii  6.1.2-2" ]] || fail "undo of the migration lost Debian's rocminfo"
-for p in "${debian_rocm[@]}" "${kept[@]}" libucx0; do is_installed "$E" "$p" || fail "undo of the migration left $p out"; done
-! is_installed "$E" nvidia-open-580 || fail "undo of the migration left NVIDIA's driver"
-pass "migrate --to nvidia purges Debian's ROCm (keeping libucx0's HIP), installs NVIDIA's 580 and CUDA 13.0, apt accepts it; undo puts Debian's ROCm back"

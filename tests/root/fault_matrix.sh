@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The fault matrix (issue 21's proof): a migration that survives its own failures. For each of the two plans
-# (migrate --to nvidia on the ROCm 6 workstation of lib.bash, --to amd on its CUDA 12 server), for one step of
+# The fault matrix (issue 21's proof): a migration that survives its own failures. For each of the four plans
+# (migrate --to nvidia on the ROCm 6 workstation of lib.bash, --to amd on its CUDA 12 server, and the same two
+# on Debian 13 machines running the distribution's own ROCm and NVIDIA driver: issue 29), for one step of
 # each kind (prepare, download, install incoming, module build, purge, profile edit, reboot stop, post-check),
 # for each fault (the step's main command fails; SIGKILL of the run mid-step; the disk fills), three recoveries
 # branch from the same faulted root: the same `migrate --apply` again, `migrate --resume`, `undo` (after the
@@ -21,7 +22,8 @@
 # upper folder is copied; a cell is an overlay over that copy, and its recoveries overlays over the faulted
 # one. A cell at the first step (prepare) starts from the machine itself with the user's `migrate --apply`; a
 # later one continues the run its boundary froze with `migrate --resume` (same script, same run).
-# GPUDOCTOR_FAULT_MATRIX=full runs every cell (48); the default set is the cells named below; a list of cells
+# A plan's clean run must end in its end state (check_clean_run: what it takes out, puts in and keeps).
+# GPUDOCTOR_FAULT_MATRIX=full runs every cell (96); the default set is the cells named below; a list of cells
 # ("nvidia.purge.kill amd.download.disk") runs those. docs/fixes.md has the figures.
 source "$(dirname "$0")/lib.bash"
 source "$(dirname "$0")/faults.bash"
@@ -31,11 +33,12 @@ start_all=$SECONDS
 kinds=(prepare download install module purge profile reboot check)
 faults=(fail kill disk)
 # The default set (what CI runs): every fault at least twice, the steps that remove or install a driver (purge
-# twice), the prepare stage's rollback and the reboot, the plans taking turns (docs/fixes.md, "The fault
-# matrix"). nvidia.purge.kill found the selection bug of Safety rule 1. The profile and post-check kinds run
+# three times: a vendor's stack, Debian's ROCm, Debian's driver with its DKMS module), the prepare stage's
+# rollback and the reboot, every plan (docs/fixes.md, "The fault matrix"). nvidia.purge.kill found the
+# selection bug of Safety rule 1. The profile and post-check kinds run
 # in the full matrix, by hand, before a change to fixes/lib.bash, the apply state or undo lands.
 default_cells="nvidia.purge.kill nvidia.prepare.disk amd.download.fail nvidia.install.kill amd.module.kill
-amd.purge.fail amd.reboot.disk"
+amd.reboot.disk nvidia-d13.purge.fail amd-d13.purge.kill"
 case ${GPUDOCTOR_FAULT_MATRIX:-default} in
 full) wanted=all ;;
 default) wanted=${default_cells//$'\n'/ } ;;
@@ -90,8 +93,29 @@ keep_proxy() {
 }
 
 # ---- the plans ---------------------------------------------------------------------------------------------
-declare -A machine_of=([nvidia]=rocm6 [amd]=cuda12) incoming_module=([nvidia]=nvidia [amd]=amdgpu)
-plan_args() { printf '%s\n' --to "$1" --mirror file:///srv/mirror --python /home/sam/venv/bin/python3; }
+# nvidia, amd: lib.bash's ROCm 6 workstation and CUDA 12 server (the vendors' stacks, a venv's PyTorch).
+# nvidia-d13, amd-d13: Debian 13 machines running the distribution's own stack (lib.bash's distro_rocm: Debian's
+# ROCm on the kernel's amdgpu, OpenMPI's libucx0 needing its HIP runtime; distro_nvidia: Debian's 550 driver),
+# whose purge takes the distribution's packages (issue 29).
+plans=(nvidia amd nvidia-d13 amd-d13)
+declare -A machine_of=([nvidia]=rocm6 [amd]=cuda12 [nvidia-d13]=distro_rocm [amd-d13]=distro_nvidia)
+declare -A incoming_module=([nvidia]=nvidia [amd]=amdgpu [nvidia-d13]=nvidia [amd-d13]=amdgpu)
+declare -A plan_gpu=([nvidia-d13]="RTX 3090" [amd-d13]="Radeon PRO W7900")
+# What the clean run of a plan must have done besides ending done: the packages it takes out, puts in, and
+# keeps (what others need). The Debian 13 plans' are what issue 29 asks of a plan on a distribution's stack.
+declare -A plan_gone=([nvidia-d13]="${debian_rocm_packages[*]}" [amd-d13]="${debian_nvidia_packages[*]}")
+declare -A plan_in=([nvidia]=nvidia-open-580 [amd]=rocm [nvidia-d13]="nvidia-open-580 cuda-toolkit-13-0"
+  [amd-d13]="rocm amdgpu-dkms")
+declare -A plan_kept=([nvidia-d13]="${debian_rocm_kept[*]} libucx0")
+declare -A outgoing_vendor=([nvidia]=amd [amd]=nvidia [nvidia-d13]=amd [amd-d13]=nvidia)
+plan_args() {
+  printf '%s\n' --to "${1%-d13}" --mirror file:///srv/mirror
+  if [[ -n ${plan_gpu[$1]:-} ]]; then
+    printf '%s\n' --gpu "${plan_gpu[$1]}"
+  else
+    printf '%s\n' --python /home/sam/venv/bin/python3
+  fi
+}
 images=$roots/images
 mkdir -p "$images"
 # Where every root of the test is mounted in turn (layer_mount).
@@ -158,18 +182,46 @@ map_kinds() {
   done
 }
 
-# prepare_plan PLAN: the machine (base layer), its state before, and a clean run's boundaries.
+# check_clean_run ROOT: the clean run's end state is the plan's: its packages out, in and kept, the outgoing
+# vendor's DKMS module gone for every kernel that counts, dpkg and apt content. A wrong end state fails the
+# test at once (every cell is judged against it).
+check_clean_run() {
+  local root=$1 p k health
+  for p in ${plan_gone[$plan]:-}; do ! is_installed "$root" "$p" || fail "the clean $plan run left $p installed"; done
+  for p in ${plan_in[$plan]:-}; do is_installed "$root" "$p" || fail "the clean $plan run did not install $p"; done
+  for p in ${plan_kept[$plan]:-}; do is_installed "$root" "$p" || fail "the clean $plan run took $p, which others need"; done
+  while read -r k; do
+    # shellcheck disable=SC2086 # the module names, one word each
+    ! module_present "$root" "$k" ${driver_modules[${outgoing_vendor[$plan]}]} ||
+      fail "the clean $plan run left the ${outgoing_vendor[$plan]} driver module of kernel $k"
+  done < <(root_kernels "$root")
+  health=$(dpkg_health "$root")
+  [[ -z $health ]] || fail "after the clean $plan run: $health"
+}
+
+# prepare_plan PLAN: the machine (base layer), its state before, and a clean run's boundaries. A plan on a
+# Debian 13 machine has its script checked by shellcheck first (the ones of lib.bash's machines are, by
+# migrate_order.sh and migrate_cuda_to_amd.sh).
 prepare_plan() {
   plan=$1
   local base=$roots/$plan.base start=$SECONDS args
   mapfile -t args < <(plan_args "$plan")
+  if [[ -n ${plan_gpu[$plan]:-} && -z ${real_archive:-} ]]; then
+    ensure_real_archive trixie "${debian_stacks[@]}"
+    serve_real_archive
+  fi
   new_machine "${machine_of[$plan]}" "$base"
   add_local_mirror "$base"
   add_fake_initramfs "$base"
-  if [[ $plan == amd ]]; then add_fake_systemctl "$base" nvidia-persistenced nvidia-fabricmanager docker containerd; fi
+  if [[ $plan == amd* ]]; then add_fake_systemctl "$base" nvidia-persistenced nvidia-fabricmanager docker containerd; fi
   fault_install "$base"
   fault_gpudoctor_stub "$base" "$gpudoctor"
   mkdir -p "$images/$plan"
+  if [[ -n ${plan_gpu[$plan]:-} ]]; then
+    "$gpudoctor" migrate "${args[@]}" --root "$base" --emit "$images/$plan/migrate.sh" 2>"$work/emit.err" ||
+      fail "migrate ${args[*]} --root: $(cat "$work/emit.err")"
+    shellcheck "$images/$plan/migrate.sh" || fail "the $plan migration script does not pass shellcheck"
+  fi
   pkg_state "$base" >"$images/$plan/before.pkgs"
   config_state "$base" >"$images/$plan/before.config"
   driver_state "$base" >"$images/$plan/before.driver"
@@ -192,6 +244,7 @@ prepare_plan() {
   local plan_status
   IFS='|' read -r _ _ plan_status < <(state_of "$mnt")
   [[ $plan_status == "done" ]] || fail "the clean $plan run ended '$plan_status', not done"
+  check_clean_run "$mnt"
   fault_disarm "$mnt"
   layer_umount "$mnt" "$roots/$plan.run"
   rm -rf "$roots/$plan.run"
@@ -246,6 +299,9 @@ check_driver() {
     note_check "$when/driver" "no vendor's driver with its module ($s)"
   else
     [[ $s == *package* ]] && note_check "$when/driver" "" && return
+    # A machine that ran on the kernel's own driver and no vendor's package (Debian's ROCm on the kernel's
+    # amdgpu) must keep that at least.
+    [[ $kernel_driver_counts == yes && $s == *:kernel* ]] && note_check "$when/driver" "" && return
     note_check "$when/driver" "no vendor's driver package installed ($s)"
   fi
 }
@@ -306,7 +362,7 @@ in_prepare_stage() {
 }
 
 # ---- one cell ----------------------------------------------------------------------------------------------
-modules_checkable=no
+modules_checkable=no kernel_driver_counts=no
 results=()
 # finish ROOT WHEN OUT BOOT CMD...: CMD, and after a reboot stop `migrate --resume` in the next boot (as the
 # admin does), until the migration ends or fails; the last command's output and status in OUT and last_status.
@@ -433,9 +489,11 @@ run_cell() {
 }
 
 # ---- the matrix --------------------------------------------------------------------------------------------
-for plan in nvidia amd; do
+for plan in "${plans[@]}"; do
   want_plan "$plan" || continue
   prepare_plan "$plan"
+  kernel_driver_counts=no
+  if [[ $(cat "$images/$plan/before.driver") != *package* ]]; then kernel_driver_counts=yes; fi
   if [[ $(cat "$images/$plan/end.driver") == *package+module* && $(cat "$images/$plan/before.driver") == *package+module* ]]; then
     modules_checkable=yes
   else

@@ -223,39 +223,59 @@ root_kernels() {
   if [[ -n $newest && $newest != "$kernel" ]]; then printf '%s\n' "$newest"; fi
 }
 
-# module_present ROOT KERNEL MODULE: a module of that name that DKMS installed for KERNEL (modinfo reads it
-# where the root has kmod).
+# module_present ROOT KERNEL MODULE...: a module of one of these names that DKMS installed for KERNEL (modinfo
+# reads it where the root has kmod).
 module_present() {
-  local root=$1 k=$2 m=$3 file
-  file=$(find "$root/lib/modules/$k/updates" -name "$m.ko*" -print 2>/dev/null | sed -n 1p)
+  local root=$1 k=$2 m file=''
+  shift 2
+  for m in "$@"; do
+    file=$(find "$root/lib/modules/$k/updates" -name "$m.ko*" -print 2>/dev/null | sed -n 1p)
+    [[ -n $file ]] && break
+  done
   [[ -n $file ]] || return 1
+  m=$(basename "$file")
   if [[ -x $root/usr/sbin/modinfo || -x $root/sbin/modinfo || -x $root/usr/bin/modinfo ]]; then
-    in_root "$root" modinfo -k "$k" -F filename "$m" >/dev/null 2>&1 || return 1
+    in_root "$root" modinfo -k "$k" -F filename "${m%%.ko*}" >/dev/null 2>&1 || return 1
   fi
 }
 
-# Whether a driver package of VENDOR is installed (amd: amdgpu-dkms; nvidia: a nvidia-dkms-* package).
+# Whether a driver package of VENDOR is installed (amd: amdgpu-dkms; nvidia: NVIDIA's nvidia-dkms-*, or
+# Debian's nvidia-kernel-dkms and nvidia-tesla-*-kernel-dkms).
 driver_package() {
   local root=$1 vendor=$2
   case $vendor in
   amd) [[ -n $(pkg_state "$root" | awk '$1 == "installed" && $2 == "amdgpu-dkms"') ]] ;;
-  nvidia) [[ -n $(pkg_state "$root" | awk '$1 == "installed" && $2 ~ /^nvidia-dkms-/') ]] ;;
+  nvidia) [[ -n $(pkg_state "$root" | awk '$1 == "installed" && $2 ~ /^(nvidia-dkms-|nvidia-kernel-dkms$|nvidia-tesla-[0-9]+-kernel-dkms$)/') ]] ;;
   esac
 }
 
-# driver_state ROOT: per vendor, "package" (installed), "+module" (its module for every kernel that counts);
-# e.g. "amd:package+module nvidia:-".
+# The driver modules of each vendor's packages: NVIDIA's is nvidia.ko, Debian's build of it nvidia-current.ko.
+declare -A driver_modules=([amd]=amdgpu [nvidia]="nvidia nvidia-current")
+
+# kernel_driver ROOT VENDOR: the kernel's own module of VENDOR (amdgpu, in the kernel package's tree) for every
+# kernel that counts. NVIDIA's GPUs have none that runs CUDA (nouveau does not).
+kernel_driver() {
+  local root=$1 k
+  [[ $2 == amd ]] || return 1
+  while read -r k; do
+    [[ -n $(find "$root/lib/modules/$k/kernel" -name 'amdgpu.ko*' -print 2>/dev/null | sed -n 1p) ]] || return 1
+  done < <(root_kernels "$root")
+}
+
+# driver_state ROOT: per vendor, "package" (installed), "+module" (its module for every kernel that counts), or
+# "kernel" (no package; the kernel's own module); e.g. "amd:package+module nvidia:-".
 driver_state() {
-  local root=$1 vendor module k out='' s
+  local root=$1 vendor k out='' s
   for vendor in amd nvidia; do
-    module=amdgpu
-    [[ $vendor == nvidia ]] && module=nvidia
     s=-
     if driver_package "$root" "$vendor"; then
       s=package
       local all=1
-      while read -r k; do module_present "$root" "$k" "$module" || all=0; done < <(root_kernels "$root")
+      # shellcheck disable=SC2086 # the module names, one word each
+      while read -r k; do module_present "$root" "$k" ${driver_modules[$vendor]} || all=0; done < <(root_kernels "$root")
       ((all)) && s+=+module
+    elif kernel_driver "$root" "$vendor"; then
+      s=kernel
     fi
     out+="$vendor:$s "
   done

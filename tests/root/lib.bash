@@ -309,7 +309,7 @@ machine_tarball() {
 }
 
 # Debian 13's own stacks as the distribution tests install them: one archive for both (one download).
-# shellcheck disable=SC2034 # read by distribution_rocm.sh and distribution_nvidia.sh
+# shellcheck disable=SC2034 # read by distribution_rocm.sh, distribution_nvidia.sh and fault_matrix.sh
 debian_stacks=(gcc rocminfo hipcc rocm-smi libucx0 nvidia-driver nvidia-smi libcuda1)
 
 # distribution_machine ROOT PACKAGE...: the body of a Debian 13 machine running Debian's own builds of a stack,
@@ -334,6 +334,29 @@ distribution_machine() {
   in_root "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
     "linux-image-$kernel" "linux-headers-$kernel" gcc
   in_root "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@"
+}
+
+# The Debian 13 machines of the distribution tests and the fault matrix (ensure_real_archive trixie
+# "${debian_stacks[@]}" and serve_real_archive first): Debian's own NVIDIA driver, and Debian's own ROCm with
+# OpenMPI's libucx0 needing its HIP runtime.
+machine_suites[distro_nvidia]=trixie
+machine_distro_nvidia() { distribution_machine "$1" nvidia-driver nvidia-smi libcuda1; }
+machine_suites[distro_rocm]=trixie
+machine_distro_rocm() { distribution_machine "$1" rocminfo hipcc rocm-smi libucx0; }
+# shellcheck disable=SC2034 # read by the distribution tests and fault_matrix.sh
+{
+  # Debian's driver as apt installs it: every package of its, the GL, EGL and GLX ones whose names carry
+  # nvidia inside too (before the stack's globs took "*nvidia*" as NVIDIA's guide does, libegl-nvidia0 and the
+  # like stayed, holding on to the 550 libraries beside NVIDIA's 580).
+  debian_nvidia_packages=(glx-alternative-nvidia libcuda1 libegl-nvidia0 libgl1-nvidia-glvnd-glx libglx-nvidia0
+    libnvidia-eglcore libnvidia-glcore libnvidia-glvkspirv libnvidia-gpucomp libnvidia-ml1 libnvidia-pkcs11-openssl3
+    libnvidia-ptxjitcompiler1 nvidia-alternative nvidia-driver nvidia-driver-bin nvidia-driver-libs nvidia-egl-common
+    nvidia-egl-icd nvidia-kernel-common nvidia-kernel-dkms nvidia-kernel-support nvidia-legacy-check nvidia-modprobe
+    nvidia-smi nvidia-support nvidia-vdpau-driver xserver-xorg-video-nvidia)
+  # Debian's ROCm that a plan replaces, and the HIP runtime it keeps because OpenMPI's libucx0 needs it.
+  debian_rocm_packages=(hipcc libamd-comgr-dev libamdhip64-dev libhiprtc-builtins5 libhsa-runtime-dev
+    librocm-smi64-1 rocm-device-libs-17 rocm-smi rocminfo)
+  debian_rocm_kept=(libamd-comgr2 libamdhip64-5 libhsa-runtime64-1 libhsakmt1)
 }
 
 # new_machine NAME DIR: a copy of the cached machine at DIR, wired to this run's proxy.

@@ -14,6 +14,8 @@ source "$(dirname "$0")/lib.bash"
 for tool in dnf rpm rpmbuild createrepo_c modifyrepo_c; do
   command -v "$tool" >/dev/null || skip "$tool is missing (apt-get install dnf rpm createrepo-c)"
 done
+dnf_plugins=$("$host_python" -c 'import dnf.const; print(dnf.const.PLUGINPATH)' 2>/dev/null) || skip "dnf's Python module is missing"
+[[ -f $dnf_plugins/versionlock.py ]] || skip "dnf's versionlock plugin is missing (apt-get install dnf-plugins-core)"
 
 # rpm's database in the root where the RHEL family keeps it (Debian's rpm defaults to ~/.rpmdb): rpm and
 # dnf read ~/.rpmmacros.
@@ -92,9 +94,10 @@ pass "the plan made --from a bundle of the root is the live one"
 
 # ---- the steps, in installroot mode -------------------------------------------------------------------------------
 # One step of $script on the root $R, dnf isolated as test_dnf is, but with the root's own repositories.
+# Of the plugins, only versionlock (the purge removes locks).
 run_step() {
-  GD_INSTALLROOT=$R GD_DNF_OPTS=$(printf '%s\n' "${isolation[@]}" "--setopt=reposdir=$R/etc/yum.repos.d") \
-    bash "$script" --any-host --step "$1"
+  GD_INSTALLROOT=$R GD_DNF_OPTS=$(printf '%s\n' --config="$work/dnf.conf" --nogpgcheck --disableplugin='*' \
+    --enableplugin=versionlock "--setopt=reposdir=$R/etc/yum.repos.d") bash "$script" --any-host --step "$1"
 }
 run_steps() {
   local id out=$1
@@ -133,7 +136,20 @@ run_steps "$work/reuse.out"
 grep -q 'reusing the repository of /etc/yum.repos.d/cuda-rhel9.repo' "$work/reuse.out" || fail "NVIDIA's .repo was not reused: $(cat "$work/reuse.out")"
 [[ ! -e $R/etc/yum.repos.d/cuda-gpudoctor.repo ]] || fail "a second .repo file of NVIDIA's repository was written"
 pass "a .repo file of the same address (NVIDIA's cuda-rhel9.repo) is reused, not defined twice"
-# ---- the purge: rpm's database read through rpm --root, the module reset ----------------------------------------
+# ---- the purge: rpm's database read through rpm --root, the module reset, the version locks -----------------------
+# The admin locked the driver's version with dnf's versionlock plugin, as NVIDIA's guide suggests: the real
+# plugin writes the root's list (its configuration pointed there: by itself it names this host's list).
+lock_conf=$work/lock-plugin
+mkdir -p "$lock_conf" "$R/etc/dnf/plugins"
+touch "$R/etc/dnf/plugins/versionlock.list" # as the plugin's package installs it
+printf '[main]\nenabled = 1\nlocklist = %s/etc/dnf/plugins/versionlock.list\n' "$R" >"$lock_conf/versionlock.conf"
+dnf -q --config="$work/dnf.conf" --disableplugin='*' --enableplugin=versionlock --setopt=pluginconfpath="$lock_conf" \
+  --setopt=reposdir="$R/etc/yum.repos.d" --installroot "$R" versionlock add nvidia-driver kmod-nvidia-open-dkms \
+  >"$work/lock.out" 2>&1 || fail "dnf versionlock add failed: $(tail -3 "$work/lock.out")"
+locks_of() { grep -v '^#' "$1" 2>/dev/null | grep . | sort || true; }
+locks=$(locks_of "$R/etc/dnf/plugins/versionlock.list")
+[[ $(wc -l <<<"$locks") == 2 ]] || fail "the root's lock list does not hold the two locks: $locks"
+host_locks=$(locks_of /etc/dnf/plugins/versionlock.list)
 purge=$work/purge-nvidia.sh
 "$gpudoctor" fix purge-nvidia --root "$R" --emit "$purge" 2>"$work/purge.err" || fail "fix purge-nvidia --root: $(cat "$work/purge.err")"
 nvidia_packages=$(rpm --root "$R" -qa --qf '%{NAME}\n' | grep -E '^(nvidia-|kmod-nvidia|cuda-|libcublas)' | sort | tr '\n' ' ')
@@ -141,14 +157,35 @@ purge_list=$(sed -n 's/^  gd_purge_packages \(.*\) --.*/\1/p' "$purge" | tr ' ' 
 [[ $purge_list == "$nvidia_packages" ]] || fail "the purge list is not NVIDIA's installed packages: '$purge_list' vs '$nvidia_packages'"
 same_plan_from_snapshot "$R" --to amd --mirror "file://$mirror"
 pass "the purge list is every NVIDIA package rpm has (${nvidia_packages% }), not dkms or the kernel's; migrate --to amd --from a bundle of the root is the live plan"
-steps=(purge-nvidia.packages purge-nvidia.driver-module)
+[[ $(sed -n 's/^  gd_remove_versionlocks //p' "$purge" | tr ' ' '\n' | tr -d "'" | sort) == "$locks" ]] ||
+  fail "the purge does not remove the root's locks ($locks): $(grep -n 'versionlock' "$purge")"
+# The steps that act through dnf and rpm (installroot mode refuses those that act on files, users and
+# processes: they would act on this host); the download keeps the outgoing RPMs for undo.
+steps=(purge-nvidia.versionlocks prepare.download purge-nvidia.packages purge-nvidia.driver-module)
 script=$purge
 run_steps "$work/purge.out"
 left=$(rpm --root "$R" -qa --qf '%{NAME}\n' | grep -E '^(nvidia-|kmod-nvidia|cuda-|libcublas)' || true)
 [[ -z $left ]] || fail "NVIDIA's packages are still installed: $left"
 for p in dkms kernel-devel epel-release rocky-release; do rpm --root "$R" -q "$p" >/dev/null || fail "the purge took $p"; done
 grep -q '^state=$' "$R/etc/dnf/modules.d/nvidia-driver.module" || fail "the nvidia-driver module is not reset: $(cat "$R/etc/dnf/modules.d/nvidia-driver.module")"
-pass "dnf removed NVIDIA's packages (not dkms, the kernel's or EPEL's) and reset the nvidia-driver module"
+[[ -z $(locks_of "$R/etc/dnf/plugins/versionlock.list") ]] || fail "the root still has locks: $(locks_of "$R/etc/dnf/plugins/versionlock.list")"
+[[ $(locks_of /etc/dnf/plugins/versionlock.list) == "$host_locks" ]] || fail "the purge changed this host's version locks"
+pass "dnf removed NVIDIA's packages (not dkms, the kernel's or EPEL's) and their version locks (the root's list, not this host's), and reset the nvidia-driver module"
+
+# undo of the purge (dnf --installroot): the packages back, and their locks in the root's list, not this host's.
+purge_id=$(sed -n "s/^GD_SCRIPT_ID='\(.*\)'$/\1/p" "$purge")
+# undo's dnf reads the root's dnf.conf: of this host's plugins, only versionlock (another, the completion
+# cache's, writes this host's /var/cache/dnf whatever the installroot).
+mkdir -p "$work/dnf-plugins"
+ln -s "$dnf_plugins/versionlock.py" "$work/dnf-plugins/versionlock.py"
+printf '[main]\ngpgcheck=0\ninstallonly_limit=3\npluginpath=%s\n' "$work/dnf-plugins" >"$R/etc/dnf/dnf.conf"
+"$gpudoctor" undo --root "$R" --script "$purge_id" --yes >"$work/undo-purge.out" 2>&1 ||
+  fail "undo --script $purge_id failed: $(tail -15 "$work/undo-purge.out")"
+[[ $(locks_of "$R/etc/dnf/plugins/versionlock.list") == "$locks" ]] ||
+  fail "undo did not lock again in the root's list: $(locks_of "$R/etc/dnf/plugins/versionlock.list"); $(tail -5 "$work/undo-purge.out")"
+[[ $(locks_of /etc/dnf/plugins/versionlock.list) == "$host_locks" ]] || fail "undo changed this host's version locks"
+for p in nvidia-driver kmod-nvidia-open-dkms; do rpm --root "$R" -q "$p" >/dev/null || fail "undo did not put $p back"; done
+pass "undo of the purge puts NVIDIA's packages back and locks them again, in the root's list"
 
 # ---- NVIDIA's proprietary 570 driver switched to the open 580 as NVIDIA's guide does, and undone -------------
 # A root with NVIDIA's 570 driver of the proprietary flavour (stream 570-dkms, cuda-drivers,

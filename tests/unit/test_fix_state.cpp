@@ -152,6 +152,43 @@ TEST_CASE("fix state: a fix that acts on packages waits for an unfinished migrat
   CHECK_FALSE(fix_refusal(std::nullopt, "purge-rocm", true, ""));
 }
 
+TEST_CASE("fix state: a new apply waits for another fix's unfinished apply (it would replace the record undo "
+          "reads)") {
+  ApplyRecord fix = migration("nvidia", "failed");
+  fix.kind = "fix";
+  fix.plan = "install-rocm";
+  fix.target.clear();
+  fix.script_id = "install-rocm-0123abcd";
+  for (const char* open : {"running", "reboot", "failed"}) {
+    fix.status = open;
+    auto why = unfinished_fix_refusal(fix, "fix install-nvidia", "/tmp/r");
+    REQUIRE(why);
+    CHECK(why->exit == Exit::usage);
+    CHECK(
+        why->message.starts_with("fix install-rocm is unfinished on this machine (install-rocm-0123abcd: "));
+    CHECK(why->message.find("and fix install-nvidia would replace its record") != std::string::npos);
+    CHECK(why->commands == std::vector<std::string>{"gpudoctor fix install-rocm --apply --root /tmp/r",
+                                                    "gpudoctor undo --root /tmp/r"});
+    CHECK(unfinished_fix_refusal(fix, "migrate --to amd", "")->message.find("and migrate --to amd would") !=
+          std::string::npos);
+  }
+  fix.status = "failed";
+  fix.from_0_1 = true;
+  CHECK(unfinished_fix_refusal(fix, "fix install-nvidia", "")->commands ==
+        std::vector<std::string>{"gpudoctor undo"});
+  fix.from_0_1 = false;
+  for (const char* closed : {"done", "undone", "rolled-back", "stopped"}) {
+    fix.status = closed;
+    CHECK_FALSE(unfinished_fix_refusal(fix, "fix install-nvidia", ""));
+  }
+  // A migration's pointer, or its record: the migration's gate decides.
+  CHECK_FALSE(unfinished_fix_refusal(migration("amd", "failed"), "fix install-nvidia", ""));
+  ApplyRecord pointer = migration("amd", "failed");
+  pointer.pointer = true;
+  CHECK_FALSE(unfinished_fix_refusal(pointer, "fix install-nvidia", ""));
+  CHECK_FALSE(unfinished_fix_refusal(std::nullopt, "fix install-nvidia", ""));
+}
+
 TEST_CASE("fix state: run ids are new ids") {
   std::string a = new_run_id({});
   CHECK(valid_id(a));
