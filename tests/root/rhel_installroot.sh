@@ -200,6 +200,10 @@ printf '[cuda-rhel9-x86_64]\nname=cuda-rhel9-x86_64\nbaseurl=file://%s/compute/c
   "$mirror" >"$R/etc/yum.repos.d/cuda-rhel9.repo"
 packages_of() { rpm --root "$R" -qa --qf '%{NAME} %{EPOCH}:%{VERSION}\n' | sort; }
 old_packages=$(packages_of)
+# The repository files (CRB disabled in rocky.repo, NVIDIA's cuda-rhel9.repo): the plan enables CRB and adds
+# EPEL; undo must give back these files as they were.
+repos_of() { (cd "$R/etc/yum.repos.d" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
+old_repos=$(repos_of)
 script=$work/install-nvidia.sh
 "$gpudoctor" fix install-nvidia --root "$R" --mirror "file://$mirror" --emit "$script" 2>"$work/emit2.err" ||
   fail "fix install-nvidia --root: $(cat "$work/emit2.err")"
@@ -217,6 +221,8 @@ steps=(install-nvidia.epel install-nvidia.rhel-repository install-nvidia.driver-
 run_steps "$work/switch-prepare.out"
 outgoing=$(find "$R/var/cache/gpudoctor/$script_id/outgoing" -name '*-570.172.08-*.rpm' | wc -l)
 ((outgoing == 8)) || fail "the download step kept $outgoing RPMs of the 570 driver for undo, not 8: $(tail -5 "$work/switch-prepare.out")"
+[[ $(repos_of) != "$old_repos" ]] && rpm --root "$R" -q epel-release >/dev/null ||
+  fail "the prepare steps did not enable CRB and add EPEL (nothing for undo to put back)"
 pass "the download step keeps the RPMs of NVIDIA's installed 570 driver (8), though its stream is no longer enabled"
 
 # Someone else's package that needs the old kmod, installed after the plan was made: the switch would erase it.
@@ -256,7 +262,8 @@ stream=$(sed -n 's/^stream=//p; s/^state=/state /p' "$R/etc/dnf/modules.d/nvidia
 [[ $stream == '570-dkms state enabled ' ]] || fail "undo did not enable the stream 570-dkms again: $stream"
 [[ -s $R/etc/yum.repos.d/cuda-rhel9.repo && ! -e $R/etc/yum.repos.d/cuda-gpudoctor.repo ]] ||
   fail "undo did not leave NVIDIA's .repo file as it was: $(ls "$R/etc/yum.repos.d")"
-pass "undo (dnf --installroot) puts the 570 driver back from the kept RPMs at its versions, with its stream 570-dkms"
+[[ $(repos_of) == "$old_repos" ]] || fail "undo did not put the repository files back: $(diff <(echo "$old_repos") <(repos_of))"
+pass "undo (dnf --installroot) puts the 570 driver back from the kept RPMs at its versions, with its stream 570-dkms, CRB disabled and EPEL gone"
 
 [[ $(host_dnf_state) == "$host_before" ]] || fail "dnf or rpm changed this host: $(diff <(echo "$host_before") <(host_dnf_state))"
 pass "nothing of dnf's or rpm's state on this host changed (logs, cache, module state, rpm database)"
