@@ -1517,6 +1517,16 @@ gd_switch_driver() {
       if [[ -n $name ]]; then gd_journal purge-package "$name" "$(gd_pkg_version "$name")"; fi
     done
     gd_journal replaced-by-install "${changed[@]}"
+    # What the transaction brings, before it runs: rpm applies it package by package, and one cut off (a kill,
+    # the power) leaves some new packages beside the old ones, with no journal entry of its own. undo takes
+    # out the new names, and the new versions of the upgraded ones that are still beside their old ones.
+    local evr
+    while read -r name; do
+      if [[ -n $name ]]; then gd_journal install-planned "$name"; fi
+    done <<<"$(gd_dnf_sections 'Installing' <<<"$sim")"
+    while read -r name evr; do
+      if [[ -n $name && -n $evr ]]; then gd_journal install-planned-version "$name" "$evr"; fi
+    done <<<"$(gd_dnf_section_versions 'Upgrading|Downgrading' <<<"$sim")"
     gd_journal_sync
   fi
   local before
@@ -1545,6 +1555,18 @@ gd_dnf_sections() {
     /^[^ ]/ { on = 0 }
     on && NF >= 1 && $1 !~ /^=/ && $1 !~ /^(x86_64|noarch|i686|aarch64|ppc64le|s390x|src)$/ && $1 != "replacing" { print $1 }
     $1 == "replacing" { n = $2; sub(/\.[^.]*$/, "", n); print n }' | sort -u
+}
+
+# "NAME EPOCH:VERSION-RELEASE" of the rows of the sections of dnf's transaction table (stdin) whose heading
+# matches the ERE: the versions the transaction brings. A name too long for its column is alone on its line,
+# its architecture and version on the next.
+gd_dnf_section_versions() {
+  awk -v re="^($1)" '/^[A-Z][A-Za-z ]*:$/ { on = ($0 ~ re); name = ""; next }
+    /^[^ ]/ { on = 0 }
+    !on { next }
+    $1 ~ /^(x86_64|noarch|i686|aarch64|ppc64le|s390x|src)$/ { if (name != "") print name, $2; name = ""; next }
+    NF == 1 && $1 !~ /^=/ { name = $1; next }
+    NF >= 3 && $1 != "replacing" { print $1, $3; name = "" }'
 }
 
 # gd_reset_module MODULE: `dnf module reset MODULE` when one of its streams is enabled, as NVIDIA's uninstall

@@ -74,6 +74,8 @@ RunEffects run_effects(const std::vector<JournalEntry>& journal, const std::vect
       if (packages.emplace(arg(e, 0), FirstTouch{e.event == "purge-package", arg(e, 1), arg(e, 2) == "auto"})
               .second)
         package_order.push_back(arg(e, 0));
+    } else if (e.event == "install-planned-version" && e.args.size() >= 2) {
+      add_once(fx.planned_versions, e.args[0] + "-" + e.args[1]);
     } else if (e.event == "removed-tree" || e.event == "removed-link") {
       fx.trees.push_back(arg(e, 0));
     } else if (e.event == "added-group") {
@@ -124,8 +126,8 @@ RunEffects run_effects(const std::vector<JournalEntry>& journal, const std::stri
 
 bool changed_anything(const RunEffects& fx) {
   return !fx.backups.empty() || !fx.created.empty() || !fx.purged.empty() || !fx.installed.empty() ||
-         !fx.trees.empty() || !fx.groups.empty() || !fx.pip.empty() || !fx.unheld.empty() ||
-         !fx.versionlocks.empty() || !fx.module_streams.empty() || !fx.stopped.empty();
+         !fx.planned_versions.empty() || !fx.trees.empty() || !fx.groups.empty() || !fx.pip.empty() ||
+         !fx.unheld.empty() || !fx.versionlocks.empty() || !fx.module_streams.empty() || !fx.stopped.empty();
 }
 
 std::vector<std::string> journal_runs(const std::vector<JournalEntry>& journal) {

@@ -28,7 +28,10 @@ struct RunEffects {
   std::vector<std::pair<std::string, std::string>> purged; // package, version
   std::vector<std::string> auto_marked; // of those, the ones apt had installed as dependencies
   std::vector<std::string> installed;   // packages that were not there before
-  std::vector<std::string> trees;       // folders removed without a backup
+  // NAME-EPOCH:VERSION-RELEASE: the versions an RPM transaction planned for packages it upgrades
+  // (install-planned-version). A transaction cut off leaves some beside their old versions.
+  std::vector<std::string> planned_versions;
+  std::vector<std::string> trees;                          // folders removed without a backup
   std::vector<std::pair<std::string, std::string>> groups; // user, group added
   std::vector<std::string> pip;                            // "python: what" lines
   std::map<std::string, std::string> cached;               // purged package -> its .deb kept in the cache

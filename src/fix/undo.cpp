@@ -128,6 +128,15 @@ int undo_packages(Frontend& ui, const RunEffects& fx, const std::string& root, b
     argv.insert(argv.end(), from_cache.begin(), from_cache.end());
     failures += command(argv, Why::from_cache,
                         fmt::format("dnf install {} RPM files of {}", from_cache.size(), cache_dir));
+    if (!fx.planned_versions.empty()) {
+      // A transaction cut off (a kill, the power) on an sqlite rpm database, RHEL 9's, commits none of its
+      // database changes, yet rpm has written the files of the packages it reached: the old packages'
+      // entries stand over the new ones' files, and the install above skips them as installed. Reinstalled,
+      // each has its own files again.
+      argv[1] = "reinstall";
+      failures += command(argv, Why::from_cache,
+                          fmt::format("dnf reinstall {} RPM files of {}", from_cache.size(), cache_dir));
+    }
   } else if (!from_cache.empty()) {
     std::vector<std::string> argv = {"env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y",
                                      "-q", "--allow-downgrades", "--no-install-recommends",
@@ -150,6 +159,15 @@ int undo_packages(Frontend& ui, const RunEffects& fx, const std::string& root, b
       if (fx.cached.contains(name)) select.push_back(name); // installed again from the cache above
     failures += command(select, Why::selections,
                         "apt-mark install (" + std::to_string(select.size() - 2) + " packages)");
+  }
+  if (rhel && !fx.planned_versions.empty()) {
+    // The new versions an RPM transaction cut off left beside their old ones (duplicates, on a Berkeley DB
+    // rpm database: RHEL 8's): now that the old ones are back, each new one still installed is one of those
+    // (one the transaction had finished was downgraded by the install above), and taking it out leaves what
+    // needs the package to the old one.
+    std::vector<std::string> argv = {"dnf", "remove", "-y", "-q", "--noautoremove"};
+    argv.insert(argv.end(), fx.planned_versions.begin(), fx.planned_versions.end());
+    failures += command(argv, Why::purge_installed);
   }
   if (!by_name.empty()) ui.report(event::ReinstallByName{rhel ? "dnf install" : "apt-get install", by_name});
   if (!fx.replaced) purge_installed();

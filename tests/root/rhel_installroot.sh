@@ -94,10 +94,11 @@ pass "the plan made --from a bundle of the root is the live one"
 
 # ---- the steps, in installroot mode -------------------------------------------------------------------------------
 # One step of $script on the root $R, dnf isolated as test_dnf is, but with the root's own repositories.
-# Of the plugins, only versionlock (the purge removes locks).
+# Of the plugins, only versionlock (the purge removes locks), or those of step_plugins (options of dnf).
+step_plugins=(--enableplugin=versionlock)
 run_step() {
   GD_INSTALLROOT=$R GD_DNF_OPTS=$(printf '%s\n' --config="$work/dnf.conf" --nogpgcheck --disableplugin='*' \
-    --enableplugin=versionlock "--setopt=reposdir=$R/etc/yum.repos.d") bash "$script" --any-host --step "$1"
+    "${step_plugins[@]}" "--setopt=reposdir=$R/etc/yum.repos.d") bash "$script" --any-host --step "$1"
 }
 run_steps() {
   local id out=$1
@@ -190,14 +191,18 @@ pass "undo of the purge puts NVIDIA's packages back and locks them again, in the
 # ---- NVIDIA's proprietary 570 driver switched to the open 580 as NVIDIA's guide does, and undone -------------
 # A root with NVIDIA's 570 driver of the proprietary flavour (stream 570-dkms, cuda-drivers,
 # kmod-nvidia-latest-dkms): the open 580's kmod conflicts with it, and a plain `dnf install nvidia-open` fails.
+# proprietary_root DIR: such a root at DIR.
+proprietary_root() {
+  new_root "$1" 570-dkms cuda-drivers
+  # undo's dnf runs with --installroot, which reads the root's own dnf.conf: none of this host's.
+  mkdir -p "$1/etc/dnf"
+  printf '[main]\ngpgcheck=0\ninstallonly_limit=3\nplugins=0\n' >"$1/etc/dnf/dnf.conf"
+  # NVIDIA's .repo file, which the 570 driver was installed from (NVIDIA's name for it; the plan reuses it).
+  printf '[cuda-rhel9-x86_64]\nname=cuda-rhel9-x86_64\nbaseurl=file://%s/compute/cuda/repos/rhel9/x86_64/\nenabled=1\ngpgcheck=0\n' \
+    "$mirror" >"$1/etc/yum.repos.d/cuda-rhel9.repo"
+}
 R=$work/rocky9-proprietary
-new_root "$R" 570-dkms cuda-drivers
-# undo's dnf runs with --installroot, which reads the root's own dnf.conf: none of this host's.
-mkdir -p "$R/etc/dnf"
-printf '[main]\ngpgcheck=0\ninstallonly_limit=3\nplugins=0\n' >"$R/etc/dnf/dnf.conf"
-# NVIDIA's .repo file, which the 570 driver was installed from (NVIDIA's name for it; the plan reuses it).
-printf '[cuda-rhel9-x86_64]\nname=cuda-rhel9-x86_64\nbaseurl=file://%s/compute/cuda/repos/rhel9/x86_64/\nenabled=1\ngpgcheck=0\n' \
-  "$mirror" >"$R/etc/yum.repos.d/cuda-rhel9.repo"
+proprietary_root "$R"
 packages_of() { rpm --root "$R" -qa --qf '%{NAME} %{EPOCH}:%{VERSION}\n' | sort; }
 old_packages=$(packages_of)
 # The repository files (CRB disabled in rocky.repo, NVIDIA's cuda-rhel9.repo): the plan enables CRB and adds
@@ -264,6 +269,41 @@ stream=$(sed -n 's/^stream=//p; s/^state=/state /p' "$R/etc/dnf/modules.d/nvidia
   fail "undo did not leave NVIDIA's .repo file as it was: $(ls "$R/etc/yum.repos.d")"
 [[ $(repos_of) == "$old_repos" ]] || fail "undo did not put the repository files back: $(diff <(echo "$old_repos") <(repos_of))"
 pass "undo (dnf --installroot) puts the 570 driver back from the kept RPMs at its versions, with its stream 570-dkms, CRB disabled and EPEL gone"
+
+# ---- the switch killed inside rpm's transaction, then undone ---------------------------------------------------
+# A test plugin (tools/dnf_kill_plugin.py) SIGKILLs dnf and the step once rpm has installed the transaction's
+# first package. rpm's sqlite database (RHEL 9's, and Debian's rpm here) commits a transaction whole: the
+# database still has the 570 packages, but the files rpm had written are the 580 ones (rpm -V says so).
+R=$work/rocky9-killed
+proprietary_root "$R"
+old_packages=$(packages_of)
+old_repos=$(repos_of)
+script=$work/install-nvidia-killed.sh
+"$gpudoctor" fix install-nvidia --root "$R" --mirror "file://$mirror" --emit "$script" 2>"$work/emit3.err" ||
+  fail "fix install-nvidia --root: $(cat "$work/emit3.err")"
+script_id=$(sed -n "s/^GD_SCRIPT_ID='\(.*\)'$/\1/p" "$script")
+steps=(install-nvidia.epel install-nvidia.rhel-repository install-nvidia.driver-stream prepare.download install-nvidia.headers)
+run_steps "$work/killed-prepare.out"
+prepared=$(packages_of)
+mkdir -p "$work/kill-plugins"
+cp "$root_dir/tools/dnf_kill_plugin.py" "$work/kill-plugins/gdkill.py"
+step_plugins=(--enableplugin=gdkill "--setopt=pluginpath=$work/kill-plugins")
+run_step install-nvidia.driver >"$work/killed.out" 2>&1 && killed=0 || killed=$?
+step_plugins=(--enableplugin=versionlock)
+((killed == 137)) || fail "the switch was not killed (exit $killed): $(tail -5 "$work/killed.out")"
+mapfile -t nvidia_names < <(rpm --root "$R" -qa --qf '%{NAME}\n' | grep -E '^(nvidia-|kmod-nvidia|cuda-drivers)' | sort)
+torn=$(rpm --root "$R" -V "${nvidia_names[@]}" 2>&1 | grep -c '^..5' || true)
+((torn >= 1)) && [[ $(packages_of) == "$prepared" ]] ||
+  fail "the kill did not cut the transaction ($torn files differ from rpm's database; $(diff <(echo "$prepared") <(packages_of) | tr '\n' ' '))"
+"$gpudoctor" undo --root "$R" --script "$script_id" --yes >"$work/undo-killed.out" 2>&1 ||
+  fail "undo after the kill failed: $(tail -15 "$work/undo-killed.out")"
+[[ $(packages_of) == "$old_packages" ]] ||
+  fail "undo after the kill did not put the packages back: $(diff <(echo "$old_packages") <(packages_of)); $(tail -8 "$work/undo-killed.out")"
+verify=$(rpm --root "$R" -V "${nvidia_names[@]}" 2>&1) || fail "after undo rpm -V finds files other than the 570 packages': $verify"
+[[ $(repos_of) == "$old_repos" ]] || fail "undo after the kill did not put the repository files back"
+stream=$(sed -n 's/^stream=//p; s/^state=/state /p' "$R/etc/dnf/modules.d/nvidia-driver.module" | tr '\n' ' ')
+[[ $stream == '570-dkms state enabled ' ]] || fail "undo after the kill did not enable the stream 570-dkms again: $stream"
+pass "killed inside rpm's transaction ($torn files of the 580 driver under the 570 packages' entries): undo reinstalls the 570 driver (rpm -V content), its stream and the repository files"
 
 [[ $(host_dnf_state) == "$host_before" ]] || fail "dnf or rpm changed this host: $(diff <(echo "$host_before") <(host_dnf_state))"
 pass "nothing of dnf's or rpm's state on this host changed (logs, cache, module state, rpm database)"

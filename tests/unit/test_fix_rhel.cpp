@@ -2,6 +2,7 @@
 // Builder), the nvidia-driver module stream only where dnf has module streams (RHEL 8 and 9), Fedora with
 // NVIDIA's Fedora repository and without EPEL, ROCm on Fedora refused with the reason. The dnf steps
 // themselves are run by tests/root/rhel_installroot.sh.
+#include "fix/journal.hpp"
 #include "fix_fixtures.hpp"
 #include "util/text.hpp"
 
@@ -164,4 +165,20 @@ TEST_CASE("fix rhel: ROCm 7 on EL gets AMD's graphics repository of the EL minor
   CHECK(
       text::contains(refused.error(), "graphics repository (which its packages need) for EL 8.10, 9.4, 9.6"));
   CHECK(text::contains(refused.error(), "(EL 9.5)"));
+}
+
+TEST_CASE("fix rhel: a driver switch's journal names what its transaction brings, before it runs") {
+  // What gd_switch_driver writes before dnf runs: the new names, and the new versions of the upgraded ones.
+  std::string journal =
+      "t\tr1\tinstall-nvidia.driver\tpurge-package\tnvidia-driver\t3:570.172.08-1.el9\n"
+      "t\tr1\tinstall-nvidia.driver\treplaced-by-install\tnvidia-driver\n"
+      "t\tr1\tinstall-nvidia.driver\tinstall-planned\tkmod-nvidia-open-dkms\n"
+      "t\tr1\tinstall-nvidia.driver\tinstall-planned-version\tnvidia-driver\t3:580.95.05-1.el9\n"
+      "t\tr1\tinstall-nvidia.driver\tinstall-planned-version\tnvidia-driver\t3:580.95.05-1.el9\n"
+      "t\tr1\tinstall-nvidia.driver\tinstall-planned-version\ttruncated\n";
+  auto fx = fix::run_effects(fix::parse_journal(journal), "r1");
+  CHECK(fx.replaced);
+  CHECK(fx.installed == std::vector<std::string>{"kmod-nvidia-open-dkms"});
+  CHECK(fx.planned_versions == std::vector<std::string>{"nvidia-driver-3:580.95.05-1.el9"});
+  CHECK(fix::changed_anything(fx));
 }
