@@ -81,6 +81,11 @@ declare -A fault_line=(
 # variables, so its profile step renames once and the kill comes at that rename (the ROCm workstation's
 # profile step renames twice: the kill between the two).
 declare -A plan_fault_line=([amd.profile.kill]='mv kill@1 - *')
+# A kind whose step has nothing to do on a plan's machine, so that its faults cannot fire: the Debian 13
+# machines' profiles set nothing of the stacks (the distributions install them in /usr), and their profile
+# step renames nothing.
+declare -A kind_idle=([nvidia-d13.profile]="no profile of the machine sets a ROCm variable (Debian's ROCm is in /usr)"
+  [amd-d13.profile]="no profile of the machine sets a CUDA variable (Debian's driver is in /usr)")
 
 # The vendors' proxy lives 30 minutes (lib.bash); the matrix runs longer: a new one when it is gone, and the
 # root mounted now wired to it, before each command that may fetch.
@@ -390,6 +395,11 @@ run_cell() {
   if [[ -z $step ]]; then
     results+=("$cell_name|n/a|no step of this kind in the plan")
     echo "$cell_name: no step of this kind in the $plan plan"
+    return
+  fi
+  if [[ -n ${kind_idle[$plan.$kind]:-} ]]; then
+    results+=("$cell_name|n/a|$step does nothing: ${kind_idle[$plan.$kind]}")
+    echo "$cell_name: $step does nothing here (${kind_idle[$plan.$kind]})"
     return
   fi
   mapfile -t args < <(plan_args "$plan")
