@@ -100,18 +100,30 @@ std::string rerun_command(const ApplyRecord& rec, const ApplyOptions& opt) {
 }
 
 // What the journal says of the record's last run once a step failed: the script put back what the run had
-// changed (lib.bash's gd_rollback_run), or the run changed nothing at all.
+// changed (lib.bash's gd_rollback_run), or the run changed nothing at all. A rollback covers the prepare
+// steps of the earlier runs too, back to the last one that went past the prepare stage (its entry names
+// them): `rolled_back_steps` are the steps those runs had done, whose changes are gone.
 struct FailedRun {
   bool rolled_back = false, changed = true;
+  std::vector<std::string> rolled_back_steps;
 };
 FailedRun failed_run(const RecordPlaces& places, const ApplyRecord& rec) {
   auto text = read_record(places, places.journal(rec.script_id));
-  if (!text || !*text) return {false, false};
+  if (!text || !*text) return {false, false, {}};
   auto entries = parse_journal(**text);
   RunEffects fx = run_effects(entries, rec.runs.back());
-  bool rolled = std::find(fx.rolled_back_runs.begin(), fx.rolled_back_runs.end(), rec.runs.back()) !=
-                fx.rolled_back_runs.end();
-  return {rolled, changed_anything(fx)};
+  FailedRun f{false, changed_anything(fx), {}};
+  std::vector<std::string> covered;
+  for (const auto& e : entries)
+    if (e.run == rec.runs.back() && e.event == "rolled-back") {
+      f.rolled_back = true;
+      covered = e.args;
+      covered.push_back(e.run);
+    }
+  for (const auto& e : entries)
+    if (e.event == "step-done" && std::find(covered.begin(), covered.end(), e.run) != covered.end())
+      f.rolled_back_steps.push_back(e.step);
+  return f;
 }
 
 // The size of what lies below a folder (the undo cache), links not followed: "3.2 GiB", "740 KiB".
@@ -194,7 +206,12 @@ Outcome run_steps(const RecordPlaces& places, ApplyRecord& rec, const ApplyOptio
       // A first run that ends so, or that changed nothing (a refusal), leaves no migration to go on with: a
       // new plan may be made (with --unhold, say).
       FailedRun f = failed_run(places, rec);
-      if (f.rolled_back) rec.done = done_before;
+      if (f.rolled_back)
+        std::erase_if(rec.done, [&](const std::string& step) {
+          return std::find(f.rolled_back_steps.begin(), f.rolled_back_steps.end(), step) !=
+                     f.rolled_back_steps.end() ||
+                 std::find(done_before.begin(), done_before.end(), step) == done_before.end();
+        });
       bool first = rec.done.empty() && rec.runs.size() == 1;
       rec.status = first && f.rolled_back ? "rolled-back" : first && !f.changed ? "stopped" : "failed";
       rec.failed_step = id;

@@ -14,6 +14,8 @@
 #   undo       undo puts back the packages, marks, holds, sources, keys, pins and profiles of before exactly
 #   claims     no step reports success that it did not do (a finished migration is the plan's end state; the
 #              post-check ran; every step the state calls done has its step-done in the journal)
+#   recovers   the fault gone, the same migrate --apply again and --resume finish the migration (--resume may
+#              refuse where the faulted run closed it: a first run that rolled back)
 #   rollback   a failure in the prepare stage (or the download) leaves the sources, keys and pins of before
 #              (the step that failed is the run's step-failed event: a fault may stop a later step)
 # The faults come from outside the product (faults.bash: wrappers in the root chosen by a file in the root, a
@@ -80,7 +82,10 @@ declare -A fault_line=(
 # A plan whose step has fewer of the commands a trigger counts: the CUDA server has one profile with CUDA
 # variables, so its profile step renames once and the kill comes at that rename (the ROCm workstation's
 # profile step renames twice: the kill between the two).
-declare -A plan_fault_line=([amd.profile.kill]='mv kill@1 - *')
+# amd-d13 keeps Debian's driver packages (266 MiB) for undo in the download's folder: its space check needs 380
+# MiB there before apt runs, so 160 MiB stopped the step before the fault could fire.
+declare -A plan_fault_line=([amd.profile.kill]='mv kill@1 - *'
+  [amd-d13.download.disk]='/var/cache/gpudoctor 420m|apt-get fill /var/cache/gpudoctor *--download-only*')
 # A kind whose step has nothing to do on a plan's machine, so that its faults cannot fire: the Debian 13
 # machines' profiles set nothing of the stacks (the distributions install them in /usr), and their profile
 # step renames nothing.
@@ -342,6 +347,19 @@ check_claims() {
   note_check "$when/claims" "${msg%; }"
 }
 
+# check_recovers WHEN OUT STATUS FAULTED-STATUS: the fault is gone before the recoveries (disarmed, the small
+# folder released), so the same migrate --apply again, or --resume, must finish the migration; --resume may
+# refuse only where the faulted run closed it (its first run rolled back or stopped: nothing to resume).
+check_recovers() {
+  local when=$1 out=$2 status=$3 faulted_status=$4 how
+  how=$(outcome "$out" "$status")
+  if [[ $how == finished ]]; then note_check "$when/recovers" "" && return; fi
+  if [[ $when == resume && $how == refused && $faulted_status =~ ^(rolled-back|stopped)$ ]]; then
+    note_check "$when/recovers" "" && return
+  fi
+  note_check "$when/recovers" "the $when did not finish the migration once the fault was gone ($how, the faulted run left it $faulted_status): $(grep -v '^{' "$out" | tail -n 2 | tr '\n' ' ')"
+}
+
 # outcome OUT STATUS: finished | reboot | failed | killed | refused. The runs report their events as JSON lines
 # (--events json, docs/fixes.md "Events"): a reboot is the engine's reboot-needed event, not its prose.
 outcome() {
@@ -447,6 +465,8 @@ run_cell() {
   echo "$cell_name: $step, fault '$spec'${dir:+ on $dir ($size)}: exit $fstatus ($(outcome "$work/cell.out" "$fstatus"))"
   check_driver "$cell" faulted
   check_claims "$cell" faulted "$work/cell.out" "$fstatus"
+  local faulted_status
+  IFS='|' read -r _ _ faulted_status < <(state_of "$cell")
   # A step of the prepare stage (or the download) that failed puts back what the run added: sources, keys,
   # holds. Which step failed is the run's to say: a fault in one step may stop a later one (a disk that fills
   # in the prepare stage stops the first step that cannot reserve its journal's room), and a failure past the
@@ -476,6 +496,7 @@ run_cell() {
     else
       check_packages "$rec" "$recovery"
       check_claims "$rec" "$recovery" "$out" "$last_status"
+      check_recovers "$recovery" "$out" "$last_status" "$faulted_status"
     fi
     check_driver "$rec" "$recovery"
     check_dpkg "$rec" "$recovery"
