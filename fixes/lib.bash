@@ -2043,6 +2043,7 @@ gd_cache_outgoing() {
       fi
     done
   fi
+  local broken=()
   for spec in "$@"; do
     name=${spec%%=*}
     version=${spec#*=}
@@ -2051,15 +2052,33 @@ gd_cache_outgoing() {
       file=$(find /var/cache/apt/archives -maxdepth 1 -name "${name}_${version/:/%3a}_*.deb" -print -quit 2>/dev/null)
       if [[ -n $file ]]; then cp -- "$file" "$dir/" && file=$dir/${file##*/}; fi
     fi
+    # A download cut off (a full disk) leaves a file that is no package: read whole, or not kept.
+    if [[ -n $file ]] && ! dpkg-deb --fsys-tarfile "$file" >/dev/null 2>&1; then
+      rm -f -- "$file"
+      file=
+    fi
     if [[ -n $file ]]; then
       gd_journal cached-package "$name" "$version" "$file"
+    elif gd_repository_has "$name" "$version"; then
+      broken+=("$spec")
     else
       missing+=("$spec")
     fi
   done
+  # Undo needs them, and a repository has them: the removal must not start without them.
+  if ((${#broken[@]})); then
+    gd_fail_downloads "could not keep $(gd_quote "${broken[@]}") for undo (a repository has them: a full disk," \
+      "or the download was cut off); free space in $GD_CACHE_DIR's filesystem and run this again"
+  fi
   if ((${#missing[@]})); then
     gd_note "no .deb of $(gd_quote "${missing[@]}") (not in a repository nor apt's cache): undo cannot reinstall them from here"
   fi
+}
+
+# Whether one of apt's repositories has package NAME at VERSION (apt-cache madison lists the repositories'
+# versions, not dpkg's status).
+gd_repository_has() {
+  apt-cache madison "$1" 2>/dev/null | awk -F '|' -v v="$2" '{ gsub(/ /, "", $2) } $2 == v { found = 1 } END { exit !found }'
 }
 
 # gd_cache_outgoing_rpms NAME=VERSION...: the RPM of each outgoing package at its installed version, kept in
