@@ -2078,7 +2078,9 @@ gd_cache_outgoing() {
 # Whether one of apt's repositories has package NAME at VERSION (apt-cache madison lists the repositories'
 # versions, not dpkg's status).
 gd_repository_has() {
-  apt-cache madison "$1" 2>/dev/null | awk -F '|' -v v="$2" '{ gsub(/ /, "", $2) } $2 == v { found = 1 } END { exit !found }'
+  local listed
+  listed=$(apt-cache madison "$1" 2>/dev/null) || return 1
+  awk -F '|' -v v="$2" '{ gsub(/ /, "", $2) } $2 == v { found = 1 } END { exit !found }' <<<"$listed"
 }
 
 # gd_cache_outgoing_rpms NAME=VERSION...: the RPM of each outgoing package at its installed version, kept in
