@@ -112,14 +112,9 @@ FailedRun failed_run(const RecordPlaces& places, const ApplyRecord& rec) {
   if (!text || !*text) return {false, false, {}};
   auto entries = parse_journal(**text);
   RunEffects fx = run_effects(entries, rec.runs.back());
-  FailedRun f{false, changed_anything(fx), {}};
-  std::vector<std::string> covered;
-  for (const auto& e : entries)
-    if (e.run == rec.runs.back() && e.event == "rolled-back") {
-      f.rolled_back = true;
-      covered = e.args;
-      covered.push_back(e.run);
-    }
+  const auto& covered = fx.rolled_back_runs;
+  FailedRun f{
+      std::find(covered.begin(), covered.end(), rec.runs.back()) != covered.end(), changed_anything(fx), {}};
   for (const auto& e : entries)
     if (e.event == "step-done" && std::find(covered.begin(), covered.end(), e.run) != covered.end())
       f.rolled_back_steps.push_back(e.step);
@@ -206,12 +201,13 @@ Outcome run_steps(const RecordPlaces& places, ApplyRecord& rec, const ApplyOptio
       // A first run that ends so, or that changed nothing (a refusal), leaves no migration to go on with: a
       // new plan may be made (with --unhold, say).
       FailedRun f = failed_run(places, rec);
-      if (f.rolled_back)
+      if (f.rolled_back) {
+        rec.done = done_before;
         std::erase_if(rec.done, [&](const std::string& step) {
           return std::find(f.rolled_back_steps.begin(), f.rolled_back_steps.end(), step) !=
-                     f.rolled_back_steps.end() ||
-                 std::find(done_before.begin(), done_before.end(), step) == done_before.end();
+                 f.rolled_back_steps.end();
         });
+      }
       bool first = rec.done.empty() && rec.runs.size() == 1;
       rec.status = first && f.rolled_back ? "rolled-back" : first && !f.changed ? "stopped" : "failed";
       rec.failed_step = id;

@@ -103,6 +103,8 @@ RunEffects run_effects(const std::vector<JournalEntry>& journal, const std::vect
       add_once(fx.undone_runs, e.run);
     } else if (e.event == "rolled-back") {
       add_once(fx.rolled_back_runs, e.run);
+      for (const auto& covered : e.args)
+        add_once(fx.rolled_back_runs, covered);
     }
   }
   for (const auto& name : package_order) {

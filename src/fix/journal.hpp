@@ -45,10 +45,12 @@ struct RunEffects {
   // Some purged packages made way for an install of the same stack's (the distribution's builds: they may
   // share files with what came in, so undo takes the new ones out before it puts them back).
   bool replaced = false;
-  std::vector<std::string> undone_runs;      // of the runs, those undone already
-  std::vector<std::string> rolled_back_runs; // those whose script put back what they changed
-  bool undone = false;                       // every run with an entry is undone
-  bool found = false;                        // some run has an entry
+  std::vector<std::string> undone_runs; // of the runs, those undone already
+  // Runs whose changes a rollback put back: one of the runs that rolled back, and the earlier runs its
+  // entry names (lib.bash's gd_rollback_run covers the prepare steps back to the last run past them).
+  std::vector<std::string> rolled_back_runs;
+  bool undone = false; // every run with an entry is undone
+  bool found = false;  // some run has an entry
 };
 
 RunEffects run_effects(const std::vector<JournalEntry>& journal, const std::vector<std::string>& runs);

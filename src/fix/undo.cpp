@@ -80,7 +80,8 @@ bool dpkg_interrupted(const std::string& root) {
 // and locks. `cached`: the .debs and RPMs that passed check_kept_file. A dpkg root (--root) is entered with
 // chroot; an RPM root is acted on from outside, as dnf does it (--installroot), its cached RPMs by their
 // path here.
-int undo_packages(Frontend& ui, const RunEffects& fx, const std::string& root, bool rhel) {
+int undo_packages(Frontend& ui, const RunEffects& fx, const RecordPlaces& places, bool rhel) {
+  const std::string& root = places.root;
   int failures = 0;
   bool installroot = rhel && !root.empty();
   auto command = [&](std::vector<std::string> argv, Why why, const std::string& shown = {}) {
@@ -183,7 +184,7 @@ int undo_packages(Frontend& ui, const RunEffects& fx, const std::string& root, b
       // The plugin names its list by an absolute path that --installroot does not move: it would lock on
       // this host. For this command it reads a configuration naming the root's list (lib.bash's
       // gd_versionlock does the same), kept in root's own state folder below the root.
-      std::string conf = root + "/var/lib/gpudoctor/dnf-plugins";
+      std::string conf = places.on_host(places.state) + "/dnf-plugins";
       auto w = atomic_write(
           conf + "/versionlock.conf",
           fmt::format("[main]\nenabled = 1\nlocklist = {}/etc/dnf/plugins/versionlock.list\n", root), 0600);
@@ -438,7 +439,7 @@ Outcome undo_target(const RecordPlaces& places, Target& t, const UndoRequest& re
   }
   // A journal without the family in its start entry is 0.1.0's, made for Debian and Ubuntu only.
   std::string family = !rec.family.empty() ? rec.family : !all.family.empty() ? all.family : "debian";
-  failures += undo_packages(ui, fx, root, family == "rhel");
+  failures += undo_packages(ui, fx, places, family == "rhel");
   for (const auto& tree : fx.trees)
     ui.report(event::TreeNotRestored{tree});
   for (const auto& [user, group] : fx.groups)

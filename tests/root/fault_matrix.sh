@@ -193,8 +193,9 @@ map_kinds() {
 }
 
 # check_clean_run ROOT: the clean run's end state is the plan's: its packages out, in and kept, the outgoing
-# vendor's DKMS module gone for every kernel that counts, dpkg and apt content. A wrong end state fails the
-# test at once (every cell is judged against it).
+# vendor's DKMS module gone for every kernel that counts, dpkg and apt content; a Debian 13 plan's script (the
+# one the run kept) passes shellcheck (those of lib.bash's machines are checked by migrate_order.sh and
+# migrate_cuda_to_amd.sh). A wrong end state fails the test at once (every cell is judged against it).
 check_clean_run() {
   local root=$1 p k health
   for p in ${plan_gone[$plan]:-}; do ! is_installed "$root" "$p" || fail "the clean $plan run left $p installed"; done
@@ -207,11 +208,12 @@ check_clean_run() {
   done < <(root_kernels "$root")
   health=$(dpkg_health "$root")
   [[ -z $health ]] || fail "after the clean $plan run: $health"
+  if [[ -n ${plan_gpu[$plan]:-} ]]; then
+    shellcheck "$root"/var/lib/gpudoctor/scripts/*.sh || fail "the $plan migration script does not pass shellcheck"
+  fi
 }
 
-# prepare_plan PLAN: the machine (base layer), its state before, and a clean run's boundaries. A plan on a
-# Debian 13 machine has its script checked by shellcheck first (the ones of lib.bash's machines are, by
-# migrate_order.sh and migrate_cuda_to_amd.sh).
+# prepare_plan PLAN: the machine (base layer), its state before, and a clean run's boundaries.
 prepare_plan() {
   plan=$1
   local base=$roots/$plan.base start=$SECONDS args
@@ -227,11 +229,6 @@ prepare_plan() {
   fault_install "$base"
   fault_gpudoctor_stub "$base" "$gpudoctor"
   mkdir -p "$images/$plan"
-  if [[ -n ${plan_gpu[$plan]:-} ]]; then
-    "$gpudoctor" migrate "${args[@]}" --root "$base" --emit "$images/$plan/migrate.sh" 2>"$work/emit.err" ||
-      fail "migrate ${args[*]} --root: $(cat "$work/emit.err")"
-    shellcheck "$images/$plan/migrate.sh" || fail "the $plan migration script does not pass shellcheck"
-  fi
   pkg_state "$base" >"$images/$plan/before.pkgs"
   config_state "$base" >"$images/$plan/before.config"
   driver_state "$base" >"$images/$plan/before.driver"

@@ -28,8 +28,10 @@ R=$work/rocky9
 
 # dnf sees only this test's configuration and repositories: no host dnf.conf, plugin or .repo file.
 printf '[main]\ninstallonly_limit=3\nkeepcache=0\n' >"$work/dnf.conf"
-isolation=(--config="$work/dnf.conf" --noplugins --nogpgcheck)
-test_dnf() { dnf -q "${isolation[@]}" --setopt=reposdir="$1" --installroot "$R" -y "${@:2}"; }
+isolation=(--config="$work/dnf.conf" --nogpgcheck)
+test_dnf() { dnf -q "${isolation[@]}" --noplugins --setopt=reposdir="$1" --installroot "$R" -y "${@:2}"; }
+# A rendered script's id (its journal, cache and undo --script name it).
+script_id_of() { sed -n "s/^GD_SCRIPT_ID='\(.*\)'$/\1/p" "$1"; }
 mkdir -p "$work/bootstrap.repos.d"
 cat >"$work/bootstrap.repos.d/bootstrap.repo" <<EOF
 [bootstrap-baseos]
@@ -97,8 +99,8 @@ pass "the plan made --from a bundle of the root is the live one"
 # Of the plugins, only versionlock (the purge removes locks), or those of step_plugins (options of dnf).
 step_plugins=(--enableplugin=versionlock)
 run_step() {
-  GD_INSTALLROOT=$R GD_DNF_OPTS=$(printf '%s\n' --config="$work/dnf.conf" --nogpgcheck --disableplugin='*' \
-    "${step_plugins[@]}" "--setopt=reposdir=$R/etc/yum.repos.d") bash "$script" --any-host --step "$1"
+  GD_INSTALLROOT=$R GD_DNF_OPTS=$(printf '%s\n' "${isolation[@]}" --disableplugin='*' "${step_plugins[@]}" \
+    "--setopt=reposdir=$R/etc/yum.repos.d") bash "$script" --any-host --step "$1"
 }
 run_steps() {
   local id out=$1
@@ -144,7 +146,7 @@ lock_conf=$work/lock-plugin
 mkdir -p "$lock_conf" "$R/etc/dnf/plugins"
 touch "$R/etc/dnf/plugins/versionlock.list" # as the plugin's package installs it
 printf '[main]\nenabled = 1\nlocklist = %s/etc/dnf/plugins/versionlock.list\n' "$R" >"$lock_conf/versionlock.conf"
-dnf -q --config="$work/dnf.conf" --disableplugin='*' --enableplugin=versionlock --setopt=pluginconfpath="$lock_conf" \
+dnf -q "${isolation[@]}" --disableplugin='*' --enableplugin=versionlock --setopt=pluginconfpath="$lock_conf" \
   --setopt=reposdir="$R/etc/yum.repos.d" --installroot "$R" versionlock add nvidia-driver kmod-nvidia-open-dkms \
   >"$work/lock.out" 2>&1 || fail "dnf versionlock add failed: $(tail -3 "$work/lock.out")"
 locks_of() { grep -v '^#' "$1" 2>/dev/null | grep . | sort || true; }
@@ -174,7 +176,7 @@ grep -q '^state=$' "$R/etc/dnf/modules.d/nvidia-driver.module" || fail "the nvid
 pass "dnf removed NVIDIA's packages (not dkms, the kernel's or EPEL's) and their version locks (the root's list, not this host's), and reset the nvidia-driver module"
 
 # undo of the purge (dnf --installroot): the packages back, and their locks in the root's list, not this host's.
-purge_id=$(sed -n "s/^GD_SCRIPT_ID='\(.*\)'$/\1/p" "$purge")
+purge_id=$(script_id_of "$purge")
 # undo's dnf reads the root's dnf.conf: of this host's plugins, only versionlock (another, the completion
 # cache's, writes this host's /var/cache/dnf whatever the installroot).
 mkdir -p "$work/dnf-plugins"
@@ -201,6 +203,14 @@ proprietary_root() {
   printf '[cuda-rhel9-x86_64]\nname=cuda-rhel9-x86_64\nbaseurl=file://%s/compute/cuda/repos/rhel9/x86_64/\nenabled=1\ngpgcheck=0\n' \
     "$mirror" >"$1/etc/yum.repos.d/cuda-rhel9.repo"
 }
+# emit_install_nvidia SCRIPT: fix install-nvidia's script for the root $R, at SCRIPT.
+emit_install_nvidia() {
+  "$gpudoctor" fix install-nvidia --root "$R" --mirror "file://$mirror" --emit "$1" 2>"$work/emit-install.err" ||
+    fail "fix install-nvidia --root: $(cat "$work/emit-install.err")"
+}
+# The steps before the switch: EPEL and CRB, NVIDIA's repository, the stream, the download, the headers.
+switch_prepare=(install-nvidia.epel install-nvidia.rhel-repository install-nvidia.driver-stream prepare.download
+  install-nvidia.headers)
 R=$work/rocky9-proprietary
 proprietary_root "$R"
 packages_of() { rpm --root "$R" -qa --qf '%{NAME} %{EPOCH}:%{VERSION}\n' | sort; }
@@ -210,8 +220,7 @@ old_packages=$(packages_of)
 repos_of() { (cd "$R/etc/yum.repos.d" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
 old_repos=$(repos_of)
 script=$work/install-nvidia.sh
-"$gpudoctor" fix install-nvidia --root "$R" --mirror "file://$mirror" --emit "$script" 2>"$work/emit2.err" ||
-  fail "fix install-nvidia --root: $(cat "$work/emit2.err")"
+emit_install_nvidia "$script"
 shellcheck "$script" || fail "the install script does not pass shellcheck"
 body=$(grep '^  gd_switch_driver ' "$script") || fail "the driver step does not switch: $(grep -n 'nvidia-open' "$script")"
 for name in kmod-nvidia-latest-dkms cuda-drivers nvidia-driver; do
@@ -221,8 +230,8 @@ done
 notes=$(sed -n '/^# Notes:/,/^#$/p' "$script" | tr -d '#\n' | tr -s ' ')
 [[ $notes == *'(dnf module switch-to nvidia-driver:580-open --allowerasing)'* ]] || fail "the plan does not say how it switches: $notes"
 pass "the plan switches NVIDIA's installed 570 driver with dnf module switch-to, naming what it may remove"
-script_id=$(sed -n "s/^GD_SCRIPT_ID='\(.*\)'$/\1/p" "$script")
-steps=(install-nvidia.epel install-nvidia.rhel-repository install-nvidia.driver-stream prepare.download install-nvidia.headers)
+script_id=$(script_id_of "$script")
+steps=("${switch_prepare[@]}")
 run_steps "$work/switch-prepare.out"
 outgoing=$(find "$R/var/cache/gpudoctor/$script_id/outgoing" -name '*-570.172.08-*.rpm' | wc -l)
 ((outgoing == 8)) || fail "the download step kept $outgoing RPMs of the 570 driver for undo, not 8: $(tail -5 "$work/switch-prepare.out")"
@@ -279,10 +288,9 @@ proprietary_root "$R"
 old_packages=$(packages_of)
 old_repos=$(repos_of)
 script=$work/install-nvidia-killed.sh
-"$gpudoctor" fix install-nvidia --root "$R" --mirror "file://$mirror" --emit "$script" 2>"$work/emit3.err" ||
-  fail "fix install-nvidia --root: $(cat "$work/emit3.err")"
-script_id=$(sed -n "s/^GD_SCRIPT_ID='\(.*\)'$/\1/p" "$script")
-steps=(install-nvidia.epel install-nvidia.rhel-repository install-nvidia.driver-stream prepare.download install-nvidia.headers)
+emit_install_nvidia "$script"
+script_id=$(script_id_of "$script")
+steps=("${switch_prepare[@]}")
 run_steps "$work/killed-prepare.out"
 prepared=$(packages_of)
 mkdir -p "$work/kill-plugins"

@@ -235,6 +235,17 @@ TEST_CASE("fix journal: a migration's runs together are their net effect, as und
   CHECK(journal_runs(journal) == std::vector<std::string>{"r1", "r2", "r9"});
 }
 
+TEST_CASE("fix journal: a rollback names the earlier runs whose prepare steps it put back") {
+  // Run 1 added the repositories and was killed; run 2 resumed at the download, failed there, and its
+  // rollback put back run 1's repositories too (lib.bash's gd_rollback_run names run 1).
+  std::string text = "t\tr1\tinstall.repository\tstep-done\n"
+                     "t\tr2\tprepare.download\tstep-failed\t1\n"
+                     "t\tr2\tprepare.download\trolled-back\tr1\n";
+  RunEffects r2 = run_effects(parse_journal(text), "r2");
+  CHECK(r2.rolled_back_runs == std::vector<std::string>{"r2", "r1"});
+  CHECK(run_effects(parse_journal(text), "r1").rolled_back_runs.empty());
+}
+
 TEST_CASE("fix records: the folders derive every path from the ids") {
   RecordPlaces p = root_places("/tmp/r/");
   CHECK(p.root == "/tmp/r");
